@@ -1,0 +1,1293 @@
+//! Loading a pack: read every file, parse it with spans, deserialize each definition on
+//! its own (so one bad card does not hide the next), fold in extended packs, compile the
+//! scripts, then check every reference. All problems come back together.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use serde::Deserialize;
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
+
+use super::model::{BoardFile, Definition, PackManifest, Scenario};
+use super::{
+    hash_bytes, DefKind, Def, Loaded, Origin, Pack, Project, ScenarioEntry, Script,
+};
+use crate::diag::{did_you_mean, Diagnostic, SourceFile, SourceMap};
+
+/// What to do while loading.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadOptions {
+    /// Compile scripts (and report their errors). On by default.
+    pub compile_scripts: bool,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { compile_scripts: true }
+    }
+}
+
+/// Load and validate pack `id` of `project`, with the packs it extends.
+pub fn load_pack(project: &Project, id: &str, opts: LoadOptions) -> Loaded {
+    let mut l = Loader {
+        project,
+        root: project.root.canonicalize().unwrap_or_else(|_| project.root.clone()),
+        diags: Vec::new(),
+        sources: SourceMap::default(),
+        stack: Vec::new(),
+        opts,
+    };
+    let layer = l.load_layer(id, None);
+    let pack = layer.and_then(|layer| l.finish(layer));
+    let mut diags = l.diags;
+    diags.sort_by(|a, b| {
+        (a.severity, &a.file, a.line, a.column).cmp(&(b.severity, &b.file, b.line, b.column))
+    });
+    diags.dedup();
+    let errors = diags.iter().any(Diagnostic::is_error);
+    Loaded {
+        pack: if errors { None } else { pack },
+        diagnostics: diags,
+        sources: l.sources,
+    }
+}
+
+/// What kind of thing a reference points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RefKind {
+    Card,
+    Character,
+    Supply,
+    Space,
+}
+
+impl RefKind {
+    fn noun(self) -> &'static str {
+        match self {
+            RefKind::Card => "card",
+            RefKind::Character => "noble or leader",
+            RefKind::Supply => "supply",
+            RefKind::Space => "board space",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Ref {
+    kind: RefKind,
+    id: String,
+    file: PathBuf,
+    span: Range<usize>,
+}
+
+/// A script named by a definition or the manifest, with where it was named.
+#[derive(Debug, Clone)]
+struct ScriptRef {
+    /// The pack whose scripts folder it is in.
+    pack: String,
+    rel: String,
+    file: PathBuf,
+    span: Range<usize>,
+    /// Hooks the script must define, with their spans.
+    hooks: Vec<(String, Range<usize>)>,
+}
+
+/// What one parsed file yields.
+#[derive(Default)]
+struct FileOut {
+    source: Option<SourceFile>,
+    hash: u64,
+    manifest: Option<(PackManifest, Origin, BTreeMap<String, Range<usize>>)>,
+    defs: Vec<(DefKind, Definition, Origin, Option<ScriptRef>)>,
+    scenarios: Vec<ScenarioEntry>,
+    board: Option<(BoardFile, Origin)>,
+    refs: Vec<Ref>,
+    diags: Vec<Diagnostic>,
+}
+
+/// One pack's definitions, with the packs it extends already folded in.
+struct Layer {
+    manifest: PackManifest,
+    manifest_origin: Origin,
+    chain: Vec<String>,
+    defs: Vec<(Def, Option<ScriptRef>)>,
+    scenarios: Vec<ScenarioEntry>,
+    board: Option<(BoardFile, Origin)>,
+    refs: Vec<Ref>,
+    rules: Option<ScriptRef>,
+    file_hashes: BTreeMap<PathBuf, u64>,
+}
+
+struct Loader<'p> {
+    project: &'p Project,
+    root: PathBuf,
+    diags: Vec<Diagnostic>,
+    sources: SourceMap,
+    stack: Vec<String>,
+    opts: LoadOptions,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FileKind {
+    Manifest,
+    Defs(DefKind),
+    Scenario,
+    Board,
+}
+
+impl Loader<'_> {
+    fn shown(&self, p: &Path) -> PathBuf {
+        p.strip_prefix(&self.project.root)
+            .or_else(|_| p.strip_prefix(&self.root))
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| p.to_path_buf())
+    }
+
+    /// Load one pack and, first, the packs it extends.
+    fn load_layer(&mut self, id: &str, named_at: Option<(&SourceFile, Range<usize>)>) -> Option<Layer> {
+        let dir = self.project.pack_dir(id);
+        if !dir.join("pack.toml").is_file() {
+            let mut d = Diagnostic::error("unknown-pack", format!("no pack named `{id}` in this project"));
+            if let Some((f, span)) = named_at {
+                d = d.at(f, span);
+            } else {
+                d = d.in_file(self.shown(&dir.join("pack.toml")));
+            }
+            let known = self.project.pack_ids();
+            let hint = did_you_mean(id, known.iter().map(String::as_str)).map(|s| format!("did you mean `{s}`?"));
+            self.diags.push(d.maybe_hint(hint));
+            return None;
+        }
+        if let Some(pos) = self.stack.iter().position(|s| s == id) {
+            let cycle: Vec<&str> = self.stack[pos..].iter().map(String::as_str).chain([id]).collect();
+            let mut d = Diagnostic::error("extends-cycle", format!("`extends` forms a cycle: {}", cycle.join(" -> ")));
+            if let Some((f, span)) = named_at {
+                d = d.at(f, span);
+            }
+            self.diags.push(d.hint("a pack cannot extend itself, directly or through others"));
+            return None;
+        }
+        self.stack.push(id.to_string());
+        let layer = self.load_layer_inner(id, &dir);
+        self.stack.pop();
+        layer
+    }
+
+    fn load_layer_inner(&mut self, id: &str, dir: &Path) -> Option<Layer> {
+        let files = self.list_files(dir);
+        let outs: Vec<FileOut> = files
+            .par_iter()
+            .map(|(path, kind)| parse_file(path, &self.shown(path), *kind, id))
+            .collect();
+        let mut manifest = None;
+        let mut own_defs = Vec::new();
+        let mut scenarios = Vec::new();
+        let mut board: Option<(BoardFile, Origin)> = None;
+        let mut refs = Vec::new();
+        let mut file_hashes = BTreeMap::new();
+        for out in outs {
+            if let Some(src) = out.source {
+                file_hashes.insert(src.path.clone(), out.hash);
+                self.sources.insert(src);
+            }
+            self.diags.extend(out.diags);
+            if out.manifest.is_some() {
+                manifest = out.manifest;
+            }
+            own_defs.extend(out.defs);
+            scenarios.extend(out.scenarios);
+            if let Some(b) = out.board {
+                board = Some(b);
+            }
+            refs.extend(out.refs);
+        }
+        let (manifest, morigin, mspans) = manifest?;
+        let mfile = self.sources.get(&morigin.file).cloned();
+        if manifest.id != id {
+            if let Some(f) = &mfile {
+                let span = mspans.get("id").cloned().unwrap_or(0..0);
+                self.diags.push(
+                    Diagnostic::error("pack-id-mismatch", format!("pack id `{}` differs from its folder name `{id}`", manifest.id))
+                        .at(f, span)
+                        .hint(format!("set `id = \"{id}\"` or rename the folder")),
+                );
+            }
+        }
+
+        // Fold in the extended pack.
+        let mut base = None;
+        if let Some(parent) = manifest.extends.clone() {
+            let span = mspans.get("extends").cloned().unwrap_or(0..0);
+            let named = mfile.as_ref().map(|f| (f, span));
+            base = self.load_layer(&parent, named);
+            if base.is_none() {
+                // The parent failed; its errors are reported. Keep going to report ours.
+            }
+        } else if !manifest.remove.is_empty() {
+            if let Some(f) = &mfile {
+                let span = mspans.get("remove").cloned().unwrap_or(0..0);
+                self.diags.push(
+                    Diagnostic::error("remove-without-extends", "`remove` lists definitions, but this pack extends no pack")
+                        .at(f, span)
+                        .hint("add `extends = \"base-pack\"` or delete `remove`"),
+                );
+            }
+        }
+
+        let mut chain = vec![id.to_string()];
+        let mut defs: Vec<(Def, Option<ScriptRef>)> = Vec::new();
+        let mut all_scenarios = Vec::new();
+        let mut all_refs = Vec::new();
+        let mut rules = None;
+        let mut hashes = BTreeMap::new();
+        if let Some(b) = base {
+            chain.extend(b.chain);
+            defs = b.defs;
+            all_scenarios = b.scenarios;
+            all_refs = b.refs;
+            rules = b.rules;
+            hashes = b.file_hashes;
+            if board.is_none() {
+                board = b.board;
+            }
+        }
+        hashes.extend(file_hashes);
+
+        // Removals.
+        for (i, rid) in manifest.remove.iter().enumerate() {
+            match defs.iter().position(|(d, _)| d.def.id == *rid) {
+                Some(pos) => {
+                    defs.remove(pos);
+                }
+                None => {
+                    if let Some(f) = &mfile {
+                        let span = mspans.get(&format!("remove.{i}")).cloned().unwrap_or(0..0);
+                        self.diags.push(
+                            Diagnostic::error("remove-of-nothing", format!("`remove` names `{rid}`, which the extended packs do not define"))
+                                .at(f, span),
+                        );
+                    }
+                }
+            }
+        }
+        let base_count = defs.len();
+        let base_ids: BTreeMap<String, usize> =
+            defs.iter().enumerate().map(|(i, (d, _))| (d.def.id.clone(), i)).collect();
+
+        // This pack's definitions: duplicates within the pack, overrides of the base.
+        let mut own_seen: BTreeMap<String, Origin> = BTreeMap::new();
+        let mut lower_seen: BTreeMap<String, (String, Origin)> = BTreeMap::new();
+        for (kind, def, origin, sref) in own_defs {
+            if let Some(first) = own_seen.get(&def.id) {
+                let f = self.sources.get(&origin.file).cloned();
+                let ff = self.sources.get(&first.file).cloned();
+                if let (Some(f), Some(ff)) = (f, ff) {
+                    self.diags.push(
+                        Diagnostic::error("duplicate-id", format!("`{}` is defined twice", def.id))
+                            .at(&f, origin.id_span.clone())
+                            .label("second definition")
+                            .related(&ff, first.id_span.clone(), "first defined here")
+                            .hint("ids must be unique across the pack; rename one of them"),
+                    );
+                }
+                continue;
+            }
+            let lower = def.id.to_lowercase();
+            if let Some((other, o)) = lower_seen.get(&lower) {
+                if *other != def.id {
+                    if let (Some(f), Some(of)) = (self.sources.get(&origin.file).cloned(), self.sources.get(&o.file).cloned()) {
+                        self.diags.push(
+                            Diagnostic::error("id-case-clash", format!("`{}` and `{other}` differ only in case", def.id))
+                                .at(&f, origin.id_span.clone())
+                                .related(&of, o.id_span.clone(), "the other one")
+                                .hint("ids are compared exactly; pick names that differ in more than case"),
+                        );
+                    }
+                }
+            }
+            lower_seen.insert(lower, (def.id.clone(), origin.clone()));
+            own_seen.insert(def.id.clone(), origin.clone());
+            let entry = (
+                Def { kind, def, origin: origin.clone(), script: None },
+                sref,
+            );
+            match base_ids.get(&entry.0.def.id) {
+                Some(&bi) if bi < base_count => {
+                    if entry.0.def.replaces {
+                        defs[bi] = entry;
+                    } else if let (Some(f), Some(bf)) = (
+                        self.sources.get(&origin.file).cloned(),
+                        self.sources.get(&defs[bi].0.origin.file).cloned(),
+                    ) {
+                        self.diags.push(
+                            Diagnostic::error(
+                                "redefinition",
+                                format!("`{}` is already defined by pack `{}`", entry.0.def.id, defs[bi].0.origin.pack),
+                            )
+                            .at(&f, origin.id_span.clone())
+                            .related(&bf, defs[bi].0.origin.id_span.clone(), "defined here")
+                            .hint("add `override = true` to replace it, or choose another id"),
+                        );
+                    }
+                }
+                _ => {
+                    if entry.0.def.replaces {
+                        if let Some(f) = self.sources.get(&origin.file).cloned() {
+                            self.diags.push(
+                                Diagnostic::error("override-of-nothing", format!("`{}` has `override = true` but no extended pack defines it", entry.0.def.id))
+                                    .at(&f, origin.id_span.clone())
+                                    .hint(if manifest.extends.is_some() { "remove `override = true`, or fix the id" } else { "this pack extends nothing; remove `override = true`" }),
+                            );
+                        }
+                    }
+                    defs.push(entry);
+                }
+            }
+        }
+
+        // Scenarios: unique ids within the pack; an expansion's scenario may replace a base one of the same id.
+        let mut seen_sc: BTreeMap<String, Origin> = BTreeMap::new();
+        for sc in scenarios {
+            if let Some(first) = seen_sc.get(&sc.scenario.id) {
+                if let (Some(f), Some(ff)) = (self.sources.get(&sc.origin.file).cloned(), self.sources.get(&first.file).cloned()) {
+                    self.diags.push(
+                        Diagnostic::error("duplicate-id", format!("scenario `{}` is defined twice", sc.scenario.id))
+                            .at(&f, sc.origin.id_span.clone())
+                            .related(&ff, first.id_span.clone(), "first defined here"),
+                    );
+                }
+                continue;
+            }
+            seen_sc.insert(sc.scenario.id.clone(), sc.origin.clone());
+            all_scenarios.retain(|s: &ScenarioEntry| s.scenario.id != sc.scenario.id);
+            all_scenarios.push(sc);
+        }
+        all_refs.extend(refs);
+
+        // The rules script: this pack's own, else the one inherited.
+        let rules_rel = manifest.rules.clone().unwrap_or_else(|| "rules.rhai".to_string());
+        let own_rules = self.project.scripts_dir(id).join(&rules_rel);
+        if own_rules.is_file() || manifest.rules.is_some() || rules.is_none() {
+            rules = Some(ScriptRef {
+                pack: id.to_string(),
+                rel: rules_rel,
+                file: morigin.file.clone(),
+                span: mspans.get("rules").cloned().unwrap_or(0..0),
+                hooks: Vec::new(),
+            });
+        }
+
+        Some(Layer {
+            manifest,
+            manifest_origin: morigin,
+            chain,
+            defs,
+            scenarios: all_scenarios,
+            board,
+            refs: all_refs,
+            rules,
+            file_hashes: hashes,
+        })
+    }
+
+    /// The TOML files of a pack folder, with what each one holds. Reports unknown files,
+    /// symlinks that leave the project or loop, and names that differ only in case.
+    fn list_files(&mut self, dir: &Path) -> Vec<(PathBuf, FileKind)> {
+        let mut out = Vec::new();
+        let mut names_by_dir: BTreeMap<(PathBuf, String), PathBuf> = BTreeMap::new();
+        let walker = walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name().max_depth(6);
+        for entry in walker {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    let p = e.path().map(|p| self.shown(p)).unwrap_or_default();
+                    self.diags.push(Diagnostic::error("unreadable", format!("cannot read: {e}")).in_file(p));
+                    continue;
+                }
+            };
+            let path = entry.path().to_path_buf();
+            let rel = path.strip_prefix(dir).unwrap_or(&path).to_path_buf();
+            let top = rel.components().next().and_then(|c| c.as_os_str().to_str()).unwrap_or("");
+            if matches!(top, "templates" | "art" | "icons" | "fonts") {
+                continue;
+            }
+            if let (Some(parent), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
+                let key = (parent.to_path_buf(), name.to_lowercase());
+                if let Some(other) = names_by_dir.get(&key) {
+                    self.diags.push(
+                        Diagnostic::error("name-case-clash", format!("`{}` and `{}` differ only in case", name, other.file_name().and_then(|n| n.to_str()).unwrap_or("")))
+                            .in_file(self.shown(&path))
+                            .hint("such names collide on Windows and macOS; rename one"),
+                    );
+                    continue;
+                }
+                names_by_dir.insert(key, path.clone());
+            }
+            let ft = entry.file_type();
+            if ft.is_symlink() {
+                match path.canonicalize() {
+                    Err(e) => {
+                        self.diags.push(
+                            Diagnostic::error("bad-symlink", format!("symbolic link cannot be followed: {e}"))
+                                .in_file(self.shown(&path))
+                                .hint("a link that loops or points nowhere; remove it"),
+                        );
+                        continue;
+                    }
+                    Ok(target) => {
+                        if !target.starts_with(&self.root) {
+                            self.diags.push(
+                                Diagnostic::error("symlink-outside-project", format!("symbolic link points outside the project, to {}", target.display()))
+                                    .in_file(self.shown(&path))
+                                    .hint("copy the file into the project instead"),
+                            );
+                            continue;
+                        }
+                        if target.is_dir() {
+                            self.diags.push(
+                                Diagnostic::warning("symlinked-folder", "linked folders are not followed")
+                                    .in_file(self.shown(&path)),
+                            );
+                            continue;
+                        }
+                    }
+                }
+            } else if !ft.is_file() {
+                continue;
+            }
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+            if !name.ends_with(".toml") {
+                continue;
+            }
+            let depth = rel.components().count();
+            let kind = match (top, depth, name) {
+                (_, 1, "pack.toml") => Some(FileKind::Manifest),
+                (_, 1, "cards.toml") | ("cards", _, _) => Some(FileKind::Defs(DefKind::Card)),
+                (_, 1, "plaques.toml") => Some(FileKind::Defs(DefKind::Plaque)),
+                (_, 1, "nobles.toml") => Some(FileKind::Defs(DefKind::Noble)),
+                (_, 1, "leaders.toml") => Some(FileKind::Defs(DefKind::Leader)),
+                (_, 1, "board.toml") => Some(FileKind::Board),
+                ("scenarios", 2, _) => Some(FileKind::Scenario),
+                _ => None,
+            };
+            match kind {
+                Some(k) => out.push((path, k)),
+                None => self.diags.push(
+                    Diagnostic::warning("unknown-file", format!("`{}` is not a file Crown loads", rel.display()))
+                        .in_file(self.shown(&path))
+                        .hint("definition files are pack.toml, cards/*.toml, plaques.toml, nobles.toml, leaders.toml, board.toml and scenarios/*.toml"),
+                ),
+            }
+        }
+        out
+    }
+
+    /// Compile scripts, check references and hooks, and build the pack.
+    fn finish(&mut self, layer: Layer) -> Option<Pack> {
+        let Layer { manifest, manifest_origin, chain, defs, scenarios, board, refs, rules, file_hashes } = layer;
+        let mfile = self.sources.get(&manifest_origin.file).cloned();
+        if let Some(f) = &mfile {
+            self.check_manifest(&manifest, f);
+        }
+
+        let mut pack_defs: Vec<Def> = Vec::with_capacity(defs.len());
+        let mut index = BTreeMap::new();
+        for (i, (d, _)) in defs.iter().enumerate() {
+            index.insert(d.def.id.clone(), i);
+            pack_defs.push(d.clone());
+        }
+
+        // References.
+        let spaces: BTreeSet<String> = board.as_ref().map(|(b, _)| board_space_ids(b)).unwrap_or_default();
+        let supplies: BTreeSet<&str> = board.as_ref().map(|(b, _)| b.supply.iter().map(|s| s.id.as_str()).collect()).unwrap_or_default();
+        let mut referenced_cards: BTreeSet<String> = BTreeSet::new();
+        for r in &refs {
+            let ok = match r.kind {
+                RefKind::Card => index.get(&r.id).is_some_and(|&i| pack_defs[i].kind == DefKind::Card),
+                RefKind::Character => index.get(&r.id).is_some_and(|&i| pack_defs[i].kind.is_character()),
+                RefKind::Supply => supplies.contains(r.id.as_str()),
+                RefKind::Space => spaces.contains(&r.id),
+            };
+            if r.kind == RefKind::Card {
+                referenced_cards.insert(r.id.clone());
+            }
+            if !ok {
+                let Some(f) = self.sources.get(&r.file).cloned() else { continue };
+                let candidates: Vec<&str> = match r.kind {
+                    RefKind::Card => pack_defs.iter().filter(|d| d.kind == DefKind::Card).map(|d| d.def.id.as_str()).collect(),
+                    RefKind::Character => pack_defs.iter().filter(|d| d.kind.is_character()).map(|d| d.def.id.as_str()).collect(),
+                    RefKind::Supply => supplies.iter().copied().collect(),
+                    RefKind::Space => spaces.iter().map(String::as_str).collect(),
+                };
+                let wrong_kind = index.get(&r.id).map(|&i| pack_defs[i].kind.as_str());
+                let msg = match wrong_kind {
+                    Some(k) => format!("`{}` is a {k}, but a {} is expected here", r.id, r.kind.noun()),
+                    None => format!("no {} `{}` is defined", r.kind.noun(), r.id),
+                };
+                let hint = did_you_mean(&r.id, candidates).map(|s| format!("did you mean `{s}`?"));
+                self.diags.push(Diagnostic::error("dangling-reference", msg).at(&f, r.span.clone()).maybe_hint(hint));
+            }
+        }
+
+        // Scripts.
+        let mut scripts: Vec<Script> = Vec::new();
+        let mut script_index: BTreeMap<(String, String), usize> = BTreeMap::new();
+        let mut rules_idx = None;
+        let mut used_scripts: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut rules_functions_ast: Option<rhai::AST> = None;
+        if let Some(r) = &rules {
+            let path = self.project.scripts_dir(&r.pack).join(&r.rel);
+            used_scripts.insert(self.shown(&path));
+            match self.compile_script(r, None) {
+                Some(s) => {
+                    rules_functions_ast = Some(s.ast.clone_functions_only());
+                    rules_idx = Some(scripts.len());
+                    script_index.insert((r.pack.clone(), r.rel.clone()), scripts.len());
+                    scripts.push(s);
+                }
+                None => {
+                    if !path.is_file() && r.span == (0..0) && self.opts.compile_scripts {
+                        // Missing default rules script: reported by compile_script already.
+                    }
+                }
+            }
+        }
+        // Compile every distinct definition script (in parallel), then attach.
+        let mut wanted: Vec<ScriptRef> = Vec::new();
+        for (_, sref) in &defs {
+            if let Some(s) = sref {
+                if !wanted.iter().any(|w| w.pack == s.pack && w.rel == s.rel) {
+                    wanted.push(s.clone());
+                }
+            }
+        }
+        let compiled: Vec<(ScriptRef, Result<Script, Vec<Diagnostic>>, Option<SourceFile>)> = wanted
+            .into_par_iter()
+            .map(|s| {
+                let (res, src) = compile_one(self, &s, rules_functions_ast.as_ref());
+                (s, res, src)
+            })
+            .collect();
+        for (s, res, src) in compiled {
+            let path = self.project.scripts_dir(&s.pack).join(&s.rel);
+            used_scripts.insert(self.shown(&path));
+            if let Some(src) = src {
+                self.sources.insert(src);
+            }
+            match res {
+                Ok(script) => {
+                    script_index.insert((s.pack.clone(), s.rel.clone()), scripts.len());
+                    scripts.push(script);
+                }
+                Err(ds) => self.diags.extend(ds),
+            }
+        }
+        for (i, (d, sref)) in defs.iter().enumerate() {
+            let Some(s) = sref else { continue };
+            if let Some(&si) = script_index.get(&(s.pack.clone(), s.rel.clone())) {
+                pack_defs[i].script = Some(si);
+                let have = &scripts[si].functions;
+                for (hook, span) in &s.hooks {
+                    if !have.contains(hook) {
+                        if let Some(f) = self.sources.get(&s.file).cloned() {
+                            let hint = did_you_mean(hook, have.iter().map(String::as_str))
+                                .map(|h| format!("the script defines `{h}`; did you mean that?"))
+                                .unwrap_or_else(|| format!("define `fn {hook}(...)` in {}", scripts[si].path.display()));
+                            self.diags.push(
+                                Diagnostic::error("missing-hook", format!("`{}` names hook `{hook}`, but its script does not define it", d.def.id))
+                                    .at(&f, span.clone())
+                                    .hint(hint),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+
+        // Warnings: unused scripts, cards in no deck.
+        if self.opts.compile_scripts {
+            for p in &chain {
+                let dir = self.project.scripts_dir(p);
+                for e in walkdir::WalkDir::new(&dir).sort_by_file_name().into_iter().flatten() {
+                    if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rhai") {
+                        let shown = self.shown(e.path());
+                        if !used_scripts.contains(&shown) {
+                            self.diags.push(
+                                Diagnostic::warning("unused-script", "no definition uses this script")
+                                    .in_file(shown)
+                                    .hint("name it with `script = \"...\"` in a definition, or delete it"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for d in &pack_defs {
+            if d.kind == DefKind::Card && d.def.count == 0 && !referenced_cards.contains(&d.def.id) {
+                if let Some(f) = self.sources.get(&d.origin.file).cloned() {
+                    self.diags.push(
+                        Diagnostic::warning("card-in-no-deck", format!("card `{}` has count 0 and nothing names it", d.def.id))
+                            .at(&f, d.origin.id_span.clone())
+                            .hint("give it a count, or list it in a noble's, leader's or seat's `cards`"),
+                    );
+                }
+            }
+        }
+
+        // Scenario checks that need the manifest.
+        let mut defaults = 0;
+        for sc in &scenarios {
+            let s = &sc.scenario;
+            if s.default {
+                defaults += 1;
+            }
+            let range = s.players.unwrap_or(manifest.players);
+            if !s.seat.is_empty() && ((s.seat.len() as i64) < range.min || (s.seat.len() as i64) > range.max) {
+                if let Some(f) = self.sources.get(&sc.origin.file).cloned() {
+                    self.diags.push(
+                        Diagnostic::error("seat-count", format!("scenario `{}` has {} seats but allows {}-{} players", s.id, s.seat.len(), range.min, range.max))
+                            .at(&f, sc.origin.id_span.clone()),
+                    );
+                }
+            }
+        }
+        if defaults > 1 {
+            self.diags.push(Diagnostic::error("many-defaults", "more than one scenario has `default = true`").in_file(manifest_origin.file.clone()));
+        }
+
+        let mut sources = SourceMap::default();
+        sources.extend(&self.sources);
+        Some(Pack {
+            manifest,
+            project: self.project.root.clone(),
+            chain,
+            defs: pack_defs,
+            index,
+            scenarios,
+            board,
+            scripts,
+            rules: rules_idx,
+            sources,
+            file_hashes,
+        })
+    }
+
+    fn check_manifest(&mut self, m: &PackManifest, f: &SourceFile) {
+        let find = |key: &str| span_of_key(&f.text, key);
+        if m.players.min < 1 || m.players.max < m.players.min || m.players.max > 16 {
+            self.diags.push(
+                Diagnostic::error("bad-players", format!("players = {}..{} is not a valid range", m.players.min, m.players.max))
+                    .at(f, find("players"))
+                    .hint("use 1 <= min <= max <= 16"),
+            );
+        }
+        if let Some(size) = &m.card_size {
+            if super::card_size_mm(size).is_none_or(|(w, h)| !(w > 0.0 && h > 0.0 && w < 1000.0 && h < 1000.0)) {
+                self.diags.push(
+                    Diagnostic::error("bad-card-size", "unknown or impossible card size")
+                        .at(f, find("card_size"))
+                        .hint("use poker, bridge, tarot, mini, square, or { width_mm = 63, height_mm = 88 }"),
+                );
+            }
+        }
+        if m.version.trim().is_empty() {
+            self.diags.push(Diagnostic::error("empty-version", "version is empty").at(f, find("version")));
+        }
+    }
+
+    fn compile_script(&mut self, s: &ScriptRef, lib: Option<&rhai::AST>) -> Option<Script> {
+        let (res, src) = compile_one(self, s, lib);
+        if let Some(src) = src {
+            self.sources.insert(src);
+        }
+        match res {
+            Ok(s) => Some(s),
+            Err(ds) => {
+                self.diags.extend(ds);
+                None
+            }
+        }
+    }
+}
+
+/// Read and compile one script. Returns the script or its diagnostics, and its source.
+fn compile_one(l: &Loader<'_>, s: &ScriptRef, lib: Option<&rhai::AST>) -> (Result<Script, Vec<Diagnostic>>, Option<SourceFile>) {
+    let path = l.project.scripts_dir(&s.pack).join(&s.rel);
+    let shown = l.shown(&path);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => {
+            let mut d = Diagnostic::error("missing-script", format!("script `{}` cannot be read: {}", shown.display(), io_reason(&e)));
+            if let Some(f) = l.sources.get(&s.file) {
+                if s.span != (0..0) {
+                    d = d.at(f, s.span.clone());
+                } else {
+                    d = d.in_file(shown.clone());
+                }
+            } else {
+                d = d.in_file(shown.clone());
+            }
+            let hint = format!("create {} or fix the path (it is relative to scripts/{}/)", shown.display(), s.pack);
+            return (Err(vec![d.hint(hint)]), None);
+        }
+    };
+    if let Ok(canon) = path.canonicalize() {
+        if !canon.starts_with(&l.root) {
+            let d = Diagnostic::error("symlink-outside-project", "script resolves to a file outside the project").in_file(shown);
+            return (Err(vec![d]), None);
+        }
+    }
+    let hash = hash_bytes(&bytes);
+    let text = match decode(&bytes, &shown) {
+        Ok(t) => t,
+        Err(d) => return (Err(vec![*d]), None),
+    };
+    let src = SourceFile::new(shown.clone(), text.as_str());
+    if !l.opts.compile_scripts {
+        let ast = rhai::AST::empty();
+        return (
+            Ok(Script { path: shown, rel: s.rel.clone(), pack: s.pack.clone(), ast: Arc::new(ast), functions: BTreeSet::new(), hash }),
+            Some(src),
+        );
+    }
+    let name = shown.to_string_lossy().replace('\\', "/");
+    match crate::script::compile(&name, &text) {
+        Ok(ast) => {
+            let functions: BTreeSet<String> = crate::script::function_names(&ast).map(str::to_string).collect();
+            let ast = match lib {
+                Some(lib) => {
+                    let mut merged = lib.merge(&ast);
+                    merged.set_source(name.as_str());
+                    merged
+                }
+                None => ast,
+            };
+            (
+                Ok(Script { path: shown, rel: s.rel.clone(), pack: s.pack.clone(), ast: Arc::new(ast), functions, hash }),
+                Some(src),
+            )
+        }
+        Err(e) => {
+            let pos = e.position();
+            let (line, col) = (pos.line().unwrap_or(0), pos.position().unwrap_or(1));
+            let msg = e.err_type().to_string();
+            let hint = script_error_hint(&msg);
+            let mut d = Diagnostic::error("script-syntax", format!("script does not compile: {msg}"));
+            d = if line > 0 { d.at_line_col(&src, line, col) } else { d.in_file(shown) };
+            (Err(vec![d.maybe_hint(hint)]), Some(src))
+        }
+    }
+}
+
+fn script_error_hint(msg: &str) -> Option<String> {
+    let m = msg.to_lowercase();
+    if m.contains("eval") {
+        Some("`eval` is disabled in Crown scripts; call functions directly".into())
+    } else if m.contains("import") {
+        Some("scripts cannot import modules; the rules script's functions are available to every card script".into())
+    } else if m.contains("too deeply nested") || m.contains("expression exceeds") {
+        Some(format!("expressions may nest at most {} levels; split it into functions", crate::script::LIMITS.expr_depth.0))
+    } else if m.contains("variable not found") || m.contains("undefined variable") {
+        Some("declare it with `let` first; scripts run with strict variables".into())
+    } else if m.contains("timestamp") {
+        Some("there is no clock in Crown scripts: games must be deterministic".into())
+    } else {
+        None
+    }
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "file not found".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// UTF-8 text of a file, without a byte-order mark; a clear diagnostic where it is not text.
+fn decode(bytes: &[u8], shown: &Path) -> Result<String, Box<Diagnostic>> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(s.to_string()),
+        Err(e) => {
+            let good = &bytes[..e.valid_up_to()];
+            let good = std::str::from_utf8(good).unwrap_or("");
+            let line = good.matches('\n').count() + 1;
+            let col = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            let mut d = Diagnostic::error("invalid-utf8", format!("file is not valid UTF-8 (bad byte at offset {})", e.valid_up_to()))
+                .in_file(shown)
+                .hint("save the file as UTF-8");
+            d.line = line;
+            d.column = col;
+            Err(Box::new(d))
+        }
+    }
+}
+
+/// The span of a top-level `key = value` line's value (0..0 when absent).
+fn span_of_key(text: &str, key: &str) -> Range<usize> {
+    let mut off = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix(key) {
+            if rest.trim_start().starts_with('=') {
+                let start = off + (line.len() - t.len());
+                return start..start + line.trim_end().len() - (line.len() - t.len());
+            }
+        }
+        if t.starts_with('[') {
+            break;
+        }
+        off += line.len();
+    }
+    0..0
+}
+
+fn board_space_ids(b: &BoardFile) -> BTreeSet<String> {
+    let mut ids: BTreeSet<String> = b.space.iter().map(|s| s.id.clone()).collect();
+    if let Some(g) = &b.grid {
+        for y in 0..g.height.max(0) {
+            for x in 0..g.width.max(0) {
+                ids.insert(format!("{x},{y}"));
+            }
+        }
+    }
+    ids
+}
+
+/// Read, decode and parse one file into what it defines, with diagnostics.
+fn parse_file(path: &Path, shown: &Path, kind: FileKind, pack: &str) -> FileOut {
+    let mut out = FileOut::default();
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            out.diags.push(Diagnostic::error("unreadable", format!("cannot read file: {}", io_reason(&e))).in_file(shown));
+            return out;
+        }
+    };
+    out.hash = hash_bytes(&bytes);
+    let text = match decode(&bytes, shown) {
+        Ok(t) => t,
+        Err(d) => {
+            out.diags.push(*d);
+            return out;
+        }
+    };
+    let src = SourceFile::new(shown, text.as_str());
+    if text.trim().is_empty() {
+        out.diags.push(
+            Diagnostic::error("empty-file", "file is empty")
+                .in_file(shown)
+                .hint(match kind {
+                    FileKind::Manifest => "a pack.toml needs at least id, name, version and players",
+                    FileKind::Defs(k) => match k {
+                        DefKind::Card => "add [[card]] tables, or delete the file",
+                        DefKind::Plaque => "add [[plaque]] tables, or delete the file",
+                        DefKind::Noble => "add [[noble]] tables, or delete the file",
+                        DefKind::Leader => "add [[leader]] tables, or delete the file",
+                    },
+                    FileKind::Scenario => "a scenario needs at least id and name",
+                    FileKind::Board => "add [[space]], [grid] or [[supply]] tables, or delete the file",
+                }),
+        );
+        out.source = Some(src);
+        return out;
+    }
+    let (root, errors) = DeTable::parse_recoverable(&text);
+    for e in &errors {
+        let span = e.span().unwrap_or(0..0);
+        let msg = first_line(e.message());
+        let hint = toml_syntax_hint(&msg);
+        out.diags.push(Diagnostic::error("toml-syntax", format!("invalid TOML: {msg}")).at(&src, span).maybe_hint(hint));
+    }
+    if !errors.is_empty() {
+        // A file with syntax errors defines nothing: partial data would mislead.
+        out.source = Some(src);
+        return out;
+    }
+    let origin_for = |span: Range<usize>, id_span: Range<usize>| Origin {
+        file: shown.to_path_buf(),
+        span,
+        id_span,
+        pack: pack.to_string(),
+    };
+    let root_span = root.span();
+    let table = root.into_inner();
+    match kind {
+        FileKind::Manifest => {
+            let value = Spanned::new(root_span.clone(), DeValue::Table(table.clone()));
+            match deserialize::<PackManifest>(value, &src) {
+                Ok(m) => {
+                    let mut spans = BTreeMap::new();
+                    for (k, v) in table.iter() {
+                        spans.insert(k.get_ref().to_string(), v.span());
+                        if let DeValue::Array(a) = v.get_ref() {
+                            for (i, e) in a.iter().enumerate() {
+                                spans.insert(format!("{}.{i}", k.get_ref()), e.span());
+                            }
+                        }
+                    }
+                    if let Some(r) = &m.rules {
+                        check_rel_path(r, spans.get("rules").cloned().unwrap_or(0..0), &src, &mut out.diags);
+                    }
+                    let id_span = spans.get("id").cloned().unwrap_or(0..0);
+                    out.manifest = Some((m, origin_for(root_span, id_span), spans));
+                }
+                Err(d) => out.diags.push(*d),
+            }
+        }
+        FileKind::Defs(dk) => {
+            let key = dk.table_key();
+            for (k, v) in table.iter() {
+                if k.get_ref() != key {
+                    let hint = did_you_mean(k.get_ref(), [key]).map(|s| format!("did you mean `[[{s}]]`?"))
+                        .unwrap_or_else(|| format!("this file holds `[[{key}]]` tables only"));
+                    out.diags.push(
+                        Diagnostic::error("unknown-field", format!("unknown table `{}` in a {} file", k.get_ref(), dk.as_str()))
+                            .at(&src, k.span())
+                            .hint(hint),
+                    );
+                    continue;
+                }
+                let DeValue::Array(items) = v.get_ref() else {
+                    out.diags.push(
+                        Diagnostic::error("wrong-type", format!("`{key}` must be an array of tables"))
+                            .at(&src, v.span())
+                            .hint(format!("write each one as a `[[{key}]]` table")),
+                    );
+                    continue;
+                };
+                for item in items.iter() {
+                    let id_span = item.get_ref().get("id").map(|v| v.span()).unwrap_or(item.span());
+                    match deserialize::<Definition>(item.clone(), &src) {
+                        Ok(def) => {
+                            let before = out.diags.len();
+                            check_definition(&def, item, &src, &mut out.diags);
+                            if out.diags.len() > before {
+                                continue;
+                            }
+                            collect_def_refs(&def, item, shown, &mut out.refs);
+                            let sref = def.script.as_ref().map(|s| ScriptRef {
+                                pack: pack.to_string(),
+                                rel: s.clone(),
+                                file: shown.to_path_buf(),
+                                span: item.get_ref().get("script").map(|v| v.span()).unwrap_or(0..0),
+                                hooks: def
+                                    .hooks
+                                    .iter()
+                                    .enumerate()
+                                    .map(|(i, h)| (h.clone(), span_at(item, &[P::K("hooks"), P::I(i)]).unwrap_or(id_span.clone())))
+                                    .collect(),
+                            });
+                            if sref.is_none() && !def.hooks.is_empty() {
+                                out.diags.push(
+                                    Diagnostic::error("hooks-without-script", format!("`{}` names hooks but no script", def.id))
+                                        .at(&src, item.get_ref().get("hooks").map(|v| v.span()).unwrap_or(id_span.clone()))
+                                        .hint("add `script = \"path.rhai\"`"),
+                                );
+                                continue;
+                            }
+                            out.defs.push((dk, def, origin_for(item.span(), id_span), sref));
+                        }
+                        Err(d) => out.diags.push(*d),
+                    }
+                }
+            }
+        }
+        FileKind::Scenario => {
+            let value = Spanned::new(root_span.clone(), DeValue::Table(table.clone()));
+            let id_span = table.get("id").map(|v| v.span()).unwrap_or(0..0);
+            match deserialize::<Scenario>(value.clone(), &src) {
+                Ok(s) => {
+                    if check_id(&s.id, id_span.clone(), &src, &mut out.diags) {
+                        for (i, seat) in s.seat.iter().enumerate() {
+                            if let Some(c) = &seat.character {
+                                let span = span_at(&value, &[P::K("seat"), P::I(i), P::K("character")]).unwrap_or(id_span.clone());
+                                out.refs.push(Ref { kind: RefKind::Character, id: c.clone(), file: shown.to_path_buf(), span });
+                            }
+                            for (j, c) in seat.cards.iter().enumerate() {
+                                let span = span_at(&value, &[P::K("seat"), P::I(i), P::K("cards"), P::I(j)]).unwrap_or(id_span.clone());
+                                out.refs.push(Ref { kind: RefKind::Card, id: c.clone(), file: shown.to_path_buf(), span });
+                            }
+                        }
+                        out.scenarios.push(ScenarioEntry { scenario: s, origin: origin_for(root_span, id_span) });
+                    }
+                }
+                Err(d) => out.diags.push(*d),
+            }
+        }
+        FileKind::Board => {
+            let value = Spanned::new(root_span.clone(), DeValue::Table(table.clone()));
+            match deserialize::<BoardFile>(value.clone(), &src) {
+                Ok(b) => {
+                    let before = out.diags.len();
+                    check_board(&b, &value, shown, &src, &mut out.diags, &mut out.refs);
+                    if out.diags.len() == before {
+                        out.board = Some((b, origin_for(root_span, 0..0)));
+                    }
+                }
+                Err(d) => out.diags.push(*d),
+            }
+        }
+    }
+    out.source = Some(src);
+    out
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or(s).trim().to_string()
+}
+
+fn toml_syntax_hint(msg: &str) -> Option<String> {
+    let m = msg.to_lowercase();
+    if m.contains("duplicate key") {
+        Some("each key may appear once per table; delete or rename one".into())
+    } else if m.contains("invalid string") || m.contains("unterminated") || m.contains("missing closing") {
+        Some("check the quotes: strings open and close with \" on the same line (or use \"\"\" for several lines)".into())
+    } else if m.contains("control character") || m.contains("invalid character") {
+        Some("the file holds a character TOML does not allow (a NUL byte or a stray control character)".into())
+    } else if m.contains("expected") && m.contains('=') {
+        Some("every line is `key = value`, a [table] or [[array]] header, or a comment".into())
+    } else {
+        None
+    }
+}
+
+/// Deserialize one value, turning serde's error into a diagnostic with a did-you-mean.
+fn deserialize<T: for<'de> Deserialize<'de>>(value: Spanned<DeValue<'_>>, src: &SourceFile) -> Result<T, Box<Diagnostic>> {
+    let whole = value.span();
+    let de = toml::de::ValueDeserializer::from(value);
+    T::deserialize(de).map_err(|e| {
+        let msg = first_line(e.message());
+        let span = e.span().unwrap_or(whole);
+        let (code, hint) = serde_hint(&msg);
+        Box::new(Diagnostic::error(code, msg).at(src, span).maybe_hint(hint))
+    })
+}
+
+/// A code and a hint for serde's messages: "did you mean" for unknown fields.
+fn serde_hint(msg: &str) -> (&'static str, Option<String>) {
+    let ticked: Vec<&str> = msg.split('`').skip(1).step_by(2).collect();
+    if msg.starts_with("unknown field") {
+        let word = ticked.first().copied().unwrap_or("");
+        let expected = ticked.iter().skip(1).copied();
+        let hint = match did_you_mean(word, expected) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("known fields: {}", ticked.iter().skip(1).copied().collect::<Vec<_>>().join(", ")),
+        };
+        ("unknown-field", Some(hint))
+    } else if msg.starts_with("unknown variant") {
+        let word = ticked.first().copied().unwrap_or("");
+        let hint = match did_you_mean(word, ticked.iter().skip(1).copied()) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("one of: {}", ticked.iter().skip(1).copied().collect::<Vec<_>>().join(", ")),
+        };
+        ("unknown-variant", Some(hint))
+    } else if msg.starts_with("missing field") {
+        ("missing-field", ticked.first().map(|f| format!("add `{f} = ...`")))
+    } else if msg.starts_with("invalid type") {
+        ("wrong-type", None)
+    } else if msg.contains("did not match any variant") {
+        ("wrong-type", Some("see the format reference in docs/content-format.md".into()))
+    } else {
+        ("invalid-value", None)
+    }
+}
+
+/// A step of a path into a TOML value.
+enum P<'a> {
+    K(&'a str),
+    I(usize),
+}
+
+fn span_at(v: &Spanned<DeValue<'_>>, path: &[P<'_>]) -> Option<Range<usize>> {
+    let mut cur = v;
+    for p in path {
+        cur = match p {
+            P::K(k) => cur.get_ref().get(*k)?,
+            P::I(i) => cur.get_ref().get(*i)?,
+        };
+    }
+    Some(cur.span())
+}
+
+/// An id is non-empty and made of lowercase letters, digits, `-` and `_`.
+fn check_id(id: &str, span: Range<usize>, src: &SourceFile, diags: &mut Vec<Diagnostic>) -> bool {
+    let ok = !id.is_empty()
+        && id.len() <= 64
+        && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    if !ok {
+        let suggestion: String = id
+            .trim()
+            .to_lowercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .take(64)
+            .collect();
+        diags.push(
+            Diagnostic::error("bad-id", format!("`{id}` is not a valid id"))
+                .at(src, span)
+                .hint(format!("ids use lowercase letters, digits, `-` and `_` (up to 64), e.g. `{}`", if suggestion.is_empty() { "my-card" } else { &suggestion })),
+        );
+    }
+    ok
+}
+
+fn check_rel_path(p: &str, span: Range<usize>, src: &SourceFile, diags: &mut Vec<Diagnostic>) -> bool {
+    let bad = p.is_empty() || Path::new(p).is_absolute() || p.split(['/', '\\']).any(|c| c == "..");
+    if bad {
+        diags.push(
+            Diagnostic::error("bad-path", format!("`{p}` must be a relative path inside the pack"))
+                .at(src, span)
+                .hint("paths may not be absolute or climb out with `..`"),
+        );
+    }
+    !bad
+}
+
+fn check_definition(def: &Definition, item: &Spanned<DeValue<'_>>, src: &SourceFile, diags: &mut Vec<Diagnostic>) {
+    let at = |path: &[P<'_>]| span_at(item, path).unwrap_or(item.span());
+    check_id(&def.id, at(&[P::K("id")]), src, diags);
+    if def.name.trim().is_empty() {
+        diags.push(Diagnostic::error("empty-name", format!("`{}` has an empty name", def.id)).at(src, at(&[P::K("name")])));
+    }
+    if def.count < 0 || def.count > 10_000 {
+        diags.push(
+            Diagnostic::error("out-of-range", format!("count {} is out of range", def.count))
+                .at(src, at(&[P::K("count")]))
+                .hint("a count is the number of copies: 0 to 10000"),
+        );
+    }
+    for (res, n) in &def.cost {
+        if *n < 0 {
+            diags.push(
+                Diagnostic::error("out-of-range", format!("cost of `{res}` is negative ({n})"))
+                    .at(src, at(&[P::K("cost"), P::K(res)]))
+                    .hint("costs are zero or more"),
+            );
+        }
+    }
+    for (name, n) in &def.values {
+        if n.unsigned_abs() > 1_000_000_000 {
+            diags.push(
+                Diagnostic::error("out-of-range", format!("value `{name}` = {n} is too large"))
+                    .at(src, at(&[P::K("values"), P::K(name)]))
+                    .hint("values are limited to ±1,000,000,000 so arithmetic in scripts cannot overflow"),
+            );
+        }
+    }
+    if let Some(s) = &def.script {
+        check_rel_path(s, at(&[P::K("script")]), src, diags);
+    }
+    if let Some(a) = &def.art {
+        check_rel_path(a, at(&[P::K("art")]), src, diags);
+    }
+    if !def.stages.is_empty() {
+        if def.stages.len() > 4 {
+            diags.push(Diagnostic::error("too-many-stages", "a card has at most four stages").at(src, at(&[P::K("stages")])));
+        }
+        let mut seen = BTreeSet::new();
+        for (i, st) in def.stages.iter().enumerate() {
+            if !seen.insert(st.position) {
+                diags.push(
+                    Diagnostic::error("duplicate-stage", format!("two stages at `{}`", st.position.as_str()))
+                        .at(src, at(&[P::K("stages"), P::I(i), P::K("position")])),
+                );
+            }
+        }
+        if !seen.contains(&super::model::StagePosition::FrontTop) {
+            diags.push(
+                Diagnostic::error("missing-stage", "a multi-stage card needs a `front-top` stage (its starting stage)")
+                    .at(src, at(&[P::K("stages")])),
+            );
+        }
+        for (i, st) in def.stages.iter().enumerate() {
+            for (j, up) in st.upgrades.iter().enumerate() {
+                if !seen.contains(&up.to) || up.to == st.position {
+                    diags.push(
+                        Diagnostic::error("bad-upgrade", format!("upgrade to `{}` from `{}` goes nowhere", up.to.as_str(), st.position.as_str()))
+                            .at(src, at(&[P::K("stages"), P::I(i), P::K("upgrades"), P::I(j), P::K("to")]))
+                            .hint("the target must be another stage defined on this card"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn collect_def_refs(def: &Definition, item: &Spanned<DeValue<'_>>, shown: &Path, refs: &mut Vec<Ref>) {
+    for (i, c) in def.cards.iter().enumerate() {
+        let span = span_at(item, &[P::K("cards"), P::I(i)]).unwrap_or(item.span());
+        refs.push(Ref { kind: RefKind::Card, id: c.clone(), file: shown.to_path_buf(), span });
+    }
+}
+
+fn check_board(b: &BoardFile, v: &Spanned<DeValue<'_>>, shown: &Path, src: &SourceFile, diags: &mut Vec<Diagnostic>, refs: &mut Vec<Ref>) {
+    let at = |path: &[P<'_>]| span_at(v, path).unwrap_or(v.span());
+    if let Some(g) = &b.grid {
+        if !(1..=64).contains(&g.width) || !(1..=64).contains(&g.height) {
+            diags.push(Diagnostic::error("out-of-range", "grid width and height must be 1 to 64").at(src, at(&[P::K("grid")])));
+        } else if g.rows.len() as i64 != g.height {
+            diags.push(
+                Diagnostic::error("grid-shape", format!("grid has height {} but {} rows", g.height, g.rows.len()))
+                    .at(src, at(&[P::K("grid"), P::K("rows")])),
+            );
+        } else {
+            for (y, row) in g.rows.iter().enumerate() {
+                let span = at(&[P::K("grid"), P::K("rows"), P::I(y)]);
+                if row.chars().count() as i64 != g.width {
+                    diags.push(
+                        Diagnostic::error("grid-shape", format!("row {y} has {} tiles, the grid is {} wide", row.chars().count(), g.width))
+                            .at(src, span.clone()),
+                    );
+                }
+                for c in row.chars() {
+                    if !g.legend.contains_key(&c.to_string()) {
+                        diags.push(
+                            Diagnostic::error("grid-legend", format!("tile `{c}` in row {y} is not in the legend"))
+                                .at(src, span.clone())
+                                .hint(format!("legend keys: {}", g.legend.keys().cloned().collect::<Vec<_>>().join(" "))),
+                        );
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    let mut seen = BTreeMap::new();
+    for (i, s) in b.space.iter().enumerate() {
+        let span = at(&[P::K("space"), P::I(i), P::K("id")]);
+        check_id(&s.id.replace(',', "-"), span.clone(), src, diags);
+        if let Some(first) = seen.insert(s.id.clone(), span.clone()) {
+            diags.push(
+                Diagnostic::error("duplicate-id", format!("space `{}` is defined twice", s.id))
+                    .at(src, span.clone())
+                    .related(src, first, "first defined here"),
+            );
+        }
+        for (j, a) in s.adjacent.iter().enumerate() {
+            refs.push(Ref { kind: RefKind::Space, id: a.clone(), file: shown.to_path_buf(), span: at(&[P::K("space"), P::I(i), P::K("adjacent"), P::I(j)]) });
+        }
+        for k in s.pieces.keys() {
+            refs.push(Ref { kind: RefKind::Supply, id: k.clone(), file: shown.to_path_buf(), span: at(&[P::K("space"), P::I(i), P::K("pieces"), P::K(k)]) });
+        }
+    }
+    let mut seen_sup = BTreeMap::new();
+    for (i, s) in b.supply.iter().enumerate() {
+        let span = at(&[P::K("supply"), P::I(i), P::K("id")]);
+        check_id(&s.id, span.clone(), src, diags);
+        if let Some(first) = seen_sup.insert(s.id.clone(), span.clone()) {
+            diags.push(
+                Diagnostic::error("duplicate-id", format!("supply `{}` is defined twice", s.id))
+                    .at(src, span.clone())
+                    .related(src, first, "first defined here"),
+            );
+        }
+        if s.count < 0 || s.count > 100_000 {
+            diags.push(Diagnostic::error("out-of-range", format!("supply count {} is out of range", s.count)).at(src, at(&[P::K("supply"), P::I(i), P::K("count")])));
+        }
+    }
+}

@@ -1,0 +1,434 @@
+//! The content model: what a pack's TOML files may say, as serde types.
+//!
+//! Every struct is `deny_unknown_fields`, so a misspelled key is an error with a
+//! "did you mean" hint rather than a silently ignored line. The same types produce
+//! the JSON Schemas that `crown schema` writes.
+//!
+//! One [`Definition`] type serves cards, plaques, nobles and leaders of every game:
+//! what differs between games is data (`kind`, `keywords`, `values`, `attrs`, `stages`),
+//! never a new Rust type.
+//!
+//! ```
+//! use crown_engine::content::model::CardFile;
+//! let file: CardFile = toml::from_str(r#"
+//! [[card]]
+//! id = "trebuchet"
+//! name = "Trebuchet"
+//! kind = "attack"
+//! count = 2
+//! values = { attack = 4 }
+//! text = "Deals 4 damage to one line of an enemy kingdom."
+//! "#).unwrap();
+//! assert_eq!(file.card[0].values["attack"], 4);
+//! ```
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// `pack.toml`: what the pack is and how it is played.
+///
+/// ```
+/// use crown_engine::content::model::PackManifest;
+/// let m: PackManifest = toml::from_str(r#"
+/// id = "demo"
+/// name = "Demo"
+/// version = "0.1.0"
+/// players = { min = 2, max = 4 }
+/// card_size = "poker"
+/// "#).unwrap();
+/// assert_eq!(m.players.max, 4);
+/// ```
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PackManifest {
+    /// Kebab-case identifier; must equal the pack's folder name.
+    pub id: String,
+    /// Name shown to people.
+    pub name: String,
+    /// Version of the content (printed on cards and in transcripts).
+    pub version: String,
+    /// One paragraph about the game.
+    #[serde(default)]
+    pub description: String,
+    /// How many players the pack supports.
+    pub players: PlayerRange,
+    /// The pack this one expands; its definitions are loaded first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extends: Option<String>,
+    /// Ids of definitions from the extended pack that this pack removes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove: Vec<String>,
+    /// Physical size of the cards: a name (`poker`, `bridge`, `tarot`, `mini`) or millimetres.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub card_size: Option<CardSize>,
+    /// The rules script, relative to `scripts/<pack>/` (default `rules.rhai`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
+    /// Icon names usable as `:name:` in rules text, mapped to an SVG file in the pack
+    /// (relative to the pack folder) or to a built-in icon name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub icons: BTreeMap<String, String>,
+    /// Colour (CSS) of each card kind's band when printing.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub colors: BTreeMap<String, String>,
+    /// Rules steps (turns) after which a game is stopped and reported as too long.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_turns: Option<u32>,
+    /// Names of the per-player counters the terminal shows during `crown play`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub show_counters: Vec<String>,
+}
+
+/// A range of player counts.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerRange {
+    pub min: i64,
+    pub max: i64,
+}
+
+/// A card size: a standard name or explicit millimetres.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum CardSize {
+    /// `poker` (63x88), `bridge` (56x88), `tarot` (70x120), `mini` (44x63), `square` (70x70).
+    Named(String),
+    /// Explicit size in millimetres.
+    Mm { width_mm: f64, height_mm: f64 },
+}
+
+/// A file of cards (`cards/*.toml`): any number of `[[card]]` tables.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CardFile {
+    #[serde(default)]
+    pub card: Vec<Definition>,
+}
+
+/// `plaques.toml`: action plaques (market tiles), each usually with a `back` side.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PlaqueFile {
+    #[serde(default)]
+    pub plaque: Vec<Definition>,
+}
+
+/// `nobles.toml`: player characters with a number and an ability.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct NobleFile {
+    #[serde(default)]
+    pub noble: Vec<Definition>,
+}
+
+/// `leaders.toml`: player characters with statistics and their own cards.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LeaderFile {
+    #[serde(default)]
+    pub leader: Vec<Definition>,
+}
+
+/// One card, plaque, noble or leader.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Definition {
+    /// Unique id across the whole pack (and the packs it extends), kebab-case.
+    pub id: String,
+    /// Printed name.
+    pub name: String,
+    /// The kind (`attack`, `defend`, `action`, `penalty`, `hero`...), which picks the print template and colour.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    /// Keywords the rules and scripts test for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keywords: Vec<String>,
+    /// Copies in the game (default 1 for characters and plaques, 1 for cards).
+    #[serde(default = "one")]
+    pub count: i64,
+    /// Named numbers: attack, defence, strength, initiative, production...
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub values: BTreeMap<String, i64>,
+    /// What it costs to play or buy, by resource.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cost: BTreeMap<String, i64>,
+    /// Rules text in the designer's own words; `:icon:` markup allowed.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    /// Flavour text, printed in italics.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub flavor: String,
+    /// Art image, relative to the pack folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub art: Option<String>,
+    /// Script implementing the effects, relative to `scripts/<pack>/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<String>,
+    /// Functions the script must define (`on_play`, `modify_attack`...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<String>,
+    /// Named text attributes: faction, region, allegiance, icon...
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attrs: BTreeMap<String, String>,
+    /// Cards this definition brings along (a noble's starting cards, a leader's cards).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cards: Vec<String>,
+    /// Named decks this card is shuffled into (`main`, `solo-attack`, `round-1`...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decks: Vec<String>,
+    /// Serial number (discovery order in legacy games).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial: Option<i64>,
+    /// Up to four stages of a card that rotates and flips.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<Stage>,
+    /// The other side of a two-sided piece (a plaque's 2-player side).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back: Option<Face>,
+    /// In an expansion: replace the definition of the same id from the extended pack.
+    #[serde(default, rename = "override", skip_serializing_if = "std::ops::Not::not")]
+    pub replaces: bool,
+}
+
+fn one() -> i64 {
+    1
+}
+
+/// Where a stage sits on a card: which side is up and which edge is at the top.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum StagePosition {
+    FrontTop,
+    FrontBottom,
+    BackTop,
+    BackBottom,
+}
+
+impl StagePosition {
+    pub const ALL: [StagePosition; 4] = [
+        StagePosition::FrontTop,
+        StagePosition::FrontBottom,
+        StagePosition::BackTop,
+        StagePosition::BackBottom,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StagePosition::FrontTop => "front-top",
+            StagePosition::FrontBottom => "front-bottom",
+            StagePosition::BackTop => "back-top",
+            StagePosition::BackBottom => "back-bottom",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+
+    pub fn is_front(self) -> bool {
+        matches!(self, StagePosition::FrontTop | StagePosition::FrontBottom)
+    }
+
+    /// How a card turns to go from `self` to `to`: `rotate` (same side), `flip` (other side).
+    pub fn turn_to(self, to: StagePosition) -> &'static str {
+        if self == to {
+            "none"
+        } else if self.is_front() == to.is_front() {
+            "rotate"
+        } else {
+            "flip"
+        }
+    }
+}
+
+/// One stage of a multi-stage card.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Stage {
+    pub position: StagePosition,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keywords: Vec<String>,
+    /// Named numbers of this stage: fame, production per resource...
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub values: BTreeMap<String, i64>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    /// Named text attributes of this stage.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attrs: BTreeMap<String, String>,
+    /// Checkboxes printed on this stage (each with an optional icon or resource).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checkboxes: Vec<String>,
+    /// Upgrades printed on this stage: their cost and the stage they turn the card to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub upgrades: Vec<Upgrade>,
+}
+
+/// An upgrade box: pay `cost`, turn the card to stage `to`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Upgrade {
+    #[serde(default)]
+    pub cost: BTreeMap<String, i64>,
+    pub to: StagePosition,
+}
+
+/// The other face of a two-sided piece.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Face {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub values: BTreeMap<String, i64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cost: BTreeMap<String, i64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attrs: BTreeMap<String, String>,
+}
+
+/// `scenarios/<id>.toml`: one way to set up and play the pack.
+///
+/// ```
+/// use crown_engine::content::model::Scenario;
+/// let s: Scenario = toml::from_str(r#"
+/// id = "solo-easy"
+/// name = "Solo, easy"
+/// players = { min = 1, max = 1 }
+/// options = { mode = "solo", rounds = 18 }
+/// [[seat]]
+/// character = "egbert"
+/// cards = ["castle", "land"]
+/// "#).unwrap();
+/// assert_eq!(s.seat[0].cards.len(), 2);
+/// ```
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub id: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    /// Player counts this scenario allows (default: the pack's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<PlayerRange>,
+    /// Settings the rules script reads with `option(name)`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, Scalar>,
+    /// Fixed seats, in order: their character and starting cards.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seat: Vec<Seat>,
+    /// Whether this is the scenario used when none is named.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub default: bool,
+}
+
+/// A seat fixed by a scenario.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Seat {
+    /// Label shown for the seat (`You`, `Enemy 1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The noble or leader id for this seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub character: Option<String>,
+    /// Card ids this seat starts with (its starting kingdom, say).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cards: Vec<String>,
+    /// The agent a bot game uses for this seat by default (`scripted-enemy`, `random`...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// Named numbers for the seat.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub values: BTreeMap<String, i64>,
+}
+
+/// A scalar setting: integer, boolean or string.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum Scalar {
+    Int(i64),
+    Bool(bool),
+    Str(String),
+}
+
+/// `board.toml`: the spaces of the board, their adjacency, and the limited supplies.
+///
+/// ```
+/// use crown_engine::content::model::BoardFile;
+/// let b: BoardFile = toml::from_str(r#"
+/// [[space]]
+/// id = "wessex"
+/// name = "Wessex"
+/// adjacent = ["mercia"]
+/// [[space]]
+/// id = "mercia"
+/// name = "Mercia"
+/// [[supply]]
+/// id = "danes"
+/// count = 20
+/// "#).unwrap();
+/// assert_eq!(b.space.len(), 2);
+/// ```
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct BoardFile {
+    /// A rectangular grid; its tiles become spaces named `x,y` (0-based, x to the right, y down).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<Grid>,
+    /// Named spaces (regions) and their adjacency (adjacency is made symmetric).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub space: Vec<SpaceDef>,
+    /// Limited supplies of pieces or resources.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supply: Vec<SupplyDef>,
+}
+
+/// A grid board described row by row with a one-character legend.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Grid {
+    pub width: i64,
+    pub height: i64,
+    /// One string per row, one legend character per tile.
+    pub rows: Vec<String>,
+    /// What each character means: the tile's terrain (becomes its `terrain` attribute).
+    pub legend: BTreeMap<String, String>,
+}
+
+/// A named space on the board.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SpaceDef {
+    pub id: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adjacent: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub values: BTreeMap<String, i64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attrs: BTreeMap<String, String>,
+    /// Pieces placed here at setup, by supply id and number.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pieces: BTreeMap<String, i64>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+}
+
+/// A limited supply of pieces or resources.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SupplyDef {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    pub count: i64,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attrs: BTreeMap<String, String>,
+}

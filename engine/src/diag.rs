@@ -1,0 +1,388 @@
+//! Diagnostics: every problem Crown finds in content, scripts, templates or game files,
+//! with the file, line, column, snippet and hint that say exactly what is wrong.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How bad a diagnostic is. Errors make `crown check` fail; warnings do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// A second place a diagnostic refers to (the first definition of a duplicate id, say).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Related {
+    pub file: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    #[serde(skip)]
+    pub span: Range<usize>,
+    pub message: String,
+}
+
+/// One problem, with where it is.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// A stable, kebab-case code such as `unknown-field` or `duplicate-id`.
+    pub code: &'static str,
+    pub message: String,
+    /// The file, relative to the project root where possible.
+    pub file: Option<PathBuf>,
+    /// 1-based line; 0 when the diagnostic is about a whole file or has no file.
+    pub line: usize,
+    /// 1-based column, counted in characters.
+    pub column: usize,
+    #[serde(skip)]
+    pub span: Option<Range<usize>>,
+    /// Short text under the snippet's marker.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<Related>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            file: None,
+            line: 0,
+            column: 0,
+            span: None,
+            label: None,
+            hint: None,
+            related: Vec::new(),
+        }
+    }
+
+    pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, message)
+        }
+    }
+
+    /// Attach a file without a position.
+    pub fn in_file(mut self, file: impl Into<PathBuf>) -> Self {
+        self.file = Some(file.into());
+        self
+    }
+
+    /// Attach a file and a byte span in it; line and column are computed from `source`.
+    pub fn at(mut self, file: &SourceFile, span: Range<usize>) -> Self {
+        let span = file.clamp(span);
+        let (line, column) = file.line_col(span.start);
+        self.file = Some(file.path.clone());
+        self.line = line;
+        self.column = column;
+        self.span = Some(span);
+        self
+    }
+
+    /// Attach a file and a 1-based line and column (as script compilers report them).
+    pub fn at_line_col(mut self, file: &SourceFile, line: usize, column: usize) -> Self {
+        let start = file.offset_of(line, column);
+        let end = file.token_end(start);
+        self.file = Some(file.path.clone());
+        self.line = line.max(1);
+        self.column = column.max(1);
+        self.span = Some(start..end);
+        self
+    }
+
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn maybe_hint(mut self, hint: Option<String>) -> Self {
+        if hint.is_some() {
+            self.hint = hint;
+        }
+        self
+    }
+
+    pub fn related(mut self, file: &SourceFile, span: Range<usize>, message: impl Into<String>) -> Self {
+        let span = file.clamp(span);
+        let (line, column) = file.line_col(span.start);
+        self.related.push(Related {
+            file: file.path.clone(),
+            line,
+            column,
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// `file:line:column` (or less, when the position is unknown).
+    pub fn location(&self) -> String {
+        match (&self.file, self.line) {
+            (Some(f), 0) => f.display().to_string(),
+            (Some(f), l) => format!("{}:{}:{}", f.display(), l, self.column),
+            (None, _) => String::from("<no file>"),
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// One line: `path:line:col: error[code]: message (hint: ...)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{}: {}[{}]: {}", self.location(), sev, self.code, self.message)?;
+        if let Some(h) = &self.hint {
+            write!(f, " (hint: {h})")?;
+        }
+        Ok(())
+    }
+}
+
+/// The text of one file, kept so diagnostics can show snippets of it.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// Path shown to the user (relative to the project root where possible).
+    pub path: PathBuf,
+    pub text: Arc<str>,
+    line_starts: Arc<[usize]>,
+}
+
+impl SourceFile {
+    pub fn new(path: impl Into<PathBuf>, text: impl Into<Arc<str>>) -> Self {
+        let text: Arc<str> = text.into();
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        SourceFile {
+            path: path.into(),
+            text,
+            line_starts: starts.into(),
+        }
+    }
+
+    fn clamp(&self, span: Range<usize>) -> Range<usize> {
+        let len = self.text.len();
+        let mut start = span.start.min(len);
+        while start > 0 && !self.text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = span.end.clamp(start, len);
+        while end < len && !self.text.is_char_boundary(end) {
+            end += 1;
+        }
+        start..end
+    }
+
+    /// 1-based line and character column of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line];
+        let col = self.text.get(start..offset).map_or(1, |s| s.chars().count() + 1);
+        (line + 1, col)
+    }
+
+    /// Byte offset of a 1-based line and character column (clamped to the text).
+    pub fn offset_of(&self, line: usize, column: usize) -> usize {
+        let line = line.max(1) - 1;
+        let Some(&start) = self.line_starts.get(line) else {
+            return self.text.len();
+        };
+        let rest = &self.text[start..];
+        let line_text = rest.split('\n').next().unwrap_or("");
+        let skip = column.max(1) - 1;
+        start
+            + line_text
+                .char_indices()
+                .nth(skip)
+                .map_or(line_text.len(), |(i, _)| i)
+    }
+
+    /// End of the token starting at `start` (up to white space), at least one character.
+    fn token_end(&self, start: usize) -> usize {
+        let rest = &self.text[start.min(self.text.len())..];
+        let len: usize = rest
+            .char_indices()
+            .find(|(_, c)| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';'))
+            .map_or(rest.len(), |(i, _)| i);
+        if len == 0 {
+            start + rest.chars().next().map_or(0, |c| c.len_utf8())
+        } else {
+            start + len
+        }
+    }
+}
+
+/// All the files diagnostics may point into, by their shown path.
+#[derive(Debug, Clone, Default)]
+pub struct SourceMap {
+    files: BTreeMap<PathBuf, SourceFile>,
+}
+
+impl SourceMap {
+    pub fn insert(&mut self, file: SourceFile) {
+        self.files.insert(file.path.clone(), file);
+    }
+
+    pub fn get(&self, path: &Path) -> Option<&SourceFile> {
+        self.files.get(path)
+    }
+
+    pub fn extend(&mut self, other: &SourceMap) {
+        for (k, v) in &other.files {
+            self.files.insert(k.clone(), v.clone());
+        }
+    }
+}
+
+/// Render diagnostics for a person: snippet, marker, label, hint, related places.
+pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
+    use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+    let renderer = if color { Renderer::styled() } else { Renderer::plain() };
+    let mut out = String::new();
+    for d in diags {
+        let level = match d.severity {
+            Severity::Error => Level::ERROR,
+            Severity::Warning => Level::WARNING,
+        };
+        let title = level.clone().primary_title(d.message.as_str()).id(d.code);
+        let source = d.file.as_deref().and_then(|f| sources.get(f));
+        let mut groups: Vec<Group<'_>> = Vec::new();
+        match (source, &d.span) {
+            (Some(src), Some(span)) => {
+                let path = src.path.to_str().unwrap_or("?");
+                let mut ann = AnnotationKind::Primary.span(span.clone());
+                if let Some(l) = &d.label {
+                    ann = ann.label(l.as_str());
+                }
+                let mut snippet = Snippet::source(&*src.text).path(path).annotation(ann);
+                for r in &d.related {
+                    if r.file == src.path {
+                        snippet = snippet.annotation(
+                            AnnotationKind::Context.span(r.span.clone()).label(r.message.as_str()),
+                        );
+                    }
+                }
+                groups.push(title.element(snippet));
+            }
+            _ => {
+                let loc = d.location();
+                groups.push(Group::with_title(level.primary_title(format!(
+                    "{} ({})",
+                    d.message, loc
+                ))
+                .id(d.code)));
+            }
+        }
+        for r in &d.related {
+            if source.is_some_and(|s| s.path == r.file) {
+                continue;
+            }
+            if let Some(rs) = sources.get(&r.file) {
+                let path = rs.path.to_str().unwrap_or("?");
+                groups.push(
+                    Level::NOTE.secondary_title(r.message.as_str()).element(
+                        Snippet::source(&*rs.text)
+                            .path(path)
+                            .annotation(AnnotationKind::Primary.span(r.span.clone())),
+                    ),
+                );
+            } else {
+                groups.push(Group::with_title(Level::NOTE.secondary_title(format!(
+                    "{} ({}:{}:{})",
+                    r.message,
+                    r.file.display(),
+                    r.line,
+                    r.column
+                ))));
+            }
+        }
+        if let Some(h) = &d.hint {
+            groups.push(Group::with_title(Level::HELP.secondary_title(h.as_str())));
+        }
+        out.push_str(&renderer.render(&groups).to_string());
+        out.push_str("\n\n");
+    }
+    out
+}
+
+/// The closest candidate to `word` by edit distance, if it is close enough to be a typo.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = edit_distance(&word.to_lowercase(), &c.to_lowercase());
+        let limit = (word.chars().count().max(c.chars().count()) / 3).max(1);
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Levenshtein distance over characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters() {
+        let f = SourceFile::new("a.toml", "ab\ncé d\n");
+        assert_eq!(f.line_col(0), (1, 1));
+        assert_eq!(f.line_col(3), (2, 1));
+        assert_eq!(f.line_col(7), (2, 4));
+        assert_eq!(f.offset_of(2, 4), 7);
+    }
+
+    #[test]
+    fn typo_suggestions() {
+        assert_eq!(did_you_mean("cout", ["count", "cost", "name"]), Some("count"));
+        assert_eq!(did_you_mean("zzzzzz", ["count", "cost"]), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn display_has_location() {
+        let f = SourceFile::new("c.toml", "x = 1\ny = 2\n");
+        let d = Diagnostic::error("unknown-field", "unknown field `y`").at(&f, 6..7).hint("remove it");
+        assert_eq!(d.to_string(), "c.toml:2:1: error[unknown-field]: unknown field `y` (hint: remove it)");
+    }
+}

@@ -1,0 +1,1 @@
+//! The script API reference, generated from the registered functions.

@@ -1,0 +1,87 @@
+//! The script host: one sandboxed Rhai engine, built once and shared by every game and
+//! thread, that compiles pack scripts and runs their hooks against the game in play.
+//!
+//! The sandbox: `Engine::new_raw` plus the standard package without a clock
+//! (`no_time`), no modules (`no_module`, so no `import`), `eval` disabled, and every
+//! limit set (see [`Limits`]). `print` and `debug` go to the game's log with a cap.
+
+pub mod api;
+pub mod docs;
+
+use std::sync::OnceLock;
+
+use rhai::packages::{Package, StandardPackage};
+use rhai::{Engine, ParseError, AST};
+
+/// The limits every script runs under. A script that passes one fails with an error
+/// naming its file and line; it can never hang or crash the process.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Operations per hook call (a `loop {}` fails after this many).
+    pub operations: u64,
+    /// Nested function calls (endless recursion fails at this depth).
+    pub call_levels: usize,
+    /// Expression nesting at parse time (top level, inside functions).
+    pub expr_depth: (usize, usize),
+    pub string_size: usize,
+    pub array_size: usize,
+    pub map_size: usize,
+    pub variables: usize,
+    pub functions: usize,
+    /// Lines `print`/`debug` may add to one game's log.
+    pub print_lines: usize,
+}
+
+pub const LIMITS: Limits = Limits {
+    operations: 2_000_000,
+    call_levels: 48,
+    expr_depth: (64, 48),
+    string_size: 64 * 1024,
+    array_size: 20_000,
+    map_size: 5_000,
+    variables: 1_000,
+    functions: 2_000,
+    print_lines: 500,
+};
+
+static ENGINE: OnceLock<Engine> = OnceLock::new();
+
+/// The shared engine, with Crown's API registered.
+pub fn engine() -> &'static Engine {
+    ENGINE.get_or_init(build_engine)
+}
+
+fn build_engine() -> Engine {
+    let mut e = Engine::new_raw();
+    StandardPackage::new().register_into_engine(&mut e);
+    let l = LIMITS;
+    e.set_max_operations(l.operations)
+        .set_max_call_levels(l.call_levels)
+        .set_max_expr_depths(l.expr_depth.0, l.expr_depth.1)
+        .set_max_string_size(l.string_size)
+        .set_max_array_size(l.array_size)
+        .set_max_map_size(l.map_size)
+        .set_max_variables(l.variables)
+        .set_max_functions(l.functions)
+        .set_max_strings_interned(256)
+        .set_fail_on_invalid_map_property(true)
+        .set_strict_variables(true);
+    e.disable_symbol("eval");
+    e.on_print(|s| api::log_print("print", s));
+    e.on_debug(|s, _, _| api::log_print("debug", s));
+    e.on_progress(api::on_progress);
+    api::register(&mut e);
+    e
+}
+
+/// Compile a script's text; `name` becomes the source name errors report.
+pub fn compile(name: &str, text: &str) -> Result<AST, ParseError> {
+    let mut ast = engine().compile(text)?;
+    ast.set_source(name);
+    Ok(ast)
+}
+
+/// Names of the functions a compiled script defines.
+pub fn function_names(ast: &AST) -> impl Iterator<Item = &str> {
+    ast.iter_functions().map(|f| f.name)
+}

@@ -1,0 +1,64 @@
+//! `crown check`: load and validate packs, print every diagnostic, exit 1 on errors.
+
+use crown_engine::content::{load_pack, LoadOptions, Project};
+use crown_engine::diag::Severity;
+
+use crate::cli::{CheckArgs, Format};
+use crate::out;
+
+pub fn run(project: &Project, args: &CheckArgs) -> i32 {
+    let packs: Vec<String> = if args.packs.is_empty() { project.pack_ids() } else { args.packs.clone() };
+    if packs.is_empty() {
+        eprintln!("error: no packs in {} (create one with `crown new pack NAME`)", project.content_dir().display());
+        return 2;
+    }
+    let mut errors = 0;
+    let mut json = Vec::new();
+    for name in &packs {
+        let (proj, id) = match project.resolve(name) {
+            Ok(x) => x,
+            Err(d) => {
+                eprintln!("{d}");
+                return 2;
+            }
+        };
+        let loaded = load_pack(&proj, &id, LoadOptions::default());
+        let mut diags = loaded.diagnostics.clone();
+        if args.quiet {
+            diags.retain(|d| d.severity == Severity::Error);
+        }
+        let e = loaded.errors();
+        let w = loaded.diagnostics.len() - e;
+        errors += e;
+        match args.format {
+            Format::Human => {
+                out::print_diagnostics(&diags, &loaded.sources);
+                let summary = match &loaded.pack {
+                    Some(p) => format!(
+                        "{id}: ok ({} definitions, {} scenarios, {} scripts), {w} warning{}",
+                        p.defs.len(),
+                        p.scenarios.len(),
+                        p.scripts.len(),
+                        if w == 1 { "" } else { "s" }
+                    ),
+                    None => format!("{id}: {e} error{}, {w} warning{}", if e == 1 { "" } else { "s" }, if w == 1 { "" } else { "s" }),
+                };
+                println!("{summary}");
+            }
+            Format::Json => {
+                for d in &diags {
+                    let mut v = serde_json::to_value(d).unwrap_or_default();
+                    if let Some(o) = v.as_object_mut() {
+                        o.insert("pack".into(), id.clone().into());
+                    }
+                    json.push(v);
+                }
+            }
+        }
+    }
+    if args.format == Format::Json {
+        let doc = serde_json::json!({ "errors": errors, "diagnostics": json });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    }
+    i32::from(errors > 0)
+}

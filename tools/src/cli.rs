@@ -1,0 +1,74 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(name = "crown", version, about = "Crown: define, play, test, print and balance tabletop games.")]
+pub struct Cli {
+    /// The project folder (holding content/, scripts/ and tests/golden/).
+    #[arg(long, global = true, default_value = ".")]
+    pub project: PathBuf,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Validate packs: TOML, references, scripts. Exit 1 on errors.
+    Check(CheckArgs),
+    /// Scaffold a new pack or card.
+    #[command(subcommand)]
+    New(NewArgs),
+    /// Write JSON Schemas for every definition file.
+    Schema(SchemaArgs),
+    /// Render printable card sheets: PDF, PNG per card, SVG, virtual-tabletop deck sheets.
+    Print(crate::print::PrintArgs),
+    /// Generate a rules reference (HTML, PDF or Markdown) from the pack's definitions.
+    Reference(crate::print::ReferenceArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Packs to check, by id or path (default: every pack in the project).
+    pub packs: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Do not print warnings.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum NewArgs {
+    /// A new, playable pack with a few cards, a rules script and a golden game.
+    Pack {
+        /// The pack id (lowercase, digits, `-`).
+        name: String,
+    },
+    /// A new card skeleton in an existing pack.
+    Card {
+        /// The pack, by id or path.
+        pack: String,
+        /// The new card's id.
+        id: String,
+        /// The card kind.
+        #[arg(long, default_value = "action")]
+        kind: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Where to write the schemas (default: <project>/docs/schema).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}

@@ -1,0 +1,37 @@
+//! The commands of the `crown` binary. Each command is a module with a `run` function
+//! returning the process exit code: 0 success, 1 failure (errors found, tests failed),
+//! 2 usage error.
+
+pub mod check;
+pub mod cli;
+pub mod new;
+pub mod out;
+pub mod print;
+pub mod schema;
+
+use std::ffi::OsString;
+
+use clap::Parser;
+
+/// Parse the arguments and run the command; returns the exit code.
+pub fn run<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let project = crown_engine::content::Project::new(cli.project.clone());
+    match cli.command {
+        cli::Command::Check(a) => check::run(&project, &a),
+        cli::Command::New(a) => new::run(&project, &a),
+        cli::Command::Schema(a) => schema::run(&project, &a),
+        cli::Command::Print(a) => print::run_print(&project, &a),
+        cli::Command::Reference(a) => print::run_reference(&project, &a),
+    }
+}

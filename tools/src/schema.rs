@@ -1,0 +1,19 @@
+//! `crown schema`: write the JSON Schemas of every definition file.
+
+use crown_engine::content::{schema, Project};
+
+use crate::cli::SchemaArgs;
+use crate::out;
+
+pub fn run(project: &Project, args: &SchemaArgs) -> i32 {
+    let dir = args.out.clone().unwrap_or_else(|| project.root.join("docs").join("schema"));
+    for (name, s) in schema::all() {
+        let path = dir.join(name);
+        if let Err(e) = out::write_atomic(&path, schema::to_json(&s).as_bytes()) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return 1;
+        }
+        println!("wrote {}", path.display());
+    }
+    0
+}
