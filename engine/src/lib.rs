@@ -6,6 +6,7 @@
 
 pub mod content;
 pub mod diag;
+pub mod game;
 pub mod script;
 
 pub use diag::{Diagnostic, Severity, SourceFile, SourceMap};

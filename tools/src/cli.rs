@@ -23,6 +23,10 @@ pub enum Command {
     New(NewArgs),
     /// Write JSON Schemas for every definition file.
     Schema(SchemaArgs),
+    /// Play at the terminal against bots.
+    Play(crate::play::PlayArgs),
+    /// Simulate many bot games in parallel and summarise win rates and card statistics.
+    Sim(crate::sim::SimArgs),
     /// Render printable card sheets: PDF, PNG per card, SVG, virtual-tabletop deck sheets.
     Print(crate::print::PrintArgs),
     /// Generate a rules reference (HTML, PDF or Markdown) from the pack's definitions.

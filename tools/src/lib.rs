@@ -6,8 +6,11 @@ pub mod check;
 pub mod cli;
 pub mod new;
 pub mod out;
+pub mod play;
 pub mod print;
 pub mod schema;
+pub mod session;
+pub mod sim;
 
 use std::ffi::OsString;
 
@@ -31,6 +34,8 @@ where
         cli::Command::Check(a) => check::run(&project, &a),
         cli::Command::New(a) => new::run(&project, &a),
         cli::Command::Schema(a) => schema::run(&project, &a),
+        cli::Command::Play(a) => play::run(&project, &a),
+        cli::Command::Sim(a) => sim::run(&project, &a),
         cli::Command::Print(a) => print::run_print(&project, &a),
         cli::Command::Reference(a) => print::run_reference(&project, &a),
     }

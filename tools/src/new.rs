@@ -1,1 +1,258 @@
-pub fn run(_p: &crown_engine::content::Project, _a: &crate::cli::NewArgs) -> i32 { 0 }
+//! `crown new`: scaffold a small but playable pack, or a card skeleton. Never overwrites.
+
+use std::path::Path;
+
+use crown_engine::content::{load_pack, LoadOptions, Project};
+
+use crate::cli::NewArgs;
+use crate::out;
+
+pub fn run(project: &Project, args: &NewArgs) -> i32 {
+    match args {
+        NewArgs::Pack { name } => new_pack(project, name),
+        NewArgs::Card { pack, id, kind } => new_card(project, pack, id, kind),
+    }
+}
+
+fn valid_id(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
+fn new_pack(project: &Project, name: &str) -> i32 {
+    if !valid_id(name) {
+        eprintln!("error: `{name}` is not a valid pack id (lowercase letters, digits, `-` and `_`)");
+        return 2;
+    }
+    let dir = project.pack_dir(name);
+    if dir.exists() {
+        eprintln!("error: {} already exists; nothing was written", dir.display());
+        return 1;
+    }
+    let title = title_case(name);
+    let files: Vec<(std::path::PathBuf, String)> = vec![
+        (dir.join("pack.toml"), PACK.replace("{id}", name).replace("{name}", &title)),
+        (dir.join("cards").join("cards.toml"), CARDS.to_string()),
+        (dir.join("scenarios").join("standard.toml"), SCENARIO.to_string()),
+        (project.scripts_dir(name).join("rules.rhai"), RULES.to_string()),
+        (project.scripts_dir(name).join("cards").join("double.rhai"), DOUBLE.to_string()),
+        (project.golden_dir(name).join("README.md"), GOLDEN_README.replace("{id}", name)),
+    ];
+    for (path, text) in &files {
+        match out::write_new(path, text) {
+            Ok(true) => println!("created {}", rel(project, path)),
+            Ok(false) => println!("kept    {} (already exists)", rel(project, path)),
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                return 1;
+            }
+        }
+    }
+    let loaded = load_pack(project, name, LoadOptions::default());
+    if loaded.errors() > 0 {
+        out::print_diagnostics(&loaded.diagnostics, &loaded.sources);
+        return 1;
+    }
+    println!("\nNext: `crown check {name}`, `crown play {name}`, `crown sim {name} --games 1000`,");
+    println!("and record a golden game with `crown record {name} --seed 1 --out tests/golden/{name}/first.game.toml`.");
+    0
+}
+
+fn new_card(project: &Project, pack: &str, id: &str, kind: &str) -> i32 {
+    let (proj, pack_id) = match project.resolve(pack) {
+        Ok(x) => x,
+        Err(d) => {
+            eprintln!("{d}");
+            return 2;
+        }
+    };
+    if !valid_id(id) {
+        eprintln!("error: `{id}` is not a valid card id (lowercase letters, digits, `-` and `_`)");
+        return 2;
+    }
+    let loaded = load_pack(&proj, &pack_id, LoadOptions { compile_scripts: false });
+    if let Some(p) = &loaded.pack {
+        if let Some(d) = p.get(id) {
+            eprintln!("error: `{id}` already exists in {}; nothing was written", d.origin.file.display());
+            return 1;
+        }
+    }
+    let path = proj.pack_dir(&pack_id).join("cards").join(format!("{id}.toml"));
+    let text = CARD.replace("{id}", id).replace("{name}", &title_case(id)).replace("{kind}", kind);
+    match out::write_new(&path, &text) {
+        Ok(true) => {
+            println!("created {}", rel(&proj, &path));
+            0
+        }
+        Ok(false) => {
+            eprintln!("error: {} already exists; nothing was written", path.display());
+            1
+        }
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            1
+        }
+    }
+}
+
+fn rel(project: &Project, p: &Path) -> String {
+    p.strip_prefix(&project.root).unwrap_or(p).display().to_string()
+}
+
+fn title_case(id: &str) -> String {
+    id.split(['-', '_'])
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+const PACK: &str = r#"#:schema ../../docs/schema/pack.schema.json
+# The pack: what it is, how many play, how big its cards are.
+id = "{id}"
+name = "{name}"
+version = "0.1.0"
+description = "A small race to 15 points: draw, play a card, score it."
+players = { min = 2, max = 4 }
+card_size = "poker"
+max_turns = 200
+show_counters = ["points"]
+"#;
+
+const CARDS: &str = r#"#:schema ../../../docs/schema/cards.schema.json
+# Every card of the deck. `count` is the number of copies; `values.points` is what it scores.
+
+[[card]]
+id = "coin"
+name = "Coin"
+kind = "treasure"
+count = 8
+values = { points = 1 }
+text = "Score 1 point."
+decks = ["main"]
+
+[[card]]
+id = "chest"
+name = "Chest"
+kind = "treasure"
+count = 4
+values = { points = 3 }
+text = "Score 3 points."
+decks = ["main"]
+
+[[card]]
+id = "double"
+name = "Double"
+kind = "action"
+count = 2
+values = { points = 0 }
+text = "Your next card this game scores twice."
+decks = ["main"]
+script = "cards/double.rhai"
+hooks = ["on_play"]
+"#;
+
+const SCENARIO: &str = r#"#:schema ../../../docs/schema/scenario.schema.json
+id = "standard"
+name = "Standard game"
+text = "First to 15 points wins; when the deck runs out, the highest score wins."
+default = true
+options = { target = 15, hand = 3 }
+"#;
+
+const RULES: &str = r#"// Rules of the game. The engine calls setup() once, then turn() until end_game().
+
+fn setup() {
+    let deck = zone("deck");
+    create_deck("main", deck);
+    shuffle(deck);
+    for p in 0..players() {
+        for i in 0..option("hand") {
+            draw(deck, pzone(p, "hand"));
+        }
+    }
+    set("current", 0);
+}
+
+fn turn() {
+    let p = get("current");
+    let hand = pzone(p, "hand");
+    if count(hand) == 0 {
+        finish("the cards ran out");
+        return;
+    }
+    let options = [];
+    for c in cards(hand) {
+        options.push(#{ label: "Play " + name_of(c), card: c });
+    }
+    let pick = choose(p, "Play a card", options);
+    play(p, pick.card);
+    if counter(p, "points") >= option("target") {
+        finish(player_name(p) + " reached " + option("target"));
+        return;
+    }
+    draw(zone("deck"), hand);
+    set("current", (p + 1) % players());
+}
+
+fn play(p, c) {
+    note_play(p, c);
+    move_card(c, zone("discard"));
+    let points = value(c, "points");
+    if counter(p, "double") > 0 && points > 0 {
+        points *= 2;
+        set_counter(p, "double", 0);
+    }
+    add_counter(p, "points", points);
+    invoke(c, "on_play", [p, c]);
+}
+
+fn finish(reason) {
+    let best = -1;
+    let winners = [];
+    for p in 0..players() {
+        set_score(p, counter(p, "points"));
+        if counter(p, "points") > best {
+            best = counter(p, "points");
+            winners = [p];
+        } else if counter(p, "points") == best {
+            winners.push(p);
+        }
+    }
+    end_game(winners, reason);
+}
+
+// The greedy bot plays its most valuable card.
+fn greedy_score(p, prompt, option) {
+    value(option.card, "points")
+}
+"#;
+
+const DOUBLE: &str = r#"// Double: the player's next scoring card counts twice.
+fn on_play(p, c) {
+    set_counter(p, "double", 1);
+}
+"#;
+
+const CARD: &str = r#"#:schema ../../../docs/schema/cards.schema.json
+
+[[card]]
+id = "{id}"
+name = "{name}"
+kind = "{kind}"
+count = 1
+values = {}
+text = "Describe what the card does, in your own words."
+# script = "cards/{id}.rhai"   # a script with its effects, relative to scripts/<pack>/
+# hooks = ["on_play"]          # functions the script must define
+"#;
+
+const GOLDEN_README: &str = r#"# Golden games of {id}
+
+Each `NAME.game.toml` here is a recorded game (pack, scenario, seed, players, choices) and
+`NAME.transcript` is what it must produce. `crown test {id}` replays them all;
+`crown test --bless` accepts intended changes. Record one with
+`crown record {id} --seed 1 --out tests/golden/{id}/first.game.toml`.
+"#;

@@ -1,1 +1,208 @@
-//! The script API reference, generated from the registered functions.
+//! The script API reference, as data: every function registered in [`super::api`] with
+//! its signature and what it does. `docs/script-api.md` is generated from this table
+//! (a test fails when the file is stale or a registered function is undocumented;
+//! `CROWN_UPDATE_DOCS=1 cargo test -p crown-engine` rewrites it).
+
+/// One documented function: section, signature, description.
+pub struct Entry {
+    pub section: &'static str,
+    pub signature: &'static str,
+    pub doc: &'static str,
+}
+
+const fn f(section: &'static str, signature: &'static str, doc: &'static str) -> Entry {
+    Entry { section, signature, doc }
+}
+
+/// Every function of the API, grouped by section, in reading order.
+pub const API: &[Entry] = &[
+    // Players
+    f("Players", "players() -> int", "Number of seats. Players are numbered 0 to players()-1."),
+    f("Players", "player_name(p) -> string", "The seat's name (`P1`... or the scenario's seat name)."),
+    f("Players", "character(p) -> string", "Id of the player's noble or leader, or \"\"."),
+    f("Players", "set_character(p, id)", "Give the player a noble or leader; its script's hooks then take part in `fold`."),
+    f("Players", "counter(p, name) -> int", "A named counter of the player (0 if never set)."),
+    f("Players", "set_counter(p, name, value) -> int", "Set a counter; logged. Returns the new value."),
+    f("Players", "add_counter(p, name, delta) -> int", "Add to a counter (saturating); logged. Returns the new value."),
+    f("Players", "hide_counter(p, name)", "Show the counter to its owner only (behind a screen) at the terminal."),
+    f("Players", "eliminate(p)", "Mark the player out of the game."),
+    f("Players", "restore(p)", "Bring an eliminated player back (survival modes)."),
+    f("Players", "is_out(p) -> bool", "Whether the player is out."),
+    f("Players", "alive() -> array", "Players not out, in seat order."),
+    f("Players", "set_score(p, n)", "The player's final score, reported by `crown sim` and transcripts."),
+    f("Players", "score(p) -> int", "The score set so far."),
+    // Zones
+    f("Zones", "zone(name) -> int", "A shared zone (created on first use): `deck`, `discard`, `market`... Zones named `deck`, `*deck`, `box` and `bag` are hidden; others public."),
+    f("Zones", "pzone(p, name) -> int", "A player's zone: `hand` (seen by its owner only), `kingdom`, `play`..."),
+    f("Zones", "cards(z) -> array", "Card ids in the zone, top first."),
+    f("Zones", "count(z) -> int", "Number of cards in the zone."),
+    f("Zones", "top(z) -> int", "The top card, or -1 when empty."),
+    f("Zones", "bottom(z) -> int", "The bottom card, or -1 when empty."),
+    f("Zones", "move_card(c, z)", "Put a card on top of a zone (detaching it if it was attached); logged. Cards attached under it come along."),
+    f("Zones", "move_bottom(c, z)", "Put a card at the bottom of a zone; logged."),
+    f("Zones", "draw(from, to) -> int", "Move the top card of `from` to the top of `to`; returns it, or -1 when `from` is empty."),
+    f("Zones", "shuffle(z)", "Shuffle a zone with the game's random generator; logged."),
+    f("Zones", "zone_of(c) -> int", "The zone a card is in (for an attached card, its host's zone), or -1."),
+    f("Zones", "zone_name(z) -> string", "The zone's name."),
+    f("Zones", "zone_owner(z) -> int", "The owning player, or -1 for a shared zone."),
+    f("Zones", "set_active(z, on)", "Cards in an active zone (and cards attached under them) take part in `fold`."),
+    f("Zones", "set_visibility(z, v)", "`public`, `owner` or `hidden`: what the terminal shows to each player."),
+    f("Zones", "find_in(z, id) -> int", "The topmost card of definition `id` in the zone, or -1."),
+    f("Zones", "remove_card(c)", "Take a card out of the game (destroyed, returned to the box)."),
+    // Cards
+    f("Cards", "create_card(id, z) -> int", "A new instance of definition `id` on top of zone `z`."),
+    f("Cards", "create_cards(id, n, z) -> array", "`n` new instances of `id` in `z`."),
+    f("Cards", "create_deck(deck, z) -> array", "For every card definition listing `deck` in its `decks`, `count` instances into `z`, in definition order (shuffle afterwards)."),
+    f("Cards", "def_of(c) -> string", "The card's definition id."),
+    f("Cards", "name_of(c) -> string", "The printed name (of the current stage, for multi-stage cards)."),
+    f("Cards", "kind_of(c) -> string", "The definition's kind."),
+    f("Cards", "has_keyword(c, k) -> bool", "Whether the definition or the current stage has keyword `k`."),
+    f("Cards", "value(c, k) -> int", "A named value: the current stage's (multi-stage cards) or the definition's, plus 1 per sticker named `k`."),
+    f("Cards", "attr(c, k) -> string", "A named text attribute (stage first, then definition), or \"\"."),
+    f("Cards", "mark(c, k) -> int", "A mark on this card instance (damage, checkboxes, uses...), 0 if unset."),
+    f("Cards", "set_mark(c, k, v) -> int", "Set a mark; logged."),
+    f("Cards", "add_mark(c, k, delta) -> int", "Add to a mark; logged."),
+    f("Cards", "attach(c, host)", "Tuck card `c` under `host` (defences on a land, damage under a defence, equipment). It leaves its zone and travels with the host."),
+    f("Cards", "attached(host) -> array", "Cards attached under `host`, first attached first."),
+    f("Cards", "host_of(c) -> int", "The card `c` is attached to, or -1."),
+    f("Cards", "owner_of(c) -> int", "The player controlling the card (set when it enters a player's zone), or -1."),
+    f("Cards", "set_owner(c, p)", "Change the controller (-1 for none)."),
+    f("Cards", "face_up(c) -> bool", "Whether the card is face up (new cards are)."),
+    f("Cards", "set_face_up(c, up)", "Turn a card face up or down (hidden traps); logged."),
+    f("Cards", "stage(c) -> string", "The current stage: `front-top`, `front-bottom`, `back-top`, `back-bottom`."),
+    f("Cards", "set_stage(c, pos) -> string", "Turn a multi-stage card to a stage; returns how it turned: `rotate`, `flip` or `none`. Logged."),
+    f("Cards", "stages(c) -> array", "The stage positions the card defines."),
+    f("Cards", "upgrades(c) -> array", "Upgrades printed on the current stage: maps `#{to, turn, cost}` with `cost` a map resource -> amount."),
+    f("Cards", "checkboxes(c) -> array", "Checkboxes printed on the current stage."),
+    f("Cards", "add_sticker(c, s)", "Put a sticker on the card; a sticker named like a value adds 1 to it."),
+    f("Cards", "stickers(c) -> array", "The card's stickers."),
+    // Definitions
+    f("Definitions", "defs(kind) -> array", "Ids of every `card`, `plaque`, `noble` or `leader` definition, in file order."),
+    f("Definitions", "defs_in_deck(deck) -> array", "Ids of definitions listing `deck` in their `decks`."),
+    f("Definitions", "def_exists(id) -> bool", "Whether a definition `id` exists."),
+    f("Definitions", "def_name(id) -> string", "Printed name."),
+    f("Definitions", "def_kind(id) -> string", "Kind."),
+    f("Definitions", "def_count(id) -> int", "Copies."),
+    f("Definitions", "def_text(id) -> string", "Rules text."),
+    f("Definitions", "def_value(id, k) -> int", "A named value of the definition (0 if unset)."),
+    f("Definitions", "def_attr(id, k) -> string", "A named attribute (\"\" if unset)."),
+    f("Definitions", "def_has_keyword(id, k) -> bool", "Whether the definition has keyword `k`."),
+    f("Definitions", "def_keywords(id) -> array", "Keywords."),
+    f("Definitions", "def_cards(id) -> array", "The card ids the definition brings along (`cards`)."),
+    f("Definitions", "def_serial(id) -> int", "Serial number, or -1."),
+    // Board
+    f("Board", "spaces() -> array", "Every board space (grid tiles first, row by row, then named spaces)."),
+    f("Board", "space(id) -> int", "The space with id `id` (`\"x,y\"` on a grid), or -1."),
+    f("Board", "space_id(s) -> string", "Its id."),
+    f("Board", "space_name(s) -> string", "Its name."),
+    f("Board", "adjacent(s) -> array", "Spaces adjacent by `adjacent` in board.toml (symmetric)."),
+    f("Board", "neighbors(s, diagonal) -> array", "Grid neighbours: 8 with `diagonal`, else 4 (falls back to `adjacent` off-grid)."),
+    f("Board", "xy(s) -> array", "`[x, y]` of a grid space (x to the right, y down, from 0)."),
+    f("Board", "space_at(x, y) -> int", "The grid space at x, y, or -1 off the board."),
+    f("Board", "space_attr(s, k) -> string", "A space attribute (grid tiles have `terrain`)."),
+    f("Board", "space_value(s, k) -> int", "A space value."),
+    f("Board", "pieces_at(s) -> array", "Pieces on a space."),
+    f("Board", "pieces_of(owner, kind) -> array", "Pieces on the board of an owner (-1 for neutral) and kind (\"\" for any)."),
+    f("Board", "place(kind, s, owner) -> int", "Take a piece from supply `kind` and put it on `s`; -1 when the supply is empty. Logged."),
+    f("Board", "move_piece(pc, s)", "Move a piece; logged."),
+    f("Board", "return_piece(pc)", "Return a piece to its supply; logged."),
+    f("Board", "piece_kind(pc) -> string", "The supply it came from."),
+    f("Board", "piece_owner(pc) -> int", "Its owner, -1 for neutral."),
+    f("Board", "set_piece_owner(pc, p)", "Change the owner."),
+    f("Board", "piece_space(pc) -> int", "Where it is, or -1 when in its supply."),
+    f("Board", "piece_get(pc, k) -> int", "A named number on the piece (hit points...); 0 if unset."),
+    f("Board", "piece_set(pc, k, v)", "Set a named number on the piece; logged. A piece with `blocks` = 0 does not block paths."),
+    f("Board", "supply(kind) -> int", "How many are left in a supply."),
+    f("Board", "take(kind, n) -> int", "Take up to `n` from a supply (resources held off the board); returns how many were taken."),
+    f("Board", "give_back(kind, n)", "Return `n` to a supply."),
+    f("Board", "reachable(s, budget, diagonal, into_occupied) -> array", "Spaces reachable from `s` in at most `budget` steps through unoccupied spaces, nearest first; with `into_occupied` an occupied space may end a path."),
+    f("Board", "distance(from, to, budget, diagonal) -> int", "Steps of the shortest such path (ending on `to` even if occupied), or -1."),
+    // Choices and hooks
+    f("Choices and hooks", "choose(p, prompt, options) -> any", "Ask player `p`'s agent. Options are strings (their labels) or maps with a `label`; labels must be stable (recorded games replay by label); options sharing a label count as one. Returns the chosen option. A single option is taken without asking."),
+    f("Choices and hooks", "invoke(target, name, args) -> any", "Call function `name` in the script of a card instance (int) or definition (id string) with an array of arguments; () when it has no such function."),
+    f("Choices and hooks", "has_fn(target, name) -> bool", "Whether that script defines `name`."),
+    f("Choices and hooks", "fold(hook, value, args) -> any", "Pass `value` through `hook(source, value, args...)` of every active source: each player's character (source = the player number), then cards in active zones and the cards under them (source = the card id). Returns the final value."),
+    // Game
+    f("Game", "get(k) -> any", "A game variable (any script value), or () if unset."),
+    f("Game", "get_or(k, default) -> any", "A game variable, or `default`."),
+    f("Game", "set(k, v)", "Set a game variable; changes of ints, bools and strings are logged."),
+    f("Game", "roll(n) -> int", "A die roll 1..n from the game's generator; logged."),
+    f("Game", "random(n) -> int", "A random number 0..n-1 from the game's generator."),
+    f("Game", "shuffle_list(a) -> array", "A shuffled copy of an array."),
+    f("Game", "option(k) -> any", "A scenario option, or ()."),
+    f("Game", "scenario() -> string", "The scenario id, or \"\"."),
+    f("Game", "seat_character(p) -> string", "The character the scenario gives seat `p`, or \"\"."),
+    f("Game", "seat_cards(p) -> array", "Card ids the scenario gives seat `p`."),
+    f("Game", "seat_agent(p) -> string", "The agent kind the scenario suggests for seat `p`, or \"\"."),
+    f("Game", "seat_value(p, k) -> int", "A number the scenario gives seat `p`."),
+    f("Game", "agent_kind(p) -> string", "The kind of agent playing seat `p` (`human`, `random`, `greedy`, `scripted`...)."),
+    f("Game", "turn_number() -> int", "How many times `turn()` has been called."),
+    f("Game", "log(text)", "Add a line to the transcript."),
+    f("Game", "note_play(p, c)", "Record that `p` played card `c` (for `crown sim` card statistics)."),
+    f("Game", "end_game(winners, reason)", "End the game: an array of winning players and why. Set scores first with `set_score`."),
+    f("Game", "is_over() -> bool", "Whether `end_game` was called."),
+];
+
+/// The Markdown reference.
+pub fn markdown() -> String {
+    let mut out = String::new();
+    out.push_str("# Script API reference\n\n");
+    out.push_str("<!-- Generated from engine/src/script/docs.rs by `CROWN_UPDATE_DOCS=1 cargo test -p crown-engine`; do not edit. -->\n\n");
+    out.push_str(INTRO);
+    let mut section = "";
+    for e in API {
+        if e.section != section {
+            section = e.section;
+            out.push_str(&format!("\n## {section}\n\n| function | what it does |\n|---|---|\n"));
+        }
+        out.push_str(&format!("| `{}` | {} |\n", e.signature, e.doc.replace('|', "\\|")));
+    }
+    out
+}
+
+const INTRO: &str = "Scripts are [Rhai](https://rhai.rs). Crown runs them in a sandbox: integers only (no floats), \
+no `eval`, no `import`, no clock, variables must be declared with `let`, and limits on operations per call \
+(2,000,000), call depth (48), expression depth, string, array and map sizes. A script that passes a limit \
+stops its game with an error naming the script file and line.\n\n\
+**How the engine calls a pack.** The rules script (`scripts/<pack>/rules.rhai`) defines `fn setup()`, \
+called once, and `fn turn()`, called again and again until a script calls `end_game(winners, reason)`; \
+after the pack's `max_turns` calls (default 500) the game is stopped and reported as too long. \
+Optional: `fn greedy_score(p, prompt, option) -> int` ranks options for the `greedy` bot, and \
+`fn render() -> string` draws the table for a person at the terminal. Top-level statements of scripts do \
+not run: put setup in `setup()` and constants in functions.\n\n\
+**Card, noble, leader and plaque scripts** (named by `script = \"...\"` in a definition) define functions \
+the rules call with `invoke(card_or_id, \"on_play\", [args])`, or hooks consulted with `fold`. Every function \
+of the rules script is visible to them, so shared helpers live in `rules.rhai`.\n\n\
+**The game is implicit**: every function below reads or changes the game being played. Players, zones, \
+cards, spaces and pieces are integers; definitions are named by their string ids. Every change of state \
+is written to the transcript, one line per event, so golden games show exactly what happened.\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn every_registered_function_is_documented_and_docs_are_current() {
+        let engine = crate::script::engine();
+        let registered: BTreeSet<String> = engine
+            .gen_fn_signatures(false)
+            .into_iter()
+            .map(|s| s.split('(').next().unwrap_or("").trim().to_string())
+            .collect();
+        let documented: BTreeSet<String> =
+            API.iter().map(|e| e.signature.split('(').next().unwrap_or("").trim().to_string()).collect();
+        let missing: Vec<_> = registered.difference(&documented).collect();
+        let stale: Vec<_> = documented.difference(&registered).collect();
+        assert!(missing.is_empty(), "registered but undocumented: {missing:?}");
+        assert!(stale.is_empty(), "documented but not registered: {stale:?}");
+
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/script-api.md");
+        let want = markdown();
+        if std::env::var_os("CROWN_UPDATE_DOCS").is_some() {
+            std::fs::write(&path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(have == want, "docs/script-api.md is stale: run CROWN_UPDATE_DOCS=1 cargo test -p crown-engine");
+    }
+}

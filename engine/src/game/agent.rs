@@ -1,0 +1,164 @@
+//! Agents answer choices: `random` (seeded), `first`, `greedy` (the pack's
+//! `greedy_score`), `scripted` (replays recorded labels). A person at a terminal is an
+//! agent too, provided by the `crown` binary.
+
+use std::sync::Arc;
+
+use rhai::Dynamic;
+
+use super::rng::{derive_seed, GameRng};
+use crate::content::Pack;
+
+/// What an agent is asked.
+pub struct ChoiceRequest<'a> {
+    /// 0-based number of this choice in the game (the "step" of a recording).
+    pub step: u64,
+    pub player: usize,
+    pub player_name: &'a str,
+    pub prompt: &'a str,
+    pub labels: &'a [String],
+    pub options: &'a [Dynamic],
+    pub pack: &'a Arc<Pack>,
+}
+
+/// Something that makes decisions for a seat.
+pub trait Agent: Send {
+    /// Pick one of `req.labels` by index. An `Err` stops the game with that message.
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String>;
+    /// The agent's kind, as given on the command line (`random`, `greedy`...).
+    fn kind(&self) -> String;
+    /// Whether this agent wants to see the table before each choice (a person does).
+    fn wants_view(&self) -> bool {
+        false
+    }
+    /// Shown the table before a choice, when `wants_view` is true.
+    fn show(&mut self, _view: &str) {}
+}
+
+/// Picks uniformly at random with its own stream, so its draws never disturb the game's.
+pub struct RandomAgent {
+    rng: GameRng,
+}
+
+impl RandomAgent {
+    pub fn new(game_seed: u64, seat: usize) -> Self {
+        RandomAgent { rng: GameRng::new(derive_seed(game_seed ^ 0xA6E1_7000, seat as u64 + 1)) }
+    }
+}
+
+impl Agent for RandomAgent {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        Ok(self.rng.below(req.labels.len() as u64) as usize)
+    }
+    fn kind(&self) -> String {
+        "random".into()
+    }
+}
+
+/// Always the first option.
+pub struct FirstAgent;
+
+impl Agent for FirstAgent {
+    fn choose(&mut self, _req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        Ok(0)
+    }
+    fn kind(&self) -> String {
+        "first".into()
+    }
+}
+
+/// Scores each option with the rules' `greedy_score(player, prompt, option)` and takes the
+/// best; ties are broken at random with its own stream. Without `greedy_score` it plays
+/// at random.
+pub struct GreedyAgent {
+    rng: GameRng,
+}
+
+impl GreedyAgent {
+    pub fn new(game_seed: u64, seat: usize) -> Self {
+        GreedyAgent { rng: GameRng::new(derive_seed(game_seed ^ 0x6EED_1000, seat as u64 + 1)) }
+    }
+}
+
+impl Agent for GreedyAgent {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        let Some(rules) = req.pack.rules_script() else {
+            return Ok(self.rng.below(req.labels.len() as u64) as usize);
+        };
+        if !rules.functions.contains("greedy_score") {
+            return Ok(self.rng.below(req.labels.len() as u64) as usize);
+        }
+        let ast = rules.ast.clone();
+        let mut best: Vec<usize> = Vec::new();
+        let mut best_score = i64::MIN;
+        for (i, opt) in req.options.iter().enumerate() {
+            let args = vec![Dynamic::from(req.player as i64), Dynamic::from(req.prompt.to_string()), opt.clone()];
+            let v = crate::script::api::call_script_fn(&ast, "greedy_score", args).map_err(|e| e.to_string())?;
+            let s = v.as_int().unwrap_or(0);
+            if s > best_score {
+                best_score = s;
+                best.clear();
+                best.push(i);
+            } else if s == best_score {
+                best.push(i);
+            }
+        }
+        Ok(best[self.rng.below(best.len() as u64) as usize])
+    }
+    fn kind(&self) -> String {
+        "greedy".into()
+    }
+}
+
+/// Replays recorded choices by label.
+pub struct ScriptedAgent {
+    /// `(step, label)` of every recorded choice, in order.
+    pub recorded: Arc<Vec<(u64, String)>>,
+    pub next: usize,
+}
+
+impl Agent for ScriptedAgent {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        let Some((_, label)) = self.recorded.get(self.next) else {
+            return Err(format!(
+                "step {}: the recording has no more choices, but {} is asked \"{}\" with options [{}]",
+                req.step,
+                req.player_name,
+                req.prompt,
+                quote_list(req.labels)
+            ));
+        };
+        self.next += 1;
+        match req.labels.iter().position(|l| l == label) {
+            Some(i) => Ok(i),
+            None => Err(format!(
+                "step {}: recorded choice '{}' not among options [{}] ({} was asked \"{}\")",
+                req.step,
+                label,
+                quote_list(req.labels),
+                req.player_name,
+                req.prompt
+            )),
+        }
+    }
+    fn kind(&self) -> String {
+        "scripted".into()
+    }
+}
+
+pub fn quote_list(labels: &[String]) -> String {
+    labels.iter().map(|l| format!("'{l}'")).collect::<Vec<_>>().join(", ")
+}
+
+/// Agent kinds that can be built from a name.
+pub const AGENT_KINDS: &[&str] = &["random", "first", "greedy"];
+
+/// Build a bot agent by kind name.
+pub fn bot(kind: &str, game_seed: u64, seat: usize) -> Option<Box<dyn Agent>> {
+    Some(match kind {
+        "random" => Box::new(RandomAgent::new(game_seed, seat)),
+        "first" => Box::new(FirstAgent),
+        "greedy" => Box::new(GreedyAgent::new(game_seed, seat)),
+        _ => return None,
+    })
+}

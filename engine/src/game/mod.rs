@@ -1,0 +1,433 @@
+//! Games: the state, the agents deciding for each seat, the transcript of events, and
+//! the loop that drives the pack's rules script (`setup()`, then `turn()` until
+//! `end_game`), with a turn limit and script errors reported, never hung or crashed.
+
+pub mod agent;
+pub mod record;
+pub mod rng;
+pub mod state;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use rhai::Dynamic;
+
+use crate::content::model::{Scalar, StagePosition};
+use crate::content::Pack;
+use agent::Agent;
+use state::{Card, Piece, PlayerState, Space, State, NO_ZONE};
+
+/// How to start a game.
+pub struct GameConfig {
+    pub seed: u64,
+    pub players: usize,
+    /// Scenario id; `None` uses the pack's default scenario, if any.
+    pub scenario: Option<String>,
+    /// Player names (default `P1`, `P2`...; a scenario's seat names win over defaults).
+    pub names: Vec<String>,
+    /// Whether to keep the transcript text (off for fast simulations).
+    pub transcript: bool,
+    /// Stop after this many turns (default: the pack's `max_turns`, else 500).
+    pub max_turns: Option<u64>,
+}
+
+impl GameConfig {
+    pub fn new(seed: u64, players: usize) -> Self {
+        GameConfig { seed, players, scenario: None, names: Vec::new(), transcript: true, max_turns: None }
+    }
+}
+
+/// A script failure, located.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptFailure {
+    pub message: String,
+    /// The script file (as shown in the project).
+    pub script: Option<String>,
+    pub line: usize,
+    pub column: usize,
+    /// The definitions that use that script.
+    pub definitions: Vec<String>,
+    /// Function call chain, outermost first.
+    pub trace: Vec<String>,
+}
+
+impl fmt::Display for ScriptFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.script {
+            Some(s) if self.line > 0 => write!(f, "{s}:{}:{}: {}", self.line, self.column, self.message)?,
+            Some(s) => write!(f, "{s}: {}", self.message)?,
+            None => write!(f, "{}", self.message)?,
+        }
+        if !self.definitions.is_empty() {
+            write!(f, " (script of {})", self.definitions.join(", "))?;
+        }
+        if !self.trace.is_empty() {
+            write!(f, " [in {}]", self.trace.join(" > "))?;
+        }
+        Ok(())
+    }
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// A script called `end_game`.
+    Finished,
+    /// The turn limit was reached first.
+    TurnLimit,
+    /// A script failed, or a choice could not be made (a replay that diverged).
+    Failed(ScriptFailure),
+}
+
+/// The result of one game.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub status: Status,
+    pub winners: Vec<usize>,
+    pub reason: String,
+    pub scores: Vec<i64>,
+    pub turns: u64,
+    /// Character (noble or leader) id of each seat, if any.
+    pub characters: Vec<Option<String>>,
+    /// Definition ids each seat played (`note_play`), for statistics.
+    pub plays: Vec<Vec<u32>>,
+}
+
+/// One recorded choice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    pub step: u64,
+    pub player: usize,
+    pub prompt: String,
+    pub label: String,
+    /// Whether an agent was asked (false when there was a single option).
+    pub asked: bool,
+}
+
+/// A game in progress.
+pub struct Game {
+    pub pack: Arc<Pack>,
+    pub state: State,
+    pub agents: Vec<Option<Box<dyn Agent>>>,
+    pub seed: u64,
+    pub scenario: Option<String>,
+    pub(crate) options: BTreeMap<String, Scalar>,
+    pub(crate) seats: Vec<crate::content::model::Seat>,
+    pub transcript: Option<Vec<String>>,
+    pub choices: Vec<Choice>,
+    pub over: Option<(Vec<usize>, String)>,
+    pub plays: Vec<Vec<u32>>,
+    pub max_turns: u64,
+    pub(crate) print_lines: usize,
+    pub(crate) call_depth: usize,
+    /// Called between choices; returns a newer pack to continue with (live reload).
+    pub reload: Option<Box<dyn FnMut() -> Option<Arc<Pack>> + Send>>,
+}
+
+impl Game {
+    /// Set up the table from the pack (board, supplies, players) without running scripts.
+    pub fn new(pack: Arc<Pack>, cfg: GameConfig, agents: Vec<Box<dyn Agent>>) -> Result<Game, String> {
+        let scenario = match &cfg.scenario {
+            Some(s) => Some(pack.scenario(s).ok_or_else(|| {
+                let known: Vec<&str> = pack.scenarios.iter().map(|s| s.scenario.id.as_str()).collect();
+                format!("no scenario `{s}` in pack `{}` (scenarios: {})", pack.id(), known.join(", "))
+            })?),
+            None => pack.default_scenario(),
+        };
+        let range = scenario.and_then(|s| s.scenario.players).unwrap_or(pack.manifest.players);
+        let n = cfg.players;
+        if (n as i64) < range.min || (n as i64) > range.max {
+            return Err(format!(
+                "{} players: {} allows {} to {}",
+                n,
+                scenario.map_or_else(|| format!("pack `{}`", pack.id()), |s| format!("scenario `{}`", s.scenario.id)),
+                range.min,
+                range.max
+            ));
+        }
+        if agents.len() != n {
+            return Err(format!("{} agents for {} players", agents.len(), n));
+        }
+        if pack.rules.is_none() {
+            return Err(format!("pack `{}` has no rules script", pack.id()));
+        }
+        let mut state = State::new(cfg.seed);
+        let seats = scenario.map(|s| s.scenario.seat.clone()).unwrap_or_default();
+        for i in 0..n {
+            let name = cfg
+                .names
+                .get(i)
+                .cloned()
+                .or_else(|| seats.get(i).and_then(|s| s.name.clone()))
+                .unwrap_or_else(|| format!("P{}", i + 1));
+            state.players.push(PlayerState {
+                name,
+                character: None,
+                counters: BTreeMap::new(),
+                hidden: Vec::new(),
+                out: false,
+                score: 0,
+            });
+        }
+        if let Some((board, _)) = &pack.board {
+            for s in &board.supply {
+                state.supplies.insert(s.id.clone(), s.count);
+            }
+            if let Some(g) = &board.grid {
+                state.grid = Some((g.width, g.height));
+                for (y, row) in g.rows.iter().enumerate() {
+                    for (x, ch) in row.chars().enumerate() {
+                        let id = format!("{x},{y}");
+                        let mut attrs = BTreeMap::new();
+                        if let Some(t) = g.legend.get(&ch.to_string()) {
+                            attrs.insert("terrain".to_string(), t.clone());
+                        }
+                        state.space_ids.insert(id.clone(), state.spaces.len() as u32);
+                        state.spaces.push(Space {
+                            id: id.clone(),
+                            name: id,
+                            adjacent: Vec::new(),
+                            xy: Some((x as i64, y as i64)),
+                            attrs,
+                            values: BTreeMap::new(),
+                        });
+                    }
+                }
+            }
+            for sd in &board.space {
+                let idx = match state.space_ids.get(&sd.id) {
+                    Some(&i) => i,
+                    None => {
+                        let i = state.spaces.len() as u32;
+                        state.space_ids.insert(sd.id.clone(), i);
+                        state.spaces.push(Space {
+                            id: sd.id.clone(),
+                            name: sd.name.clone(),
+                            adjacent: Vec::new(),
+                            xy: None,
+                            attrs: BTreeMap::new(),
+                            values: BTreeMap::new(),
+                        });
+                        i
+                    }
+                };
+                let sp = &mut state.spaces[idx as usize];
+                sp.name = sd.name.clone();
+                sp.attrs.extend(sd.attrs.clone());
+                sp.values.extend(sd.values.clone());
+            }
+            for sd in &board.space {
+                let a = state.space_ids[&sd.id];
+                for adj in &sd.adjacent {
+                    if let Some(&b) = state.space_ids.get(adj) {
+                        if !state.spaces[a as usize].adjacent.contains(&b) {
+                            state.spaces[a as usize].adjacent.push(b);
+                        }
+                        if !state.spaces[b as usize].adjacent.contains(&a) {
+                            state.spaces[b as usize].adjacent.push(a);
+                        }
+                    }
+                }
+                for (kind, count) in &sd.pieces {
+                    for _ in 0..*count {
+                        let left = state.supplies.entry(kind.clone()).or_insert(0);
+                        if *left <= 0 {
+                            break;
+                        }
+                        *left -= 1;
+                        state.pieces.push(Piece { kind: kind.clone(), owner: -1, space: Some(a), attrs: BTreeMap::new() });
+                    }
+                }
+            }
+            for sp in &mut state.spaces {
+                sp.adjacent.sort_unstable();
+            }
+        }
+        let mut agents: Vec<Option<Box<dyn Agent>>> = agents.into_iter().map(Some).collect();
+        agents.shrink_to_fit();
+        let max_turns = cfg.max_turns.or(pack.manifest.max_turns.map(u64::from)).unwrap_or(500);
+        let header = cfg.transcript.then(|| {
+            let mut t = Vec::with_capacity(512);
+            t.push(format!("# pack {} {}", pack.id(), pack.manifest.version));
+            t.push(format!("# scenario {}", scenario.map_or("-", |s| s.scenario.id.as_str())));
+            t.push(format!("# seed {}", cfg.seed));
+            let names: Vec<String> = state
+                .players
+                .iter()
+                .zip(&agents)
+                .map(|(p, a)| format!("{} ({})", p.name, a.as_ref().map_or("?".into(), |a| a.kind())))
+                .collect();
+            t.push(format!("# players {}", names.join(", ")));
+            t
+        });
+        Ok(Game {
+            options: scenario.map(|s| s.scenario.options.clone()).unwrap_or_default(),
+            scenario: scenario.map(|s| s.scenario.id.clone()),
+            seats,
+            pack,
+            state,
+            agents,
+            seed: cfg.seed,
+            transcript: header,
+            choices: Vec::new(),
+            over: None,
+            plays: vec![Vec::new(); n],
+            max_turns,
+            print_lines: 0,
+            call_depth: 0,
+            reload: None,
+        })
+    }
+
+    /// Add a transcript line (built only when a transcript is kept).
+    #[inline]
+    pub fn log(&mut self, line: impl FnOnce(&State) -> String) {
+        if let Some(t) = &mut self.transcript {
+            t.push(line(&self.state));
+        }
+    }
+
+    pub fn player_name(&self, p: usize) -> &str {
+        self.state.players.get(p).map_or("?", |x| x.name.as_str())
+    }
+
+    /// `def-id#instance`, how transcripts name a card.
+    pub fn card_ref(&self, c: u32) -> String {
+        card_ref(&self.pack, &self.state, c)
+    }
+
+    /// Make a new card instance of definition index `def` in zone `z`.
+    pub fn create_card(&mut self, def: u32, z: u32) -> u32 {
+        let id = self.state.cards.len() as u32;
+        self.state.cards.push(Card {
+            def,
+            zone: NO_ZONE,
+            stage: StagePosition::FrontTop,
+            face_up: true,
+            marks: BTreeMap::new(),
+            stickers: Vec::new(),
+            attached: Vec::new(),
+            host: None,
+            owner: None,
+        });
+        self.state.put_in_zone(id, z, false);
+        id
+    }
+
+    /// Play the game to its end: `setup()`, then `turn()` until `end_game` or the limit.
+    pub fn run(self) -> (Game, Outcome) {
+        crate::script::api::run_game(self)
+    }
+
+    /// The outcome as it stands.
+    pub(crate) fn outcome(&self, status: Status) -> Outcome {
+        let (winners, reason) = self.over.clone().unwrap_or_default();
+        Outcome {
+            status,
+            winners,
+            reason,
+            scores: self.state.players.iter().map(|p| p.score).collect(),
+            turns: self.state.turn,
+            characters: self
+                .state
+                .players
+                .iter()
+                .map(|p| p.character.map(|d| self.pack.defs[d as usize].def.id.clone()))
+                .collect(),
+            plays: self.plays.clone(),
+        }
+    }
+
+    /// What player `viewer` can see of the table (for a person at the terminal).
+    pub fn view(&self, viewer: usize) -> String {
+        let s = &self.state;
+        let mut out = String::new();
+        let shown = &self.pack.manifest.show_counters;
+        for (i, p) in s.players.iter().enumerate() {
+            let ch = p.character.map(|d| self.pack.defs[d as usize].def.name.as_str()).unwrap_or("");
+            let counters: Vec<String> = p
+                .counters
+                .iter()
+                .filter(|(k, _)| shown.is_empty() || shown.contains(k))
+                .map(|(k, v)| if i != viewer && p.hidden.contains(k) { format!("{k} ?") } else { format!("{k} {v}") })
+                .collect();
+            out.push_str(&format!(
+                "{}{}{}{}: {}\n",
+                p.name,
+                if ch.is_empty() { String::new() } else { format!(" ({ch})") },
+                if p.out { " [out]" } else { "" },
+                if i == viewer { " <- you" } else { "" },
+                counters.join(", ")
+            ));
+        }
+        for (zi, z) in s.zones.iter().enumerate() {
+            if z.cards.is_empty() {
+                continue;
+            }
+            let visible = match z.visibility {
+                state::Visibility::Public => true,
+                state::Visibility::Owner => z.owner == Some(viewer as u8),
+                state::Visibility::Hidden => false,
+            };
+            let label = z.label(&s.players);
+            if visible {
+                let names: Vec<String> = z.cards.iter().rev().map(|&c| self.describe_card(c, viewer)).collect();
+                out.push_str(&format!("  {label}: {}\n", names.join(" | ")));
+            } else {
+                let _ = zi;
+                out.push_str(&format!("  {label}: {} card(s)\n", z.cards.len()));
+            }
+        }
+        if !s.pieces.is_empty() {
+            let mut by_space: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+            for p in s.pieces.iter().filter(|p| p.space.is_some()) {
+                let owner = if p.owner >= 0 { format!("@{}", self.player_name(p.owner as usize)) } else { String::new() };
+                by_space.entry(p.space.unwrap_or(0)).or_default().push(format!("{}{owner}", p.kind));
+            }
+            for (sp, pcs) in by_space {
+                out.push_str(&format!("  [{}] {}\n", s.spaces[sp as usize].name, pcs.join(", ")));
+            }
+        }
+        out
+    }
+
+    fn describe_card(&self, c: u32, viewer: usize) -> String {
+        let s = &self.state;
+        let card = &s.cards[c as usize];
+        let d = &self.pack.defs[card.def as usize].def;
+        if !card.face_up && card.owner != Some(viewer as u8) {
+            return "(face down)".into();
+        }
+        let mut t = if d.stages.is_empty() {
+            d.name.clone()
+        } else {
+            d.stages.iter().find(|st| st.position == card.stage).map_or(d.name.clone(), |st| st.name.clone())
+        };
+        if !card.face_up {
+            t.push_str(" (face down)");
+        }
+        if !card.attached.is_empty() {
+            let under: Vec<String> = card.attached.iter().map(|&a| self.describe_card(a, viewer)).collect();
+            t.push_str(&format!(" [{}]", under.join(", ")));
+        }
+        t
+    }
+}
+
+/// `def-id#instance`.
+pub fn card_ref(pack: &Pack, state: &State, c: u32) -> String {
+    match state.cards.get(c as usize) {
+        Some(card) => format!("{}#{}", pack.defs[card.def as usize].def.id, c),
+        None => format!("?#{c}"),
+    }
+}
+
+/// Convert a TOML scalar to a script value.
+pub(crate) fn scalar_to_dynamic(s: &Scalar) -> Dynamic {
+    match s {
+        Scalar::Int(i) => Dynamic::from(*i),
+        Scalar::Bool(b) => Dynamic::from(*b),
+        Scalar::Str(s) => Dynamic::from(s.clone()),
+    }
+}

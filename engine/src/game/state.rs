@@ -1,0 +1,272 @@
+//! The game state: general table pieces (players with counters, zones of card instances,
+//! a board of spaces holding pieces, supplies), a plain Rust value with ordered maps only.
+
+use std::collections::BTreeMap;
+
+use rhai::Dynamic;
+
+use super::rng::GameRng;
+use crate::content::model::StagePosition;
+
+/// Sentinel for "no zone" (a card attached under another, or removed from the game).
+pub const NO_ZONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+pub struct PlayerState {
+    pub name: String,
+    /// Index into the pack's definitions of the player's noble or leader.
+    pub character: Option<u32>,
+    pub counters: BTreeMap<String, i64>,
+    /// Counters only the player may see (behind a screen); shown to others as hidden.
+    pub hidden: Vec<String>,
+    pub out: bool,
+    pub score: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Visibility {
+    /// Everyone sees the cards.
+    Public,
+    /// Only the owner sees them (a hand).
+    Owner,
+    /// Nobody sees them (a deck), only how many.
+    Hidden,
+}
+
+#[derive(Debug, Clone)]
+pub struct Zone {
+    pub name: String,
+    pub owner: Option<u8>,
+    /// Bottom first, top last.
+    pub cards: Vec<u32>,
+    /// Cards here take part in `fold` (their hooks modify the rules).
+    pub active: bool,
+    pub visibility: Visibility,
+}
+
+impl Zone {
+    /// `name` or `name@Player`.
+    pub fn label(&self, players: &[PlayerState]) -> String {
+        match self.owner {
+            Some(p) => format!("{}@{}", self.name, players.get(p as usize).map_or("?", |x| x.name.as_str())),
+            None => self.name.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Card {
+    /// Index of the definition in the pack.
+    pub def: u32,
+    pub zone: u32,
+    /// The stage currently up (multi-stage cards); front-top for everything else.
+    pub stage: StagePosition,
+    pub face_up: bool,
+    pub marks: BTreeMap<String, i64>,
+    pub stickers: Vec<String>,
+    /// Cards tucked under this one, first attached first.
+    pub attached: Vec<u32>,
+    pub host: Option<u32>,
+    /// Who controls it, if anyone (set when it enters a player's zone).
+    pub owner: Option<u8>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Space {
+    pub id: String,
+    pub name: String,
+    pub adjacent: Vec<u32>,
+    pub xy: Option<(i64, i64)>,
+    pub attrs: BTreeMap<String, String>,
+    pub values: BTreeMap<String, i64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Piece {
+    /// The supply it came from (its kind).
+    pub kind: String,
+    pub owner: i64,
+    /// `None` once returned to its supply.
+    pub space: Option<u32>,
+    pub attrs: BTreeMap<String, i64>,
+}
+
+/// The whole state of one game.
+#[derive(Debug, Clone)]
+pub struct State {
+    pub players: Vec<PlayerState>,
+    pub zones: Vec<Zone>,
+    pub zone_ids: BTreeMap<(i64, String), u32>,
+    pub cards: Vec<Card>,
+    pub globals: BTreeMap<String, Dynamic>,
+    pub spaces: Vec<Space>,
+    pub space_ids: BTreeMap<String, u32>,
+    pub grid: Option<(i64, i64)>,
+    pub pieces: Vec<Piece>,
+    pub supplies: BTreeMap<String, i64>,
+    pub rng: GameRng,
+    /// Calls of the rules' `turn()` so far.
+    pub turn: u64,
+    /// Choices made so far.
+    pub choices: u64,
+}
+
+impl State {
+    pub fn new(seed: u64) -> Self {
+        State {
+            players: Vec::new(),
+            zones: Vec::new(),
+            zone_ids: BTreeMap::new(),
+            cards: Vec::new(),
+            globals: BTreeMap::new(),
+            spaces: Vec::new(),
+            space_ids: BTreeMap::new(),
+            grid: None,
+            pieces: Vec::new(),
+            supplies: BTreeMap::new(),
+            rng: GameRng::new(seed),
+            turn: 0,
+            choices: 0,
+        }
+    }
+
+    /// The zone id for `(owner, name)`, created on first use. Zones named `hand` are
+    /// visible to their owner only; `deck` and `box` to nobody; the rest to everyone
+    /// (scripts may change it with `set_visibility`).
+    pub fn zone_id(&mut self, owner: Option<u8>, name: &str) -> u32 {
+        let key = (owner.map_or(-1, i64::from), name.to_string());
+        if let Some(&z) = self.zone_ids.get(&key) {
+            return z;
+        }
+        let id = self.zones.len() as u32;
+        let visibility = match name {
+            "hand" | "screen" => Visibility::Owner,
+            "deck" | "box" | "bag" => Visibility::Hidden,
+            n if n.ends_with("deck") => Visibility::Hidden,
+            _ => Visibility::Public,
+        };
+        self.zones.push(Zone { name: name.to_string(), owner, cards: Vec::new(), active: false, visibility });
+        self.zone_ids.insert(key, id);
+        id
+    }
+
+    pub fn zone_label(&self, z: u32) -> String {
+        self.zones.get(z as usize).map_or_else(|| "nowhere".to_string(), |zone| zone.label(&self.players))
+    }
+
+    /// Take a card out of wherever it is (zone or host), leaving it nowhere.
+    pub fn detach_from_place(&mut self, c: u32) {
+        let card = &self.cards[c as usize];
+        if let Some(h) = card.host {
+            let host = &mut self.cards[h as usize];
+            host.attached.retain(|&x| x != c);
+            self.cards[c as usize].host = None;
+        } else if card.zone != NO_ZONE {
+            let z = card.zone as usize;
+            if let Some(pos) = self.zones[z].cards.iter().rposition(|&x| x == c) {
+                self.zones[z].cards.remove(pos);
+            }
+        }
+        self.cards[c as usize].zone = NO_ZONE;
+    }
+
+    /// Put a card into a zone at the top (or the bottom).
+    pub fn put_in_zone(&mut self, c: u32, z: u32, bottom: bool) {
+        self.detach_from_place(c);
+        let zone = &mut self.zones[z as usize];
+        if bottom {
+            zone.cards.insert(0, c);
+        } else {
+            zone.cards.push(c);
+        }
+        let owner = zone.owner;
+        let card = &mut self.cards[c as usize];
+        card.zone = z;
+        if owner.is_some() {
+            card.owner = owner;
+        }
+        // Attached cards travel with their host: keep their zone in step.
+        let mut stack = card.attached.clone();
+        while let Some(a) = stack.pop() {
+            self.cards[a as usize].owner = owner.or(self.cards[a as usize].owner);
+            stack.extend(self.cards[a as usize].attached.iter().copied());
+        }
+    }
+
+    /// The zone a card is in, looking through hosts for attached cards.
+    pub fn effective_zone(&self, mut c: u32) -> u32 {
+        for _ in 0..64 {
+            let card = &self.cards[c as usize];
+            match card.host {
+                Some(h) => c = h,
+                None => return card.zone,
+            }
+        }
+        NO_ZONE
+    }
+
+    pub fn space_xy(&self, s: u32) -> Option<(i64, i64)> {
+        self.spaces.get(s as usize).and_then(|sp| sp.xy)
+    }
+
+    pub fn space_at(&self, x: i64, y: i64) -> Option<u32> {
+        let (w, h) = self.grid?;
+        if x < 0 || y < 0 || x >= w || y >= h {
+            return None;
+        }
+        self.space_ids.get(&format!("{x},{y}")).copied()
+    }
+
+    pub fn occupied(&self, s: u32) -> bool {
+        self.pieces.iter().any(|p| p.space == Some(s) && p.attrs.get("blocks").copied().unwrap_or(1) != 0)
+    }
+
+    /// Grid neighbours of a space: 8 (with diagonals) or 4.
+    pub fn grid_neighbors(&self, s: u32, diagonal: bool) -> Vec<u32> {
+        let Some((x, y)) = self.space_xy(s) else {
+            return self.spaces.get(s as usize).map(|sp| sp.adjacent.clone()).unwrap_or_default();
+        };
+        let mut out = Vec::with_capacity(8);
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                if (dx == 0 && dy == 0) || (!diagonal && dx != 0 && dy != 0) {
+                    continue;
+                }
+                if let Some(n) = self.space_at(x + dx, y + dy) {
+                    out.push(n);
+                }
+            }
+        }
+        out
+    }
+
+    /// Spaces reachable from `from` in at most `budget` steps through unoccupied spaces
+    /// (the destination itself may be occupied when `into_occupied`), with their distance.
+    /// Breadth-first in a fixed neighbour order, so the result is deterministic.
+    pub fn reachable(&self, from: u32, budget: i64, diagonal: bool, into_occupied: bool) -> BTreeMap<u32, i64> {
+        let mut dist = BTreeMap::new();
+        let mut frontier = vec![from];
+        dist.insert(from, 0);
+        for step in 1..=budget.max(0) {
+            let mut next = Vec::new();
+            for &s in &frontier {
+                for n in self.grid_neighbors(s, diagonal) {
+                    if dist.contains_key(&n) {
+                        continue;
+                    }
+                    if self.occupied(n) {
+                        if into_occupied {
+                            dist.insert(n, step);
+                        }
+                        continue;
+                    }
+                    dist.insert(n, step);
+                    next.push(n);
+                }
+            }
+            frontier = next;
+        }
+        dist.remove(&from);
+        dist
+    }
+}

@@ -1,0 +1,77 @@
+//! What several commands share: loading a pack for play (printing diagnostics when it
+//! does not load), and building agents from `--agents`.
+
+use std::sync::Arc;
+
+use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
+use crown_engine::game::agent::{self, Agent};
+
+use crate::out;
+
+/// Load a pack named by id or path; on errors print them and return the exit code.
+pub fn load(project: &Project, name: &str) -> Result<Arc<Pack>, i32> {
+    let (proj, id) = project.resolve(name).map_err(|d| {
+        eprintln!("{d}");
+        2
+    })?;
+    let loaded = load_pack(&proj, &id, LoadOptions::default());
+    let errors: Vec<_> = loaded.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
+    if !errors.is_empty() {
+        out::print_diagnostics(&errors, &loaded.sources);
+        eprintln!("{id}: {} error{}; fix them first (`crown check {id}`)", errors.len(), if errors.len() == 1 { "" } else { "s" });
+        return Err(1);
+    }
+    loaded.pack.map(Arc::new).ok_or(1)
+}
+
+/// The agent kind of each seat: `--agents` (the last repeats), else the scenario's seat
+/// agent, else `default`.
+pub fn agent_kinds(pack: &Pack, scenario: Option<&str>, players: usize, agents: &[String], default: &str) -> Result<Vec<String>, String> {
+    let seats = scenario
+        .and_then(|s| pack.scenario(s))
+        .or_else(|| if scenario.is_none() { pack.default_scenario() } else { None })
+        .map(|s| s.scenario.seat.clone())
+        .unwrap_or_default();
+    let mut kinds = Vec::with_capacity(players);
+    for i in 0..players {
+        let k = agents
+            .get(i)
+            .or(agents.last())
+            .cloned()
+            .or_else(|| seats.get(i).and_then(|s| s.agent.clone()).filter(|a| agent::AGENT_KINDS.contains(&a.as_str())))
+            .unwrap_or_else(|| default.to_string());
+        if k != "human" && !agent::AGENT_KINDS.contains(&k.as_str()) {
+            return Err(format!("unknown agent `{k}` (agents: human, {})", agent::AGENT_KINDS.join(", ")));
+        }
+        kinds.push(k);
+    }
+    Ok(kinds)
+}
+
+/// Build bot agents for one game.
+pub fn bots(kinds: &[String], seed: u64) -> Vec<Box<dyn Agent>> {
+    kinds
+        .iter()
+        .enumerate()
+        .map(|(i, k)| agent::bot(k, seed, i).unwrap_or_else(|| agent::bot("random", seed, i).expect("random agent")))
+        .collect()
+}
+
+/// The number of players: explicit, else the scenario's seats, else the pack's minimum
+/// (at least 2 when the pack allows it).
+pub fn player_count(pack: &Pack, scenario: Option<&str>, players: Option<usize>) -> usize {
+    if let Some(n) = players {
+        return n;
+    }
+    let sc = scenario.and_then(|s| pack.scenario(s)).or_else(|| pack.default_scenario());
+    if let Some(sc) = sc {
+        if !sc.scenario.seat.is_empty() {
+            return sc.scenario.seat.len();
+        }
+        if let Some(r) = sc.scenario.players {
+            return r.min.max(1) as usize;
+        }
+    }
+    let r = pack.manifest.players;
+    (r.min.max(2).min(r.max)).max(1) as usize
+}
