@@ -118,7 +118,12 @@ impl Diagnostic {
         self
     }
 
-    pub fn related(mut self, file: &SourceFile, span: Range<usize>, message: impl Into<String>) -> Self {
+    pub fn related(
+        mut self,
+        file: &SourceFile,
+        span: Range<usize>,
+        message: impl Into<String>,
+    ) -> Self {
         let span = file.clamp(span);
         let (line, column) = file.line_col(span.start);
         self.related.push(Related {
@@ -152,7 +157,14 @@ impl fmt::Display for Diagnostic {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        write!(f, "{}: {}[{}]: {}", self.location(), sev, self.code, self.message)?;
+        write!(
+            f,
+            "{}: {}[{}]: {}",
+            self.location(),
+            sev,
+            self.code,
+            self.message
+        )?;
         if let Some(h) = &self.hint {
             write!(f, " (hint: {h})")?;
         }
@@ -202,7 +214,10 @@ impl SourceFile {
             Err(i) => i - 1,
         };
         let start = self.line_starts[line];
-        let col = self.text.get(start..offset).map_or(1, |s| s.chars().count() + 1);
+        let col = self
+            .text
+            .get(start..offset)
+            .map_or(1, |s| s.chars().count() + 1);
         (line + 1, col)
     }
 
@@ -262,7 +277,11 @@ impl SourceMap {
 /// Render diagnostics for a person: snippet, marker, label, hint, related places.
 pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
     use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
-    let renderer = if color { Renderer::styled() } else { Renderer::plain() };
+    let renderer = if color {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
     let mut out = String::new();
     for d in diags {
         let level = match d.severity {
@@ -283,7 +302,9 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String 
                 for r in &d.related {
                     if r.file == src.path {
                         snippet = snippet.annotation(
-                            AnnotationKind::Context.span(r.span.clone()).label(r.message.as_str()),
+                            AnnotationKind::Context
+                                .span(r.span.clone())
+                                .label(r.message.as_str()),
                         );
                     }
                 }
@@ -291,11 +312,11 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String 
             }
             _ => {
                 let loc = d.location();
-                groups.push(Group::with_title(level.primary_title(format!(
-                    "{} ({})",
-                    d.message, loc
-                ))
-                .id(d.code)));
+                groups.push(Group::with_title(
+                    level
+                        .primary_title(format!("{} ({})", d.message, loc))
+                        .id(d.code),
+                ));
             }
         }
         for r in &d.related {
@@ -331,7 +352,10 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String 
 }
 
 /// The closest candidate to `word` by edit distance, if it is close enough to be a typo.
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let d = edit_distance(&word.to_lowercase(), &c.to_lowercase());
@@ -374,7 +398,10 @@ mod tests {
 
     #[test]
     fn typo_suggestions() {
-        assert_eq!(did_you_mean("cout", ["count", "cost", "name"]), Some("count"));
+        assert_eq!(
+            did_you_mean("cout", ["count", "cost", "name"]),
+            Some("count")
+        );
         assert_eq!(did_you_mean("zzzzzz", ["count", "cost"]), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
@@ -382,7 +409,12 @@ mod tests {
     #[test]
     fn display_has_location() {
         let f = SourceFile::new("c.toml", "x = 1\ny = 2\n");
-        let d = Diagnostic::error("unknown-field", "unknown field `y`").at(&f, 6..7).hint("remove it");
-        assert_eq!(d.to_string(), "c.toml:2:1: error[unknown-field]: unknown field `y` (hint: remove it)");
+        let d = Diagnostic::error("unknown-field", "unknown field `y`")
+            .at(&f, 6..7)
+            .hint("remove it");
+        assert_eq!(
+            d.to_string(),
+            "c.toml:2:1: error[unknown-field]: unknown field `y` (hint: remove it)"
+        );
     }
 }

@@ -5,7 +5,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "crown", version, about = "Crown: define, play, test, print and balance tabletop games.")]
+#[command(
+    name = "crown",
+    version,
+    about = "Crown: define, play, test, print and balance tabletop games."
+)]
 pub struct Cli {
     /// The project folder (holding content/, scripts/ and tests/golden/).
     #[arg(long, global = true, default_value = ".")]
@@ -25,6 +29,10 @@ pub enum Command {
     Schema(SchemaArgs),
     /// Play at the terminal against bots.
     Play(crate::play::PlayArgs),
+    /// Record a bot game as a golden game (game file + transcript).
+    Record(crate::golden::RecordArgs),
+    /// Replay golden games and compare transcripts; `--bless` accepts changes.
+    Test(crate::golden::TestArgs),
     /// Simulate many bot games in parallel and summarise win rates and card statistics.
     Sim(crate::sim::SimArgs),
     /// Render printable card sheets: PDF, PNG per card, SVG, virtual-tabletop deck sheets.

@@ -4,6 +4,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod golden;
 pub mod new;
 pub mod out;
 pub mod play;
@@ -35,6 +36,8 @@ where
         cli::Command::New(a) => new::run(&project, &a),
         cli::Command::Schema(a) => schema::run(&project, &a),
         cli::Command::Play(a) => play::run(&project, &a),
+        cli::Command::Record(a) => golden::run_record(&project, &a),
+        cli::Command::Test(a) => golden::run_test(&project, &a),
         cli::Command::Sim(a) => sim::run(&project, &a),
         cli::Command::Print(a) => print::run_print(&project, &a),
         cli::Command::Reference(a) => print::run_reference(&project, &a),

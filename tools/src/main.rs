@@ -1,5 +1,19 @@
 //! The `crown` binary: thin glue over `crown_tools`.
 
 fn main() {
+    // A closed pipe (`crown test | head`) ends the program quietly instead of panicking.
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
     std::process::exit(crown_tools::run(std::env::args_os()));
 }

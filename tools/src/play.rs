@@ -69,7 +69,11 @@ impl<R: BufRead + Send, W: Write + Send> Agent for HumanAgent<R, W> {
             if let Some(i) = req.labels.iter().position(|l| l.eq_ignore_ascii_case(t)) {
                 return Ok(i);
             }
-            let _ = writeln!(self.output, "'{t}' is not an option: type a number from 1 to {}", req.labels.len());
+            let _ = writeln!(
+                self.output,
+                "'{t}' is not an option: type a number from 1 to {}",
+                req.labels.len()
+            );
         }
     }
     fn kind(&self) -> String {
@@ -107,7 +111,10 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
         .enumerate()
         .map(|(i, k)| -> Box<dyn Agent> {
             if k == "human" {
-                Box::new(HumanAgent { input: std::io::BufReader::new(std::io::stdin()), output: std::io::stdout() })
+                Box::new(HumanAgent {
+                    input: std::io::BufReader::new(std::io::stdin()),
+                    output: std::io::stdout(),
+                })
             } else {
                 agent::bot(k, args.seed, i).expect("known agent")
             }
@@ -122,7 +129,14 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
             return 2;
         }
     };
-    println!("{} {} — seed {}, {} players ({})", pack.manifest.name, pack.manifest.version, args.seed, players, kinds.join(", "));
+    println!(
+        "{} {} — seed {}, {} players ({})",
+        pack.manifest.name,
+        pack.manifest.version,
+        args.seed,
+        players,
+        kinds.join(", ")
+    );
     let (game, outcome) = game.run();
     let text = transcript_text(&game, &outcome);
     if args.verbose {

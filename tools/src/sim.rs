@@ -163,7 +163,16 @@ pub fn wilson(k: u64, n: u64) -> (f64, f64) {
 }
 
 /// Play `games` bot games and gather statistics (used by `crown sim` and `crown bench`).
-pub fn simulate(pack: &Arc<Pack>, kinds: &[String], scenario: Option<&str>, seed: u64, games: u64, threads: Option<usize>, max_failures: u64, progress: Option<&indicatif::ProgressBar>) -> Result<Stats, String> {
+pub fn simulate(
+    pack: &Arc<Pack>,
+    kinds: &[String],
+    scenario: Option<&str>,
+    seed: u64,
+    games: u64,
+    threads: Option<usize>,
+    max_failures: u64,
+    progress: Option<&indicatif::ProgressBar>,
+) -> Result<Stats, String> {
     let players = kinds.len();
     let failed = AtomicU64::new(0);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -172,7 +181,11 @@ pub fn simulate(pack: &Arc<Pack>, kinds: &[String], scenario: Option<&str>, seed
         .build()
         .map_err(|e| e.to_string())?;
     // Check once, before spawning work, that a game can be set up at all.
-    Game::new(pack.clone(), config(seed, players, scenario), session::bots(kinds, seed))?;
+    Game::new(
+        pack.clone(),
+        config(seed, players, scenario),
+        session::bots(kinds, seed),
+    )?;
     let stats = pool.install(|| {
         (0..games)
             .into_par_iter()
@@ -181,7 +194,11 @@ pub fn simulate(pack: &Arc<Pack>, kinds: &[String], scenario: Option<&str>, seed
                     return st;
                 }
                 let gs = derive_seed(seed, i);
-                let game = match Game::new(pack.clone(), config(gs, players, scenario), session::bots(kinds, gs)) {
+                let game = match Game::new(
+                    pack.clone(),
+                    config(gs, players, scenario),
+                    session::bots(kinds, gs),
+                ) {
                     Ok(g) => g,
                     Err(e) => {
                         let mut st = st;
@@ -233,12 +250,26 @@ pub fn run(project: &Project, args: &SimArgs) -> i32 {
     }
     let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
         let pb = indicatif::ProgressBar::new(args.games);
-        pb.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games {per_sec} eta {eta}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} games {per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
         pb
     });
     let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
     let start = Instant::now();
-    let stats = match simulate(&pack, &kinds, scenario, args.seed, args.games, Some(threads), args.max_failures, bar.as_ref()) {
+    let stats = match simulate(
+        &pack,
+        &kinds,
+        scenario,
+        args.seed,
+        args.games,
+        Some(threads),
+        args.max_failures,
+        bar.as_ref(),
+    ) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
@@ -251,7 +282,10 @@ pub fn run(project: &Project, args: &SimArgs) -> i32 {
     let secs = start.elapsed().as_secs_f64();
     let summary = summary_json(&pack, &stats, args, players, &kinds, threads, secs);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&summary).unwrap_or_default()
+        );
     } else {
         print_table(&pack, &stats, args, players, threads, secs);
     }
@@ -264,14 +298,26 @@ pub fn run(project: &Project, args: &SimArgs) -> i32 {
             "{} of {} games failed{}",
             stats.failed,
             args.games,
-            if not_run > 0 { format!("; stopped early, {not_run} games not played") } else { String::new() }
+            if not_run > 0 {
+                format!("; stopped early, {not_run} games not played")
+            } else {
+                String::new()
+            }
         );
         return 1;
     }
     0
 }
 
-fn summary_json(pack: &Pack, s: &Stats, args: &SimArgs, players: usize, kinds: &[String], threads: usize, secs: f64) -> serde_json::Value {
+fn summary_json(
+    pack: &Pack,
+    s: &Stats,
+    args: &SimArgs,
+    players: usize,
+    kinds: &[String],
+    threads: usize,
+    secs: f64,
+) -> serde_json::Value {
     use serde_json::json;
     let played = s.games - s.failed;
     let wins: serde_json::Map<String, serde_json::Value> = s
@@ -339,25 +385,55 @@ fn print_table(pack: &Pack, s: &Stats, args: &SimArgs, players: usize, threads: 
         println!("  turn limit reached in games {:?}", s.turn_limited);
     }
     println!("\nwin rate by character (95% interval)");
-    let mut rows: Vec<(&String, u64, u64)> = s.char_games.iter().map(|(k, &n)| (k, n, s.char_wins.get(k).copied().unwrap_or(0))).collect();
-    rows.sort_by(|a, b| (b.2 * a.1.max(1)).cmp(&(a.2 * b.1.max(1))).then(a.0.cmp(b.0)));
+    let mut rows: Vec<(&String, u64, u64)> = s
+        .char_games
+        .iter()
+        .map(|(k, &n)| (k, n, s.char_wins.get(k).copied().unwrap_or(0)))
+        .collect();
+    rows.sort_by(|a, b| {
+        (b.2 * a.1.max(1))
+            .cmp(&(a.2 * b.1.max(1)))
+            .then(a.0.cmp(b.0))
+    });
     for (k, n, w) in rows {
         let (lo, hi) = wilson(w, n);
         let name = pack.get(k).map_or(k.as_str(), |d| d.def.name.as_str());
-        println!("  {name:<32} {:>6.1}%  [{:>5.1}-{:>5.1}]  {w}/{n}", 100.0 * w as f64 / n.max(1) as f64, 100.0 * lo, 100.0 * hi);
+        println!(
+            "  {name:<32} {:>6.1}%  [{:>5.1}-{:>5.1}]  {w}/{n}",
+            100.0 * w as f64 / n.max(1) as f64,
+            100.0 * lo,
+            100.0 * hi
+        );
     }
     println!("\nwin rate by seat");
     for (i, &w) in s.seat_wins.iter().enumerate() {
         let (lo, hi) = wilson(w, played);
-        println!("  seat {:<27} {:>6.1}%  [{:>5.1}-{:>5.1}]", i + 1, 100.0 * w as f64 / played as f64, 100.0 * lo, 100.0 * hi);
+        println!(
+            "  seat {:<27} {:>6.1}%  [{:>5.1}-{:>5.1}]",
+            i + 1,
+            100.0 * w as f64 / played as f64,
+            100.0 * lo,
+            100.0 * hi
+        );
     }
     if !s.card_games.is_empty() {
-        println!("\ncards: win rate of the player who played it (baseline {:.1}%)", 100.0 / players as f64);
+        println!(
+            "\ncards: win rate of the player who played it (baseline {:.1}%)",
+            100.0 / players as f64
+        );
         let mut cards: Vec<_> = s.card_games.iter().collect();
         cards.sort_by(|a, b| ((b.1).1 * (a.1).0.max(1)).cmp(&((a.1).1 * (b.1).0.max(1))));
         for (&d, &(g, w, n)) in cards.iter().take(40) {
-            println!("  {:<32} {:>6.1}%  played {n} times in {g} player-games", pack.defs[d as usize].def.name, 100.0 * w as f64 / g.max(1) as f64);
+            println!(
+                "  {:<32} {:>6.1}%  played {n} times in {g} player-games",
+                pack.defs[d as usize].def.name,
+                100.0 * w as f64 / g.max(1) as f64
+            );
         }
     }
-    println!("\n{:.0} games/s on {threads} thread{} ({secs:.2} s)", s.games as f64 / secs.max(1e-9), if threads == 1 { "" } else { "s" });
+    println!(
+        "\n{:.0} games/s on {threads} thread{} ({secs:.2} s)",
+        s.games as f64 / secs.max(1e-9),
+        if threads == 1 { "" } else { "s" }
+    );
 }

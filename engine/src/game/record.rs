@@ -80,16 +80,35 @@ impl GameFile {
             s.push_str(&format!("scenario = {}\n", toml_str(sc)));
         }
         s.push_str(&format!("seed = {}\n", self.seed));
-        s.push_str(&format!("players = [{}]\n", self.players.iter().map(|p| toml_str(p)).collect::<Vec<_>>().join(", ")));
+        s.push_str(&format!(
+            "players = [{}]\n",
+            self.players
+                .iter()
+                .map(|p| toml_str(p))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
         if !self.agents.is_empty() {
-            s.push_str(&format!("agents = [{}]\n", self.agents.iter().map(|p| toml_str(p)).collect::<Vec<_>>().join(", ")));
+            s.push_str(&format!(
+                "agents = [{}]\n",
+                self.agents
+                    .iter()
+                    .map(|p| toml_str(p))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         if !self.description.is_empty() {
             s.push_str(&format!("description = {}\n", toml_str(&self.description)));
         }
         s.push_str("choices = [\n");
         for c in &self.choices {
-            s.push_str(&format!("  {{ step = {}, player = {}, label = {} }},\n", c.step, c.player, toml_str(&c.label)));
+            s.push_str(&format!(
+                "  {{ step = {}, player = {}, label = {} }},\n",
+                c.step,
+                c.player,
+                toml_str(&c.label)
+            ));
         }
         s.push_str("]\n");
         s
@@ -99,8 +118,16 @@ impl GameFile {
     pub fn scripted_agents(&self) -> Vec<Box<dyn Agent>> {
         (0..self.players.len())
             .map(|p| {
-                let mine: Vec<(u64, String)> = self.choices.iter().filter(|c| c.player == p).map(|c| (c.step, c.label.clone())).collect();
-                Box::new(ScriptedAgent { recorded: Arc::new(mine), next: 0 }) as Box<dyn Agent>
+                let mine: Vec<(u64, String)> = self
+                    .choices
+                    .iter()
+                    .filter(|c| c.player == p)
+                    .map(|c| (c.step, c.label.clone()))
+                    .collect();
+                Box::new(ScriptedAgent {
+                    recorded: Arc::new(mine),
+                    next: 0,
+                }) as Box<dyn Agent>
             })
             .collect()
     }
@@ -120,7 +147,15 @@ impl GameFile {
 
 /// Asked choices only (single options are replayed without asking).
 pub fn recorded(choices: &[Choice]) -> Vec<RecordedChoice> {
-    choices.iter().filter(|c| c.asked).map(|c| RecordedChoice { step: c.step, player: c.player, label: c.label.clone() }).collect()
+    choices
+        .iter()
+        .filter(|c| c.asked)
+        .map(|c| RecordedChoice {
+            step: c.step,
+            player: c.player,
+            label: c.label.clone(),
+        })
+        .collect()
 }
 
 /// The transcript text of a played game: its lines, then the result.
@@ -130,7 +165,10 @@ pub fn transcript_text(game: &Game, outcome: &Outcome) -> String {
         for line in t {
             // Seat agents differ between recording and replay; the header names seats only.
             if let Some(rest) = line.strip_prefix("# players ") {
-                let names: Vec<&str> = rest.split(", ").map(|x| x.split(" (").next().unwrap_or(x)).collect();
+                let names: Vec<&str> = rest
+                    .split(", ")
+                    .map(|x| x.split(" (").next().unwrap_or(x))
+                    .collect();
                 s.push_str(&format!("# players {}\n", names.join(", ")));
                 continue;
             }
@@ -150,11 +188,20 @@ pub fn result_line(game: &Game, o: &Outcome) -> String {
         Status::Failed(f) => format!("failed: {f}"),
     };
     let winners: Vec<&str> = o.winners.iter().map(|&w| game.player_name(w)).collect();
-    let scores: Vec<String> = game.state.players.iter().map(|p| format!("{} {}", p.name, p.score)).collect();
+    let scores: Vec<String> = game
+        .state
+        .players
+        .iter()
+        .map(|p| format!("{} {}", p.name, p.score))
+        .collect();
     format!(
         "# result {status}; turns {}; winners {}; scores {}\n",
         o.turns,
-        if winners.is_empty() { "none".to_string() } else { winners.join(", ") },
+        if winners.is_empty() {
+            "none".to_string()
+        } else {
+            winners.join(", ")
+        },
         scores.join(", ")
     )
 }

@@ -10,7 +10,9 @@ use std::cell::RefCell;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use rhai::{Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Scope, AST};
+use rhai::{
+    Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Scope, AST,
+};
 
 use crate::content::model::StagePosition;
 use crate::content::{DefKind, Pack};
@@ -31,8 +33,12 @@ const MAX_HOST_DEPTH: usize = 24;
 /// Borrow the running game for one host call.
 fn with<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
     CURRENT.with(|c| {
-        let mut b = c.try_borrow_mut().map_err(|_| Box::<EvalAltResult>::from("internal: game busy"))?;
-        let g = b.as_mut().ok_or_else(|| Box::<EvalAltResult>::from("no game is running"))?;
+        let mut b = c
+            .try_borrow_mut()
+            .map_err(|_| Box::<EvalAltResult>::from("internal: game busy"))?;
+        let g = b
+            .as_mut()
+            .ok_or_else(|| Box::<EvalAltResult>::from("no game is running"))?;
         f(g).map_err(Into::into)
     })
 }
@@ -43,7 +49,9 @@ pub fn with_installed<T>(game: Game, f: impl FnOnce() -> T) -> (Game, T) {
     CURRENT.with(|c| *c.borrow_mut() = Some(game));
     FAILURE.with(|f| *f.borrow_mut() = None);
     let out = f();
-    let game = CURRENT.with(|c| c.borrow_mut().take()).expect("game installed");
+    let game = CURRENT
+        .with(|c| c.borrow_mut().take())
+        .expect("game installed");
     (game, out)
 }
 
@@ -56,7 +64,12 @@ pub fn run_game(game: Game) -> (Game, Outcome) {
 
 fn drive() -> Status {
     let r = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<Status, ScriptFailure> {
-        let has_turn = with(|g| Ok(g.pack.rules_script().is_some_and(|s| s.functions.contains("turn")))).unwrap_or(false);
+        let has_turn = with(|g| {
+            Ok(g.pack
+                .rules_script()
+                .is_some_and(|s| s.functions.contains("turn")))
+        })
+        .unwrap_or(false);
         if !has_turn {
             return Err(ScriptFailure {
                 message: "the rules script defines no `turn()` function".into(),
@@ -112,28 +125,45 @@ fn drive() -> Status {
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            Status::Failed(plain_failure(format!("internal error (a bug in Crown, please report it): {msg}")))
+            Status::Failed(plain_failure(format!(
+                "internal error (a bug in Crown, please report it): {msg}"
+            )))
         }
     }
 }
 
 fn plain_failure(message: String) -> ScriptFailure {
-    ScriptFailure { message, script: None, line: 0, column: 0, definitions: Vec::new(), trace: Vec::new() }
+    ScriptFailure {
+        message,
+        script: None,
+        line: 0,
+        column: 0,
+        definitions: Vec::new(),
+        trace: Vec::new(),
+    }
 }
 
 fn rules_path() -> Option<String> {
-    with(|g| Ok(g.pack.rules_script().map(|s| s.path.display().to_string()))).ok().flatten()
+    with(|g| Ok(g.pack.rules_script().map(|s| s.path.display().to_string())))
+        .ok()
+        .flatten()
 }
 
 /// Call a function of the rules script, if it defines it.
 fn rules_call(name: &str, args: Vec<Dynamic>) -> Result<Dynamic, ScriptFailure> {
     let ast = with(|g| {
-        let s = g.pack.rules_script().ok_or("the pack has no rules script")?;
+        let s = g
+            .pack
+            .rules_script()
+            .ok_or("the pack has no rules script")?;
         Ok(s.functions.contains(name).then(|| s.ast.clone()))
     })
     .map_err(|e| plain_failure(e.to_string()))?;
-    let Some(ast) = ast else { return Ok(Dynamic::UNIT) };
-    call_script_fn(&ast, name, args).map_err(|e| take_failure().unwrap_or_else(|| to_failure(&e, &ast)))
+    let Some(ast) = ast else {
+        return Ok(Dynamic::UNIT);
+    };
+    call_script_fn(&ast, name, args)
+        .map_err(|e| take_failure().unwrap_or_else(|| to_failure_in(&e, &ast, Some(name))))
 }
 
 /// Call `name` in a compiled script with the shared engine (the script's top-level code
@@ -150,18 +180,30 @@ fn take_failure() -> Option<ScriptFailure> {
 
 /// Turn a Rhai error into a located failure naming the script and its definitions.
 pub fn to_failure(err: &EvalAltResult, ast: &AST) -> ScriptFailure {
+    to_failure_in(err, ast, None)
+}
+
+/// As [`to_failure`], knowing which function was called (to locate errors that carry no
+/// position, such as running out of operations, at that function's definition).
+pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> ScriptFailure {
     let mut source = ast.source().map(str::to_string);
-    let mut trace = Vec::new();
+    let mut trace: Vec<String> = called.map(|c| vec![c.to_string()]).unwrap_or_default();
     let mut e = err;
     let mut pos = e.position();
     loop {
         match e {
             EvalAltResult::ErrorInFunctionCall(name, src, inner, p) => {
-                trace.push(name.to_string());
+                if trace.last().map(String::as_str) != Some(name.as_str()) {
+                    trace.push(name.to_string());
+                }
                 if !src.is_empty() {
                     source = Some(src.clone());
                 }
-                pos = if inner.position().is_none() { *p } else { inner.position() };
+                pos = if inner.position().is_none() {
+                    *p
+                } else {
+                    inner.position()
+                };
                 e = inner;
             }
             _ => break,
@@ -189,25 +231,48 @@ pub fn to_failure(err: &EvalAltResult, ast: &AST) -> ScriptFailure {
         .as_deref()
         .map(|s| {
             with(|g| {
-                Ok(g
-                    .pack
+                Ok(g.pack
                     .defs
                     .iter()
-                    .filter(|d| d.script.is_some_and(|i| g.pack.scripts[i].path.to_string_lossy().replace('\\', "/") == s))
+                    .filter(|d| {
+                        d.script.is_some_and(|i| {
+                            g.pack.scripts[i].path.to_string_lossy().replace('\\', "/") == s
+                        })
+                    })
                     .map(|d| d.def.id.clone())
                     .collect())
             })
             .unwrap_or_default()
         })
         .unwrap_or_default();
+    let (mut line, mut column) = (pos.line().unwrap_or(0), pos.position().unwrap_or(0));
+    if line == 0 {
+        // No position (operations or stack limits): point at the innermost function.
+        if let (Some(src), Some(func)) = (source.as_deref(), trace.last()) {
+            if let Ok(Some(l)) = with(|g| Ok(fn_line(&g.pack, src, func))) {
+                line = l;
+                column = 1;
+            }
+        }
+    }
     ScriptFailure {
         message,
         script: source,
-        line: pos.line().unwrap_or(0),
-        column: pos.position().unwrap_or(0),
+        line,
+        column,
         definitions,
         trace,
     }
+}
+
+/// The line where `fn name(` is defined in a script of the pack.
+fn fn_line(pack: &Pack, script: &str, name: &str) -> Option<usize> {
+    let file = pack.sources.get(std::path::Path::new(script))?;
+    let needle = format!("fn {name}(");
+    file.text
+        .lines()
+        .position(|l| l.trim_start().starts_with(&needle))
+        .map(|i| i + 1)
 }
 
 /// `print` and `debug` go to the transcript, capped per game.
@@ -236,7 +301,10 @@ fn pl(g: &Game, p: i64) -> Result<usize, String> {
     if p >= 0 && (p as usize) < g.state.players.len() {
         Ok(p as usize)
     } else {
-        Err(format!("no player {p} (players are 0 to {})", g.state.players.len() as i64 - 1))
+        Err(format!(
+            "no player {p} (players are 0 to {})",
+            g.state.players.len() as i64 - 1
+        ))
     }
 }
 
@@ -293,7 +361,12 @@ fn card_value(g: &Game, c: u32, k: &str) -> i64 {
     let card = &g.state.cards[c as usize];
     let base = match stage_of(g, c) {
         Some(st) => st.values.get(k).copied().unwrap_or(0),
-        None => g.pack.defs[card.def as usize].def.values.get(k).copied().unwrap_or(0),
+        None => g.pack.defs[card.def as usize]
+            .def
+            .values
+            .get(k)
+            .copied()
+            .unwrap_or(0),
     };
     base + card.stickers.iter().filter(|s| s.as_str() == k).count() as i64
 }
@@ -340,7 +413,11 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
             keep.push(i);
         }
     }
-    let options: Array = if keep.len() == options.len() { options } else { keep.iter().map(|&i| options[i].clone()).collect() };
+    let options: Array = if keep.len() == options.len() {
+        options
+    } else {
+        keep.iter().map(|&i| options[i].clone()).collect()
+    };
     // Live reload happens between choices.
     maybe_reload();
     let (player, step, agent, pack, name, view) = with(|g| {
@@ -352,7 +429,14 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
         }
         let agent = g.agents[player].take().ok_or("internal: agent busy")?;
         let view = agent.wants_view().then(|| g.view(player));
-        Ok((player, step, Some(agent), g.pack.clone(), g.state.players[player].name.clone(), view))
+        Ok((
+            player,
+            step,
+            Some(agent),
+            g.pack.clone(),
+            g.state.players[player].name.clone(),
+            view,
+        ))
     })?;
     let (index, asked) = match agent {
         None => (0, false),
@@ -379,7 +463,8 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
                 Ok(i) => return Err(format!("agent chose option {i} of {}", labels.len()).into()),
                 Err(msg) => {
                     FAILURE.with(|f| {
-                        f.borrow_mut().get_or_insert_with(|| plain_failure(msg.clone()));
+                        f.borrow_mut()
+                            .get_or_insert_with(|| plain_failure(msg.clone()));
                     });
                     return Err(msg.into());
                 }
@@ -396,7 +481,13 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
                 format!("choice {step} {who}: {prompt} -> {label} (only option)")
             }
         });
-        g.choices.push(Choice { step, player, prompt: prompt.to_string(), label: label.clone(), asked });
+        g.choices.push(Choice {
+            step,
+            player,
+            prompt: prompt.to_string(),
+            label: label.clone(),
+            asked,
+        });
         Ok(())
     })?;
     Ok(options[index].clone())
@@ -424,7 +515,12 @@ pub fn swap_pack(g: &mut Game, pack: Arc<Pack>) {
         map.push(pack.index.get(&d.def.id).map(|&i| i as u32));
     }
     let mut missing: Vec<String> = Vec::new();
-    let used = g.state.cards.iter().map(|c| c.def).chain(g.state.players.iter().filter_map(|p| p.character));
+    let used = g
+        .state
+        .cards
+        .iter()
+        .map(|c| c.def)
+        .chain(g.state.players.iter().filter_map(|p| p.character));
     for d in used {
         if map[d as usize].is_none() {
             let id = g.pack.defs[d as usize].def.id.clone();
@@ -434,7 +530,12 @@ pub fn swap_pack(g: &mut Game, pack: Arc<Pack>) {
         }
     }
     if !missing.is_empty() {
-        g.log(|_| format!("reload refused: {} removed while in play; the game keeps the previous definitions", missing.join(", ")));
+        g.log(|_| {
+            format!(
+                "reload refused: {} removed while in play; the game keeps the previous definitions",
+                missing.join(", ")
+            )
+        });
         return;
     }
     for c in &mut g.state.cards {
@@ -455,9 +556,16 @@ pub fn swap_pack(g: &mut Game, pack: Arc<Pack>) {
 }
 
 /// The AST of the script of a card (instance id) or definition (id string), if any.
-fn target_ast(g: &Game, target: &Dynamic) -> Result<Option<(Arc<AST>, Arc<std::collections::BTreeSet<String>>)>, String> {
+fn target_ast(
+    g: &Game,
+    target: &Dynamic,
+) -> Result<Option<(Arc<AST>, Arc<std::collections::BTreeSet<String>>)>, String> {
     let def = if let Some(c) = target.as_int().ok() {
-        g.state.cards.get(c as usize).map(|c| c.def).ok_or_else(|| format!("no card {c}"))?
+        g.state
+            .cards
+            .get(c as usize)
+            .map(|c| c.def)
+            .ok_or_else(|| format!("no card {c}"))?
     } else {
         let id = target.to_string();
         def_idx(g, &id)?
@@ -492,7 +600,7 @@ fn nested_call(ast: &AST, name: &str, args: Vec<Dynamic>) -> R<Dynamic> {
     let r = call_script_fn(ast, name, args);
     leave_call();
     r.map_err(|e| {
-        let f = to_failure(&e, ast);
+        let f = to_failure_in(&e, ast, Some(name));
         let msg = f.to_string();
         FAILURE.with(|slot| {
             slot.borrow_mut().get_or_insert(f);
@@ -502,7 +610,9 @@ fn nested_call(ast: &AST, name: &str, args: Vec<Dynamic>) -> R<Dynamic> {
 }
 
 fn invoke(target: Dynamic, name: ImmutableString, args: Array) -> R<Dynamic> {
-    let Some((ast, fns)) = with(|g| target_ast(g, &target))? else { return Ok(Dynamic::UNIT) };
+    let Some((ast, fns)) = with(|g| target_ast(g, &target))? else {
+        return Ok(Dynamic::UNIT);
+    };
     if !fns.contains(name.as_str()) {
         return Ok(Dynamic::UNIT);
     }
@@ -572,11 +682,15 @@ pub fn register(e: &mut Engine) {
 
 fn register_players(e: &mut Engine) {
     e.register_fn("players", || with(|g| Ok(g.state.players.len() as i64)));
-    e.register_fn("player_name", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].name.clone())));
+    e.register_fn("player_name", |p: i64| {
+        with(|g| Ok(g.state.players[pl(g, p)?].name.clone()))
+    });
     e.register_fn("character", |p: i64| {
         with(|g| {
             let p = pl(g, p)?;
-            Ok(g.state.players[p].character.map_or(String::new(), |d| g.pack.defs[d as usize].def.id.clone()))
+            Ok(g.state.players[p]
+                .character
+                .map_or(String::new(), |d| g.pack.defs[d as usize].def.id.clone()))
         })
     });
     e.register_fn("set_character", |p: i64, id: ImmutableString| {
@@ -593,10 +707,20 @@ fn register_players(e: &mut Engine) {
         })
     });
     e.register_fn("counter", |p: i64, k: ImmutableString| {
-        with(|g| Ok(g.state.players[pl(g, p)?].counters.get(k.as_str()).copied().unwrap_or(0)))
+        with(|g| {
+            Ok(g.state.players[pl(g, p)?]
+                .counters
+                .get(k.as_str())
+                .copied()
+                .unwrap_or(0))
+        })
     });
-    e.register_fn("set_counter", |p: i64, k: ImmutableString, v: i64| set_counter(p, &k, |_| v));
-    e.register_fn("add_counter", |p: i64, k: ImmutableString, d: i64| set_counter(p, &k, |old| old.saturating_add(d)));
+    e.register_fn("set_counter", |p: i64, k: ImmutableString, v: i64| {
+        set_counter(p, &k, |_| v)
+    });
+    e.register_fn("add_counter", |p: i64, k: ImmutableString, d: i64| {
+        set_counter(p, &k, |old| old.saturating_add(d))
+    });
     e.register_fn("hide_counter", |p: i64, k: ImmutableString| {
         with(|g| {
             let p = pl(g, p)?;
@@ -627,9 +751,19 @@ fn register_players(e: &mut Engine) {
             Ok(())
         })
     });
-    e.register_fn("is_out", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].out)));
+    e.register_fn("is_out", |p: i64| {
+        with(|g| Ok(g.state.players[pl(g, p)?].out))
+    });
     e.register_fn("alive", || {
-        with(|g| Ok(g.state.players.iter().enumerate().filter(|(_, p)| !p.out).map(|(i, _)| Dynamic::from(i as i64)).collect::<Array>()))
+        with(|g| {
+            Ok(g.state
+                .players
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| !p.out)
+                .map(|(i, _)| Dynamic::from(i as i64))
+                .collect::<Array>())
+        })
     });
     e.register_fn("set_score", |p: i64, v: i64| {
         with(|g| {
@@ -640,7 +774,9 @@ fn register_players(e: &mut Engine) {
             Ok(())
         })
     });
-    e.register_fn("score", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].score)));
+    e.register_fn("score", |p: i64| {
+        with(|g| Ok(g.state.players[pl(g, p)?].score))
+    });
 }
 
 fn set_counter(p: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {
@@ -665,7 +801,12 @@ fn move_card(c: i64, z: i64, bottom: bool) -> R<()> {
         g.state.put_in_zone(c, z, bottom);
         g.log(|s| {
             let r = card_ref_s(s, c);
-            format!("move {r} {} -> {}{}", s.zone_label(from), s.zone_label(z), if bottom { " (bottom)" } else { "" })
+            format!(
+                "move {r} {} -> {}{}",
+                s.zone_label(from),
+                s.zone_label(z),
+                if bottom { " (bottom)" } else { "" }
+            )
         });
         Ok(())
     })
@@ -678,7 +819,11 @@ fn card_ref_s(s: &crate::game::state::State, c: u32) -> String {
     DEF_IDS.with(|ids| {
         let ids = ids.borrow();
         match s.cards.get(c as usize) {
-            Some(card) => format!("{}#{}", ids.get(card.def as usize).map_or("?", |x| x.as_str()), c),
+            Some(card) => format!(
+                "{}#{}",
+                ids.get(card.def as usize).map_or("?", |x| x.as_str()),
+                c
+            ),
             None => format!("?#{c}"),
         }
     })
@@ -699,21 +844,55 @@ fn refresh_def_ids(pack: &Pack) {
 }
 
 fn register_zones(e: &mut Engine) {
-    e.register_fn("zone", |name: ImmutableString| with(|g| Ok(i64::from(g.state.zone_id(None, &name)))));
+    e.register_fn("zone", |name: ImmutableString| {
+        with(|g| Ok(i64::from(g.state.zone_id(None, &name))))
+    });
     e.register_fn("pzone", |p: i64, name: ImmutableString| {
         with(|g| {
             let p = pl(g, p)?;
             Ok(i64::from(g.state.zone_id(Some(p as u8), &name)))
         })
     });
-    e.register_fn("cards", |z: i64| with(|g| Ok(ints(g.state.zones[zn(g, z)? as usize].cards.iter().rev().copied().collect()))));
-    e.register_fn("count", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.len() as i64)));
-    e.register_fn("top", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.last().map_or(-1, |&c| i64::from(c)))));
-    e.register_fn("bottom", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.first().map_or(-1, |&c| i64::from(c)))));
+    e.register_fn("cards", |z: i64| {
+        with(|g| {
+            Ok(ints(
+                g.state.zones[zn(g, z)? as usize]
+                    .cards
+                    .iter()
+                    .rev()
+                    .copied()
+                    .collect(),
+            ))
+        })
+    });
+    e.register_fn("count", |z: i64| {
+        with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.len() as i64))
+    });
+    e.register_fn("top", |z: i64| {
+        with(|g| {
+            Ok(g.state.zones[zn(g, z)? as usize]
+                .cards
+                .last()
+                .map_or(-1, |&c| i64::from(c)))
+        })
+    });
+    e.register_fn("bottom", |z: i64| {
+        with(|g| {
+            Ok(g.state.zones[zn(g, z)? as usize]
+                .cards
+                .first()
+                .map_or(-1, |&c| i64::from(c)))
+        })
+    });
     e.register_fn("move_card", |c: i64, z: i64| move_card(c, z, false));
     e.register_fn("move_bottom", |c: i64, z: i64| move_card(c, z, true));
     e.register_fn("draw", |from: i64, to: i64| -> R<i64> {
-        let top = with(|g| Ok(g.state.zones[zn(g, from)? as usize].cards.last().map_or(-1, |&c| i64::from(c))))?;
+        let top = with(|g| {
+            Ok(g.state.zones[zn(g, from)? as usize]
+                .cards
+                .last()
+                .map_or(-1, |&c| i64::from(c)))
+        })?;
         if top >= 0 {
             move_card(top, to, false)?;
         }
@@ -737,8 +916,16 @@ fn register_zones(e: &mut Engine) {
             Ok(if z == NO_ZONE { -1 } else { i64::from(z) })
         })
     });
-    e.register_fn("zone_name", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].name.clone())));
-    e.register_fn("zone_owner", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].owner.map_or(-1, i64::from))));
+    e.register_fn("zone_name", |z: i64| {
+        with(|g| Ok(g.state.zones[zn(g, z)? as usize].name.clone()))
+    });
+    e.register_fn("zone_owner", |z: i64| {
+        with(|g| {
+            Ok(g.state.zones[zn(g, z)? as usize]
+                .owner
+                .map_or(-1, i64::from))
+        })
+    });
     e.register_fn("set_active", |z: i64, on: bool| {
         with(|g| {
             let z = zn(g, z)?;
@@ -757,7 +944,12 @@ fn register_zones(e: &mut Engine) {
         with(|g| {
             let z = zn(g, z)?;
             let d = def_idx(g, &id)?;
-            Ok(g.state.zones[z as usize].cards.iter().rev().find(|&&c| g.state.cards[c as usize].def == d).map_or(-1, |&c| i64::from(c)))
+            Ok(g.state.zones[z as usize]
+                .cards
+                .iter()
+                .rev()
+                .find(|&&c| g.state.cards[c as usize].def == d)
+                .map_or(-1, |&c| i64::from(c)))
         })
     });
     e.register_fn("remove_card", |c: i64| {
@@ -765,42 +957,90 @@ fn register_zones(e: &mut Engine) {
             let c = cd(g, c)?;
             let from = g.state.effective_zone(c);
             g.state.detach_from_place(c);
-            g.log(|s| format!("remove {} from {} (out of the game)", card_ref_s(s, c), s.zone_label(from)));
+            g.log(|s| {
+                format!(
+                    "remove {} from {} (out of the game)",
+                    card_ref_s(s, c),
+                    s.zone_label(from)
+                )
+            });
             Ok(())
         })
     });
 }
 
 fn register_cards(e: &mut Engine) {
-    e.register_fn("def_of", |c: i64| with(|g| Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def.id.clone())));
+    e.register_fn("def_of", |c: i64| {
+        with(|g| {
+            Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize]
+                .def
+                .id
+                .clone())
+        })
+    });
     e.register_fn("name_of", |c: i64| {
         with(|g| {
             let c = cd(g, c)?;
-            Ok(stage_of(g, c).map_or_else(|| g.pack.defs[g.state.cards[c as usize].def as usize].def.name.clone(), |s| s.name.clone()))
+            Ok(stage_of(g, c).map_or_else(
+                || {
+                    g.pack.defs[g.state.cards[c as usize].def as usize]
+                        .def
+                        .name
+                        .clone()
+                },
+                |s| s.name.clone(),
+            ))
         })
     });
-    e.register_fn("kind_of", |c: i64| with(|g| Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def.kind.clone())));
+    e.register_fn("kind_of", |c: i64| {
+        with(|g| {
+            Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize]
+                .def
+                .kind
+                .clone())
+        })
+    });
     e.register_fn("has_keyword", |c: i64, k: ImmutableString| {
         with(|g| {
             let c = cd(g, c)?;
             let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
-            let in_stage = stage_of(g, c).is_some_and(|s| s.keywords.iter().any(|x| x == k.as_str()));
+            let in_stage =
+                stage_of(g, c).is_some_and(|s| s.keywords.iter().any(|x| x == k.as_str()));
             Ok(in_stage || d.keywords.iter().any(|x| x == k.as_str()))
         })
     });
-    e.register_fn("value", |c: i64, k: ImmutableString| with(|g| Ok(card_value(g, cd(g, c)?, &k))));
+    e.register_fn("value", |c: i64, k: ImmutableString| {
+        with(|g| Ok(card_value(g, cd(g, c)?, &k)))
+    });
     e.register_fn("attr", |c: i64, k: ImmutableString| {
         with(|g| {
             let c = cd(g, c)?;
             if let Some(v) = stage_of(g, c).and_then(|s| s.attrs.get(k.as_str())) {
                 return Ok(v.clone());
             }
-            Ok(g.pack.defs[g.state.cards[c as usize].def as usize].def.attrs.get(k.as_str()).cloned().unwrap_or_default())
+            Ok(g.pack.defs[g.state.cards[c as usize].def as usize]
+                .def
+                .attrs
+                .get(k.as_str())
+                .cloned()
+                .unwrap_or_default())
         })
     });
-    e.register_fn("mark", |c: i64, k: ImmutableString| with(|g| Ok(g.state.cards[cd(g, c)? as usize].marks.get(k.as_str()).copied().unwrap_or(0))));
-    e.register_fn("set_mark", |c: i64, k: ImmutableString, v: i64| set_mark(c, &k, |_| v));
-    e.register_fn("add_mark", |c: i64, k: ImmutableString, d: i64| set_mark(c, &k, |o| o.saturating_add(d)));
+    e.register_fn("mark", |c: i64, k: ImmutableString| {
+        with(|g| {
+            Ok(g.state.cards[cd(g, c)? as usize]
+                .marks
+                .get(k.as_str())
+                .copied()
+                .unwrap_or(0))
+        })
+    });
+    e.register_fn("set_mark", |c: i64, k: ImmutableString, v: i64| {
+        set_mark(c, &k, |_| v)
+    });
+    e.register_fn("add_mark", |c: i64, k: ImmutableString, d: i64| {
+        set_mark(c, &k, |o| o.saturating_add(d))
+    });
     e.register_fn("attach", |c: i64, host: i64| {
         with(|g| {
             let c = cd(g, c)?;
@@ -811,7 +1051,9 @@ fn register_cards(e: &mut Engine) {
             let mut x = h;
             for _ in 0..64 {
                 match g.state.cards[x as usize].host {
-                    Some(up) if up == c => return Err("attaching would make a loop of cards".into()),
+                    Some(up) if up == c => {
+                        return Err("attaching would make a loop of cards".into())
+                    }
                     Some(up) => x = up,
                     None => break,
                 }
@@ -822,13 +1064,30 @@ fn register_cards(e: &mut Engine) {
             g.state.cards[h as usize].attached.push(c);
             let owner = g.state.cards[h as usize].owner;
             g.state.cards[c as usize].owner = owner;
-            g.log(|s| format!("attach {} under {} (from {})", card_ref_s(s, c), card_ref_s(s, h), s.zone_label(from)));
+            g.log(|s| {
+                format!(
+                    "attach {} under {} (from {})",
+                    card_ref_s(s, c),
+                    card_ref_s(s, h),
+                    s.zone_label(from)
+                )
+            });
             Ok(())
         })
     });
-    e.register_fn("attached", |c: i64| with(|g| Ok(ints(g.state.cards[cd(g, c)? as usize].attached.clone()))));
-    e.register_fn("host_of", |c: i64| with(|g| Ok(g.state.cards[cd(g, c)? as usize].host.map_or(-1, i64::from))));
-    e.register_fn("owner_of", |c: i64| with(|g| Ok(g.state.cards[cd(g, c)? as usize].owner.map_or(-1, i64::from))));
+    e.register_fn("attached", |c: i64| {
+        with(|g| Ok(ints(g.state.cards[cd(g, c)? as usize].attached.clone())))
+    });
+    e.register_fn("host_of", |c: i64| {
+        with(|g| Ok(g.state.cards[cd(g, c)? as usize].host.map_or(-1, i64::from)))
+    });
+    e.register_fn("owner_of", |c: i64| {
+        with(|g| {
+            Ok(g.state.cards[cd(g, c)? as usize]
+                .owner
+                .map_or(-1, i64::from))
+        })
+    });
     e.register_fn("set_owner", |c: i64, p: i64| {
         with(|g| {
             let c = cd(g, c)?;
@@ -837,22 +1096,34 @@ fn register_cards(e: &mut Engine) {
             Ok(())
         })
     });
-    e.register_fn("face_up", |c: i64| with(|g| Ok(g.state.cards[cd(g, c)? as usize].face_up)));
+    e.register_fn("face_up", |c: i64| {
+        with(|g| Ok(g.state.cards[cd(g, c)? as usize].face_up))
+    });
     e.register_fn("set_face_up", |c: i64, up: bool| {
         with(|g| {
             let c = cd(g, c)?;
             if g.state.cards[c as usize].face_up != up {
                 g.state.cards[c as usize].face_up = up;
-                g.log(|s| format!("turn {} face {}", card_ref_s(s, c), if up { "up" } else { "down" }));
+                g.log(|s| {
+                    format!(
+                        "turn {} face {}",
+                        card_ref_s(s, c),
+                        if up { "up" } else { "down" }
+                    )
+                });
             }
             Ok(())
         })
     });
-    e.register_fn("stage", |c: i64| with(|g| Ok(g.state.cards[cd(g, c)? as usize].stage.as_str().to_string())));
+    e.register_fn("stage", |c: i64| {
+        with(|g| Ok(g.state.cards[cd(g, c)? as usize].stage.as_str().to_string()))
+    });
     e.register_fn("set_stage", |c: i64, pos: ImmutableString| {
         with(|g| {
             let c = cd(g, c)?;
-            let to = StagePosition::parse(&pos).ok_or_else(|| format!("`{pos}` is not a stage (front-top, front-bottom, back-top, back-bottom)"))?;
+            let to = StagePosition::parse(&pos).ok_or_else(|| {
+                format!("`{pos}` is not a stage (front-top, front-bottom, back-top, back-bottom)")
+            })?;
             let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
             if !d.stages.iter().any(|s| s.position == to) {
                 return Err(format!("`{}` has no stage `{pos}`", d.id));
@@ -861,7 +1132,14 @@ fn register_cards(e: &mut Engine) {
             if from != to {
                 g.state.cards[c as usize].stage = to;
                 let how = from.turn_to(to);
-                g.log(|s| format!("{how} {} {} -> {}", card_ref_s(s, c), from.as_str(), to.as_str()));
+                g.log(|s| {
+                    format!(
+                        "{how} {} {} -> {}",
+                        card_ref_s(s, c),
+                        from.as_str(),
+                        to.as_str()
+                    )
+                });
             }
             Ok(from.turn_to(to).to_string())
         })
@@ -869,14 +1147,19 @@ fn register_cards(e: &mut Engine) {
     e.register_fn("stages", |c: i64| {
         with(|g| {
             let d = &g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def;
-            Ok(d.stages.iter().map(|s| Dynamic::from(s.position.as_str().to_string())).collect::<Array>())
+            Ok(d.stages
+                .iter()
+                .map(|s| Dynamic::from(s.position.as_str().to_string()))
+                .collect::<Array>())
         })
     });
     e.register_fn("upgrades", |c: i64| {
         with(|g| {
             let c = cd(g, c)?;
             let from = g.state.cards[c as usize].stage;
-            let Some(st) = stage_of(g, c) else { return Ok(Array::new()) };
+            let Some(st) = stage_of(g, c) else {
+                return Ok(Array::new());
+            };
             Ok(st
                 .upgrades
                 .iter()
@@ -884,7 +1167,11 @@ fn register_cards(e: &mut Engine) {
                     let mut m = Map::new();
                     m.insert("to".into(), Dynamic::from(u.to.as_str().to_string()));
                     m.insert("turn".into(), Dynamic::from(from.turn_to(u.to).to_string()));
-                    let cost: Map = u.cost.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect();
+                    let cost: Map = u
+                        .cost
+                        .iter()
+                        .map(|(k, v)| (k.as_str().into(), Dynamic::from(*v)))
+                        .collect();
                     m.insert("cost".into(), Dynamic::from(cost));
                     Dynamic::from(m)
                 })
@@ -892,7 +1179,16 @@ fn register_cards(e: &mut Engine) {
         })
     });
     e.register_fn("checkboxes", |c: i64| {
-        with(|g| Ok(stage_of(g, cd(g, c)?).map(|s| s.checkboxes.iter().map(|x| Dynamic::from(x.clone())).collect::<Array>()).unwrap_or_default()))
+        with(|g| {
+            Ok(stage_of(g, cd(g, c)?)
+                .map(|s| {
+                    s.checkboxes
+                        .iter()
+                        .map(|x| Dynamic::from(x.clone()))
+                        .collect::<Array>()
+                })
+                .unwrap_or_default())
+        })
     });
     e.register_fn("add_sticker", |c: i64, s: ImmutableString| {
         with(|g| {
@@ -903,7 +1199,13 @@ fn register_cards(e: &mut Engine) {
         })
     });
     e.register_fn("stickers", |c: i64| {
-        with(|g| Ok(g.state.cards[cd(g, c)? as usize].stickers.iter().map(|s| Dynamic::from(s.clone())).collect::<Array>()))
+        with(|g| {
+            Ok(g.state.cards[cd(g, c)? as usize]
+                .stickers
+                .iter()
+                .map(|s| Dynamic::from(s.clone()))
+                .collect::<Array>())
+        })
     });
     e.register_fn("create_card", |id: ImmutableString, z: i64| {
         with(|g| {
@@ -934,7 +1236,9 @@ fn register_cards(e: &mut Engine) {
                 .defs
                 .iter()
                 .enumerate()
-                .filter(|(_, d)| d.kind == DefKind::Card && d.def.decks.iter().any(|x| x == deck.as_str()))
+                .filter(|(_, d)| {
+                    d.kind == DefKind::Card && d.def.decks.iter().any(|x| x == deck.as_str())
+                })
                 .map(|(i, d)| (i as u32, d.def.count))
                 .collect();
             let mut made = Vec::new();
@@ -968,57 +1272,166 @@ fn set_mark(c: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {
 }
 
 fn register_defs(e: &mut Engine) {
-    fn def_field<T: Clone + Send + Sync + 'static>(e: &mut Engine, name: &str, f: fn(&crate::content::model::Definition) -> T) {
-        e.register_fn(name, move |id: ImmutableString| with(|g| Ok(f(&g.pack.defs[def_idx(g, &id)? as usize].def))));
+    fn def_field<T: Clone + Send + Sync + 'static>(
+        e: &mut Engine,
+        name: &str,
+        f: fn(&crate::content::model::Definition) -> T,
+    ) {
+        e.register_fn(name, move |id: ImmutableString| {
+            with(|g| Ok(f(&g.pack.defs[def_idx(g, &id)? as usize].def)))
+        });
     }
     def_field(e, "def_name", |d| d.name.clone());
     def_field(e, "def_kind", |d| d.kind.clone());
     def_field(e, "def_count", |d| d.count);
     def_field(e, "def_text", |d| d.text.clone());
-    def_field(e, "def_cards", |d| d.cards.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>());
-    def_field(e, "def_keywords", |d| d.keywords.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>());
+    def_field(e, "def_cards", |d| {
+        d.cards
+            .iter()
+            .map(|c| Dynamic::from(c.clone()))
+            .collect::<Array>()
+    });
+    def_field(e, "def_keywords", |d| {
+        d.keywords
+            .iter()
+            .map(|c| Dynamic::from(c.clone()))
+            .collect::<Array>()
+    });
     e.register_fn("def_value", |id: ImmutableString, k: ImmutableString| {
-        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.values.get(k.as_str()).copied().unwrap_or(0)))
+        with(|g| {
+            Ok(g.pack.defs[def_idx(g, &id)? as usize]
+                .def
+                .values
+                .get(k.as_str())
+                .copied()
+                .unwrap_or(0))
+        })
     });
     e.register_fn("def_attr", |id: ImmutableString, k: ImmutableString| {
-        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.attrs.get(k.as_str()).cloned().unwrap_or_default()))
+        with(|g| {
+            Ok(g.pack.defs[def_idx(g, &id)? as usize]
+                .def
+                .attrs
+                .get(k.as_str())
+                .cloned()
+                .unwrap_or_default())
+        })
     });
-    e.register_fn("def_has_keyword", |id: ImmutableString, k: ImmutableString| {
-        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.keywords.iter().any(|x| x == k.as_str())))
+    e.register_fn(
+        "def_has_keyword",
+        |id: ImmutableString, k: ImmutableString| {
+            with(|g| {
+                Ok(g.pack.defs[def_idx(g, &id)? as usize]
+                    .def
+                    .keywords
+                    .iter()
+                    .any(|x| x == k.as_str()))
+            })
+        },
+    );
+    e.register_fn("def_exists", |id: ImmutableString| {
+        with(|g| Ok(g.pack.index.contains_key(id.as_str())))
     });
-    e.register_fn("def_exists", |id: ImmutableString| with(|g| Ok(g.pack.index.contains_key(id.as_str()))));
     e.register_fn("defs", |kind: ImmutableString| {
         with(|g| {
-            let k = DefKind::ALL.into_iter().find(|k| k.as_str() == kind.as_str()).ok_or_else(|| format!("`{kind}` is not card, plaque, noble or leader"))?;
-            Ok(g.pack.defs_of(k).map(|d| Dynamic::from(d.def.id.clone())).collect::<Array>())
+            let k = DefKind::ALL
+                .into_iter()
+                .find(|k| k.as_str() == kind.as_str())
+                .ok_or_else(|| format!("`{kind}` is not card, plaque, noble or leader"))?;
+            Ok(g.pack
+                .defs_of(k)
+                .map(|d| Dynamic::from(d.def.id.clone()))
+                .collect::<Array>())
         })
     });
     e.register_fn("defs_in_deck", |deck: ImmutableString| {
-        with(|g| Ok(g.pack.defs.iter().filter(|d| d.def.decks.iter().any(|x| x == deck.as_str())).map(|d| Dynamic::from(d.def.id.clone())).collect::<Array>()))
+        with(|g| {
+            Ok(g.pack
+                .defs
+                .iter()
+                .filter(|d| d.def.decks.iter().any(|x| x == deck.as_str()))
+                .map(|d| Dynamic::from(d.def.id.clone()))
+                .collect::<Array>())
+        })
     });
-    e.register_fn("def_serial", |id: ImmutableString| with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.serial.unwrap_or(-1))));
+    e.register_fn("def_serial", |id: ImmutableString| {
+        with(|g| {
+            Ok(g.pack.defs[def_idx(g, &id)? as usize]
+                .def
+                .serial
+                .unwrap_or(-1))
+        })
+    });
 }
 
 fn register_board(e: &mut Engine) {
-    e.register_fn("spaces", || with(|g| Ok((0..g.state.spaces.len() as i64).map(Dynamic::from).collect::<Array>())));
-    e.register_fn("space", |id: ImmutableString| with(|g| Ok(g.state.space_ids.get(id.as_str()).map_or(-1, |&s| i64::from(s)))));
-    e.register_fn("space_id", |s: i64| with(|g| Ok(g.state.spaces[sp(g, s)? as usize].id.clone())));
-    e.register_fn("space_name", |s: i64| with(|g| Ok(g.state.spaces[sp(g, s)? as usize].name.clone())));
-    e.register_fn("adjacent", |s: i64| with(|g| Ok(ints(g.state.spaces[sp(g, s)? as usize].adjacent.clone()))));
-    e.register_fn("neighbors", |s: i64, diagonal: bool| with(|g| Ok(ints(g.state.grid_neighbors(sp(g, s)?, diagonal)))));
+    e.register_fn("spaces", || {
+        with(|g| {
+            Ok((0..g.state.spaces.len() as i64)
+                .map(Dynamic::from)
+                .collect::<Array>())
+        })
+    });
+    e.register_fn("space", |id: ImmutableString| {
+        with(|g| {
+            Ok(g.state
+                .space_ids
+                .get(id.as_str())
+                .map_or(-1, |&s| i64::from(s)))
+        })
+    });
+    e.register_fn("space_id", |s: i64| {
+        with(|g| Ok(g.state.spaces[sp(g, s)? as usize].id.clone()))
+    });
+    e.register_fn("space_name", |s: i64| {
+        with(|g| Ok(g.state.spaces[sp(g, s)? as usize].name.clone()))
+    });
+    e.register_fn("adjacent", |s: i64| {
+        with(|g| Ok(ints(g.state.spaces[sp(g, s)? as usize].adjacent.clone())))
+    });
+    e.register_fn("neighbors", |s: i64, diagonal: bool| {
+        with(|g| Ok(ints(g.state.grid_neighbors(sp(g, s)?, diagonal))))
+    });
     e.register_fn("xy", |s: i64| {
         with(|g| {
-            let (x, y) = g.state.space_xy(sp(g, s)?).ok_or("this space is not on a grid")?;
+            let (x, y) = g
+                .state
+                .space_xy(sp(g, s)?)
+                .ok_or("this space is not on a grid")?;
             Ok(vec![Dynamic::from(x), Dynamic::from(y)])
         })
     });
-    e.register_fn("space_at", |x: i64, y: i64| with(|g| Ok(g.state.space_at(x, y).map_or(-1, i64::from))));
-    e.register_fn("space_attr", |s: i64, k: ImmutableString| with(|g| Ok(g.state.spaces[sp(g, s)? as usize].attrs.get(k.as_str()).cloned().unwrap_or_default())));
-    e.register_fn("space_value", |s: i64, k: ImmutableString| with(|g| Ok(g.state.spaces[sp(g, s)? as usize].values.get(k.as_str()).copied().unwrap_or(0))));
+    e.register_fn("space_at", |x: i64, y: i64| {
+        with(|g| Ok(g.state.space_at(x, y).map_or(-1, i64::from)))
+    });
+    e.register_fn("space_attr", |s: i64, k: ImmutableString| {
+        with(|g| {
+            Ok(g.state.spaces[sp(g, s)? as usize]
+                .attrs
+                .get(k.as_str())
+                .cloned()
+                .unwrap_or_default())
+        })
+    });
+    e.register_fn("space_value", |s: i64, k: ImmutableString| {
+        with(|g| {
+            Ok(g.state.spaces[sp(g, s)? as usize]
+                .values
+                .get(k.as_str())
+                .copied()
+                .unwrap_or(0))
+        })
+    });
     e.register_fn("pieces_at", |s: i64| {
         with(|g| {
             let s = sp(g, s)?;
-            Ok(g.state.pieces.iter().enumerate().filter(|(_, p)| p.space == Some(s)).map(|(i, _)| Dynamic::from(i as i64)).collect::<Array>())
+            Ok(g.state
+                .pieces
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.space == Some(s))
+                .map(|(i, _)| Dynamic::from(i as i64))
+                .collect::<Array>())
         })
     });
     e.register_fn("pieces_of", |owner: i64, kind: ImmutableString| {
@@ -1027,7 +1440,11 @@ fn register_board(e: &mut Engine) {
                 .pieces
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| p.space.is_some() && p.owner == owner && (kind.is_empty() || p.kind == kind.as_str()))
+                .filter(|(_, p)| {
+                    p.space.is_some()
+                        && p.owner == owner
+                        && (kind.is_empty() || p.kind == kind.as_str())
+                })
                 .map(|(i, _)| Dynamic::from(i as i64))
                 .collect::<Array>())
         })
@@ -1035,14 +1452,27 @@ fn register_board(e: &mut Engine) {
     e.register_fn("place", |kind: ImmutableString, s: i64, owner: i64| {
         with(|g| {
             let s = sp(g, s)?;
-            let left = g.state.supplies.get_mut(kind.as_str()).ok_or_else(|| format!("no supply `{kind}`"))?;
+            let left = g
+                .state
+                .supplies
+                .get_mut(kind.as_str())
+                .ok_or_else(|| format!("no supply `{kind}`"))?;
             if *left <= 0 {
                 return Ok(-1);
             }
             *left -= 1;
             let id = g.state.pieces.len();
-            g.state.pieces.push(Piece { kind: kind.to_string(), owner, space: Some(s), attrs: Default::default() });
-            let who = if owner >= 0 { format!(" for {}", g.player_name(owner as usize)) } else { String::new() };
+            g.state.pieces.push(Piece {
+                kind: kind.to_string(),
+                owner,
+                space: Some(s),
+                attrs: Default::default(),
+            });
+            let who = if owner >= 0 {
+                format!(" for {}", g.player_name(owner as usize))
+            } else {
+                String::new()
+            };
             g.log(|st| format!("place {kind}~{id}{who} at {}", st.spaces[s as usize].id));
             Ok(id as i64)
         })
@@ -1051,10 +1481,17 @@ fn register_board(e: &mut Engine) {
         with(|g| {
             let p = pc(g, p)?;
             let s = sp(g, s)?;
-            let from = g.state.pieces[p].space.ok_or("that piece is back in its supply")?;
+            let from = g.state.pieces[p]
+                .space
+                .ok_or("that piece is back in its supply")?;
             g.state.pieces[p].space = Some(s);
             let kind = g.state.pieces[p].kind.clone();
-            g.log(|st| format!("move {kind}~{p} {} -> {}", st.spaces[from as usize].id, st.spaces[s as usize].id));
+            g.log(|st| {
+                format!(
+                    "move {kind}~{p} {} -> {}",
+                    st.spaces[from as usize].id, st.spaces[s as usize].id
+                )
+            });
             Ok(())
         })
     });
@@ -1064,13 +1501,22 @@ fn register_board(e: &mut Engine) {
             if let Some(from) = g.state.pieces[p].space.take() {
                 let kind = g.state.pieces[p].kind.clone();
                 *g.state.supplies.entry(kind.clone()).or_insert(0) += 1;
-                g.log(|st| format!("return {kind}~{p} from {} to supply", st.spaces[from as usize].id));
+                g.log(|st| {
+                    format!(
+                        "return {kind}~{p} from {} to supply",
+                        st.spaces[from as usize].id
+                    )
+                });
             }
             Ok(())
         })
     });
-    e.register_fn("piece_kind", |p: i64| with(|g| Ok(g.state.pieces[pc(g, p)?].kind.clone())));
-    e.register_fn("piece_owner", |p: i64| with(|g| Ok(g.state.pieces[pc(g, p)?].owner)));
+    e.register_fn("piece_kind", |p: i64| {
+        with(|g| Ok(g.state.pieces[pc(g, p)?].kind.clone()))
+    });
+    e.register_fn("piece_owner", |p: i64| {
+        with(|g| Ok(g.state.pieces[pc(g, p)?].owner))
+    });
     e.register_fn("set_piece_owner", |p: i64, o: i64| {
         with(|g| {
             let p = pc(g, p)?;
@@ -1078,8 +1524,18 @@ fn register_board(e: &mut Engine) {
             Ok(())
         })
     });
-    e.register_fn("piece_space", |p: i64| with(|g| Ok(g.state.pieces[pc(g, p)?].space.map_or(-1, i64::from))));
-    e.register_fn("piece_get", |p: i64, k: ImmutableString| with(|g| Ok(g.state.pieces[pc(g, p)?].attrs.get(k.as_str()).copied().unwrap_or(0))));
+    e.register_fn("piece_space", |p: i64| {
+        with(|g| Ok(g.state.pieces[pc(g, p)?].space.map_or(-1, i64::from)))
+    });
+    e.register_fn("piece_get", |p: i64, k: ImmutableString| {
+        with(|g| {
+            Ok(g.state.pieces[pc(g, p)?]
+                .attrs
+                .get(k.as_str())
+                .copied()
+                .unwrap_or(0))
+        })
+    });
     e.register_fn("piece_set", |p: i64, k: ImmutableString, v: i64| {
         with(|g| {
             let p = pc(g, p)?;
@@ -1089,10 +1545,16 @@ fn register_board(e: &mut Engine) {
             Ok(())
         })
     });
-    e.register_fn("supply", |kind: ImmutableString| with(|g| Ok(g.state.supplies.get(kind.as_str()).copied().unwrap_or(0))));
+    e.register_fn("supply", |kind: ImmutableString| {
+        with(|g| Ok(g.state.supplies.get(kind.as_str()).copied().unwrap_or(0)))
+    });
     e.register_fn("take", |kind: ImmutableString, n: i64| {
         with(|g| {
-            let left = g.state.supplies.get_mut(kind.as_str()).ok_or_else(|| format!("no supply `{kind}`"))?;
+            let left = g
+                .state
+                .supplies
+                .get_mut(kind.as_str())
+                .ok_or_else(|| format!("no supply `{kind}`"))?;
             let got = n.clamp(0, *left);
             *left -= got;
             if got > 0 {
@@ -1104,7 +1566,11 @@ fn register_board(e: &mut Engine) {
     });
     e.register_fn("give_back", |kind: ImmutableString, n: i64| {
         with(|g| {
-            let left = g.state.supplies.get_mut(kind.as_str()).ok_or_else(|| format!("no supply `{kind}`"))?;
+            let left = g
+                .state
+                .supplies
+                .get_mut(kind.as_str())
+                .ok_or_else(|| format!("no supply `{kind}`"))?;
             *left += n.max(0);
             let rest = *left;
             if n > 0 {
@@ -1113,22 +1579,36 @@ fn register_board(e: &mut Engine) {
             Ok(())
         })
     });
-    e.register_fn("reachable", |s: i64, budget: i64, diagonal: bool, into_occupied: bool| {
-        with(|g| {
-            let s = sp(g, s)?;
-            let r = g.state.reachable(s, budget.min(64), diagonal, into_occupied);
-            let mut v: Vec<(i64, u32)> = r.into_iter().map(|(k, d)| (d, k)).collect();
-            v.sort_unstable();
-            Ok(v.into_iter().map(|(_, k)| Dynamic::from(i64::from(k))).collect::<Array>())
-        })
-    });
-    e.register_fn("distance", |from: i64, to: i64, budget: i64, diagonal: bool| {
-        with(|g| {
-            let from = sp(g, from)?;
-            let to = sp(g, to)?;
-            Ok(g.state.reachable(from, budget.min(64), diagonal, true).get(&to).copied().unwrap_or(-1))
-        })
-    });
+    e.register_fn(
+        "reachable",
+        |s: i64, budget: i64, diagonal: bool, into_occupied: bool| {
+            with(|g| {
+                let s = sp(g, s)?;
+                let r = g
+                    .state
+                    .reachable(s, budget.min(64), diagonal, into_occupied);
+                let mut v: Vec<(i64, u32)> = r.into_iter().map(|(k, d)| (d, k)).collect();
+                v.sort_unstable();
+                Ok(v.into_iter()
+                    .map(|(_, k)| Dynamic::from(i64::from(k)))
+                    .collect::<Array>())
+            })
+        },
+    );
+    e.register_fn(
+        "distance",
+        |from: i64, to: i64, budget: i64, diagonal: bool| {
+            with(|g| {
+                let from = sp(g, from)?;
+                let to = sp(g, to)?;
+                Ok(g.state
+                    .reachable(from, budget.min(64), diagonal, true)
+                    .get(&to)
+                    .copied()
+                    .unwrap_or(-1))
+            })
+        },
+    );
 }
 
 fn register_game(e: &mut Engine) {
@@ -1136,12 +1616,24 @@ fn register_game(e: &mut Engine) {
     e.register_fn("invoke", invoke);
     e.register_fn("has_fn", has_fn);
     e.register_fn("fold", fold);
-    e.register_fn("get", |k: ImmutableString| with(|g| Ok(g.state.globals.get(k.as_str()).cloned().unwrap_or(Dynamic::UNIT))));
-    e.register_fn("get_or", |k: ImmutableString, d: Dynamic| with(|g| Ok(g.state.globals.get(k.as_str()).cloned().unwrap_or(d))));
+    e.register_fn("get", |k: ImmutableString| {
+        with(|g| {
+            Ok(g.state
+                .globals
+                .get(k.as_str())
+                .cloned()
+                .unwrap_or(Dynamic::UNIT))
+        })
+    });
+    e.register_fn("get_or", |k: ImmutableString, d: Dynamic| {
+        with(|g| Ok(g.state.globals.get(k.as_str()).cloned().unwrap_or(d)))
+    });
     e.register_fn("set", |k: ImmutableString, v: Dynamic| {
         with(|g| {
             if v.is_int() || v.is_bool() || v.is_string() {
-                let changed = g.state.globals.get(k.as_str()).is_none_or(|old| old.to_string() != v.to_string() || old.type_name() != v.type_name());
+                let changed = g.state.globals.get(k.as_str()).is_none_or(|old| {
+                    old.to_string() != v.to_string() || old.type_name() != v.type_name()
+                });
                 if changed {
                     let shown = v.to_string();
                     g.log(|_| format!("set {k} = {shown}"));
@@ -1176,17 +1668,61 @@ fn register_game(e: &mut Engine) {
             Ok(a)
         })
     });
-    e.register_fn("option", |k: ImmutableString| with(|g| Ok(g.options.get(k.as_str()).map(scalar_to_dynamic).unwrap_or(Dynamic::UNIT))));
-    e.register_fn("scenario", || with(|g| Ok(g.scenario.clone().unwrap_or_default())));
-    e.register_fn("seat_character", |p: i64| with(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.character.clone()).unwrap_or_default())));
+    e.register_fn("option", |k: ImmutableString| {
+        with(|g| {
+            Ok(g.options
+                .get(k.as_str())
+                .map(scalar_to_dynamic)
+                .unwrap_or(Dynamic::UNIT))
+        })
+    });
+    e.register_fn("scenario", || {
+        with(|g| Ok(g.scenario.clone().unwrap_or_default()))
+    });
+    e.register_fn("seat_character", |p: i64| {
+        with(|g| {
+            Ok(g.seats
+                .get(pl(g, p)?)
+                .and_then(|s| s.character.clone())
+                .unwrap_or_default())
+        })
+    });
     e.register_fn("seat_cards", |p: i64| {
-        with(|g| Ok(g.seats.get(pl(g, p)?).map(|s| s.cards.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>()).unwrap_or_default()))
+        with(|g| {
+            Ok(g.seats
+                .get(pl(g, p)?)
+                .map(|s| {
+                    s.cards
+                        .iter()
+                        .map(|c| Dynamic::from(c.clone()))
+                        .collect::<Array>()
+                })
+                .unwrap_or_default())
+        })
     });
-    e.register_fn("seat_agent", |p: i64| with(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.agent.clone()).unwrap_or_default())));
+    e.register_fn("seat_agent", |p: i64| {
+        with(|g| {
+            Ok(g.seats
+                .get(pl(g, p)?)
+                .and_then(|s| s.agent.clone())
+                .unwrap_or_default())
+        })
+    });
     e.register_fn("seat_value", |p: i64, k: ImmutableString| {
-        with(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.values.get(k.as_str()).copied()).unwrap_or(0)))
+        with(|g| {
+            Ok(g.seats
+                .get(pl(g, p)?)
+                .and_then(|s| s.values.get(k.as_str()).copied())
+                .unwrap_or(0))
+        })
     });
-    e.register_fn("agent_kind", |p: i64| with(|g| Ok(g.agents[pl(g, p)?].as_ref().map_or(String::new(), |a| a.kind()))));
+    e.register_fn("agent_kind", |p: i64| {
+        with(|g| {
+            Ok(g.agents[pl(g, p)?]
+                .as_ref()
+                .map_or(String::new(), |a| a.kind()))
+        })
+    });
     e.register_fn("turn_number", || with(|g| Ok(g.state.turn as i64)));
     e.register_fn("log", |s: ImmutableString| {
         with(|g| {
@@ -1207,13 +1743,31 @@ fn register_game(e: &mut Engine) {
         with(|g| {
             let mut w = Vec::new();
             for x in winners {
-                let p = x.as_int().map_err(|_| "end_game: winners must be player numbers".to_string())?;
+                let p = x
+                    .as_int()
+                    .map_err(|_| "end_game: winners must be player numbers".to_string())?;
                 w.push(pl(g, p)?);
             }
             if g.over.is_none() {
-                let names: Vec<String> = w.iter().map(|&p| g.state.players[p].name.clone()).collect();
-                let scores: Vec<String> = g.state.players.iter().map(|p| format!("{} {}", p.name, p.score)).collect();
-                g.log(|_| format!("game over: {} wins ({reason}); scores: {}", if names.is_empty() { "nobody".into() } else { names.join(" and ") }, scores.join(", ")));
+                let names: Vec<String> =
+                    w.iter().map(|&p| g.state.players[p].name.clone()).collect();
+                let scores: Vec<String> = g
+                    .state
+                    .players
+                    .iter()
+                    .map(|p| format!("{} {}", p.name, p.score))
+                    .collect();
+                g.log(|_| {
+                    format!(
+                        "game over: {} wins ({reason}); scores: {}",
+                        if names.is_empty() {
+                            "nobody".into()
+                        } else {
+                            names.join(" and ")
+                        },
+                        scores.join(", ")
+                    )
+                });
                 g.over = Some((w, reason.to_string()));
             }
             Ok(())

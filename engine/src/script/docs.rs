@@ -11,7 +11,11 @@ pub struct Entry {
 }
 
 const fn f(section: &'static str, signature: &'static str, doc: &'static str) -> Entry {
-    Entry { section, signature, doc }
+    Entry {
+        section,
+        signature,
+        doc,
+    }
 }
 
 /// Every function of the API, grouped by section, in reading order.
@@ -52,7 +56,7 @@ pub const API: &[Entry] = &[
     // Cards
     f("Cards", "create_card(id, z) -> int", "A new instance of definition `id` on top of zone `z`."),
     f("Cards", "create_cards(id, n, z) -> array", "`n` new instances of `id` in `z`."),
-    f("Cards", "create_deck(deck, z) -> array", "For every card definition listing `deck` in its `decks`, `count` instances into `z`, in definition order (shuffle afterwards)."),
+    f("Cards", "create_deck(deck, z) -> array", "For every card definition listing `deck` in its `decks`, `count` instances into `z`, in order of id (shuffle afterwards)."),
     f("Cards", "def_of(c) -> string", "The card's definition id."),
     f("Cards", "name_of(c) -> string", "The printed name (of the current stage, for multi-stage cards)."),
     f("Cards", "kind_of(c) -> string", "The definition's kind."),
@@ -77,7 +81,7 @@ pub const API: &[Entry] = &[
     f("Cards", "add_sticker(c, s)", "Put a sticker on the card; a sticker named like a value adds 1 to it."),
     f("Cards", "stickers(c) -> array", "The card's stickers."),
     // Definitions
-    f("Definitions", "defs(kind) -> array", "Ids of every `card`, `plaque`, `noble` or `leader` definition, in file order."),
+    f("Definitions", "defs(kind) -> array", "Ids of every `card`, `plaque`, `noble` or `leader` definition, sorted by id (reordering files never changes a game)."),
     f("Definitions", "defs_in_deck(deck) -> array", "Ids of definitions listing `deck` in their `decks`."),
     f("Definitions", "def_exists(id) -> bool", "Whether a definition `id` exists."),
     f("Definitions", "def_name(id) -> string", "Printed name."),
@@ -153,9 +157,15 @@ pub fn markdown() -> String {
     for e in API {
         if e.section != section {
             section = e.section;
-            out.push_str(&format!("\n## {section}\n\n| function | what it does |\n|---|---|\n"));
+            out.push_str(&format!(
+                "\n## {section}\n\n| function | what it does |\n|---|---|\n"
+            ));
         }
-        out.push_str(&format!("| `{}` | {} |\n", e.signature, e.doc.replace('|', "\\|")));
+        out.push_str(&format!(
+            "| `{}` | {} |\n",
+            e.signature,
+            e.doc.replace('|', "\\|")
+        ));
     }
     out
 }
@@ -190,11 +200,23 @@ mod tests {
             .into_iter()
             .map(|s| s.split('(').next().unwrap_or("").trim().to_string())
             .collect();
-        let documented: BTreeSet<String> =
-            API.iter().map(|e| e.signature.split('(').next().unwrap_or("").trim().to_string()).collect();
+        let documented: BTreeSet<String> = API
+            .iter()
+            .map(|e| {
+                e.signature
+                    .split('(')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_string()
+            })
+            .collect();
         let missing: Vec<_> = registered.difference(&documented).collect();
         let stale: Vec<_> = documented.difference(&registered).collect();
-        assert!(missing.is_empty(), "registered but undocumented: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "registered but undocumented: {missing:?}"
+        );
         assert!(stale.is_empty(), "documented but not registered: {stale:?}");
 
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/script-api.md");
@@ -203,6 +225,9 @@ mod tests {
             std::fs::write(&path, &want).unwrap();
         }
         let have = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(have == want, "docs/script-api.md is stale: run CROWN_UPDATE_DOCS=1 cargo test -p crown-engine");
+        assert!(
+            have == want,
+            "docs/script-api.md is stale: run CROWN_UPDATE_DOCS=1 cargo test -p crown-engine"
+        );
     }
 }

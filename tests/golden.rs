@@ -1,0 +1,35 @@
+//! Every golden game of the shipped packs, one test each, named after its file.
+//! A failure prints the same report as `crown test`.
+
+use crown_tools::golden::{check_case, discover, Verdict};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+fn main() {
+    let args = Arguments::from_args();
+    let project = crown_tests::repo_project();
+    let cases = discover(&project, &[]);
+    let mut packs = std::collections::BTreeMap::new();
+    let trials = cases
+        .into_iter()
+        .map(|case| {
+            let pack = packs
+                .entry(case.pack.clone())
+                .or_insert_with(|| crown_tests::load_pack(&project, &case.pack))
+                .clone();
+            Trial::test(case.name.clone(), move || {
+                let pack = pack.map_err(Failed::from)?;
+                match check_case(&case, &pack, 4) {
+                    Verdict::Pass => Ok(()),
+                    Verdict::Differs { report, .. } => Err(format!(
+                        "the transcript changed (run `crown test --bless` if intended)\n{report}"
+                    )
+                    .into()),
+                    Verdict::Broken { report } => {
+                        Err(format!("the game no longer replays: {report}").into())
+                    }
+                }
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
