@@ -1,13 +1,114 @@
 //! `crown print` and `crown reference`: printable card sheets and rules references.
+//!
+//! Code map:
+//! - `fonts`: the bundled fonts (the only ones ever used) and text measurement.
+//! - `icons`: the built-in icon set and a pack's `icons` table.
+//! - `layout`: rules-text markup broken into lines that fit a box.
+//! - `templates`: the tera templates (built in, overridable per pack) and their functions.
+//! - `context`: what a template sees for one definition.
+//! - `render`: one definition side to SVG, with diagnostics naming the card.
+//! - `sheet`: PDF pages (krilla + krilla-svg); `raster`: PNGs and deck sheets (resvg).
+//! - `cache`: which SVG/PNG outputs are still current.
+//! - `reference`: the rules reference (HTML, Markdown, PDF).
+//! - `bench`: the printing benchmark `crown bench` runs.
+//!
+//! Invariants: one usvg tree per face feeds both the PDF and the PNG; no system font and
+//! no file outside the pack is read while rendering (images arrive as `data:` URIs);
+//! definition text is data, escaped on output, never a template.
 
-use clap::Args;
-use crown_engine::content::Project;
+// Diagnostics are the error type throughout, as in the engine; they are large by design.
+#![allow(clippy::result_large_err)]
+
+pub mod bench;
+pub mod cache;
+pub mod context;
+pub mod fonts;
+pub mod icons;
+pub mod layout;
+pub mod raster;
+pub mod reference;
+pub mod render;
+pub mod sheet;
+pub mod templates;
+pub mod util;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use crown_engine::content::{load_pack, Def, DefKind, LoadOptions, Pack, Project};
+use crown_engine::diag::{Diagnostic, Severity, SourceMap};
+use rayon::prelude::*;
+use resvg::usvg;
+use serde::Serialize;
+
+pub use reference::{render_reference, ReferenceFormat};
+pub use render::{parse_svg, Geometry, Printer, Side};
+pub use sheet::{Grid, Paper, Placement};
+
+use crate::out;
+
+/// An output of `crown print`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// Sheets to print, cards at their real size.
+    Pdf,
+    /// One image per card face.
+    Png,
+    /// One SVG per card face.
+    Svg,
+    /// Virtual-tabletop deck sheets and their manifest.
+    Tts,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PaperArg {
+    A4,
+    Letter,
+}
 
 /// Arguments of `crown print`.
 #[derive(Debug, Args)]
 pub struct PrintArgs {
     /// The pack, by id or path.
     pub pack: String,
+    /// Output folder (default: <project>/build/print/<pack>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// What to write, comma-separated.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "pdf,png,svg,tts"
+    )]
+    pub format: Vec<Format>,
+    /// Card size: poker, bridge, tarot, mini, square or WxH in millimetres (e.g. 70x110)
+    /// (default: the pack's card_size, else poker).
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Paper of the PDF.
+    #[arg(long, value_enum, default_value = "a4")]
+    pub paper: PaperArg,
+    /// Bleed around each card, in millimetres.
+    #[arg(long, default_value_t = 0.0)]
+    pub bleed: f64,
+    /// Draw crop marks outside the cut lines.
+    #[arg(long)]
+    pub crop_marks: bool,
+    /// Print a back for every card (two-sided pieces always get theirs).
+    #[arg(long)]
+    pub backs: bool,
+    /// Resolution of the PNGs.
+    #[arg(long, default_value_t = 300)]
+    pub dpi: u32,
+    /// Print only these definitions (ids, comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Render every face again, ignoring the cache.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// Arguments of `crown reference`.
@@ -15,14 +116,1026 @@ pub struct PrintArgs {
 pub struct ReferenceArgs {
     /// The pack, by id or path.
     pub pack: String,
+    /// Output file (default: <project>/build/reference/<pack>.<format>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// html, pdf or md (default: from the --out extension, else html).
+    #[arg(long, value_enum)]
+    pub format: Option<ReferenceFormat>,
+    /// Paper of the PDF.
+    #[arg(long, value_enum, default_value = "a4")]
+    pub paper: PaperArg,
 }
 
-pub fn run_print(_project: &Project, _args: &PrintArgs) -> i32 {
-    eprintln!("error: crown print is not built yet");
-    2
+/// What to print, resolved and checked.
+#[derive(Debug, Clone)]
+pub struct PrintOptions {
+    pub out: PathBuf,
+    pub formats: Vec<Format>,
+    /// Card size in millimetres; `None` for the pack's.
+    pub size_mm: Option<(f64, f64)>,
+    pub paper: Paper,
+    pub bleed_mm: f64,
+    pub crop_marks: bool,
+    pub backs: bool,
+    pub dpi: u32,
+    pub only: Vec<String>,
+    pub use_cache: bool,
 }
 
-pub fn run_reference(_project: &Project, _args: &ReferenceArgs) -> i32 {
-    eprintln!("error: crown reference is not built yet");
-    2
+impl PrintOptions {
+    /// Defaults: every format, poker or the pack's size, A4, no bleed, 300 DPI.
+    pub fn new(out: impl Into<PathBuf>) -> PrintOptions {
+        PrintOptions {
+            out: out.into(),
+            formats: vec![Format::Pdf, Format::Png, Format::Svg, Format::Tts],
+            size_mm: None,
+            paper: Paper::A4,
+            bleed_mm: 0.0,
+            crop_marks: false,
+            backs: false,
+            dpi: 300,
+            only: Vec::new(),
+            use_cache: true,
+        }
+    }
+
+    pub fn wants(&self, f: Format) -> bool {
+        self.formats.contains(&f)
+    }
+}
+
+/// Parse a `--size`: a standard name or `WxH` millimetres (`63x88`, `63x88mm`).
+pub fn parse_size(s: &str) -> Result<(f64, f64), Diagnostic> {
+    if let Some(wh) = crown_engine::content::named_card_size(s) {
+        return Ok(wh);
+    }
+    let t = s.trim().trim_end_matches("mm");
+    if let Some((a, b)) = t.split_once(['x', 'X']) {
+        if let (Ok(w), Ok(h)) = (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
+            if w.is_finite() && h.is_finite() && w > 0.0 && h > 0.0 && w <= 1000.0 && h <= 1000.0 {
+                return Ok((w, h));
+            }
+        }
+    }
+    let names = ["poker", "bridge", "tarot", "mini", "square"];
+    Err(Diagnostic::error("unknown-size", format!("unknown card size `{s}`"))
+        .maybe_hint(crown_engine::diag::did_you_mean(s, names).map(|n| format!("did you mean `{n}`?")))
+        .hint("use poker (63x88), bridge (56x88), tarot (70x120), mini (44x63), square (70x70) or WxH in millimetres such as 70x110"))
+}
+
+/// A card's place in the PDF, a file written, figures.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Report {
+    pub pack: String,
+    pub out: PathBuf,
+    /// Files written this run (cached ones are not rewritten).
+    pub written: Vec<PathBuf>,
+    pub faces: usize,
+    pub svg_rendered: usize,
+    pub svg_cached: usize,
+    pub png_rendered: usize,
+    pub png_cached: usize,
+    pub pdf: Option<PdfReport>,
+    pub tts: Option<TtsReport>,
+    /// Errors and warnings; errors mean some output is wrong or missing.
+    #[serde(skip)]
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Report {
+    pub fn errors(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PdfReport {
+    pub path: PathBuf,
+    pub pages: usize,
+    pub fronts: usize,
+    pub backs: usize,
+    pub grid: Grid,
+    pub placements: Vec<Placement>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TtsReport {
+    pub manifest: PathBuf,
+    pub sheets: Vec<PathBuf>,
+    pub cell_px: (u32, u32),
+}
+
+/// One face to produce.
+struct Job<'a> {
+    def: &'a Def,
+    side: Side,
+    key: u64,
+    stem: String,
+    /// Whether this face gets its own SVG and PNG files (the generic back made only for
+    /// the deck sheets does not).
+    files: bool,
+}
+
+struct JobOut {
+    tree: Option<usvg::Tree>,
+    diags: Vec<Diagnostic>,
+    svg_rendered: bool,
+    png_rendered: bool,
+    written: Vec<PathBuf>,
+    cache_svg: Option<u64>,
+    cache_png: Option<u64>,
+}
+
+/// The card geometry for a pack and options, with the checks on size and bleed.
+pub fn geometry(pack: &Pack, opts: &PrintOptions) -> Result<Geometry, Diagnostic> {
+    let (w, h) = match opts.size_mm {
+        Some(wh) => wh,
+        None => pack.card_size_mm().ok_or_else(|| {
+            Diagnostic::error("unknown-size", "the pack's card_size is not a known size")
+                .in_file(Path::new("content").join(pack.id()).join("pack.toml"))
+        })?,
+    };
+    let b = opts.bleed_mm;
+    if !(b.is_finite() && b >= 0.0) {
+        return Err(Diagnostic::error(
+            "bad-bleed",
+            format!("bleed must be zero or more millimetres, not {b}"),
+        ));
+    }
+    if 2.0 * b >= w.min(h) {
+        return Err(Diagnostic::error(
+            "bad-bleed",
+            format!("a bleed of {b} mm is larger than the {w}x{h} mm card allows"),
+        )
+        .hint("bleed is usually 2 to 3 mm"));
+    }
+    Ok(Geometry { w, h, bleed: b })
+}
+
+/// Print a loaded pack. `Err` when nothing could be printed (bad options, broken
+/// templates); otherwise the report, whose diagnostics may still hold errors (a missing
+/// art file, an unknown icon) for faces that were printed with a visible placeholder.
+pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagnostic>> {
+    let geom = geometry(pack, opts).map_err(|d| vec![d])?;
+    let grid = if opts.wants(Format::Pdf) {
+        Some(Grid::plan(opts.paper, geom).ok_or_else(|| {
+            let (pw, ph) = opts.paper.mm();
+            vec![Diagnostic::error(
+                "card-too-large",
+                format!(
+                    "a {}x{} mm card with {} mm bleed does not fit on {pw}x{ph} mm paper",
+                    geom.w, geom.h, geom.bleed
+                ),
+            )]
+        })?)
+    } else {
+        None
+    };
+    let (printer, mut diags) = Printer::new(pack, geom)?;
+    let defs = select(pack, &opts.only)?;
+    let out_dir = &opts.out;
+    std::fs::create_dir_all(out_dir).map_err(|e| vec![io_diag(out_dir, &e)])?;
+    let mut cache = if opts.use_cache {
+        cache::Cache::load(out_dir)
+    } else {
+        cache::Cache::default()
+    };
+
+    // Faces: every front; the back of two-sided pieces; generic backs on request (and one
+    // for the deck sheets).
+    let mut jobs: Vec<Job<'_>> = Vec::new();
+    let tts_back = if opts.wants(Format::Tts) {
+        defs.iter()
+            .find(|d| !Printer::two_sided(d))
+            .map(|d| d.def.id.clone())
+    } else {
+        None
+    };
+    for d in &defs {
+        jobs.push(Job {
+            def: d,
+            side: Side::Front,
+            key: printer.key(d, Side::Front),
+            stem: d.def.id.clone(),
+            files: true,
+        });
+        let own_back = Printer::two_sided(d) || opts.backs;
+        if own_back || tts_back.as_deref() == Some(d.def.id.as_str()) {
+            jobs.push(Job {
+                def: d,
+                side: Side::Back,
+                key: printer.key(d, Side::Back),
+                stem: format!("{}.back", d.def.id),
+                files: own_back,
+            });
+        }
+    }
+    let need_trees = opts.wants(Format::Pdf) || opts.wants(Format::Tts);
+    let outs: Vec<JobOut> = jobs
+        .par_iter()
+        .map(|j| run_job(&printer, j, opts, &cache, need_trees))
+        .collect();
+
+    let mut report = Report {
+        pack: pack.id().to_string(),
+        out: out_dir.clone(),
+        faces: jobs.len(),
+        ..Report::default()
+    };
+    let mut trees: Vec<Option<usvg::Tree>> = Vec::with_capacity(outs.len());
+    for (j, o) in jobs.iter().zip(outs) {
+        diags.extend(o.diags);
+        report.written.extend(o.written);
+        if !j.files {
+            trees.push(o.tree);
+            continue;
+        }
+        if opts.wants(Format::Svg) {
+            if o.svg_rendered {
+                report.svg_rendered += 1;
+            } else {
+                report.svg_cached += 1;
+            }
+        }
+        if opts.wants(Format::Png) {
+            if o.png_rendered {
+                report.png_rendered += 1;
+            } else {
+                report.png_cached += 1;
+            }
+        }
+        let svg_rel = format!("svg/{}.svg", j.stem);
+        let png_rel = format!("png/{}.png", j.stem);
+        match o.cache_svg {
+            Some(k) => cache.set(&svg_rel, k),
+            None if o.svg_rendered => cache.remove(&svg_rel),
+            None => {}
+        }
+        match o.cache_png {
+            Some(k) => cache.set(&png_rel, k),
+            None if o.png_rendered => cache.remove(&png_rel),
+            None => {}
+        }
+        trees.push(o.tree);
+    }
+    let index_of = |id: &str, side: Side| {
+        jobs.iter()
+            .position(|j| j.def.def.id == id && j.side == side)
+    };
+    if opts.only.is_empty() {
+        // A full print: faces of definitions that are gone (or lost their back) go too.
+        let keep: std::collections::BTreeSet<String> = jobs
+            .iter()
+            .filter(|j| j.files)
+            .map(|j| j.stem.clone())
+            .collect();
+        for (fmt, ext) in [(Format::Svg, "svg"), (Format::Png, "png")] {
+            if opts.wants(fmt) {
+                remove_stale(&out_dir.join(ext), ext, &keep, &mut cache);
+            }
+        }
+    }
+
+    if let Some(grid) = grid {
+        let (pages, placements, fronts, backs) =
+            paginate(&defs, &grid, geom, opts.backs, &index_of);
+        let missing = pages
+            .iter()
+            .flat_map(|p| p.slots.iter())
+            .any(|(_, t)| trees[*t].is_none());
+        if missing {
+            diags.push(Diagnostic::error(
+                "render-failed",
+                "some faces could not be rendered; the PDF leaves their places empty",
+            ));
+        }
+        // Slots whose face failed are left out of the drawing.
+        let present: Vec<usize> = (0..trees.len()).filter(|i| trees[*i].is_some()).collect();
+        let tree_refs: Vec<&usvg::Tree> = present
+            .iter()
+            .map(|i| trees[*i].as_ref().expect("present"))
+            .collect();
+        let remap = |t: usize| present.iter().position(|p| *p == t);
+        let pages_drawn: Vec<sheet::PagePlan> = pages
+            .iter()
+            .map(|p| sheet::PagePlan {
+                side: p.side,
+                slots: p
+                    .slots
+                    .iter()
+                    .filter_map(|(s, t)| remap(*t).map(|t| (*s, t)))
+                    .collect(),
+            })
+            .collect();
+        let title = format!("{} {}: cards", pack.manifest.name, pack.manifest.version);
+        let bytes = sheet::write_pdf(
+            &grid,
+            geom,
+            &pages_drawn,
+            &tree_refs,
+            opts.crop_marks,
+            &title,
+        )
+        .map_err(|e| {
+            vec![Diagnostic::error(
+                "pdf-error",
+                format!("could not write the PDF: {e}"),
+            )]
+        })?;
+        let path = out_dir.join(format!("{}.pdf", pack.id()));
+        out::write_atomic(&path, &bytes).map_err(|e| vec![io_diag(&path, &e)])?;
+        report.written.push(path.clone());
+        report.pdf = Some(PdfReport {
+            path,
+            pages: pages.len(),
+            fronts,
+            backs,
+            grid,
+            placements,
+        });
+    }
+
+    if opts.wants(Format::Tts) {
+        match write_tts(
+            pack,
+            &defs,
+            geom,
+            &trees,
+            &index_of,
+            out_dir,
+            tts_back.as_deref(),
+        ) {
+            Ok(t) => {
+                report.written.extend(t.sheets.iter().cloned());
+                report.written.push(t.manifest.clone());
+                report.tts = Some(t);
+            }
+            Err(d) => diags.push(d),
+        }
+    }
+    if opts.use_cache {
+        if let Err(e) = cache.save(out_dir) {
+            diags.push(io_diag(out_dir, &e));
+        }
+    }
+    diags.sort_by_key(|d| d.severity);
+    report.diagnostics = diags;
+    Ok(report)
+}
+
+/// Remove `<dir>/*.<ext>` files whose stem is not in `keep`.
+fn remove_stale(
+    dir: &Path,
+    ext: &str,
+    keep: &std::collections::BTreeSet<String>,
+    cache: &mut cache::Cache,
+) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if let Some(stem) = name.strip_suffix(&format!(".{ext}")) {
+            if !keep.contains(stem) && e.path().is_file() {
+                let _ = std::fs::remove_file(e.path());
+                cache.remove(&format!("{ext}/{name}"));
+            }
+        }
+    }
+}
+
+/// The definitions to print, in pack order; `only` narrows them (unknown ids are errors).
+fn select<'p>(pack: &'p Pack, only: &[String]) -> Result<Vec<&'p Def>, Vec<Diagnostic>> {
+    let mut errs = Vec::new();
+    for id in only {
+        if pack.get(id).is_none() {
+            let known = pack.defs.iter().map(|d| d.def.id.as_str());
+            errs.push(
+                Diagnostic::error(
+                    "unknown-id",
+                    format!(
+                        "`--only {id}`: no definition with that id in `{}`",
+                        pack.id()
+                    ),
+                )
+                .maybe_hint(
+                    crown_engine::diag::did_you_mean(id, known)
+                        .map(|s| format!("did you mean `{s}`?")),
+                ),
+            );
+        }
+    }
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    Ok(pack
+        .defs
+        .iter()
+        .filter(|d| d.def.count > 0 && (only.is_empty() || only.contains(&d.def.id)))
+        .collect())
+}
+
+fn io_diag(path: &Path, e: &std::io::Error) -> Diagnostic {
+    Diagnostic::error("io-error", format!("cannot write {}: {e}", path.display()))
+}
+
+fn run_job(
+    printer: &Printer<'_>,
+    j: &Job<'_>,
+    opts: &PrintOptions,
+    cache: &cache::Cache,
+    need_trees: bool,
+) -> JobOut {
+    let out_dir = &opts.out;
+    let svg_rel = format!("svg/{}.svg", j.stem);
+    let png_rel = format!("png/{}.png", j.stem);
+    let png_key = util::Hasher::default()
+        .u64(j.key)
+        .u64(u64::from(opts.dpi))
+        .finish();
+    let want_svg = opts.wants(Format::Svg) && j.files;
+    let want_png = opts.wants(Format::Png) && j.files;
+    let svg_fresh = want_svg && cache.fresh(out_dir, &svg_rel, j.key);
+    let png_fresh = want_png && cache.fresh(out_dir, &png_rel, png_key);
+    let need_tree = need_trees || (want_png && !png_fresh);
+    let mut o = JobOut {
+        tree: None,
+        diags: Vec::new(),
+        svg_rendered: false,
+        png_rendered: want_png && !png_fresh,
+        written: Vec::new(),
+        cache_svg: None,
+        cache_png: None,
+    };
+    if !need_tree && (!want_svg || svg_fresh) {
+        return o;
+    }
+    let svg = if svg_fresh {
+        match std::fs::read_to_string(out_dir.join(&svg_rel)) {
+            Ok(s) => s,
+            Err(_) => printer.render(j.def, j.side).svg,
+        }
+    } else {
+        let r = printer.render(j.def, j.side);
+        o.diags = r.diagnostics;
+        o.svg_rendered = true;
+        r.svg
+    };
+    let clean = o.diags.is_empty();
+    if svg.is_empty() {
+        return o;
+    }
+    if want_svg && !svg_fresh {
+        let path = out_dir.join(&svg_rel);
+        match out::write_atomic(&path, svg.as_bytes()) {
+            Ok(()) => {
+                o.written.push(path);
+                if clean {
+                    o.cache_svg = Some(j.key);
+                }
+            }
+            Err(e) => o.diags.push(io_diag(&path, &e)),
+        }
+    }
+    if !need_tree {
+        return o;
+    }
+    let tree = match parse_svg(&svg) {
+        Ok(t) => t,
+        Err(e) => {
+            let name = printer.template(j.def, j.side);
+            o.diags.push(printer.card_diag(
+                j.def,
+                Severity::Error,
+                "render-error",
+                format!(
+                    "the {} of `{}` is not valid SVG ({}): {e}",
+                    j.side.as_str(),
+                    j.def.def.id,
+                    printer.templates.origin(&name).describe(&name)
+                ),
+            ));
+            return o;
+        }
+    };
+    if want_png && !png_fresh {
+        let path = out_dir.join(&png_rel);
+        match raster::face_png(&tree, printer.geom, opts.dpi) {
+            Ok(bytes) => match out::write_atomic(&path, &bytes) {
+                Ok(()) => {
+                    o.written.push(path);
+                    if clean {
+                        o.cache_png = Some(png_key);
+                    }
+                }
+                Err(e) => o.diags.push(io_diag(&path, &e)),
+            },
+            Err(e) => o.diags.push(printer.card_diag(
+                j.def,
+                Severity::Error,
+                "render-error",
+                format!("PNG of `{}`: {e}", j.def.def.id),
+            )),
+        }
+    }
+    if need_trees {
+        o.tree = Some(tree);
+    }
+    o
+}
+
+/// Pages of the PDF: copies per count; one-sided pieces first (with back pages when
+/// asked), then two-sided pieces with their backs on the following page.
+#[allow(clippy::type_complexity)]
+fn paginate(
+    defs: &[&Def],
+    grid: &Grid,
+    geom: Geometry,
+    backs: bool,
+    index_of: &(dyn Fn(&str, Side) -> Option<usize> + Sync),
+) -> (Vec<sheet::PagePlan>, Vec<Placement>, usize, usize) {
+    let mut one: Vec<(&Def, usize, Option<usize>)> = Vec::new();
+    let mut two: Vec<(&Def, usize, Option<usize>)> = Vec::new();
+    for d in defs {
+        let Some(front) = index_of(&d.def.id, Side::Front) else {
+            continue;
+        };
+        let back = index_of(&d.def.id, Side::Back);
+        let copies = usize::try_from(d.def.count).unwrap_or(0);
+        for _ in 0..copies {
+            if Printer::two_sided(d) {
+                two.push((d, front, back));
+            } else {
+                one.push((d, front, if backs { back } else { None }));
+            }
+        }
+    }
+    let mut pages = Vec::new();
+    let mut placements = Vec::new();
+    let (mut fronts, mut back_count) = (0, 0);
+    for (group, with_backs) in [(one, backs), (two, true)] {
+        for chunk in group.chunks(grid.per_page()) {
+            let page_no = pages.len() + 1;
+            let mut fp = sheet::PagePlan {
+                side: Side::Front,
+                slots: Vec::new(),
+            };
+            let mut bp = sheet::PagePlan {
+                side: Side::Back,
+                slots: Vec::new(),
+            };
+            for (slot, (d, f, b)) in chunk.iter().enumerate() {
+                fp.slots.push((slot, *f));
+                fronts += 1;
+                let (x, y) = grid.cell(slot, Side::Front);
+                placements.push(Placement {
+                    page: page_no,
+                    side: "front",
+                    id: d.def.id.clone(),
+                    x_mm: x + geom.bleed,
+                    y_mm: y + geom.bleed,
+                    w_mm: geom.w,
+                    h_mm: geom.h,
+                });
+                if with_backs {
+                    if let Some(b) = b {
+                        bp.slots.push((slot, *b));
+                        back_count += 1;
+                        let (x, y) = grid.cell(slot, Side::Back);
+                        placements.push(Placement {
+                            page: page_no + 1,
+                            side: "back",
+                            id: d.def.id.clone(),
+                            x_mm: x + geom.bleed,
+                            y_mm: y + geom.bleed,
+                            w_mm: geom.w,
+                            h_mm: geom.h,
+                        });
+                    }
+                }
+            }
+            pages.push(fp);
+            if with_backs {
+                pages.push(bp);
+            }
+        }
+    }
+    (pages, placements, fronts, back_count)
+}
+
+#[derive(Serialize)]
+struct TtsManifest<'a> {
+    pack: &'a str,
+    version: &'a str,
+    card_size_mm: (f64, f64),
+    cell_px: (u32, u32),
+    back: String,
+    sheets: Vec<TtsSheet>,
+}
+
+#[derive(Serialize)]
+struct TtsSheet {
+    /// `cards`, `plaques`, `nobles` or `leaders`: which pile the sheet belongs to.
+    deck: String,
+    image: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    backs: Option<String>,
+    cols: usize,
+    rows: usize,
+    cards: Vec<TtsCard>,
+}
+
+#[derive(Serialize)]
+struct TtsCard {
+    slot: usize,
+    row: usize,
+    col: usize,
+    id: String,
+    name: String,
+    kind: String,
+    count: i64,
+}
+
+fn write_tts(
+    pack: &Pack,
+    defs: &[&Def],
+    geom: Geometry,
+    trees: &[Option<usvg::Tree>],
+    index_of: &(dyn Fn(&str, Side) -> Option<usize> + Sync),
+    out_dir: &Path,
+    back_of: Option<&str>,
+) -> Result<TtsReport, Diagnostic> {
+    let dir = out_dir.join("tts");
+    // The deck sheets are made anew each time: clear what an earlier run left.
+    if let Ok(rd) = std::fs::read_dir(&dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_file() && p.extension().is_some_and(|x| x == "png" || x == "json") {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+    let cell = raster::tts_cell(geom);
+    let err = |e: String| Diagnostic::error("tts-error", format!("deck sheets: {e}"));
+    let raster_cell = |t: usize| -> Option<Result<resvg::tiny_skia::Pixmap, String>> {
+        trees
+            .get(t)?
+            .as_ref()
+            .map(|tree| raster::rasterize(tree, cell.0, cell.1, Some(()), geom))
+    };
+    let back_tree = back_of.and_then(|id| index_of(id, Side::Back));
+    let generic_back = back_tree
+        .and_then(&raster_cell)
+        .transpose()
+        .map_err(err)?;
+    let back_png = match &generic_back {
+        Some(pm) => pm.encode_png().map_err(|e| err(e.to_string()))?,
+        None => {
+            let mut pm = resvg::tiny_skia::Pixmap::new(cell.0, cell.1)
+                .ok_or_else(|| err("bad cell size".into()))?;
+            pm.fill(resvg::tiny_skia::Color::from_rgba8(0x2b, 0x2f, 0x3a, 255));
+            pm.encode_png().map_err(|e| err(e.to_string()))?
+        }
+    };
+    let back_path = dir.join("back.png");
+    out::write_atomic(&back_path, &back_png).map_err(|e| io_diag(&back_path, &e))?;
+    let mut sheets = Vec::new();
+    let mut files = vec![back_path];
+    let with_front: Vec<&&Def> = defs
+        .iter()
+        .filter(|d| index_of(&d.def.id, Side::Front).is_some_and(|t| trees[t].is_some()))
+        .collect();
+    // One deck (a run of sheets) per kind of definition: cards, plaques, nobles, leaders.
+    for kind in DefKind::ALL {
+        let of_kind: Vec<&&Def> = with_front
+            .iter()
+            .copied()
+            .filter(|d| d.kind == kind)
+            .collect();
+        for (n, chunk) in of_kind.chunks(raster::TTS_PER_SHEET).enumerate() {
+            let (cols, rows) = raster::tts_grid(chunk.len());
+            let cells: Vec<resvg::tiny_skia::Pixmap> = chunk
+                .par_iter()
+                .map(|d| {
+                    raster_cell(index_of(&d.def.id, Side::Front).expect("front")).expect("tree")
+                })
+                .collect::<Result<_, _>>()
+                .map_err(err)?;
+            let deck = format!("{}s", kind.as_str());
+            let image = format!("{}-{deck}-{}.png", pack.id(), n + 1);
+            let bytes = raster::compose(&cells, cols, rows, cell).map_err(err)?;
+            let path = dir.join(&image);
+            out::write_atomic(&path, &bytes).map_err(|e| io_diag(&path, &e))?;
+            files.push(path);
+            let mut backs = None;
+            if chunk.iter().any(|d| Printer::two_sided(d)) {
+                let back_cells: Vec<resvg::tiny_skia::Pixmap> = chunk
+                    .par_iter()
+                    .map(|d| {
+                        let own = if Printer::two_sided(d) {
+                            index_of(&d.def.id, Side::Back)
+                        } else {
+                            None
+                        };
+                        match own.and_then(raster_cell) {
+                            Some(r) => r,
+                            None => Ok(generic_back.clone().unwrap_or_else(|| {
+                                resvg::tiny_skia::Pixmap::new(cell.0, cell.1).expect("cell")
+                            })),
+                        }
+                    })
+                    .collect::<Result<_, _>>()
+                    .map_err(err)?;
+                let name = format!("{}-{deck}-{}-backs.png", pack.id(), n + 1);
+                let bytes = raster::compose(&back_cells, cols, rows, cell).map_err(err)?;
+                let path = dir.join(&name);
+                out::write_atomic(&path, &bytes).map_err(|e| io_diag(&path, &e))?;
+                files.push(path);
+                backs = Some(name);
+            }
+            sheets.push(TtsSheet {
+                deck,
+                image,
+                backs,
+                cols,
+                rows,
+                cards: chunk
+                    .iter()
+                    .enumerate()
+                    .map(|(i, d)| TtsCard {
+                        slot: i,
+                        row: i / cols,
+                        col: i % cols,
+                        id: d.def.id.clone(),
+                        name: d.def.name.clone(),
+                        kind: context::print_kind(d),
+                        count: d.def.count,
+                    })
+                    .collect(),
+            });
+        }
+    }
+    let manifest = TtsManifest {
+        pack: pack.id(),
+        version: &pack.manifest.version,
+        card_size_mm: (geom.w, geom.h),
+        cell_px: cell,
+        back: "back.png".into(),
+        sheets,
+    };
+    let path = dir.join(format!("{}-deck.json", pack.id()));
+    let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
+    out::write_atomic(&path, text.as_bytes()).map_err(|e| io_diag(&path, &e))?;
+    Ok(TtsReport {
+        manifest: path,
+        sheets: files,
+        cell_px: cell,
+    })
+}
+
+/// The SVG of one definition's front, and of its back when it has one of its own: what a
+/// live preview shows. Uses the pack's templates and icons, no bleed.
+pub fn card_svg(
+    pack: &Pack,
+    id: &str,
+    size_mm: Option<(f64, f64)>,
+) -> Result<CardSvg, Vec<Diagnostic>> {
+    let mut opts = PrintOptions::new(PathBuf::new());
+    opts.size_mm = size_mm;
+    let geom = geometry(pack, &opts).map_err(|d| vec![d])?;
+    let (printer, mut diags) = Printer::new(pack, geom)?;
+    let d = select(pack, &[id.to_string()])?
+        .into_iter()
+        .next()
+        .ok_or_else(|| {
+            vec![Diagnostic::error(
+                "unknown-id",
+                format!("`{id}` has a count of zero and is not printed"),
+            )]
+        })?;
+    let front = printer.render(d, Side::Front);
+    diags.extend(front.diagnostics);
+    let back = if Printer::two_sided(d) {
+        let b = printer.render(d, Side::Back);
+        diags.extend(b.diagnostics);
+        Some(b.svg)
+    } else {
+        None
+    };
+    Ok(CardSvg {
+        front: front.svg,
+        back,
+        diagnostics: diags,
+    })
+}
+
+/// What [`card_svg`] returns.
+#[derive(Debug, Clone)]
+pub struct CardSvg {
+    pub front: String,
+    pub back: Option<String>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+fn load(project: &Project, name: &str) -> Result<Pack, i32> {
+    let (proj, id) = match project.resolve(name) {
+        Ok(x) => x,
+        Err(d) => {
+            out::print_diagnostics(&[d], &SourceMap::default());
+            return Err(2);
+        }
+    };
+    let mut loaded = load_pack(
+        &proj,
+        &id,
+        LoadOptions {
+            compile_scripts: false,
+        },
+    );
+    // Without compiling, the loader cannot see the functions a script defines and reports
+    // every hook as missing; in that case only, load again with the scripts compiled.
+    if loaded.pack.is_none()
+        && loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .all(|d| d.code == "missing-hook")
+    {
+        loaded = load_pack(&proj, &id, LoadOptions::default());
+    }
+    match loaded.pack {
+        Some(p) => Ok(p),
+        None => {
+            out::print_diagnostics(&loaded.diagnostics, &loaded.sources);
+            eprintln!(
+                "{id}: {} error(s); fix them (see `crown check {id}`) before printing",
+                loaded.errors()
+            );
+            Err(1)
+        }
+    }
+}
+
+pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
+    let size_mm = match args.size.as_deref().map(parse_size).transpose() {
+        Ok(s) => s,
+        Err(d) => {
+            out::print_diagnostics(&[d], &SourceMap::default());
+            return 2;
+        }
+    };
+    if !(50..=1200).contains(&args.dpi) {
+        eprintln!("error: --dpi must be between 50 and 1200, not {}", args.dpi);
+        return 2;
+    }
+    let pack = match load(project, &args.pack) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| project.root.join("build").join("print").join(pack.id()));
+    let mut formats = args.format.clone();
+    formats.sort();
+    formats.dedup();
+    let opts = PrintOptions {
+        out: out_dir,
+        formats,
+        size_mm,
+        paper: match args.paper {
+            PaperArg::A4 => Paper::A4,
+            PaperArg::Letter => Paper::Letter,
+        },
+        bleed_mm: args.bleed,
+        crop_marks: args.crop_marks,
+        backs: args.backs,
+        dpi: args.dpi,
+        only: args.only.clone(),
+        use_cache: !args.no_cache,
+    };
+    let started = Instant::now();
+    let report = match render_pack(&pack, &opts) {
+        Ok(r) => r,
+        Err(diags) => {
+            out::print_diagnostics(&diags, &pack.sources);
+            // Option problems are usage errors; broken templates are content errors.
+            let usage = diags.iter().any(|d| {
+                matches!(
+                    d.code,
+                    "bad-bleed" | "unknown-size" | "card-too-large" | "unknown-id"
+                )
+            });
+            return if usage { 2 } else { 1 };
+        }
+    };
+    out::print_diagnostics(&report.diagnostics, &pack.sources);
+    let mut parts = Vec::new();
+    if let Some(p) = &report.pdf {
+        parts.push(format!(
+            "{} ({} page{}, {} front{}, {} back{}, {}x{} per page)",
+            p.path.display(),
+            p.pages,
+            plural(p.pages),
+            p.fronts,
+            plural(p.fronts),
+            p.backs,
+            plural(p.backs),
+            p.grid.cols,
+            p.grid.rows
+        ));
+    }
+    if opts.wants(Format::Png) {
+        parts.push(format!(
+            "{} PNG{} ({} rendered, {} cached)",
+            report.png_rendered + report.png_cached,
+            plural(report.png_rendered + report.png_cached),
+            report.png_rendered,
+            report.png_cached
+        ));
+    }
+    if opts.wants(Format::Svg) {
+        parts.push(format!(
+            "{} SVG{} ({} rendered, {} cached)",
+            report.svg_rendered + report.svg_cached,
+            plural(report.svg_rendered + report.svg_cached),
+            report.svg_rendered,
+            report.svg_cached
+        ));
+    }
+    if let Some(t) = &report.tts {
+        parts.push(format!("deck sheets and {}", t.manifest.display()));
+    }
+    let errors = report.errors();
+    let warnings = report.diagnostics.len() - errors;
+    println!(
+        "{}: printed to {} in {:.2} s: {}; {errors} error{}, {warnings} warning{}",
+        pack.id(),
+        report.out.display(),
+        started.elapsed().as_secs_f64(),
+        parts.join("; "),
+        plural(errors),
+        plural(warnings)
+    );
+    i32::from(errors > 0)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+pub fn run_reference(project: &Project, args: &ReferenceArgs) -> i32 {
+    let format = match (
+        args.format,
+        args.out
+            .as_ref()
+            .and_then(|p| p.extension())
+            .and_then(|e| e.to_str()),
+    ) {
+        (Some(f), _) => f,
+        (None, Some("pdf")) => ReferenceFormat::Pdf,
+        (None, Some("md" | "markdown")) => ReferenceFormat::Md,
+        _ => ReferenceFormat::Html,
+    };
+    let pack = match load(project, &args.pack) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let out_path = args.out.clone().unwrap_or_else(|| {
+        project.root.join("build").join("reference").join(format!(
+            "{}.{}",
+            pack.id(),
+            format.extension()
+        ))
+    });
+    let paper = match args.paper {
+        PaperArg::A4 => Paper::A4,
+        PaperArg::Letter => Paper::Letter,
+    };
+    match render_reference(&pack, format, paper) {
+        Ok((bytes, diags)) => {
+            out::print_diagnostics(&diags, &pack.sources);
+            if let Err(e) = out::write_atomic(&out_path, &bytes) {
+                eprintln!("error: cannot write {}: {e}", out_path.display());
+                return 1;
+            }
+            let errors = diags.iter().filter(|d| d.is_error()).count();
+            println!(
+                "{}: reference written to {} ({} bytes)",
+                pack.id(),
+                out_path.display(),
+                bytes.len()
+            );
+            i32::from(errors > 0)
+        }
+        Err(diags) => {
+            out::print_diagnostics(&diags, &pack.sources);
+            1
+        }
+    }
 }

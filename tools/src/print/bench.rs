@@ -1,0 +1,197 @@
+//! The printing benchmark: a generated pack of `n` cards printed to PDF, then to PNG at
+//! 300 DPI, then printed again after one card's text changed (only that card is
+//! re-rendered). `crown bench` calls [`bench`] and prints the figures.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use crown_engine::content::{load_pack, LoadOptions, Project};
+use serde::Serialize;
+
+use super::{render_pack, Format, PrintOptions};
+
+/// Targets the figures are held to (on two cores).
+pub const PDF_TARGET_S: f64 = 2.0;
+pub const REPRINT_TARGET_S: f64 = 0.1;
+
+/// What [`bench`] measured, in seconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figures {
+    pub cards: usize,
+    pub threads: usize,
+    /// Loading the generated pack (TOML of every card).
+    pub load_s: f64,
+    /// Every card to a PDF (no cache).
+    pub pdf_s: f64,
+    pub pdf_pages: usize,
+    pub pdf_bytes: u64,
+    /// Every card to PNG at 300 DPI and SVG (cold cache).
+    pub png_s: f64,
+    /// After one card's text changed: PNG and SVG again, cache warm.
+    pub reprint_s: f64,
+    /// Faces rendered by the re-print (1 when the cache works).
+    pub reprint_rendered: usize,
+    /// Reloading the pack after the edit (what `crown print` adds to the re-print).
+    pub reload_s: f64,
+}
+
+impl Figures {
+    /// A short table for people.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let verdict = |v: f64, t: f64| if v <= t { "ok" } else { "OVER TARGET" };
+        let _ = writeln!(
+            s,
+            "print benchmark: {} cards, {} threads",
+            self.cards, self.threads
+        );
+        let _ = writeln!(s, "  load pack            {:>8.3} s", self.load_s);
+        let _ = writeln!(
+            s,
+            "  PDF                  {:>8.3} s  ({} pages, {:.1} MB; target {PDF_TARGET_S} s: {})",
+            self.pdf_s,
+            self.pdf_pages,
+            self.pdf_bytes as f64 / 1e6,
+            verdict(self.pdf_s, PDF_TARGET_S)
+        );
+        let _ = writeln!(
+            s,
+            "  PNG 300 DPI + SVG    {:>8.3} s  ({:.1} ms per card)",
+            self.png_s,
+            self.png_s * 1000.0 / self.cards.max(1) as f64
+        );
+        let _ = writeln!(
+            s,
+            "  re-print, one edit   {:>8.3} s  ({} face re-rendered; target {REPRINT_TARGET_S} s: {})",
+            self.reprint_s,
+            self.reprint_rendered,
+            verdict(self.reprint_s, REPRINT_TARGET_S)
+        );
+        let _ = writeln!(s, "  reload after edit    {:>8.3} s", self.reload_s);
+        s
+    }
+}
+
+const KINDS: &[&str] = &["attack", "defend", "action", "penalty", "hero"];
+const TEXTS: &[&str] = &[
+    "Deal :sword: damage equal to this card's attack to one line of an enemy kingdom.",
+    "Play in response to an attack: cancel it and gain 1 :coin:. **Discard** this card afterwards.",
+    "Draw two cards, then give one card from your hand to the player on your left.",
+    "While this card is in your kingdom, each of your defenders gets +1 :shield:.",
+    "Gain 2 :wood: and 1 :stone:. If you have a :crown: card in play, gain 1 :metal: as well.",
+    "The next time you would lose a card, keep it instead and lose 1 :grain:.",
+];
+
+fn pack_files(n: usize, edited: Option<usize>) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let per_file = 100;
+    for f in 0..n.div_ceil(per_file) {
+        let mut t = String::from("#:schema ../../../docs/schema/cards.schema.json\n");
+        for i in f * per_file..((f + 1) * per_file).min(n) {
+            let kind = KINDS[i % KINDS.len()];
+            let mut text = TEXTS[i % TEXTS.len()].to_string();
+            if edited == Some(i) {
+                text.push_str(" This card was edited.");
+            }
+            let _ = write!(
+                t,
+                "\n[[card]]\nid = \"card-{i:04}\"\nname = \"Generated card {i}\"\nkind = \"{kind}\"\ncount = 1\nvalues = {{ {kind} = {} }}\ncost = {{ gold = {} }}\ntext = \"{text}\"\n",
+                1 + i % 6,
+                i % 4
+            );
+            if i % 3 == 0 {
+                t.push_str("flavor = \"Stone by stone, the walls went up.\"\n");
+            }
+        }
+        files.push((format!("cards/cards-{f:02}.toml"), t));
+    }
+    files
+}
+
+fn write_pack(root: &std::path::Path, n: usize, edited: Option<usize>) -> std::io::Result<()> {
+    let dir = root.join("content").join("bench");
+    std::fs::create_dir_all(dir.join("cards"))?;
+    std::fs::write(
+        dir.join("pack.toml"),
+        "#:schema ../../docs/schema/pack.schema.json\nid = \"bench\"\nname = \"Bench\"\nversion = \"1.0.0\"\nplayers = { min = 2, max = 4 }\n",
+    )?;
+    for (rel, text) in pack_files(n, edited) {
+        std::fs::write(dir.join(rel), text)?;
+    }
+    let scripts = root.join("scripts").join("bench");
+    std::fs::create_dir_all(&scripts)?;
+    std::fs::write(scripts.join("rules.rhai"), "fn setup() {}\n\nfn turn() {\n    end_game([], \"the benchmark pack is never played\");\n}\n")?;
+    Ok(())
+}
+
+/// Run the benchmark on `n_cards` generated cards in a temporary folder.
+pub fn bench(n_cards: usize) -> Result<Figures, String> {
+    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let root = tmp.path();
+    write_pack(root, n_cards, None).map_err(|e| e.to_string())?;
+    let project = Project::new(root);
+    let opts_load = LoadOptions {
+        compile_scripts: false,
+    };
+    let t = Instant::now();
+    let loaded = load_pack(&project, "bench", opts_load);
+    let load_s = t.elapsed().as_secs_f64();
+    let pack = loaded.pack.ok_or_else(|| {
+        format!(
+            "generated pack does not load: {:?}",
+            loaded.diagnostics.first()
+        )
+    })?;
+
+    let mut pdf = PrintOptions::new(root.join("out-pdf"));
+    pdf.formats = vec![Format::Pdf];
+    pdf.use_cache = false;
+    let t = Instant::now();
+    let r = render_pack(&pack, &pdf).map_err(|d| format!("{:?}", d.first()))?;
+    let pdf_s = t.elapsed().as_secs_f64();
+    let pdf_report = r.pdf.ok_or("no PDF")?;
+    let pdf_bytes = std::fs::metadata(&pdf_report.path)
+        .map(|m| m.len())
+        .unwrap_or(0);
+
+    let mut png = PrintOptions::new(root.join("out-png"));
+    png.formats = vec![Format::Png, Format::Svg];
+    let t = Instant::now();
+    render_pack(&pack, &png).map_err(|d| format!("{:?}", d.first()))?;
+    let png_s = t.elapsed().as_secs_f64();
+
+    let edited = n_cards / 2;
+    write_pack(root, n_cards, Some(edited)).map_err(|e| e.to_string())?;
+    let t = Instant::now();
+    let loaded = load_pack(&project, "bench", opts_load);
+    let reload_s = t.elapsed().as_secs_f64();
+    let pack = loaded.pack.ok_or("edited pack does not load")?;
+    let t = Instant::now();
+    let r = render_pack(&pack, &png).map_err(|d| format!("{:?}", d.first()))?;
+    let reprint_s = t.elapsed().as_secs_f64();
+    Ok(Figures {
+        cards: n_cards,
+        threads: rayon::current_num_threads(),
+        load_s,
+        pdf_s,
+        pdf_pages: pdf_report.pages,
+        pdf_bytes,
+        png_s,
+        reprint_s,
+        reprint_rendered: r.png_rendered,
+        reload_s,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_bench_runs_and_reprints_one_card() {
+        let f = bench(12).unwrap();
+        assert_eq!(f.pdf_pages, 2);
+        assert_eq!(f.reprint_rendered, 1);
+        assert!(f.table().contains("re-print"));
+    }
+}

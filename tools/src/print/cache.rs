@@ -1,0 +1,75 @@
+//! The output cache: `<out>/.crown-print-cache.json` maps each SVG and PNG written to the
+//! hash of what produced it (definition, templates, icons, geometry, DPI). A re-print
+//! renders only the faces whose hash changed or whose file is gone. Faces that had any
+//! diagnostic are never recorded, so their problems are reported again next time.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+const FILE: &str = ".crown-print-cache.json";
+const VERSION: u32 = 1;
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Cache {
+    version: u32,
+    entries: BTreeMap<String, String>,
+}
+
+impl Cache {
+    /// The cache of an output folder (empty when missing, unreadable or of another version).
+    pub fn load(out: &Path) -> Cache {
+        std::fs::read_to_string(out.join(FILE))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Cache>(&t).ok())
+            .filter(|c| c.version == VERSION)
+            .unwrap_or(Cache {
+                version: VERSION,
+                entries: BTreeMap::new(),
+            })
+    }
+
+    /// Whether `rel` (relative to `out`) exists and was made from `key`.
+    pub fn fresh(&self, out: &Path, rel: &str, key: u64) -> bool {
+        self.entries
+            .get(rel)
+            .is_some_and(|k| *k == format!("{key:016x}"))
+            && out.join(rel).is_file()
+    }
+
+    pub fn set(&mut self, rel: &str, key: u64) {
+        self.entries.insert(rel.to_string(), format!("{key:016x}"));
+    }
+
+    pub fn remove(&mut self, rel: &str) {
+        self.entries.remove(rel);
+    }
+
+    pub fn save(&self, out: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(self).unwrap_or_default();
+        crate::out::write_atomic(&out.join(FILE), text.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let dir = std::env::temp_dir().join(format!("crown-cache-test-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("svg")).unwrap();
+        std::fs::write(dir.join("svg/a.svg"), "x").unwrap();
+        let mut c = Cache::load(&dir);
+        assert!(!c.fresh(&dir, "svg/a.svg", 7));
+        c.set("svg/a.svg", 7);
+        c.set("svg/gone.svg", 7);
+        c.save(&dir).unwrap();
+        let c = Cache::load(&dir);
+        assert!(c.fresh(&dir, "svg/a.svg", 7));
+        assert!(!c.fresh(&dir, "svg/a.svg", 8));
+        assert!(!c.fresh(&dir, "svg/gone.svg", 7));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,377 @@
+//! One definition to one SVG face: pick the template, build the context, render it, and
+//! turn whatever went wrong into diagnostics that name the card and its file.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crown_engine::content::{Def, DefKind, Pack};
+use crown_engine::diag::{Diagnostic, Severity};
+use resvg::usvg;
+use serde_json::{json, Value};
+
+use super::context::{self, kind_color, Colors, Rgb};
+use super::fonts;
+use super::icons::IconSet;
+use super::layout::{self, Issue};
+use super::templates::{Origin, Templates};
+use super::util::{data_uri, image_mime, pack_file_in, Hasher};
+
+/// Bumped when the renderer changes in a way that makes cached output stale.
+const RENDERER_VERSION: u64 = 3;
+
+/// Card size and bleed, in millimetres.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Geometry {
+    pub w: f64,
+    pub h: f64,
+    pub bleed: f64,
+}
+
+impl Geometry {
+    /// Width and height with the bleed on both sides.
+    pub fn full(&self) -> (f64, f64) {
+        (self.w + 2.0 * self.bleed, self.h + 2.0 * self.bleed)
+    }
+}
+
+/// Which side of a piece.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Side {
+    Front,
+    Back,
+}
+
+impl Side {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Front => "front",
+            Side::Back => "back",
+        }
+    }
+}
+
+/// A rendered face.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub svg: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Everything needed to render the faces of one pack.
+pub struct Printer<'p> {
+    pub pack: &'p Pack,
+    pub templates: Templates,
+    pub icons: Arc<IconSet>,
+    pub geom: Geometry,
+    base_hash: u64,
+    back_color: Rgb,
+    back_ink: Rgb,
+}
+
+impl std::fmt::Debug for Printer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Printer")
+            .field("pack", &self.pack.id())
+            .field("geom", &self.geom)
+            .finish()
+    }
+}
+
+impl<'p> Printer<'p> {
+    /// Load the pack's icons and templates. Broken templates or icon files are errors;
+    /// the second value holds warnings (and icon errors, which do not stop rendering).
+    pub fn new(
+        pack: &'p Pack,
+        geom: Geometry,
+    ) -> Result<(Printer<'p>, Vec<Diagnostic>), Vec<Diagnostic>> {
+        let (icons, mut diags) = IconSet::for_pack(pack);
+        let icons = Arc::new(icons);
+        let templates = match Templates::load(pack, icons.clone()) {
+            Ok(t) => t,
+            Err(mut e) => {
+                e.extend(diags);
+                return Err(e);
+            }
+        };
+        let manifest_file = Path::new("content").join(pack.id()).join("pack.toml");
+        for (kind, c) in &pack.manifest.colors {
+            if Rgb::parse(c).is_none() {
+                diags.push(
+                    Diagnostic::warning(
+                        "bad-color",
+                        format!(
+                            "colour `{c}` of `{kind}` is not a CSS colour; the default is used"
+                        ),
+                    )
+                    .in_file(&manifest_file)
+                    .hint("write colours as `#rrggbb` or a CSS colour name"),
+                );
+            }
+        }
+        let m = &pack.manifest;
+        let mut h = Hasher::default();
+        h.u64(RENDERER_VERSION)
+            .u64(templates.hash)
+            .u64(icons.hash)
+            .str(&m.id)
+            .str(&m.name)
+            .str(&m.version)
+            .str(&format!("{:?}", m.colors))
+            .str(&format!("{:?}", m.icons))
+            .str(&format!(
+                "{:?}",
+                (geom.w.to_bits(), geom.h.to_bits(), geom.bleed.to_bits())
+            ));
+        let back_color = m
+            .colors
+            .get("back")
+            .and_then(|s| Rgb::parse(s))
+            .unwrap_or(Rgb(0x2b, 0x2f, 0x3a));
+        let back_ink = m
+            .colors
+            .get("back-ink")
+            .and_then(|s| Rgb::parse(s))
+            .unwrap_or(Rgb(0xe8, 0xd9, 0xb0));
+        Ok((
+            Printer {
+                pack,
+                templates,
+                icons,
+                geom,
+                base_hash: h.finish(),
+                back_color,
+                back_ink,
+            },
+            diags,
+        ))
+    }
+
+    /// Whether a definition has a back of its own (stages on the back, or a `back` face).
+    pub fn two_sided(d: &Def) -> bool {
+        !d.def.stages.is_empty() || d.def.back.is_some()
+    }
+
+    /// The template that draws a side of a definition.
+    pub fn template(&self, d: &Def, side: Side) -> String {
+        let kind = context::print_kind(d);
+        let specific = format!("{}-{kind}.svg", side.as_str());
+        if self.templates.has(&specific) {
+            return specific;
+        }
+        let name = match side {
+            Side::Front if !d.def.stages.is_empty() => "stages-front.svg",
+            Side::Front if d.kind == DefKind::Plaque => "plaque-front.svg",
+            Side::Front if d.kind.is_character() => "character-front.svg",
+            Side::Front => "card-front.svg",
+            Side::Back if !d.def.stages.is_empty() => "stages-back.svg",
+            Side::Back if d.def.back.is_some() && d.kind == DefKind::Plaque => "plaque-back.svg",
+            Side::Back if d.def.back.is_some() => "card-reverse.svg",
+            Side::Back => "card-back.svg",
+        };
+        name.to_string()
+    }
+
+    /// The cache key of a side: the definition, the template set, the pack's look, the
+    /// geometry, and the art file's size and time.
+    pub fn key(&self, d: &Def, side: Side) -> u64 {
+        let mut h = Hasher::default();
+        h.u64(self.base_hash)
+            .str(side.as_str())
+            .str(&self.template(d, side));
+        h.str(&serde_json::to_string(&d.def).unwrap_or_default());
+        h.str(d.kind.as_str());
+        for id in &d.def.cards {
+            if let Some(x) = self.pack.get(id) {
+                h.str(&x.def.name);
+            }
+        }
+        if let Some(art) = &d.def.art {
+            let p = self
+                .pack
+                .project
+                .join("content")
+                .join(&d.origin.pack)
+                .join(art);
+            if let Ok(m) = std::fs::metadata(&p) {
+                h.u64(m.len());
+                if let Ok(t) = m
+                    .modified()
+                    .map(|t| t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default())
+                {
+                    h.u64(t.as_nanos() as u64);
+                }
+            }
+        }
+        h.finish()
+    }
+
+    /// The context a template sees for a side of a definition.
+    pub fn context(&self, d: &Def, side: Side, diags: &mut Vec<Diagnostic>) -> Value {
+        let mut art_uri = None;
+        let mut art_missing = None;
+        if let Some(art) = &d.def.art {
+            match pack_file_in(self.pack, &d.origin.pack, art) {
+                Ok((shown, bytes)) => match image_mime(&bytes) {
+                    Some(mime) => art_uri = Some(data_uri(mime, &bytes)),
+                    None => {
+                        diags.push(self.card_diag(
+                            d,
+                            Severity::Error,
+                            "bad-art",
+                            format!(
+                                "art of `{}`: `{}` is not a PNG, JPEG, GIF, WebP or SVG image",
+                                d.def.id,
+                                shown.display()
+                            ),
+                        ));
+                        art_missing = Some(art.clone());
+                    }
+                },
+                Err(msg) => {
+                    diags.push(
+                        self.card_diag(
+                            d,
+                            Severity::Error,
+                            "missing-art",
+                            format!("art of `{}`: {msg}", d.def.id),
+                        )
+                        .hint(
+                            "art paths are relative to the pack folder, e.g. `art/trebuchet.png`",
+                        ),
+                    );
+                    art_missing = Some(art.clone());
+                }
+            }
+        }
+        let card = context::card_json(
+            self.pack,
+            d,
+            &self.icons,
+            art_uri.as_deref(),
+            art_missing.as_deref(),
+        );
+        let colors = Colors {
+            band: kind_color(self.pack, &context::print_kind(d)),
+        };
+        let (color, color_dark, color_light) = colors.json();
+        let m = &self.pack.manifest;
+        json!({
+            "pack": { "id": m.id, "name": m.name, "version": m.version, "description": m.description },
+            "geom": { "w": self.geom.w, "h": self.geom.h, "bleed": self.geom.bleed },
+            "card": card,
+            "side": side.as_str(),
+            "color": color,
+            "color_dark": color_dark,
+            "color_light": color_light,
+            "ink": colors.ink(),
+            "back_color": self.back_color.hex(),
+            "back_ink": self.back_ink.hex(),
+            "back_icon": if self.icons.uri("back").is_some() { "back" } else { "crown" },
+        })
+    }
+
+    /// Render a side to SVG text. Problems come back as diagnostics on the card; the SVG
+    /// is still produced where possible (a missing art file draws a marked placeholder).
+    pub fn render(&self, d: &Def, side: Side) -> Rendered {
+        let mut diags = Vec::new();
+        let ctx = self.context(d, side, &mut diags);
+        let name = self.template(d, side);
+        let _ = layout::take_issues();
+        let result = self.templates.render(&name, &ctx);
+        let issues = layout::take_issues();
+        let what = self.templates.origin(&name).describe(&name);
+        for issue in issues {
+            diags.push(match issue {
+                Issue::UnknownIcon(icon) => {
+                    let known: Vec<&str> = self.icons.names().collect();
+                    self.card_diag(d, Severity::Error, "unknown-icon", format!("`{}` uses the icon `:{icon}:`, which the pack does not define", d.def.id))
+                        .maybe_hint(crown_engine::diag::did_you_mean(&icon, known.iter().copied()).map(|s| format!("did you mean `:{s}:`?")))
+                        .hint(format!(
+                            "{}add `{icon} = \"icons/{icon}.svg\"` to `[icons]` in pack.toml, or use a built-in icon: {}",
+                            crown_engine::diag::did_you_mean(&icon, known.iter().copied()).map(|s| format!("did you mean `:{s}:`? or ")).unwrap_or_default(),
+                            super::icons::builtin_names().join(", ")
+                        ))
+                }
+                Issue::MissingGlyphs(chars) => self
+                    .card_diag(
+                        d,
+                        Severity::Warning,
+                        "missing-glyph",
+                        format!(
+                            "`{}` has characters the bundled font cannot draw: {}",
+                            d.def.id,
+                            chars.iter().map(|c| format!("`{c}` (U+{:04X})", *c as u32)).collect::<Vec<_>>().join(", ")
+                        ),
+                    )
+                    .hint("use `:icon:` markup for symbols"),
+                Issue::Overflow { excerpt, size, needed, box_height, too_wide } => {
+                    let detail = match too_wide {
+                        Some(word) => format!("`{word}` is wider than the box even at {size:.1} mm type"),
+                        None => format!("it needs {needed:.1} mm but the box is {box_height:.1} mm high at the smallest size ({size:.1} mm)"),
+                    };
+                    self.card_diag(
+                        d,
+                        Severity::Warning,
+                        "text-overflow",
+                        format!("text of `{}` does not fit its box on the {} ({what}): \"{excerpt}\": {detail}", d.def.id, side.as_str()),
+                    )
+                    .hint("shorten the text, or give the template a bigger box")
+                }
+            });
+        }
+        let svg = match result {
+            Ok(s) => s,
+            Err(msg) => {
+                let mut diag = self.card_diag(
+                    d,
+                    Severity::Error,
+                    "template-error",
+                    format!(
+                        "{what} failed for `{}` ({}): {msg}",
+                        d.def.id,
+                        side.as_str()
+                    ),
+                );
+                if let Origin::Pack(p) = self.templates.origin(&name) {
+                    diag = diag.hint(format!("fix {}", p.display()));
+                }
+                diags.push(diag);
+                return Rendered {
+                    svg: String::new(),
+                    diagnostics: diags,
+                };
+            }
+        };
+        Rendered {
+            svg,
+            diagnostics: diags,
+        }
+    }
+
+    /// A diagnostic about a definition, pointing at its id in its file.
+    pub fn card_diag(&self, d: &Def, sev: Severity, code: &'static str, msg: String) -> Diagnostic {
+        let diag = match sev {
+            Severity::Error => Diagnostic::error(code, msg),
+            Severity::Warning => Diagnostic::warning(code, msg),
+        };
+        match self.pack.sources.get(&d.origin.file) {
+            Some(src) => diag.at(src, d.origin.id_span.clone()).label("this card"),
+            None => diag.in_file(&d.origin.file),
+        }
+    }
+}
+
+/// Parse a face's SVG with the bundled fonts only. Images must be `data:` URIs: usvg
+/// reads no file and no system font.
+pub fn parse_svg(svg: &str) -> Result<usvg::Tree, String> {
+    let opts = usvg::Options {
+        fontdb: fonts::database(),
+        font_family: fonts::SANS_FAMILY.to_string(),
+        image_href_resolver: usvg::ImageHrefResolver {
+            resolve_data: usvg::ImageHrefResolver::default_data_resolver(),
+            resolve_string: Box::new(|_, _| None),
+        },
+        ..usvg::Options::default()
+    };
+    usvg::Tree::from_str(svg, &opts).map_err(|e| e.to_string())
+}

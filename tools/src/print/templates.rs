@@ -1,0 +1,564 @@
+//! The tera templates: the built-in set embedded in the binary, a pack's overrides from
+//! `content/<pack>/templates/<name>`, and the functions templates call (`layout`, `fit`,
+//! `icon`, `text_width`).
+//!
+//! Invariants: every value that comes from a definition reaches a template as data and is
+//! escaped on output (XML/HTML escaping for `.svg` and `.html`, Markdown escaping for
+//! `.md`); definition text is never parsed as a template.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crown_engine::content::Pack;
+use crown_engine::diag::Diagnostic;
+use serde_json::Value;
+use tera::Tera;
+
+use super::fonts::FontId;
+use super::icons::IconSet;
+use super::layout::{self, Align, Issue, Request, VAlign};
+use super::util::Hasher;
+
+/// The built-in templates, by name.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("macros.svg", include_str!("../../templates/macros.svg")),
+    (
+        "card-front.svg",
+        include_str!("../../templates/card-front.svg"),
+    ),
+    (
+        "card-back.svg",
+        include_str!("../../templates/card-back.svg"),
+    ),
+    (
+        "card-reverse.svg",
+        include_str!("../../templates/card-reverse.svg"),
+    ),
+    (
+        "character-front.svg",
+        include_str!("../../templates/character-front.svg"),
+    ),
+    (
+        "plaque-front.svg",
+        include_str!("../../templates/plaque-front.svg"),
+    ),
+    (
+        "plaque-back.svg",
+        include_str!("../../templates/plaque-back.svg"),
+    ),
+    (
+        "stages-front.svg",
+        include_str!("../../templates/stages-front.svg"),
+    ),
+    (
+        "stages-back.svg",
+        include_str!("../../templates/stages-back.svg"),
+    ),
+    (
+        "reference.html",
+        include_str!("../../templates/reference.html"),
+    ),
+    ("reference.md", include_str!("../../templates/reference.md")),
+    (
+        "reference-page.svg",
+        include_str!("../../templates/reference-page.svg"),
+    ),
+];
+
+/// Where a template came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Builtin,
+    /// A pack file, as shown to people (relative to the project).
+    Pack(PathBuf),
+}
+
+impl Origin {
+    pub fn describe(&self, name: &str) -> String {
+        match self {
+            Origin::Builtin => format!("built-in template `{name}`"),
+            Origin::Pack(p) => format!("template `{}`", p.display()),
+        }
+    }
+}
+
+/// A pack's template set, parsed.
+pub struct Templates {
+    tera: Tera,
+    md: Tera,
+    pub origins: BTreeMap<String, Origin>,
+    /// Hash of every template's text, for caches.
+    pub hash: u64,
+}
+
+impl std::fmt::Debug for Templates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Templates")
+            .field("origins", &self.origins)
+            .field("hash", &self.hash)
+            .finish()
+    }
+}
+
+impl Templates {
+    /// The built-in templates, overridden and extended by the files in the `templates/`
+    /// folder of the pack and of the packs it extends (the outermost pack wins).
+    pub fn load(pack: &Pack, icons: Arc<IconSet>) -> Result<Templates, Vec<Diagnostic>> {
+        let mut sources: BTreeMap<String, (String, Origin)> = BTreeMap::new();
+        for (name, text) in BUILTIN {
+            sources.insert((*name).to_string(), ((*text).to_string(), Origin::Builtin));
+        }
+        let mut diags = Vec::new();
+        // `chain` lists the pack first, then what it extends: apply the base packs first.
+        for id in pack.chain.iter().rev() {
+            let shown_dir = PathBuf::from("content").join(id).join("templates");
+            let Ok(rd) = std::fs::read_dir(pack.project.join(&shown_dir)) else {
+                continue;
+            };
+            let mut names: Vec<_> = rd
+                .flatten()
+                .filter_map(|e| e.file_name().to_str().map(String::from))
+                .collect();
+            names.sort();
+            for name in names {
+                if name.starts_with('.') || name.ends_with('~') {
+                    continue;
+                }
+                let ok_ext = [".svg", ".html", ".md"].iter().any(|e| name.ends_with(e));
+                let shown = shown_dir.join(&name);
+                if !ok_ext {
+                    diags.push(
+                        Diagnostic::warning(
+                            "unknown-template",
+                            format!(
+                                "`{}` is not used: templates end in .svg, .html or .md",
+                                shown.display()
+                            ),
+                        )
+                        .in_file(&shown),
+                    );
+                    continue;
+                }
+                match std::fs::read_to_string(pack.project.join(&shown)) {
+                    Ok(text) => {
+                        sources.insert(name, (text, Origin::Pack(shown)));
+                    }
+                    Err(e) => diags.push(
+                        Diagnostic::error("unreadable", format!("cannot read template: {e}"))
+                            .in_file(&shown),
+                    ),
+                }
+            }
+        }
+        let mut hasher = Hasher::default();
+        for (name, (text, _)) in &sources {
+            hasher.str(name).str(text);
+        }
+        let origins: BTreeMap<String, Origin> = sources
+            .iter()
+            .map(|(n, (_, o))| (n.clone(), o.clone()))
+            .collect();
+
+        let mut tera = Tera::default();
+        tera.autoescape_on(vec![".svg", ".html"]);
+        let mut md = Tera::default();
+        md.autoescape_on(vec![".md"]);
+        md.set_escape_fn(escape_markdown);
+        register(&mut tera, icons.clone(), false);
+        register(&mut md, icons, true);
+
+        // Parse one by one first, so every broken template is reported with its own file.
+        for (name, (text, origin)) in &sources {
+            if let Err(e) = tera::Template::new(name, None, text) {
+                diags.push(template_error(&e, &origin.describe(name), origin));
+            }
+        }
+        if diags.iter().any(Diagnostic::is_error) {
+            return Err(diags);
+        }
+        let svg_html: Vec<(&str, &str)> = sources
+            .iter()
+            .filter(|(n, _)| !n.ends_with(".md"))
+            .map(|(n, (t, _))| (n.as_str(), t.as_str()))
+            .collect();
+        let mds: Vec<(&str, &str)> = sources
+            .iter()
+            .filter(|(n, _)| n.ends_with(".md"))
+            .map(|(n, (t, _))| (n.as_str(), t.as_str()))
+            .collect();
+        if let Err(e) = tera.add_raw_templates(svg_html) {
+            diags.push(template_error(&e, "templates", &Origin::Builtin));
+        }
+        if let Err(e) = md.add_raw_templates(mds) {
+            diags.push(template_error(&e, "templates", &Origin::Builtin));
+        }
+        if diags.iter().any(Diagnostic::is_error) {
+            return Err(diags);
+        }
+        Ok(Templates {
+            tera,
+            md,
+            origins,
+            hash: hasher.finish(),
+        })
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.origins.contains_key(name)
+    }
+
+    /// Render template `name` with `context`; errors come back as one message.
+    pub fn render(&self, name: &str, context: &Value) -> Result<String, String> {
+        let ctx = tera::Context::from_value(context.clone()).map_err(|e| error_chain(&e))?;
+        let t = if name.ends_with(".md") {
+            &self.md
+        } else {
+            &self.tera
+        };
+        t.render(name, &ctx).map_err(|e| error_chain(&e))
+    }
+
+    pub fn origin(&self, name: &str) -> Origin {
+        self.origins.get(name).cloned().unwrap_or(Origin::Builtin)
+    }
+}
+
+fn template_error(e: &tera::Error, what: &str, origin: &Origin) -> Diagnostic {
+    let d = Diagnostic::error(
+        "template-error",
+        format!("{what} does not parse: {}", error_chain(e)),
+    );
+    match origin {
+        Origin::Pack(p) => d.in_file(p),
+        Origin::Builtin => d,
+    }
+}
+
+/// The message of a tera error with its causes.
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut src = e.source();
+    while let Some(s) = src {
+        let m = s.to_string();
+        if !parts.contains(&m) {
+            parts.push(m);
+        }
+        src = s.source();
+    }
+    parts.join(": ").replace('\n', " ")
+}
+
+/// Markdown escaping: HTML-significant characters as entities, Markdown punctuation
+/// behind a backslash, line breaks kept as spaces.
+pub fn escape_markdown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '#' | '+' | '|' | '!'
+            | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn register(tera: &mut Tera, icons: Arc<IconSet>, markdown: bool) {
+    tera.register_filter(
+        "rich",
+        RichFilter {
+            icons: icons.clone(),
+            markdown,
+        },
+    );
+    tera.register_function("layout", LayoutFn(icons.clone()));
+    tera.register_function("fit", FitFn(icons.clone()));
+    tera.register_function("icon", IconFn(icons.clone()));
+    tera.register_function("text_width", WidthFn(icons));
+    tera.register_filter("n", num_filter);
+}
+
+fn arg_f32(args: &HashMap<String, Value>, name: &str, default: Option<f32>) -> tera::Result<f32> {
+    match args.get(name) {
+        Some(v) => v.as_f64().map(|x| x as f32).ok_or_else(|| {
+            tera::Error::msg(format!("argument `{name}` must be a number, got {v}"))
+        }),
+        None => default.ok_or_else(|| tera::Error::msg(format!("argument `{name}` is required"))),
+    }
+}
+
+fn arg_str<'a>(args: &'a HashMap<String, Value>, name: &str) -> tera::Result<Option<&'a str>> {
+    match args.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(v) => Err(tera::Error::msg(format!(
+            "argument `{name}` must be a string, got {v}"
+        ))),
+    }
+}
+
+fn arg_font(args: &HashMap<String, Value>) -> tera::Result<FontId> {
+    match arg_str(args, "font")? {
+        None => Ok(FontId::Sans),
+        Some(f) => FontId::parse(f).ok_or_else(|| {
+            tera::Error::msg(format!(
+                "unknown font `{f}` (use sans, bold, italic or serif)"
+            ))
+        }),
+    }
+}
+
+/// `layout(text, x, y, w, h, size, min_size=size*0.75, line_height=1.2, align="left",
+/// valign="top", font="sans")`: lines of text and icons that fit the box.
+struct LayoutFn(Arc<IconSet>);
+
+impl tera::Function for LayoutFn {
+    fn call(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
+        let text = arg_str(args, "text")?.unwrap_or("");
+        let size = arg_f32(args, "size", None)?;
+        let align = match arg_str(args, "align")?.unwrap_or("left") {
+            "left" => Align::Left,
+            "center" | "centre" => Align::Center,
+            "right" => Align::Right,
+            a => return Err(tera::Error::msg(format!("unknown align `{a}`"))),
+        };
+        let valign = match arg_str(args, "valign")?.unwrap_or("top") {
+            "top" => VAlign::Top,
+            "middle" | "center" => VAlign::Middle,
+            "bottom" => VAlign::Bottom,
+            a => return Err(tera::Error::msg(format!("unknown valign `{a}`"))),
+        };
+        let req = Request {
+            text,
+            x: arg_f32(args, "x", None)?,
+            y: arg_f32(args, "y", None)?,
+            width: arg_f32(args, "w", None)?,
+            height: arg_f32(args, "h", None)?,
+            size,
+            min_size: arg_f32(args, "min_size", Some(size * 0.75))?,
+            line_height: arg_f32(args, "line_height", Some(1.2))?,
+            align,
+            valign,
+            font: arg_font(args)?,
+        };
+        if !(req.width > 0.0 && req.height > 0.0 && req.size > 0.0) {
+            return Err(tera::Error::msg("layout: w, h and size must be positive"));
+        }
+        serde_json::to_value(layout::layout(&req, &self.0)).map_err(tera::Error::json)
+    }
+}
+
+/// `fit(text, w, size, min_size=size*0.7, font="serif")`: the size at which one line of
+/// text fits a width; `{size, width, fits}`.
+struct FitFn(Arc<IconSet>);
+
+impl tera::Function for FitFn {
+    fn call(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
+        let text = arg_str(args, "text")?.unwrap_or("");
+        let w = arg_f32(args, "w", None)?;
+        let size = arg_f32(args, "size", None)?;
+        let min = arg_f32(args, "min_size", Some(size * 0.7))?;
+        let font = match arg_str(args, "font")? {
+            None => FontId::SerifBold,
+            Some(_) => arg_font(args)?,
+        };
+        let missing = super::fonts::missing_chars(font, text);
+        if !missing.is_empty() {
+            layout::report(Issue::MissingGlyphs(missing));
+        }
+        let em = layout::measure(text, font, &self.0);
+        let mut s = size;
+        if em * s > w {
+            s = (w / em.max(1e-6)).max(min);
+        }
+        let fits = em * s <= w + 1e-3;
+        if !fits {
+            layout::report(Issue::Overflow {
+                excerpt: layout::excerpt(text),
+                size: s,
+                needed: em * s,
+                box_height: w,
+                too_wide: Some(text.to_string()),
+            });
+        }
+        let r = |x: f32| (f64::from(x) * 1000.0).round() / 1000.0;
+        Ok(serde_json::json!({ "size": r(s), "width": r(em * s), "fits": fits }))
+    }
+}
+
+/// `icon(name)`: the data URI of an icon (empty, and reported, when unknown).
+struct IconFn(Arc<IconSet>);
+
+impl tera::Function for IconFn {
+    fn call(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
+        let name = arg_str(args, "name")?
+            .ok_or_else(|| tera::Error::msg("icon: argument `name` is required"))?;
+        match self.0.uri(name) {
+            Some(u) => Ok(Value::String(u.to_string())),
+            None => {
+                layout::report(Issue::UnknownIcon(name.to_string()));
+                Ok(Value::String(String::new()))
+            }
+        }
+    }
+
+    fn is_safe(&self) -> bool {
+        // Base64 data URIs hold no character that needs escaping.
+        true
+    }
+}
+
+/// `text_width(text, size, font="sans")`: the width of one line.
+struct WidthFn(Arc<IconSet>);
+
+impl tera::Function for WidthFn {
+    fn call(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
+        let text = arg_str(args, "text")?.unwrap_or("");
+        let size = arg_f32(args, "size", None)?;
+        let w = layout::measure(text, arg_font(args)?, &self.0) * size;
+        Ok(serde_json::json!((f64::from(w) * 1000.0).round() / 1000.0))
+    }
+}
+
+/// `{{ card.text | rich }}`: rules text for HTML (escaped, `:icon:` as inline images,
+/// `**bold**` as `<strong>`, line breaks kept) or for Markdown (escaped, icons as
+/// `[name]`, bold kept).
+struct RichFilter {
+    icons: Arc<IconSet>,
+    markdown: bool,
+}
+
+impl tera::Filter for RichFilter {
+    fn filter(&self, v: &Value, _: &HashMap<String, Value>) -> tera::Result<Value> {
+        let text = match v {
+            Value::String(s) => s.clone(),
+            Value::Null => String::new(),
+            other => other.to_string(),
+        };
+        Ok(Value::String(rich(&text, &self.icons, self.markdown)))
+    }
+
+    fn is_safe(&self) -> bool {
+        true
+    }
+}
+
+/// See [`RichFilter`].
+pub fn rich(text: &str, icons: &IconSet, markdown: bool) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut bold = false;
+    let chars: Vec<char> = text.trim().chars().collect();
+    let mut i = 0;
+    let esc = |c: char, out: &mut String| {
+        let s = c.to_string();
+        if markdown {
+            out.push_str(&escape_markdown(&s));
+        } else {
+            out.push_str(&html_escape(&s));
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '*' && chars.get(i + 1) == Some(&'*') {
+            bold = !bold;
+            out.push_str(match (markdown, bold) {
+                (true, _) => "**",
+                (false, true) => "<strong>",
+                (false, false) => "</strong>",
+            });
+            i += 2;
+            continue;
+        }
+        if c == '\n' {
+            if chars.get(i + 1) == Some(&'\n') {
+                out.push_str(if markdown { "\n\n" } else { "<br><br>" });
+                while chars.get(i + 1) == Some(&'\n') {
+                    i += 1;
+                }
+            } else {
+                out.push_str(if markdown { "  \n" } else { "<br>" });
+            }
+            i += 1;
+            continue;
+        }
+        if c == ':' && (i == 0 || !chars[i - 1].is_alphanumeric()) {
+            let mut j = i + 1;
+            while j < chars.len()
+                && (chars[j].is_ascii_lowercase()
+                    || chars[j].is_ascii_digit()
+                    || chars[j] == '-'
+                    || chars[j] == '_')
+            {
+                j += 1;
+            }
+            if j > i + 1
+                && j < chars.len()
+                && chars[j] == ':'
+                && (j + 1 >= chars.len() || !chars[j + 1].is_alphanumeric())
+            {
+                let name: String = chars[i + 1..j].iter().collect();
+                match (markdown, icons.uri(&name)) {
+                    (false, Some(uri)) => {
+                        out.push_str(&format!(
+                            "<img class=\"icon\" src=\"{uri}\" alt=\"{}\">",
+                            html_escape(&name)
+                        ));
+                    }
+                    (false, None) => {
+                        layout::report(Issue::UnknownIcon(name.clone()));
+                        out.push_str(&html_escape(&format!(":{name}:")));
+                    }
+                    (true, known) => {
+                        if known.is_none() {
+                            layout::report(Issue::UnknownIcon(name.clone()));
+                        }
+                        out.push_str(&escape_markdown(&format!("[{name}]")));
+                    }
+                }
+                i = j + 1;
+                continue;
+            }
+        }
+        esc(c, &mut out);
+        i += 1;
+    }
+    if bold {
+        out.push_str(if markdown { "**" } else { "</strong>" });
+    }
+    out
+}
+
+/// Tera's own HTML escaping.
+pub fn html_escape(s: &str) -> String {
+    tera::escape_html(s)
+}
+
+/// `{{ x | n }}`: a number with at most three decimals.
+fn num_filter(v: &Value, _: &HashMap<String, Value>) -> tera::Result<Value> {
+    match v.as_f64() {
+        Some(x) => Ok(Value::String(super::util::num(x))),
+        None => Err(tera::Error::msg(format!(
+            "filter `n` needs a number, got {v}"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_escaping() {
+        assert_eq!(
+            escape_markdown("*a* <b> & [c](d) | e_f"),
+            "\\*a\\* &lt;b&gt; &amp; \\[c\\]\\(d\\) \\| e\\_f"
+        );
+    }
+}
