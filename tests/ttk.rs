@@ -515,3 +515,620 @@ fn dawn_raid_cannot_be_answered() {
     );
     done(&t);
 }
+
+// ---------------------------------------------------------------------------------------
+// Lines of defence, traps, mercenaries
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn lines_of_defence_order_the_targets_and_damage_stays_in_its_line() {
+    let mut t = Table::new(2, None);
+    t.run(
+        r#"
+        kingdom_with_land(0, "anne");
+        set_character(1, "maria");
+        let castle = castle_for(1);
+        let walls = defend(1, castle, "walls");
+        let l1 = land_for(1);
+        let moat = defend(1, l1, "moat");
+        let hills = defend(1, l1, "hills");
+        let l2 = land_for(1);
+        // Only lands are open while any stands; the bare one as much as the defended one.
+        let open = [];
+        for t in open_lines(1) { open.push(t[0]); }
+        expect(open.len() == 2 && open.contains(l1) && open.contains(l2) && !open.contains(castle), `open lines ${open}`);
+        // Topmost defence first, the rest carrying down the same line: Cannon 4 on Land 1
+        // destroys the Hills (2, placed last, on top), then the Moat (2), and stops there.
+        make_attack(0, give(0, "cannon"), "Play Cannon on", l1);
+        expect(in_discard(hills) && in_discard(moat), "Hills then Moat fell");
+        expect(mark(l1, "hp") == 1 && counter(1, "lands") == 2, "nothing was left for the land; nothing spills to Land 2");
+        // A weaker attack is tucked under the card it damaged.
+        let w2 = defend(1, l2, "walls-solo");
+        let s = give(0, "soldiers");
+        make_attack(0, s, "Play Soldiers on", l2);
+        expect(mark(w2, "hp") == 1 && host_of(s) == w2, "Soldiers tucked under the Walls they damaged");
+        // The damage stays: a Pikemen finishes the Walls, then Land 2 is bare again.
+        make_attack(0, give(0, "pikemen"), "Play Pikemen on", l2);
+        expect(in_discard(w2) && in_discard(s), "Walls and the tucked Soldiers go to the discard");
+        // With every land gone the castle opens, its defences first.
+        destroy(l1);
+        destroy(l2);
+        let o = open_lines(1);
+        expect(o.len() == 1 && o[0][0] == castle, "now only the castle");
+        make_attack(0, give(0, "cavalry"), "Play Cavalry on", castle);
+        expect(in_discard(walls) && mark(castle, "hp") == 3, "the castle's Walls take the blow first");
+        make_attack(0, give(0, "cannon-solo"), "Play Cannon on", castle);
+        expect(is_out(1) && is_over(), "the castle falls: Maria is out, Anne wins");
+        "#,
+    );
+    let g = t.game();
+    assert_eq!(g.over.as_ref().map(|o| o.0.clone()), Some(vec![0]));
+    done(&t);
+}
+
+#[test]
+fn a_real_trap_turns_the_attack_back_and_its_owner_picks_where() {
+    let mut t = Table::new(2, None);
+    t.answers(1, &["Turn it on P1's Land 2"]);
+    t.run(
+        r#"
+        let a1 = kingdom_with_land(0, "anne");
+        defend(0, a1, "walls");
+        let a2 = land_for(0);
+        let target = kingdom_with_land(1, "maria");
+        let trap = trap_under(1, target, "trap-real");
+        expect(!face_up(trap), "the trap lies face down");
+        let c = give(0, "cannon");
+        make_attack(0, c, "Play Cannon on", target);
+        expect(in_discard(trap), "sprung and discarded");
+        expect(counter(1, "lands") == 1 && mark(target, "hp") == 1, "the trapped land took nothing");
+        expect(!in_kingdom(a2) && in_kingdom(a1), "Maria turned the 4 damage on Anne's bare Land 2");
+        "#,
+    );
+    assert_eq!(t.asked(1), vec!["Turn it on P1's Land 2"]);
+    done(&t);
+}
+
+#[test]
+fn a_decoy_trap_is_discarded_and_the_attack_goes_on() {
+    let mut t = Table::new(2, None);
+    t.run(
+        r#"
+        kingdom_with_land(0, "anne");
+        let target = kingdom_with_land(1, "maria");
+        let h = defend(1, target, "hills");
+        let trap = trap_under(1, target, "trap-decoy");
+        make_attack(0, give(0, "soldiers"), "Play Soldiers on", target);
+        expect(in_discard(trap) && in_discard(h), "decoy gone, the attack destroyed the Hills");
+        expect(counter(1, "traps") == 0 && counter(1, "open") == 2, "counters follow");
+        "#,
+    );
+    done(&t);
+}
+
+#[test]
+fn mercenaries_attack_defend_fire_from_the_kingdom_and_move() {
+    let mut t = Table::new(2, None);
+    t.answers(0, &["Station Mercenaries (2) on your Land 1"]);
+    t.run(
+        r#"
+        let mine = kingdom_with_land(0, "anne");
+        let theirs = kingdom_with_land(1, "maria");
+        defend(1, theirs, "moat");
+        set_counter(0, "plays", 3);
+        let m = give(0, "mercenaries-2");
+        invoke(m, "play", [0, m]);
+        expect(host_of(m) == mine && counter(0, "mercs") == 1 && counter(0, "defence") == 6, "stationed on Land 1");
+        invoke(m, "move", [0, m]);
+        expect(host_of(m) == bottom(kingdom(0)) && mark(mine, "nd") == 0, "moved to the castle");
+        // Fired from the castle at Maria's land: the Moat falls, the card is spent.
+        invoke(m, "fire", [0, m]);
+        expect(counter(1, "defence") == 4 && in_discard(m) && counter(0, "mercs") == 0, "fired and spent");
+        expect(counter(0, "defence") == 4, "it no longer defends");
+        // A damaged mercenary cannot fire, but can still move.
+        let m3 = defend(0, mine, "mercenaries-3");
+        set_counter(0, "plays", 3);
+        let labels = [];
+        for o in turn_options(0) { labels.push(o.label); }
+        expect(labels.contains("Fire Mercenaries (3) from your Land 1"), `undamaged: ${labels}`);
+        make_attack(1, give(1, "pikemen"), "Play Pikemen on", mine);
+        expect(mark(m3, "hp") == 1, "Maria's Pikemen hurt the Mercenaries");
+        labels = [];
+        for o in turn_options(0) { labels.push(o.label); }
+        expect(!labels.contains("Fire Mercenaries (3) from your Land 1"), `damaged: ${labels}`);
+        expect(labels.contains("Move Mercenaries (3) from your Land 1"), `damaged: ${labels}`);
+        "#,
+    );
+    done(&t);
+}
+
+// ---------------------------------------------------------------------------------------
+// Action cards
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn spread_shares_an_attack_across_lands_and_players() {
+    let mut t = Table::new(3, None);
+    t.answers(
+        0,
+        &[
+            "Send a share of Trebuchet to P2's Land 1",
+            "1 damage on P2's Land 1",
+            "Send a share of Trebuchet to P3's Land 1",
+            "1 damage on P3's Land 1",
+            "Send a share of Trebuchet to P2's Land 2",
+        ],
+    );
+    t.run(
+        r#"
+        kingdom_with_land(0, "anne");
+        kingdom_with_land(1, "maria");
+        land_for(1);
+        let defended = kingdom_with_land(2, "simon");
+        set_counter(0, "plays", 3);
+        let s = give(0, "spread");
+        expect(invoke(s, "can_play", [0, s]) == false, "no attack in hand: Spread is not offered");
+        let tr = give(0, "trebuchet");
+        expect(invoke(s, "can_play", [0, s]), "with an attack in hand it is");
+        invoke(s, "play", [0, s]);
+        set_counter(0, "plays", 2);
+        make_attack(0, tr, "Play Trebuchet on", -1);
+        expect(counter(1, "lands") == 0 && counter(2, "lands") == 0, "three bare lands, two rivals, one Trebuchet");
+        expect(counter(0, "spread") == 0, "Spread is spent");
+        "#,
+    );
+    done(&t);
+}
+
+#[test]
+fn cannon_spread_and_morale_make_an_eight_point_attack_using_three_plays() {
+    let mut t = Table::new(2, None);
+    t.answers(
+        0,
+        &[
+            "Play Morale",
+            "Play Spread",
+            "Play Cannon",
+            "Send a share of Cannon to P2's Land 1",
+            "3 damage on P2's Land 1",
+            "Send a share of Cannon to P2's Land 2",
+            "5 damage on P2's Land 2",
+        ],
+    );
+    t.run(
+        r#"
+        kingdom_with_land(0, "anne");
+        let l1 = kingdom_with_land(1, "maria");
+        defend(1, l1, "hills");
+        let l2 = land_for(1);
+        defend(1, l2, "walls");
+        give(0, "morale"); give(0, "spread"); give(0, "cannon");
+        take_turn(0);
+        expect(counter(1, "lands") == 0, `both lands fell to 3 + 5 (defence left ${counter(1, "defence")})`);
+        expect(counter(1, "defence") == 3, "the castle untouched: it was not open when the shares were set");
+        expect(count(hand(0)) == 0 && counter(0, "plays") == 0, "all three cards, all three plays");
+        "#,
+    );
+    done(&t);
+}
+
+#[test]
+fn deny_cancels_and_cannot_itself_be_denied() {
+    let mut t = Table::new(2, None);
+    t.answers(1, &["Deny the Cavalry"]);
+    t.run(
+        r#"
+        kingdom_with_land(0, "anne");
+        let l = kingdom_with_land(1, "maria");
+        give(0, "deny"); give(0, "deny-solo"); create_card("mercy", beside(0));
+        let d = give(1, "deny");
+        let c = give(0, "cavalry");
+        make_attack(0, c, "Play Cavalry on", l);
+        expect(in_discard(c) && in_discard(d), "both cards to the discard");
+        expect(counter(1, "lands") == 1, "nothing happened to the land");
+        expect(count(hand(0)) == 2 && count(beside(0)) == 1, "Anne could not answer the Deny");
+        "#,
+    );
+    assert!(
+        t.asked(0).is_empty(),
+        "the attacker was offered an answer to a Deny: {:?}",
+        t.asked(0)
+    );
+    done(&t);
+}
+
+#[test]
+fn gold_buys_the_card_changes_hands_and_is_discarded_after_its_third_use() {
+    let mut t = Table::new(2, None);
+    t.answers(1, &["Buy the Soldiers with Gold"]);
+    t.answers(0, &["Buy the Pikemen with Gold"]);
+    t.answers(1, &["Buy the Cavalry with Gold"]);
+    t.run(
+        r#"
+        let la = kingdom_with_land(0, "anne");
+        let lm = kingdom_with_land(1, "charles");
+        let g = give(1, "gold");
+        let s = give(0, "soldiers");
+        make_attack(0, s, "Play Soldiers on", lm);
+        expect(zone_of(s) == hand(1) && zone_of(g) == hand(0), "Charles bought the Soldiers; Anne has the Gold");
+        expect(mark(g, "uses") == 1 && counter(1, "lands") == 1, "first use, no damage");
+        let p = give(1, "pikemen");
+        make_attack(1, p, "Play Pikemen on", la);
+        expect(zone_of(p) == hand(0) && zone_of(g) == hand(1) && mark(g, "uses") == 2, "second use");
+        let c = give(0, "cavalry");
+        make_attack(0, c, "Play Cavalry on", lm);
+        expect(zone_of(c) == hand(1), "the third buyer still gets the card");
+        expect(in_discard(g), "Gold is discarded after its third use");
+        // Gold does not buy penalties.
+        let f = give(0, "famine");
+        expect(!invoke(g, "can_answer", [1, g, f]), "no Gold against a penalty");
+        "#,
+    );
+    done(&t);
+}
+
+#[test]
+fn mercy_answers_from_beside_the_castle_stands_as_land_lifts_freeze_and_draws() {
+    let mut t = Table::new(2, None);
+    t.answers(
+        1,
+        &["Answer the Soldiers with the Mercy beside your castle"],
+    );
+    t.answers(
+        0,
+        &[
+            "Mercy: lift the Freeze",
+            "Mercy: draw cards, as Fortune does",
+        ],
+    );
+    t.run(
+        r#"
+        let la = kingdom_with_land(0, "anne");
+        let lm = kingdom_with_land(1, "maria");
+        let m1 = create_card("mercy", beside(1));
+        let s = give(0, "soldiers");
+        make_attack(0, s, "Play Soldiers on", lm);
+        expect(in_discard(m1) && in_discard(s) && counter(1, "lands") == 1, "Mercy beside the castle works as a Deny");
+        // On her turn, as a play: lift a Freeze.
+        let fz = create_card("freeze", status(0));
+        set_counter(0, "frozen", 1);
+        expect(!may_attack(0), "frozen");
+        let m2 = create_card("mercy-solo", hand(0));
+        set_counter(0, "plays", 3);
+        invoke(m2, "play", [0, m2]);
+        expect(counter(0, "frozen") == 0 && in_discard(fz) && in_discard(m2), "the Freeze is lifted");
+        // As a Fortune: two cards.
+        create_cards("walls", 4, zone("deck"));
+        let m3 = create_card("mercy-solo", hand(0));
+        let before = count(hand(0));
+        invoke(m3, "play", [0, m3]);
+        expect(count(hand(0)) == before - 1 + 2, "drew two");
+        // As a proxy land worth 1 (the only use left when not frozen and the deck is empty).
+        while count(zone("deck")) > 0 { discard(top(zone("deck"))); }
+        let m4 = create_card("mercy", beside(0));
+        invoke(m4, "play", [0, m4]);
+        expect(counter(0, "lands") == 2 && in_kingdom(m4) && mark(m4, "hp") == 1, "Mercy stands as a land");
+        "#,
+    );
+    done(&t);
+}
+
+#[test]
+fn sabotage_removes_a_trap_unsprung_and_stops_only_siege_engines() {
+    let mut t = Table::new(2, None);
+    t.answers(1, &["Sabotage the Cannon"]);
+    t.run(
+        r#"
+        let la = kingdom_with_land(0, "anne");
+        let lm = kingdom_with_land(1, "egbert");
+        let trap = trap_under(1, lm, "trap-real");
+        let sab = give(0, "sabotage");
+        set_counter(0, "plays", 3);
+        invoke(sab, "play", [0, sab]);
+        expect(in_discard(trap) && counter(1, "traps") == 0, "the trap is gone");
+        expect(counter(0, "lands") == 1 && counter(1, "lands") == 1, "and it was not sprung");
+        // Out of turn: a Cannon can be sabotaged ...
+        let s2 = give(1, "sabotage-solo");
+        let c = give(0, "cannon");
+        make_attack(0, c, "Play Cannon on", lm);
+        expect(in_discard(c) && in_discard(s2) && counter(1, "lands") == 1, "the Cannon was stopped");
+        // ... Soldiers cannot.
+        let s3 = give(1, "sabotage");
+        make_attack(0, give(0, "soldiers"), "Play Soldiers on", lm);
+        expect(counter(1, "lands") == 0 && zone_of(s3) == hand(1), "no Sabotage against Soldiers");
+        "#,
+    );
+    done(&t);
+}
+
+#[test]
+fn earthquake_clears_traps_unsprung_and_shakes_the_top_of_every_land() {
+    let mut t = Table::new(2, None);
+    t.run(
+        r#"
+        kingdom_with_land(0, "anne");
+        set_character(1, "egbert");
+        let castle = castle_for(1);
+        let cw = defend(1, castle, "walls");
+        let ct = trap_under(1, castle, "trap-real");
+        let l1 = land_for(1);
+        let h = defend(1, l1, "hills");
+        let t1 = trap_under(1, l1, "trap-decoy");
+        let l2 = land_for(1);
+        let e = give(0, "earthquake");
+        set_counter(0, "plays", 3);
+        invoke(e, "play", [0, e]);
+        expect(in_discard(ct) && in_discard(t1) && counter(1, "traps") == 0, "every trap discarded");
+        expect(counter(0, "lands") == 1, "none sprung, though Egbert's traps are real");
+        expect(mark(h, "hp") == 1 && !in_kingdom(l2), "1 damage on the top of each land");
+        expect(mark(cw, "hp") == 3 && mark(castle, "hp") == 3, "the castle is not reached while land stands");
+        "#,
+    );
+    done(&t);
+}
+
+#[test]
+fn mutiny_removes_troops_wherever_they_stand() {
+    let mut t = Table::new(2, None);
+    t.run(
+        r#"
+        kingdom_with_land(0, "anne");
+        set_character(1, "maria");
+        let castle = castle_for(1);
+        let k = defend(1, castle, "knights");
+        let w = defend(1, castle, "walls");
+        let l = land_for(1);
+        defend(1, l, "battlements");
+        let m = give(0, "mutiny");
+        set_counter(0, "plays", 3);
+        expect(invoke(m, "can_play", [0, m]), "Knights are a target behind a land and the Walls");
+        invoke(m, "play", [0, m]);
+        expect(in_discard(k) && counter(1, "troops") == 0, "the Knights are gone");
+        expect(in_kingdom(w) && mark(w, "hp") == 3 && counter(1, "defence") == 3 + 3 + 1 + 5, "nothing else moved");
+        let m2 = give(0, "mutiny");
+        expect(!invoke(m2, "can_play", [0, m2]), "no troops left: no Mutiny");
+        "#,
+    );
+    done(&t);
+}
+
+#[test]
+fn freeze_stops_attacks_until_the_end_of_the_next_turn() {
+    let mut t = Table::new(2, None);
+    t.run(
+        r#"
+        kingdom_with_land(0, "anne");
+        kingdom_with_land(1, "maria");
+        let f = give(0, "freeze");
+        set_counter(0, "plays", 3);
+        invoke(f, "play", [0, f]);
+        expect(counter(1, "frozen") == 1 && zone_of(f) == status(1), "Maria is frozen");
+        begin_turn(1, 3);
+        let c = give(1, "cannon");
+        expect(!invoke(c, "can_play", [1, c]), "no attack while frozen");
+        let h = give(1, "hills");
+        expect(invoke(h, "can_play", [1, h]), "defences are fine");
+        end_turn(1);
+        expect(counter(1, "frozen") == 0 && in_discard(f), "thawed at the end of her turn");
+        begin_turn(1, 3);
+        expect(invoke(c, "can_play", [1, c]), "free to attack again");
+        "#,
+    );
+    done(&t);
+}
+
+#[test]
+fn fortune_draws_two_and_a_penalty_drawn_strikes_at_once() {
+    let mut t = Table::new(2, None);
+    t.run(
+        r#"
+        kingdom_with_land(0, "anne");
+        kingdom_with_land(1, "maria");
+        create_card("walls", zone("deck"));
+        create_card("plague", zone("deck"));
+        let f = give(0, "fortune");
+        begin_turn(0, 3);
+        do_turn_option(0, #{ kind: "card", card: f, label: "Play Fortune" });
+        expect(count(hand(0)) == 1 && find_in(hand(0), "walls") >= 0, "one card kept");
+        expect(counter(0, "no_play") == 1 && counter(0, "plays") == 1, "Plague struck: one play for Fortune, one for Plague");
+        expect(turn_options(0).len() == 1, "nothing may be played under Plague");
+        "#,
+    );
+    done(&t);
+}
+
+// ---------------------------------------------------------------------------------------
+// Penalties
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn famine_forbids_out_of_turn_cards_for_the_round() {
+    let mut t = Table::new(2, None);
+    t.answers(1, &["Suffer Famine", "Deny the Pikemen"]);
+    t.run(
+        r#"
+        kingdom_with_land(0, "anne");
+        let l = kingdom_with_land(1, "maria");
+        defend(1, l, "walls");
+        let d = give(1, "deny");
+        begin_turn(1, 3);
+        let f = give(1, "famine");
+        strike(1, f);
+        expect(counter(1, "famine") == 1 && counter(1, "plays") == 2, "Famine struck, one play used");
+        let h = give(1, "hills");
+        expect(!invoke(h, "can_play", [1, h]), "no defences this turn");
+        end_turn(1);
+        expect(zone_of(f) == status(1), "Famine lies before her for the round");
+        // Anne's turn: Maria may not Deny.
+        make_attack(0, give(0, "soldiers"), "Play Soldiers on", l);
+        expect(zone_of(d) == hand(1) && counter(1, "defence") == 3 + 1 + 1, "the Soldiers hit, the Deny stayed in hand");
+        // Maria's next turn ends the Famine; now she may Deny.
+        begin_turn(1, 3);
+        expect(counter(1, "famine") == 0 && in_discard(f), "the round is over");
+        end_turn(1);
+        let p = give(0, "pikemen");
+        make_attack(0, p, "Play Pikemen on", l);
+        expect(in_discard(d) && in_discard(p), "Denied");
+        "#,
+    );
+    assert_eq!(t.asked(1), vec!["Suffer Famine", "Deny the Pikemen"]);
+    done(&t);
+}
+
+#[test]
+fn penalties_cost_a_play_and_lifting_one_costs_another() {
+    let mut t = Table::new(2, None);
+    t.answers(0, &["Lift Plague with Deny"]);
+    t.run(
+        r#"
+        kingdom_with_land(0, "anne");
+        let l = kingdom_with_land(1, "maria");
+        give(0, "deny");
+        give(0, "soldiers");
+        begin_turn(0, 3);
+        strike(0, give(0, "plague"));
+        expect(counter(0, "plays") == 1 && counter(0, "no_play") == 0, "lifted: two plays spent");
+        let labels = [];
+        for o in turn_options(0) { labels.push(o.label); }
+        expect(labels.contains("Play Soldiers"), "free to play the last card");
+        // Disease: no attacks, defences allowed.
+        end_turn(0);
+        begin_turn(0, 3);
+        strike(0, give(0, "disease"));
+        let s = find_in(hand(0), "soldiers");
+        let h = give(0, "hills");
+        expect(!invoke(s, "can_play", [0, s]) && invoke(h, "can_play", [0, h]), "Disease stops attacks only");
+        end_turn(0);
+        expect(counter(0, "no_attack") == 0, "for this turn only");
+        "#,
+    );
+    done(&t);
+}
+
+// ---------------------------------------------------------------------------------------
+// The turn, the end, survival, solo
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn a_turn_tops_up_to_five_replacing_penalties_and_allows_three_plays() {
+    let mut t = Table::new(2, None);
+    t.answers(0, &["Play Land", "Play Land"]);
+    t.answers(
+        1,
+        &[
+            "Play Hills",
+            "Play Hills on your Castle",
+            "Play Hills",
+            "Play Hills on your Castle",
+            "Play Hills",
+        ],
+    );
+    t.run(
+        r#"
+        kingdom_with_land(0, "anne");
+        kingdom_with_land(1, "maria");
+        create_cards("land", 3, zone("deck"));
+        create_card("disease", zone("deck"));
+        create_cards("land", 4, zone("deck"));
+        take_turn(0);
+        expect(count(hand(0)) == 3 && count(zone("deck")) == 2, "six drawn, the Disease replaced, two lands played");
+        expect(counter(0, "lands") == 3, "the Disease was one of the three plays");
+        for c in cards(zone("deck")) { discard(c); }
+        create_cards("hills", 6, zone("deck"));
+        take_turn(1);
+        expect(count(hand(1)) == 2 && counter(1, "free") == 1, "three Hills played, then the turn is over");
+        "#,
+    );
+    done(&t);
+}
+
+#[test]
+fn the_game_ends_when_nothing_more_can_be_played_and_ties_go_to_the_higher_noble() {
+    let mut t = Table::new(3, None);
+    t.run(
+        r#"
+        set("solo", false);
+        kingdom_with_land(0, "charles");
+        kingdom_with_land(1, "simon");
+        let l = kingdom_with_land(2, "egbert");
+        destroy(l);
+        set("current", 0);
+        set("quiet", 0);
+        let n = 0;
+        while !is_over() && n < 10 { turn(); n += 1; }
+        expect(is_over() && n == 3, `one quiet round ends the game (${n} turns)`);
+        expect(score(0) == 4 && score(1) == 4 && score(2) == 3, "scores are the defence left");
+        "#,
+    );
+    let g = t.game();
+    assert_eq!(
+        g.over.as_ref().map(|o| o.0.clone()),
+        Some(vec![1]),
+        "Simon (2) beats Charles (1) on the tie"
+    );
+    done(&t);
+}
+
+#[test]
+fn survival_restarts_the_first_fallen_kingdom_with_village_land_and_mercenaries() {
+    let mut t = Table::new(3, Some("survival"));
+    t.run(
+        r#"
+        for id in ["village", "land", "mercenaries-1", "mercenaries-2"] { create_card(id, zone("kit")); }
+        kingdom_with_land(0, "anne");
+        set_character(1, "maria");
+        let c1 = castle_for(1);
+        kingdom_with_land(2, "simon");
+        make_attack(0, give(0, "cannon"), "Play Cannon on", c1);
+        expect(!is_out(1) && counter(1, "restarted") == 1, "Maria restarts");
+        expect(def_of(bottom(kingdom(1))) == "village" && mark(bottom(kingdom(1)), "castle") == 1, "around the Village");
+        expect(counter(1, "lands") == 1 && counter(1, "defence") == 3, "with the Land");
+        expect(find_in(hand(1), "mercenaries-1") >= 0 && find_in(hand(1), "mercenaries-2") >= 0, "and both Mercenaries in hand");
+        expect(hand_size(1) == 4, "filling to four from now on");
+        // A second fall is final.
+        set_character(2, "simon");
+        let v = bottom(kingdom(1));
+        destroy(lines(1)[1]);
+        make_attack(0, give(0, "cannon"), "Play Cannon on", v);
+        expect(is_out(1), "out for good");
+        "#,
+    );
+    done(&t);
+}
+
+#[test]
+fn solo_enemies_strike_the_player_where_a_land_falls_and_a_fallen_enemy_lets_a_card_be_discarded() {
+    let mut t = Table::new(3, Some("solo-easy"));
+    t.answers(0, &["Discard Land, you take Pikemen, Enemy 2 takes Deny"]);
+    t.run(
+        r#"
+        set("solo", true);
+        set_character(0, "egbert"); set_character(1, "baligant"); set_character(2, "maria");
+        set_counter(1, "enemy", 1); set_counter(2, "enemy", 1);
+        castle_for(0);
+        let weak = land_for(0);
+        let strong = land_for(0);
+        defend(0, strong, "walls");
+        castle_for(1); castle_for(2); land_for(2);
+        // An enemy with Soldiers (2) fells the bare land rather than dent the Walls.
+        enemy_use(2, give(2, "soldiers"));
+        expect(!in_kingdom(weak) && in_kingdom(strong), "the land that falls is the one chosen");
+        expect(counter(1, "defence") == 3, "enemies never attack each other");
+        // Knock out enemy 1; a round then deals three cards for two kingdoms.
+        destroy(bottom(kingdom(1)));
+        expect(is_out(1) && !is_over(), "one enemy down, the game goes on");
+        for c in cards(zone("attack-deck")) { discard(c); }
+        create_card("pikemen", zone("attack-deck"));
+        create_card("land", zone("defend-deck"));
+        create_card("deny", zone("action-deck"));
+        set("round", 0);
+        solo_round();
+        expect(find_in(zone("discard"), "land") >= 0, "the Land was discarded");
+        // The player (answering with the first option) attacks Maria with the Pikemen; she
+        // spends her Deny at this first chance.
+        expect(find_in(zone("discard"), "deny") >= 0 && find_in(zone("discard"), "pikemen") >= 0, "Maria denied the Pikemen");
+        expect(counter(2, "lands") == 1, "her land stands");
+        "#,
+    );
+    done(&t);
+}
