@@ -354,7 +354,7 @@ fn charles_fires_cannons_for_five_and_morale_doubles_them() {
         // Morale doubles after the noble's bonus: 10.
         let w = defend(1, bottom(kingdom(1)), "walls");
         set_counter(0, "morale", 2);
-        make_attack(0, give(0, "cannon-solo"), "Play Cannon on", lines(1)[1]);
+        make_attack(0, give(0, "cannon"), "Play Cannon on", lines(1)[1]);
         expect(counter(1, "lands") == 0, "Morale Cannon felled the land");
         "#,
     );
@@ -431,6 +431,9 @@ fn setup_gives_egbert_his_village_charles_gold_anne_dawn_raid() {
         expect(count(zone("deck")) + count(zone("box")) + 3 + 2 == 108 - cards(kingdom(0)).len() - cards(kingdom(1)).len() - cards(kingdom(2)).len() - defences_placed(),
                "every card accounted for");
         expect(get("current") == 1, "Anne (6) plays first");
+        let mercies = 0;
+        for c in cards(zone("deck")) { if def_of(c) == "mercy" { mercies += 1; } }
+        expect(mercies == 2, `two Mercies shuffled into the deck (${mercies})`);
         fn defences_placed() {
             let n = 0;
             for p in 0..3 { for l in lines(p) { n += attached(l).len(); } }
@@ -455,8 +458,8 @@ fn egbert_traps_are_always_real() {
         expect(counter(0, "lands") == 0, "the decoy worked as real: Anne's land took the Soldiers");
         // The same decoy under anyone else's land does nothing.
         let other = land_for(0);
-        let decoy = trap_under(0, other, "trap-decoy-solo");
-        make_attack(1, give(1, "soldiers-solo"), "Play Soldiers on", other);
+        let decoy = trap_under(0, other, "trap-decoy");
+        make_attack(1, give(1, "soldiers"), "Play Soldiers on", other);
         expect(in_discard(decoy) && counter(0, "lands") == 0, "a decoy is only discarded");
         expect(counter(1, "lands") == 1, "no damage turned back");
         "#,
@@ -543,7 +546,7 @@ fn lines_of_defence_order_the_targets_and_damage_stays_in_its_line() {
         expect(in_discard(hills) && in_discard(moat), "Hills then Moat fell");
         expect(mark(l1, "hp") == 1 && counter(1, "lands") == 2, "nothing was left for the land; nothing spills to Land 2");
         // A weaker attack is tucked under the card it damaged.
-        let w2 = defend(1, l2, "walls-solo");
+        let w2 = defend(1, l2, "walls");
         let s = give(0, "soldiers");
         make_attack(0, s, "Play Soldiers on", l2);
         expect(mark(w2, "hp") == 1 && host_of(s) == w2, "Soldiers tucked under the Walls they damaged");
@@ -557,7 +560,7 @@ fn lines_of_defence_order_the_targets_and_damage_stays_in_its_line() {
         expect(o.len() == 1 && o[0][0] == castle, "now only the castle");
         make_attack(0, give(0, "cavalry"), "Play Cavalry on", castle);
         expect(in_discard(walls) && mark(castle, "hp") == 3, "the castle's Walls take the blow first");
-        make_attack(0, give(0, "cannon-solo"), "Play Cannon on", castle);
+        make_attack(0, give(0, "cannon"), "Play Cannon on", castle);
         expect(is_out(1) && is_over(), "the castle falls: Maria is out, Anne wins");
         "#,
     );
@@ -720,7 +723,7 @@ fn deny_cancels_and_cannot_itself_be_denied() {
         r#"
         kingdom_with_land(0, "anne");
         let l = kingdom_with_land(1, "maria");
-        give(0, "deny"); give(0, "deny-solo"); create_card("mercy", beside(0));
+        give(0, "deny"); give(0, "deny"); create_card("mercy", beside(0));
         let d = give(1, "deny");
         let c = give(0, "cavalry");
         make_attack(0, c, "Play Cavalry on", l);
@@ -793,13 +796,13 @@ fn mercy_answers_from_beside_the_castle_stands_as_land_lifts_freeze_and_draws() 
         let fz = create_card("freeze", status(0));
         set_counter(0, "frozen", 1);
         expect(!may_attack(0), "frozen");
-        let m2 = create_card("mercy-solo", hand(0));
+        let m2 = create_card("mercy", hand(0));
         set_counter(0, "plays", 3);
         invoke(m2, "play", [0, m2]);
         expect(counter(0, "frozen") == 0 && in_discard(fz) && in_discard(m2), "the Freeze is lifted");
         // As a Fortune: two cards.
         create_cards("walls", 4, zone("deck"));
-        let m3 = create_card("mercy-solo", hand(0));
+        let m3 = create_card("mercy", hand(0));
         let before = count(hand(0));
         invoke(m3, "play", [0, m3]);
         expect(count(hand(0)) == before - 1 + 2, "drew two");
@@ -828,7 +831,7 @@ fn sabotage_removes_a_trap_unsprung_and_stops_only_siege_engines() {
         expect(in_discard(trap) && counter(1, "traps") == 0, "the trap is gone");
         expect(counter(0, "lands") == 1 && counter(1, "lands") == 1, "and it was not sprung");
         // Out of turn: a Cannon can be sabotaged ...
-        let s2 = give(1, "sabotage-solo");
+        let s2 = give(1, "sabotage");
         let c = give(0, "cannon");
         make_attack(0, c, "Play Cannon on", lm);
         expect(in_discard(c) && in_discard(s2) && counter(1, "lands") == 1, "the Cannon was stopped");
@@ -1091,6 +1094,35 @@ fn survival_restarts_the_first_fallen_kingdom_with_village_land_and_mercenaries(
         destroy(lines(1)[1]);
         make_attack(0, give(0, "cannon"), "Play Cannon on", v);
         expect(is_out(1), "out for good");
+        "#,
+    );
+    done(&t);
+}
+
+#[test]
+fn solo_decks_hold_eighteen_solo_cards_each_and_charles_brings_gold() {
+    let mut t = Table::new(3, Some("solo-expert"));
+    t.run(
+        r#"
+        setup();
+        for d in ["attack-deck", "defend-deck", "action-deck"] {
+            expect(count(zone(d)) == 18, `${d}: ${count(zone(d))}`);
+        }
+        let gold = find_in(zone("action-deck"), "gold");
+        let denies = 0;
+        for c in cards(zone("action-deck")) { if def_of(c) == "deny" { denies += 1; } }
+        expect(gold >= 0 && denies == 2, "Gold took the place of one of the three solo Denies");
+        expect(find_in(zone("attack-deck"), "dawn-raid") < 0, "no Anne, no Dawn Raid");
+        let penalties = 0;
+        for c in cards(zone("action-deck")) { if has_keyword(c, "penalty") { penalties += 1; } }
+        expect(penalties == 3, "the three penalties are in the action deck");
+        expect(counter(0, "defence") == 3 + 1 + 2 + 1, "Simon: Castle, Land + Moat, Land");
+        expect(counter(1, "defence") == 3 + 1 + 2 + 1 + 2 + 2, "Egbert: Castle, Land + Moat, Land + Hills, Village");
+        expect(character(2) == "charles" && counter(2, "enemy") == 1, "Charles is an enemy kingdom");
+        // Gold, when dealt, goes straight to Charles.
+        for c in cards(zone("action-deck")) { if c != gold { discard(c); } }
+        solo_round();
+        expect(zone_of(gold) == hand(2), "Gold went to Charles");
         "#,
     );
     done(&t);
