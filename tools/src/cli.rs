@@ -33,6 +33,8 @@ pub enum Command {
     Record(crate::golden::RecordArgs),
     /// Replay golden games and compare transcripts; `--bless` accepts changes.
     Test(crate::golden::TestArgs),
+    /// Measure load, simulation and replay speed on this machine.
+    Bench(crate::bench::BenchArgs),
     /// Simulate many bot games in parallel and summarise win rates and card statistics.
     Sim(crate::sim::SimArgs),
     /// Render printable card sheets: PDF, PNG per card, SVG, virtual-tabletop deck sheets.

@@ -2,6 +2,7 @@
 //! returning the process exit code: 0 success, 1 failure (errors found, tests failed),
 //! 2 usage error.
 
+pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod golden;
@@ -38,6 +39,7 @@ where
         cli::Command::Play(a) => play::run(&project, &a),
         cli::Command::Record(a) => golden::run_record(&project, &a),
         cli::Command::Test(a) => golden::run_test(&project, &a),
+        cli::Command::Bench(a) => bench::run(&project, &a),
         cli::Command::Sim(a) => sim::run(&project, &a),
         cli::Command::Print(a) => print::run_print(&project, &a),
         cli::Command::Reference(a) => print::run_reference(&project, &a),
