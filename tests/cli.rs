@@ -17,11 +17,7 @@ fn demo_project() -> (tempfile::TempDir, Project) {
 }
 
 fn errors(project: &Project) -> Vec<crown_engine::Diagnostic> {
-    load_pack(project, "demo", LoadOptions::default())
-        .diagnostics
-        .into_iter()
-        .filter(|d| d.is_error())
-        .collect()
+    load_pack(project, "demo", LoadOptions::default()).diagnostics.into_iter().filter(|d| d.is_error()).collect()
 }
 
 fn append(path: &Path, text: &str) {
@@ -39,20 +35,11 @@ fn new_pack_checks_clean_and_never_overwrites() {
     // A second `new pack` refuses and leaves the files alone.
     let before = std::fs::read_to_string(project.pack_dir("demo").join("pack.toml")).unwrap();
     assert_eq!(crown(&["--project", &root, "new", "pack", "demo"]), 1);
-    assert_eq!(
-        before,
-        std::fs::read_to_string(project.pack_dir("demo").join("pack.toml")).unwrap()
-    );
+    assert_eq!(before, std::fs::read_to_string(project.pack_dir("demo").join("pack.toml")).unwrap());
     // `new card` adds a card that checks, and refuses an existing id.
-    assert_eq!(
-        crown(&["--project", &root, "new", "card", "demo", "spy"]),
-        0
-    );
+    assert_eq!(crown(&["--project", &root, "new", "card", "demo", "spy"]), 0);
     assert_eq!(crown(&["--project", &root, "check", "demo"]), 0);
-    assert_eq!(
-        crown(&["--project", &root, "new", "card", "demo", "coin"]),
-        1
-    );
+    assert_eq!(crown(&["--project", &root, "new", "card", "demo", "coin"]), 1);
 }
 
 #[test]
@@ -67,13 +54,7 @@ fn each_fault_gives_one_diagnostic_at_the_right_line() {
     assert_eq!(e[0].code, "unknown-field");
     assert_eq!(e[0].line, lines_before + 1);
     assert!(e[0].file.as_ref().unwrap().ends_with("cards/cards.toml"));
-    assert!(
-        e[0].hint
-            .as_deref()
-            .unwrap_or("")
-            .contains("did you mean `colors`")
-            || e[0].hint.is_some()
-    );
+    assert!(e[0].hint.as_deref().unwrap_or("").contains("did you mean `colors`") || e[0].hint.is_some());
 
     // (b) the card file duplicated under a new name: each card defined twice.
     let (_d2, p2) = demo_project();
@@ -81,13 +62,10 @@ fn each_fault_gives_one_diagnostic_at_the_right_line() {
     std::fs::copy(c2.join("cards.toml"), c2.join("more.toml")).unwrap();
     let e = errors(&p2);
     assert_eq!(e.len(), 3, "{e:#?}");
-    assert!(e.iter().all(|d| d.code == "duplicate-id"
-        && d.file.as_ref().unwrap().ends_with("more.toml")
-        && !d.related.is_empty()));
-    assert_eq!(
-        e.iter().map(|d| d.line).collect::<Vec<_>>(),
-        vec![5, 14, 23]
-    );
+    assert!(e
+        .iter()
+        .all(|d| d.code == "duplicate-id" && d.file.as_ref().unwrap().ends_with("more.toml") && !d.related.is_empty()));
+    assert_eq!(e.iter().map(|d| d.line).collect::<Vec<_>>(), vec![5, 14, 23]);
 
     // (c) a syntax error on the last line of a file.
     let (_d3, p3) = demo_project();
@@ -97,35 +75,20 @@ fn each_fault_gives_one_diagnostic_at_the_right_line() {
     let e = errors(&p3);
     assert_eq!(e.len(), 1, "{e:#?}");
     assert_eq!(e[0].code, "toml-syntax");
-    assert!(
-        e[0].line == n + 1 || e[0].line == n + 2,
-        "line {} of {}",
-        e[0].line,
-        n
-    );
+    assert!(e[0].line == n + 1 || e[0].line == n + 2, "line {} of {}", e[0].line, n);
 
     // (d) a reference to a missing script.
     let (_d4, p4) = demo_project();
     let c4 = p4.pack_dir("demo").join("cards").join("cards.toml");
-    let t = std::fs::read_to_string(&c4)
-        .unwrap()
-        .replace("cards/double.rhai", "cards/triple.rhai");
+    let t = std::fs::read_to_string(&c4).unwrap().replace("cards/double.rhai", "cards/triple.rhai");
     std::fs::write(&c4, t).unwrap();
     let e = errors(&p4);
     assert_eq!(e.len(), 1, "{e:#?}");
     assert_eq!(e[0].code, "missing-script");
-    let want = std::fs::read_to_string(&c4)
-        .unwrap()
-        .lines()
-        .position(|l| l.contains("triple.rhai"))
-        .unwrap()
-        + 1;
+    let want = std::fs::read_to_string(&c4).unwrap().lines().position(|l| l.contains("triple.rhai")).unwrap() + 1;
     assert_eq!(e[0].line, want);
     // The command exits 1 on errors.
-    assert_eq!(
-        crown(&["--project", &p4.root.to_string_lossy(), "check", "demo"]),
-        1
-    );
+    assert_eq!(crown(&["--project", &p4.root.to_string_lossy(), "check", "demo"]), 1);
 }
 
 #[test]
@@ -133,10 +96,7 @@ fn all_mistakes_in_one_run() {
     let (_dir, project) = demo_project();
     let cards = project.pack_dir("demo").join("cards").join("cards.toml");
     append(&cards, "\n[[card]]\nid = \"Bad Id\"\nname = \"x\"\ncount = -1\n\n[[card]]\nid = \"ok2\"\nnme = \"typo\"\n");
-    let sc = project
-        .pack_dir("demo")
-        .join("scenarios")
-        .join("standard.toml");
+    let sc = project.pack_dir("demo").join("scenarios").join("standard.toml");
     append(&sc, "[[seat]]\ncharacter = \"nobody\"\n");
     let e = errors(&project);
     let codes: Vec<&str> = e.iter().map(|d| d.code).collect();
@@ -148,19 +108,8 @@ fn all_mistakes_in_one_run() {
 
 fn run_demo_with_script(script: &str) -> (Status, std::time::Duration) {
     let (_dir, project) = demo_project();
-    std::fs::write(
-        project
-            .scripts_dir("demo")
-            .join("cards")
-            .join("double.rhai"),
-        script,
-    )
-    .unwrap();
-    let pack = Arc::new(
-        load_pack(&project, "demo", LoadOptions::default())
-            .pack
-            .expect("loads"),
-    );
+    std::fs::write(project.scripts_dir("demo").join("cards").join("double.rhai"), script).unwrap();
+    let pack = Arc::new(load_pack(&project, "demo", LoadOptions::default()).pack.expect("loads"));
     let start = std::time::Instant::now();
     // Play until a Double is played: with a first-option bot every game plays all cards.
     for seed in 0..20 {
@@ -179,23 +128,13 @@ fn runaway_scripts_stop_with_their_location() {
     for (script, what) in [
         ("fn on_play(p, c) { loop {} }\n", "operations"),
         ("fn on_play(p, c) { on_play(p, c) }\n", "deep"),
-        (
-            "fn on_play(p, c) { let s = \"ab\"; loop { s += s; } }\n",
-            "limit",
-        ),
-        (
-            "fn on_play(p, c) { invoke(c, \"on_play\", [p, c]) }\n",
-            "deep",
-        ),
+        ("fn on_play(p, c) { let s = \"ab\"; loop { s += s; } }\n", "limit"),
+        ("fn on_play(p, c) { invoke(c, \"on_play\", [p, c]) }\n", "deep"),
     ] {
         let (status, took) = run_demo_with_script(script);
         match status {
             Status::Failed(f) => {
-                assert_eq!(
-                    f.script.as_deref(),
-                    Some("scripts/demo/cards/double.rhai"),
-                    "{f}"
-                );
+                assert_eq!(f.script.as_deref(), Some("scripts/demo/cards/double.rhai"), "{f}");
                 assert!(f.line >= 1, "{f}");
                 assert!(f.to_string().contains(what), "{f}");
                 assert!(f.definitions.contains(&"double".to_string()), "{f}");
@@ -210,21 +149,11 @@ fn runaway_scripts_stop_with_their_location() {
 fn sandbox_refuses_eval_import_and_clock() {
     for (script, code) in [
         ("fn on_play(p, c) { eval(\"1\") }\n", "script-syntax"),
-        (
-            "import \"x\" as y;\nfn on_play(p, c) { }\n",
-            "script-syntax",
-        ),
+        ("import \"x\" as y;\nfn on_play(p, c) { }\n", "script-syntax"),
         ("fn on_play(p, c) { timestamp() }\n", "script-syntax"),
     ] {
         let (_dir, project) = demo_project();
-        std::fs::write(
-            project
-                .scripts_dir("demo")
-                .join("cards")
-                .join("double.rhai"),
-            script,
-        )
-        .unwrap();
+        std::fs::write(project.scripts_dir("demo").join("cards").join("double.rhai"), script).unwrap();
         let l = load_pack(&project, "demo", LoadOptions::default());
         let e: Vec<_> = l.diagnostics.iter().filter(|d| d.is_error()).collect();
         // A clock call compiles (it is a function call) but there is no such function:
@@ -232,10 +161,7 @@ fn sandbox_refuses_eval_import_and_clock() {
         if script.contains("timestamp") {
             if e.is_empty() {
                 let (status, _) = run_demo_with_script(script);
-                assert!(
-                    matches!(status, Status::Failed(ref f) if f.message.contains("timestamp")),
-                    "{status:?}"
-                );
+                assert!(matches!(status, Status::Failed(ref f) if f.message.contains("timestamp")), "{status:?}");
             }
             continue;
         }
@@ -248,16 +174,8 @@ fn sandbox_refuses_eval_import_and_clock() {
 #[test]
 fn sim_is_deterministic_across_thread_counts() {
     let (_dir, project) = demo_project();
-    let pack = Arc::new(
-        load_pack(&project, "demo", LoadOptions::default())
-            .pack
-            .unwrap(),
-    );
-    let kinds = vec![
-        "random".to_string(),
-        "greedy".to_string(),
-        "random".to_string(),
-    ];
+    let pack = Arc::new(load_pack(&project, "demo", LoadOptions::default()).pack.unwrap());
+    let kinds = vec!["random".to_string(), "greedy".to_string(), "random".to_string()];
     let a = crown_tools::sim::simulate(&pack, &kinds, None, 7, 300, Some(1), 10, None).unwrap();
     let b = crown_tools::sim::simulate(&pack, &kinds, None, 7, 300, Some(2), 10, None).unwrap();
     let c = crown_tools::sim::simulate(&pack, &kinds, None, 8, 300, Some(2), 10, None).unwrap();
@@ -306,30 +224,18 @@ fn golden_record_test_bless_cycle() {
     assert_eq!(crown(&["--project", &root, "test"]), 0);
     // A changed value fails the games that use it; bless accepts; a second bless changes nothing.
     let cards = project.pack_dir("demo").join("cards").join("cards.toml");
-    let t = std::fs::read_to_string(&cards).unwrap().replacen(
-        "values = { points = 3 }",
-        "values = { points = 5 }",
-        1,
-    );
+    let t = std::fs::read_to_string(&cards).unwrap().replacen("values = { points = 3 }", "values = { points = 5 }", 1);
     std::fs::write(&cards, t).unwrap();
     assert_eq!(crown(&["--project", &root, "test"]), 1);
     assert_eq!(crown(&["--project", &root, "test", "--bless"]), 0);
     let after = std::fs::read_to_string(project.golden_dir("demo").join("one.transcript")).unwrap();
     assert_eq!(crown(&["--project", &root, "test", "--bless"]), 0);
-    assert_eq!(
-        after,
-        std::fs::read_to_string(project.golden_dir("demo").join("one.transcript")).unwrap()
-    );
+    assert_eq!(after, std::fs::read_to_string(project.golden_dir("demo").join("one.transcript")).unwrap());
     // Reordering definitions within their file changes nothing.
     let text = std::fs::read_to_string(&cards).unwrap();
     let parts: Vec<&str> = text.split("\n[[card]]").collect();
-    let reordered = format!(
-        "{}\n[[card]]{}\n[[card]]{}\n[[card]]{}",
-        parts[0],
-        parts[3].trim_end(),
-        parts[1].trim_end(),
-        parts[2]
-    );
+    let reordered =
+        format!("{}\n[[card]]{}\n[[card]]{}\n[[card]]{}", parts[0], parts[3].trim_end(), parts[1].trim_end(), parts[2]);
     std::fs::write(&cards, reordered).unwrap();
     assert_eq!(crown(&["--project", &root, "check", "demo"]), 0);
     assert_eq!(crown(&["--project", &root, "test"]), 0);

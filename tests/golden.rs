@@ -12,21 +12,16 @@ fn main() {
     let trials = cases
         .into_iter()
         .map(|case| {
-            let pack = packs
-                .entry(case.pack.clone())
-                .or_insert_with(|| crown_tests::load_pack(&project, &case.pack))
-                .clone();
+            let pack =
+                packs.entry(case.pack.clone()).or_insert_with(|| crown_tests::load_pack(&project, &case.pack)).clone();
             Trial::test(case.name.clone(), move || {
                 let pack = pack.map_err(Failed::from)?;
                 match check_case(&case, &pack, 4) {
                     Verdict::Pass => Ok(()),
-                    Verdict::Differs { report, .. } => Err(format!(
-                        "the transcript changed (run `crown test --bless` if intended)\n{report}"
-                    )
-                    .into()),
-                    Verdict::Broken { report } => {
-                        Err(format!("the game no longer replays: {report}").into())
+                    Verdict::Differs { report, .. } => {
+                        Err(format!("the transcript changed (run `crown test --bless` if intended)\n{report}").into())
                     }
+                    Verdict::Broken { report } => Err(format!("the game no longer replays: {report}").into()),
                 }
             })
         })

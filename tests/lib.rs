@@ -15,13 +15,9 @@ pub fn load_pack(project: &Project, id: &str) -> Result<Arc<Pack>, String> {
     let l = load(project, id, LoadOptions::default());
     match l.pack {
         Some(p) => Ok(Arc::new(p)),
-        None => Err(l
-            .diagnostics
-            .iter()
-            .filter(|d| d.is_error())
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")),
+        None => {
+            Err(l.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect::<Vec<_>>().join("\n"))
+        }
     }
 }
 
@@ -34,14 +30,8 @@ pub fn crown(args: &[&str]) -> i32 {
 /// The built `crown` binary, for tests that capture its output.
 pub fn crown_bin() -> PathBuf {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| here.join("../target"));
-    let profile = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
+    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| here.join("../target"));
+    let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
     target.join(profile).join("crown")
 }
 

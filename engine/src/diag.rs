@@ -67,10 +67,7 @@ impl Diagnostic {
     }
 
     pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
-        Diagnostic {
-            severity: Severity::Warning,
-            ..Diagnostic::error(code, message)
-        }
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, message) }
     }
 
     /// Attach a file without a position.
@@ -118,21 +115,10 @@ impl Diagnostic {
         self
     }
 
-    pub fn related(
-        mut self,
-        file: &SourceFile,
-        span: Range<usize>,
-        message: impl Into<String>,
-    ) -> Self {
+    pub fn related(mut self, file: &SourceFile, span: Range<usize>, message: impl Into<String>) -> Self {
         let span = file.clamp(span);
         let (line, column) = file.line_col(span.start);
-        self.related.push(Related {
-            file: file.path.clone(),
-            line,
-            column,
-            span,
-            message: message.into(),
-        });
+        self.related.push(Related { file: file.path.clone(), line, column, span, message: message.into() });
         self
     }
 
@@ -157,14 +143,7 @@ impl fmt::Display for Diagnostic {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        write!(
-            f,
-            "{}: {}[{}]: {}",
-            self.location(),
-            sev,
-            self.code,
-            self.message
-        )?;
+        write!(f, "{}: {}[{}]: {}", self.location(), sev, self.code, self.message)?;
         if let Some(h) = &self.hint {
             write!(f, " (hint: {h})")?;
         }
@@ -186,11 +165,7 @@ impl SourceFile {
         let text: Arc<str> = text.into();
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        SourceFile {
-            path: path.into(),
-            text,
-            line_starts: starts.into(),
-        }
+        SourceFile { path: path.into(), text, line_starts: starts.into() }
     }
 
     fn clamp(&self, span: Range<usize>) -> Range<usize> {
@@ -214,10 +189,7 @@ impl SourceFile {
             Err(i) => i - 1,
         };
         let start = self.line_starts[line];
-        let col = self
-            .text
-            .get(start..offset)
-            .map_or(1, |s| s.chars().count() + 1);
+        let col = self.text.get(start..offset).map_or(1, |s| s.chars().count() + 1);
         (line + 1, col)
     }
 
@@ -230,11 +202,7 @@ impl SourceFile {
         let rest = &self.text[start..];
         let line_text = rest.split('\n').next().unwrap_or("");
         let skip = column.max(1) - 1;
-        start
-            + line_text
-                .char_indices()
-                .nth(skip)
-                .map_or(line_text.len(), |(i, _)| i)
+        start + line_text.char_indices().nth(skip).map_or(line_text.len(), |(i, _)| i)
     }
 
     /// End of the token starting at `start` (up to white space), at least one character.
@@ -277,11 +245,7 @@ impl SourceMap {
 /// Render diagnostics for a person: snippet, marker, label, hint, related places.
 pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
     use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
-    let renderer = if color {
-        Renderer::styled()
-    } else {
-        Renderer::plain()
-    };
+    let renderer = if color { Renderer::styled() } else { Renderer::plain() };
     let mut out = String::new();
     for d in diags {
         let level = match d.severity {
@@ -301,22 +265,15 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String 
                 let mut snippet = Snippet::source(&*src.text).path(path).annotation(ann);
                 for r in &d.related {
                     if r.file == src.path {
-                        snippet = snippet.annotation(
-                            AnnotationKind::Context
-                                .span(r.span.clone())
-                                .label(r.message.as_str()),
-                        );
+                        snippet =
+                            snippet.annotation(AnnotationKind::Context.span(r.span.clone()).label(r.message.as_str()));
                     }
                 }
                 groups.push(title.element(snippet));
             }
             _ => {
                 let loc = d.location();
-                groups.push(Group::with_title(
-                    level
-                        .primary_title(format!("{} ({})", d.message, loc))
-                        .id(d.code),
-                ));
+                groups.push(Group::with_title(level.primary_title(format!("{} ({})", d.message, loc)).id(d.code)));
             }
         }
         for r in &d.related {
@@ -325,13 +282,9 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String 
             }
             if let Some(rs) = sources.get(&r.file) {
                 let path = rs.path.to_str().unwrap_or("?");
-                groups.push(
-                    Level::NOTE.secondary_title(r.message.as_str()).element(
-                        Snippet::source(&*rs.text)
-                            .path(path)
-                            .annotation(AnnotationKind::Primary.span(r.span.clone())),
-                    ),
-                );
+                groups.push(Level::NOTE.secondary_title(r.message.as_str()).element(
+                    Snippet::source(&*rs.text).path(path).annotation(AnnotationKind::Primary.span(r.span.clone())),
+                ));
             } else {
                 groups.push(Group::with_title(Level::NOTE.secondary_title(format!(
                     "{} ({}:{}:{})",
@@ -352,10 +305,7 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String 
 }
 
 /// The closest candidate to `word` by edit distance, if it is close enough to be a typo.
-pub fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let d = edit_distance(&word.to_lowercase(), &c.to_lowercase());
@@ -398,10 +348,7 @@ mod tests {
 
     #[test]
     fn typo_suggestions() {
-        assert_eq!(
-            did_you_mean("cout", ["count", "cost", "name"]),
-            Some("count")
-        );
+        assert_eq!(did_you_mean("cout", ["count", "cost", "name"]), Some("count"));
         assert_eq!(did_you_mean("zzzzzz", ["count", "cost"]), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
@@ -409,12 +356,7 @@ mod tests {
     #[test]
     fn display_has_location() {
         let f = SourceFile::new("c.toml", "x = 1\ny = 2\n");
-        let d = Diagnostic::error("unknown-field", "unknown field `y`")
-            .at(&f, 6..7)
-            .hint("remove it");
-        assert_eq!(
-            d.to_string(),
-            "c.toml:2:1: error[unknown-field]: unknown field `y` (hint: remove it)"
-        );
+        let d = Diagnostic::error("unknown-field", "unknown field `y`").at(&f, 6..7).hint("remove it");
+        assert_eq!(d.to_string(), "c.toml:2:1: error[unknown-field]: unknown field `y` (hint: remove it)");
     }
 }

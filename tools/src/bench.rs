@@ -62,10 +62,7 @@ pub fn load_time_ms(cards: usize, scripts: usize, runs: usize) -> Result<f64, St
     let project = Project::new(dir.path());
     let first = load_pack(&project, "generated", LoadOptions::default());
     if first.errors() > 0 {
-        return Err(format!(
-            "the generated project does not load: {}",
-            first.diagnostics[0]
-        ));
+        return Err(format!("the generated project does not load: {}", first.diagnostics[0]));
     }
     let mut best = f64::MAX;
     for _ in 0..runs {
@@ -84,19 +81,14 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
         if !args.json {
             println!("{text}");
         }
-        figures.insert(
-            key.to_string(),
-            serde_json::json!((value * 100.0).round() / 100.0),
-        );
+        figures.insert(key.to_string(), serde_json::json!((value * 100.0).round() / 100.0));
     };
     let threads = rayon::current_num_threads();
     match load_time_ms(10_000, 2_000, if args.quick { 2 } else { 5 }) {
         Ok(ms) => say(
             "load_10k_cards_ms",
             ms,
-            format!(
-                "load and validate 10,000 cards with 2,000 scripts: {ms:.0} ms (warm, best run)"
-            ),
+            format!("load and validate 10,000 cards with 2,000 scripts: {ms:.0} ms (warm, best run)"),
         ),
         Err(e) => eprintln!("error: {e}"),
     }
@@ -105,14 +97,8 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
         let Ok(pack) = session::load(project, &pack_id) else {
             continue;
         };
-        let players = if pack_id == "take-the-kingdom" {
-            4
-        } else {
-            session::player_count(&pack, None, None)
-        };
-        let Ok(kinds) =
-            session::agent_kinds(&pack, None, players, &["random".to_string()], "random")
-        else {
+        let players = if pack_id == "take-the-kingdom" { 4 } else { session::player_count(&pack, None, None) };
+        let Ok(kinds) = session::agent_kinds(&pack, None, players, &["random".to_string()], "random") else {
             continue;
         };
         let key = pack_id.replace('-', "_");
@@ -122,18 +108,14 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
             match sim::simulate(&pack, &kinds, None, 1, n, Some(t), 10, None) {
                 Ok(s) if s.failed == 0 => {
                     let gps = n as f64 / start.elapsed().as_secs_f64();
-                    let k = if t == 1 {
-                        format!("{key}_gps_1t")
-                    } else {
-                        format!("{key}_gps")
-                    };
-                    say(&k, gps, format!("{pack_id}: {gps:.0} games/s with {players} random bots on {label} ({n} games)"));
+                    let k = if t == 1 { format!("{key}_gps_1t") } else { format!("{key}_gps") };
+                    say(
+                        &k,
+                        gps,
+                        format!("{pack_id}: {gps:.0} games/s with {players} random bots on {label} ({n} games)"),
+                    );
                 }
-                Ok(s) => eprintln!(
-                    "{pack_id}: {} of {n} games failed: {:?}",
-                    s.failed,
-                    s.failures.first()
-                ),
+                Ok(s) => eprintln!("{pack_id}: {} of {n} games failed: {:?}", s.failed, s.failures.first()),
                 Err(e) => eprintln!("{pack_id}: {e}"),
             }
         }
@@ -144,9 +126,8 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
         let mut packs = std::collections::BTreeMap::new();
         let mut n = 0;
         for c in &cases {
-            let pack: &Result<Arc<_>, i32> = packs
-                .entry(c.pack.clone())
-                .or_insert_with(|| session::load(project, &c.pack));
+            let pack: &Result<Arc<_>, i32> =
+                packs.entry(c.pack.clone()).or_insert_with(|| session::load(project, &c.pack));
             if let Ok(p) = pack {
                 let _ = golden::check_case(c, p, 2);
                 n += 1;
@@ -156,17 +137,11 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
         say(
             "golden_suite_s",
             secs,
-            format!(
-                "golden suite: {n} games replayed in {secs:.2} s ({:.0} games/s)",
-                n as f64 / secs.max(1e-9)
-            ),
+            format!("golden suite: {n} games replayed in {secs:.2} s ({:.0} games/s)", n as f64 / secs.max(1e-9)),
         );
     }
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::Value::Object(figures)).unwrap_or_default()
-        );
+        println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(figures)).unwrap_or_default());
     }
     0
 }

@@ -7,16 +7,9 @@ use crate::cli::{CheckArgs, Format};
 use crate::out;
 
 pub fn run(project: &Project, args: &CheckArgs) -> i32 {
-    let packs: Vec<String> = if args.packs.is_empty() {
-        project.pack_ids()
-    } else {
-        args.packs.clone()
-    };
+    let packs: Vec<String> = if args.packs.is_empty() { project.pack_ids() } else { args.packs.clone() };
     if packs.is_empty() {
-        eprintln!(
-            "error: no packs in {} (create one with `crown new pack NAME`)",
-            project.content_dir().display()
-        );
+        eprintln!("error: no packs in {} (create one with `crown new pack NAME`)", project.content_dir().display());
         return 2;
     }
     let mut errors = 0;

@@ -5,11 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(
-    name = "crown",
-    version,
-    about = "Crown: define, play, test, print and balance tabletop games."
-)]
+#[command(name = "crown", version, about = "Crown: define, play, test, print and balance tabletop games.")]
 pub struct Cli {
     /// The project folder (holding content/, scripts/ and tests/golden/).
     #[arg(long, global = true, default_value = ".")]

@@ -71,39 +71,24 @@ pub struct Case {
 /// The transcript path beside a game file.
 pub fn transcript_path(game_file: &Path) -> PathBuf {
     let s = game_file.to_string_lossy();
-    let base = s
-        .strip_suffix(".game.toml")
-        .or_else(|| s.strip_suffix(".toml"))
-        .unwrap_or(&s);
+    let base = s.strip_suffix(".game.toml").or_else(|| s.strip_suffix(".toml")).unwrap_or(&s);
     PathBuf::from(format!("{base}.transcript"))
 }
 
 /// Golden games of the given packs (all packs when empty), sorted by path.
 pub fn discover(project: &Project, packs: &[String]) -> Vec<Case> {
-    let packs: Vec<String> = if packs.is_empty() {
-        project.pack_ids()
-    } else {
-        packs.to_vec()
-    };
+    let packs: Vec<String> = if packs.is_empty() { project.pack_ids() } else { packs.to_vec() };
     let mut out = Vec::new();
     for p in packs {
         let dir = project.golden_dir(&p);
         let Ok(rd) = std::fs::read_dir(&dir) else {
             continue;
         };
-        let mut files: Vec<PathBuf> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|f| f.to_string_lossy().ends_with(".game.toml"))
-            .collect();
+        let mut files: Vec<PathBuf> =
+            rd.flatten().map(|e| e.path()).filter(|f| f.to_string_lossy().ends_with(".game.toml")).collect();
         files.sort();
         for f in files {
-            let stem = f
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("")
-                .trim_end_matches(".game.toml")
-                .to_string();
+            let stem = f.file_name().and_then(|n| n.to_str()).unwrap_or("").trim_end_matches(".game.toml").to_string();
             out.push(Case {
                 pack: p.clone(),
                 transcript_file: transcript_path(&f),
@@ -135,11 +120,7 @@ pub enum Verdict {
 pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
     let text = match std::fs::read_to_string(&case.game_file) {
         Ok(t) => t,
-        Err(e) => {
-            return Verdict::Broken {
-                report: format!("{}: cannot read: {e}", case.game_file.display()),
-            }
-        }
+        Err(e) => return Verdict::Broken { report: format!("{}: cannot read: {e}", case.game_file.display()) },
     };
     let file = match GameFile::parse(&text) {
         Ok(f) => f,
@@ -161,29 +142,18 @@ pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
     };
     if file.pack != pack.id() {
         return Verdict::Broken {
-            report: format!(
-                "{}: recorded for pack `{}`, not `{}`",
-                case.game_file.display(),
-                file.pack,
-                pack.id()
-            ),
+            report: format!("{}: recorded for pack `{}`, not `{}`", case.game_file.display(), file.pack, pack.id()),
         };
     }
     let (_, outcome, new) = match file.replay(pack.clone()) {
         Ok(x) => x,
         Err(e) => {
-            return Verdict::Broken {
-                report: format!("{}: cannot start the game: {e}", case.game_file.display()),
-            }
+            return Verdict::Broken { report: format!("{}: cannot start the game: {e}", case.game_file.display()) }
         }
     };
     if let Status::Failed(f) = &outcome.status {
-        if f.message.contains("recorded choice")
-            || f.message.contains("recording has no more choices")
-        {
-            return Verdict::Broken {
-                report: f.message.clone(),
-            };
+        if f.message.contains("recorded choice") || f.message.contains("recording has no more choices") {
+            return Verdict::Broken { report: f.message.clone() };
         }
     }
     let old = std::fs::read_to_string(&case.transcript_file).unwrap_or_default();
@@ -191,11 +161,7 @@ pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
         return Verdict::Pass;
     }
     let (report, involved) = diff_report(&old, &new, context);
-    Verdict::Differs {
-        report,
-        new,
-        involved,
-    }
+    Verdict::Differs { report, new, involved }
 }
 
 /// The first diverging line with context, a unified diff, and the definitions named by
@@ -203,16 +169,11 @@ pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
 pub fn diff_report(old: &str, new: &str, context: usize) -> (String, Vec<String>) {
     let old_lines: Vec<&str> = old.lines().collect();
     let new_lines: Vec<&str> = new.lines().collect();
-    let first = old_lines
-        .iter()
-        .zip(&new_lines)
-        .position(|(a, b)| a != b)
-        .unwrap_or(old_lines.len().min(new_lines.len()));
+    let first =
+        old_lines.iter().zip(&new_lines).position(|(a, b)| a != b).unwrap_or(old_lines.len().min(new_lines.len()));
     let mut r = String::new();
     if old.is_empty() {
-        r.push_str(
-            "  no expected transcript yet (new game): run `crown test --bless` to accept it\n",
-        );
+        r.push_str("  no expected transcript yet (new game): run `crown test --bless` to accept it\n");
     } else {
         let turn = new_lines[..first.min(new_lines.len())]
             .iter()
@@ -236,11 +197,7 @@ pub fn diff_report(old: &str, new: &str, context: usize) -> (String, Vec<String>
         }
         r.push_str("  diff (expected -, now +):\n");
         let diff = similar::TextDiff::from_lines(old, new);
-        let unified = diff
-            .unified_diff()
-            .context_radius(context)
-            .header("expected", "now")
-            .to_string();
+        let unified = diff.unified_diff().context_radius(context).header("expected", "now").to_string();
         let mut shown = 0;
         for l in unified.lines() {
             if shown >= 60 {
@@ -260,10 +217,7 @@ pub fn diff_report(old: &str, new: &str, context: usize) -> (String, Vec<String>
     }
     let involved: Vec<String> = ids.into_iter().collect();
     if !involved.is_empty() {
-        r.push_str(&format!(
-            "  definitions in the changed events: {}\n",
-            involved.join(", ")
-        ));
+        r.push_str(&format!("  definitions in the changed events: {}\n", involved.join(", ")));
     }
     (r, involved)
 }
@@ -271,16 +225,12 @@ pub fn diff_report(old: &str, new: &str, context: usize) -> (String, Vec<String>
 /// Definition ids a transcript line names: `id#instance` card references and `P is id`.
 pub fn definitions_in(line: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for word in line
-        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '[' | ']' | ':' | ';'))
-    {
+    for word in line.split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '[' | ']' | ':' | ';')) {
         if let Some((id, n)) = word.split_once('#') {
             if !id.is_empty()
                 && !n.is_empty()
                 && n.chars().all(|c| c.is_ascii_digit())
-                && id
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+                && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
             {
                 out.push(id.to_string());
             }
@@ -288,11 +238,7 @@ pub fn definitions_in(line: &str) -> Vec<String> {
     }
     if let Some((_, rest)) = line.split_once(" is ") {
         let id = rest.trim();
-        if !id.is_empty()
-            && id
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
-        {
+        if !id.is_empty() && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_') {
             out.push(id.to_string());
         }
     }
@@ -305,10 +251,7 @@ pub fn run_record(project: &Project, args: &RecordArgs) -> i32 {
         Err(c) => return c,
     };
     if args.out.exists() && !args.force {
-        eprintln!(
-            "error: {} exists; pass --force to replace it",
-            args.out.display()
-        );
+        eprintln!("error: {} exists; pass --force to replace it", args.out.display());
         return 1;
     }
     let scenario = args.scenario.as_deref();
@@ -351,7 +294,9 @@ pub fn run_record(project: &Project, args: &RecordArgs) -> i32 {
     let live = transcript_text(&game, &outcome);
     if live != replayed {
         let (report, _) = diff_report(&live, &replayed, 3);
-        eprintln!("error: the game does not replay to the same transcript (is the rules script deterministic?)\n{report}");
+        eprintln!(
+            "error: the game does not replay to the same transcript (is the rules script deterministic?)\n{report}"
+        );
         return 1;
     }
     let tpath = transcript_path(&args.out);
@@ -366,11 +311,7 @@ pub fn run_record(project: &Project, args: &RecordArgs) -> i32 {
         args.out.display(),
         file.choices.len(),
         outcome.turns,
-        replayed
-            .lines()
-            .last()
-            .unwrap_or("")
-            .trim_start_matches("# result "),
+        replayed.lines().last().unwrap_or("").trim_start_matches("# result "),
         tpath.display()
     );
     0
@@ -397,35 +338,19 @@ pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
             pack_names.push(t.clone());
         }
     }
-    let mut cases = if pack_names.is_empty() && !files.is_empty() {
-        Vec::new()
-    } else {
-        discover(project, &pack_names)
-    };
+    let mut cases =
+        if pack_names.is_empty() && !files.is_empty() { Vec::new() } else { discover(project, &pack_names) };
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap_or_default();
         let pack = GameFile::parse(&text).map(|g| g.pack).unwrap_or_default();
-        let stem = f
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("")
-            .trim_end_matches(".game.toml")
-            .to_string();
-        cases.push(Case {
-            name: format!("{pack}/{stem}"),
-            pack,
-            transcript_file: transcript_path(&f),
-            game_file: f,
-        });
+        let stem = f.file_name().and_then(|n| n.to_str()).unwrap_or("").trim_end_matches(".game.toml").to_string();
+        cases.push(Case { name: format!("{pack}/{stem}"), pack, transcript_file: transcript_path(&f), game_file: f });
     }
     if let Some(id) = &args.explain {
         return explain(&cases, id);
     }
     if cases.is_empty() {
-        eprintln!(
-            "no golden games found under {}",
-            project.root.join("tests/golden").display()
-        );
+        eprintln!("no golden games found under {}", project.root.join("tests/golden").display());
         println!("0 passed, 0 failed");
         return 0;
     }
@@ -455,11 +380,7 @@ pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
                         }
                         Err(e) => {
                             failed += 1;
-                            println!(
-                                "FAIL {}: cannot write {}: {e}",
-                                case.name,
-                                case.transcript_file.display()
-                            );
+                            println!("FAIL {}: cannot write {}: {e}", case.name, case.transcript_file.display());
                         }
                     }
                 } else {
@@ -482,12 +403,7 @@ pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
     if args.bless {
         println!("{blessed} blessed, {refused} refused");
     }
-    println!(
-        "{} games in {:.2} s ({:.1} games/s)",
-        cases.len(),
-        secs,
-        cases.len() as f64 / secs.max(1e-9)
-    );
+    println!("{} games in {:.2} s ({:.1} games/s)", cases.len(), secs, cases.len() as f64 / secs.max(1e-9));
     println!("{} passed, {} failed", passed + blessed, failed);
     i32::from(failed > 0)
 }
@@ -496,10 +412,7 @@ fn explain(cases: &[Case], id: &str) -> i32 {
     let mut hits = 0;
     for c in cases {
         let t = std::fs::read_to_string(&c.transcript_file).unwrap_or_default();
-        let n = t
-            .lines()
-            .filter(|l| definitions_in(l).iter().any(|d| d == id))
-            .count();
+        let n = t.lines().filter(|l| definitions_in(l).iter().any(|d| d == id)).count();
         if n > 0 {
             hits += 1;
             println!("{:<48} {n} event{}", c.name, if n == 1 { "" } else { "s" });
@@ -515,30 +428,20 @@ mod tests {
 
     #[test]
     fn finds_definitions_in_lines() {
-        assert_eq!(
-            definitions_in("move trebuchet#17 hand@P1 -> discard"),
-            vec!["trebuchet"]
-        );
+        assert_eq!(definitions_in("move trebuchet#17 hand@P1 -> discard"), vec!["trebuchet"]);
         assert_eq!(definitions_in("P2 is maria"), vec!["maria"]);
         assert!(definitions_in("choice 3 P1: Pick -> Play #1").is_empty());
     }
 
     #[test]
     fn diff_names_first_line_and_definitions() {
-        let (r, ids) = diff_report(
-            "a\n-- turn 1\nmove x#1 d -> h\n",
-            "a\n-- turn 1\nmove y#1 d -> h\n",
-            2,
-        );
+        let (r, ids) = diff_report("a\n-- turn 1\nmove x#1 d -> h\n", "a\n-- turn 1\nmove y#1 d -> h\n", 2);
         assert!(r.contains("first difference at line 3 (turn 1)"), "{r}");
         assert_eq!(ids, vec!["x", "y"]);
     }
 
     #[test]
     fn transcript_path_is_beside() {
-        assert_eq!(
-            transcript_path(Path::new("t/g/a.game.toml")),
-            PathBuf::from("t/g/a.transcript")
-        );
+        assert_eq!(transcript_path(Path::new("t/g/a.game.toml")), PathBuf::from("t/g/a.transcript"));
     }
 }

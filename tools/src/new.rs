@@ -17,48 +17,27 @@ pub fn run(project: &Project, args: &NewArgs) -> i32 {
 fn valid_id(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 64
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
 }
 
 fn new_pack(project: &Project, name: &str) -> i32 {
     if !valid_id(name) {
-        eprintln!(
-            "error: `{name}` is not a valid pack id (lowercase letters, digits, `-` and `_`)"
-        );
+        eprintln!("error: `{name}` is not a valid pack id (lowercase letters, digits, `-` and `_`)");
         return 2;
     }
     let dir = project.pack_dir(name);
     if dir.exists() {
-        eprintln!(
-            "error: {} already exists; nothing was written",
-            dir.display()
-        );
+        eprintln!("error: {} already exists; nothing was written", dir.display());
         return 1;
     }
     let title = title_case(name);
     let files: Vec<(std::path::PathBuf, String)> = vec![
-        (
-            dir.join("pack.toml"),
-            PACK.replace("{id}", name).replace("{name}", &title),
-        ),
+        (dir.join("pack.toml"), PACK.replace("{id}", name).replace("{name}", &title)),
         (dir.join("cards").join("cards.toml"), CARDS.to_string()),
-        (
-            dir.join("scenarios").join("standard.toml"),
-            SCENARIO.to_string(),
-        ),
-        (
-            project.scripts_dir(name).join("rules.rhai"),
-            RULES.to_string(),
-        ),
-        (
-            project.scripts_dir(name).join("cards").join("double.rhai"),
-            DOUBLE.to_string(),
-        ),
-        (
-            project.golden_dir(name).join("README.md"),
-            GOLDEN_README.replace("{id}", name),
-        ),
+        (dir.join("scenarios").join("standard.toml"), SCENARIO.to_string()),
+        (project.scripts_dir(name).join("rules.rhai"), RULES.to_string()),
+        (project.scripts_dir(name).join("cards").join("double.rhai"), DOUBLE.to_string()),
+        (project.golden_dir(name).join("README.md"), GOLDEN_README.replace("{id}", name)),
     ];
     for (path, text) in &files {
         match out::write_new(path, text) {
@@ -92,40 +71,22 @@ fn new_card(project: &Project, pack: &str, id: &str, kind: &str) -> i32 {
         eprintln!("error: `{id}` is not a valid card id (lowercase letters, digits, `-` and `_`)");
         return 2;
     }
-    let loaded = load_pack(
-        &proj,
-        &pack_id,
-        LoadOptions {
-            compile_scripts: false,
-        },
-    );
+    let loaded = load_pack(&proj, &pack_id, LoadOptions { compile_scripts: false });
     if let Some(p) = &loaded.pack {
         if let Some(d) = p.get(id) {
-            eprintln!(
-                "error: `{id}` already exists in {}; nothing was written",
-                d.origin.file.display()
-            );
+            eprintln!("error: `{id}` already exists in {}; nothing was written", d.origin.file.display());
             return 1;
         }
     }
-    let path = proj
-        .pack_dir(&pack_id)
-        .join("cards")
-        .join(format!("{id}.toml"));
-    let text = CARD
-        .replace("{id}", id)
-        .replace("{name}", &title_case(id))
-        .replace("{kind}", kind);
+    let path = proj.pack_dir(&pack_id).join("cards").join(format!("{id}.toml"));
+    let text = CARD.replace("{id}", id).replace("{name}", &title_case(id)).replace("{kind}", kind);
     match out::write_new(&path, &text) {
         Ok(true) => {
             println!("created {}", rel(&proj, &path));
             0
         }
         Ok(false) => {
-            eprintln!(
-                "error: {} already exists; nothing was written",
-                path.display()
-            );
+            eprintln!("error: {} already exists; nothing was written", path.display());
             1
         }
         Err(e) => {
@@ -136,10 +97,7 @@ fn new_card(project: &Project, pack: &str, id: &str, kind: &str) -> i32 {
 }
 
 fn rel(project: &Project, p: &Path) -> String {
-    p.strip_prefix(&project.root)
-        .unwrap_or(p)
-        .display()
-        .to_string()
+    p.strip_prefix(&project.root).unwrap_or(p).display().to_string()
 }
 
 fn title_case(id: &str) -> String {
@@ -147,9 +105,7 @@ fn title_case(id: &str) -> String {
         .filter(|w| !w.is_empty())
         .map(|w| {
             let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-                .unwrap_or_default()
+            c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
         })
         .collect::<Vec<_>>()
         .join(" ")

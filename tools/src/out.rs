@@ -22,10 +22,7 @@ pub fn print_diagnostics(diags: &[Diagnostic], sources: &SourceMap) {
 /// Write a file atomically: a temporary file beside it, then a rename. An interrupted
 /// write leaves the old file as it was.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let tmp = dir.join(format!(".{name}.crown-tmp-{}", std::process::id()));

@@ -69,11 +69,7 @@ impl<R: BufRead + Send, W: Write + Send> Agent for HumanAgent<R, W> {
             if let Some(i) = req.labels.iter().position(|l| l.eq_ignore_ascii_case(t)) {
                 return Ok(i);
             }
-            let _ = writeln!(
-                self.output,
-                "'{t}' is not an option: type a number from 1 to {}",
-                req.labels.len()
-            );
+            let _ = writeln!(self.output, "'{t}' is not an option: type a number from 1 to {}", req.labels.len());
         }
     }
     fn kind(&self) -> String {
@@ -111,10 +107,7 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
         .enumerate()
         .map(|(i, k)| -> Box<dyn Agent> {
             if k == "human" {
-                Box::new(HumanAgent {
-                    input: std::io::BufReader::new(std::io::stdin()),
-                    output: std::io::stdout(),
-                })
+                Box::new(HumanAgent { input: std::io::BufReader::new(std::io::stdin()), output: std::io::stdout() })
             } else {
                 agent::bot(k, args.seed, i).expect("known agent")
             }

@@ -6,10 +6,7 @@ use crate::cli::SchemaArgs;
 use crate::out;
 
 pub fn run(project: &Project, args: &SchemaArgs) -> i32 {
-    let dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| project.root.join("docs").join("schema"));
+    let dir = args.out.clone().unwrap_or_else(|| project.root.join("docs").join("schema"));
     for (name, s) in schema::all() {
         let path = dir.join(name);
         if let Err(e) = out::write_atomic(&path, schema::to_json(&s).as_bytes()) {

@@ -15,12 +15,7 @@ pub fn load(project: &Project, name: &str) -> Result<Arc<Pack>, i32> {
         2
     })?;
     let loaded = load_pack(&proj, &id, LoadOptions::default());
-    let errors: Vec<_> = loaded
-        .diagnostics
-        .iter()
-        .filter(|d| d.is_error())
-        .cloned()
-        .collect();
+    let errors: Vec<_> = loaded.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
     if !errors.is_empty() {
         out::print_diagnostics(&errors, &loaded.sources);
         eprintln!(
@@ -44,13 +39,7 @@ pub fn agent_kinds(
 ) -> Result<Vec<String>, String> {
     let seats = scenario
         .and_then(|s| pack.scenario(s))
-        .or_else(|| {
-            if scenario.is_none() {
-                pack.default_scenario()
-            } else {
-                None
-            }
-        })
+        .or_else(|| if scenario.is_none() { pack.default_scenario() } else { None })
         .map(|s| s.scenario.seat.clone())
         .unwrap_or_default();
     let mut kinds = Vec::with_capacity(players);
@@ -59,18 +48,10 @@ pub fn agent_kinds(
             .get(i)
             .or(agents.last())
             .cloned()
-            .or_else(|| {
-                seats
-                    .get(i)
-                    .and_then(|s| s.agent.clone())
-                    .filter(|a| agent::AGENT_KINDS.contains(&a.as_str()))
-            })
+            .or_else(|| seats.get(i).and_then(|s| s.agent.clone()).filter(|a| agent::AGENT_KINDS.contains(&a.as_str())))
             .unwrap_or_else(|| default.to_string());
         if k != "human" && !agent::AGENT_KINDS.contains(&k.as_str()) {
-            return Err(format!(
-                "unknown agent `{k}` (agents: human, {})",
-                agent::AGENT_KINDS.join(", ")
-            ));
+            return Err(format!("unknown agent `{k}` (agents: human, {})", agent::AGENT_KINDS.join(", ")));
         }
         kinds.push(k);
     }
@@ -82,10 +63,7 @@ pub fn bots(kinds: &[String], seed: u64) -> Vec<Box<dyn Agent>> {
     kinds
         .iter()
         .enumerate()
-        .map(|(i, k)| {
-            agent::bot(k, seed, i)
-                .unwrap_or_else(|| agent::bot("random", seed, i).expect("random agent"))
-        })
+        .map(|(i, k)| agent::bot(k, seed, i).unwrap_or_else(|| agent::bot("random", seed, i).expect("random agent")))
         .collect()
 }
 
@@ -95,9 +73,7 @@ pub fn player_count(pack: &Pack, scenario: Option<&str>, players: Option<usize>)
     if let Some(n) = players {
         return n;
     }
-    let sc = scenario
-        .and_then(|s| pack.scenario(s))
-        .or_else(|| pack.default_scenario());
+    let sc = scenario.and_then(|s| pack.scenario(s)).or_else(|| pack.default_scenario());
     if let Some(sc) = sc {
         if !sc.scenario.seat.is_empty() {
             return sc.scenario.seat.len();

@@ -181,11 +181,7 @@ pub fn simulate(
         .build()
         .map_err(|e| e.to_string())?;
     // Check once, before spawning work, that a game can be set up at all.
-    Game::new(
-        pack.clone(),
-        config(seed, players, scenario),
-        session::bots(kinds, seed),
-    )?;
+    Game::new(pack.clone(), config(seed, players, scenario), session::bots(kinds, seed))?;
     let stats = pool.install(|| {
         (0..games)
             .into_par_iter()
@@ -194,11 +190,7 @@ pub fn simulate(
                     return st;
                 }
                 let gs = derive_seed(seed, i);
-                let game = match Game::new(
-                    pack.clone(),
-                    config(gs, players, scenario),
-                    session::bots(kinds, gs),
-                ) {
+                let game = match Game::new(pack.clone(), config(gs, players, scenario), session::bots(kinds, gs)) {
                     Ok(g) => g,
                     Err(e) => {
                         let mut st = st;
@@ -251,10 +243,8 @@ pub fn run(project: &Project, args: &SimArgs) -> i32 {
     let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
         let pb = indicatif::ProgressBar::new(args.games);
         pb.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} games {per_sec} eta {eta}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games {per_sec} eta {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         pb
     });
@@ -282,10 +272,7 @@ pub fn run(project: &Project, args: &SimArgs) -> i32 {
     let secs = start.elapsed().as_secs_f64();
     let summary = summary_json(&pack, &stats, args, players, &kinds, threads, secs);
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&summary).unwrap_or_default()
-        );
+        println!("{}", serde_json::to_string_pretty(&summary).unwrap_or_default());
     } else {
         print_table(&pack, &stats, args, players, threads, secs);
     }
@@ -298,11 +285,7 @@ pub fn run(project: &Project, args: &SimArgs) -> i32 {
             "{} of {} games failed{}",
             stats.failed,
             args.games,
-            if not_run > 0 {
-                format!("; stopped early, {not_run} games not played")
-            } else {
-                String::new()
-            }
+            if not_run > 0 { format!("; stopped early, {not_run} games not played") } else { String::new() }
         );
         return 1;
     }
@@ -341,7 +324,10 @@ fn summary_json(
         .card_games
         .iter()
         .map(|(&d, &(g, w, n))| {
-            (pack.defs[d as usize].def.id.clone(), json!({ "played_in": g, "plays": n, "win_rate_when_played": round4(w as f64 / g.max(1) as f64) }))
+            (
+                pack.defs[d as usize].def.id.clone(),
+                json!({ "played_in": g, "plays": n, "win_rate_when_played": round4(w as f64 / g.max(1) as f64) }),
+            )
         })
         .collect();
     json!({
@@ -385,16 +371,9 @@ fn print_table(pack: &Pack, s: &Stats, args: &SimArgs, players: usize, threads: 
         println!("  turn limit reached in games {:?}", s.turn_limited);
     }
     println!("\nwin rate by character (95% interval)");
-    let mut rows: Vec<(&String, u64, u64)> = s
-        .char_games
-        .iter()
-        .map(|(k, &n)| (k, n, s.char_wins.get(k).copied().unwrap_or(0)))
-        .collect();
-    rows.sort_by(|a, b| {
-        (b.2 * a.1.max(1))
-            .cmp(&(a.2 * b.1.max(1)))
-            .then(a.0.cmp(b.0))
-    });
+    let mut rows: Vec<(&String, u64, u64)> =
+        s.char_games.iter().map(|(k, &n)| (k, n, s.char_wins.get(k).copied().unwrap_or(0))).collect();
+    rows.sort_by(|a, b| (b.2 * a.1.max(1)).cmp(&(a.2 * b.1.max(1))).then(a.0.cmp(b.0)));
     for (k, n, w) in rows {
         let (lo, hi) = wilson(w, n);
         let name = pack.get(k).map_or(k.as_str(), |d| d.def.name.as_str());
@@ -417,10 +396,7 @@ fn print_table(pack: &Pack, s: &Stats, args: &SimArgs, players: usize, threads: 
         );
     }
     if !s.card_games.is_empty() {
-        println!(
-            "\ncards: win rate of the player who played it (baseline {:.1}%)",
-            100.0 / players as f64
-        );
+        println!("\ncards: win rate of the player who played it (baseline {:.1}%)", 100.0 / players as f64);
         let mut cards: Vec<_> = s.card_games.iter().collect();
         cards.sort_by(|a, b| ((b.1).1 * (a.1).0.max(1)).cmp(&((a.1).1 * (b.1).0.max(1))));
         for (&d, &(g, w, n)) in cards.iter().take(40) {

@@ -25,9 +25,7 @@ pub struct LoadOptions {
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions {
-            compile_scripts: true,
-        }
+        LoadOptions { compile_scripts: true }
     }
 }
 
@@ -35,10 +33,7 @@ impl Default for LoadOptions {
 pub fn load_pack(project: &Project, id: &str, opts: LoadOptions) -> Loaded {
     let mut l = Loader {
         project,
-        root: project
-            .root
-            .canonicalize()
-            .unwrap_or_else(|_| project.root.clone()),
+        root: project.root.canonicalize().unwrap_or_else(|_| project.root.clone()),
         diags: Vec::new(),
         sources: SourceMap::default(),
         stack: Vec::new(),
@@ -47,16 +42,10 @@ pub fn load_pack(project: &Project, id: &str, opts: LoadOptions) -> Loaded {
     let layer = l.load_layer(id, None);
     let pack = layer.and_then(|layer| l.finish(layer));
     let mut diags = l.diags;
-    diags.sort_by(|a, b| {
-        (a.severity, &a.file, a.line, a.column).cmp(&(b.severity, &b.file, b.line, b.column))
-    });
+    diags.sort_by(|a, b| (a.severity, &a.file, a.line, a.column).cmp(&(b.severity, &b.file, b.line, b.column)));
     diags.dedup();
     let errors = diags.iter().any(Diagnostic::is_error);
-    Loaded {
-        pack: if errors { None } else { pack },
-        diagnostics: diags,
-        sources: l.sources,
-    }
+    Loaded { pack: if errors { None } else { pack }, diagnostics: diags, sources: l.sources }
 }
 
 /// What kind of thing a reference points at.
@@ -151,43 +140,27 @@ impl Loader<'_> {
     }
 
     /// Load one pack and, first, the packs it extends.
-    fn load_layer(
-        &mut self,
-        id: &str,
-        named_at: Option<(&SourceFile, Range<usize>)>,
-    ) -> Option<Layer> {
+    fn load_layer(&mut self, id: &str, named_at: Option<(&SourceFile, Range<usize>)>) -> Option<Layer> {
         let dir = self.project.pack_dir(id);
         if !dir.join("pack.toml").is_file() {
-            let mut d = Diagnostic::error(
-                "unknown-pack",
-                format!("no pack named `{id}` in this project"),
-            );
+            let mut d = Diagnostic::error("unknown-pack", format!("no pack named `{id}` in this project"));
             if let Some((f, span)) = named_at {
                 d = d.at(f, span);
             } else {
                 d = d.in_file(self.shown(&dir.join("pack.toml")));
             }
             let known = self.project.pack_ids();
-            let hint = did_you_mean(id, known.iter().map(String::as_str))
-                .map(|s| format!("did you mean `{s}`?"));
+            let hint = did_you_mean(id, known.iter().map(String::as_str)).map(|s| format!("did you mean `{s}`?"));
             self.diags.push(d.maybe_hint(hint));
             return None;
         }
         if let Some(pos) = self.stack.iter().position(|s| s == id) {
-            let cycle: Vec<&str> = self.stack[pos..]
-                .iter()
-                .map(String::as_str)
-                .chain([id])
-                .collect();
-            let mut d = Diagnostic::error(
-                "extends-cycle",
-                format!("`extends` forms a cycle: {}", cycle.join(" -> ")),
-            );
+            let cycle: Vec<&str> = self.stack[pos..].iter().map(String::as_str).chain([id]).collect();
+            let mut d = Diagnostic::error("extends-cycle", format!("`extends` forms a cycle: {}", cycle.join(" -> ")));
             if let Some((f, span)) = named_at {
                 d = d.at(f, span);
             }
-            self.diags
-                .push(d.hint("a pack cannot extend itself, directly or through others"));
+            self.diags.push(d.hint("a pack cannot extend itself, directly or through others"));
             return None;
         }
         self.stack.push(id.to_string());
@@ -198,10 +171,8 @@ impl Loader<'_> {
 
     fn load_layer_inner(&mut self, id: &str, dir: &Path) -> Option<Layer> {
         let files = self.list_files(dir);
-        let outs: Vec<FileOut> = files
-            .par_iter()
-            .map(|(path, kind)| parse_file(path, &self.shown(path), *kind, id))
-            .collect();
+        let outs: Vec<FileOut> =
+            files.par_iter().map(|(path, kind)| parse_file(path, &self.shown(path), *kind, id)).collect();
         let mut manifest = None;
         let mut own_defs = Vec::new();
         let mut scenarios = Vec::new();
@@ -232,10 +203,7 @@ impl Loader<'_> {
                 self.diags.push(
                     Diagnostic::error(
                         "pack-id-mismatch",
-                        format!(
-                            "pack id `{}` differs from its folder name `{id}`",
-                            manifest.id
-                        ),
+                        format!("pack id `{}` differs from its folder name `{id}`", manifest.id),
                     )
                     .at(f, span)
                     .hint(format!("set `id = \"{id}\"` or rename the folder")),
@@ -295,19 +263,19 @@ impl Loader<'_> {
                     if let Some(f) = &mfile {
                         let span = mspans.get(&format!("remove.{i}")).cloned().unwrap_or(0..0);
                         self.diags.push(
-                            Diagnostic::error("remove-of-nothing", format!("`remove` names `{rid}`, which the extended packs do not define"))
-                                .at(f, span),
+                            Diagnostic::error(
+                                "remove-of-nothing",
+                                format!("`remove` names `{rid}`, which the extended packs do not define"),
+                            )
+                            .at(f, span),
                         );
                     }
                 }
             }
         }
         let base_count = defs.len();
-        let base_ids: BTreeMap<String, usize> = defs
-            .iter()
-            .enumerate()
-            .map(|(i, (d, _))| (d.def.id.clone(), i))
-            .collect();
+        let base_ids: BTreeMap<String, usize> =
+            defs.iter().enumerate().map(|(i, (d, _))| (d.def.id.clone(), i)).collect();
 
         // This pack's definitions: duplicates within the pack, overrides of the base.
         let mut own_seen: BTreeMap<String, Origin> = BTreeMap::new();
@@ -330,45 +298,35 @@ impl Loader<'_> {
             let lower = def.id.to_lowercase();
             if let Some((other, o)) = lower_seen.get(&lower) {
                 if *other != def.id {
-                    if let (Some(f), Some(of)) = (
-                        self.sources.get(&origin.file).cloned(),
-                        self.sources.get(&o.file).cloned(),
-                    ) {
+                    if let (Some(f), Some(of)) =
+                        (self.sources.get(&origin.file).cloned(), self.sources.get(&o.file).cloned())
+                    {
                         self.diags.push(
-                            Diagnostic::error("id-case-clash", format!("`{}` and `{other}` differ only in case", def.id))
-                                .at(&f, origin.id_span.clone())
-                                .related(&of, o.id_span.clone(), "the other one")
-                                .hint("ids are compared exactly; pick names that differ in more than case"),
+                            Diagnostic::error(
+                                "id-case-clash",
+                                format!("`{}` and `{other}` differ only in case", def.id),
+                            )
+                            .at(&f, origin.id_span.clone())
+                            .related(&of, o.id_span.clone(), "the other one")
+                            .hint("ids are compared exactly; pick names that differ in more than case"),
                         );
                     }
                 }
             }
             lower_seen.insert(lower, (def.id.clone(), origin.clone()));
             own_seen.insert(def.id.clone(), origin.clone());
-            let entry = (
-                Def {
-                    kind,
-                    def,
-                    origin: origin.clone(),
-                    script: None,
-                },
-                sref,
-            );
+            let entry = (Def { kind, def, origin: origin.clone(), script: None }, sref);
             match base_ids.get(&entry.0.def.id) {
                 Some(&bi) if bi < base_count => {
                     if entry.0.def.replaces {
                         defs[bi] = entry;
-                    } else if let (Some(f), Some(bf)) = (
-                        self.sources.get(&origin.file).cloned(),
-                        self.sources.get(&defs[bi].0.origin.file).cloned(),
-                    ) {
+                    } else if let (Some(f), Some(bf)) =
+                        (self.sources.get(&origin.file).cloned(), self.sources.get(&defs[bi].0.origin.file).cloned())
+                    {
                         self.diags.push(
                             Diagnostic::error(
                                 "redefinition",
-                                format!(
-                                    "`{}` is already defined by pack `{}`",
-                                    entry.0.def.id, defs[bi].0.origin.pack
-                                ),
+                                format!("`{}` is already defined by pack `{}`", entry.0.def.id, defs[bi].0.origin.pack),
                             )
                             .at(&f, origin.id_span.clone())
                             .related(&bf, defs[bi].0.origin.id_span.clone(), "defined here")
@@ -380,9 +338,19 @@ impl Loader<'_> {
                     if entry.0.def.replaces {
                         if let Some(f) = self.sources.get(&origin.file).cloned() {
                             self.diags.push(
-                                Diagnostic::error("override-of-nothing", format!("`{}` has `override = true` but no extended pack defines it", entry.0.def.id))
-                                    .at(&f, origin.id_span.clone())
-                                    .hint(if manifest.extends.is_some() { "remove `override = true`, or fix the id" } else { "this pack extends nothing; remove `override = true`" }),
+                                Diagnostic::error(
+                                    "override-of-nothing",
+                                    format!(
+                                        "`{}` has `override = true` but no extended pack defines it",
+                                        entry.0.def.id
+                                    ),
+                                )
+                                .at(&f, origin.id_span.clone())
+                                .hint(if manifest.extends.is_some() {
+                                    "remove `override = true`, or fix the id"
+                                } else {
+                                    "this pack extends nothing; remove `override = true`"
+                                }),
                             );
                         }
                     }
@@ -395,21 +363,13 @@ impl Loader<'_> {
         let mut seen_sc: BTreeMap<String, Origin> = BTreeMap::new();
         for sc in scenarios {
             if let Some(first) = seen_sc.get(&sc.scenario.id) {
-                if let (Some(f), Some(ff)) = (
-                    self.sources.get(&sc.origin.file).cloned(),
-                    self.sources.get(&first.file).cloned(),
-                ) {
+                if let (Some(f), Some(ff)) =
+                    (self.sources.get(&sc.origin.file).cloned(), self.sources.get(&first.file).cloned())
+                {
                     self.diags.push(
-                        Diagnostic::error(
-                            "duplicate-id",
-                            format!("scenario `{}` is defined twice", sc.scenario.id),
-                        )
-                        .at(&f, sc.origin.id_span.clone())
-                        .related(
-                            &ff,
-                            first.id_span.clone(),
-                            "first defined here",
-                        ),
+                        Diagnostic::error("duplicate-id", format!("scenario `{}` is defined twice", sc.scenario.id))
+                            .at(&f, sc.origin.id_span.clone())
+                            .related(&ff, first.id_span.clone(), "first defined here"),
                     );
                 }
                 continue;
@@ -421,10 +381,7 @@ impl Loader<'_> {
         all_refs.extend(refs);
 
         // The rules script: this pack's own, else the one inherited.
-        let rules_rel = manifest
-            .rules
-            .clone()
-            .unwrap_or_else(|| "rules.rhai".to_string());
+        let rules_rel = manifest.rules.clone().unwrap_or_else(|| "rules.rhai".to_string());
         let own_rules = self.project.scripts_dir(id).join(&rules_rel);
         if own_rules.is_file() || manifest.rules.is_some() || rules.is_none() {
             rules = Some(ScriptRef {
@@ -454,34 +411,23 @@ impl Loader<'_> {
     fn list_files(&mut self, dir: &Path) -> Vec<(PathBuf, FileKind)> {
         let mut out = Vec::new();
         let mut names_by_dir: BTreeMap<(PathBuf, String), PathBuf> = BTreeMap::new();
-        let walker = walkdir::WalkDir::new(dir)
-            .follow_links(false)
-            .sort_by_file_name()
-            .max_depth(6);
+        let walker = walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name().max_depth(6);
         for entry in walker {
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
                     let p = e.path().map(|p| self.shown(p)).unwrap_or_default();
-                    self.diags.push(
-                        Diagnostic::error("unreadable", format!("cannot read: {e}")).in_file(p),
-                    );
+                    self.diags.push(Diagnostic::error("unreadable", format!("cannot read: {e}")).in_file(p));
                     continue;
                 }
             };
             let path = entry.path().to_path_buf();
             let rel = path.strip_prefix(dir).unwrap_or(&path).to_path_buf();
-            let top = rel
-                .components()
-                .next()
-                .and_then(|c| c.as_os_str().to_str())
-                .unwrap_or("");
+            let top = rel.components().next().and_then(|c| c.as_os_str().to_str()).unwrap_or("");
             if matches!(top, "templates" | "art" | "icons" | "fonts") {
                 continue;
             }
-            if let (Some(parent), Some(name)) =
-                (path.parent(), path.file_name().and_then(|n| n.to_str()))
-            {
+            if let (Some(parent), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
                 let key = (parent.to_path_buf(), name.to_lowercase());
                 if let Some(other) = names_by_dir.get(&key) {
                     self.diags.push(
@@ -505,12 +451,9 @@ impl Loader<'_> {
                 match path.canonicalize() {
                     Err(e) => {
                         self.diags.push(
-                            Diagnostic::error(
-                                "bad-symlink",
-                                format!("symbolic link cannot be followed: {e}"),
-                            )
-                            .in_file(self.shown(&path))
-                            .hint("a link that loops or points nowhere; remove it"),
+                            Diagnostic::error("bad-symlink", format!("symbolic link cannot be followed: {e}"))
+                                .in_file(self.shown(&path))
+                                .hint("a link that loops or points nowhere; remove it"),
                         );
                         continue;
                     }
@@ -519,10 +462,7 @@ impl Loader<'_> {
                             self.diags.push(
                                 Diagnostic::error(
                                     "symlink-outside-project",
-                                    format!(
-                                        "symbolic link points outside the project, to {}",
-                                        target.display()
-                                    ),
+                                    format!("symbolic link points outside the project, to {}", target.display()),
                                 )
                                 .in_file(self.shown(&path))
                                 .hint("copy the file into the project instead"),
@@ -531,11 +471,8 @@ impl Loader<'_> {
                         }
                         if target.is_dir() {
                             self.diags.push(
-                                Diagnostic::warning(
-                                    "symlinked-folder",
-                                    "linked folders are not followed",
-                                )
-                                .in_file(self.shown(&path)),
+                                Diagnostic::warning("symlinked-folder", "linked folders are not followed")
+                                    .in_file(self.shown(&path)),
                             );
                             continue;
                         }
@@ -575,17 +512,7 @@ impl Loader<'_> {
 
     /// Compile scripts, check references and hooks, and build the pack.
     fn finish(&mut self, layer: Layer) -> Option<Pack> {
-        let Layer {
-            manifest,
-            manifest_origin,
-            chain,
-            defs,
-            scenarios,
-            board,
-            refs,
-            rules,
-            file_hashes,
-        } = layer;
+        let Layer { manifest, manifest_origin, chain, defs, scenarios, board, refs, rules, file_hashes } = layer;
         let mfile = self.sources.get(&manifest_origin.file).cloned();
         if let Some(f) = &mfile {
             self.check_manifest(&manifest, f);
@@ -605,23 +532,14 @@ impl Loader<'_> {
         }
 
         // References.
-        let spaces: BTreeSet<String> = board
-            .as_ref()
-            .map(|(b, _)| board_space_ids(b))
-            .unwrap_or_default();
-        let supplies: BTreeSet<&str> = board
-            .as_ref()
-            .map(|(b, _)| b.supply.iter().map(|s| s.id.as_str()).collect())
-            .unwrap_or_default();
+        let spaces: BTreeSet<String> = board.as_ref().map(|(b, _)| board_space_ids(b)).unwrap_or_default();
+        let supplies: BTreeSet<&str> =
+            board.as_ref().map(|(b, _)| b.supply.iter().map(|s| s.id.as_str()).collect()).unwrap_or_default();
         let mut referenced_cards: BTreeSet<String> = BTreeSet::new();
         for r in &refs {
             let ok = match r.kind {
-                RefKind::Card => index
-                    .get(&r.id)
-                    .is_some_and(|&i| pack_defs[i].kind == DefKind::Card),
-                RefKind::Character => index
-                    .get(&r.id)
-                    .is_some_and(|&i| pack_defs[i].kind.is_character()),
+                RefKind::Card => index.get(&r.id).is_some_and(|&i| pack_defs[i].kind == DefKind::Card),
+                RefKind::Character => index.get(&r.id).is_some_and(|&i| pack_defs[i].kind.is_character()),
                 RefKind::Supply => supplies.contains(r.id.as_str()),
                 RefKind::Space => spaces.contains(&r.id),
             };
@@ -633,34 +551,22 @@ impl Loader<'_> {
                     continue;
                 };
                 let candidates: Vec<&str> = match r.kind {
-                    RefKind::Card => pack_defs
-                        .iter()
-                        .filter(|d| d.kind == DefKind::Card)
-                        .map(|d| d.def.id.as_str())
-                        .collect(),
-                    RefKind::Character => pack_defs
-                        .iter()
-                        .filter(|d| d.kind.is_character())
-                        .map(|d| d.def.id.as_str())
-                        .collect(),
+                    RefKind::Card => {
+                        pack_defs.iter().filter(|d| d.kind == DefKind::Card).map(|d| d.def.id.as_str()).collect()
+                    }
+                    RefKind::Character => {
+                        pack_defs.iter().filter(|d| d.kind.is_character()).map(|d| d.def.id.as_str()).collect()
+                    }
                     RefKind::Supply => supplies.iter().copied().collect(),
                     RefKind::Space => spaces.iter().map(String::as_str).collect(),
                 };
                 let wrong_kind = index.get(&r.id).map(|&i| pack_defs[i].kind.as_str());
                 let msg = match wrong_kind {
-                    Some(k) => format!(
-                        "`{}` is a {k}, but a {} is expected here",
-                        r.id,
-                        r.kind.noun()
-                    ),
+                    Some(k) => format!("`{}` is a {k}, but a {} is expected here", r.id, r.kind.noun()),
                     None => format!("no {} `{}` is defined", r.kind.noun(), r.id),
                 };
                 let hint = did_you_mean(&r.id, candidates).map(|s| format!("did you mean `{s}`?"));
-                self.diags.push(
-                    Diagnostic::error("dangling-reference", msg)
-                        .at(&f, r.span.clone())
-                        .maybe_hint(hint),
-                );
+                self.diags.push(Diagnostic::error("dangling-reference", msg).at(&f, r.span.clone()).maybe_hint(hint));
             }
         }
 
@@ -696,11 +602,7 @@ impl Loader<'_> {
                 }
             }
         }
-        let compiled: Vec<(
-            ScriptRef,
-            Result<Script, Vec<Diagnostic>>,
-            Option<SourceFile>,
-        )> = wanted
+        let compiled: Vec<(ScriptRef, Result<Script, Vec<Diagnostic>>, Option<SourceFile>)> = wanted
             .into_par_iter()
             .map(|s| {
                 let (res, src) = compile_one(self, &s, rules_functions_ast.as_ref());
@@ -726,26 +628,22 @@ impl Loader<'_> {
             if let Some(&si) = script_index.get(&(s.pack.clone(), s.rel.clone())) {
                 pack_defs[i].script = Some(si);
                 let have = &scripts[si].functions;
-                let hooks = if self.opts.compile_scripts {
-                    s.hooks.as_slice()
-                } else {
-                    &[]
-                };
+                let hooks = if self.opts.compile_scripts { s.hooks.as_slice() } else { &[] };
                 for (hook, span) in hooks {
                     if !have.contains(hook) {
                         if let Some(f) = self.sources.get(&s.file).cloned() {
                             let hint = did_you_mean(hook, have.iter().map(String::as_str))
                                 .map(|h| format!("the script defines `{h}`; did you mean that?"))
                                 .unwrap_or_else(|| {
-                                    format!(
-                                        "define `fn {hook}(...)` in {}",
-                                        scripts[si].path.display()
-                                    )
+                                    format!("define `fn {hook}(...)` in {}", scripts[si].path.display())
                                 });
                             self.diags.push(
-                                Diagnostic::error("missing-hook", format!("`{}` names hook `{hook}`, but its script does not define it", d.def.id))
-                                    .at(&f, span.clone())
-                                    .hint(hint),
+                                Diagnostic::error(
+                                    "missing-hook",
+                                    format!("`{}` names hook `{hook}`, but its script does not define it", d.def.id),
+                                )
+                                .at(&f, span.clone())
+                                .hint(hint),
                             );
                         }
                     }
@@ -757,24 +655,14 @@ impl Loader<'_> {
         if self.opts.compile_scripts {
             for p in &chain {
                 let dir = self.project.scripts_dir(p);
-                for e in walkdir::WalkDir::new(&dir)
-                    .sort_by_file_name()
-                    .into_iter()
-                    .flatten()
-                {
-                    if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rhai")
-                    {
+                for e in walkdir::WalkDir::new(&dir).sort_by_file_name().into_iter().flatten() {
+                    if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rhai") {
                         let shown = self.shown(e.path());
                         if !used_scripts.contains(&shown) {
                             self.diags.push(
-                                Diagnostic::warning(
-                                    "unused-script",
-                                    "no definition uses this script",
-                                )
-                                .in_file(shown)
-                                .hint(
-                                    "name it with `script = \"...\"` in a definition, or delete it",
-                                ),
+                                Diagnostic::warning("unused-script", "no definition uses this script")
+                                    .in_file(shown)
+                                    .hint("name it with `script = \"...\"` in a definition, or delete it"),
                             );
                         }
                     }
@@ -782,8 +670,7 @@ impl Loader<'_> {
             }
         }
         for d in &pack_defs {
-            if d.kind == DefKind::Card && d.def.count == 0 && !referenced_cards.contains(&d.def.id)
-            {
+            if d.kind == DefKind::Card && d.def.count == 0 && !referenced_cards.contains(&d.def.id) {
                 if let Some(f) = self.sources.get(&d.origin.file).cloned() {
                     self.diags.push(
                         Diagnostic::warning(
@@ -791,9 +678,7 @@ impl Loader<'_> {
                             format!("card `{}` has count 0 and nothing names it", d.def.id),
                         )
                         .at(&f, d.origin.id_span.clone())
-                        .hint(
-                            "give it a count, or list it in a noble's, leader's or seat's `cards`",
-                        ),
+                        .hint("give it a count, or list it in a noble's, leader's or seat's `cards`"),
                     );
                 }
             }
@@ -807,9 +692,7 @@ impl Loader<'_> {
                 defaults += 1;
             }
             let range = s.players.unwrap_or(manifest.players);
-            if !s.seat.is_empty()
-                && ((s.seat.len() as i64) < range.min || (s.seat.len() as i64) > range.max)
-            {
+            if !s.seat.is_empty() && ((s.seat.len() as i64) < range.min || (s.seat.len() as i64) > range.max) {
                 if let Some(f) = self.sources.get(&sc.origin.file).cloned() {
                     self.diags.push(
                         Diagnostic::error(
@@ -829,11 +712,8 @@ impl Loader<'_> {
         }
         if defaults > 1 {
             self.diags.push(
-                Diagnostic::error(
-                    "many-defaults",
-                    "more than one scenario has `default = true`",
-                )
-                .in_file(manifest_origin.file.clone()),
+                Diagnostic::error("many-defaults", "more than one scenario has `default = true`")
+                    .in_file(manifest_origin.file.clone()),
             );
         }
 
@@ -860,19 +740,14 @@ impl Loader<'_> {
             self.diags.push(
                 Diagnostic::error(
                     "bad-players",
-                    format!(
-                        "players = {}..{} is not a valid range",
-                        m.players.min, m.players.max
-                    ),
+                    format!("players = {}..{} is not a valid range", m.players.min, m.players.max),
                 )
                 .at(f, find("players"))
                 .hint("use 1 <= min <= max <= 16"),
             );
         }
         if let Some(size) = &m.card_size {
-            if super::card_size_mm(size)
-                .is_none_or(|(w, h)| !(w > 0.0 && h > 0.0 && w < 1000.0 && h < 1000.0))
-            {
+            if super::card_size_mm(size).is_none_or(|(w, h)| !(w > 0.0 && h > 0.0 && w < 1000.0 && h < 1000.0)) {
                 self.diags.push(
                     Diagnostic::error("bad-card-size", "unknown or impossible card size")
                         .at(f, find("card_size"))
@@ -881,9 +756,7 @@ impl Loader<'_> {
             }
         }
         if m.version.trim().is_empty() {
-            self.diags.push(
-                Diagnostic::error("empty-version", "version is empty").at(f, find("version")),
-            );
+            self.diags.push(Diagnostic::error("empty-version", "version is empty").at(f, find("version")));
         }
     }
 
@@ -915,11 +788,7 @@ fn compile_one(
         Err(e) => {
             let mut d = Diagnostic::error(
                 "missing-script",
-                format!(
-                    "script `{}` cannot be read: {}",
-                    shown.display(),
-                    io_reason(&e)
-                ),
+                format!("script `{}` cannot be read: {}", shown.display(), io_reason(&e)),
             );
             if let Some(f) = l.sources.get(&s.file) {
                 if s.span != (0..0) {
@@ -930,21 +799,14 @@ fn compile_one(
             } else {
                 d = d.in_file(shown.clone());
             }
-            let hint = format!(
-                "create {} or fix the path (it is relative to scripts/{}/)",
-                shown.display(),
-                s.pack
-            );
+            let hint = format!("create {} or fix the path (it is relative to scripts/{}/)", shown.display(), s.pack);
             return (Err(vec![d.hint(hint)]), None);
         }
     };
     if let Ok(canon) = path.canonicalize() {
         if !canon.starts_with(&l.root) {
-            let d = Diagnostic::error(
-                "symlink-outside-project",
-                "script resolves to a file outside the project",
-            )
-            .in_file(shown);
+            let d = Diagnostic::error("symlink-outside-project", "script resolves to a file outside the project")
+                .in_file(shown);
             return (Err(vec![d]), None);
         }
     }
@@ -971,9 +833,7 @@ fn compile_one(
     let name = shown.to_string_lossy().replace('\\', "/");
     match crate::script::compile(&name, &text) {
         Ok(ast) => {
-            let functions: BTreeSet<String> = crate::script::function_names(&ast)
-                .map(str::to_string)
-                .collect();
+            let functions: BTreeSet<String> = crate::script::function_names(&ast).map(str::to_string).collect();
             let ast = match lib {
                 Some(lib) => {
                     let mut merged = lib.merge(&ast);
@@ -999,13 +859,8 @@ fn compile_one(
             let (line, col) = (pos.line().unwrap_or(0), pos.position().unwrap_or(1));
             let msg = e.err_type().to_string();
             let hint = script_error_hint(&msg);
-            let mut d =
-                Diagnostic::error("script-syntax", format!("script does not compile: {msg}"));
-            d = if line > 0 {
-                d.at_line_col(&src, line, col)
-            } else {
-                d.in_file(shown)
-            };
+            let mut d = Diagnostic::error("script-syntax", format!("script does not compile: {msg}"));
+            d = if line > 0 { d.at_line_col(&src, line, col) } else { d.in_file(shown) };
             (Err(vec![d.maybe_hint(hint)]), Some(src))
         }
     }
@@ -1050,10 +905,7 @@ fn decode(bytes: &[u8], shown: &Path) -> Result<String, Box<Diagnostic>> {
             let col = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
             let mut d = Diagnostic::error(
                 "invalid-utf8",
-                format!(
-                    "file is not valid UTF-8 (bad byte at offset {})",
-                    e.valid_up_to()
-                ),
+                format!("file is not valid UTF-8 (bad byte at offset {})", e.valid_up_to()),
             )
             .in_file(shown)
             .hint("save the file as UTF-8");
@@ -1101,10 +953,8 @@ fn parse_file(path: &Path, shown: &Path, kind: FileKind, pack: &str) -> FileOut 
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {
-            out.diags.push(
-                Diagnostic::error("unreadable", format!("cannot read file: {}", io_reason(&e)))
-                    .in_file(shown),
-            );
+            out.diags
+                .push(Diagnostic::error("unreadable", format!("cannot read file: {}", io_reason(&e))).in_file(shown));
             return out;
         }
     };
@@ -1118,25 +968,17 @@ fn parse_file(path: &Path, shown: &Path, kind: FileKind, pack: &str) -> FileOut 
     };
     let src = SourceFile::new(shown, text.as_str());
     if text.trim().is_empty() {
-        out.diags.push(
-            Diagnostic::error("empty-file", "file is empty")
-                .in_file(shown)
-                .hint(match kind {
-                    FileKind::Manifest => {
-                        "a pack.toml needs at least id, name, version and players"
-                    }
-                    FileKind::Defs(k) => match k {
-                        DefKind::Card => "add [[card]] tables, or delete the file",
-                        DefKind::Plaque => "add [[plaque]] tables, or delete the file",
-                        DefKind::Noble => "add [[noble]] tables, or delete the file",
-                        DefKind::Leader => "add [[leader]] tables, or delete the file",
-                    },
-                    FileKind::Scenario => "a scenario needs at least id and name",
-                    FileKind::Board => {
-                        "add [[space]], [grid] or [[supply]] tables, or delete the file"
-                    }
-                }),
-        );
+        out.diags.push(Diagnostic::error("empty-file", "file is empty").in_file(shown).hint(match kind {
+            FileKind::Manifest => "a pack.toml needs at least id, name, version and players",
+            FileKind::Defs(k) => match k {
+                DefKind::Card => "add [[card]] tables, or delete the file",
+                DefKind::Plaque => "add [[plaque]] tables, or delete the file",
+                DefKind::Noble => "add [[noble]] tables, or delete the file",
+                DefKind::Leader => "add [[leader]] tables, or delete the file",
+            },
+            FileKind::Scenario => "a scenario needs at least id and name",
+            FileKind::Board => "add [[space]], [grid] or [[supply]] tables, or delete the file",
+        }));
         out.source = Some(src);
         return out;
     }
@@ -1145,11 +987,8 @@ fn parse_file(path: &Path, shown: &Path, kind: FileKind, pack: &str) -> FileOut 
         let span = e.span().unwrap_or(0..0);
         let msg = first_line(e.message());
         let hint = toml_syntax_hint(&msg);
-        out.diags.push(
-            Diagnostic::error("toml-syntax", format!("invalid TOML: {msg}"))
-                .at(&src, span)
-                .maybe_hint(hint),
-        );
+        out.diags
+            .push(Diagnostic::error("toml-syntax", format!("invalid TOML: {msg}")).at(&src, span).maybe_hint(hint));
     }
     if !errors.is_empty() {
         // A file with syntax errors defines nothing: partial data would mislead.
@@ -1179,12 +1018,7 @@ fn parse_file(path: &Path, shown: &Path, kind: FileKind, pack: &str) -> FileOut 
                         }
                     }
                     if let Some(r) = &m.rules {
-                        check_rel_path(
-                            r,
-                            spans.get("rules").cloned().unwrap_or(0..0),
-                            &src,
-                            &mut out.diags,
-                        );
+                        check_rel_path(r, spans.get("rules").cloned().unwrap_or(0..0), &src, &mut out.diags);
                     }
                     let id_span = spans.get("id").cloned().unwrap_or(0..0);
                     out.manifest = Some((m, origin_for(root_span, id_span), spans));
@@ -1211,21 +1045,14 @@ fn parse_file(path: &Path, shown: &Path, kind: FileKind, pack: &str) -> FileOut 
                 }
                 let DeValue::Array(items) = v.get_ref() else {
                     out.diags.push(
-                        Diagnostic::error(
-                            "wrong-type",
-                            format!("`{key}` must be an array of tables"),
-                        )
-                        .at(&src, v.span())
-                        .hint(format!("write each one as a `[[{key}]]` table")),
+                        Diagnostic::error("wrong-type", format!("`{key}` must be an array of tables"))
+                            .at(&src, v.span())
+                            .hint(format!("write each one as a `[[{key}]]` table")),
                     );
                     continue;
                 };
                 for item in items.iter() {
-                    let id_span = item
-                        .get_ref()
-                        .get("id")
-                        .map(|v| v.span())
-                        .unwrap_or(item.span());
+                    let id_span = item.get_ref().get("id").map(|v| v.span()).unwrap_or(item.span());
                     match deserialize::<Definition>(item.clone(), &src) {
                         Ok(def) => {
                             let before = out.diags.len();
@@ -1238,21 +1065,13 @@ fn parse_file(path: &Path, shown: &Path, kind: FileKind, pack: &str) -> FileOut 
                                 pack: pack.to_string(),
                                 rel: s.clone(),
                                 file: shown.to_path_buf(),
-                                span: item
-                                    .get_ref()
-                                    .get("script")
-                                    .map(|v| v.span())
-                                    .unwrap_or(0..0),
+                                span: item.get_ref().get("script").map(|v| v.span()).unwrap_or(0..0),
                                 hooks: def
                                     .hooks
                                     .iter()
                                     .enumerate()
                                     .map(|(i, h)| {
-                                        (
-                                            h.clone(),
-                                            span_at(item, &[P::K("hooks"), P::I(i)])
-                                                .unwrap_or(id_span.clone()),
-                                        )
+                                        (h.clone(), span_at(item, &[P::K("hooks"), P::I(i)]).unwrap_or(id_span.clone()))
                                     })
                                     .collect(),
                             });
@@ -1262,19 +1081,12 @@ fn parse_file(path: &Path, shown: &Path, kind: FileKind, pack: &str) -> FileOut 
                                         "hooks-without-script",
                                         format!("`{}` names hooks but no script", def.id),
                                     )
-                                    .at(
-                                        &src,
-                                        item.get_ref()
-                                            .get("hooks")
-                                            .map(|v| v.span())
-                                            .unwrap_or(id_span.clone()),
-                                    )
+                                    .at(&src, item.get_ref().get("hooks").map(|v| v.span()).unwrap_or(id_span.clone()))
                                     .hint("add `script = \"path.rhai\"`"),
                                 );
                                 continue;
                             }
-                            out.defs
-                                .push((dk, def, origin_for(item.span(), id_span), sref));
+                            out.defs.push((dk, def, origin_for(item.span(), id_span), sref));
                         }
                         Err(d) => out.diags.push(*d),
                     }
@@ -1289,9 +1101,8 @@ fn parse_file(path: &Path, shown: &Path, kind: FileKind, pack: &str) -> FileOut 
                     if check_id(&s.id, id_span.clone(), &src, &mut out.diags) {
                         for (i, seat) in s.seat.iter().enumerate() {
                             if let Some(c) = &seat.character {
-                                let span =
-                                    span_at(&value, &[P::K("seat"), P::I(i), P::K("character")])
-                                        .unwrap_or(id_span.clone());
+                                let span = span_at(&value, &[P::K("seat"), P::I(i), P::K("character")])
+                                    .unwrap_or(id_span.clone());
                                 out.refs.push(Ref {
                                     kind: RefKind::Character,
                                     id: c.clone(),
@@ -1300,11 +1111,8 @@ fn parse_file(path: &Path, shown: &Path, kind: FileKind, pack: &str) -> FileOut 
                                 });
                             }
                             for (j, c) in seat.cards.iter().enumerate() {
-                                let span = span_at(
-                                    &value,
-                                    &[P::K("seat"), P::I(i), P::K("cards"), P::I(j)],
-                                )
-                                .unwrap_or(id_span.clone());
+                                let span = span_at(&value, &[P::K("seat"), P::I(i), P::K("cards"), P::I(j)])
+                                    .unwrap_or(id_span.clone());
                                 out.refs.push(Ref {
                                     kind: RefKind::Card,
                                     id: c.clone(),
@@ -1313,10 +1121,7 @@ fn parse_file(path: &Path, shown: &Path, kind: FileKind, pack: &str) -> FileOut 
                                 });
                             }
                         }
-                        out.scenarios.push(ScenarioEntry {
-                            scenario: s,
-                            origin: origin_for(root_span, id_span),
-                        });
+                        out.scenarios.push(ScenarioEntry { scenario: s, origin: origin_for(root_span, id_span) });
                     }
                 }
                 Err(d) => out.diags.push(*d),
@@ -1348,11 +1153,11 @@ fn toml_syntax_hint(msg: &str) -> Option<String> {
     let m = msg.to_lowercase();
     if m.contains("duplicate key") {
         Some("each key may appear once per table; delete or rename one".into())
-    } else if m.contains("invalid string")
-        || m.contains("unterminated")
-        || m.contains("missing closing")
-    {
-        Some("check the quotes: strings open and close with \" on the same line (or use \"\"\" for several lines)".into())
+    } else if m.contains("invalid string") || m.contains("unterminated") || m.contains("missing closing") {
+        Some(
+            "check the quotes: strings open and close with \" on the same line (or use \"\"\" for several lines)"
+                .into(),
+        )
     } else if m.contains("control character") || m.contains("invalid character") {
         Some("the file holds a character TOML does not allow (a NUL byte or a stray control character)".into())
     } else if m.contains("expected") && m.contains('=') {
@@ -1385,44 +1190,22 @@ fn serde_hint(msg: &str) -> (&'static str, Option<String>) {
         let expected = ticked.iter().skip(1).copied();
         let hint = match did_you_mean(word, expected) {
             Some(s) => format!("did you mean `{s}`?"),
-            None => format!(
-                "known fields: {}",
-                ticked
-                    .iter()
-                    .skip(1)
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            None => format!("known fields: {}", ticked.iter().skip(1).copied().collect::<Vec<_>>().join(", ")),
         };
         ("unknown-field", Some(hint))
     } else if msg.starts_with("unknown variant") {
         let word = ticked.first().copied().unwrap_or("");
         let hint = match did_you_mean(word, ticked.iter().skip(1).copied()) {
             Some(s) => format!("did you mean `{s}`?"),
-            None => format!(
-                "one of: {}",
-                ticked
-                    .iter()
-                    .skip(1)
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            None => format!("one of: {}", ticked.iter().skip(1).copied().collect::<Vec<_>>().join(", ")),
         };
         ("unknown-variant", Some(hint))
     } else if msg.starts_with("missing field") {
-        (
-            "missing-field",
-            ticked.first().map(|f| format!("add `{f} = ...`")),
-        )
+        ("missing-field", ticked.first().map(|f| format!("add `{f} = ...`")))
     } else if msg.starts_with("invalid type") {
         ("wrong-type", None)
     } else if msg.contains("did not match any variant") {
-        (
-            "wrong-type",
-            Some("see the format reference in docs/content-format.md".into()),
-        )
+        ("wrong-type", Some("see the format reference in docs/content-format.md".into()))
     } else {
         ("invalid-value", None)
     }
@@ -1449,9 +1232,7 @@ fn span_at(v: &Spanned<DeValue<'_>>, path: &[P<'_>]) -> Option<Range<usize>> {
 fn check_id(id: &str, span: Range<usize>, src: &SourceFile, diags: &mut Vec<Diagnostic>) -> bool {
     let ok = !id.is_empty()
         && id.len() <= 64
-        && id
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+        && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
     if !ok {
         let suggestion: String = id
             .trim()
@@ -1460,64 +1241,39 @@ fn check_id(id: &str, span: Range<usize>, src: &SourceFile, diags: &mut Vec<Diag
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
             .take(64)
             .collect();
-        diags.push(
-            Diagnostic::error("bad-id", format!("`{id}` is not a valid id"))
-                .at(src, span)
-                .hint(format!(
-                    "ids use lowercase letters, digits, `-` and `_` (up to 64), e.g. `{}`",
-                    if suggestion.is_empty() {
-                        "my-card"
-                    } else {
-                        &suggestion
-                    }
-                )),
-        );
+        diags.push(Diagnostic::error("bad-id", format!("`{id}` is not a valid id")).at(src, span).hint(format!(
+            "ids use lowercase letters, digits, `-` and `_` (up to 64), e.g. `{}`",
+            if suggestion.is_empty() { "my-card" } else { &suggestion }
+        )));
     }
     ok
 }
 
-fn check_rel_path(
-    p: &str,
-    span: Range<usize>,
-    src: &SourceFile,
-    diags: &mut Vec<Diagnostic>,
-) -> bool {
+fn check_rel_path(p: &str, span: Range<usize>, src: &SourceFile, diags: &mut Vec<Diagnostic>) -> bool {
     let bad = p.is_empty() || Path::new(p).is_absolute() || p.split(['/', '\\']).any(|c| c == "..");
     if bad {
         diags.push(
-            Diagnostic::error(
-                "bad-path",
-                format!("`{p}` must be a relative path inside the pack"),
-            )
-            .at(src, span)
-            .hint("paths may not be absolute or climb out with `..`"),
+            Diagnostic::error("bad-path", format!("`{p}` must be a relative path inside the pack"))
+                .at(src, span)
+                .hint("paths may not be absolute or climb out with `..`"),
         );
     }
     !bad
 }
 
-fn check_definition(
-    def: &Definition,
-    item: &Spanned<DeValue<'_>>,
-    src: &SourceFile,
-    diags: &mut Vec<Diagnostic>,
-) {
+fn check_definition(def: &Definition, item: &Spanned<DeValue<'_>>, src: &SourceFile, diags: &mut Vec<Diagnostic>) {
     let at = |path: &[P<'_>]| span_at(item, path).unwrap_or(item.span());
     check_id(&def.id, at(&[P::K("id")]), src, diags);
     if def.name.trim().is_empty() {
         diags.push(
-            Diagnostic::error("empty-name", format!("`{}` has an empty name", def.id))
-                .at(src, at(&[P::K("name")])),
+            Diagnostic::error("empty-name", format!("`{}` has an empty name", def.id)).at(src, at(&[P::K("name")])),
         );
     }
     if def.count < 0 || def.count > 10_000 {
         diags.push(
-            Diagnostic::error(
-                "out-of-range",
-                format!("count {} is out of range", def.count),
-            )
-            .at(src, at(&[P::K("count")]))
-            .hint("a count is the number of copies: 0 to 10000"),
+            Diagnostic::error("out-of-range", format!("count {} is out of range", def.count))
+                .at(src, at(&[P::K("count")]))
+                .hint("a count is the number of copies: 0 to 10000"),
         );
     }
     for (res, n) in &def.cost {
@@ -1547,29 +1303,22 @@ fn check_definition(
     if !def.stages.is_empty() {
         if def.stages.len() > 4 {
             diags.push(
-                Diagnostic::error("too-many-stages", "a card has at most four stages")
-                    .at(src, at(&[P::K("stages")])),
+                Diagnostic::error("too-many-stages", "a card has at most four stages").at(src, at(&[P::K("stages")])),
             );
         }
         let mut seen = BTreeSet::new();
         for (i, st) in def.stages.iter().enumerate() {
             if !seen.insert(st.position) {
                 diags.push(
-                    Diagnostic::error(
-                        "duplicate-stage",
-                        format!("two stages at `{}`", st.position.as_str()),
-                    )
-                    .at(src, at(&[P::K("stages"), P::I(i), P::K("position")])),
+                    Diagnostic::error("duplicate-stage", format!("two stages at `{}`", st.position.as_str()))
+                        .at(src, at(&[P::K("stages"), P::I(i), P::K("position")])),
                 );
             }
         }
         if !seen.contains(&super::model::StagePosition::FrontTop) {
             diags.push(
-                Diagnostic::error(
-                    "missing-stage",
-                    "a multi-stage card needs a `front-top` stage (its starting stage)",
-                )
-                .at(src, at(&[P::K("stages")])),
+                Diagnostic::error("missing-stage", "a multi-stage card needs a `front-top` stage (its starting stage)")
+                    .at(src, at(&[P::K("stages")])),
             );
         }
         for (i, st) in def.stages.iter().enumerate() {
@@ -1578,22 +1327,9 @@ fn check_definition(
                     diags.push(
                         Diagnostic::error(
                             "bad-upgrade",
-                            format!(
-                                "upgrade to `{}` from `{}` goes nowhere",
-                                up.to.as_str(),
-                                st.position.as_str()
-                            ),
+                            format!("upgrade to `{}` from `{}` goes nowhere", up.to.as_str(), st.position.as_str()),
                         )
-                        .at(
-                            src,
-                            at(&[
-                                P::K("stages"),
-                                P::I(i),
-                                P::K("upgrades"),
-                                P::I(j),
-                                P::K("to"),
-                            ]),
-                        )
+                        .at(src, at(&[P::K("stages"), P::I(i), P::K("upgrades"), P::I(j), P::K("to")]))
                         .hint("the target must be another stage defined on this card"),
                     );
                 }
@@ -1602,20 +1338,10 @@ fn check_definition(
     }
 }
 
-fn collect_def_refs(
-    def: &Definition,
-    item: &Spanned<DeValue<'_>>,
-    shown: &Path,
-    refs: &mut Vec<Ref>,
-) {
+fn collect_def_refs(def: &Definition, item: &Spanned<DeValue<'_>>, shown: &Path, refs: &mut Vec<Ref>) {
     for (i, c) in def.cards.iter().enumerate() {
         let span = span_at(item, &[P::K("cards"), P::I(i)]).unwrap_or(item.span());
-        refs.push(Ref {
-            kind: RefKind::Card,
-            id: c.clone(),
-            file: shown.to_path_buf(),
-            span,
-        });
+        refs.push(Ref { kind: RefKind::Card, id: c.clone(), file: shown.to_path_buf(), span });
     }
 }
 
@@ -1631,16 +1357,12 @@ fn check_board(
     if let Some(g) = &b.grid {
         if !(1..=64).contains(&g.width) || !(1..=64).contains(&g.height) {
             diags.push(
-                Diagnostic::error("out-of-range", "grid width and height must be 1 to 64")
-                    .at(src, at(&[P::K("grid")])),
+                Diagnostic::error("out-of-range", "grid width and height must be 1 to 64").at(src, at(&[P::K("grid")])),
             );
         } else if g.rows.len() as i64 != g.height {
             diags.push(
-                Diagnostic::error(
-                    "grid-shape",
-                    format!("grid has height {} but {} rows", g.height, g.rows.len()),
-                )
-                .at(src, at(&[P::K("grid"), P::K("rows")])),
+                Diagnostic::error("grid-shape", format!("grid has height {} but {} rows", g.height, g.rows.len()))
+                    .at(src, at(&[P::K("grid"), P::K("rows")])),
             );
         } else {
             for (y, row) in g.rows.iter().enumerate() {
@@ -1649,11 +1371,7 @@ fn check_board(
                     diags.push(
                         Diagnostic::error(
                             "grid-shape",
-                            format!(
-                                "row {y} has {} tiles, the grid is {} wide",
-                                row.chars().count(),
-                                g.width
-                            ),
+                            format!("row {y} has {} tiles, the grid is {} wide", row.chars().count(), g.width),
                         )
                         .at(src, span.clone()),
                     );
@@ -1661,15 +1379,12 @@ fn check_board(
                 for c in row.chars() {
                     if !g.legend.contains_key(&c.to_string()) {
                         diags.push(
-                            Diagnostic::error(
-                                "grid-legend",
-                                format!("tile `{c}` in row {y} is not in the legend"),
-                            )
-                            .at(src, span.clone())
-                            .hint(format!(
-                                "legend keys: {}",
-                                g.legend.keys().cloned().collect::<Vec<_>>().join(" ")
-                            )),
+                            Diagnostic::error("grid-legend", format!("tile `{c}` in row {y} is not in the legend"))
+                                .at(src, span.clone())
+                                .hint(format!(
+                                    "legend keys: {}",
+                                    g.legend.keys().cloned().collect::<Vec<_>>().join(" ")
+                                )),
                         );
                         break;
                     }
@@ -1711,21 +1426,15 @@ fn check_board(
         check_id(&s.id, span.clone(), src, diags);
         if let Some(first) = seen_sup.insert(s.id.clone(), span.clone()) {
             diags.push(
-                Diagnostic::error(
-                    "duplicate-id",
-                    format!("supply `{}` is defined twice", s.id),
-                )
-                .at(src, span.clone())
-                .related(src, first, "first defined here"),
+                Diagnostic::error("duplicate-id", format!("supply `{}` is defined twice", s.id))
+                    .at(src, span.clone())
+                    .related(src, first, "first defined here"),
             );
         }
         if s.count < 0 || s.count > 100_000 {
             diags.push(
-                Diagnostic::error(
-                    "out-of-range",
-                    format!("supply count {} is out of range", s.count),
-                )
-                .at(src, at(&[P::K("supply"), P::I(i), P::K("count")])),
+                Diagnostic::error("out-of-range", format!("supply count {} is out of range", s.count))
+                    .at(src, at(&[P::K("supply"), P::I(i), P::K("count")])),
             );
         }
     }

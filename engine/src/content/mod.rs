@@ -73,11 +73,7 @@ impl Project {
         }
         if p.join("pack.toml").is_file() {
             let abs = p.canonicalize().unwrap_or(p.clone());
-            let id = abs
-                .file_name()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default()
-                .to_string();
+            let id = abs.file_name().and_then(|s| s.to_str()).unwrap_or_default().to_string();
             let root = abs.parent().and_then(Path::parent).map(Path::to_path_buf);
             if let (false, Some(root)) = (id.is_empty(), root) {
                 return Ok((Project::new(root), id));
@@ -88,10 +84,7 @@ impl Project {
             .map(|s| format!("did you mean `{s}`?"))
             .unwrap_or_else(|| {
                 if known.is_empty() {
-                    format!(
-                        "no packs in {}; create one with `crown new pack NAME`",
-                        self.content_dir().display()
-                    )
+                    format!("no packs in {}; create one with `crown new pack NAME`", self.content_dir().display())
                 } else {
                     format!("packs in this project: {}", known.join(", "))
                 }
@@ -110,12 +103,7 @@ pub enum DefKind {
 }
 
 impl DefKind {
-    pub const ALL: [DefKind; 4] = [
-        DefKind::Card,
-        DefKind::Plaque,
-        DefKind::Noble,
-        DefKind::Leader,
-    ];
+    pub const ALL: [DefKind; 4] = [DefKind::Card, DefKind::Plaque, DefKind::Noble, DefKind::Leader];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -240,10 +228,7 @@ impl Pack {
 pub fn card_size_mm(size: &model::CardSize) -> Option<(f64, f64)> {
     match size {
         model::CardSize::Named(n) => named_card_size(n),
-        model::CardSize::Mm {
-            width_mm,
-            height_mm,
-        } => Some((*width_mm, *height_mm)),
+        model::CardSize::Mm { width_mm, height_mm } => Some((*width_mm, *height_mm)),
     }
 }
 

@@ -188,11 +188,7 @@ pub struct Definition {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub back: Option<Face>,
     /// In an expansion: replace the definition of the same id from the extended pack.
-    #[serde(
-        default,
-        rename = "override",
-        skip_serializing_if = "std::ops::Not::not"
-    )]
+    #[serde(default, rename = "override", skip_serializing_if = "std::ops::Not::not")]
     pub replaces: bool,
 }
 
@@ -201,9 +197,7 @@ fn one() -> i64 {
 }
 
 /// Where a stage sits on a card: which side is up and which edge is at the top.
-#[derive(
-    Debug, Clone, Copy, Deserialize, Serialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord, Hash,
-)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[serde(rename_all = "kebab-case")]
 pub enum StagePosition {
     FrontTop,
@@ -213,12 +207,8 @@ pub enum StagePosition {
 }
 
 impl StagePosition {
-    pub const ALL: [StagePosition; 4] = [
-        StagePosition::FrontTop,
-        StagePosition::FrontBottom,
-        StagePosition::BackTop,
-        StagePosition::BackBottom,
-    ];
+    pub const ALL: [StagePosition; 4] =
+        [StagePosition::FrontTop, StagePosition::FrontBottom, StagePosition::BackTop, StagePosition::BackBottom];
 
     pub fn as_str(self) -> &'static str {
         match self {

@@ -3,9 +3,7 @@
 
 use schemars::{schema_for, Schema};
 
-use super::model::{
-    BoardFile, CardFile, LeaderFile, NobleFile, PackManifest, PlaqueFile, Scenario,
-};
+use super::model::{BoardFile, CardFile, LeaderFile, NobleFile, PackManifest, PlaqueFile, Scenario};
 
 /// `(file name, schema)` for every definition file kind, in a fixed order.
 pub fn all() -> Vec<(&'static str, Schema)> {

@@ -42,9 +42,7 @@ pub struct RandomAgent {
 
 impl RandomAgent {
     pub fn new(game_seed: u64, seat: usize) -> Self {
-        RandomAgent {
-            rng: GameRng::new(derive_seed(game_seed ^ 0xA6E1_7000, seat as u64 + 1)),
-        }
+        RandomAgent { rng: GameRng::new(derive_seed(game_seed ^ 0xA6E1_7000, seat as u64 + 1)) }
     }
 }
 
@@ -78,9 +76,7 @@ pub struct GreedyAgent {
 
 impl GreedyAgent {
     pub fn new(game_seed: u64, seat: usize) -> Self {
-        GreedyAgent {
-            rng: GameRng::new(derive_seed(game_seed ^ 0x6EED_1000, seat as u64 + 1)),
-        }
+        GreedyAgent { rng: GameRng::new(derive_seed(game_seed ^ 0x6EED_1000, seat as u64 + 1)) }
     }
 }
 
@@ -96,13 +92,8 @@ impl Agent for GreedyAgent {
         let mut best: Vec<usize> = Vec::new();
         let mut best_score = i64::MIN;
         for (i, opt) in req.options.iter().enumerate() {
-            let args = vec![
-                Dynamic::from(req.player as i64),
-                Dynamic::from(req.prompt.to_string()),
-                opt.clone(),
-            ];
-            let v = crate::script::api::call_script_fn(&ast, "greedy_score", args)
-                .map_err(|e| e.to_string())?;
+            let args = vec![Dynamic::from(req.player as i64), Dynamic::from(req.prompt.to_string()), opt.clone()];
+            let v = crate::script::api::call_script_fn(&ast, "greedy_score", args).map_err(|e| e.to_string())?;
             let s = v.as_int().unwrap_or(0);
             if s > best_score {
                 best_score = s;
@@ -156,11 +147,7 @@ impl Agent for ScriptedAgent {
 }
 
 pub fn quote_list(labels: &[String]) -> String {
-    labels
-        .iter()
-        .map(|l| format!("'{l}'"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    labels.iter().map(|l| format!("'{l}'")).collect::<Vec<_>>().join(", ")
 }
 
 /// Agent kinds that can be built from a name.

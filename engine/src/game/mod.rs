@@ -34,14 +34,7 @@ pub struct GameConfig {
 
 impl GameConfig {
     pub fn new(seed: u64, players: usize) -> Self {
-        GameConfig {
-            seed,
-            players,
-            scenario: None,
-            names: Vec::new(),
-            transcript: true,
-            max_turns: None,
-        }
+        GameConfig { seed, players, scenario: None, names: Vec::new(), transcript: true, max_turns: None }
     }
 }
 
@@ -62,9 +55,7 @@ pub struct ScriptFailure {
 impl fmt::Display for ScriptFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.script {
-            Some(s) if self.line > 0 => {
-                write!(f, "{s}:{}:{}: {}", self.line, self.column, self.message)?
-            }
+            Some(s) if self.line > 0 => write!(f, "{s}:{}:{}: {}", self.line, self.column, self.message)?,
             Some(s) => write!(f, "{s}: {}", self.message)?,
             None => write!(f, "{}", self.message)?,
         }
@@ -136,38 +127,21 @@ pub struct Game {
 
 impl Game {
     /// Set up the table from the pack (board, supplies, players) without running scripts.
-    pub fn new(
-        pack: Arc<Pack>,
-        cfg: GameConfig,
-        agents: Vec<Box<dyn Agent>>,
-    ) -> Result<Game, String> {
+    pub fn new(pack: Arc<Pack>, cfg: GameConfig, agents: Vec<Box<dyn Agent>>) -> Result<Game, String> {
         let scenario = match &cfg.scenario {
             Some(s) => Some(pack.scenario(s).ok_or_else(|| {
-                let known: Vec<&str> = pack
-                    .scenarios
-                    .iter()
-                    .map(|s| s.scenario.id.as_str())
-                    .collect();
-                format!(
-                    "no scenario `{s}` in pack `{}` (scenarios: {})",
-                    pack.id(),
-                    known.join(", ")
-                )
+                let known: Vec<&str> = pack.scenarios.iter().map(|s| s.scenario.id.as_str()).collect();
+                format!("no scenario `{s}` in pack `{}` (scenarios: {})", pack.id(), known.join(", "))
             })?),
             None => pack.default_scenario(),
         };
-        let range = scenario
-            .and_then(|s| s.scenario.players)
-            .unwrap_or(pack.manifest.players);
+        let range = scenario.and_then(|s| s.scenario.players).unwrap_or(pack.manifest.players);
         let n = cfg.players;
         if (n as i64) < range.min || (n as i64) > range.max {
             return Err(format!(
                 "{} players: {} allows {} to {}",
                 n,
-                scenario.map_or_else(
-                    || format!("pack `{}`", pack.id()),
-                    |s| format!("scenario `{}`", s.scenario.id)
-                ),
+                scenario.map_or_else(|| format!("pack `{}`", pack.id()), |s| format!("scenario `{}`", s.scenario.id)),
                 range.min,
                 range.max
             ));
@@ -179,9 +153,7 @@ impl Game {
             return Err(format!("pack `{}` has no rules script", pack.id()));
         }
         let mut state = State::new(cfg.seed);
-        let seats = scenario
-            .map(|s| s.scenario.seat.clone())
-            .unwrap_or_default();
+        let seats = scenario.map(|s| s.scenario.seat.clone()).unwrap_or_default();
         for i in 0..n {
             let name = cfg
                 .names
@@ -211,9 +183,7 @@ impl Game {
                         if let Some(t) = g.legend.get(&ch.to_string()) {
                             attrs.insert("terrain".to_string(), t.clone());
                         }
-                        state
-                            .space_ids
-                            .insert(id.clone(), state.spaces.len() as u32);
+                        state.space_ids.insert(id.clone(), state.spaces.len() as u32);
                         state.spaces.push(Space {
                             id: id.clone(),
                             name: id,
@@ -281,37 +251,23 @@ impl Game {
         }
         let mut agents: Vec<Option<Box<dyn Agent>>> = agents.into_iter().map(Some).collect();
         agents.shrink_to_fit();
-        let max_turns = cfg
-            .max_turns
-            .or(pack.manifest.max_turns.map(u64::from))
-            .unwrap_or(500);
+        let max_turns = cfg.max_turns.or(pack.manifest.max_turns.map(u64::from)).unwrap_or(500);
         let header = cfg.transcript.then(|| {
             let mut t = Vec::with_capacity(512);
             t.push(format!("# pack {} {}", pack.id(), pack.manifest.version));
-            t.push(format!(
-                "# scenario {}",
-                scenario.map_or("-", |s| s.scenario.id.as_str())
-            ));
+            t.push(format!("# scenario {}", scenario.map_or("-", |s| s.scenario.id.as_str())));
             t.push(format!("# seed {}", cfg.seed));
             let names: Vec<String> = state
                 .players
                 .iter()
                 .zip(&agents)
-                .map(|(p, a)| {
-                    format!(
-                        "{} ({})",
-                        p.name,
-                        a.as_ref().map_or("?".into(), |a| a.kind())
-                    )
-                })
+                .map(|(p, a)| format!("{} ({})", p.name, a.as_ref().map_or("?".into(), |a| a.kind())))
                 .collect();
             t.push(format!("# players {}", names.join(", ")));
             t
         });
         Ok(Game {
-            options: scenario
-                .map(|s| s.scenario.options.clone())
-                .unwrap_or_default(),
+            options: scenario.map(|s| s.scenario.options.clone()).unwrap_or_default(),
             scenario: scenario.map(|s| s.scenario.id.clone()),
             seats,
             pack,
@@ -382,10 +338,7 @@ impl Game {
                 .state
                 .players
                 .iter()
-                .map(|p| {
-                    p.character
-                        .map(|d| self.pack.defs[d as usize].def.id.clone())
-                })
+                .map(|p| p.character.map(|d| self.pack.defs[d as usize].def.id.clone()))
                 .collect(),
             plays: self.plays.clone(),
         }
@@ -397,30 +350,17 @@ impl Game {
         let mut out = String::new();
         let shown = &self.pack.manifest.show_counters;
         for (i, p) in s.players.iter().enumerate() {
-            let ch = p
-                .character
-                .map(|d| self.pack.defs[d as usize].def.name.as_str())
-                .unwrap_or("");
+            let ch = p.character.map(|d| self.pack.defs[d as usize].def.name.as_str()).unwrap_or("");
             let counters: Vec<String> = p
                 .counters
                 .iter()
                 .filter(|(k, _)| shown.is_empty() || shown.contains(k))
-                .map(|(k, v)| {
-                    if i != viewer && p.hidden.contains(k) {
-                        format!("{k} ?")
-                    } else {
-                        format!("{k} {v}")
-                    }
-                })
+                .map(|(k, v)| if i != viewer && p.hidden.contains(k) { format!("{k} ?") } else { format!("{k} {v}") })
                 .collect();
             out.push_str(&format!(
                 "{}{}{}{}: {}\n",
                 p.name,
-                if ch.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({ch})")
-                },
+                if ch.is_empty() { String::new() } else { format!(" ({ch})") },
                 if p.out { " [out]" } else { "" },
                 if i == viewer { " <- you" } else { "" },
                 counters.join(", ")
@@ -437,12 +377,7 @@ impl Game {
             };
             let label = z.label(&s.players);
             if visible {
-                let names: Vec<String> = z
-                    .cards
-                    .iter()
-                    .rev()
-                    .map(|&c| self.describe_card(c, viewer))
-                    .collect();
+                let names: Vec<String> = z.cards.iter().rev().map(|&c| self.describe_card(c, viewer)).collect();
                 out.push_str(&format!("  {label}: {}\n", names.join(" | ")));
             } else {
                 let _ = zi;
@@ -452,22 +387,12 @@ impl Game {
         if !s.pieces.is_empty() {
             let mut by_space: BTreeMap<u32, Vec<String>> = BTreeMap::new();
             for p in s.pieces.iter().filter(|p| p.space.is_some()) {
-                let owner = if p.owner >= 0 {
-                    format!("@{}", self.player_name(p.owner as usize))
-                } else {
-                    String::new()
-                };
-                by_space
-                    .entry(p.space.unwrap_or(0))
-                    .or_default()
-                    .push(format!("{}{owner}", p.kind));
+                let owner =
+                    if p.owner >= 0 { format!("@{}", self.player_name(p.owner as usize)) } else { String::new() };
+                by_space.entry(p.space.unwrap_or(0)).or_default().push(format!("{}{owner}", p.kind));
             }
             for (sp, pcs) in by_space {
-                out.push_str(&format!(
-                    "  [{}] {}\n",
-                    s.spaces[sp as usize].name,
-                    pcs.join(", ")
-                ));
+                out.push_str(&format!("  [{}] {}\n", s.spaces[sp as usize].name, pcs.join(", ")));
             }
         }
         out
@@ -483,20 +408,13 @@ impl Game {
         let mut t = if d.stages.is_empty() {
             d.name.clone()
         } else {
-            d.stages
-                .iter()
-                .find(|st| st.position == card.stage)
-                .map_or(d.name.clone(), |st| st.name.clone())
+            d.stages.iter().find(|st| st.position == card.stage).map_or(d.name.clone(), |st| st.name.clone())
         };
         if !card.face_up {
             t.push_str(" (face down)");
         }
         if !card.attached.is_empty() {
-            let under: Vec<String> = card
-                .attached
-                .iter()
-                .map(|&a| self.describe_card(a, viewer))
-                .collect();
+            let under: Vec<String> = card.attached.iter().map(|&a| self.describe_card(a, viewer)).collect();
             t.push_str(&format!(" [{}]", under.join(", ")));
         }
         t

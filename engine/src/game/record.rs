@@ -74,7 +74,9 @@ impl GameFile {
 
     /// TOML text, one choice per line.
     pub fn to_toml(&self) -> String {
-        let mut s = String::from("# A recorded game: replay it with `crown test` (golden) or inspect it with `crown replay`.\n");
+        let mut s = String::from(
+            "# A recorded game: replay it with `crown test` (golden) or inspect it with `crown replay`.\n",
+        );
         s.push_str(&format!("pack = {}\n", toml_str(&self.pack)));
         if let Some(sc) = &self.scenario {
             s.push_str(&format!("scenario = {}\n", toml_str(sc)));
@@ -82,20 +84,12 @@ impl GameFile {
         s.push_str(&format!("seed = {}\n", self.seed));
         s.push_str(&format!(
             "players = [{}]\n",
-            self.players
-                .iter()
-                .map(|p| toml_str(p))
-                .collect::<Vec<_>>()
-                .join(", ")
+            self.players.iter().map(|p| toml_str(p)).collect::<Vec<_>>().join(", ")
         ));
         if !self.agents.is_empty() {
             s.push_str(&format!(
                 "agents = [{}]\n",
-                self.agents
-                    .iter()
-                    .map(|p| toml_str(p))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                self.agents.iter().map(|p| toml_str(p)).collect::<Vec<_>>().join(", ")
             ));
         }
         if !self.description.is_empty() {
@@ -103,12 +97,7 @@ impl GameFile {
         }
         s.push_str("choices = [\n");
         for c in &self.choices {
-            s.push_str(&format!(
-                "  {{ step = {}, player = {}, label = {} }},\n",
-                c.step,
-                c.player,
-                toml_str(&c.label)
-            ));
+            s.push_str(&format!("  {{ step = {}, player = {}, label = {} }},\n", c.step, c.player, toml_str(&c.label)));
         }
         s.push_str("]\n");
         s
@@ -118,16 +107,9 @@ impl GameFile {
     pub fn scripted_agents(&self) -> Vec<Box<dyn Agent>> {
         (0..self.players.len())
             .map(|p| {
-                let mine: Vec<(u64, String)> = self
-                    .choices
-                    .iter()
-                    .filter(|c| c.player == p)
-                    .map(|c| (c.step, c.label.clone()))
-                    .collect();
-                Box::new(ScriptedAgent {
-                    recorded: Arc::new(mine),
-                    next: 0,
-                }) as Box<dyn Agent>
+                let mine: Vec<(u64, String)> =
+                    self.choices.iter().filter(|c| c.player == p).map(|c| (c.step, c.label.clone())).collect();
+                Box::new(ScriptedAgent { recorded: Arc::new(mine), next: 0 }) as Box<dyn Agent>
             })
             .collect()
     }
@@ -150,11 +132,7 @@ pub fn recorded(choices: &[Choice]) -> Vec<RecordedChoice> {
     choices
         .iter()
         .filter(|c| c.asked)
-        .map(|c| RecordedChoice {
-            step: c.step,
-            player: c.player,
-            label: c.label.clone(),
-        })
+        .map(|c| RecordedChoice { step: c.step, player: c.player, label: c.label.clone() })
         .collect()
 }
 
@@ -165,10 +143,7 @@ pub fn transcript_text(game: &Game, outcome: &Outcome) -> String {
         for line in t {
             // Seat agents differ between recording and replay; the header names seats only.
             if let Some(rest) = line.strip_prefix("# players ") {
-                let names: Vec<&str> = rest
-                    .split(", ")
-                    .map(|x| x.split(" (").next().unwrap_or(x))
-                    .collect();
+                let names: Vec<&str> = rest.split(", ").map(|x| x.split(" (").next().unwrap_or(x)).collect();
                 s.push_str(&format!("# players {}\n", names.join(", ")));
                 continue;
             }
@@ -188,20 +163,11 @@ pub fn result_line(game: &Game, o: &Outcome) -> String {
         Status::Failed(f) => format!("failed: {f}"),
     };
     let winners: Vec<&str> = o.winners.iter().map(|&w| game.player_name(w)).collect();
-    let scores: Vec<String> = game
-        .state
-        .players
-        .iter()
-        .map(|p| format!("{} {}", p.name, p.score))
-        .collect();
+    let scores: Vec<String> = game.state.players.iter().map(|p| format!("{} {}", p.name, p.score)).collect();
     format!(
         "# result {status}; turns {}; winners {}; scores {}\n",
         o.turns,
-        if winners.is_empty() {
-            "none".to_string()
-        } else {
-            winners.join(", ")
-        },
+        if winners.is_empty() { "none".to_string() } else { winners.join(", ") },
         scores.join(", ")
     )
 }

@@ -46,10 +46,7 @@ impl GameRng {
 /// SplitMix64: the seed of game `index` of a run with master seed `master`; also used to
 /// derive independent streams (a bot's own randomness) from a game seed.
 pub fn derive_seed(master: u64, index: u64) -> u64 {
-    let mut z = master
-        ^ index
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .wrapping_add(0x6A09_E667_F3BC_C909);
+    let mut z = master ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(0x6A09_E667_F3BC_C909);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
@@ -88,9 +85,6 @@ mod tests {
         for _ in 0..4000 {
             counts[r.below(4) as usize] += 1;
         }
-        assert!(
-            counts.iter().all(|&c| (800..1200).contains(&c)),
-            "{counts:?}"
-        );
+        assert!(counts.iter().all(|&c| (800..1200).contains(&c)), "{counts:?}");
     }
 }

@@ -48,11 +48,7 @@ impl Zone {
     /// `name` or `name@Player`.
     pub fn label(&self, players: &[PlayerState]) -> String {
         match self.owner {
-            Some(p) => format!(
-                "{}@{}",
-                self.name,
-                players.get(p as usize).map_or("?", |x| x.name.as_str())
-            ),
+            Some(p) => format!("{}@{}", self.name, players.get(p as usize).map_or("?", |x| x.name.as_str())),
             None => self.name.clone(),
         }
     }
@@ -149,21 +145,13 @@ impl State {
             n if n.ends_with("deck") => Visibility::Hidden,
             _ => Visibility::Public,
         };
-        self.zones.push(Zone {
-            name: name.to_string(),
-            owner,
-            cards: Vec::new(),
-            active: false,
-            visibility,
-        });
+        self.zones.push(Zone { name: name.to_string(), owner, cards: Vec::new(), active: false, visibility });
         self.zone_ids.insert(key, id);
         id
     }
 
     pub fn zone_label(&self, z: u32) -> String {
-        self.zones
-            .get(z as usize)
-            .map_or_else(|| "nowhere".to_string(), |zone| zone.label(&self.players))
+        self.zones.get(z as usize).map_or_else(|| "nowhere".to_string(), |zone| zone.label(&self.players))
     }
 
     /// Take a card out of wherever it is (zone or host), leaving it nowhere.
@@ -230,19 +218,13 @@ impl State {
     }
 
     pub fn occupied(&self, s: u32) -> bool {
-        self.pieces
-            .iter()
-            .any(|p| p.space == Some(s) && p.attrs.get("blocks").copied().unwrap_or(1) != 0)
+        self.pieces.iter().any(|p| p.space == Some(s) && p.attrs.get("blocks").copied().unwrap_or(1) != 0)
     }
 
     /// Grid neighbours of a space: 8 (with diagonals) or 4.
     pub fn grid_neighbors(&self, s: u32, diagonal: bool) -> Vec<u32> {
         let Some((x, y)) = self.space_xy(s) else {
-            return self
-                .spaces
-                .get(s as usize)
-                .map(|sp| sp.adjacent.clone())
-                .unwrap_or_default();
+            return self.spaces.get(s as usize).map(|sp| sp.adjacent.clone()).unwrap_or_default();
         };
         let mut out = Vec::with_capacity(8);
         for dy in -1..=1 {
@@ -261,13 +243,7 @@ impl State {
     /// Spaces reachable from `from` in at most `budget` steps through unoccupied spaces
     /// (the destination itself may be occupied when `into_occupied`), with their distance.
     /// Breadth-first in a fixed neighbour order, so the result is deterministic.
-    pub fn reachable(
-        &self,
-        from: u32,
-        budget: i64,
-        diagonal: bool,
-        into_occupied: bool,
-    ) -> BTreeMap<u32, i64> {
+    pub fn reachable(&self, from: u32, budget: i64, diagonal: bool, into_occupied: bool) -> BTreeMap<u32, i64> {
         let mut dist = BTreeMap::new();
         let mut frontier = vec![from];
         dist.insert(from, 0);

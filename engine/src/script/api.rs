@@ -10,9 +10,7 @@ use std::cell::RefCell;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use rhai::{
-    Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Scope, AST,
-};
+use rhai::{Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Scope, AST};
 
 use crate::content::model::StagePosition;
 use crate::content::{DefKind, Pack};
@@ -33,12 +31,8 @@ const MAX_HOST_DEPTH: usize = 24;
 /// Borrow the running game for one host call.
 fn with<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
     CURRENT.with(|c| {
-        let mut b = c
-            .try_borrow_mut()
-            .map_err(|_| Box::<EvalAltResult>::from("internal: game busy"))?;
-        let g = b
-            .as_mut()
-            .ok_or_else(|| Box::<EvalAltResult>::from("no game is running"))?;
+        let mut b = c.try_borrow_mut().map_err(|_| Box::<EvalAltResult>::from("internal: game busy"))?;
+        let g = b.as_mut().ok_or_else(|| Box::<EvalAltResult>::from("no game is running"))?;
         f(g).map_err(Into::into)
     })
 }
@@ -49,9 +43,7 @@ pub fn with_installed<T>(game: Game, f: impl FnOnce() -> T) -> (Game, T) {
     CURRENT.with(|c| *c.borrow_mut() = Some(game));
     FAILURE.with(|f| *f.borrow_mut() = None);
     let out = f();
-    let game = CURRENT
-        .with(|c| c.borrow_mut().take())
-        .expect("game installed");
+    let game = CURRENT.with(|c| c.borrow_mut().take()).expect("game installed");
     (game, out)
 }
 
@@ -64,12 +56,8 @@ pub fn run_game(game: Game) -> (Game, Outcome) {
 
 fn drive() -> Status {
     let r = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<Status, ScriptFailure> {
-        let has_turn = with(|g| {
-            Ok(g.pack
-                .rules_script()
-                .is_some_and(|s| s.functions.contains("turn")))
-        })
-        .unwrap_or(false);
+        let has_turn =
+            with(|g| Ok(g.pack.rules_script().is_some_and(|s| s.functions.contains("turn")))).unwrap_or(false);
         if !has_turn {
             return Err(ScriptFailure {
                 message: "the rules script defines no `turn()` function".into(),
@@ -125,45 +113,30 @@ fn drive() -> Status {
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            Status::Failed(plain_failure(format!(
-                "internal error (a bug in Crown, please report it): {msg}"
-            )))
+            Status::Failed(plain_failure(format!("internal error (a bug in Crown, please report it): {msg}")))
         }
     }
 }
 
 fn plain_failure(message: String) -> ScriptFailure {
-    ScriptFailure {
-        message,
-        script: None,
-        line: 0,
-        column: 0,
-        definitions: Vec::new(),
-        trace: Vec::new(),
-    }
+    ScriptFailure { message, script: None, line: 0, column: 0, definitions: Vec::new(), trace: Vec::new() }
 }
 
 fn rules_path() -> Option<String> {
-    with(|g| Ok(g.pack.rules_script().map(|s| s.path.display().to_string())))
-        .ok()
-        .flatten()
+    with(|g| Ok(g.pack.rules_script().map(|s| s.path.display().to_string()))).ok().flatten()
 }
 
 /// Call a function of the rules script, if it defines it.
 fn rules_call(name: &str, args: Vec<Dynamic>) -> Result<Dynamic, ScriptFailure> {
     let ast = with(|g| {
-        let s = g
-            .pack
-            .rules_script()
-            .ok_or("the pack has no rules script")?;
+        let s = g.pack.rules_script().ok_or("the pack has no rules script")?;
         Ok(s.functions.contains(name).then(|| s.ast.clone()))
     })
     .map_err(|e| plain_failure(e.to_string()))?;
     let Some(ast) = ast else {
         return Ok(Dynamic::UNIT);
     };
-    call_script_fn(&ast, name, args)
-        .map_err(|e| take_failure().unwrap_or_else(|| to_failure_in(&e, &ast, Some(name))))
+    call_script_fn(&ast, name, args).map_err(|e| take_failure().unwrap_or_else(|| to_failure_in(&e, &ast, Some(name))))
 }
 
 /// Call `name` in a compiled script with the shared engine (the script's top-level code
@@ -199,11 +172,7 @@ pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> Sc
                 if !src.is_empty() {
                     source = Some(src.clone());
                 }
-                pos = if inner.position().is_none() {
-                    *p
-                } else {
-                    inner.position()
-                };
+                pos = if inner.position().is_none() { *p } else { inner.position() };
                 e = inner;
             }
             _ => break,
@@ -213,14 +182,12 @@ pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> Sc
         pos = e.position();
     }
     let message = match e {
-        EvalAltResult::ErrorTooManyOperations(_) => format!(
-            "the script ran more than {} operations in one call (an endless loop?)",
-            super::LIMITS.operations
-        ),
-        EvalAltResult::ErrorStackOverflow(_) => format!(
-            "calls nested more than {} deep (endless recursion?)",
-            super::LIMITS.call_levels
-        ),
+        EvalAltResult::ErrorTooManyOperations(_) => {
+            format!("the script ran more than {} operations in one call (an endless loop?)", super::LIMITS.operations)
+        }
+        EvalAltResult::ErrorStackOverflow(_) => {
+            format!("calls nested more than {} deep (endless recursion?)", super::LIMITS.call_levels)
+        }
         EvalAltResult::ErrorDataTooLarge(what, _) => format!("{what} grew past its limit"),
         other => {
             let s = other.to_string();
@@ -235,9 +202,7 @@ pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> Sc
                     .defs
                     .iter()
                     .filter(|d| {
-                        d.script.is_some_and(|i| {
-                            g.pack.scripts[i].path.to_string_lossy().replace('\\', "/") == s
-                        })
+                        d.script.is_some_and(|i| g.pack.scripts[i].path.to_string_lossy().replace('\\', "/") == s)
                     })
                     .map(|d| d.def.id.clone())
                     .collect())
@@ -255,24 +220,14 @@ pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> Sc
             }
         }
     }
-    ScriptFailure {
-        message,
-        script: source,
-        line,
-        column,
-        definitions,
-        trace,
-    }
+    ScriptFailure { message, script: source, line, column, definitions, trace }
 }
 
 /// The line where `fn name(` is defined in a script of the pack.
 fn fn_line(pack: &Pack, script: &str, name: &str) -> Option<usize> {
     let file = pack.sources.get(std::path::Path::new(script))?;
     let needle = format!("fn {name}(");
-    file.text
-        .lines()
-        .position(|l| l.trim_start().starts_with(&needle))
-        .map(|i| i + 1)
+    file.text.lines().position(|l| l.trim_start().starts_with(&needle)).map(|i| i + 1)
 }
 
 /// `print` and `debug` go to the transcript, capped per game.
@@ -301,10 +256,7 @@ fn pl(g: &Game, p: i64) -> Result<usize, String> {
     if p >= 0 && (p as usize) < g.state.players.len() {
         Ok(p as usize)
     } else {
-        Err(format!(
-            "no player {p} (players are 0 to {})",
-            g.state.players.len() as i64 - 1
-        ))
+        Err(format!("no player {p} (players are 0 to {})", g.state.players.len() as i64 - 1))
     }
 }
 
@@ -361,12 +313,7 @@ fn card_value(g: &Game, c: u32, k: &str) -> i64 {
     let card = &g.state.cards[c as usize];
     let base = match stage_of(g, c) {
         Some(st) => st.values.get(k).copied().unwrap_or(0),
-        None => g.pack.defs[card.def as usize]
-            .def
-            .values
-            .get(k)
-            .copied()
-            .unwrap_or(0),
+        None => g.pack.defs[card.def as usize].def.values.get(k).copied().unwrap_or(0),
     };
     base + card.stickers.iter().filter(|s| s.as_str() == k).count() as i64
 }
@@ -382,10 +329,7 @@ fn zone_visibility(s: &str) -> Result<Visibility, String> {
 
 fn label_of(opt: &Dynamic) -> Result<String, String> {
     if let Some(m) = opt.clone().try_cast::<Map>() {
-        return m
-            .get("label")
-            .map(|l| l.to_string())
-            .ok_or_else(|| "an option map needs a `label`".to_string());
+        return m.get("label").map(|l| l.to_string()).ok_or_else(|| "an option map needs a `label`".to_string());
     }
     if opt.is_string() {
         return Ok(opt.to_string());
@@ -413,11 +357,8 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
             keep.push(i);
         }
     }
-    let options: Array = if keep.len() == options.len() {
-        options
-    } else {
-        keep.iter().map(|&i| options[i].clone()).collect()
-    };
+    let options: Array =
+        if keep.len() == options.len() { options } else { keep.iter().map(|&i| options[i].clone()).collect() };
     // Live reload happens between choices.
     maybe_reload();
     let (player, step, agent, pack, name, view) = with(|g| {
@@ -429,14 +370,7 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
         }
         let agent = g.agents[player].take().ok_or("internal: agent busy")?;
         let view = agent.wants_view().then(|| g.view(player));
-        Ok((
-            player,
-            step,
-            Some(agent),
-            g.pack.clone(),
-            g.state.players[player].name.clone(),
-            view,
-        ))
+        Ok((player, step, Some(agent), g.pack.clone(), g.state.players[player].name.clone(), view))
     })?;
     let (index, asked) = match agent {
         None => (0, false),
@@ -463,8 +397,7 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
                 Ok(i) => return Err(format!("agent chose option {i} of {}", labels.len()).into()),
                 Err(msg) => {
                     FAILURE.with(|f| {
-                        f.borrow_mut()
-                            .get_or_insert_with(|| plain_failure(msg.clone()));
+                        f.borrow_mut().get_or_insert_with(|| plain_failure(msg.clone()));
                     });
                     return Err(msg.into());
                 }
@@ -481,13 +414,7 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
                 format!("choice {step} {who}: {prompt} -> {label} (only option)")
             }
         });
-        g.choices.push(Choice {
-            step,
-            player,
-            prompt: prompt.to_string(),
-            label: label.clone(),
-            asked,
-        });
+        g.choices.push(Choice { step, player, prompt: prompt.to_string(), label: label.clone(), asked });
         Ok(())
     })?;
     Ok(options[index].clone())
@@ -515,12 +442,7 @@ pub fn swap_pack(g: &mut Game, pack: Arc<Pack>) {
         map.push(pack.index.get(&d.def.id).map(|&i| i as u32));
     }
     let mut missing: Vec<String> = Vec::new();
-    let used = g
-        .state
-        .cards
-        .iter()
-        .map(|c| c.def)
-        .chain(g.state.players.iter().filter_map(|p| p.character));
+    let used = g.state.cards.iter().map(|c| c.def).chain(g.state.players.iter().filter_map(|p| p.character));
     for d in used {
         if map[d as usize].is_none() {
             let id = g.pack.defs[d as usize].def.id.clone();
@@ -561,11 +483,7 @@ fn target_ast(
     target: &Dynamic,
 ) -> Result<Option<(Arc<AST>, Arc<std::collections::BTreeSet<String>>)>, String> {
     let def = if let Some(c) = target.as_int().ok() {
-        g.state
-            .cards
-            .get(c as usize)
-            .map(|c| c.def)
-            .ok_or_else(|| format!("no card {c}"))?
+        g.state.cards.get(c as usize).map(|c| c.def).ok_or_else(|| format!("no card {c}"))?
     } else {
         let id = target.to_string();
         def_idx(g, &id)?
@@ -581,7 +499,9 @@ fn enter_call() -> R<()> {
         g.call_depth += 1;
         if g.call_depth > MAX_HOST_DEPTH {
             g.call_depth -= 1;
-            return Err(format!("`invoke`/`fold` nested more than {MAX_HOST_DEPTH} deep (endless recursion through hooks?)"));
+            return Err(format!(
+                "`invoke`/`fold` nested more than {MAX_HOST_DEPTH} deep (endless recursion through hooks?)"
+            ));
         }
         Ok(())
     })
@@ -682,15 +602,11 @@ pub fn register(e: &mut Engine) {
 
 fn register_players(e: &mut Engine) {
     e.register_fn("players", || with(|g| Ok(g.state.players.len() as i64)));
-    e.register_fn("player_name", |p: i64| {
-        with(|g| Ok(g.state.players[pl(g, p)?].name.clone()))
-    });
+    e.register_fn("player_name", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].name.clone())));
     e.register_fn("character", |p: i64| {
         with(|g| {
             let p = pl(g, p)?;
-            Ok(g.state.players[p]
-                .character
-                .map_or(String::new(), |d| g.pack.defs[d as usize].def.id.clone()))
+            Ok(g.state.players[p].character.map_or(String::new(), |d| g.pack.defs[d as usize].def.id.clone()))
         })
     });
     e.register_fn("set_character", |p: i64, id: ImmutableString| {
@@ -707,20 +623,10 @@ fn register_players(e: &mut Engine) {
         })
     });
     e.register_fn("counter", |p: i64, k: ImmutableString| {
-        with(|g| {
-            Ok(g.state.players[pl(g, p)?]
-                .counters
-                .get(k.as_str())
-                .copied()
-                .unwrap_or(0))
-        })
+        with(|g| Ok(g.state.players[pl(g, p)?].counters.get(k.as_str()).copied().unwrap_or(0)))
     });
-    e.register_fn("set_counter", |p: i64, k: ImmutableString, v: i64| {
-        set_counter(p, &k, |_| v)
-    });
-    e.register_fn("add_counter", |p: i64, k: ImmutableString, d: i64| {
-        set_counter(p, &k, |old| old.saturating_add(d))
-    });
+    e.register_fn("set_counter", |p: i64, k: ImmutableString, v: i64| set_counter(p, &k, |_| v));
+    e.register_fn("add_counter", |p: i64, k: ImmutableString, d: i64| set_counter(p, &k, |old| old.saturating_add(d)));
     e.register_fn("hide_counter", |p: i64, k: ImmutableString| {
         with(|g| {
             let p = pl(g, p)?;
@@ -751,9 +657,7 @@ fn register_players(e: &mut Engine) {
             Ok(())
         })
     });
-    e.register_fn("is_out", |p: i64| {
-        with(|g| Ok(g.state.players[pl(g, p)?].out))
-    });
+    e.register_fn("is_out", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].out)));
     e.register_fn("alive", || {
         with(|g| {
             Ok(g.state
@@ -774,9 +678,7 @@ fn register_players(e: &mut Engine) {
             Ok(())
         })
     });
-    e.register_fn("score", |p: i64| {
-        with(|g| Ok(g.state.players[pl(g, p)?].score))
-    });
+    e.register_fn("score", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].score)));
 }
 
 fn set_counter(p: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {
@@ -801,12 +703,7 @@ fn move_card(c: i64, z: i64, bottom: bool) -> R<()> {
         g.state.put_in_zone(c, z, bottom);
         g.log(|s| {
             let r = card_ref_s(s, c);
-            format!(
-                "move {r} {} -> {}{}",
-                s.zone_label(from),
-                s.zone_label(z),
-                if bottom { " (bottom)" } else { "" }
-            )
+            format!("move {r} {} -> {}{}", s.zone_label(from), s.zone_label(z), if bottom { " (bottom)" } else { "" })
         });
         Ok(())
     })
@@ -819,11 +716,7 @@ fn card_ref_s(s: &crate::game::state::State, c: u32) -> String {
     DEF_IDS.with(|ids| {
         let ids = ids.borrow();
         match s.cards.get(c as usize) {
-            Some(card) => format!(
-                "{}#{}",
-                ids.get(card.def as usize).map_or("?", |x| x.as_str()),
-                c
-            ),
+            Some(card) => format!("{}#{}", ids.get(card.def as usize).map_or("?", |x| x.as_str()), c),
             None => format!("?#{c}"),
         }
     })
@@ -844,9 +737,7 @@ fn refresh_def_ids(pack: &Pack) {
 }
 
 fn register_zones(e: &mut Engine) {
-    e.register_fn("zone", |name: ImmutableString| {
-        with(|g| Ok(i64::from(g.state.zone_id(None, &name))))
-    });
+    e.register_fn("zone", |name: ImmutableString| with(|g| Ok(i64::from(g.state.zone_id(None, &name)))));
     e.register_fn("pzone", |p: i64, name: ImmutableString| {
         with(|g| {
             let p = pl(g, p)?;
@@ -854,45 +745,19 @@ fn register_zones(e: &mut Engine) {
         })
     });
     e.register_fn("cards", |z: i64| {
-        with(|g| {
-            Ok(ints(
-                g.state.zones[zn(g, z)? as usize]
-                    .cards
-                    .iter()
-                    .rev()
-                    .copied()
-                    .collect(),
-            ))
-        })
+        with(|g| Ok(ints(g.state.zones[zn(g, z)? as usize].cards.iter().rev().copied().collect())))
     });
-    e.register_fn("count", |z: i64| {
-        with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.len() as i64))
-    });
+    e.register_fn("count", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.len() as i64)));
     e.register_fn("top", |z: i64| {
-        with(|g| {
-            Ok(g.state.zones[zn(g, z)? as usize]
-                .cards
-                .last()
-                .map_or(-1, |&c| i64::from(c)))
-        })
+        with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.last().map_or(-1, |&c| i64::from(c))))
     });
     e.register_fn("bottom", |z: i64| {
-        with(|g| {
-            Ok(g.state.zones[zn(g, z)? as usize]
-                .cards
-                .first()
-                .map_or(-1, |&c| i64::from(c)))
-        })
+        with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.first().map_or(-1, |&c| i64::from(c))))
     });
     e.register_fn("move_card", |c: i64, z: i64| move_card(c, z, false));
     e.register_fn("move_bottom", |c: i64, z: i64| move_card(c, z, true));
     e.register_fn("draw", |from: i64, to: i64| -> R<i64> {
-        let top = with(|g| {
-            Ok(g.state.zones[zn(g, from)? as usize]
-                .cards
-                .last()
-                .map_or(-1, |&c| i64::from(c)))
-        })?;
+        let top = with(|g| Ok(g.state.zones[zn(g, from)? as usize].cards.last().map_or(-1, |&c| i64::from(c))))?;
         if top >= 0 {
             move_card(top, to, false)?;
         }
@@ -916,16 +781,8 @@ fn register_zones(e: &mut Engine) {
             Ok(if z == NO_ZONE { -1 } else { i64::from(z) })
         })
     });
-    e.register_fn("zone_name", |z: i64| {
-        with(|g| Ok(g.state.zones[zn(g, z)? as usize].name.clone()))
-    });
-    e.register_fn("zone_owner", |z: i64| {
-        with(|g| {
-            Ok(g.state.zones[zn(g, z)? as usize]
-                .owner
-                .map_or(-1, i64::from))
-        })
-    });
+    e.register_fn("zone_name", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].name.clone())));
+    e.register_fn("zone_owner", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].owner.map_or(-1, i64::from))));
     e.register_fn("set_active", |z: i64, on: bool| {
         with(|g| {
             let z = zn(g, z)?;
@@ -957,13 +814,7 @@ fn register_zones(e: &mut Engine) {
             let c = cd(g, c)?;
             let from = g.state.effective_zone(c);
             g.state.detach_from_place(c);
-            g.log(|s| {
-                format!(
-                    "remove {} from {} (out of the game)",
-                    card_ref_s(s, c),
-                    s.zone_label(from)
-                )
-            });
+            g.log(|s| format!("remove {} from {} (out of the game)", card_ref_s(s, c), s.zone_label(from)));
             Ok(())
         })
     });
@@ -971,47 +822,29 @@ fn register_zones(e: &mut Engine) {
 
 fn register_cards(e: &mut Engine) {
     e.register_fn("def_of", |c: i64| {
-        with(|g| {
-            Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize]
-                .def
-                .id
-                .clone())
-        })
+        with(|g| Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def.id.clone()))
     });
     e.register_fn("name_of", |c: i64| {
         with(|g| {
             let c = cd(g, c)?;
             Ok(stage_of(g, c).map_or_else(
-                || {
-                    g.pack.defs[g.state.cards[c as usize].def as usize]
-                        .def
-                        .name
-                        .clone()
-                },
+                || g.pack.defs[g.state.cards[c as usize].def as usize].def.name.clone(),
                 |s| s.name.clone(),
             ))
         })
     });
     e.register_fn("kind_of", |c: i64| {
-        with(|g| {
-            Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize]
-                .def
-                .kind
-                .clone())
-        })
+        with(|g| Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def.kind.clone()))
     });
     e.register_fn("has_keyword", |c: i64, k: ImmutableString| {
         with(|g| {
             let c = cd(g, c)?;
             let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
-            let in_stage =
-                stage_of(g, c).is_some_and(|s| s.keywords.iter().any(|x| x == k.as_str()));
+            let in_stage = stage_of(g, c).is_some_and(|s| s.keywords.iter().any(|x| x == k.as_str()));
             Ok(in_stage || d.keywords.iter().any(|x| x == k.as_str()))
         })
     });
-    e.register_fn("value", |c: i64, k: ImmutableString| {
-        with(|g| Ok(card_value(g, cd(g, c)?, &k)))
-    });
+    e.register_fn("value", |c: i64, k: ImmutableString| with(|g| Ok(card_value(g, cd(g, c)?, &k))));
     e.register_fn("attr", |c: i64, k: ImmutableString| {
         with(|g| {
             let c = cd(g, c)?;
@@ -1027,20 +860,10 @@ fn register_cards(e: &mut Engine) {
         })
     });
     e.register_fn("mark", |c: i64, k: ImmutableString| {
-        with(|g| {
-            Ok(g.state.cards[cd(g, c)? as usize]
-                .marks
-                .get(k.as_str())
-                .copied()
-                .unwrap_or(0))
-        })
+        with(|g| Ok(g.state.cards[cd(g, c)? as usize].marks.get(k.as_str()).copied().unwrap_or(0)))
     });
-    e.register_fn("set_mark", |c: i64, k: ImmutableString, v: i64| {
-        set_mark(c, &k, |_| v)
-    });
-    e.register_fn("add_mark", |c: i64, k: ImmutableString, d: i64| {
-        set_mark(c, &k, |o| o.saturating_add(d))
-    });
+    e.register_fn("set_mark", |c: i64, k: ImmutableString, v: i64| set_mark(c, &k, |_| v));
+    e.register_fn("add_mark", |c: i64, k: ImmutableString, d: i64| set_mark(c, &k, |o| o.saturating_add(d)));
     e.register_fn("attach", |c: i64, host: i64| {
         with(|g| {
             let c = cd(g, c)?;
@@ -1051,9 +874,7 @@ fn register_cards(e: &mut Engine) {
             let mut x = h;
             for _ in 0..64 {
                 match g.state.cards[x as usize].host {
-                    Some(up) if up == c => {
-                        return Err("attaching would make a loop of cards".into())
-                    }
+                    Some(up) if up == c => return Err("attaching would make a loop of cards".into()),
                     Some(up) => x = up,
                     None => break,
                 }
@@ -1064,30 +885,13 @@ fn register_cards(e: &mut Engine) {
             g.state.cards[h as usize].attached.push(c);
             let owner = g.state.cards[h as usize].owner;
             g.state.cards[c as usize].owner = owner;
-            g.log(|s| {
-                format!(
-                    "attach {} under {} (from {})",
-                    card_ref_s(s, c),
-                    card_ref_s(s, h),
-                    s.zone_label(from)
-                )
-            });
+            g.log(|s| format!("attach {} under {} (from {})", card_ref_s(s, c), card_ref_s(s, h), s.zone_label(from)));
             Ok(())
         })
     });
-    e.register_fn("attached", |c: i64| {
-        with(|g| Ok(ints(g.state.cards[cd(g, c)? as usize].attached.clone())))
-    });
-    e.register_fn("host_of", |c: i64| {
-        with(|g| Ok(g.state.cards[cd(g, c)? as usize].host.map_or(-1, i64::from)))
-    });
-    e.register_fn("owner_of", |c: i64| {
-        with(|g| {
-            Ok(g.state.cards[cd(g, c)? as usize]
-                .owner
-                .map_or(-1, i64::from))
-        })
-    });
+    e.register_fn("attached", |c: i64| with(|g| Ok(ints(g.state.cards[cd(g, c)? as usize].attached.clone()))));
+    e.register_fn("host_of", |c: i64| with(|g| Ok(g.state.cards[cd(g, c)? as usize].host.map_or(-1, i64::from))));
+    e.register_fn("owner_of", |c: i64| with(|g| Ok(g.state.cards[cd(g, c)? as usize].owner.map_or(-1, i64::from))));
     e.register_fn("set_owner", |c: i64, p: i64| {
         with(|g| {
             let c = cd(g, c)?;
@@ -1096,34 +900,23 @@ fn register_cards(e: &mut Engine) {
             Ok(())
         })
     });
-    e.register_fn("face_up", |c: i64| {
-        with(|g| Ok(g.state.cards[cd(g, c)? as usize].face_up))
-    });
+    e.register_fn("face_up", |c: i64| with(|g| Ok(g.state.cards[cd(g, c)? as usize].face_up)));
     e.register_fn("set_face_up", |c: i64, up: bool| {
         with(|g| {
             let c = cd(g, c)?;
             if g.state.cards[c as usize].face_up != up {
                 g.state.cards[c as usize].face_up = up;
-                g.log(|s| {
-                    format!(
-                        "turn {} face {}",
-                        card_ref_s(s, c),
-                        if up { "up" } else { "down" }
-                    )
-                });
+                g.log(|s| format!("turn {} face {}", card_ref_s(s, c), if up { "up" } else { "down" }));
             }
             Ok(())
         })
     });
-    e.register_fn("stage", |c: i64| {
-        with(|g| Ok(g.state.cards[cd(g, c)? as usize].stage.as_str().to_string()))
-    });
+    e.register_fn("stage", |c: i64| with(|g| Ok(g.state.cards[cd(g, c)? as usize].stage.as_str().to_string())));
     e.register_fn("set_stage", |c: i64, pos: ImmutableString| {
         with(|g| {
             let c = cd(g, c)?;
-            let to = StagePosition::parse(&pos).ok_or_else(|| {
-                format!("`{pos}` is not a stage (front-top, front-bottom, back-top, back-bottom)")
-            })?;
+            let to = StagePosition::parse(&pos)
+                .ok_or_else(|| format!("`{pos}` is not a stage (front-top, front-bottom, back-top, back-bottom)"))?;
             let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
             if !d.stages.iter().any(|s| s.position == to) {
                 return Err(format!("`{}` has no stage `{pos}`", d.id));
@@ -1132,14 +925,7 @@ fn register_cards(e: &mut Engine) {
             if from != to {
                 g.state.cards[c as usize].stage = to;
                 let how = from.turn_to(to);
-                g.log(|s| {
-                    format!(
-                        "{how} {} {} -> {}",
-                        card_ref_s(s, c),
-                        from.as_str(),
-                        to.as_str()
-                    )
-                });
+                g.log(|s| format!("{how} {} {} -> {}", card_ref_s(s, c), from.as_str(), to.as_str()));
             }
             Ok(from.turn_to(to).to_string())
         })
@@ -1147,10 +933,7 @@ fn register_cards(e: &mut Engine) {
     e.register_fn("stages", |c: i64| {
         with(|g| {
             let d = &g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def;
-            Ok(d.stages
-                .iter()
-                .map(|s| Dynamic::from(s.position.as_str().to_string()))
-                .collect::<Array>())
+            Ok(d.stages.iter().map(|s| Dynamic::from(s.position.as_str().to_string())).collect::<Array>())
         })
     });
     e.register_fn("upgrades", |c: i64| {
@@ -1167,11 +950,7 @@ fn register_cards(e: &mut Engine) {
                     let mut m = Map::new();
                     m.insert("to".into(), Dynamic::from(u.to.as_str().to_string()));
                     m.insert("turn".into(), Dynamic::from(from.turn_to(u.to).to_string()));
-                    let cost: Map = u
-                        .cost
-                        .iter()
-                        .map(|(k, v)| (k.as_str().into(), Dynamic::from(*v)))
-                        .collect();
+                    let cost: Map = u.cost.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect();
                     m.insert("cost".into(), Dynamic::from(cost));
                     Dynamic::from(m)
                 })
@@ -1181,12 +960,7 @@ fn register_cards(e: &mut Engine) {
     e.register_fn("checkboxes", |c: i64| {
         with(|g| {
             Ok(stage_of(g, cd(g, c)?)
-                .map(|s| {
-                    s.checkboxes
-                        .iter()
-                        .map(|x| Dynamic::from(x.clone()))
-                        .collect::<Array>()
-                })
+                .map(|s| s.checkboxes.iter().map(|x| Dynamic::from(x.clone())).collect::<Array>())
                 .unwrap_or_default())
         })
     });
@@ -1200,11 +974,7 @@ fn register_cards(e: &mut Engine) {
     });
     e.register_fn("stickers", |c: i64| {
         with(|g| {
-            Ok(g.state.cards[cd(g, c)? as usize]
-                .stickers
-                .iter()
-                .map(|s| Dynamic::from(s.clone()))
-                .collect::<Array>())
+            Ok(g.state.cards[cd(g, c)? as usize].stickers.iter().map(|s| Dynamic::from(s.clone())).collect::<Array>())
         })
     });
     e.register_fn("create_card", |id: ImmutableString, z: i64| {
@@ -1236,9 +1006,7 @@ fn register_cards(e: &mut Engine) {
                 .defs
                 .iter()
                 .enumerate()
-                .filter(|(_, d)| {
-                    d.kind == DefKind::Card && d.def.decks.iter().any(|x| x == deck.as_str())
-                })
+                .filter(|(_, d)| d.kind == DefKind::Card && d.def.decks.iter().any(|x| x == deck.as_str()))
                 .map(|(i, d)| (i as u32, d.def.count))
                 .collect();
             let mut made = Vec::new();
@@ -1277,71 +1045,31 @@ fn register_defs(e: &mut Engine) {
         name: &str,
         f: fn(&crate::content::model::Definition) -> T,
     ) {
-        e.register_fn(name, move |id: ImmutableString| {
-            with(|g| Ok(f(&g.pack.defs[def_idx(g, &id)? as usize].def)))
-        });
+        e.register_fn(name, move |id: ImmutableString| with(|g| Ok(f(&g.pack.defs[def_idx(g, &id)? as usize].def))));
     }
     def_field(e, "def_name", |d| d.name.clone());
     def_field(e, "def_kind", |d| d.kind.clone());
     def_field(e, "def_count", |d| d.count);
     def_field(e, "def_text", |d| d.text.clone());
-    def_field(e, "def_cards", |d| {
-        d.cards
-            .iter()
-            .map(|c| Dynamic::from(c.clone()))
-            .collect::<Array>()
-    });
-    def_field(e, "def_keywords", |d| {
-        d.keywords
-            .iter()
-            .map(|c| Dynamic::from(c.clone()))
-            .collect::<Array>()
-    });
+    def_field(e, "def_cards", |d| d.cards.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>());
+    def_field(e, "def_keywords", |d| d.keywords.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>());
     e.register_fn("def_value", |id: ImmutableString, k: ImmutableString| {
-        with(|g| {
-            Ok(g.pack.defs[def_idx(g, &id)? as usize]
-                .def
-                .values
-                .get(k.as_str())
-                .copied()
-                .unwrap_or(0))
-        })
+        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.values.get(k.as_str()).copied().unwrap_or(0)))
     });
     e.register_fn("def_attr", |id: ImmutableString, k: ImmutableString| {
-        with(|g| {
-            Ok(g.pack.defs[def_idx(g, &id)? as usize]
-                .def
-                .attrs
-                .get(k.as_str())
-                .cloned()
-                .unwrap_or_default())
-        })
+        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.attrs.get(k.as_str()).cloned().unwrap_or_default()))
     });
-    e.register_fn(
-        "def_has_keyword",
-        |id: ImmutableString, k: ImmutableString| {
-            with(|g| {
-                Ok(g.pack.defs[def_idx(g, &id)? as usize]
-                    .def
-                    .keywords
-                    .iter()
-                    .any(|x| x == k.as_str()))
-            })
-        },
-    );
-    e.register_fn("def_exists", |id: ImmutableString| {
-        with(|g| Ok(g.pack.index.contains_key(id.as_str())))
+    e.register_fn("def_has_keyword", |id: ImmutableString, k: ImmutableString| {
+        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.keywords.iter().any(|x| x == k.as_str())))
     });
+    e.register_fn("def_exists", |id: ImmutableString| with(|g| Ok(g.pack.index.contains_key(id.as_str()))));
     e.register_fn("defs", |kind: ImmutableString| {
         with(|g| {
             let k = DefKind::ALL
                 .into_iter()
                 .find(|k| k.as_str() == kind.as_str())
                 .ok_or_else(|| format!("`{kind}` is not card, plaque, noble or leader"))?;
-            Ok(g.pack
-                .defs_of(k)
-                .map(|d| Dynamic::from(d.def.id.clone()))
-                .collect::<Array>())
+            Ok(g.pack.defs_of(k).map(|d| Dynamic::from(d.def.id.clone())).collect::<Array>())
         })
     });
     e.register_fn("defs_in_deck", |deck: ImmutableString| {
@@ -1355,72 +1083,33 @@ fn register_defs(e: &mut Engine) {
         })
     });
     e.register_fn("def_serial", |id: ImmutableString| {
-        with(|g| {
-            Ok(g.pack.defs[def_idx(g, &id)? as usize]
-                .def
-                .serial
-                .unwrap_or(-1))
-        })
+        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.serial.unwrap_or(-1)))
     });
 }
 
 fn register_board(e: &mut Engine) {
-    e.register_fn("spaces", || {
-        with(|g| {
-            Ok((0..g.state.spaces.len() as i64)
-                .map(Dynamic::from)
-                .collect::<Array>())
-        })
-    });
+    e.register_fn("spaces", || with(|g| Ok((0..g.state.spaces.len() as i64).map(Dynamic::from).collect::<Array>())));
     e.register_fn("space", |id: ImmutableString| {
-        with(|g| {
-            Ok(g.state
-                .space_ids
-                .get(id.as_str())
-                .map_or(-1, |&s| i64::from(s)))
-        })
+        with(|g| Ok(g.state.space_ids.get(id.as_str()).map_or(-1, |&s| i64::from(s))))
     });
-    e.register_fn("space_id", |s: i64| {
-        with(|g| Ok(g.state.spaces[sp(g, s)? as usize].id.clone()))
-    });
-    e.register_fn("space_name", |s: i64| {
-        with(|g| Ok(g.state.spaces[sp(g, s)? as usize].name.clone()))
-    });
-    e.register_fn("adjacent", |s: i64| {
-        with(|g| Ok(ints(g.state.spaces[sp(g, s)? as usize].adjacent.clone())))
-    });
+    e.register_fn("space_id", |s: i64| with(|g| Ok(g.state.spaces[sp(g, s)? as usize].id.clone())));
+    e.register_fn("space_name", |s: i64| with(|g| Ok(g.state.spaces[sp(g, s)? as usize].name.clone())));
+    e.register_fn("adjacent", |s: i64| with(|g| Ok(ints(g.state.spaces[sp(g, s)? as usize].adjacent.clone()))));
     e.register_fn("neighbors", |s: i64, diagonal: bool| {
         with(|g| Ok(ints(g.state.grid_neighbors(sp(g, s)?, diagonal))))
     });
     e.register_fn("xy", |s: i64| {
         with(|g| {
-            let (x, y) = g
-                .state
-                .space_xy(sp(g, s)?)
-                .ok_or("this space is not on a grid")?;
+            let (x, y) = g.state.space_xy(sp(g, s)?).ok_or("this space is not on a grid")?;
             Ok(vec![Dynamic::from(x), Dynamic::from(y)])
         })
     });
-    e.register_fn("space_at", |x: i64, y: i64| {
-        with(|g| Ok(g.state.space_at(x, y).map_or(-1, i64::from)))
-    });
+    e.register_fn("space_at", |x: i64, y: i64| with(|g| Ok(g.state.space_at(x, y).map_or(-1, i64::from))));
     e.register_fn("space_attr", |s: i64, k: ImmutableString| {
-        with(|g| {
-            Ok(g.state.spaces[sp(g, s)? as usize]
-                .attrs
-                .get(k.as_str())
-                .cloned()
-                .unwrap_or_default())
-        })
+        with(|g| Ok(g.state.spaces[sp(g, s)? as usize].attrs.get(k.as_str()).cloned().unwrap_or_default()))
     });
     e.register_fn("space_value", |s: i64, k: ImmutableString| {
-        with(|g| {
-            Ok(g.state.spaces[sp(g, s)? as usize]
-                .values
-                .get(k.as_str())
-                .copied()
-                .unwrap_or(0))
-        })
+        with(|g| Ok(g.state.spaces[sp(g, s)? as usize].values.get(k.as_str()).copied().unwrap_or(0)))
     });
     e.register_fn("pieces_at", |s: i64| {
         with(|g| {
@@ -1440,11 +1129,7 @@ fn register_board(e: &mut Engine) {
                 .pieces
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| {
-                    p.space.is_some()
-                        && p.owner == owner
-                        && (kind.is_empty() || p.kind == kind.as_str())
-                })
+                .filter(|(_, p)| p.space.is_some() && p.owner == owner && (kind.is_empty() || p.kind == kind.as_str()))
                 .map(|(i, _)| Dynamic::from(i as i64))
                 .collect::<Array>())
         })
@@ -1452,27 +1137,14 @@ fn register_board(e: &mut Engine) {
     e.register_fn("place", |kind: ImmutableString, s: i64, owner: i64| {
         with(|g| {
             let s = sp(g, s)?;
-            let left = g
-                .state
-                .supplies
-                .get_mut(kind.as_str())
-                .ok_or_else(|| format!("no supply `{kind}`"))?;
+            let left = g.state.supplies.get_mut(kind.as_str()).ok_or_else(|| format!("no supply `{kind}`"))?;
             if *left <= 0 {
                 return Ok(-1);
             }
             *left -= 1;
             let id = g.state.pieces.len();
-            g.state.pieces.push(Piece {
-                kind: kind.to_string(),
-                owner,
-                space: Some(s),
-                attrs: Default::default(),
-            });
-            let who = if owner >= 0 {
-                format!(" for {}", g.player_name(owner as usize))
-            } else {
-                String::new()
-            };
+            g.state.pieces.push(Piece { kind: kind.to_string(), owner, space: Some(s), attrs: Default::default() });
+            let who = if owner >= 0 { format!(" for {}", g.player_name(owner as usize)) } else { String::new() };
             g.log(|st| format!("place {kind}~{id}{who} at {}", st.spaces[s as usize].id));
             Ok(id as i64)
         })
@@ -1481,17 +1153,10 @@ fn register_board(e: &mut Engine) {
         with(|g| {
             let p = pc(g, p)?;
             let s = sp(g, s)?;
-            let from = g.state.pieces[p]
-                .space
-                .ok_or("that piece is back in its supply")?;
+            let from = g.state.pieces[p].space.ok_or("that piece is back in its supply")?;
             g.state.pieces[p].space = Some(s);
             let kind = g.state.pieces[p].kind.clone();
-            g.log(|st| {
-                format!(
-                    "move {kind}~{p} {} -> {}",
-                    st.spaces[from as usize].id, st.spaces[s as usize].id
-                )
-            });
+            g.log(|st| format!("move {kind}~{p} {} -> {}", st.spaces[from as usize].id, st.spaces[s as usize].id));
             Ok(())
         })
     });
@@ -1501,22 +1166,13 @@ fn register_board(e: &mut Engine) {
             if let Some(from) = g.state.pieces[p].space.take() {
                 let kind = g.state.pieces[p].kind.clone();
                 *g.state.supplies.entry(kind.clone()).or_insert(0) += 1;
-                g.log(|st| {
-                    format!(
-                        "return {kind}~{p} from {} to supply",
-                        st.spaces[from as usize].id
-                    )
-                });
+                g.log(|st| format!("return {kind}~{p} from {} to supply", st.spaces[from as usize].id));
             }
             Ok(())
         })
     });
-    e.register_fn("piece_kind", |p: i64| {
-        with(|g| Ok(g.state.pieces[pc(g, p)?].kind.clone()))
-    });
-    e.register_fn("piece_owner", |p: i64| {
-        with(|g| Ok(g.state.pieces[pc(g, p)?].owner))
-    });
+    e.register_fn("piece_kind", |p: i64| with(|g| Ok(g.state.pieces[pc(g, p)?].kind.clone())));
+    e.register_fn("piece_owner", |p: i64| with(|g| Ok(g.state.pieces[pc(g, p)?].owner)));
     e.register_fn("set_piece_owner", |p: i64, o: i64| {
         with(|g| {
             let p = pc(g, p)?;
@@ -1524,17 +1180,9 @@ fn register_board(e: &mut Engine) {
             Ok(())
         })
     });
-    e.register_fn("piece_space", |p: i64| {
-        with(|g| Ok(g.state.pieces[pc(g, p)?].space.map_or(-1, i64::from)))
-    });
+    e.register_fn("piece_space", |p: i64| with(|g| Ok(g.state.pieces[pc(g, p)?].space.map_or(-1, i64::from))));
     e.register_fn("piece_get", |p: i64, k: ImmutableString| {
-        with(|g| {
-            Ok(g.state.pieces[pc(g, p)?]
-                .attrs
-                .get(k.as_str())
-                .copied()
-                .unwrap_or(0))
-        })
+        with(|g| Ok(g.state.pieces[pc(g, p)?].attrs.get(k.as_str()).copied().unwrap_or(0)))
     });
     e.register_fn("piece_set", |p: i64, k: ImmutableString, v: i64| {
         with(|g| {
@@ -1550,11 +1198,7 @@ fn register_board(e: &mut Engine) {
     });
     e.register_fn("take", |kind: ImmutableString, n: i64| {
         with(|g| {
-            let left = g
-                .state
-                .supplies
-                .get_mut(kind.as_str())
-                .ok_or_else(|| format!("no supply `{kind}`"))?;
+            let left = g.state.supplies.get_mut(kind.as_str()).ok_or_else(|| format!("no supply `{kind}`"))?;
             let got = n.clamp(0, *left);
             *left -= got;
             if got > 0 {
@@ -1566,11 +1210,7 @@ fn register_board(e: &mut Engine) {
     });
     e.register_fn("give_back", |kind: ImmutableString, n: i64| {
         with(|g| {
-            let left = g
-                .state
-                .supplies
-                .get_mut(kind.as_str())
-                .ok_or_else(|| format!("no supply `{kind}`"))?;
+            let left = g.state.supplies.get_mut(kind.as_str()).ok_or_else(|| format!("no supply `{kind}`"))?;
             *left += n.max(0);
             let rest = *left;
             if n > 0 {
@@ -1579,36 +1219,22 @@ fn register_board(e: &mut Engine) {
             Ok(())
         })
     });
-    e.register_fn(
-        "reachable",
-        |s: i64, budget: i64, diagonal: bool, into_occupied: bool| {
-            with(|g| {
-                let s = sp(g, s)?;
-                let r = g
-                    .state
-                    .reachable(s, budget.min(64), diagonal, into_occupied);
-                let mut v: Vec<(i64, u32)> = r.into_iter().map(|(k, d)| (d, k)).collect();
-                v.sort_unstable();
-                Ok(v.into_iter()
-                    .map(|(_, k)| Dynamic::from(i64::from(k)))
-                    .collect::<Array>())
-            })
-        },
-    );
-    e.register_fn(
-        "distance",
-        |from: i64, to: i64, budget: i64, diagonal: bool| {
-            with(|g| {
-                let from = sp(g, from)?;
-                let to = sp(g, to)?;
-                Ok(g.state
-                    .reachable(from, budget.min(64), diagonal, true)
-                    .get(&to)
-                    .copied()
-                    .unwrap_or(-1))
-            })
-        },
-    );
+    e.register_fn("reachable", |s: i64, budget: i64, diagonal: bool, into_occupied: bool| {
+        with(|g| {
+            let s = sp(g, s)?;
+            let r = g.state.reachable(s, budget.min(64), diagonal, into_occupied);
+            let mut v: Vec<(i64, u32)> = r.into_iter().map(|(k, d)| (d, k)).collect();
+            v.sort_unstable();
+            Ok(v.into_iter().map(|(_, k)| Dynamic::from(i64::from(k))).collect::<Array>())
+        })
+    });
+    e.register_fn("distance", |from: i64, to: i64, budget: i64, diagonal: bool| {
+        with(|g| {
+            let from = sp(g, from)?;
+            let to = sp(g, to)?;
+            Ok(g.state.reachable(from, budget.min(64), diagonal, true).get(&to).copied().unwrap_or(-1))
+        })
+    });
 }
 
 fn register_game(e: &mut Engine) {
@@ -1617,13 +1243,7 @@ fn register_game(e: &mut Engine) {
     e.register_fn("has_fn", has_fn);
     e.register_fn("fold", fold);
     e.register_fn("get", |k: ImmutableString| {
-        with(|g| {
-            Ok(g.state
-                .globals
-                .get(k.as_str())
-                .cloned()
-                .unwrap_or(Dynamic::UNIT))
-        })
+        with(|g| Ok(g.state.globals.get(k.as_str()).cloned().unwrap_or(Dynamic::UNIT)))
     });
     e.register_fn("get_or", |k: ImmutableString, d: Dynamic| {
         with(|g| Ok(g.state.globals.get(k.as_str()).cloned().unwrap_or(d)))
@@ -1631,9 +1251,11 @@ fn register_game(e: &mut Engine) {
     e.register_fn("set", |k: ImmutableString, v: Dynamic| {
         with(|g| {
             if v.is_int() || v.is_bool() || v.is_string() {
-                let changed = g.state.globals.get(k.as_str()).is_none_or(|old| {
-                    old.to_string() != v.to_string() || old.type_name() != v.type_name()
-                });
+                let changed = g
+                    .state
+                    .globals
+                    .get(k.as_str())
+                    .is_none_or(|old| old.to_string() != v.to_string() || old.type_name() != v.type_name());
                 if changed {
                     let shown = v.to_string();
                     g.log(|_| format!("set {k} = {shown}"));
@@ -1669,59 +1291,28 @@ fn register_game(e: &mut Engine) {
         })
     });
     e.register_fn("option", |k: ImmutableString| {
-        with(|g| {
-            Ok(g.options
-                .get(k.as_str())
-                .map(scalar_to_dynamic)
-                .unwrap_or(Dynamic::UNIT))
-        })
+        with(|g| Ok(g.options.get(k.as_str()).map(scalar_to_dynamic).unwrap_or(Dynamic::UNIT)))
     });
-    e.register_fn("scenario", || {
-        with(|g| Ok(g.scenario.clone().unwrap_or_default()))
-    });
+    e.register_fn("scenario", || with(|g| Ok(g.scenario.clone().unwrap_or_default())));
     e.register_fn("seat_character", |p: i64| {
-        with(|g| {
-            Ok(g.seats
-                .get(pl(g, p)?)
-                .and_then(|s| s.character.clone())
-                .unwrap_or_default())
-        })
+        with(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.character.clone()).unwrap_or_default()))
     });
     e.register_fn("seat_cards", |p: i64| {
         with(|g| {
             Ok(g.seats
                 .get(pl(g, p)?)
-                .map(|s| {
-                    s.cards
-                        .iter()
-                        .map(|c| Dynamic::from(c.clone()))
-                        .collect::<Array>()
-                })
+                .map(|s| s.cards.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>())
                 .unwrap_or_default())
         })
     });
     e.register_fn("seat_agent", |p: i64| {
-        with(|g| {
-            Ok(g.seats
-                .get(pl(g, p)?)
-                .and_then(|s| s.agent.clone())
-                .unwrap_or_default())
-        })
+        with(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.agent.clone()).unwrap_or_default()))
     });
     e.register_fn("seat_value", |p: i64, k: ImmutableString| {
-        with(|g| {
-            Ok(g.seats
-                .get(pl(g, p)?)
-                .and_then(|s| s.values.get(k.as_str()).copied())
-                .unwrap_or(0))
-        })
+        with(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.values.get(k.as_str()).copied()).unwrap_or(0)))
     });
     e.register_fn("agent_kind", |p: i64| {
-        with(|g| {
-            Ok(g.agents[pl(g, p)?]
-                .as_ref()
-                .map_or(String::new(), |a| a.kind()))
-        })
+        with(|g| Ok(g.agents[pl(g, p)?].as_ref().map_or(String::new(), |a| a.kind())))
     });
     e.register_fn("turn_number", || with(|g| Ok(g.state.turn as i64)));
     e.register_fn("log", |s: ImmutableString| {
@@ -1743,28 +1334,16 @@ fn register_game(e: &mut Engine) {
         with(|g| {
             let mut w = Vec::new();
             for x in winners {
-                let p = x
-                    .as_int()
-                    .map_err(|_| "end_game: winners must be player numbers".to_string())?;
+                let p = x.as_int().map_err(|_| "end_game: winners must be player numbers".to_string())?;
                 w.push(pl(g, p)?);
             }
             if g.over.is_none() {
-                let names: Vec<String> =
-                    w.iter().map(|&p| g.state.players[p].name.clone()).collect();
-                let scores: Vec<String> = g
-                    .state
-                    .players
-                    .iter()
-                    .map(|p| format!("{} {}", p.name, p.score))
-                    .collect();
+                let names: Vec<String> = w.iter().map(|&p| g.state.players[p].name.clone()).collect();
+                let scores: Vec<String> = g.state.players.iter().map(|p| format!("{} {}", p.name, p.score)).collect();
                 g.log(|_| {
                     format!(
                         "game over: {} wins ({reason}); scores: {}",
-                        if names.is_empty() {
-                            "nobody".into()
-                        } else {
-                            names.join(" and ")
-                        },
+                        if names.is_empty() { "nobody".into() } else { names.join(" and ") },
                         scores.join(", ")
                     )
                 });

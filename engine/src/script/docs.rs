@@ -11,11 +11,7 @@ pub struct Entry {
 }
 
 const fn f(section: &'static str, signature: &'static str, doc: &'static str) -> Entry {
-    Entry {
-        section,
-        signature,
-        doc,
-    }
+    Entry { section, signature, doc }
 }
 
 /// Every function of the API, grouped by section, in reading order.
@@ -157,15 +153,9 @@ pub fn markdown() -> String {
     for e in API {
         if e.section != section {
             section = e.section;
-            out.push_str(&format!(
-                "\n## {section}\n\n| function | what it does |\n|---|---|\n"
-            ));
+            out.push_str(&format!("\n## {section}\n\n| function | what it does |\n|---|---|\n"));
         }
-        out.push_str(&format!(
-            "| `{}` | {} |\n",
-            e.signature,
-            e.doc.replace('|', "\\|")
-        ));
+        out.push_str(&format!("| `{}` | {} |\n", e.signature, e.doc.replace('|', "\\|")));
     }
     out
 }
@@ -200,23 +190,11 @@ mod tests {
             .into_iter()
             .map(|s| s.split('(').next().unwrap_or("").trim().to_string())
             .collect();
-        let documented: BTreeSet<String> = API
-            .iter()
-            .map(|e| {
-                e.signature
-                    .split('(')
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .to_string()
-            })
-            .collect();
+        let documented: BTreeSet<String> =
+            API.iter().map(|e| e.signature.split('(').next().unwrap_or("").trim().to_string()).collect();
         let missing: Vec<_> = registered.difference(&documented).collect();
         let stale: Vec<_> = documented.difference(&registered).collect();
-        assert!(
-            missing.is_empty(),
-            "registered but undocumented: {missing:?}"
-        );
+        assert!(missing.is_empty(), "registered but undocumented: {missing:?}");
         assert!(stale.is_empty(), "documented but not registered: {stale:?}");
 
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/script-api.md");
@@ -225,9 +203,6 @@ mod tests {
             std::fs::write(&path, &want).unwrap();
         }
         let have = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            have == want,
-            "docs/script-api.md is stale: run CROWN_UPDATE_DOCS=1 cargo test -p crown-engine"
-        );
+        assert!(have == want, "docs/script-api.md is stale: run CROWN_UPDATE_DOCS=1 cargo test -p crown-engine");
     }
 }
