@@ -28,23 +28,14 @@ fn pack(id: &str) -> Arc<Pack> {
 fn new_game(pack: &Arc<Pack>, scenario: Option<&str>, seed: u64, bot: &str) -> Game {
     let mut cfg = GameConfig::new(seed, 1);
     cfg.scenario = scenario.map(str::to_string);
-    Game::new(
-        pack.clone(),
-        cfg,
-        vec![agent::bot(bot, seed, 0).expect("bot")],
-    )
-    .expect("game starts")
+    Game::new(pack.clone(), cfg, vec![agent::bot(bot, seed, 0).expect("bot")]).expect("game starts")
 }
 
 fn finished(game: &Game, o: &Outcome, what: &str) {
     if o.status != Status::Finished {
         let t = transcript_text(game, o);
         let tail: Vec<&str> = t.lines().rev().take(80).collect();
-        panic!(
-            "{what}: {:?}\n{}",
-            o.status,
-            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-        );
+        panic!("{what}: {:?}\n{}", o.status, tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
     }
 }
 
@@ -92,11 +83,7 @@ fn check_realm(g: &Game) -> Result<(), String> {
         if card.zone == NO_ZONE {
             return Err(format!("{} is nowhere", def_id(g, c)));
         }
-        let n = g.state.zones[card.zone as usize]
-            .cards
-            .iter()
-            .filter(|&&x| x == c)
-            .count();
+        let n = g.state.zones[card.zone as usize].cards.iter().filter(|&&x| x == c).count();
         if n != 1 {
             return Err(format!("{} is {n} times in its zone", def_id(g, c)));
         }
@@ -125,16 +112,12 @@ fn check_realm(g: &Game) -> Result<(), String> {
             *on_cards.entry("tab".into()).or_default() += 1;
         }
     }
-    for kind in [
-        "coin", "wood", "stone", "iron", "blade", "wares", "fame", "tab",
-    ] {
+    for kind in ["coin", "wood", "stone", "iron", "blade", "wares", "fame", "tab"] {
         let sheet = option_int(g, &format!("stickers_{kind}"));
         let left = counter(g, &format!("stickers_{kind}"));
         let used = on_cards.get(kind).copied().unwrap_or(0);
         if left < 0 || used + left != sheet {
-            return Err(format!(
-                "{kind} stickers: {used} on cards + {left} left != {sheet} on the sheet"
-            ));
+            return Err(format!("{kind} stickers: {used} on cards + {left} left != {sheet} on the sheet"));
         }
     }
     Ok(())
@@ -158,18 +141,13 @@ fn check_turns(t: &str) -> Result<(), String> {
         let answer = last_choice.split(" -> ").nth(1).unwrap_or("");
         for bad in ["Produce with", "Advance:", "Pass:", "Equip "] {
             if answer.starts_with(bad) {
-                return Err(format!(
-                    "line {}: `{l}` after the choice `{last_choice}`",
-                    i + 1
-                ));
+                return Err(format!("line {}: `{l}` after the choice `{last_choice}`", i + 1));
             }
         }
         // The card (`def#n`) must not stay in play: its next move, if it was in play,
         // takes it out of the play area.
         let card = l.split(' ').nth(1).unwrap_or("");
-        let next_move = lines[i + 1..]
-            .iter()
-            .find(|x| x.starts_with(&format!("move {card} ")));
+        let next_move = lines[i + 1..].iter().find(|x| x.starts_with(&format!("move {card} ")));
         if let Some(m) = next_move {
             if m.contains(" play -> ") {
                 let dest = m.split(" -> ").nth(1).unwrap_or("");
@@ -185,14 +163,10 @@ fn check_turns(t: &str) -> Result<(), String> {
             .find(|x| x.starts_with(&format!("move {card} ")))
             .is_some_and(|m| m.ends_with("-> play"));
         if in_play_before {
-            let soon = lines[i + 1..(i + 12).min(lines.len())]
-                .iter()
-                .any(|x| x.starts_with(&format!("move {card} play -> ")));
+            let soon =
+                lines[i + 1..(i + 12).min(lines.len())].iter().any(|x| x.starts_with(&format!("move {card} play -> ")));
             if !soon {
-                return Err(format!(
-                    "line {}: {card} turned in play but was not discarded at once",
-                    i + 1
-                ));
+                return Err(format!("line {}: {card} turned in play but was not discarded at once", i + 1));
             }
         }
     }
@@ -207,12 +181,8 @@ fn check_turns(t: &str) -> Result<(), String> {
 fn bots_finish_every_scenario_and_keep_the_realm_sound() {
     let base = pack(BASE);
     let salt = pack(SALT);
-    let cases: &[(&Arc<Pack>, Option<&str>, u64)] = &[
-        (&base, Some("prologue"), 12),
-        (&base, None, 4),
-        (&salt, Some("saltroad"), 6),
-        (&salt, None, 2),
-    ];
+    let cases: &[(&Arc<Pack>, Option<&str>, u64)] =
+        &[(&base, Some("prologue"), 12), (&base, None, 4), (&salt, Some("saltroad"), 6), (&salt, None, 2)];
     for &(p, sc, seeds) in cases {
         for seed in 0..seeds {
             for bot in ["random", "greedy"] {
@@ -230,11 +200,7 @@ fn bots_finish_every_scenario_and_keep_the_realm_sound() {
                 // entry of the score path.
                 let plays = counter(&game, "plays");
                 assert!(plays >= 1, "{what}: no play recorded");
-                assert_eq!(
-                    o.scores[0],
-                    counter(&game, &format!("score_{plays}")),
-                    "{what}"
-                );
+                assert_eq!(o.scores[0], counter(&game, &format!("score_{plays}")), "{what}");
                 assert_eq!(o.scores[0], counter(&game, "fame"), "{what}");
             }
         }
@@ -268,12 +234,7 @@ fn bench() {
     for seed in 0..n {
         let mut cfg = GameConfig::new(seed, 1);
         cfg.transcript = false;
-        let g = Game::new(
-            base.clone(),
-            cfg,
-            vec![agent::bot("greedy", seed, 0).unwrap()],
-        )
-        .unwrap();
+        let g = Game::new(base.clone(), cfg, vec![agent::bot("greedy", seed, 0).unwrap()]).unwrap();
         let (_, o) = g.run();
         assert_eq!(o.status, Status::Finished);
         total += o.scores[0];
@@ -290,10 +251,7 @@ fn bench() {
 #[test]
 #[ignore]
 fn show() {
-    let seed = std::env::var("KL_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1);
+    let seed = std::env::var("KL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
     let sc = std::env::var("KL_SCENARIO").ok();
     let bot = std::env::var("KL_BOT").unwrap_or_else(|_| "greedy".into());
     let p = pack(&std::env::var("KL_PACK").unwrap_or_else(|_| BASE.into()));
@@ -315,12 +273,7 @@ fn resume(from: Game, pack: &Arc<Pack>, scenario: Option<&str>) -> (Game, Outcom
 fn carry(from: Game, pack: &Arc<Pack>, scenario: Option<&str>) -> Game {
     let mut cfg = GameConfig::new(from.seed, 1);
     cfg.scenario = scenario.map(str::to_string);
-    let mut next = Game::new(
-        pack.clone(),
-        cfg,
-        vec![agent::bot("first", 0, 0).expect("bot")],
-    )
-    .expect("game starts");
+    let mut next = Game::new(pack.clone(), cfg, vec![agent::bot("first", 0, 0).expect("bot")]).expect("game starts");
     let mut from = from;
     next.state = from.state.clone();
     next.agents = std::mem::take(&mut from.agents);
@@ -379,66 +332,35 @@ fn a_realm_goes_on_from_the_base_game_into_the_expansion_once() {
     assert_eq!(counter(&base_game, "base_done"), 1);
     assert_eq!(counter(&base_game, "score_1"), o1.scores[0]);
     // The expansion card is still in the box after the base game.
-    let x = (0..base_game.state.cards.len() as u32)
-        .find(|&c| def_id(&base_game, c) == "salt-road")
-        .unwrap();
+    let x = (0..base_game.state.cards.len() as u32).find(|&c| def_id(&base_game, c) == "salt-road").unwrap();
     assert_eq!(zone_of(&base_game, x), "box");
 
-    let destroyed_before = base_game
-        .state
-        .zones
-        .iter()
-        .find(|z| z.name == "destroyed")
-        .map_or(0, |z| z.cards.len());
+    let destroyed_before = base_game.state.zones.iter().find(|z| z.name == "destroyed").map_or(0, |z| z.cards.len());
     let (exp, o2) = resume(base_game, &salt, Some("saltroad"));
     finished(&exp, &o2, "expansion");
     check_realm(&exp).unwrap();
     assert_eq!(counter(&exp, "plays"), 2);
-    assert_eq!(
-        counter(&exp, "score_1"),
-        o1.scores[0],
-        "the score path keeps slot 1"
-    );
+    assert_eq!(counter(&exp, "score_1"), o1.scores[0], "the score path keeps slot 1");
     assert_eq!(counter(&exp, "score_2"), o2.scores[0]);
     assert_eq!(counter(&exp, "exp_saltroad"), 2);
     assert_eq!(counter(&exp, "res_salt"), 1);
-    assert_eq!(
-        zone_of(&exp, x),
-        "destroyed",
-        "the expansion card is used up"
-    );
+    assert_eq!(zone_of(&exp, x), "destroyed", "the expansion card is used up");
     // Purge 12 on the realm's deck, then 1 permanent: at least 2 friendly cards purged,
     // and their fame is part of the score.
-    let destroyed_after = exp
-        .state
-        .zones
-        .iter()
-        .find(|z| z.name == "destroyed")
-        .map_or(0, |z| z.cards.len());
+    let destroyed_after = exp.state.zones.iter().find(|z| z.name == "destroyed").map_or(0, |z| z.cards.len());
     assert!(destroyed_after >= destroyed_before + 3);
     let realm: i64 = realm_fame(&exp);
     assert_eq!(o2.scores[0], realm + counter(&exp, "purged_fame"));
     // Every card of the expansion that its rounds name is out of the box.
-    for id in [
-        "salt-pans",
-        "salt-trader",
-        "camel-caravan",
-        "desert-raiders",
-        "oasis-town",
-    ] {
-        let c = (0..exp.state.cards.len() as u32)
-            .find(|&c| def_id(&exp, c) == id)
-            .unwrap();
+    for id in ["salt-pans", "salt-trader", "camel-caravan", "desert-raiders", "oasis-town"] {
+        let c = (0..exp.state.cards.len() as u32).find(|&c| def_id(&exp, c) == id).unwrap();
         assert_ne!(zone_of(&exp, c), "box", "{id} was never discovered");
     }
 
     // A second attempt at the same expansion is refused.
     let (again, o3) = resume(exp, &salt, Some("saltroad"));
     match &o3.status {
-        Status::Failed(f) => assert!(
-            f.message.contains("once per realm"),
-            "unexpected failure: {f}"
-        ),
+        Status::Failed(f) => assert!(f.message.contains("once per realm"), "unexpected failure: {f}"),
         s => panic!("the expansion was played twice: {s:?}"),
     }
     drop(again);
@@ -492,22 +414,14 @@ struct Queued {
 
 impl Agent for Queued {
     fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
-        self.offered
-            .lock()
-            .unwrap()
-            .push((req.prompt.to_string(), req.labels.to_vec()));
+        self.offered.lock().unwrap().push((req.prompt.to_string(), req.labels.to_vec()));
         let Some(want) = self.queue.lock().unwrap().pop_front() else {
             return Ok(0);
         };
         req.labels
             .iter()
             .position(|l| l.starts_with(&want))
-            .ok_or_else(|| {
-                format!(
-                    "asked \"{}\": no option starting with '{want}' among {:?}",
-                    req.prompt, req.labels
-                )
-            })
+            .ok_or_else(|| format!("asked \"{}\": no option starting with '{want}' among {:?}", req.prompt, req.labels))
     }
     fn kind(&self) -> String {
         "test".into()
@@ -552,18 +466,11 @@ impl Table {
     fn new(pack_id: &str, scenario: &str) -> Table {
         let queue: Queue = Arc::new(Mutex::new(VecDeque::new()));
         let offered: Offered = Arc::new(Mutex::new(Vec::new()));
-        let agent = Box::new(Queued {
-            queue: queue.clone(),
-            offered: offered.clone(),
-        });
+        let agent = Box::new(Queued { queue: queue.clone(), offered: offered.clone() });
         let mut cfg = GameConfig::new(17, 1);
         cfg.scenario = Some(scenario.to_string());
         let game = Game::new(pack(pack_id), cfg, vec![agent]).expect("game starts");
-        Table {
-            game: Some(game),
-            queue,
-            offered,
-        }
+        Table { game: Some(game), queue, offered }
     }
 
     fn base() -> Table {
@@ -571,10 +478,7 @@ impl Table {
     }
 
     fn answers(&self, labels: &[&str]) {
-        self.queue
-            .lock()
-            .unwrap()
-            .extend(labels.iter().map(|s| s.to_string()));
+        self.queue.lock().unwrap().extend(labels.iter().map(|s| s.to_string()));
     }
 
     /// Run a snippet; an error fails the test with the transcript.
@@ -582,17 +486,11 @@ impl Table {
         let game = self.game.take().expect("table");
         let rules = game.pack.rules_script().expect("rules").ast.clone();
         let text = format!("{PRELUDE}\n{snippet}");
-        let ast = crown_engine::script::compile("position", &text)
-            .unwrap_or_else(|e| panic!("snippet: {e}"));
+        let ast = crown_engine::script::compile("position", &text).unwrap_or_else(|e| panic!("snippet: {e}"));
         let merged = rules.merge(&ast);
-        let (game, r) = crown_engine::script::api::with_installed(game, || {
-            crown_engine::script::engine().run_ast(&merged)
-        });
-        let text = game
-            .transcript
-            .as_ref()
-            .map(|t| t.join("\n"))
-            .unwrap_or_default();
+        let (game, r) =
+            crown_engine::script::api::with_installed(game, || crown_engine::script::engine().run_ast(&merged));
+        let text = game.transcript.as_ref().map(|t| t.join("\n")).unwrap_or_default();
         self.game = Some(game);
         if let Err(e) = r {
             panic!("{e}\n--- transcript ---\n{text}");
@@ -606,9 +504,8 @@ impl Table {
         let ast = crown_engine::script::compile("position", &format!("{PRELUDE}\n{snippet}"))
             .unwrap_or_else(|e| panic!("snippet: {e}"));
         let merged = rules.merge(&ast);
-        let (game, r) = crown_engine::script::api::with_installed(game, || {
-            crown_engine::script::engine().run_ast(&merged)
-        });
+        let (game, r) =
+            crown_engine::script::api::with_installed(game, || crown_engine::script::engine().run_ast(&merged));
         self.game = Some(game);
         match r {
             Ok(_) => panic!("the snippet should have failed"),
@@ -617,11 +514,7 @@ impl Table {
     }
 
     fn transcript(&self) -> String {
-        self.game
-            .as_ref()
-            .and_then(|g| g.transcript.as_ref())
-            .map(|t| t.join("\n"))
-            .unwrap_or_default()
+        self.game.as_ref().and_then(|g| g.transcript.as_ref()).map(|t| t.join("\n")).unwrap_or_default()
     }
 
     /// Every question asked so far with its options.
@@ -655,11 +548,7 @@ fn rule_3_and_4_an_upgrade_turns_discards_and_ends_the_turn() {
     );
     t.done();
     // Three actions asked: produce, produce, upgrade; then the turn was over.
-    let actions = t
-        .offered()
-        .iter()
-        .filter(|(p, _)| p == "Your action")
-        .count();
+    let actions = t.offered().iter().filter(|(p, _)| p == "Your action").count();
     assert_eq!(actions, 3);
 }
 
@@ -766,17 +655,9 @@ fn forced_effects_cannot_be_skipped_optional_ones_can() {
     );
     t.done();
     let first = &t.offered()[0];
-    assert!(
-        !first.1.iter().any(|l| l.starts_with("Skip")),
-        "{:?}",
-        first.1
-    );
+    assert!(!first.1.iter().any(|l| l.starts_with("Skip")), "{:?}", first.1);
     let third = &t.offered()[2];
-    assert!(
-        third.1.iter().any(|l| l.starts_with("Skip")),
-        "{:?}",
-        third.1
-    );
+    assert!(third.1.iter().any(|l| l.starts_with("Skip")), "{:?}", third.1);
 }
 
 #[test]
@@ -1007,11 +888,7 @@ fn slash_choices_and_any_resource() {
         "#,
     );
     t.done();
-    let q = t
-        .offered()
-        .into_iter()
-        .find(|(p, _)| p == "Which resource?")
-        .unwrap();
+    let q = t.offered().into_iter().find(|(p, _)| p == "Which resource?").unwrap();
     assert_eq!(q.1, ["Take 1 wood", "Take 1 stone", "Take 1 iron"]);
 }
 

@@ -17,18 +17,10 @@ fn pack() -> Arc<Pack> {
     Arc::new(loaded.pack.expect("pack loads"))
 }
 
-fn play(
-    pack: &Arc<Pack>,
-    scenario: Option<&str>,
-    players: usize,
-    seed: u64,
-    bot: &str,
-) -> (Game, Outcome) {
+fn play(pack: &Arc<Pack>, scenario: Option<&str>, players: usize, seed: u64, bot: &str) -> (Game, Outcome) {
     let mut cfg = GameConfig::new(seed, players);
     cfg.scenario = scenario.map(str::to_string);
-    let agents = (0..players)
-        .map(|s| agent::bot(bot, seed, s).expect("bot"))
-        .collect();
+    let agents = (0..players).map(|s| agent::bot(bot, seed, s).expect("bot")).collect();
     let game = Game::new(pack.clone(), cfg, agents).expect("game starts");
     game.run()
 }
@@ -61,10 +53,7 @@ fn games_finish_under_every_scenario() {
                 }
                 assert_eq!(o.winners.len(), 1, "{sc:?} seed {seed}: {}", o.reason);
                 if let Err(e) = check_table(&game) {
-                    panic!(
-                        "{sc:?} {n}p seed {seed} {bot}: {e}\n{}",
-                        transcript_text(&game, &o)
-                    );
+                    panic!("{sc:?} {n}p seed {seed} {bot}: {e}\n{}", transcript_text(&game, &o));
                 }
             }
         }
@@ -76,14 +65,8 @@ fn games_finish_under_every_scenario() {
 #[ignore]
 fn show() {
     let pack = pack();
-    let seed = std::env::var("TTK_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1);
-    let n = std::env::var("TTK_PLAYERS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(4);
+    let seed = std::env::var("TTK_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let n = std::env::var("TTK_PLAYERS").ok().and_then(|s| s.parse().ok()).unwrap_or(4);
     let sc = std::env::var("TTK_SCENARIO").ok();
     let bot = std::env::var("TTK_BOT").unwrap_or_else(|_| "random".into());
     let (game, o) = play(&pack, sc.as_deref(), n, seed, &bot);
@@ -95,11 +78,7 @@ fn mark(g: &Game, c: u32, k: &str) -> i64 {
 }
 
 fn keyword(g: &Game, c: u32, k: &str) -> bool {
-    g.pack.defs[g.state.cards[c as usize].def as usize]
-        .def
-        .keywords
-        .iter()
-        .any(|x| x == k)
+    g.pack.defs[g.state.cards[c as usize].def as usize].def.keywords.iter().any(|x| x == k)
 }
 
 /// The counters the rules keep must match the kingdoms on the table, and no card may be
@@ -107,10 +86,7 @@ fn keyword(g: &Game, c: u32, k: &str) -> bool {
 fn check_table(g: &Game) -> Result<(), String> {
     for (c, card) in g.state.cards.iter().enumerate() {
         let placed = card.host.is_some()
-            || (card.zone != NO_ZONE
-                && g.state.zones[card.zone as usize]
-                    .cards
-                    .contains(&(c as u32)));
+            || (card.zone != NO_ZONE && g.state.zones[card.zone as usize].cards.contains(&(c as u32)));
         let removed = card.zone == NO_ZONE && card.host.is_none();
         if !placed && !(removed && g.state.cards.len() != 108) {
             return Err(format!("card {c} is nowhere"));
@@ -121,22 +97,9 @@ fn check_table(g: &Game) -> Result<(), String> {
             continue;
         }
         let counter = |k: &str| pl.counters.get(k).copied().unwrap_or(0);
-        let z = g
-            .state
-            .zones
-            .iter()
-            .find(|z| z.name == "kingdom" && z.owner == Some(p as u8))
-            .ok_or("no kingdom")?;
-        let (
-            mut defence,
-            mut lands,
-            mut free,
-            mut open,
-            mut traps,
-            mut troops,
-            mut mercs,
-            mut castles,
-        ) = (0, 0, 0, 0, 0, 0, 0, 0);
+        let z = g.state.zones.iter().find(|z| z.name == "kingdom" && z.owner == Some(p as u8)).ok_or("no kingdom")?;
+        let (mut defence, mut lands, mut free, mut open, mut traps, mut troops, mut mercs, mut castles) =
+            (0, 0, 0, 0, 0, 0, 0, 0);
         for &l in &z.cards {
             if mark(g, l, "castle") == 1 {
                 castles += 1;
@@ -183,11 +146,7 @@ fn check_table(g: &Game) -> Result<(), String> {
         ];
         for (k, v) in want {
             if counter(k) != v {
-                return Err(format!(
-                    "{}: counter {k} is {} but the kingdom says {v}",
-                    pl.name,
-                    counter(k)
-                ));
+                return Err(format!("{}: counter {k} is {} but the kingdom says {v}", pl.name, counter(k)));
             }
         }
         if castles != 1 {
@@ -218,10 +177,7 @@ impl Agent for Queued {
             return Ok(0);
         };
         req.labels.iter().position(|l| *l == want).ok_or_else(|| {
-            format!(
-                "{} was asked \"{}\": no option '{want}' among {:?}",
-                req.player_name, req.prompt, req.labels
-            )
+            format!("{} was asked \"{}\": no option '{want}' among {:?}", req.player_name, req.prompt, req.labels)
         })
     }
     fn kind(&self) -> String {
@@ -250,21 +206,12 @@ impl Table {
     fn new(players: usize, scenario: Option<&str>) -> Table {
         let pack = pack();
         let queue: Queue = Arc::new(Mutex::new(vec![VecDeque::new(); players]));
-        let agents: Vec<Box<dyn Agent>> = (0..players)
-            .map(|seat| {
-                Box::new(Queued {
-                    seat,
-                    queue: queue.clone(),
-                }) as Box<dyn Agent>
-            })
-            .collect();
+        let agents: Vec<Box<dyn Agent>> =
+            (0..players).map(|seat| Box::new(Queued { seat, queue: queue.clone() }) as Box<dyn Agent>).collect();
         let mut cfg = GameConfig::new(11, players);
         cfg.scenario = scenario.map(str::to_string);
         let game = Game::new(pack, cfg, agents).expect("game starts");
-        Table {
-            game: Some(game),
-            queue,
-        }
+        Table { game: Some(game), queue }
     }
 
     /// Queue the labels seat `p` will pick, in order.
@@ -277,17 +224,11 @@ impl Table {
         let game = self.game.take().expect("table");
         let rules = game.pack.rules_script().expect("rules").ast.clone();
         let text = format!("{PRELUDE}\n{snippet}");
-        let ast = crown_engine::script::compile("position", &text)
-            .unwrap_or_else(|e| panic!("snippet: {e}"));
+        let ast = crown_engine::script::compile("position", &text).unwrap_or_else(|e| panic!("snippet: {e}"));
         let merged = rules.merge(&ast);
-        let (game, r) = crown_engine::script::api::with_installed(game, || {
-            crown_engine::script::engine().run_ast(&merged)
-        });
-        let text = game
-            .transcript
-            .as_ref()
-            .map(|t| t.join("\n"))
-            .unwrap_or_default();
+        let (game, r) =
+            crown_engine::script::api::with_installed(game, || crown_engine::script::engine().run_ast(&merged));
+        let text = game.transcript.as_ref().map(|t| t.join("\n")).unwrap_or_default();
         self.game = Some(game);
         if let Err(e) = r {
             panic!("{e}\n--- transcript ---\n{text}");
@@ -300,31 +241,18 @@ impl Table {
 
     /// Choices an agent of seat `p` was actually asked (more than one option).
     fn asked(&self, p: usize) -> Vec<String> {
-        self.game()
-            .choices
-            .iter()
-            .filter(|c| c.player == p && c.asked)
-            .map(|c| c.label.clone())
-            .collect()
+        self.game().choices.iter().filter(|c| c.player == p && c.asked).map(|c| c.label.clone()).collect()
     }
 
     fn unused_answers(&self) -> Vec<Vec<String>> {
-        self.queue
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|q| q.iter().cloned().collect())
-            .collect()
+        self.queue.lock().unwrap().iter().map(|q| q.iter().cloned().collect()).collect()
     }
 }
 
 /// A test passes only if every queued answer was used.
 fn done(t: &Table) {
     let left = t.unused_answers();
-    assert!(
-        left.iter().all(Vec::is_empty),
-        "answers never asked for: {left:?}"
-    );
+    assert!(left.iter().all(Vec::is_empty), "answers never asked for: {left:?}");
     if let Err(e) = check_table(t.game()) {
         panic!("{e}");
     }
@@ -511,11 +439,7 @@ fn dawn_raid_cannot_be_answered() {
         expect(count(hand(1)) == 2 && count(beside(1)) == 1, "no answer was spent");
         "#,
     );
-    assert!(
-        t.asked(1).is_empty(),
-        "Simon was offered an answer: {:?}",
-        t.asked(1)
-    );
+    assert!(t.asked(1).is_empty(), "Simon was offered an answer: {:?}", t.asked(1));
     done(&t);
 }
 
@@ -732,11 +656,7 @@ fn deny_cancels_and_cannot_itself_be_denied() {
         expect(count(hand(0)) == 2 && count(beside(0)) == 1, "Anne could not answer the Deny");
         "#,
     );
-    assert!(
-        t.asked(0).is_empty(),
-        "the attacker was offered an answer to a Deny: {:?}",
-        t.asked(0)
-    );
+    assert!(t.asked(0).is_empty(), "the attacker was offered an answer to a Deny: {:?}", t.asked(0));
     done(&t);
 }
 
@@ -773,17 +693,8 @@ fn gold_buys_the_card_changes_hands_and_is_discarded_after_its_third_use() {
 #[test]
 fn mercy_answers_from_beside_the_castle_stands_as_land_lifts_freeze_and_draws() {
     let mut t = Table::new(2, None);
-    t.answers(
-        1,
-        &["Answer the Soldiers with the Mercy beside your castle"],
-    );
-    t.answers(
-        0,
-        &[
-            "Mercy: lift the Freeze",
-            "Mercy: draw cards, as Fortune does",
-        ],
-    );
+    t.answers(1, &["Answer the Soldiers with the Mercy beside your castle"]);
+    t.answers(0, &["Mercy: lift the Freeze", "Mercy: draw cards, as Fortune does"]);
     t.run(
         r#"
         let la = kingdom_with_land(0, "anne");
@@ -1016,16 +927,7 @@ fn penalties_cost_a_play_and_lifting_one_costs_another() {
 fn a_turn_tops_up_to_five_replacing_penalties_and_allows_three_plays() {
     let mut t = Table::new(2, None);
     t.answers(0, &["Play Land", "Play Land"]);
-    t.answers(
-        1,
-        &[
-            "Play Hills",
-            "Play Hills on your Castle",
-            "Play Hills",
-            "Play Hills on your Castle",
-            "Play Hills",
-        ],
-    );
+    t.answers(1, &["Play Hills", "Play Hills on your Castle", "Play Hills", "Play Hills on your Castle", "Play Hills"]);
     t.run(
         r#"
         kingdom_with_land(0, "anne");
@@ -1064,11 +966,7 @@ fn the_game_ends_when_nothing_more_can_be_played_and_ties_go_to_the_higher_noble
         "#,
     );
     let g = t.game();
-    assert_eq!(
-        g.over.as_ref().map(|o| o.0.clone()),
-        Some(vec![1]),
-        "Simon (2) beats Charles (1) on the tie"
-    );
+    assert_eq!(g.over.as_ref().map(|o| o.0.clone()), Some(vec![1]), "Simon (2) beats Charles (1) on the tie");
     done(&t);
 }
 

@@ -40,11 +40,7 @@ impl Figures {
     pub fn table(&self) -> String {
         let mut s = String::new();
         let verdict = |v: f64, t: f64| if v <= t { "ok" } else { "OVER TARGET" };
-        let _ = writeln!(
-            s,
-            "print benchmark: {} cards, {} threads",
-            self.cards, self.threads
-        );
+        let _ = writeln!(s, "print benchmark: {} cards, {} threads", self.cards, self.threads);
         let _ = writeln!(s, "  load pack            {:>8.3} s", self.load_s);
         let _ = writeln!(
             s,
@@ -120,7 +116,10 @@ fn write_pack(root: &std::path::Path, n: usize, edited: Option<usize>) -> std::i
     }
     let scripts = root.join("scripts").join("bench");
     std::fs::create_dir_all(&scripts)?;
-    std::fs::write(scripts.join("rules.rhai"), "fn setup() {}\n\nfn turn() {\n    end_game([], \"the benchmark pack is never played\");\n}\n")?;
+    std::fs::write(
+        scripts.join("rules.rhai"),
+        "fn setup() {}\n\nfn turn() {\n    end_game([], \"the benchmark pack is never played\");\n}\n",
+    )?;
     Ok(())
 }
 
@@ -130,18 +129,11 @@ pub fn bench(n_cards: usize) -> Result<Figures, String> {
     let root = tmp.path();
     write_pack(root, n_cards, None).map_err(|e| e.to_string())?;
     let project = Project::new(root);
-    let opts_load = LoadOptions {
-        compile_scripts: false,
-    };
+    let opts_load = LoadOptions { compile_scripts: false };
     let t = Instant::now();
     let loaded = load_pack(&project, "bench", opts_load);
     let load_s = t.elapsed().as_secs_f64();
-    let pack = loaded.pack.ok_or_else(|| {
-        format!(
-            "generated pack does not load: {:?}",
-            loaded.diagnostics.first()
-        )
-    })?;
+    let pack = loaded.pack.ok_or_else(|| format!("generated pack does not load: {:?}", loaded.diagnostics.first()))?;
 
     let mut pdf = PrintOptions::new(root.join("out-pdf"));
     pdf.formats = vec![Format::Pdf];
@@ -150,9 +142,7 @@ pub fn bench(n_cards: usize) -> Result<Figures, String> {
     let r = render_pack(&pack, &pdf).map_err(|d| format!("{:?}", d.first()))?;
     let pdf_s = t.elapsed().as_secs_f64();
     let pdf_report = r.pdf.ok_or("no PDF")?;
-    let pdf_bytes = std::fs::metadata(&pdf_report.path)
-        .map(|m| m.len())
-        .unwrap_or(0);
+    let pdf_bytes = std::fs::metadata(&pdf_report.path).map(|m| m.len()).unwrap_or(0);
 
     let mut png = PrintOptions::new(root.join("out-png"));
     png.formats = vec![Format::Png, Format::Svg];

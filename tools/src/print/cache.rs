@@ -24,18 +24,12 @@ impl Cache {
             .ok()
             .and_then(|t| serde_json::from_str::<Cache>(&t).ok())
             .filter(|c| c.version == VERSION)
-            .unwrap_or(Cache {
-                version: VERSION,
-                entries: BTreeMap::new(),
-            })
+            .unwrap_or(Cache { version: VERSION, entries: BTreeMap::new() })
     }
 
     /// Whether `rel` (relative to `out`) exists and was made from `key`.
     pub fn fresh(&self, out: &Path, rel: &str, key: u64) -> bool {
-        self.entries
-            .get(rel)
-            .is_some_and(|k| *k == format!("{key:016x}"))
-            && out.join(rel).is_file()
+        self.entries.get(rel).is_some_and(|k| *k == format!("{key:016x}")) && out.join(rel).is_file()
     }
 
     pub fn set(&mut self, rel: &str, key: u64) {

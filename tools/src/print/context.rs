@@ -33,9 +33,7 @@ const DEFAULT_COLORS: &[(&str, &str)] = &[
 ];
 
 /// A palette for kinds nobody named, picked by a stable hash of the kind.
-const PALETTE: &[&str] = &[
-    "#8a3b12", "#2e6b5e", "#5b4a8a", "#7a6a1f", "#3b5f8f", "#8f3a5a", "#4f6b2a", "#6a4a3a",
-];
+const PALETTE: &[&str] = &["#8a3b12", "#2e6b5e", "#5b4a8a", "#7a6a1f", "#3b5f8f", "#8f3a5a", "#4f6b2a", "#6a4a3a"];
 
 /// An RGB colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,11 +51,7 @@ impl Rgb {
 
     /// Mix with another colour: `t` = 0 keeps self, 1 gives `other`.
     pub fn mix(self, other: Rgb, t: f32) -> Rgb {
-        let m = |a: u8, b: u8| {
-            (f32::from(a) + (f32::from(b) - f32::from(a)) * t)
-                .round()
-                .clamp(0.0, 255.0) as u8
-        };
+        let m = |a: u8, b: u8| (f32::from(a) + (f32::from(b) - f32::from(a)) * t).round().clamp(0.0, 255.0) as u8;
         Rgb(m(self.0, other.0), m(self.1, other.1), m(self.2, other.2))
     }
 }
@@ -81,11 +75,7 @@ impl Colors {
     }
 
     pub fn json(&self) -> (String, String, String) {
-        (
-            self.band.hex(),
-            self.band.mix(Rgb(0, 0, 0), 0.38).hex(),
-            self.band.mix(Rgb(255, 255, 255), 0.72).hex(),
-        )
+        (self.band.hex(), self.band.mix(Rgb(0, 0, 0), 0.38).hex(), self.band.mix(Rgb(255, 255, 255), 0.72).hex())
     }
 }
 
@@ -132,12 +122,8 @@ fn face_json(face: &Face, front: &Definition, icons: &IconSet, side_label: &str)
 }
 
 fn stage_json(s: &Stage, def: &Definition, icons: &IconSet) -> Value {
-    let production: BTreeMap<String, i64> = s
-        .values
-        .iter()
-        .filter(|(k, _)| k.as_str() != "fame")
-        .map(|(k, v)| (k.clone(), *v))
-        .collect();
+    let production: BTreeMap<String, i64> =
+        s.values.iter().filter(|(k, _)| k.as_str() != "fame").map(|(k, v)| (k.clone(), *v)).collect();
     let upgrades: Vec<Value> = s
         .upgrades
         .iter()
@@ -176,66 +162,35 @@ fn stage_json(s: &Stage, def: &Definition, icons: &IconSet) -> Value {
 
 /// Everything a card template sees under `card`. `art` is the art's data URI (or None
 /// with `art_missing` naming the file when it could not be read).
-pub fn card_json(
-    pack: &Pack,
-    d: &Def,
-    icons: &IconSet,
-    art: Option<&str>,
-    art_missing: Option<&str>,
-) -> Value {
+pub fn card_json(pack: &Pack, d: &Def, icons: &IconSet, art: Option<&str>, art_missing: Option<&str>) -> Value {
     let def = &d.def;
     let kind = print_kind(d);
     let kind_label = label(&kind);
     let mut type_bits = vec![kind_label.clone()];
-    type_bits.extend(
-        def.keywords
-            .iter()
-            .filter(|k| !k.eq_ignore_ascii_case(&kind))
-            .map(|k| label(k)),
-    );
+    type_bits.extend(def.keywords.iter().filter(|k| !k.eq_ignore_ascii_case(&kind)).map(|k| label(k)));
     // Nobles and leaders: their first value is the headline number, the rest are stats.
     let mut stats = numbers(&def.values, icons);
     let headline = if d.kind.is_character() {
-        let pick = ["number", "initiative", "rank", "strength"]
-            .iter()
-            .find_map(|k| stats.iter().position(|v| v["key"] == *k));
+        let pick =
+            ["number", "initiative", "rank", "strength"].iter().find_map(|k| stats.iter().position(|v| v["key"] == *k));
         pick.map(|i| stats.remove(i))
     } else {
         None
     };
     let mut brings: BTreeMap<String, (String, i64)> = BTreeMap::new();
     for id in &def.cards {
-        let name = pack
-            .get(id)
-            .map_or_else(|| id.clone(), |x| x.def.name.clone());
+        let name = pack.get(id).map_or_else(|| id.clone(), |x| x.def.name.clone());
         brings.entry(id.clone()).or_insert((name, 0)).1 += 1;
     }
-    let brings_list: Vec<Value> = brings
-        .values()
-        .map(|(n, c)| json!({ "name": n, "count": c }))
-        .collect();
+    let brings_list: Vec<Value> = brings.values().map(|(n, c)| json!({ "name": n, "count": c })).collect();
     let brings_text = brings
         .values()
-        .map(|(n, c)| {
-            if *c > 1 {
-                format!("{n} ×{c}")
-            } else {
-                n.clone()
-            }
-        })
+        .map(|(n, c)| if *c > 1 { format!("{n} ×{c}") } else { n.clone() })
         .collect::<Vec<_>>()
         .join(", ");
-    let stage = |p: StagePosition| {
-        def.stages
-            .iter()
-            .find(|s| s.position == p)
-            .map(|s| stage_json(s, def, icons))
-    };
-    let deck_label = if d.kind.is_character() {
-        Some(label(d.kind.as_str()))
-    } else {
-        def.decks.first().map(|s| label(s))
-    };
+    let stage = |p: StagePosition| def.stages.iter().find(|s| s.position == p).map(|s| stage_json(s, def, icons));
+    let deck_label =
+        if d.kind.is_character() { Some(label(d.kind.as_str())) } else { def.decks.first().map(|s| label(s)) };
     json!({
         "id": def.id,
         "name": def.name,
@@ -278,14 +233,8 @@ mod tests {
     #[test]
     fn colours_parse_and_mix() {
         assert_eq!(Rgb::parse("#a8322d"), Some(Rgb(0xa8, 0x32, 0x2d)));
-        assert_eq!(
-            Rgb::parse("crimson").map(Rgb::hex).as_deref(),
-            Some("#dc143c")
-        );
+        assert_eq!(Rgb::parse("crimson").map(Rgb::hex).as_deref(), Some("#dc143c"));
         assert_eq!(Rgb::parse("not a colour"), None);
-        assert_eq!(
-            Rgb(0, 0, 0).mix(Rgb(255, 255, 255), 0.5),
-            Rgb(128, 128, 128)
-        );
+        assert_eq!(Rgb(0, 0, 0).mix(Rgb(255, 255, 255), 0.5), Rgb(128, 128, 128));
     }
 }

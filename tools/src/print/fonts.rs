@@ -29,12 +29,7 @@ pub const SANS_FAMILY: &str = "Liberation Sans";
 pub const SERIF_FAMILY: &str = "Liberation Serif";
 
 impl FontId {
-    pub const ALL: [FontId; 4] = [
-        FontId::Sans,
-        FontId::SansBold,
-        FontId::SansItalic,
-        FontId::SerifBold,
-    ];
+    pub const ALL: [FontId; 4] = [FontId::Sans, FontId::SansBold, FontId::SansItalic, FontId::SerifBold];
 
     pub fn data(self) -> &'static [u8] {
         match self {
@@ -112,9 +107,7 @@ pub fn database() -> Arc<fontdb::Database> {
 
 fn faces() -> &'static [rustybuzz::Face<'static>; 4] {
     static FACES: OnceLock<[rustybuzz::Face<'static>; 4]> = OnceLock::new();
-    FACES.get_or_init(|| {
-        FontId::ALL.map(|f| rustybuzz::Face::from_slice(f.data(), 0).expect("bundled font parses"))
-    })
+    FACES.get_or_init(|| FontId::ALL.map(|f| rustybuzz::Face::from_slice(f.data(), 0).expect("bundled font parses")))
 }
 
 /// The width of `text` set in `font` at size 1 (in em), as the shaper lays it out
@@ -134,10 +127,7 @@ pub fn width_em(font: FontId, text: &str) -> f32 {
 /// Characters of `text` that `font` has no glyph for (they would print as empty boxes).
 pub fn missing_chars(font: FontId, text: &str) -> Vec<char> {
     let face = &faces()[font.index()];
-    let mut out: Vec<char> = text
-        .chars()
-        .filter(|c| !c.is_control() && face.glyph_index(*c).is_none())
-        .collect();
+    let mut out: Vec<char> = text.chars().filter(|c| !c.is_control() && face.glyph_index(*c).is_none()).collect();
     out.sort_unstable();
     out.dedup();
     out
@@ -160,11 +150,7 @@ mod tests {
         assert!(w > 3.0 && w < 5.5, "{w}");
         assert!(width_em(FontId::SansBold, "Trebuchet") > w);
         assert!(
-            (width_em(FontId::Sans, "ab")
-                - width_em(FontId::Sans, "a")
-                - width_em(FontId::Sans, "b"))
-            .abs()
-                < 0.05
+            (width_em(FontId::Sans, "ab") - width_em(FontId::Sans, "a") - width_em(FontId::Sans, "b")).abs() < 0.05
         );
         assert_eq!(width_em(FontId::Sans, ""), 0.0);
     }
@@ -172,18 +158,13 @@ mod tests {
     #[test]
     fn missing_glyphs_are_found() {
         assert!(missing_chars(FontId::Sans, "Plain text, é and ü").is_empty());
-        assert_eq!(
-            missing_chars(FontId::Sans, "a \u{1F451} b"),
-            vec!['\u{1F451}']
-        );
+        assert_eq!(missing_chars(FontId::Sans, "a \u{1F451} b"), vec!['\u{1F451}']);
     }
 
     #[test]
     fn the_database_holds_only_bundled_faces() {
         let db = database();
         assert_eq!(db.len(), 4);
-        assert!(db
-            .faces()
-            .all(|f| f.families.iter().any(|(n, _)| n.starts_with("Liberation"))));
+        assert!(db.faces().all(|f| f.families.iter().any(|(n, _)| n.starts_with("Liberation"))));
     }
 }

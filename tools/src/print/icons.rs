@@ -20,10 +20,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("flip", include_str!("../../assets/icons/flip.svg")),
     ("grain", include_str!("../../assets/icons/grain.svg")),
     ("heart", include_str!("../../assets/icons/heart.svg")),
-    (
-        "livestock",
-        include_str!("../../assets/icons/livestock.svg"),
-    ),
+    ("livestock", include_str!("../../assets/icons/livestock.svg")),
     ("metal", include_str!("../../assets/icons/metal.svg")),
     ("rotate", include_str!("../../assets/icons/rotate.svg")),
     ("shield", include_str!("../../assets/icons/shield.svg")),
@@ -82,17 +79,11 @@ impl IconSet {
         let mut diags = Vec::new();
         let mut hasher = Vec::new();
         for (name, svg) in BUILTIN {
-            set.uris.insert(
-                (*name).to_string(),
-                data_uri("image/svg+xml", svg.as_bytes()),
-            );
+            set.uris.insert((*name).to_string(), data_uri("image/svg+xml", svg.as_bytes()));
         }
         for (alias, target) in ALIASES {
             if let Some(svg) = builtin(target) {
-                set.uris.insert(
-                    (*alias).to_string(),
-                    data_uri("image/svg+xml", svg.as_bytes()),
-                );
+                set.uris.insert((*alias).to_string(), data_uri("image/svg+xml", svg.as_bytes()));
             }
         }
         let manifest_file = Path::new("content").join(pack.id()).join("pack.toml");
@@ -105,9 +96,12 @@ impl IconSet {
                         set.uris.insert(name.clone(), data_uri("image/svg+xml", svg.as_bytes()));
                     }
                     None => diags.push(
-                        Diagnostic::error("unknown-icon", format!("icon `{name}` names `{target}`, which is neither an SVG file nor a built-in icon"))
-                            .in_file(&manifest_file)
-                            .hint(format!("built-in icons: {}", builtin_names().join(", "))),
+                        Diagnostic::error(
+                            "unknown-icon",
+                            format!("icon `{name}` names `{target}`, which is neither an SVG file nor a built-in icon"),
+                        )
+                        .in_file(&manifest_file)
+                        .hint(format!("built-in icons: {}", builtin_names().join(", "))),
                     ),
                 }
                 continue;
@@ -125,8 +119,7 @@ impl IconSet {
                         continue;
                     }
                     hasher.extend_from_slice(&bytes);
-                    set.uris
-                        .insert(name.clone(), data_uri("image/svg+xml", &bytes));
+                    set.uris.insert(name.clone(), data_uri("image/svg+xml", &bytes));
                 }
                 Err(msg) => diags.push(
                     Diagnostic::error("missing-icon", format!("icon `{name}`: {msg}"))
@@ -167,8 +160,7 @@ mod tests {
     fn builtin_icons_are_valid_svg() {
         let opts = resvg::usvg::Options::default();
         for (name, svg) in BUILTIN {
-            let tree =
-                resvg::usvg::Tree::from_str(svg, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let tree = resvg::usvg::Tree::from_str(svg, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(tree.size().width(), 24.0, "{name}");
         }
     }

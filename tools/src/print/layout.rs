@@ -25,13 +25,7 @@ const PARAGRAPH_GAP: f32 = 0.45;
 pub enum Issue {
     UnknownIcon(String),
     MissingGlyphs(Vec<char>),
-    Overflow {
-        excerpt: String,
-        size: f32,
-        needed: f32,
-        box_height: f32,
-        too_wide: Option<String>,
-    },
+    Overflow { excerpt: String, size: f32, needed: f32, box_height: f32, too_wide: Option<String> },
 }
 
 thread_local! {
@@ -99,11 +93,7 @@ fn tokenize(text: &str, base: FontId) -> Vec<Token> {
         }
         if newlines > 0 {
             if !tokens.is_empty() {
-                tokens.push(if newlines > 1 {
-                    Token::Paragraph
-                } else {
-                    Token::Break
-                });
+                tokens.push(if newlines > 1 { Token::Paragraph } else { Token::Break });
             }
             newlines = 0;
         }
@@ -117,10 +107,7 @@ fn tokenize(text: &str, base: FontId) -> Vec<Token> {
             let before_ok = i == 0 || !chars[i - 1].is_alphanumeric();
             let mut j = i + 1;
             while j < chars.len()
-                && (chars[j].is_ascii_lowercase()
-                    || chars[j].is_ascii_digit()
-                    || chars[j] == '-'
-                    || chars[j] == '_')
+                && (chars[j].is_ascii_lowercase() || chars[j].is_ascii_digit() || chars[j] == '-' || chars[j] == '_')
             {
                 j += 1;
             }
@@ -177,20 +164,8 @@ pub enum VAlign {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum Run {
-    Text {
-        x: f64,
-        text: String,
-        family: &'static str,
-        weight: &'static str,
-        style: &'static str,
-    },
-    Icon {
-        x: f64,
-        y: f64,
-        size: f64,
-        icon: String,
-        name: String,
-    },
+    Text { x: f64, text: String, family: &'static str, weight: &'static str, style: &'static str },
+    Icon { x: f64, y: f64, size: f64, icon: String, name: String },
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -298,10 +273,7 @@ pub fn layout(req: &Request<'_>, icons: &IconSet) -> Laid {
                     width += w;
                     measured.push((p, w));
                 }
-                Item::Word(MeasuredWord {
-                    pieces: measured,
-                    width,
-                })
+                Item::Word(MeasuredWord { pieces: measured, width })
             }
         });
     }
@@ -332,13 +304,7 @@ pub fn layout(req: &Request<'_>, icons: &IconSet) -> Laid {
             ),
             _ => None,
         });
-        report(Issue::Overflow {
-            excerpt: excerpt(req.text),
-            size,
-            needed: used,
-            box_height: req.height,
-            too_wide,
-        });
+        report(Issue::Overflow { excerpt: excerpt(req.text), size, needed: used, box_height: req.height, too_wide });
     }
     let top = match req.valign {
         VAlign::Top => req.y,
@@ -416,18 +382,9 @@ pub fn layout(req: &Request<'_>, icons: &IconSet) -> Laid {
             }
         }
         close(&mut open, &mut runs);
-        lines.push(Line {
-            y: round(baseline),
-            width: round(width),
-            runs,
-        });
+        lines.push(Line { y: round(baseline), width: round(width), runs });
     }
-    Laid {
-        lines,
-        size: round(size),
-        height: round(used),
-        fits,
-    }
+    Laid { lines, size: round(size), height: round(used), fits }
 }
 
 /// The width of one line of text at `size` in `font`, icons included.
@@ -493,10 +450,8 @@ mod tests {
 
     pub(crate) fn test_pack() -> crown_engine::content::Pack {
         crown_engine::content::Pack {
-            manifest: toml::from_str(
-                "id = \"t\"\nname = \"T\"\nversion = \"1\"\nplayers = { min = 1, max = 2 }\n",
-            )
-            .unwrap(),
+            manifest: toml::from_str("id = \"t\"\nname = \"T\"\nversion = \"1\"\nplayers = { min = 1, max = 2 }\n")
+                .unwrap(),
             project: std::path::PathBuf::from("/nonexistent"),
             chain: vec!["t".into()],
             defs: Vec::new(),
@@ -514,29 +469,19 @@ mod tests {
     fn markup_is_tokenized() {
         let t = tokenize("Gain 2 :coin: and **draw** one.\n\nThen:stop", FontId::Sans);
         assert_eq!(t[2], Token::Word(vec![Piece::Icon("coin".into())]));
-        assert_eq!(
-            t[4],
-            Token::Word(vec![Piece::Text("draw".into(), FontId::SansBold)])
-        );
+        assert_eq!(t[4], Token::Word(vec![Piece::Text("draw".into(), FontId::SansBold)]));
         assert!(t.contains(&Token::Paragraph));
         // `Then:stop` has no closing colon: plain text.
-        assert_eq!(
-            t.last(),
-            Some(&Token::Word(vec![Piece::Text(
-                "Then:stop".into(),
-                FontId::Sans
-            )]))
-        );
+        assert_eq!(t.last(), Some(&Token::Word(vec![Piece::Text("Then:stop".into(), FontId::Sans)])));
         // A colon inside a word is not an icon.
         let t = tokenize("ratio 3:2:1 stays", FontId::Sans);
-        assert!(t.iter().all(
-            |t| !matches!(t, Token::Word(p) if p.iter().any(|p| matches!(p, Piece::Icon(_))))
-        ));
+        assert!(t.iter().all(|t| !matches!(t, Token::Word(p) if p.iter().any(|p| matches!(p, Piece::Icon(_))))));
     }
 
     #[test]
     fn lines_fit_the_width() {
-        let text = "Deal four damage to one line of an enemy kingdom, then draw a card and discard a card of your choice.";
+        let text =
+            "Deal four damage to one line of an enemy kingdom, then draw a card and discard a card of your choice.";
         let laid = layout(&req(text, 40.0, 40.0), &icons());
         assert!(laid.fits);
         assert!(laid.lines.len() >= 3, "{laid:?}");
@@ -566,14 +511,8 @@ mod tests {
         assert!(!laid.fits);
         assert!((laid.size - 2.4).abs() < 1e-6);
         let issues = take_issues();
-        assert!(
-            matches!(issues.as_slice(), [Issue::Overflow { .. }]),
-            "{issues:?}"
-        );
-        let laid = layout(
-            &req("word word word word word word word word", 30.0, 6.5),
-            &icons(),
-        );
+        assert!(matches!(issues.as_slice(), [Issue::Overflow { .. }]), "{issues:?}");
+        let laid = layout(&req("word word word word word word word word", 30.0, 6.5), &icons());
         assert!(laid.fits && laid.size < 3.0, "{laid:?}");
         assert!(take_issues().is_empty());
     }
@@ -581,14 +520,8 @@ mod tests {
     #[test]
     fn icons_are_placed_and_unknown_ones_reported() {
         let laid = layout(&req("Gain :coin: now :nonesuch:", 50.0, 20.0), &icons());
-        let icon = laid.lines[0]
-            .runs
-            .iter()
-            .find(|r| matches!(r, Run::Icon { .. }))
-            .unwrap();
-        let Run::Icon { x, name, .. } = icon else {
-            unreachable!()
-        };
+        let icon = laid.lines[0].runs.iter().find(|r| matches!(r, Run::Icon { .. })).unwrap();
+        let Run::Icon { x, name, .. } = icon else { unreachable!() };
         assert_eq!(name, "coin");
         assert!(*x > 5.0 + 3.0 * fonts::width_em(FontId::Sans, "Gain") as f64);
         assert_eq!(take_issues(), vec![Issue::UnknownIcon("nonesuch".into())]);
@@ -596,10 +529,7 @@ mod tests {
 
     #[test]
     fn markup_characters_stay_text() {
-        let laid = layout(
-            &req("<script>alert(1)</script> {{ x }} & co", 60.0, 20.0),
-            &icons(),
-        );
+        let laid = layout(&req("<script>alert(1)</script> {{ x }} & co", 60.0, 20.0), &icons());
         let text: String = laid
             .lines
             .iter()

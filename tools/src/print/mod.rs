@@ -77,12 +77,7 @@ pub struct PrintArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// What to write, comma-separated.
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "pdf,png,svg,tts"
-    )]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "pdf,png,svg,tts")]
     pub format: Vec<Format>,
     /// Card size: poker, bridge, tarot, mini, square or WxH in millimetres (e.g. 70x110)
     /// (default: the pack's card_size, else poker).
@@ -258,10 +253,7 @@ pub fn geometry(pack: &Pack, opts: &PrintOptions) -> Result<Geometry, Diagnostic
     };
     let b = opts.bleed_mm;
     if !(b.is_finite() && b >= 0.0) {
-        return Err(Diagnostic::error(
-            "bad-bleed",
-            format!("bleed must be zero or more millimetres, not {b}"),
-        ));
+        return Err(Diagnostic::error("bad-bleed", format!("bleed must be zero or more millimetres, not {b}")));
     }
     if 2.0 * b >= w.min(h) {
         return Err(Diagnostic::error(
@@ -296,19 +288,13 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     let defs = select(pack, &opts.only)?;
     let out_dir = &opts.out;
     std::fs::create_dir_all(out_dir).map_err(|e| vec![io_diag(out_dir, &e)])?;
-    let mut cache = if opts.use_cache {
-        cache::Cache::load(out_dir)
-    } else {
-        cache::Cache::default()
-    };
+    let mut cache = if opts.use_cache { cache::Cache::load(out_dir) } else { cache::Cache::default() };
 
     // Faces: every front; the back of two-sided pieces; generic backs on request (and one
     // for the deck sheets).
     let mut jobs: Vec<Job<'_>> = Vec::new();
     let tts_back = if opts.wants(Format::Tts) {
-        defs.iter()
-            .find(|d| !Printer::two_sided(d))
-            .map(|d| d.def.id.clone())
+        defs.iter().find(|d| !Printer::two_sided(d)).map(|d| d.def.id.clone())
     } else {
         None
     };
@@ -332,17 +318,10 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         }
     }
     let need_trees = opts.wants(Format::Pdf) || opts.wants(Format::Tts);
-    let outs: Vec<JobOut> = jobs
-        .par_iter()
-        .map(|j| run_job(&printer, j, opts, &cache, need_trees))
-        .collect();
+    let outs: Vec<JobOut> = jobs.par_iter().map(|j| run_job(&printer, j, opts, &cache, need_trees)).collect();
 
-    let mut report = Report {
-        pack: pack.id().to_string(),
-        out: out_dir.clone(),
-        faces: jobs.len(),
-        ..Report::default()
-    };
+    let mut report =
+        Report { pack: pack.id().to_string(), out: out_dir.clone(), faces: jobs.len(), ..Report::default() };
     let mut trees: Vec<Option<usvg::Tree>> = Vec::with_capacity(outs.len());
     for (j, o) in jobs.iter().zip(outs) {
         diags.extend(o.diags);
@@ -379,17 +358,11 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         }
         trees.push(o.tree);
     }
-    let index_of = |id: &str, side: Side| {
-        jobs.iter()
-            .position(|j| j.def.def.id == id && j.side == side)
-    };
+    let index_of = |id: &str, side: Side| jobs.iter().position(|j| j.def.def.id == id && j.side == side);
     if opts.only.is_empty() {
         // A full print: faces of definitions that are gone (or lost their back) go too.
-        let keep: std::collections::BTreeSet<String> = jobs
-            .iter()
-            .filter(|j| j.files)
-            .map(|j| j.stem.clone())
-            .collect();
+        let keep: std::collections::BTreeSet<String> =
+            jobs.iter().filter(|j| j.files).map(|j| j.stem.clone()).collect();
         for (fmt, ext) in [(Format::Svg, "svg"), (Format::Png, "png")] {
             if opts.wants(fmt) {
                 remove_stale(&out_dir.join(ext), ext, &keep, &mut cache);
@@ -398,12 +371,8 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     }
 
     if let Some(grid) = grid {
-        let (pages, placements, fronts, backs) =
-            paginate(&defs, &grid, geom, opts.backs, &index_of);
-        let missing = pages
-            .iter()
-            .flat_map(|p| p.slots.iter())
-            .any(|(_, t)| trees[*t].is_none());
+        let (pages, placements, fronts, backs) = paginate(&defs, &grid, geom, opts.backs, &index_of);
+        let missing = pages.iter().flat_map(|p| p.slots.iter()).any(|(_, t)| trees[*t].is_none());
         if missing {
             diags.push(Diagnostic::error(
                 "render-failed",
@@ -412,60 +381,26 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         }
         // Slots whose face failed are left out of the drawing.
         let present: Vec<usize> = (0..trees.len()).filter(|i| trees[*i].is_some()).collect();
-        let tree_refs: Vec<&usvg::Tree> = present
-            .iter()
-            .map(|i| trees[*i].as_ref().expect("present"))
-            .collect();
+        let tree_refs: Vec<&usvg::Tree> = present.iter().map(|i| trees[*i].as_ref().expect("present")).collect();
         let remap = |t: usize| present.iter().position(|p| *p == t);
         let pages_drawn: Vec<sheet::PagePlan> = pages
             .iter()
             .map(|p| sheet::PagePlan {
                 side: p.side,
-                slots: p
-                    .slots
-                    .iter()
-                    .filter_map(|(s, t)| remap(*t).map(|t| (*s, t)))
-                    .collect(),
+                slots: p.slots.iter().filter_map(|(s, t)| remap(*t).map(|t| (*s, t))).collect(),
             })
             .collect();
         let title = format!("{} {}: cards", pack.manifest.name, pack.manifest.version);
-        let bytes = sheet::write_pdf(
-            &grid,
-            geom,
-            &pages_drawn,
-            &tree_refs,
-            opts.crop_marks,
-            &title,
-        )
-        .map_err(|e| {
-            vec![Diagnostic::error(
-                "pdf-error",
-                format!("could not write the PDF: {e}"),
-            )]
-        })?;
+        let bytes = sheet::write_pdf(&grid, geom, &pages_drawn, &tree_refs, opts.crop_marks, &title)
+            .map_err(|e| vec![Diagnostic::error("pdf-error", format!("could not write the PDF: {e}"))])?;
         let path = out_dir.join(format!("{}.pdf", pack.id()));
         out::write_atomic(&path, &bytes).map_err(|e| vec![io_diag(&path, &e)])?;
         report.written.push(path.clone());
-        report.pdf = Some(PdfReport {
-            path,
-            pages: pages.len(),
-            fronts,
-            backs,
-            grid,
-            placements,
-        });
+        report.pdf = Some(PdfReport { path, pages: pages.len(), fronts, backs, grid, placements });
     }
 
     if opts.wants(Format::Tts) {
-        match write_tts(
-            pack,
-            &defs,
-            geom,
-            &trees,
-            &index_of,
-            out_dir,
-            tts_back.as_deref(),
-        ) {
+        match write_tts(pack, &defs, geom, &trees, &index_of, out_dir, tts_back.as_deref()) {
             Ok(t) => {
                 report.written.extend(t.sheets.iter().cloned());
                 report.written.push(t.manifest.clone());
@@ -485,12 +420,7 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
 }
 
 /// Remove `<dir>/*.<ext>` files whose stem is not in `keep`.
-fn remove_stale(
-    dir: &Path,
-    ext: &str,
-    keep: &std::collections::BTreeSet<String>,
-    cache: &mut cache::Cache,
-) {
+fn remove_stale(dir: &Path, ext: &str, keep: &std::collections::BTreeSet<String>, cache: &mut cache::Cache) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -514,46 +444,27 @@ fn select<'p>(pack: &'p Pack, only: &[String]) -> Result<Vec<&'p Def>, Vec<Diagn
             errs.push(
                 Diagnostic::error(
                     "unknown-id",
-                    format!(
-                        "`--only {id}`: no definition with that id in `{}`",
-                        pack.id()
-                    ),
+                    format!("`--only {id}`: no definition with that id in `{}`", pack.id()),
                 )
-                .maybe_hint(
-                    crown_engine::diag::did_you_mean(id, known)
-                        .map(|s| format!("did you mean `{s}`?")),
-                ),
+                .maybe_hint(crown_engine::diag::did_you_mean(id, known).map(|s| format!("did you mean `{s}`?"))),
             );
         }
     }
     if !errs.is_empty() {
         return Err(errs);
     }
-    Ok(pack
-        .defs
-        .iter()
-        .filter(|d| d.def.count > 0 && (only.is_empty() || only.contains(&d.def.id)))
-        .collect())
+    Ok(pack.defs.iter().filter(|d| d.def.count > 0 && (only.is_empty() || only.contains(&d.def.id))).collect())
 }
 
 fn io_diag(path: &Path, e: &std::io::Error) -> Diagnostic {
     Diagnostic::error("io-error", format!("cannot write {}: {e}", path.display()))
 }
 
-fn run_job(
-    printer: &Printer<'_>,
-    j: &Job<'_>,
-    opts: &PrintOptions,
-    cache: &cache::Cache,
-    need_trees: bool,
-) -> JobOut {
+fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cache::Cache, need_trees: bool) -> JobOut {
     let out_dir = &opts.out;
     let svg_rel = format!("svg/{}.svg", j.stem);
     let png_rel = format!("png/{}.png", j.stem);
-    let png_key = util::Hasher::default()
-        .u64(j.key)
-        .u64(u64::from(opts.dpi))
-        .finish();
+    let png_key = util::Hasher::default().u64(j.key).u64(u64::from(opts.dpi)).finish();
     let want_svg = opts.wants(Format::Svg) && j.files;
     let want_png = opts.wants(Format::Png) && j.files;
     let svg_fresh = want_svg && cache.fresh(out_dir, &svg_rel, j.key);
@@ -677,14 +588,8 @@ fn paginate(
     for (group, with_backs) in [(one, backs), (two, true)] {
         for chunk in group.chunks(grid.per_page()) {
             let page_no = pages.len() + 1;
-            let mut fp = sheet::PagePlan {
-                side: Side::Front,
-                slots: Vec::new(),
-            };
-            let mut bp = sheet::PagePlan {
-                side: Side::Back,
-                slots: Vec::new(),
-            };
+            let mut fp = sheet::PagePlan { side: Side::Front, slots: Vec::new() };
+            let mut bp = sheet::PagePlan { side: Side::Back, slots: Vec::new() };
             for (slot, (d, f, b)) in chunk.iter().enumerate() {
                 fp.slots.push((slot, *f));
                 fronts += 1;
@@ -779,21 +684,14 @@ fn write_tts(
     let cell = raster::tts_cell(geom);
     let err = |e: String| Diagnostic::error("tts-error", format!("deck sheets: {e}"));
     let raster_cell = |t: usize| -> Option<Result<resvg::tiny_skia::Pixmap, String>> {
-        trees
-            .get(t)?
-            .as_ref()
-            .map(|tree| raster::rasterize(tree, cell.0, cell.1, Some(()), geom))
+        trees.get(t)?.as_ref().map(|tree| raster::rasterize(tree, cell.0, cell.1, Some(()), geom))
     };
     let back_tree = back_of.and_then(|id| index_of(id, Side::Back));
-    let generic_back = back_tree
-        .and_then(&raster_cell)
-        .transpose()
-        .map_err(err)?;
+    let generic_back = back_tree.and_then(&raster_cell).transpose().map_err(err)?;
     let back_png = match &generic_back {
         Some(pm) => pm.encode_png().map_err(|e| err(e.to_string()))?,
         None => {
-            let mut pm = resvg::tiny_skia::Pixmap::new(cell.0, cell.1)
-                .ok_or_else(|| err("bad cell size".into()))?;
+            let mut pm = resvg::tiny_skia::Pixmap::new(cell.0, cell.1).ok_or_else(|| err("bad cell size".into()))?;
             pm.fill(resvg::tiny_skia::Color::from_rgba8(0x2b, 0x2f, 0x3a, 255));
             pm.encode_png().map_err(|e| err(e.to_string()))?
         }
@@ -802,24 +700,16 @@ fn write_tts(
     out::write_atomic(&back_path, &back_png).map_err(|e| io_diag(&back_path, &e))?;
     let mut sheets = Vec::new();
     let mut files = vec![back_path];
-    let with_front: Vec<&&Def> = defs
-        .iter()
-        .filter(|d| index_of(&d.def.id, Side::Front).is_some_and(|t| trees[t].is_some()))
-        .collect();
+    let with_front: Vec<&&Def> =
+        defs.iter().filter(|d| index_of(&d.def.id, Side::Front).is_some_and(|t| trees[t].is_some())).collect();
     // One deck (a run of sheets) per kind of definition: cards, plaques, nobles, leaders.
     for kind in DefKind::ALL {
-        let of_kind: Vec<&&Def> = with_front
-            .iter()
-            .copied()
-            .filter(|d| d.kind == kind)
-            .collect();
+        let of_kind: Vec<&&Def> = with_front.iter().copied().filter(|d| d.kind == kind).collect();
         for (n, chunk) in of_kind.chunks(raster::TTS_PER_SHEET).enumerate() {
             let (cols, rows) = raster::tts_grid(chunk.len());
             let cells: Vec<resvg::tiny_skia::Pixmap> = chunk
                 .par_iter()
-                .map(|d| {
-                    raster_cell(index_of(&d.def.id, Side::Front).expect("front")).expect("tree")
-                })
+                .map(|d| raster_cell(index_of(&d.def.id, Side::Front).expect("front")).expect("tree"))
                 .collect::<Result<_, _>>()
                 .map_err(err)?;
             let deck = format!("{}s", kind.as_str());
@@ -833,16 +723,12 @@ fn write_tts(
                 let back_cells: Vec<resvg::tiny_skia::Pixmap> = chunk
                     .par_iter()
                     .map(|d| {
-                        let own = if Printer::two_sided(d) {
-                            index_of(&d.def.id, Side::Back)
-                        } else {
-                            None
-                        };
+                        let own = if Printer::two_sided(d) { index_of(&d.def.id, Side::Back) } else { None };
                         match own.and_then(raster_cell) {
                             Some(r) => r,
-                            None => Ok(generic_back.clone().unwrap_or_else(|| {
-                                resvg::tiny_skia::Pixmap::new(cell.0, cell.1).expect("cell")
-                            })),
+                            None => Ok(generic_back
+                                .clone()
+                                .unwrap_or_else(|| resvg::tiny_skia::Pixmap::new(cell.0, cell.1).expect("cell"))),
                         }
                     })
                     .collect::<Result<_, _>>()
@@ -887,33 +773,19 @@ fn write_tts(
     let path = dir.join(format!("{}-deck.json", pack.id()));
     let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
     out::write_atomic(&path, text.as_bytes()).map_err(|e| io_diag(&path, &e))?;
-    Ok(TtsReport {
-        manifest: path,
-        sheets: files,
-        cell_px: cell,
-    })
+    Ok(TtsReport { manifest: path, sheets: files, cell_px: cell })
 }
 
 /// The SVG of one definition's front, and of its back when it has one of its own: what a
 /// live preview shows. Uses the pack's templates and icons, no bleed.
-pub fn card_svg(
-    pack: &Pack,
-    id: &str,
-    size_mm: Option<(f64, f64)>,
-) -> Result<CardSvg, Vec<Diagnostic>> {
+pub fn card_svg(pack: &Pack, id: &str, size_mm: Option<(f64, f64)>) -> Result<CardSvg, Vec<Diagnostic>> {
     let mut opts = PrintOptions::new(PathBuf::new());
     opts.size_mm = size_mm;
     let geom = geometry(pack, &opts).map_err(|d| vec![d])?;
     let (printer, mut diags) = Printer::new(pack, geom)?;
-    let d = select(pack, &[id.to_string()])?
-        .into_iter()
-        .next()
-        .ok_or_else(|| {
-            vec![Diagnostic::error(
-                "unknown-id",
-                format!("`{id}` has a count of zero and is not printed"),
-            )]
-        })?;
+    let d = select(pack, &[id.to_string()])?.into_iter().next().ok_or_else(|| {
+        vec![Diagnostic::error("unknown-id", format!("`{id}` has a count of zero and is not printed"))]
+    })?;
     let front = printer.render(d, Side::Front);
     diags.extend(front.diagnostics);
     let back = if Printer::two_sided(d) {
@@ -923,11 +795,7 @@ pub fn card_svg(
     } else {
         None
     };
-    Ok(CardSvg {
-        front: front.svg,
-        back,
-        diagnostics: diags,
-    })
+    Ok(CardSvg { front: front.svg, back, diagnostics: diags })
 }
 
 /// What [`card_svg`] returns.
@@ -946,32 +814,17 @@ fn load(project: &Project, name: &str) -> Result<Pack, i32> {
             return Err(2);
         }
     };
-    let mut loaded = load_pack(
-        &proj,
-        &id,
-        LoadOptions {
-            compile_scripts: false,
-        },
-    );
+    let mut loaded = load_pack(&proj, &id, LoadOptions { compile_scripts: false });
     // Without compiling, the loader cannot see the functions a script defines and reports
     // every hook as missing; in that case only, load again with the scripts compiled.
-    if loaded.pack.is_none()
-        && loaded
-            .diagnostics
-            .iter()
-            .filter(|d| d.is_error())
-            .all(|d| d.code == "missing-hook")
-    {
+    if loaded.pack.is_none() && loaded.diagnostics.iter().filter(|d| d.is_error()).all(|d| d.code == "missing-hook") {
         loaded = load_pack(&proj, &id, LoadOptions::default());
     }
     match loaded.pack {
         Some(p) => Ok(p),
         None => {
             out::print_diagnostics(&loaded.diagnostics, &loaded.sources);
-            eprintln!(
-                "{id}: {} error(s); fix them (see `crown check {id}`) before printing",
-                loaded.errors()
-            );
+            eprintln!("{id}: {} error(s); fix them (see `crown check {id}`) before printing", loaded.errors());
             Err(1)
         }
     }
@@ -993,10 +846,7 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| project.root.join("build").join("print").join(pack.id()));
+    let out_dir = args.out.clone().unwrap_or_else(|| project.root.join("build").join("print").join(pack.id()));
     let mut formats = args.format.clone();
     formats.sort();
     formats.dedup();
@@ -1021,12 +871,8 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
         Err(diags) => {
             out::print_diagnostics(&diags, &pack.sources);
             // Option problems are usage errors; broken templates are content errors.
-            let usage = diags.iter().any(|d| {
-                matches!(
-                    d.code,
-                    "bad-bleed" | "unknown-size" | "card-too-large" | "unknown-id"
-                )
-            });
+            let usage =
+                diags.iter().any(|d| matches!(d.code, "bad-bleed" | "unknown-size" | "card-too-large" | "unknown-id"));
             return if usage { 2 } else { 1 };
         }
     };
@@ -1090,13 +936,7 @@ fn plural(n: usize) -> &'static str {
 }
 
 pub fn run_reference(project: &Project, args: &ReferenceArgs) -> i32 {
-    let format = match (
-        args.format,
-        args.out
-            .as_ref()
-            .and_then(|p| p.extension())
-            .and_then(|e| e.to_str()),
-    ) {
+    let format = match (args.format, args.out.as_ref().and_then(|p| p.extension()).and_then(|e| e.to_str())) {
         (Some(f), _) => f,
         (None, Some("pdf")) => ReferenceFormat::Pdf,
         (None, Some("md" | "markdown")) => ReferenceFormat::Md,
@@ -1107,11 +947,7 @@ pub fn run_reference(project: &Project, args: &ReferenceArgs) -> i32 {
         Err(code) => return code,
     };
     let out_path = args.out.clone().unwrap_or_else(|| {
-        project.root.join("build").join("reference").join(format!(
-            "{}.{}",
-            pack.id(),
-            format.extension()
-        ))
+        project.root.join("build").join("reference").join(format!("{}.{}", pack.id(), format.extension()))
     });
     let paper = match args.paper {
         PaperArg::A4 => Paper::A4,
@@ -1125,12 +961,7 @@ pub fn run_reference(project: &Project, args: &ReferenceArgs) -> i32 {
                 return 1;
             }
             let errors = diags.iter().filter(|d| d.is_error()).count();
-            println!(
-                "{}: reference written to {} ({} bytes)",
-                pack.id(),
-                out_path.display(),
-                bytes.len()
-            );
+            println!("{}: reference written to {} ({} bytes)", pack.id(), out_path.display(), bytes.len());
             i32::from(errors > 0)
         }
         Err(diags) => {

@@ -20,13 +20,7 @@ pub fn face_png(tree: &usvg::Tree, geom: Geometry, dpi: u32) -> Result<Vec<u8>, 
 }
 
 /// Rasterise a face into `w` x `h` pixels; with `trim` the bleed is cut off first.
-pub fn rasterize(
-    tree: &usvg::Tree,
-    w: u32,
-    h: u32,
-    trim: Option<()>,
-    geom: Geometry,
-) -> Result<Pixmap, String> {
+pub fn rasterize(tree: &usvg::Tree, w: u32, h: u32, trim: Option<()>, geom: Geometry) -> Result<Pixmap, String> {
     let mut pm = Pixmap::new(w, h).ok_or_else(|| format!("cannot make a {w}x{h} image"))?;
     pm.fill(resvg::tiny_skia::Color::WHITE);
     let size = tree.size();
@@ -72,14 +66,8 @@ pub fn tts_grid(n: usize) -> (usize, usize) {
 }
 
 /// Compose card images (already at cell size) into one sheet.
-pub fn compose(
-    cells: &[Pixmap],
-    cols: usize,
-    rows: usize,
-    cell: (u32, u32),
-) -> Result<Vec<u8>, String> {
-    let mut sheet =
-        Pixmap::new(cell.0 * cols as u32, cell.1 * rows as u32).ok_or("sheet too large")?;
+pub fn compose(cells: &[Pixmap], cols: usize, rows: usize, cell: (u32, u32)) -> Result<Vec<u8>, String> {
+    let mut sheet = Pixmap::new(cell.0 * cols as u32, cell.1 * rows as u32).ok_or("sheet too large")?;
     sheet.fill(resvg::tiny_skia::Color::WHITE);
     for (i, pm) in cells.iter().enumerate() {
         let (r, c) = (i / cols, i % cols);
@@ -101,18 +89,10 @@ mod tests {
 
     #[test]
     fn sheets_stay_within_limits() {
-        let (w, h) = tts_cell(Geometry {
-            w: 63.0,
-            h: 88.0,
-            bleed: 0.0,
-        });
+        let (w, h) = tts_cell(Geometry { w: 63.0, h: 88.0, bleed: 0.0 });
         assert!(w * 10 <= 4096 && h * 7 <= 4096, "{w}x{h}");
         assert!(w >= 400);
-        let (w, h) = tts_cell(Geometry {
-            w: 70.0,
-            h: 70.0,
-            bleed: 0.0,
-        });
+        let (w, h) = tts_cell(Geometry { w: 70.0, h: 70.0, bleed: 0.0 });
         assert!(w * 10 <= 4096 && h * 7 <= 4096 && w == h);
         assert_eq!(tts_grid(69), (10, 7));
         assert_eq!(tts_grid(3), (3, 1));

@@ -41,17 +41,11 @@ impl ReferenceFormat {
 }
 
 fn numbers_text(map: &BTreeMap<String, i64>) -> String {
-    map.iter()
-        .map(|(k, v)| format!("{} {v}", label(k)))
-        .collect::<Vec<_>>()
-        .join(", ")
+    map.iter().map(|(k, v)| format!("{} {v}", label(k))).collect::<Vec<_>>().join(", ")
 }
 
 fn cost_text(map: &BTreeMap<String, i64>) -> String {
-    map.iter()
-        .map(|(k, v)| format!("{v} {k}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    map.iter().map(|(k, v)| format!("{v} {k}")).collect::<Vec<_>>().join(", ")
 }
 
 fn scalar(s: &Scalar) -> String {
@@ -75,20 +69,12 @@ fn entry(pack: &Pack, d: &Def) -> Value {
     let def = &d.def;
     let mut brings: BTreeMap<String, (String, i64)> = BTreeMap::new();
     for id in &def.cards {
-        let name = pack
-            .get(id)
-            .map_or_else(|| id.clone(), |x| x.def.name.clone());
+        let name = pack.get(id).map_or_else(|| id.clone(), |x| x.def.name.clone());
         brings.entry(id.clone()).or_insert((name, 0)).1 += 1;
     }
     let brings_text = brings
         .values()
-        .map(|(n, c)| {
-            if *c > 1 {
-                format!("{n} ×{c}")
-            } else {
-                n.clone()
-            }
-        })
+        .map(|(n, c)| if *c > 1 { format!("{n} ×{c}") } else { n.clone() })
         .collect::<Vec<_>>()
         .join(", ");
     let stages: Vec<Value> = def
@@ -104,11 +90,7 @@ fn entry(pack: &Pack, d: &Def) -> Value {
                         .iter()
                         .find(|t| t.position == u.to)
                         .map_or_else(|| u.to.as_str().to_string(), |t| t.name.clone());
-                    let cost = if u.cost.is_empty() {
-                        "free".to_string()
-                    } else {
-                        cost_text(&u.cost)
-                    };
+                    let cost = if u.cost.is_empty() { "free".to_string() } else { cost_text(&u.cost) };
                     format!("{cost}: {} to {to}", s.position.turn_to(u.to))
                 })
                 .collect::<Vec<_>>()
@@ -167,15 +149,9 @@ pub fn reference_data(pack: &Pack) -> Value {
     let groups: Vec<Value> = kinds
         .iter()
         .map(|k| {
-            let defs: Vec<&Def> = pack
-                .defs_of(DefKind::Card)
-                .filter(|d| print_kind(d) == *k)
-                .collect();
+            let defs: Vec<&Def> = pack.defs_of(DefKind::Card).filter(|d| print_kind(d) == *k).collect();
             let copies: i64 = defs.iter().map(|d| d.def.count).sum();
-            let (color, dark, _) = Colors {
-                band: kind_color(pack, k),
-            }
-            .json();
+            let (color, dark, _) = Colors { band: kind_color(pack, k) }.json();
             json!({
                 "kind": k,
                 "title": label(k),
@@ -284,11 +260,7 @@ pub fn render_reference(
     let _ = layout::take_issues();
     let bytes = match format {
         ReferenceFormat::Html | ReferenceFormat::Md => {
-            let name = if format == ReferenceFormat::Html {
-                "reference.html"
-            } else {
-                "reference.md"
-            };
+            let name = if format == ReferenceFormat::Html { "reference.html" } else { "reference.md" };
             let text = templates.render(name, &data).map_err(|e| {
                 vec![Diagnostic::error(
                     "template-error",
@@ -309,11 +281,7 @@ pub fn render_reference(
                 "missing-glyph",
                 format!(
                     "characters the bundled font cannot draw: {}",
-                    chars
-                        .iter()
-                        .map(|c| format!("`{c}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    chars.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
                 ),
             )),
             Issue::Overflow { .. } => {}
@@ -427,34 +395,16 @@ impl Flow<'_> {
         let lowest = self
             .pages
             .last()
-            .map(|p| {
-                p.iter()
-                    .map(|i| (i.y + i.h) as f32)
-                    .fold(self.top(), f32::max)
-            })
+            .map(|p| p.iter().map(|i| (i.y + i.h) as f32).fold(self.top(), f32::max))
             .unwrap_or(self.top());
         self.col = 0;
-        self.y = if self.pages.last().is_some_and(|p| !p.is_empty()) {
-            lowest + 4.0
-        } else {
-            self.top()
-        };
+        self.y = if self.pages.last().is_some_and(|p| !p.is_empty()) { lowest + 4.0 } else { self.top() };
         if self.y + 24.0 > self.bottom() {
             self.new_page();
         }
-        let t = self.lay(
-            text,
-            PAGE_MARGIN,
-            self.y,
-            self.page_w - 2.0 * PAGE_MARGIN,
-            5.2,
-            FontId::SerifBold,
-        );
+        let t = self.lay(text, PAGE_MARGIN, self.y, self.page_w - 2.0 * PAGE_MARGIN, 5.2, FontId::SerifBold);
         let h = t.height as f32 + 2.0;
-        let parts = vec![Part {
-            role: "title",
-            laid: t,
-        }];
+        let parts = vec![Part { role: "title", laid: t }];
         self.push(Item {
             kind: "heading",
             x: f64::from(PAGE_MARGIN),
@@ -478,25 +428,16 @@ impl Flow<'_> {
             let mut parts = Vec::new();
             let t = f.lay(title, x, y, w, 3.5, FontId::SansBold);
             y += t.height as f32 + 0.3;
-            parts.push(Part {
-                role: "title",
-                laid: t,
-            });
+            parts.push(Part { role: "title", laid: t });
             if !meta.is_empty() {
                 let m = f.lay(meta, x, y, w, 2.6, FontId::SansItalic);
                 y += m.height as f32 + 0.5;
-                parts.push(Part {
-                    role: "meta",
-                    laid: m,
-                });
+                parts.push(Part { role: "meta", laid: m });
             }
             for p in paras.iter().filter(|p| !p.trim().is_empty()) {
                 let l = f.lay(p, x, y, w, 3.0, FontId::Sans);
                 y += l.height as f32 + 0.6;
-                parts.push(Part {
-                    role: "text",
-                    laid: l,
-                });
+                parts.push(Part { role: "text", laid: l });
             }
             (parts, y - y0 + 1.0)
         };
@@ -524,22 +465,14 @@ impl Flow<'_> {
         let lowest = self
             .pages
             .last()
-            .map(|p| {
-                p.iter()
-                    .map(|i| (i.y + i.h) as f32)
-                    .fold(self.top(), f32::max)
-            })
+            .map(|p| p.iter().map(|i| (i.y + i.h) as f32).fold(self.top(), f32::max))
             .unwrap_or(self.top());
         self.col = 0;
         self.y = lowest + 3.0;
         let n = header.len().max(1);
         let full = self.page_w - 2.0 * PAGE_MARGIN;
         let first = (full * 0.3).min(60.0);
-        let rest = if n > 1 {
-            (full - first) / (n - 1) as f32
-        } else {
-            full - first
-        };
+        let rest = if n > 1 { (full - first) / (n - 1) as f32 } else { full - first };
         let widths: Vec<f32> = (0..n).map(|i| if i == 0 { first } else { rest }).collect();
         let mut all_rows = vec![(header.to_vec(), true)];
         all_rows.extend(rows.iter().map(|r| (r.clone(), false)));
@@ -552,11 +485,7 @@ impl Flow<'_> {
             let mut row_h: f32 = 0.0;
             for (i, w) in widths.iter().enumerate() {
                 let text = row.get(i).cloned().unwrap_or_default();
-                let font = if is_header {
-                    FontId::SansBold
-                } else {
-                    FontId::Sans
-                };
+                let font = if is_header { FontId::SansBold } else { FontId::Sans };
                 let t = self.lay(&text, x + 1.2, y + 0.8, w - 2.4, 2.8, font);
                 row_h = row_h.max(t.height as f32 + 1.6);
                 laid.push((x, *w, t));
@@ -615,10 +544,7 @@ fn reference_pdf(
             format!("\n\n{}", s(&data["pack"]["description"]))
         }
     );
-    flow.heading(
-        &format!("{}: rules reference", s(&data["pack"]["name"])),
-        pack_color,
-    );
+    flow.heading(&format!("{}: rules reference", s(&data["pack"]["name"])), pack_color);
     flow.entry("About", "", &[intro], pack_color);
     let entry_paras = |e: &Value| -> (String, Vec<String>) {
         let mut meta = vec![s(&e["kind_label"])];
@@ -651,10 +577,8 @@ fn reference_pdf(
         if e["back"].is_object() {
             let b = &e["back"];
             let mut p = format!("**{}: {}**", s(&b["side_label"]), s(&b["name"]));
-            let extra: Vec<String> = [s(&b["cost_text"]).to_string(), s(&b["values_text"])]
-                .into_iter()
-                .filter(|x| !x.is_empty())
-                .collect();
+            let extra: Vec<String> =
+                [s(&b["cost_text"]).to_string(), s(&b["values_text"])].into_iter().filter(|x| !x.is_empty()).collect();
             if !extra.is_empty() {
                 p.push_str(&format!(" ({})", extra.join("; ")));
             }
@@ -667,20 +591,13 @@ fn reference_pdf(
         (meta.join(" · "), paras)
     };
     for g in data["groups"].as_array().into_iter().flatten() {
-        flow.heading(
-            &format!("{} ({} cards)", s(&g["title"]), g["copies"]),
-            &s(&g["color"]),
-        );
+        flow.heading(&format!("{} ({} cards)", s(&g["title"]), g["copies"]), &s(&g["color"]));
         for e in g["entries"].as_array().into_iter().flatten() {
             let (meta, paras) = entry_paras(e);
             flow.entry(&s(&e["name"]), &meta, &paras, &s(&g["color"]));
         }
     }
-    for (key, title) in [
-        ("nobles", "Nobles"),
-        ("leaders", "Leaders"),
-        ("plaques", "Plaques"),
-    ] {
+    for (key, title) in [("nobles", "Nobles"), ("leaders", "Leaders"), ("plaques", "Plaques")] {
         let list = data[key].as_array().cloned().unwrap_or_default();
         if list.is_empty() {
             continue;
@@ -694,12 +611,7 @@ fn reference_pdf(
     let scenarios = data["scenarios"].as_array().cloned().unwrap_or_default();
     if !scenarios.is_empty() {
         flow.heading("Scenarios", pack_color);
-        let columns: Vec<String> = data["option_columns"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(s)
-            .collect();
+        let columns: Vec<String> = data["option_columns"].as_array().into_iter().flatten().map(s).collect();
         if !columns.is_empty() {
             let mut header = vec!["Scenario".to_string()];
             header.extend(columns);
@@ -717,11 +629,7 @@ fn reference_pdf(
             let meta = format!(
                 "{} players{}",
                 s(&sc["players"]),
-                if sc["default"].as_bool() == Some(true) {
-                    " · default"
-                } else {
-                    ""
-                }
+                if sc["default"].as_bool() == Some(true) { " · default" } else { "" }
             );
             let mut paras = vec![s(&sc["text"])];
             for seat in sc["seats"].as_array().into_iter().flatten() {
@@ -789,12 +697,7 @@ fn reference_pdf(
         let svg = templates.render("reference-page.svg", &ctx).map_err(|e| {
             vec![Diagnostic::error(
                 "template-error",
-                format!(
-                    "{} failed: {e}",
-                    templates
-                        .origin("reference-page.svg")
-                        .describe("reference-page.svg")
-                ),
+                format!("{} failed: {e}", templates.origin("reference-page.svg").describe("reference-page.svg")),
             )]
         })?;
         svgs.push(svg);
@@ -803,19 +706,13 @@ fn reference_pdf(
         .iter()
         .map(|s| parse_svg(s))
         .collect::<Result<_, _>>()
-        .map_err(|e| {
-            vec![Diagnostic::error(
-                "render-error",
-                format!("reference page is not valid SVG: {e}"),
-            )]
-        })?;
+        .map_err(|e| vec![Diagnostic::error("render-error", format!("reference page is not valid SVG: {e}"))])?;
     let mut doc = krilla::Document::new_with(krilla::SerializeSettings {
         enable_tagging: false,
         xmp_metadata: false,
         ..Default::default()
     });
-    let size =
-        krilla::geom::Size::from_wh(pt(f64::from(pw)), pt(f64::from(ph))).expect("paper size");
+    let size = krilla::geom::Size::from_wh(pt(f64::from(pw)), pt(f64::from(ph))).expect("paper size");
     for t in &trees {
         let mut page = doc.start_page_with(krilla::page::PageSettings::new(size));
         let mut surface = page.surface();
@@ -828,27 +725,14 @@ fn reference_pdf(
             .title(format!("{}: rules reference", pack.manifest.name))
             .creator("crown reference".into()),
     );
-    doc.finish().map_err(|e| {
-        vec![Diagnostic::error(
-            "pdf-error",
-            format!("could not write the PDF: {e:?}"),
-        )]
-    })
+    doc.finish().map_err(|e| vec![Diagnostic::error("pdf-error", format!("could not write the PDF: {e:?}"))])
 }
 
 impl<'a> Flow<'a> {
     fn new(icons: &'a IconSet, pw: f32, ph: f32) -> Self {
         let col_w = (pw - 2.0 * PAGE_MARGIN - GUTTER) / 2.0;
-        let mut f = Flow {
-            icons,
-            page_w: pw,
-            page_h: ph,
-            col_w,
-            pages: vec![Vec::new()],
-            col: 0,
-            y: 0.0,
-            section_top: 0.0,
-        };
+        let mut f =
+            Flow { icons, page_w: pw, page_h: ph, col_w, pages: vec![Vec::new()], col: 0, y: 0.0, section_top: 0.0 };
         f.y = f.top();
         f.section_top = f.y;
         f

@@ -70,20 +70,14 @@ pub struct Printer<'p> {
 
 impl std::fmt::Debug for Printer<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Printer")
-            .field("pack", &self.pack.id())
-            .field("geom", &self.geom)
-            .finish()
+        f.debug_struct("Printer").field("pack", &self.pack.id()).field("geom", &self.geom).finish()
     }
 }
 
 impl<'p> Printer<'p> {
     /// Load the pack's icons and templates. Broken templates or icon files are errors;
     /// the second value holds warnings (and icon errors, which do not stop rendering).
-    pub fn new(
-        pack: &'p Pack,
-        geom: Geometry,
-    ) -> Result<(Printer<'p>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    pub fn new(pack: &'p Pack, geom: Geometry) -> Result<(Printer<'p>, Vec<Diagnostic>), Vec<Diagnostic>> {
         let (icons, mut diags) = IconSet::for_pack(pack);
         let icons = Arc::new(icons);
         let templates = match Templates::load(pack, icons.clone()) {
@@ -99,9 +93,7 @@ impl<'p> Printer<'p> {
                 diags.push(
                     Diagnostic::warning(
                         "bad-color",
-                        format!(
-                            "colour `{c}` of `{kind}` is not a CSS colour; the default is used"
-                        ),
+                        format!("colour `{c}` of `{kind}` is not a CSS colour; the default is used"),
                     )
                     .in_file(&manifest_file)
                     .hint("write colours as `#rrggbb` or a CSS colour name"),
@@ -118,32 +110,10 @@ impl<'p> Printer<'p> {
             .str(&m.version)
             .str(&format!("{:?}", m.colors))
             .str(&format!("{:?}", m.icons))
-            .str(&format!(
-                "{:?}",
-                (geom.w.to_bits(), geom.h.to_bits(), geom.bleed.to_bits())
-            ));
-        let back_color = m
-            .colors
-            .get("back")
-            .and_then(|s| Rgb::parse(s))
-            .unwrap_or(Rgb(0x2b, 0x2f, 0x3a));
-        let back_ink = m
-            .colors
-            .get("back-ink")
-            .and_then(|s| Rgb::parse(s))
-            .unwrap_or(Rgb(0xe8, 0xd9, 0xb0));
-        Ok((
-            Printer {
-                pack,
-                templates,
-                icons,
-                geom,
-                base_hash: h.finish(),
-                back_color,
-                back_ink,
-            },
-            diags,
-        ))
+            .str(&format!("{:?}", (geom.w.to_bits(), geom.h.to_bits(), geom.bleed.to_bits())));
+        let back_color = m.colors.get("back").and_then(|s| Rgb::parse(s)).unwrap_or(Rgb(0x2b, 0x2f, 0x3a));
+        let back_ink = m.colors.get("back-ink").and_then(|s| Rgb::parse(s)).unwrap_or(Rgb(0xe8, 0xd9, 0xb0));
+        Ok((Printer { pack, templates, icons, geom, base_hash: h.finish(), back_color, back_ink }, diags))
     }
 
     /// Whether a definition has a back of its own (stages on the back, or a `back` face).
@@ -175,9 +145,7 @@ impl<'p> Printer<'p> {
     /// geometry, and the art file's size and time.
     pub fn key(&self, d: &Def, side: Side) -> u64 {
         let mut h = Hasher::default();
-        h.u64(self.base_hash)
-            .str(side.as_str())
-            .str(&self.template(d, side));
+        h.u64(self.base_hash).str(side.as_str()).str(&self.template(d, side));
         h.str(&serde_json::to_string(&d.def).unwrap_or_default());
         h.str(d.kind.as_str());
         for id in &d.def.cards {
@@ -186,18 +154,10 @@ impl<'p> Printer<'p> {
             }
         }
         if let Some(art) = &d.def.art {
-            let p = self
-                .pack
-                .project
-                .join("content")
-                .join(&d.origin.pack)
-                .join(art);
+            let p = self.pack.project.join("content").join(&d.origin.pack).join(art);
             if let Ok(m) = std::fs::metadata(&p) {
                 h.u64(m.len());
-                if let Ok(t) = m
-                    .modified()
-                    .map(|t| t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default())
-                {
+                if let Ok(t) = m.modified().map(|t| t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default()) {
                     h.u64(t.as_nanos() as u64);
                 }
             }
@@ -229,30 +189,15 @@ impl<'p> Printer<'p> {
                 },
                 Err(msg) => {
                     diags.push(
-                        self.card_diag(
-                            d,
-                            Severity::Error,
-                            "missing-art",
-                            format!("art of `{}`: {msg}", d.def.id),
-                        )
-                        .hint(
-                            "art paths are relative to the pack folder, e.g. `art/trebuchet.png`",
-                        ),
+                        self.card_diag(d, Severity::Error, "missing-art", format!("art of `{}`: {msg}", d.def.id))
+                            .hint("art paths are relative to the pack folder, e.g. `art/trebuchet.png`"),
                     );
                     art_missing = Some(art.clone());
                 }
             }
         }
-        let card = context::card_json(
-            self.pack,
-            d,
-            &self.icons,
-            art_uri.as_deref(),
-            art_missing.as_deref(),
-        );
-        let colors = Colors {
-            band: kind_color(self.pack, &context::print_kind(d)),
-        };
+        let card = context::card_json(self.pack, d, &self.icons, art_uri.as_deref(), art_missing.as_deref());
+        let colors = Colors { band: kind_color(self.pack, &context::print_kind(d)) };
         let (color, color_dark, color_light) = colors.json();
         let m = &self.pack.manifest;
         json!({
@@ -326,26 +271,16 @@ impl<'p> Printer<'p> {
                     d,
                     Severity::Error,
                     "template-error",
-                    format!(
-                        "{what} failed for `{}` ({}): {msg}",
-                        d.def.id,
-                        side.as_str()
-                    ),
+                    format!("{what} failed for `{}` ({}): {msg}", d.def.id, side.as_str()),
                 );
                 if let Origin::Pack(p) = self.templates.origin(&name) {
                     diag = diag.hint(format!("fix {}", p.display()));
                 }
                 diags.push(diag);
-                return Rendered {
-                    svg: String::new(),
-                    diagnostics: diags,
-                };
+                return Rendered { svg: String::new(), diagnostics: diags };
             }
         };
-        Rendered {
-            svg,
-            diagnostics: diags,
-        }
+        Rendered { svg, diagnostics: diags }
     }
 
     /// A diagnostic about a definition, pointing at its id in its file.

@@ -78,14 +78,7 @@ impl Grid {
         }
         let ox = (pw - cols as f64 * cw) / 2.0;
         let oy = (ph - rows as f64 * ch) / 2.0;
-        Some(Grid {
-            paper_mm: (pw, ph),
-            cols,
-            rows,
-            cell_mm: (cw, ch),
-            origin_mm: (ox, oy),
-            bleed_mm: geom.bleed,
-        })
+        Some(Grid { paper_mm: (pw, ph), cols, rows, cell_mm: (cw, ch), origin_mm: (ox, oy), bleed_mm: geom.bleed })
     }
 
     pub fn per_page(&self) -> usize {
@@ -100,10 +93,7 @@ impl Grid {
             Side::Front => c,
             Side::Back => self.cols - 1 - c,
         };
-        (
-            self.origin_mm.0 + c as f64 * self.cell_mm.0,
-            self.origin_mm.1 + r as f64 * self.cell_mm.1,
-        )
+        (self.origin_mm.0 + c as f64 * self.cell_mm.0, self.origin_mm.1 + r as f64 * self.cell_mm.1)
     }
 }
 
@@ -136,11 +126,7 @@ pub fn write_pdf(
     crop_marks: bool,
     title: &str,
 ) -> Result<Vec<u8>, String> {
-    let settings = SerializeSettings {
-        enable_tagging: false,
-        xmp_metadata: false,
-        ..SerializeSettings::default()
-    };
+    let settings = SerializeSettings { enable_tagging: false, xmp_metadata: false, ..SerializeSettings::default() };
     let mut doc = Document::new_with(settings);
     let (pw, ph) = grid.paper_mm;
     let page_size = PageSettings::from_wh(pt(pw), pt(ph)).ok_or("bad page size")?;
@@ -157,11 +143,7 @@ pub fn write_pdf(
         if crop_marks && page.side == Side::Front {
             if let Some(path) = crop_mark_path(grid, geom, page) {
                 s.set_fill(None);
-                s.set_stroke(Some(Stroke {
-                    paint: rgb::Color::new(0, 0, 0).into(),
-                    width: 0.3,
-                    ..Stroke::default()
-                }));
+                s.set_stroke(Some(Stroke { paint: rgb::Color::new(0, 0, 0).into(), width: 0.3, ..Stroke::default() }));
                 s.draw_path(&path);
                 s.set_stroke(None);
             }
@@ -169,21 +151,15 @@ pub fn write_pdf(
         s.finish();
         p.finish();
     }
-    doc.set_metadata(
-        krilla::metadata::Metadata::new()
-            .title(title.to_string())
-            .creator("crown print".to_string()),
-    );
+    doc.set_metadata(krilla::metadata::Metadata::new().title(title.to_string()).creator("crown print".to_string()));
     doc.finish().map_err(|e| format!("{e:?}"))
 }
 
 /// Marks in the margin on the extension of every cut line of the occupied cells.
 fn crop_mark_path(grid: &Grid, geom: Geometry, page: &PagePlan) -> Option<krilla::geom::Path> {
     let (pw, ph) = grid.paper_mm;
-    let used_cols: std::collections::BTreeSet<usize> =
-        page.slots.iter().map(|(s, _)| s % grid.cols).collect();
-    let used_rows: std::collections::BTreeSet<usize> =
-        page.slots.iter().map(|(s, _)| s / grid.cols).collect();
+    let used_cols: std::collections::BTreeSet<usize> = page.slots.iter().map(|(s, _)| s % grid.cols).collect();
+    let used_rows: std::collections::BTreeSet<usize> = page.slots.iter().map(|(s, _)| s / grid.cols).collect();
     let (Some(&c0), Some(&c1)) = (used_cols.first(), used_cols.last()) else {
         return None;
     };
@@ -245,69 +221,21 @@ mod tests {
 
     #[test]
     fn poker_cards_fit_nine_to_a_page() {
-        let g = Grid::plan(
-            Paper::A4,
-            Geometry {
-                w: 63.0,
-                h: 88.0,
-                bleed: 0.0,
-            },
-        )
-        .unwrap();
+        let g = Grid::plan(Paper::A4, Geometry { w: 63.0, h: 88.0, bleed: 0.0 }).unwrap();
         assert_eq!((g.cols, g.rows), (3, 3));
         assert!((g.origin_mm.0 - 10.5).abs() < 1e-9);
-        let g = Grid::plan(
-            Paper::Letter,
-            Geometry {
-                w: 63.0,
-                h: 88.0,
-                bleed: 0.0,
-            },
-        )
-        .unwrap();
+        let g = Grid::plan(Paper::Letter, Geometry { w: 63.0, h: 88.0, bleed: 0.0 }).unwrap();
         assert_eq!((g.cols, g.rows), (3, 3));
-        let g = Grid::plan(
-            Paper::A4,
-            Geometry {
-                w: 63.0,
-                h: 88.0,
-                bleed: 3.0,
-            },
-        )
-        .unwrap();
+        let g = Grid::plan(Paper::A4, Geometry { w: 63.0, h: 88.0, bleed: 3.0 }).unwrap();
         assert_eq!((g.cols, g.rows), (2, 3));
-        let g = Grid::plan(
-            Paper::A4,
-            Geometry {
-                w: 44.0,
-                h: 63.0,
-                bleed: 0.0,
-            },
-        )
-        .unwrap();
+        let g = Grid::plan(Paper::A4, Geometry { w: 44.0, h: 63.0, bleed: 0.0 }).unwrap();
         assert_eq!((g.cols, g.rows), (4, 4));
-        assert!(Grid::plan(
-            Paper::A4,
-            Geometry {
-                w: 250.0,
-                h: 88.0,
-                bleed: 0.0
-            }
-        )
-        .is_none());
+        assert!(Grid::plan(Paper::A4, Geometry { w: 250.0, h: 88.0, bleed: 0.0 }).is_none());
     }
 
     #[test]
     fn backs_mirror_the_columns() {
-        let g = Grid::plan(
-            Paper::A4,
-            Geometry {
-                w: 63.0,
-                h: 88.0,
-                bleed: 0.0,
-            },
-        )
-        .unwrap();
+        let g = Grid::plan(Paper::A4, Geometry { w: 63.0, h: 88.0, bleed: 0.0 }).unwrap();
         let (fx, fy) = g.cell(0, Side::Front);
         let (bx, by) = g.cell(0, Side::Back);
         assert_eq!(fy, by);

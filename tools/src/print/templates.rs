@@ -23,47 +23,17 @@ use super::util::Hasher;
 /// The built-in templates, by name.
 pub const BUILTIN: &[(&str, &str)] = &[
     ("macros.svg", include_str!("../../templates/macros.svg")),
-    (
-        "card-front.svg",
-        include_str!("../../templates/card-front.svg"),
-    ),
-    (
-        "card-back.svg",
-        include_str!("../../templates/card-back.svg"),
-    ),
-    (
-        "card-reverse.svg",
-        include_str!("../../templates/card-reverse.svg"),
-    ),
-    (
-        "character-front.svg",
-        include_str!("../../templates/character-front.svg"),
-    ),
-    (
-        "plaque-front.svg",
-        include_str!("../../templates/plaque-front.svg"),
-    ),
-    (
-        "plaque-back.svg",
-        include_str!("../../templates/plaque-back.svg"),
-    ),
-    (
-        "stages-front.svg",
-        include_str!("../../templates/stages-front.svg"),
-    ),
-    (
-        "stages-back.svg",
-        include_str!("../../templates/stages-back.svg"),
-    ),
-    (
-        "reference.html",
-        include_str!("../../templates/reference.html"),
-    ),
+    ("card-front.svg", include_str!("../../templates/card-front.svg")),
+    ("card-back.svg", include_str!("../../templates/card-back.svg")),
+    ("card-reverse.svg", include_str!("../../templates/card-reverse.svg")),
+    ("character-front.svg", include_str!("../../templates/character-front.svg")),
+    ("plaque-front.svg", include_str!("../../templates/plaque-front.svg")),
+    ("plaque-back.svg", include_str!("../../templates/plaque-back.svg")),
+    ("stages-front.svg", include_str!("../../templates/stages-front.svg")),
+    ("stages-back.svg", include_str!("../../templates/stages-back.svg")),
+    ("reference.html", include_str!("../../templates/reference.html")),
     ("reference.md", include_str!("../../templates/reference.md")),
-    (
-        "reference-page.svg",
-        include_str!("../../templates/reference-page.svg"),
-    ),
+    ("reference-page.svg", include_str!("../../templates/reference-page.svg")),
 ];
 
 /// Where a template came from.
@@ -94,10 +64,7 @@ pub struct Templates {
 
 impl std::fmt::Debug for Templates {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Templates")
-            .field("origins", &self.origins)
-            .field("hash", &self.hash)
-            .finish()
+        f.debug_struct("Templates").field("origins", &self.origins).field("hash", &self.hash).finish()
     }
 }
 
@@ -116,10 +83,7 @@ impl Templates {
             let Ok(rd) = std::fs::read_dir(pack.project.join(&shown_dir)) else {
                 continue;
             };
-            let mut names: Vec<_> = rd
-                .flatten()
-                .filter_map(|e| e.file_name().to_str().map(String::from))
-                .collect();
+            let mut names: Vec<_> = rd.flatten().filter_map(|e| e.file_name().to_str().map(String::from)).collect();
             names.sort();
             for name in names {
                 if name.starts_with('.') || name.ends_with('~') {
@@ -131,10 +95,7 @@ impl Templates {
                     diags.push(
                         Diagnostic::warning(
                             "unknown-template",
-                            format!(
-                                "`{}` is not used: templates end in .svg, .html or .md",
-                                shown.display()
-                            ),
+                            format!("`{}` is not used: templates end in .svg, .html or .md", shown.display()),
                         )
                         .in_file(&shown),
                     );
@@ -144,10 +105,8 @@ impl Templates {
                     Ok(text) => {
                         sources.insert(name, (text, Origin::Pack(shown)));
                     }
-                    Err(e) => diags.push(
-                        Diagnostic::error("unreadable", format!("cannot read template: {e}"))
-                            .in_file(&shown),
-                    ),
+                    Err(e) => diags
+                        .push(Diagnostic::error("unreadable", format!("cannot read template: {e}")).in_file(&shown)),
                 }
             }
         }
@@ -155,10 +114,7 @@ impl Templates {
         for (name, (text, _)) in &sources {
             hasher.str(name).str(text);
         }
-        let origins: BTreeMap<String, Origin> = sources
-            .iter()
-            .map(|(n, (_, o))| (n.clone(), o.clone()))
-            .collect();
+        let origins: BTreeMap<String, Origin> = sources.iter().map(|(n, (_, o))| (n.clone(), o.clone())).collect();
 
         let mut tera = Tera::default();
         tera.autoescape_on(vec![".svg", ".html"]);
@@ -177,16 +133,10 @@ impl Templates {
         if diags.iter().any(Diagnostic::is_error) {
             return Err(diags);
         }
-        let svg_html: Vec<(&str, &str)> = sources
-            .iter()
-            .filter(|(n, _)| !n.ends_with(".md"))
-            .map(|(n, (t, _))| (n.as_str(), t.as_str()))
-            .collect();
-        let mds: Vec<(&str, &str)> = sources
-            .iter()
-            .filter(|(n, _)| n.ends_with(".md"))
-            .map(|(n, (t, _))| (n.as_str(), t.as_str()))
-            .collect();
+        let svg_html: Vec<(&str, &str)> =
+            sources.iter().filter(|(n, _)| !n.ends_with(".md")).map(|(n, (t, _))| (n.as_str(), t.as_str())).collect();
+        let mds: Vec<(&str, &str)> =
+            sources.iter().filter(|(n, _)| n.ends_with(".md")).map(|(n, (t, _))| (n.as_str(), t.as_str())).collect();
         if let Err(e) = tera.add_raw_templates(svg_html) {
             diags.push(template_error(&e, "templates", &Origin::Builtin));
         }
@@ -196,12 +146,7 @@ impl Templates {
         if diags.iter().any(Diagnostic::is_error) {
             return Err(diags);
         }
-        Ok(Templates {
-            tera,
-            md,
-            origins,
-            hash: hasher.finish(),
-        })
+        Ok(Templates { tera, md, origins, hash: hasher.finish() })
     }
 
     pub fn has(&self, name: &str) -> bool {
@@ -211,11 +156,7 @@ impl Templates {
     /// Render template `name` with `context`; errors come back as one message.
     pub fn render(&self, name: &str, context: &Value) -> Result<String, String> {
         let ctx = tera::Context::from_value(context.clone()).map_err(|e| error_chain(&e))?;
-        let t = if name.ends_with(".md") {
-            &self.md
-        } else {
-            &self.tera
-        };
+        let t = if name.ends_with(".md") { &self.md } else { &self.tera };
         t.render(name, &ctx).map_err(|e| error_chain(&e))
     }
 
@@ -225,10 +166,7 @@ impl Templates {
 }
 
 fn template_error(e: &tera::Error, what: &str, origin: &Origin) -> Diagnostic {
-    let d = Diagnostic::error(
-        "template-error",
-        format!("{what} does not parse: {}", error_chain(e)),
-    );
+    let d = Diagnostic::error("template-error", format!("{what} does not parse: {}", error_chain(e)));
     match origin {
         Origin::Pack(p) => d.in_file(p),
         Origin::Builtin => d,
@@ -258,8 +196,7 @@ pub fn escape_markdown(s: &str) -> String {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '#' | '+' | '|' | '!'
-            | '~' => {
+            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '#' | '+' | '|' | '!' | '~' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -271,13 +208,7 @@ pub fn escape_markdown(s: &str) -> String {
 }
 
 fn register(tera: &mut Tera, icons: Arc<IconSet>, markdown: bool) {
-    tera.register_filter(
-        "rich",
-        RichFilter {
-            icons: icons.clone(),
-            markdown,
-        },
-    );
+    tera.register_filter("rich", RichFilter { icons: icons.clone(), markdown });
     tera.register_function("layout", LayoutFn(icons.clone()));
     tera.register_function("fit", FitFn(icons.clone()));
     tera.register_function("icon", IconFn(icons.clone()));
@@ -287,9 +218,10 @@ fn register(tera: &mut Tera, icons: Arc<IconSet>, markdown: bool) {
 
 fn arg_f32(args: &HashMap<String, Value>, name: &str, default: Option<f32>) -> tera::Result<f32> {
     match args.get(name) {
-        Some(v) => v.as_f64().map(|x| x as f32).ok_or_else(|| {
-            tera::Error::msg(format!("argument `{name}` must be a number, got {v}"))
-        }),
+        Some(v) => v
+            .as_f64()
+            .map(|x| x as f32)
+            .ok_or_else(|| tera::Error::msg(format!("argument `{name}` must be a number, got {v}"))),
         None => default.ok_or_else(|| tera::Error::msg(format!("argument `{name}` is required"))),
     }
 }
@@ -298,20 +230,15 @@ fn arg_str<'a>(args: &'a HashMap<String, Value>, name: &str) -> tera::Result<Opt
     match args.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(v) => Err(tera::Error::msg(format!(
-            "argument `{name}` must be a string, got {v}"
-        ))),
+        Some(v) => Err(tera::Error::msg(format!("argument `{name}` must be a string, got {v}"))),
     }
 }
 
 fn arg_font(args: &HashMap<String, Value>) -> tera::Result<FontId> {
     match arg_str(args, "font")? {
         None => Ok(FontId::Sans),
-        Some(f) => FontId::parse(f).ok_or_else(|| {
-            tera::Error::msg(format!(
-                "unknown font `{f}` (use sans, bold, italic or serif)"
-            ))
-        }),
+        Some(f) => FontId::parse(f)
+            .ok_or_else(|| tera::Error::msg(format!("unknown font `{f}` (use sans, bold, italic or serif)"))),
     }
 }
 
@@ -398,8 +325,7 @@ struct IconFn(Arc<IconSet>);
 
 impl tera::Function for IconFn {
     fn call(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
-        let name = arg_str(args, "name")?
-            .ok_or_else(|| tera::Error::msg("icon: argument `name` is required"))?;
+        let name = arg_str(args, "name")?.ok_or_else(|| tera::Error::msg("icon: argument `name` is required"))?;
         match self.0.uri(name) {
             Some(u) => Ok(Value::String(u.to_string())),
             None => {
@@ -491,10 +417,7 @@ pub fn rich(text: &str, icons: &IconSet, markdown: bool) -> String {
         if c == ':' && (i == 0 || !chars[i - 1].is_alphanumeric()) {
             let mut j = i + 1;
             while j < chars.len()
-                && (chars[j].is_ascii_lowercase()
-                    || chars[j].is_ascii_digit()
-                    || chars[j] == '-'
-                    || chars[j] == '_')
+                && (chars[j].is_ascii_lowercase() || chars[j].is_ascii_digit() || chars[j] == '-' || chars[j] == '_')
             {
                 j += 1;
             }
@@ -506,10 +429,7 @@ pub fn rich(text: &str, icons: &IconSet, markdown: bool) -> String {
                 let name: String = chars[i + 1..j].iter().collect();
                 match (markdown, icons.uri(&name)) {
                     (false, Some(uri)) => {
-                        out.push_str(&format!(
-                            "<img class=\"icon\" src=\"{uri}\" alt=\"{}\">",
-                            html_escape(&name)
-                        ));
+                        out.push_str(&format!("<img class=\"icon\" src=\"{uri}\" alt=\"{}\">", html_escape(&name)));
                     }
                     (false, None) => {
                         layout::report(Issue::UnknownIcon(name.clone()));
@@ -544,9 +464,7 @@ pub fn html_escape(s: &str) -> String {
 fn num_filter(v: &Value, _: &HashMap<String, Value>) -> tera::Result<Value> {
     match v.as_f64() {
         Some(x) => Ok(Value::String(super::util::num(x))),
-        None => Err(tera::Error::msg(format!(
-            "filter `n` needs a number, got {v}"
-        ))),
+        None => Err(tera::Error::msg(format!("filter `n` needs a number, got {v}"))),
     }
 }
 
@@ -556,9 +474,6 @@ mod tests {
 
     #[test]
     fn markdown_escaping() {
-        assert_eq!(
-            escape_markdown("*a* <b> & [c](d) | e_f"),
-            "\\*a\\* &lt;b&gt; &amp; \\[c\\]\\(d\\) \\| e\\_f"
-        );
+        assert_eq!(escape_markdown("*a* <b> & [c](d) | e_f"), "\\*a\\* &lt;b&gt; &amp; \\[c\\]\\(d\\) \\| e\\_f");
     }
 }

@@ -17,24 +17,12 @@ pub fn data_uri(mime: &str, bytes: &[u8]) -> String {
 fn base64_into(bytes: &[u8], out: &mut String) {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         out.push(T[(n >> 18) as usize & 63] as char);
         out.push(T[(n >> 12) as usize & 63] as char);
-        out.push(if chunk.len() > 1 {
-            T[(n >> 6) as usize & 63] as char
-        } else {
-            '='
-        });
-        out.push(if chunk.len() > 2 {
-            T[n as usize & 63] as char
-        } else {
-            '='
-        });
+        out.push(if chunk.len() > 1 { T[(n >> 6) as usize & 63] as char } else { '=' });
+        out.push(if chunk.len() > 2 { T[n as usize & 63] as char } else { '=' });
     }
 }
 
@@ -63,23 +51,14 @@ pub fn pack_file(pack: &Pack, rel: &str) -> Result<(PathBuf, Vec<u8>), String> {
 /// Like [`pack_file`], in the folder of pack `pack_id` (a pack this one extends, say).
 pub fn pack_file_in(pack: &Pack, pack_id: &str, rel: &str) -> Result<(PathBuf, Vec<u8>), String> {
     let relp = Path::new(rel);
-    if rel.is_empty()
-        || relp.is_absolute()
-        || relp
-            .components()
-            .any(|c| !matches!(c, Component::Normal(_)))
-    {
-        return Err(format!(
-            "`{rel}` must be a relative path inside the pack folder"
-        ));
+    if rel.is_empty() || relp.is_absolute() || relp.components().any(|c| !matches!(c, Component::Normal(_))) {
+        return Err(format!("`{rel}` must be a relative path inside the pack folder"));
     }
     let shown = Path::new("content").join(pack_id).join(relp);
     let full = pack.project.join(&shown);
     match std::fs::read(&full) {
         Ok(b) => Ok((shown, b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err(format!("`{}` does not exist", shown.display()))
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!("`{}` does not exist", shown.display())),
         Err(e) => Err(format!("cannot read `{}`: {e}", shown.display())),
     }
 }
@@ -171,10 +150,7 @@ mod tests {
     #[test]
     fn mime_sniffing() {
         assert_eq!(image_mime(b"\x89PNG\r\n\x1a\nxxxx"), Some("image/png"));
-        assert_eq!(
-            image_mime(b"<?xml version='1.0'?><svg>"),
-            Some("image/svg+xml")
-        );
+        assert_eq!(image_mime(b"<?xml version='1.0'?><svg>"), Some("image/svg+xml"));
         assert_eq!(image_mime(b"hello"), None);
     }
 }
