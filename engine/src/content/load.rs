@@ -16,6 +16,9 @@ use super::model::{BoardFile, Definition, PackManifest, Scenario};
 use super::{hash_bytes, Def, DefKind, Loaded, Origin, Pack, Project, ScenarioEntry, Script};
 use crate::diag::{did_you_mean, Diagnostic, SourceFile, SourceMap};
 
+/// A script reference, its compiled script or diagnostics, and its source.
+type Compiled = (ScriptRef, Result<Script, Vec<Diagnostic>>, Option<SourceFile>);
+
 /// What to do while loading.
 #[derive(Debug, Clone, Copy)]
 pub struct LoadOptions {
@@ -602,7 +605,7 @@ impl Loader<'_> {
                 }
             }
         }
-        let compiled: Vec<(ScriptRef, Result<Script, Vec<Diagnostic>>, Option<SourceFile>)> = wanted
+        let compiled: Vec<Compiled> = wanted
             .into_par_iter()
             .map(|s| {
                 let (res, src) = compile_one(self, &s, rules_functions_ast.as_ref());

@@ -63,6 +63,7 @@ impl Project {
 
     /// Resolve a pack named by id or by path (to its folder or its `pack.toml`).
     /// Returns the project the pack lives in and the pack id.
+    #[allow(clippy::result_large_err)]
     pub fn resolve(&self, name: &str) -> Result<(Project, String), Diagnostic> {
         if self.pack_dir(name).join("pack.toml").is_file() {
             return Ok((self.clone(), name.to_string()));

@@ -163,20 +163,15 @@ pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> Sc
     let mut trace: Vec<String> = called.map(|c| vec![c.to_string()]).unwrap_or_default();
     let mut e = err;
     let mut pos = e.position();
-    loop {
-        match e {
-            EvalAltResult::ErrorInFunctionCall(name, src, inner, p) => {
-                if trace.last().map(String::as_str) != Some(name.as_str()) {
-                    trace.push(name.to_string());
-                }
-                if !src.is_empty() {
-                    source = Some(src.clone());
-                }
-                pos = if inner.position().is_none() { *p } else { inner.position() };
-                e = inner;
-            }
-            _ => break,
+    while let EvalAltResult::ErrorInFunctionCall(name, src, inner, p) = e {
+        if trace.last().map(String::as_str) != Some(name.as_str()) {
+            trace.push(name.to_string());
         }
+        if !src.is_empty() {
+            source = Some(src.clone());
+        }
+        pos = if inner.position().is_none() { *p } else { inner.position() };
+        e = inner;
     }
     if !e.position().is_none() {
         pos = e.position();
@@ -478,11 +473,10 @@ pub fn swap_pack(g: &mut Game, pack: Arc<Pack>) {
 }
 
 /// The AST of the script of a card (instance id) or definition (id string), if any.
-fn target_ast(
-    g: &Game,
-    target: &Dynamic,
-) -> Result<Option<(Arc<AST>, Arc<std::collections::BTreeSet<String>>)>, String> {
-    let def = if let Some(c) = target.as_int().ok() {
+type ScriptHandle = (Arc<AST>, Arc<std::collections::BTreeSet<String>>);
+
+fn target_ast(g: &Game, target: &Dynamic) -> Result<Option<ScriptHandle>, String> {
+    let def = if let Ok(c) = target.as_int() {
         g.state.cards.get(c as usize).map(|c| c.def).ok_or_else(|| format!("no card {c}"))?
     } else {
         let id = target.to_string();
