@@ -135,17 +135,54 @@ fn entry(pack: &Pack, d: &Def) -> Value {
     })
 }
 
+/// Entries for definitions, with printed twins (same name, text, numbers and sides, in
+/// different decks, say) folded into one entry whose count is their sum.
+fn merged<'a>(pack: &Pack, defs: impl Iterator<Item = &'a Def>) -> Vec<Value> {
+    let mut out: Vec<(Value, Value)> = Vec::new();
+    for d in defs {
+        let e = entry(pack, d);
+        let mut sig = e.clone();
+        if let Some(o) = sig.as_object_mut() {
+            for k in ["id", "count", "decks_text", "file", "serial"] {
+                o.remove(k);
+            }
+        }
+        match out.iter_mut().find(|(s, _)| *s == sig) {
+            Some((_, first)) => {
+                let count = first["count"].as_i64().unwrap_or(0) + e["count"].as_i64().unwrap_or(0);
+                first["count"] = json!(count);
+                let mut decks: Vec<String> = first["decks_text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .split(", ")
+                    .filter(|s| !s.is_empty())
+                    .map(String::from)
+                    .collect();
+                for x in e["decks_text"].as_str().unwrap_or("").split(", ").filter(|s| !s.is_empty()) {
+                    if !decks.iter().any(|y| y == x) {
+                        decks.push(x.to_string());
+                    }
+                }
+                first["decks_text"] = json!(decks.join(", "));
+                if let Some(ids) = first["ids"].as_array_mut() {
+                    ids.push(e["id"].clone());
+                }
+            }
+            None => {
+                let mut e = e;
+                e["ids"] = json!([e["id"].clone()]);
+                out.push((sig, e));
+            }
+        }
+    }
+    out.into_iter().map(|(_, e)| e).collect()
+}
+
 /// Everything the reference templates see.
 pub fn reference_data(pack: &Pack) -> Value {
     let m = &pack.manifest;
-    // Cards grouped by kind, kinds in order of first appearance.
-    let mut kinds: Vec<String> = Vec::new();
-    for d in pack.defs_of(DefKind::Card) {
-        let k = print_kind(d);
-        if !kinds.contains(&k) {
-            kinds.push(k);
-        }
-    }
+    // Cards grouped by kind, kinds in alphabetical order.
+    let kinds: BTreeSet<String> = pack.defs_of(DefKind::Card).map(print_kind).collect();
     let groups: Vec<Value> = kinds
         .iter()
         .map(|k| {
@@ -158,11 +195,11 @@ pub fn reference_data(pack: &Pack) -> Value {
                 "color": color,
                 "color_dark": dark,
                 "copies": copies,
-                "entries": defs.iter().map(|d| entry(pack, d)).collect::<Vec<_>>(),
+                "entries": merged(pack, defs.iter().copied()),
             })
         })
         .collect();
-    let of = |k: DefKind| pack.defs_of(k).map(|d| entry(pack, d)).collect::<Vec<_>>();
+    let of = |k: DefKind| merged(pack, pack.defs_of(k));
     // Scenarios, and one table of every option any of them sets.
     let mut option_keys: BTreeSet<String> = BTreeSet::new();
     for s in &pack.scenarios {
@@ -370,19 +407,22 @@ impl Flow<'_> {
         )
     }
 
+    /// The right column starts below the last full-width block (heading, table) of the
+    /// page; past the right column comes a new page.
     fn new_column(&mut self) {
         if self.col == 0 {
             self.col = 1;
+            self.y = self.section_top;
         } else {
             self.new_page();
         }
-        self.y = self.top();
     }
 
     fn new_page(&mut self) {
         self.pages.push(Vec::new());
         self.col = 0;
         self.y = self.top();
+        self.section_top = self.y;
     }
 
     fn push(&mut self, item: Item) {
@@ -471,7 +511,7 @@ impl Flow<'_> {
         self.y = lowest + 3.0;
         let n = header.len().max(1);
         let full = self.page_w - 2.0 * PAGE_MARGIN;
-        let first = (full * 0.3).min(60.0);
+        let first = if n > 6 { full * 0.2 } else { (full * 0.3).min(60.0) };
         let rest = if n > 1 { (full - first) / (n - 1) as f32 } else { full - first };
         let widths: Vec<f32> = (0..n).map(|i| if i == 0 { first } else { rest }).collect();
         let mut all_rows = vec![(header.to_vec(), true)];
@@ -486,7 +526,23 @@ impl Flow<'_> {
             for (i, w) in widths.iter().enumerate() {
                 let text = row.get(i).cloned().unwrap_or_default();
                 let font = if is_header { FontId::SansBold } else { FontId::Sans };
-                let t = self.lay(&text, x + 1.2, y + 0.8, w - 2.4, 2.8, font);
+                // Cells shrink their type (down to 1.8 mm) until the longest word fits.
+                let t = layout::layout(
+                    &Request {
+                        text: &text,
+                        x: x + 1.2,
+                        y: y + 0.8,
+                        width: w - 2.4,
+                        height: 10_000.0,
+                        size: 2.8,
+                        min_size: 1.8,
+                        line_height: 1.2,
+                        align: Align::Left,
+                        valign: VAlign::Top,
+                        font,
+                    },
+                    self.icons,
+                );
                 row_h = row_h.max(t.height as f32 + 1.6);
                 laid.push((x, *w, t));
                 x += w;

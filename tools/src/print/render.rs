@@ -280,6 +280,7 @@ impl<'p> Printer<'p> {
                 return Rendered { svg: String::new(), diagnostics: diags };
             }
         };
+        let svg = if name.ends_with(".svg") { tidy_numbers(&svg) } else { svg };
         Rendered { svg, diagnostics: diags }
     }
 
@@ -296,8 +297,57 @@ impl<'p> Printer<'p> {
     }
 }
 
+/// Round the float noise of template arithmetic (`9.271999999999998`) to three decimals,
+/// inside tags only: text between tags (card text) is never touched.
+pub fn tidy_numbers(svg: &str) -> String {
+    let b = svg.as_bytes();
+    let mut out = String::with_capacity(svg.len());
+    let mut in_tag = false;
+    let mut i = 0;
+    let mut last = 0;
+    while i < b.len() {
+        match b[i] {
+            b'<' => in_tag = true,
+            b'>' => in_tag = false,
+            b'.' if in_tag && i > 0 && b[i - 1].is_ascii_digit() => {
+                let mut j = i + 1;
+                while j < b.len() && b[j].is_ascii_digit() {
+                    j += 1;
+                }
+                if j - i - 1 > 3 && !(j < b.len() && (b[j].is_ascii_alphabetic() && b[j] != b'm')) {
+                    let mut k = i - 1;
+                    while k > 0 && b[k - 1].is_ascii_digit() {
+                        k -= 1;
+                    }
+                    let neg = k > 0 && b[k - 1] == b'-';
+                    let start = if neg { k - 1 } else { k };
+                    // `1.2.34567` (a version, say) is not a number.
+                    if start == 0 || b[start - 1] != b'.' {
+                        if let Ok(x) = svg[start..j].parse::<f64>() {
+                            out.push_str(&svg[last..start]);
+                            out.push_str(&super::util::num(x));
+                            last = j;
+                        }
+                    }
+                }
+                i = j;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push_str(&svg[last..]);
+    out
+}
+
 /// Parse a face's SVG with the bundled fonts only. Images must be `data:` URIs: usvg
 /// reads no file and no system font.
+///
+/// ```
+/// let t = crown_tools::print::parse_svg(r#"<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="20mm"/>"#).unwrap();
+/// assert!((t.size().height() / t.size().width() - 2.0).abs() < 1e-6);
+/// ```
 pub fn parse_svg(svg: &str) -> Result<usvg::Tree, String> {
     let opts = usvg::Options {
         fontdb: fonts::database(),
@@ -309,4 +359,19 @@ pub fn parse_svg(svg: &str) -> Result<usvg::Tree, String> {
         ..usvg::Options::default()
     };
     usvg::Tree::from_str(svg, &opts).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tidy_numbers;
+
+    #[test]
+    fn float_noise_is_rounded_in_tags_only() {
+        let svg = r#"<text x="9.271999999999998" y="-0.30000000000000004" width="4.992000000000001mm">0.30000000000000004 stays</text><image href="data:a;base64,AB12"/>"#;
+        assert_eq!(
+            tidy_numbers(svg),
+            r#"<text x="9.272" y="-0.3" width="4.992mm">0.30000000000000004 stays</text><image href="data:a;base64,AB12"/>"#
+        );
+        assert_eq!(tidy_numbers(r#"<path d="M1.00001 2.5 L3.123456,4"/>"#), r#"<path d="M1 2.5 L3.123,4"/>"#);
+    }
 }

@@ -192,19 +192,30 @@ pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 pub fn escape_markdown(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '#' | '+' | '|' | '!' | '~' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '\n' | '\r' => out.push(' '),
-            c => out.push(c),
-        }
+        push_markdown_char(&mut out, c);
     }
     out
+}
+
+/// Append `c` to Markdown text, escaped as it needs to be where it lands.
+fn push_markdown_char(out: &mut String, c: char) {
+    let line_start = out.trim_end_matches(' ').is_empty() || out.trim_end_matches(' ').ends_with('\n');
+    match c {
+        '&' => out.push_str("&amp;"),
+        '<' => out.push_str("&lt;"),
+        '>' => out.push_str("&gt;"),
+        '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
+            out.push('\\');
+            out.push(c);
+        }
+        // These begin a heading, a list or a quote only at the start of a line.
+        '#' | '+' | '-' if line_start => {
+            out.push('\\');
+            out.push(c);
+        }
+        '\n' | '\r' => out.push(' '),
+        c => out.push(c),
+    }
 }
 
 fn register(tera: &mut Tera, icons: Arc<IconSet>, markdown: bool) {
@@ -383,11 +394,10 @@ pub fn rich(text: &str, icons: &IconSet, markdown: bool) -> String {
     let chars: Vec<char> = text.trim().chars().collect();
     let mut i = 0;
     let esc = |c: char, out: &mut String| {
-        let s = c.to_string();
         if markdown {
-            out.push_str(&escape_markdown(&s));
+            push_markdown_char(out, c);
         } else {
-            out.push_str(&html_escape(&s));
+            out.push_str(&html_escape(&c.to_string()));
         }
     };
     while i < chars.len() {
@@ -474,6 +484,7 @@ mod tests {
 
     #[test]
     fn markdown_escaping() {
-        assert_eq!(escape_markdown("*a* <b> & [c](d) | e_f"), "\\*a\\* &lt;b&gt; &amp; \\[c\\]\\(d\\) \\| e\\_f");
+        assert_eq!(escape_markdown("*a* <b> & [c](d) | e_f"), "\\*a\\* &lt;b&gt; &amp; \\[c\\](d) \\| e\\_f");
+        assert_eq!(escape_markdown("# not a heading - nor a list"), "\\# not a heading - nor a list");
     }
 }

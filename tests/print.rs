@@ -1,0 +1,645 @@
+//! `crown print` and `crown reference`: the PDF's pages, sizes and card positions (read
+//! back with lopdf), PNG and deck-sheet sizes, SVG snapshots of every kind of face,
+//! escaping of hostile card text, diagnostics, the output cache and template overrides.
+//!
+//! Snapshots live in `tests/print-snapshots/`; after reviewing a deliberate change of the
+//! templates, refresh them with `CROWN_UPDATE_SNAPSHOTS=1 cargo test -p crown-tests --test print`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
+use crown_tools::print::{self, Format, Geometry, Paper, PrintOptions, Printer, Side};
+use lopdf::content::Content;
+use lopdf::{Document, Object};
+
+const MM: f64 = 72.0 / 25.4;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("print-fixtures")
+}
+
+fn demo() -> Pack {
+    load(&fixtures(), "print-demo")
+}
+
+fn load(root: &Path, id: &str) -> Pack {
+    let loaded = load_pack(&Project::new(root), id, LoadOptions { compile_scripts: false });
+    match loaded.pack {
+        Some(p) => p,
+        None => panic!("{id} does not load: {:#?}", loaded.diagnostics),
+    }
+}
+
+fn opts(out: &Path, formats: &[Format]) -> PrintOptions {
+    let mut o = PrintOptions::new(out);
+    o.formats = formats.to_vec();
+    o
+}
+
+/// A pack written into a temporary project: `files` are (path under content/<id>/, text).
+fn temp_pack(id: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let pack = dir.path().join("content").join(id);
+    std::fs::create_dir_all(&pack).unwrap();
+    std::fs::write(
+        pack.join("pack.toml"),
+        format!("#:schema ../../docs/schema/pack.schema.json\nid = \"{id}\"\nname = \"Test pack\"\nversion = \"0.1.0\"\nplayers = {{ min = 2, max = 4 }}\n"),
+    )
+    .unwrap();
+    for (rel, text) in files {
+        let p = pack.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let scripts = dir.path().join("scripts").join(id);
+    std::fs::create_dir_all(&scripts).unwrap();
+    std::fs::write(scripts.join("rules.rhai"), "fn setup() {}\nfn turn() { end_game([], \"test\"); }\n").unwrap();
+    dir
+}
+
+fn png_size(path: &Path) -> (u32, u32) {
+    let b = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n", "{} is not a PNG", path.display());
+    (u32::from_be_bytes(b[16..20].try_into().unwrap()), u32::from_be_bytes(b[20..24].try_into().unwrap()))
+}
+
+fn num(o: &Object) -> f64 {
+    match o {
+        Object::Integer(i) => *i as f64,
+        Object::Real(r) => f64::from(*r),
+        other => panic!("not a number: {other:?}"),
+    }
+}
+
+type Matrix = [f64; 6];
+
+fn mul(a: &Matrix, b: &Matrix) -> Matrix {
+    // a then b (PDF: cm pre-multiplies the current matrix).
+    [
+        a[0] * b[0] + a[1] * b[2],
+        a[0] * b[1] + a[1] * b[3],
+        a[2] * b[0] + a[3] * b[2],
+        a[2] * b[1] + a[3] * b[3],
+        a[4] * b[0] + a[5] * b[2] + b[4],
+        a[4] * b[1] + a[5] * b[3] + b[5],
+    ]
+}
+
+fn apply(m: &Matrix, x: f64, y: f64) -> (f64, f64) {
+    (m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5])
+}
+
+type Box4 = (f64, f64, f64, f64);
+
+/// Every clipping path, and every stroked path drawn outside any clip, on a page (not in
+/// its XObjects), as bounding boxes (x0, y0, x1, y1) in PDF points, origin bottom left.
+fn page_clips(doc: &Document, page: lopdf::ObjectId) -> (Vec<Box4>, Vec<Box4>) {
+    let content = Content::decode(&doc.get_page_content(page)).unwrap();
+    let bbox = |pts: &[(f64, f64)]| -> Box4 {
+        (
+            pts.iter().map(|p| p.0).fold(f64::MAX, f64::min),
+            pts.iter().map(|p| p.1).fold(f64::MAX, f64::min),
+            pts.iter().map(|p| p.0).fold(f64::MIN, f64::max),
+            pts.iter().map(|p| p.1).fold(f64::MIN, f64::max),
+        )
+    };
+    let mut ctm: Matrix = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+    // Whether a clip is in force (card content is drawn clipped; crop marks are not).
+    let mut clipped = false;
+    let mut stack = Vec::new();
+    // The current path, as subpaths.
+    let mut path: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut clip_pending = false;
+    let mut clips = Vec::new();
+    let mut strokes = Vec::new();
+    for op in &content.operations {
+        let n: Vec<f64> =
+            op.operands.iter().filter(|o| matches!(o, Object::Integer(_) | Object::Real(_))).map(num).collect();
+        match op.operator.as_str() {
+            "q" => stack.push((ctm, clipped)),
+            "Q" => (ctm, clipped) = stack.pop().unwrap_or((ctm, clipped)),
+            "cm" => ctm = mul(&[n[0], n[1], n[2], n[3], n[4], n[5]], &ctm),
+            "m" => path.push(vec![apply(&ctm, n[0], n[1])]),
+            "l" => path.last_mut().expect("m before l").push(apply(&ctm, n[0], n[1])),
+            "c" => path.last_mut().expect("m before c").push(apply(&ctm, n[4], n[5])),
+            "re" => path.push(
+                [(n[0], n[1]), (n[0] + n[2], n[1]), (n[0], n[1] + n[3]), (n[0] + n[2], n[1] + n[3])]
+                    .iter()
+                    .map(|(x, y)| apply(&ctm, *x, *y))
+                    .collect(),
+            ),
+            "W" | "W*" => clip_pending = true,
+            "n" | "f" | "f*" | "S" | "B" | "b" => {
+                if !path.is_empty() {
+                    if clip_pending {
+                        clips.push(bbox(&path.concat()));
+                    }
+                    if op.operator == "S" && !clipped {
+                        strokes.extend(path.iter().map(|sub| bbox(sub)));
+                    }
+                }
+                clipped |= clip_pending;
+                clip_pending = false;
+                path.clear();
+            }
+            _ => {}
+        }
+    }
+    (clips, strokes)
+}
+
+/// Card-sized clips of a page, sorted top to bottom, left to right.
+fn card_rects(doc: &Document, page: lopdf::ObjectId, w_pt: f64, h_pt: f64) -> Vec<(f64, f64)> {
+    let (clips, _) = page_clips(doc, page);
+    let mut r: Vec<(f64, f64)> = clips
+        .into_iter()
+        .filter(|c| ((c.2 - c.0) - w_pt).abs() < 0.2 && ((c.3 - c.1) - h_pt).abs() < 0.2)
+        .map(|c| ((c.0 * 100.0).round() / 100.0, (c.3 * 100.0).round() / 100.0))
+        .collect();
+    r.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.total_cmp(&b.0)));
+    r.dedup();
+    r
+}
+
+fn media_box(doc: &Document, page: lopdf::ObjectId) -> Vec<f64> {
+    let dict = doc.get_dictionary(page).unwrap();
+    dict.get(b"MediaBox").unwrap().as_array().unwrap().iter().map(num).collect()
+}
+
+#[test]
+fn pdf_has_a4_pages_cards_at_their_places_and_embedded_fonts() {
+    let pack = demo();
+    let out = tempfile::tempdir().unwrap();
+    let report = print::render_pack(&pack, &opts(out.path(), &[Format::Pdf])).unwrap();
+    assert_eq!(report.errors(), 0, "{:#?}", report.diagnostics);
+    let pdf = report.pdf.as_ref().unwrap();
+    // One-sided copies: trebuchet 2, palisade 3, decree, plague, keep, noble, leader = 10
+    // (two pages of 3x3); the stage card and the plaque share a page, then their backs.
+    let total: i64 = pack.defs.iter().map(|d| d.def.count).sum();
+    assert_eq!(pdf.fronts as i64, total);
+    assert_eq!((pdf.grid.cols, pdf.grid.rows), (3, 3));
+    assert_eq!(pdf.pages, 4);
+    assert_eq!(pdf.backs, 2);
+
+    let doc = Document::load(&pdf.path).unwrap();
+    let pages = doc.get_pages();
+    assert_eq!(pages.len(), 4);
+    for id in pages.values() {
+        let mb = media_box(&doc, *id);
+        assert!((mb[2] - 595.276).abs() < 0.01 && (mb[3] - 841.89).abs() < 0.01, "{mb:?}");
+    }
+    // Card positions: 3x3 poker cards centred on A4, no bleed.
+    let (w, h) = (63.0 * MM, 88.0 * MM);
+    let first = card_rects(&doc, pages[&1], w, h);
+    assert_eq!(first.len(), 9, "{first:?}");
+    let (ox, oy) = ((210.0 - 189.0) / 2.0, (297.0 - 264.0) / 2.0);
+    for (i, (x, top)) in first.iter().enumerate() {
+        let (r, c) = (i / 3, i % 3);
+        let ex = (ox + c as f64 * 63.0) * MM;
+        let etop = 841.89 - (oy + r as f64 * 88.0) * MM;
+        assert!((x - ex).abs() < 0.05 && (top - etop).abs() < 0.05, "card {i}: ({x}, {top}) expected ({ex}, {etop})");
+    }
+    assert_eq!(card_rects(&doc, pages[&2], w, h).len(), 1);
+    // The placements in the report say the same.
+    let p1: Vec<_> = pdf.placements.iter().filter(|p| p.page == 1).collect();
+    assert_eq!(p1.len(), 9);
+    assert!((p1[4].x_mm - (ox + 63.0)).abs() < 1e-9 && (p1[4].y_mm - (oy + 88.0)).abs() < 1e-9);
+
+    // Every font is embedded (TrueType outlines in FontFile2), and they are the bundled ones.
+    let mut fonts = Vec::new();
+    for (_, obj) in doc.objects.iter() {
+        if let Ok(d) = obj.as_dict() {
+            if d.get(b"Type").ok().and_then(|t| t.as_name().ok()) == Some(b"FontDescriptor") {
+                let name = String::from_utf8_lossy(d.get(b"FontName").unwrap().as_name().unwrap()).to_string();
+                assert!(d.get(b"FontFile2").is_ok(), "{name} is not embedded");
+                fonts.push(name);
+            }
+        }
+    }
+    assert!(!fonts.is_empty());
+    assert!(fonts.iter().all(|f| f.contains("Liberation")), "{fonts:?}");
+}
+
+#[test]
+fn backs_are_mirrored_and_crop_marks_sit_outside_the_cut() {
+    let pack = demo();
+    let out = tempfile::tempdir().unwrap();
+    let mut o = opts(out.path(), &[Format::Pdf]);
+    o.backs = true;
+    o.crop_marks = true;
+    o.bleed_mm = 3.0;
+    o.paper = Paper::Letter;
+    let report = print::render_pack(&pack, &o).unwrap();
+    let pdf = report.pdf.unwrap();
+    // 3 mm bleed: 69x94 mm cells; within 5 mm margins Letter (215.9x279.4 mm) takes 2x2.
+    assert_eq!((pdf.grid.cols, pdf.grid.rows), (2, 2));
+    assert_eq!(pdf.backs, pdf.fronts);
+    let doc = Document::load(&pdf.path).unwrap();
+    let pages = doc.get_pages();
+    assert_eq!(pages.len(), pdf.pages);
+    let mb = media_box(&doc, pages[&1]);
+    assert!((mb[2] - 612.0).abs() < 0.01 && (mb[3] - 792.0).abs() < 0.01, "{mb:?}");
+    let (w, h) = (69.0 * MM, 94.0 * MM);
+    let fronts = card_rects(&doc, pages[&1], w, h);
+    let backs = card_rects(&doc, pages[&2], w, h);
+    assert_eq!(fronts.len(), 4);
+    assert_eq!(backs.len(), 4);
+    // Turned over the long edge, each back lands behind its front: x mirrors, y stays.
+    for (f, b) in fronts.iter().zip(&backs) {
+        let mirrored = 612.0 - f.0 - w;
+        assert!(
+            backs.iter().any(|b2| (b2.0 - mirrored).abs() < 0.05 && (b2.1 - f.1).abs() < 0.05),
+            "{f:?} has no back at {mirrored}"
+        );
+        assert!((b.1 - f.1).abs() < 0.05);
+    }
+    let back_ids: Vec<_> = pdf.placements.iter().filter(|p| p.page == 2).map(|p| p.id.clone()).collect();
+    let front_ids: Vec<_> = pdf.placements.iter().filter(|p| p.page == 1).map(|p| p.id.clone()).collect();
+    assert_eq!(back_ids, front_ids);
+    // Crop marks: strokes in the margin, outside every card (bleed included), on the
+    // extension of the cut lines; on front pages only.
+    let marks = |page| -> Vec<Box4> {
+        let cards = card_rects(&doc, page, w, h);
+        page_clips(&doc, page)
+            .1
+            .into_iter()
+            .filter(|s| {
+                cards
+                    .iter()
+                    .all(|(x, top)| s.2 < *x - 0.01 || s.0 > x + w + 0.01 || s.1 > *top + 0.01 || s.3 < top - h - 0.01)
+            })
+            .collect()
+    };
+    let front_marks = marks(pages[&1]);
+    // Two columns and two rows: 4 vertical cut lines x 2 ends + 4 horizontal x 2 ends.
+    assert_eq!(front_marks.len(), 16, "{front_marks:?}");
+    let bleed = 3.0 * MM;
+    for (x, _) in &fronts {
+        let cut = x + bleed;
+        assert!(
+            front_marks.iter().any(|m| (m.0 - cut).abs() < 0.05 && (m.2 - cut).abs() < 0.05),
+            "no mark on the cut line at {cut}"
+        );
+    }
+    assert!(marks(pages[&2]).is_empty(), "crop marks on a back page");
+}
+
+#[test]
+fn pngs_and_deck_sheets_have_the_right_sizes() {
+    let pack = demo();
+    let out = tempfile::tempdir().unwrap();
+    let mut o = opts(out.path(), &[Format::Png, Format::Tts]);
+    o.dpi = 150;
+    o.bleed_mm = 2.0;
+    let report = print::render_pack(&pack, &o).unwrap();
+    assert_eq!(report.errors(), 0, "{:#?}", report.diagnostics);
+    // 67x92 mm at 150 DPI.
+    assert_eq!(png_size(&out.path().join("png/trebuchet.png")), (396, 543));
+    assert_eq!(png_size(&out.path().join("png/forest.back.png")), (396, 543));
+    assert!(!out.path().join("png/trebuchet.back.png").exists(), "one-sided cards get no back without --backs");
+    // Deck sheets: cells of 409x571 px, one sheet per kind of piece.
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("tts/print-demo-deck.json")).unwrap()).unwrap();
+    assert_eq!(manifest["cell_px"], serde_json::json!([409, 571]));
+    let sheets = manifest["sheets"].as_array().unwrap();
+    let cards = sheets.iter().find(|s| s["deck"] == "cards").unwrap();
+    assert_eq!(cards["cards"].as_array().unwrap().len(), 6);
+    assert_eq!((cards["cols"].as_u64(), cards["rows"].as_u64()), (Some(6), Some(1)));
+    assert_eq!(png_size(&out.path().join("tts").join(cards["image"].as_str().unwrap())), (6 * 409, 571));
+    assert!(cards["backs"].is_string(), "the stage card has a back of its own");
+    assert_eq!(png_size(&out.path().join("tts/back.png")), (409, 571));
+    for s in sheets {
+        let (w, h) = png_size(&out.path().join("tts").join(s["image"].as_str().unwrap()));
+        assert!(w <= 4096 && h <= 4096);
+        assert!(s["cols"].as_u64().unwrap() <= 10 && s["rows"].as_u64().unwrap() <= 7);
+    }
+}
+
+#[test]
+fn a_full_sheet_of_cards_stays_within_ten_by_seven() {
+    let mut text = String::from("#:schema ../../../docs/schema/cards.schema.json\n");
+    for i in 0..75 {
+        text.push_str(&format!(
+            "[[card]]\nid = \"c{i}\"\nname = \"Card {i}\"\nkind = \"action\"\ntext = \"Draw a card.\"\n\n"
+        ));
+    }
+    let dir = temp_pack("many", &[("cards/c.toml", &text)]);
+    let pack = load(dir.path(), "many");
+    let out = dir.path().join("out");
+    let report = print::render_pack(&pack, &opts(&out, &[Format::Tts])).unwrap();
+    assert_eq!(report.errors(), 0);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("tts/many-deck.json")).unwrap()).unwrap();
+    let sheets = manifest["sheets"].as_array().unwrap();
+    assert_eq!(sheets.len(), 2);
+    assert_eq!((sheets[0]["cols"].as_u64(), sheets[0]["rows"].as_u64()), (Some(10), Some(7)));
+    assert_eq!(sheets[0]["cards"].as_array().unwrap().len(), 69);
+    assert_eq!(png_size(&out.join("tts").join(sheets[0]["image"].as_str().unwrap())), (4090, 3997));
+    assert_eq!(sheets[1]["cards"].as_array().unwrap().len(), 6);
+}
+
+/// Compare with (or, with CROWN_UPDATE_SNAPSHOTS=1, write) tests/print-snapshots/<name>.
+fn check_snapshot(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("print-snapshots").join(name);
+    if std::env::var_os("CROWN_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("no snapshot {}; run with CROWN_UPDATE_SNAPSHOTS=1 and review it", path.display()));
+    if expected != actual {
+        let line = expected.lines().zip(actual.lines()).position(|(a, b)| a != b).unwrap_or(0);
+        panic!(
+            "{} differs at line {}:\n  expected: {}\n  actual:   {}\n(review, then CROWN_UPDATE_SNAPSHOTS=1)",
+            path.display(),
+            line + 1,
+            expected.lines().nth(line).unwrap_or(""),
+            actual.lines().nth(line).unwrap_or("")
+        );
+    }
+}
+
+#[test]
+fn svg_snapshot_of_every_kind_of_face() {
+    let pack = demo();
+    let (printer, diags) = Printer::new(&pack, Geometry { w: 63.0, h: 88.0, bleed: 0.0 }).unwrap();
+    assert!(diags.is_empty(), "{diags:#?}");
+    let faces = [
+        ("trebuchet", Side::Front, "card-front"),
+        ("palisade", Side::Back, "card-back"),
+        ("old-keep", Side::Front, "card-front-art"),
+        ("royal-decree", Side::Front, "card-front-markup"),
+        ("forest", Side::Front, "stages-front"),
+        ("forest", Side::Back, "stages-back"),
+        ("recruit", Side::Front, "plaque-front"),
+        ("recruit", Side::Back, "plaque-back"),
+        ("lady-of-the-lake", Side::Front, "noble"),
+        ("ragnar", Side::Front, "leader"),
+    ];
+    for (id, side, name) in faces {
+        let d = pack.get(id).unwrap();
+        let r = printer.render(d, side);
+        assert!(r.diagnostics.is_empty(), "{id}: {:#?}", r.diagnostics);
+        // Every face parses with the bundled fonts and has the card's proportions.
+        let tree = print::parse_svg(&r.svg).unwrap();
+        assert!((tree.size().width() / tree.size().height() - 63.0 / 88.0).abs() < 1e-3);
+        check_snapshot(&format!("{name}.svg"), &r.svg);
+    }
+}
+
+const HOSTILE: &str = r#"#:schema ../../../docs/schema/cards.schema.json
+[[card]]
+id = "hostile"
+name = "<script>alert(1)</script>"
+kind = "action"
+keywords = ["a&b"]
+text = "Gain {{ x }} & {% if true %}lose{% endif %} 1 :coin:. Then </text><text>pwned"
+flavor = "\"Quotes\" & 'apostrophes' <b>bold?</b>"
+"#;
+
+#[test]
+fn card_text_is_escaped_everywhere_and_never_a_template() {
+    let dir = temp_pack("hostile", &[("cards/h.toml", HOSTILE)]);
+    let pack = load(dir.path(), "hostile");
+    let svg = print::card_svg(&pack, "hostile", None).unwrap();
+    assert!(svg.diagnostics.iter().all(|d| !d.is_error()), "{:#?}", svg.diagnostics);
+    let front = &svg.front;
+    assert!(!front.contains("<script>"), "raw markup in the SVG");
+    assert!(front.contains("&lt;script&gt;alert(1)&lt;&#x2F;script&gt;"));
+    assert!(!front.contains("</text><text>pwned"));
+    assert!(front.contains("{{ x }}"), "template syntax in card text must print as is");
+    assert!(front.contains("&amp;"));
+    // The SVG is well formed and the names survive as text.
+    let tree = print::parse_svg(front).unwrap();
+    let mut texts = Vec::new();
+    collect_text(tree.root(), &mut texts);
+    let all = texts.join(" ");
+    assert!(all.contains("<script>alert(1)</script>"), "{all}");
+    assert!(all.contains("{{ x }}"), "{all}");
+    assert!(all.contains("</text><text>pwned"), "{all}");
+    let squeezed: String = all.chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(squeezed.contains("Gain{{x}}&{%iftrue%}lose{%endif%}1"), "{squeezed}");
+
+    // The references escape it too.
+    let (html, _) = print::render_reference(&pack, print::ReferenceFormat::Html, Paper::A4).unwrap();
+    let html = String::from_utf8(html).unwrap();
+    assert!(!html.contains("<script>alert"), "raw script in the HTML");
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;&#x2F;script&gt;"));
+    assert!(html.contains("{{ x }}"));
+    assert!(html.contains("<img class=\"icon\""), "icons become images");
+    let (md, _) = print::render_reference(&pack, print::ReferenceFormat::Md, Paper::A4).unwrap();
+    let md = String::from_utf8(md).unwrap();
+    assert!(!md.contains("<script>") && md.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{md}");
+    assert!(md.contains("&lt;b&gt;bold?&lt;/b&gt;"));
+    let (pdf, _) = print::render_reference(&pack, print::ReferenceFormat::Pdf, Paper::A4).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"));
+
+    // And the whole print goes through.
+    let report =
+        print::render_pack(&pack, &opts(&dir.path().join("out"), &[Format::Pdf, Format::Png, Format::Svg])).unwrap();
+    assert_eq!(report.errors(), 0, "{:#?}", report.diagnostics);
+}
+
+fn collect_text(g: &resvg::usvg::Group, out: &mut Vec<String>) {
+    for n in g.children() {
+        match n {
+            resvg::usvg::Node::Group(g) => collect_text(g, out),
+            resvg::usvg::Node::Text(t) => out.push(t.chunks().iter().map(|c| c.text().to_string()).collect()),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn problems_are_diagnostics_naming_the_card_and_file() {
+    let cards = r#"#:schema ../../../docs/schema/cards.schema.json
+[[card]]
+id = "no-art"
+name = "No Art"
+kind = "action"
+art = "art/missing.png"
+text = "Fine text."
+
+[[card]]
+id = "odd-icon"
+name = "Odd Icon"
+kind = "action"
+text = "Gain 1 :swrod: now."
+
+[[card]]
+id = "wordy"
+name = "Wordy"
+kind = "action"
+text = """WORDS"""
+"#
+    .replace("WORDS", &"Far too many words for one small card. ".repeat(40));
+    let dir = temp_pack("broken", &[("cards/b.toml", &cards)]);
+    let pack = load(dir.path(), "broken");
+    let out = dir.path().join("out");
+    let report = print::render_pack(&pack, &opts(&out, &[Format::Pdf, Format::Png])).unwrap();
+    let by_code: BTreeMap<&str, &crown_engine::diag::Diagnostic> =
+        report.diagnostics.iter().map(|d| (d.code, d)).collect();
+    let art = by_code.get("missing-art").expect("missing art reported");
+    assert!(art.is_error() && art.message.contains("no-art") && art.message.contains("art/missing.png"), "{art:?}");
+    assert_eq!(art.file.as_deref(), Some(Path::new("content/broken/cards/b.toml")));
+    assert!(art.line > 0);
+    let icon = by_code.get("unknown-icon").expect("unknown icon reported");
+    assert!(icon.is_error() && icon.message.contains("odd-icon") && icon.message.contains(":swrod:"), "{icon:?}");
+    assert!(icon.hint.as_deref().unwrap_or("").contains("sword"), "{icon:?}");
+    let over = by_code.get("text-overflow").expect("overflow reported");
+    assert!(!over.is_error() && over.message.contains("wordy"), "{over:?}");
+    // Output is still produced, with the placeholder for the missing art.
+    assert!(out.join("png/no-art.png").is_file());
+    assert!(out.join("broken.pdf").is_file());
+
+    // Option problems: bleed larger than the card, a card too large for the paper.
+    let mut o = opts(&out, &[Format::Pdf]);
+    o.bleed_mm = 40.0;
+    let err = print::render_pack(&pack, &o).unwrap_err();
+    assert_eq!(err[0].code, "bad-bleed");
+    let mut o = opts(&out, &[Format::Pdf]);
+    o.size_mm = Some((300.0, 400.0));
+    assert_eq!(print::render_pack(&pack, &o).unwrap_err()[0].code, "card-too-large");
+    let e = print::parse_size("pokr").unwrap_err();
+    assert_eq!(e.code, "unknown-size");
+    assert!(e.hint.as_deref().unwrap_or("").contains("poker"));
+    assert_eq!(print::parse_size("70x110mm").unwrap(), (70.0, 110.0));
+    assert_eq!(print::parse_size("bridge").unwrap(), (56.0, 88.0));
+}
+
+fn crown(args: &[&str]) -> i32 {
+    let mut v = vec!["crown"];
+    v.extend_from_slice(args);
+    crown_tools::run(v)
+}
+
+#[test]
+fn exit_codes() {
+    let dir = temp_pack("codes", &[("cards/c.toml", "#:schema ../../../docs/schema/cards.schema.json\n[[card]]\nid = \"a\"\nname = \"A\"\nkind = \"action\"\ntext = \"Draw :star:.\"\n")]);
+    let root = dir.path().to_str().unwrap();
+    let out = dir.path().join("out");
+    let out_s = out.to_str().unwrap();
+    assert_eq!(crown(&["--project", root, "print", "codes", "--out", out_s, "--format", "svg"]), 0);
+    assert!(out.join("svg/a.svg").is_file());
+    assert_eq!(crown(&["--project", root, "print", "codes", "--out", out_s, "--size", "huge"]), 2);
+    assert_eq!(crown(&["--project", root, "print", "codes", "--out", out_s, "--bleed", "40"]), 2);
+    assert_eq!(crown(&["--project", root, "print", "codes", "--out", out_s, "--format", "jpeg"]), 2);
+    assert_eq!(crown(&["--project", root, "print", "codes", "--out", out_s, "--only", "b"]), 2);
+    assert_eq!(crown(&["--project", root, "print", "nosuchpack"]), 2);
+    let refp = dir.path().join("ref.html");
+    assert_eq!(crown(&["--project", root, "reference", "codes", "--out", refp.to_str().unwrap()]), 0);
+    assert!(std::fs::read_to_string(&refp).unwrap().contains("<h3><span>A</span>"));
+    // A content error: an unknown icon.
+    std::fs::write(
+        dir.path().join("content/codes/cards/c.toml"),
+        "#:schema ../../../docs/schema/cards.schema.json\n[[card]]\nid = \"a\"\nname = \"A\"\nkind = \"action\"\ntext = \"Draw :nope:.\"\n",
+    )
+    .unwrap();
+    assert_eq!(crown(&["--project", root, "print", "codes", "--out", out_s, "--format", "svg"]), 1);
+}
+
+#[test]
+fn reprinting_after_one_edit_renders_only_that_card() {
+    let card = |i: usize, text: &str| {
+        format!("[[card]]\nid = \"c{i}\"\nname = \"Card {i}\"\nkind = \"attack\"\nvalues = {{ attack = {i} }}\ntext = \"{text}\"\n\n")
+    };
+    let write = |dir: &Path, edited: bool| {
+        let mut t = String::from("#:schema ../../../docs/schema/cards.schema.json\n");
+        for i in 0..6 {
+            t.push_str(&card(i, if edited && i == 3 { "Edited text." } else { "Deal damage." }));
+        }
+        std::fs::write(dir.join("content/inc/cards/c.toml"), t).unwrap();
+    };
+    let dir = temp_pack("inc", &[("cards/c.toml", "")]);
+    write(dir.path(), false);
+    let out = dir.path().join("out");
+    let o = opts(&out, &[Format::Png, Format::Svg, Format::Pdf]);
+    let r = print::render_pack(&load(dir.path(), "inc"), &o).unwrap();
+    assert_eq!((r.png_rendered, r.svg_rendered), (6, 6));
+    let before = std::fs::read(out.join("png/c1.png")).unwrap();
+    let r = print::render_pack(&load(dir.path(), "inc"), &o).unwrap();
+    assert_eq!((r.png_rendered, r.png_cached, r.svg_rendered, r.svg_cached), (0, 6, 0, 6));
+    write(dir.path(), true);
+    let r = print::render_pack(&load(dir.path(), "inc"), &o).unwrap();
+    assert_eq!((r.png_rendered, r.svg_rendered), (1, 1));
+    assert!(std::fs::read_to_string(out.join("svg/c3.svg")).unwrap().contains("Edited text."));
+    assert_eq!(std::fs::read(out.join("png/c1.png")).unwrap(), before);
+    // The PDF is always whole.
+    assert_eq!(r.pdf.unwrap().fronts, 6);
+    // A different DPI re-renders the PNGs but not the SVGs.
+    let mut o2 = o.clone();
+    o2.dpi = 100;
+    let r = print::render_pack(&load(dir.path(), "inc"), &o2).unwrap();
+    assert_eq!((r.png_rendered, r.svg_rendered), (6, 0));
+    assert_eq!(png_size(&out.join("png/c0.png")), (248, 346));
+    // A deleted card's files go on the next full print.
+    std::fs::write(
+        dir.path().join("content/inc/cards/c.toml"),
+        format!("#:schema ../../../docs/schema/cards.schema.json\n{}", card(0, "Only one.")),
+    )
+    .unwrap();
+    print::render_pack(&load(dir.path(), "inc"), &o).unwrap();
+    assert!(!out.join("png/c5.png").exists() && !out.join("svg/c5.svg").exists());
+}
+
+#[test]
+fn pack_templates_override_the_built_in_ones() {
+    let front = r##"{%- import "macros.svg" as m -%}
+{{ m::open(geom=geom) }}<rect width="{{ geom.w }}" height="{{ geom.h }}" fill="#123456"/>
+<text x="5" y="10" font-family="Liberation Sans" font-size="4" id="custom">{{ card.name }} / {{ card.kind_label }}</text></svg>
+"##;
+    let dir = temp_pack(
+        "styled",
+        &[
+            ("cards/c.toml", "#:schema ../../../docs/schema/cards.schema.json\n[[card]]\nid = \"a\"\nname = \"Alpha & Co\"\nkind = \"spell\"\ntext = \"x\"\n[[card]]\nid = \"b\"\nname = \"Beta\"\nkind = \"action\"\ntext = \"y\"\n"),
+            ("templates/front-spell.svg", front),
+        ],
+    );
+    let pack = load(dir.path(), "styled");
+    let a = print::card_svg(&pack, "a", None).unwrap();
+    assert!(a.front.contains("id=\"custom\">Alpha &amp; Co / Spell</text>"), "{}", a.front);
+    let b = print::card_svg(&pack, "b", None).unwrap();
+    assert!(!b.front.contains("custom"), "only kind `spell` uses the override");
+
+    // A broken template is an error naming its file.
+    std::fs::write(dir.path().join("content/styled/templates/front-spell.svg"), "{% if %}").unwrap();
+    let err = print::card_svg(&pack, "a", None).unwrap_err();
+    assert_eq!(err[0].code, "template-error");
+    assert_eq!(err[0].file.as_deref(), Some(Path::new("content/styled/templates/front-spell.svg")));
+    // A template that fails while rendering names the card.
+    std::fs::write(dir.path().join("content/styled/templates/front-spell.svg"), "{{ card.nonesuch.deeper }}").unwrap();
+    let r = print::card_svg(&pack, "a", None).unwrap();
+    let d = r.diagnostics.iter().find(|d| d.code == "template-error").expect("render error");
+    assert!(d.message.contains("`a`") && d.message.contains("front-spell.svg"), "{d:?}");
+}
+
+#[test]
+fn reference_names_every_card_noble_leader_plaque_and_scenario() {
+    let pack = demo();
+    let (html, diags) = print::render_reference(&pack, print::ReferenceFormat::Html, Paper::A4).unwrap();
+    assert!(diags.is_empty(), "{diags:#?}");
+    let html = String::from_utf8(html).unwrap();
+    for d in &pack.defs {
+        assert!(html.contains(&format!("<span>{}</span>", d.def.name)), "{} missing", d.def.name);
+    }
+    for s in &pack.scenarios {
+        assert!(html.contains(&s.scenario.name), "{} missing", s.scenario.name);
+    }
+    // Both sides of the plaque, every stage, the option table, the board.
+    assert!(html.contains("Recruit (two players)") && html.contains("2-player side"));
+    for stage in ["Forest", "Logging Camp", "Sawmill", "Royal Forest"] {
+        assert!(html.contains(stage), "{stage}");
+    }
+    assert!(html.contains("<th>Enemy draw</th>") && html.contains("<th>Rounds</th>"));
+    assert!(html.contains("Wessex") && html.contains("Danish armies"));
+    let (md, _) = print::render_reference(&pack, print::ReferenceFormat::Md, Paper::A4).unwrap();
+    let md = String::from_utf8(md).unwrap();
+    assert!(md.contains("### Lady of the Lake") && md.contains("| Solo, hard |"), "{md}");
+    let (pdf, _) = print::render_reference(&pack, print::ReferenceFormat::Pdf, Paper::A4).unwrap();
+    let doc = Document::load_mem(&pdf).unwrap();
+    assert!(!doc.get_pages().is_empty());
+    let mb = media_box(&doc, doc.get_pages()[&1]);
+    assert!((mb[2] - 595.276).abs() < 0.01);
+}
