@@ -366,6 +366,43 @@ fn a_realm_goes_on_from_the_base_game_into_the_expansion_once() {
     drop(again);
 }
 
+/// The two sittings of one realm (the base game, then The Salt Road on what it left),
+/// compared with `tests/golden/kingdom-legacy-saltroad/campaign-two-plays.transcript`.
+/// After an intended change: `KL_BLESS=1 cargo test -p crown-tests --test kl campaign_two`.
+#[test]
+fn campaign_two_plays_matches_its_golden_transcript() {
+    let salt = pack(SALT);
+    let (g1, o1) = new_game(&salt, None, 7, "greedy").run();
+    finished(&g1, &o1, "play 1");
+    let t1 = transcript_text(&g1, &o1);
+    let (g2, o2) = resume(g1, &salt, Some("saltroad"));
+    finished(&g2, &o2, "play 2");
+    let t2 = transcript_text(&g2, &o2);
+    let text = format!(
+        "## play 1: the base game, a new realm\n{t1}\n## play 2: The Salt Road, on the realm play 1 left\n{t2}\n"
+    );
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/golden"))
+        .join(SALT)
+        .join("campaign-two-plays.transcript");
+    if std::env::var_os("KL_BLESS").is_some() {
+        std::fs::write(&path, &text).expect("write the golden transcript");
+        return;
+    }
+    let want = std::fs::read_to_string(&path).expect("the golden transcript exists");
+    if want != text {
+        let (n, (a, b)) = want
+            .lines()
+            .zip(text.lines())
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+            .unwrap_or((want.lines().count().min(text.lines().count()), ("(end)", "(end)")));
+        panic!(
+            "the two-play campaign changed at line {}:\n  golden: {a}\n  now:    {b}\n(KL_BLESS=1 to accept)",
+            n + 1
+        );
+    }
+}
+
 fn realm_fame(g: &Game) -> i64 {
     let mut f = 0;
     for (c, card) in g.state.cards.iter().enumerate() {
