@@ -987,7 +987,7 @@ fn equipment_counts_as_part_of_its_holder() {
         expect(can("Upgrade #38"), "but it may be upgraded");
         act("Equip #38 Longsword to #8");
         expect(host_of(sw) == m && is_equipped(sw), "equipped");
-        expect(!can("Upgrade #38"), "an equipped card cannot be upgraded");
+        expect(!can("Upgrade #38"), "equipment under a holder is not upgradable");
         expect(fame_of(m) == 1 && kw(m, "other"), "fame and keywords count on the holder");
         expect(can("Produce with #8 Militia: 3 blade"), "production adds up");
         act("Produce with #8");
