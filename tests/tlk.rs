@@ -361,7 +361,7 @@ fn plaques_cost_their_slot_and_unaffordable_ones_are_not_offered() {
 // ---------------------------------------------------------------------------------------
 
 #[test]
-fn disbanding_keeps_one_of_every_army_if_possible() {
+fn disbanding_trims_the_largest_peoples_first() {
     let mut t = Table::new(3, None);
     t.run(
         r#"
