@@ -198,14 +198,12 @@ pub fn diff_report(old: &str, new: &str, context: usize) -> (String, Vec<String>
         r.push_str("  diff (expected -, now +):\n");
         let diff = similar::TextDiff::from_lines(old, new);
         let unified = diff.unified_diff().context_radius(context).header("expected", "now").to_string();
-        let mut shown = 0;
-        for l in unified.lines() {
+        for (shown, l) in unified.lines().enumerate() {
             if shown >= 60 {
                 r.push_str("    ... (diff cut at 60 lines)\n");
                 break;
             }
             r.push_str(&format!("    {l}\n"));
-            shown += 1;
         }
     }
     let mut ids = BTreeSet::new();

@@ -162,6 +162,7 @@ pub fn wilson(k: u64, n: u64) -> (f64, f64) {
     ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
+#[allow(clippy::too_many_arguments)]
 /// Play `games` bot games and gather statistics (used by `crown sim` and `crown bench`).
 pub fn simulate(
     pack: &Arc<Pack>,
