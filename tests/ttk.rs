@@ -88,7 +88,7 @@ fn check_table(g: &Game) -> Result<(), String> {
         let placed = card.host.is_some()
             || (card.zone != NO_ZONE && g.state.zones[card.zone as usize].cards.contains(&(c as u32)));
         let removed = card.zone == NO_ZONE && card.host.is_none();
-        if !placed && !(removed && g.state.cards.len() != 108) {
+        if !placed && (!removed || g.state.cards.len() == 108) {
             return Err(format!("card {c} is nowhere"));
         }
     }
