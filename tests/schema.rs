@@ -15,7 +15,7 @@ fn shipped_content_matches_the_json_schemas() {
         let dir = project.pack_dir(&pack);
         for e in walkdir::WalkDir::new(&dir).sort_by_file_name().into_iter().flatten() {
             let path = e.path();
-            if !path.extension().is_some_and(|x| x == "toml") {
+            if path.extension().is_none_or(|x| x != "toml") {
                 continue;
             }
             let rel = path.strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/");
