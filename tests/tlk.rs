@@ -183,7 +183,7 @@ fn bare_table() {
     setup();
     for r in 0..5 {
         for pc in pieces_at(r) {
-            if piece_owner(pc) < 0 { return_piece(pc); }
+            if piece_owner(pc) < 0 && !piece_kind(pc).ends_with("-token") { return_piece(pc); }
         }
     }
     for p in 0..players() {
@@ -193,8 +193,8 @@ fn bare_table() {
         for k in army_kinds() { set_counter(p, "affinity-" + k, 0); }
     }
     set("bs", board_scan());
-    set("conflict", 0);
-    set("succession", 1);
+    set_token("conflict", 0);
+    set_token("succession", 1);
     set("phase", "play");
     start_conflict(0);
 }
@@ -752,7 +752,7 @@ fn a_second_tie_or_a_tie_in_the_last_region_skips_it() {
         bare_table();
         // Four regions won already; Northumbria (0) is the last, no succession token left.
         for r in 1..5 { put_peace(r, 2); }
-        set("succession", -1);
+        set_token("succession", -1);
         armies(0, 1, 1, 0, 0);
         set("invasion", 0);
         set("last_passer", 0);
@@ -851,7 +851,7 @@ fn final_ties_go_to_peace_tokens_then_affinity_then_initiative() {
         r#"
         bare_table();
         set("round", 2);
-        set("succession", -1);
+        set_token("succession", -1);
         for p in 0..3 { set_counter(p, "vp", 30); }
         put_peace(1, 1);
         put_peace(2, 1);
