@@ -356,6 +356,33 @@ fn plaques_cost_their_slot_and_unaffordable_ones_are_not_offered() {
     }
 }
 
+#[test]
+fn market_actions_are_carried_out_as_far_as_they_can_be() {
+    let mut t = Table::new(3, None);
+    t.run(
+        r#"
+        bare_table();
+        // Northumbria (0) and Mercia (1) both hold armies; Kent (4) holds one; Wessex (3) none.
+        armies(0, 1, 0, 0, 0);
+        armies(1, 0, 1, 0, 0);
+        armies(4, 0, 0, 1, 0);
+        // No Mercy must hit two armies when it can: only pairs of two occupied neighbours.
+        expect(strike_pairs(6) == [[0, 1], [1, 4]], `pairs ${strike_pairs(6)}`);
+        // Against Saxon armies only (Brida's Vengeance): Mercia and Kent.
+        expect(strike_pairs(5) == [[1, 4]], `Saxon pairs ${strike_pairs(5)}`);
+        // I Shall Take What Is Mine marches 2 armies: no region holds 2, so any occupied one.
+        expect(take_sources(2) == [0, 1, 4], `sources ${take_sources(2)}`);
+        armies(1, 1, 0, 0, 0);
+        expect(take_sources(2) == [1], `with 2 in Mercia: ${take_sources(2)}`);
+        // With no army anywhere, any neighbouring pair will do (the VP are still gained).
+        for r in 0..5 { for pc in pieces_at(r) { if piece_owner(pc) < 0 && people_index(piece_kind(pc)) < 4 { drop_pc(pc); } } }
+        expect(strike_pairs(6).len() == 7, "all seven neighbouring pairs");
+        expect(take_sources(2) == [], "nothing to march");
+        consistent();
+        "#,
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Disbanding
 // ---------------------------------------------------------------------------------------
