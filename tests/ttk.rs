@@ -149,8 +149,8 @@ fn check_table(g: &Game) -> Result<(), String> {
                 return Err(format!("{}: counter {k} is {} but the kingdom says {v}", pl.name, counter(k)));
             }
         }
-        if castles != 1 {
-            return Err(format!("{}: {castles} castles", pl.name));
+        if castles != 1 || z.cards.first().is_none_or(|&c| mark(g, c, "castle") != 1) {
+            return Err(format!("{}: {castles} castles, or the castle is not the bottom line", pl.name));
         }
     }
     Ok(())
@@ -1061,4 +1061,40 @@ fn solo_enemies_strike_the_player_where_a_land_falls_and_a_fallen_enemy_lets_a_c
         "#,
     );
     done(&t);
+}
+
+/// Rough costs of the script operations the rules lean on (release build):
+/// `cargo test --release -p crown-tests --test ttk micro -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn micro() {
+    let cases = [
+        ("empty loop", "for i in 0..N { }"),
+        ("rules fn", "for i in 0..N { per_line(); }"),
+        ("counter", "for i in 0..N { counter(0, \"lands\"); }"),
+        ("has_keyword", "for i in 0..N { has_keyword(c, \"attack\"); }"),
+        ("invoke can_play", "for i in 0..N { invoke(c, \"can_play\", [0, c]); }"),
+        ("map literal", "for i in 0..N { let m = #{ label: \"x\", kind: \"card\", card: c }; }"),
+        ("interpolate", "for i in 0..N { let s = `Play ${name_of(c)} on ${pname(1)}'s Land`; }"),
+        ("named_lines", "for i in 0..N { named_lines(1); }"),
+        ("open_lines", "for i in 0..N { open_lines(1); }"),
+        ("target_options", "for i in 0..N { target_options(0, \"Play Cannon on\", 4); }"),
+        ("turn_options", "for i in 0..N { turn_options(0); }"),
+        ("fold attack_value", "for i in 0..N { attack_value(0, c); }"),
+        ("log", "for i in 0..N { log(`x ${i}`); }"),
+    ];
+    for (what, body) in cases {
+        let mut t = Table::new(4, None);
+        t.game.as_mut().unwrap().transcript = None;
+        let start = std::time::Instant::now();
+        t.run(&format!(
+            r#"
+            for p in 0..4 {{ let l = kingdom_with_land(p, ["anne", "maria", "simon", "charles"][p]); land_for(p); defend(p, l, "hills"); }}
+            let c = give(0, "cannon"); give(0, "hills"); give(0, "deny"); give(0, "land"); give(0, "spread");
+            set_counter(0, "plays", 3);
+            {body}
+            "#
+        ).replace("N", "1000"));
+        println!("{what:20} {:>8.2} us", start.elapsed().as_secs_f64() * 1e6 / 1000.0);
+    }
 }
