@@ -1098,3 +1098,24 @@ fn micro() {
         println!("{what:20} {:>8.2} us", start.elapsed().as_secs_f64() * 1e6 / 1000.0);
     }
 }
+
+#[test]
+fn render_shows_kingdoms_with_damage_and_hides_traps() {
+    let mut t = Table::new(2, None);
+    t.run(
+        r#"
+        let l = kingdom_with_land(0, "anne");
+        let w = defend(0, l, "walls");
+        defend(0, l, "hills");
+        trap_under(0, l, "trap-real");
+        kingdom_with_land(1, "maria");
+        set_mark(w, "hp", 1);
+        add_counter(0, "defence", -2);
+        let r = render();
+        expect(r.contains("P1 (Anne, Viscountess of Narbonne, 6): defence 7, 0 in hand\n"), r);
+        expect(r.contains("    Land 1 (1): Walls (1/3), Hills (2), trap\n"), r);
+        expect(!r.contains("real"), "the kind of trap is not shown");
+        "#,
+    );
+    done(&t);
+}
