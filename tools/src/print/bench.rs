@@ -184,4 +184,52 @@ mod tests {
         assert_eq!(f.reprint_rendered, 1);
         assert!(f.table().contains("re-print"));
     }
+
+    /// The full benchmark: `cargo test --release -p crown-tools --lib print::bench -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "takes a minute; run by hand or through `crown bench`"]
+    fn thousand_cards() {
+        let f = bench(1000).unwrap();
+        println!("{}", f.table());
+        assert_eq!(f.reprint_rendered, 1);
+    }
+}
+
+#[cfg(test)]
+mod profile {
+    use super::*;
+    use crate::print::{raster, render, Geometry, Printer, Side};
+
+    #[test]
+    #[ignore = "profiling aid"]
+    fn stages() {
+        let tmp = tempfile::tempdir().unwrap();
+        write_pack(tmp.path(), 60, None).unwrap();
+        let pack = load_pack(&Project::new(tmp.path()), "bench", LoadOptions { compile_scripts: false }).pack.unwrap();
+        let geom = Geometry { w: 63.0, h: 88.0, bleed: 0.0 };
+        let (printer, _) = Printer::new(&pack, geom).unwrap();
+        let (mut tr, mut tp, mut tz, mut te) = (0.0, 0.0, 0.0, 0.0);
+        for d in &pack.defs {
+            let t = Instant::now();
+            let svg = printer.render(d, Side::Front).svg;
+            tr += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let tree = render::parse_svg(&svg).unwrap();
+            tp += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let pm = raster::rasterize(&tree, 744, 1039, None, geom).unwrap();
+            tz += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let _ = raster::encode(&pm, Some(300)).unwrap();
+            te += t.elapsed().as_secs_f64();
+        }
+        let n = pack.defs.len() as f64;
+        println!(
+            "per card: template {:.2} ms, parse {:.2} ms, raster {:.2} ms, encode {:.2} ms",
+            tr * 1e3 / n,
+            tp * 1e3 / n,
+            tz * 1e3 / n,
+            te * 1e3 / n
+        );
+    }
 }

@@ -106,7 +106,7 @@ fn short(key: &str) -> String {
 
 fn numbers(map: &BTreeMap<String, i64>, icons: &IconSet) -> Vec<Value> {
     map.iter()
-        .map(|(k, v)| json!({ "key": k, "label": label(k), "short": short(k), "value": v, "icon": icons.uri(k) }))
+        .map(|(k, v)| json!({ "key": k, "label": label(k), "short": short(k), "value": v, "icon": icons.href(k) }))
         .collect()
 }
 
@@ -144,7 +144,7 @@ fn stage_json(s: &Stage, def: &Definition, icons: &IconSet) -> Value {
     let checkboxes: Vec<Value> = s
         .checkboxes
         .iter()
-        .map(|c| json!({ "label": c, "icon": if c.is_empty() { None } else { icons.uri(c) } }))
+        .map(|c| json!({ "label": c, "icon": if c.is_empty() { None } else { icons.href(c) } }))
         .collect();
     json!({
         "position": s.position.as_str(),
@@ -213,7 +213,7 @@ pub fn card_json(pack: &Pack, d: &Def, icons: &IconSet, art: Option<&str>, art_m
         "brings": brings_list,
         "brings_text": brings_text,
         "art": art,
-        "kind_icon": icons.uri(&kind),
+        "kind_icon": icons.href(&kind),
         "art_missing": art_missing,
         "stages": def.stages.iter().map(|s| stage_json(s, def, icons)).collect::<Vec<_>>(),
         "stage_front_top": stage(StagePosition::FrontTop),

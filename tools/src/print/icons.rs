@@ -1,8 +1,10 @@
 //! Icons: the built-in set shipped in the binary, and a pack's own icon set from the
 //! `icons` table of its `pack.toml` (name -> an SVG file in the pack, or a built-in name).
 //!
-//! Icons reach a card as `data:` URIs inside `<image>` elements, so every card SVG is
-//! self-contained and usvg never reads a file while rendering.
+//! On a card an icon is a `<use href="#icon-NAME">` of a `<symbol>` that [`IconSet::attach_symbols`]
+//! adds to the card's SVG, so every card SVG is self-contained, usvg never reads a file
+//! while rendering, and resvg draws icons as plain shapes (a nested SVG image would cost it a
+//! full-card layer per icon). HTML references get the same icons as `data:` URIs.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -61,13 +63,59 @@ fn builtin(name: &str) -> Option<&'static str> {
     BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
 
+#[derive(Debug, Clone)]
+struct Icon {
+    /// `data:image/svg+xml;base64,...`, for HTML.
+    uri: String,
+    /// `#icon-...`, for `<use>` in SVG.
+    href: String,
+    /// The `<symbol>` that `href` points at.
+    symbol: String,
+}
+
 /// A pack's icons, ready to embed.
 #[derive(Debug, Clone, Default)]
 pub struct IconSet {
-    /// Name -> `data:image/svg+xml;base64,...`.
-    uris: BTreeMap<String, String>,
+    icons: BTreeMap<String, Icon>,
     /// Hash of everything that went in, for caches.
     pub hash: u64,
+}
+
+/// The id of an icon's symbol: `icon-` and the name, other characters as `_`.
+fn symbol_id(name: &str) -> String {
+    let clean: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    format!("icon-{clean}")
+}
+
+/// Turn an SVG document into a `<symbol>` with the same viewBox, its ids prefixed so
+/// that icons never clash with each other or with the card.
+pub fn make_symbol(id: &str, svg: &str) -> Result<String, String> {
+    let doc = resvg::usvg::roxmltree::Document::parse(svg).map_err(|e| format!("not valid SVG: {e}"))?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "svg" {
+        return Err("the root element is not <svg>".into());
+    }
+    let num = |n: &str| root.attribute(n).and_then(|v| v.trim().trim_end_matches("px").parse::<f64>().ok());
+    let view_box = match root.attribute("viewBox") {
+        Some(v) => v.to_string(),
+        None => match (num("width"), num("height")) {
+            (Some(w), Some(h)) => format!("0 0 {w} {h}"),
+            _ => return Err("the <svg> has neither a viewBox nor a width and height".into()),
+        },
+    };
+    let inner = match (root.first_child(), root.last_child()) {
+        (Some(a), Some(b)) => &svg[a.range().start..b.range().end],
+        _ => "",
+    };
+    let prefix = format!("{id}-");
+    let inner = inner
+        .replace("xlink:href=", "href=")
+        .replace("id=\"", &format!("id=\"{prefix}"))
+        .replace("url(#", &format!("url(#{prefix}"))
+        .replace("href=\"#", &format!("href=\"#{prefix}"));
+    let view_box = view_box.replace(['"', '<', '>', '&'], "");
+    Ok(format!("<symbol id=\"{id}\" viewBox=\"{view_box}\">{inner}</symbol>"))
 }
 
 impl IconSet {
@@ -79,11 +127,11 @@ impl IconSet {
         let mut diags = Vec::new();
         let mut hasher = Vec::new();
         for (name, svg) in BUILTIN {
-            set.uris.insert((*name).to_string(), data_uri("image/svg+xml", svg.as_bytes()));
+            set.add(name, svg.as_bytes()).expect("built-in icons are valid");
         }
         for (alias, target) in ALIASES {
             if let Some(svg) = builtin(target) {
-                set.uris.insert((*alias).to_string(), data_uri("image/svg+xml", svg.as_bytes()));
+                set.add(alias, svg.as_bytes()).expect("built-in icons are valid");
             }
         }
         let manifest_file = Path::new("content").join(pack.id()).join("pack.toml");
@@ -93,7 +141,7 @@ impl IconSet {
             if !target.ends_with(".svg") {
                 match builtin(target) {
                     Some(svg) => {
-                        set.uris.insert(name.clone(), data_uri("image/svg+xml", svg.as_bytes()));
+                        set.add(name, svg.as_bytes()).expect("built-in icons are valid");
                     }
                     None => diags.push(
                         Diagnostic::error(
@@ -119,7 +167,12 @@ impl IconSet {
                         continue;
                     }
                     hasher.extend_from_slice(&bytes);
-                    set.uris.insert(name.clone(), data_uri("image/svg+xml", &bytes));
+                    if let Err(e) = set.add(name, &bytes) {
+                        diags.push(
+                            Diagnostic::error("bad-icon", format!("icon `{name}`: `{}`: {e}", shown.display()))
+                                .in_file(&manifest_file),
+                        );
+                    }
                 }
                 Err(msg) => diags.push(
                     Diagnostic::error("missing-icon", format!("icon `{name}`: {msg}"))
@@ -132,13 +185,63 @@ impl IconSet {
         (set, diags)
     }
 
-    /// The data URI of an icon, if the set has it.
+    fn add(&mut self, name: &str, svg: &[u8]) -> Result<(), String> {
+        let text = std::str::from_utf8(svg).map_err(|_| "not UTF-8 text".to_string())?;
+        let id = symbol_id(name);
+        let symbol = make_symbol(&id, text)?;
+        self.icons
+            .insert(name.to_string(), Icon { uri: data_uri("image/svg+xml", svg), href: format!("#{id}"), symbol });
+        Ok(())
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.icons.contains_key(name)
+    }
+
+    /// The data URI of an icon (for HTML), if the set has it.
     pub fn uri(&self, name: &str) -> Option<&str> {
-        self.uris.get(name).map(String::as_str)
+        self.icons.get(name).map(|i| i.uri.as_str())
+    }
+
+    /// `#icon-NAME`, for `<use href="...">` in SVG, if the set has it.
+    pub fn href(&self, name: &str) -> Option<&str> {
+        self.icons.get(name).map(|i| i.href.as_str())
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.uris.keys().map(String::as_str)
+        self.icons.keys().map(String::as_str)
+    }
+
+    /// Add the `<symbol>` of every icon an SVG document refers to (`"#icon-..."`) in a
+    /// `<defs>` just before its closing `</svg>`.
+    pub fn attach_symbols(&self, svg: &str) -> String {
+        let mut wanted: Vec<&str> = Vec::new();
+        let mut rest = svg;
+        while let Some(i) = rest.find("\"#icon-") {
+            let after = &rest[i + 2..];
+            let end = after.find('"').unwrap_or(after.len());
+            let id = &after[..end];
+            if !wanted.contains(&id) {
+                wanted.push(id);
+            }
+            rest = &after[end..];
+        }
+        if wanted.is_empty() {
+            return svg.to_string();
+        }
+        let Some(close) = svg.rfind("</svg>") else { return svg.to_string() };
+        let mut defs = String::from("<defs>");
+        for id in &wanted {
+            if let Some(icon) = self.icons.values().find(|i| &i.href[1..] == *id) {
+                defs.push_str(&icon.symbol);
+            }
+        }
+        defs.push_str("</defs>\n");
+        let mut out = String::with_capacity(svg.len() + defs.len());
+        out.push_str(&svg[..close]);
+        out.push_str(&defs);
+        out.push_str(&svg[close..]);
+        out
     }
 }
 
@@ -163,6 +266,30 @@ mod tests {
             let tree = resvg::usvg::Tree::from_str(svg, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(tree.size().width(), 24.0, "{name}");
         }
+    }
+
+    #[test]
+    fn symbols_keep_the_view_box_and_prefix_ids() {
+        let svg = r##"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="20"><defs><linearGradient id="g"/></defs><rect fill="url(#g)" width="10" height="20"/><use xlink:href="#g"/></svg>"##;
+        let s = make_symbol("icon-x", svg).unwrap();
+        assert_eq!(
+            s,
+            r##"<symbol id="icon-x" viewBox="0 0 10 20"><defs><linearGradient id="icon-x-g"/></defs><rect fill="url(#icon-x-g)" width="10" height="20"/><use href="#icon-x-g"/></symbol>"##
+        );
+        assert!(make_symbol("icon-y", "<html/>").is_err());
+        assert!(make_symbol("icon-y", "not xml").is_err());
+    }
+
+    #[test]
+    fn used_symbols_are_attached_once() {
+        let (set, _) = IconSet::for_pack(&crate::print::layout::tests::test_pack());
+        let card = r##"<svg xmlns="http://www.w3.org/2000/svg"><use href="#icon-coin"/><use href="#icon-coin"/><use href="#icon-crown"/></svg>"##;
+        let out = set.attach_symbols(card);
+        assert_eq!(out.matches("<symbol id=\"icon-coin\"").count(), 1);
+        assert_eq!(out.matches("<symbol ").count(), 2);
+        assert!(out.ends_with("</defs>\n</svg>"));
+        let tree = resvg::usvg::Tree::from_str(&out, &resvg::usvg::Options::default()).unwrap();
+        assert!(tree.root().has_children());
     }
 
     #[test]

@@ -264,7 +264,7 @@ pub fn layout(req: &Request<'_>, icons: &IconSet) -> Laid {
                             fonts::width_em(*f, s)
                         }
                         Piece::Icon(name) => {
-                            if icons.uri(name).is_none() {
+                            if !icons.has(name) {
                                 report(Issue::UnknownIcon(name.clone()));
                             }
                             ICON_ADVANCE
@@ -365,7 +365,7 @@ pub fn layout(req: &Request<'_>, icons: &IconSet) -> Laid {
                     },
                     Piece::Icon(name) => {
                         close(&mut open, &mut runs);
-                        if let Some(uri) = icons.uri(name) {
+                        if let Some(uri) = icons.href(name) {
                             let icon_x = x0 + (x + (ICON_ADVANCE - ICON_SIZE) / 2.0) * size;
                             let icon_y = baseline - (cap * 0.5 + ICON_SIZE * 0.5) * size;
                             runs.push(Run::Icon {
@@ -400,7 +400,7 @@ pub fn measure(text: &str, font: FontId, icons: &IconSet) -> f32 {
                 total += match p {
                     Piece::Text(s, f) => fonts::width_em(f, &s),
                     Piece::Icon(n) => {
-                        if icons.uri(&n).is_none() {
+                        if !icons.has(&n) {
                             report(Issue::UnknownIcon(n));
                         }
                         ICON_ADVANCE
@@ -424,7 +424,7 @@ pub fn excerpt(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn req(text: &str, width: f32, height: f32) -> Request<'_> {
@@ -448,7 +448,7 @@ mod tests {
         set
     }
 
-    pub(crate) fn test_pack() -> crown_engine::content::Pack {
+    pub fn test_pack() -> crown_engine::content::Pack {
         crown_engine::content::Pack {
             manifest: toml::from_str("id = \"t\"\nname = \"T\"\nversion = \"1\"\nplayers = { min = 1, max = 2 }\n")
                 .unwrap(),

@@ -32,7 +32,10 @@ pub mod sheet;
 pub mod templates;
 pub mod util;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
@@ -233,7 +236,7 @@ struct Job<'a> {
 }
 
 struct JobOut {
-    tree: Option<usvg::Tree>,
+    tree: Option<Arc<usvg::Tree>>,
     diags: Vec<Diagnostic>,
     svg_rendered: bool,
     png_rendered: bool,
@@ -318,11 +321,23 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         }
     }
     let need_trees = opts.wants(Format::Pdf) || opts.wants(Format::Tts);
-    let outs: Vec<JobOut> = jobs.par_iter().map(|j| run_job(&printer, j, opts, &cache, need_trees)).collect();
+    let face_index: BTreeMap<(&str, Side), usize> =
+        jobs.iter().enumerate().map(|(i, j)| ((j.def.def.id.as_str(), j.side), i)).collect();
+    let index_of = |id: &str, side: Side| face_index.get(&(id, side)).copied();
+    let plan = grid.map(|g| (g, paginate(&defs, &g, geom, opts.backs, &index_of)));
+    let title = format!("{} {}: cards", pack.manifest.name, pack.manifest.version);
+    let pdf_job = plan.as_ref().map(|(g, (pages, ..))| PdfJob {
+        grid: g,
+        geom,
+        pages,
+        crop_marks: opts.crop_marks,
+        title: &title,
+    });
+    let (outs, pdf_result) = run_jobs(&printer, &jobs, opts, &cache, need_trees, pdf_job);
 
     let mut report =
         Report { pack: pack.id().to_string(), out: out_dir.clone(), faces: jobs.len(), ..Report::default() };
-    let mut trees: Vec<Option<usvg::Tree>> = Vec::with_capacity(outs.len());
+    let mut trees: Vec<Option<Arc<usvg::Tree>>> = Vec::with_capacity(outs.len());
     for (j, o) in jobs.iter().zip(outs) {
         diags.extend(o.diags);
         report.written.extend(o.written);
@@ -358,7 +373,6 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         }
         trees.push(o.tree);
     }
-    let index_of = |id: &str, side: Side| jobs.iter().position(|j| j.def.def.id == id && j.side == side);
     if opts.only.is_empty() {
         // A full print: faces of definitions that are gone (or lost their back) go too.
         let keep: std::collections::BTreeSet<String> =
@@ -370,29 +384,15 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         }
     }
 
-    if let Some(grid) = grid {
-        let (pages, placements, fronts, backs) = paginate(&defs, &grid, geom, opts.backs, &index_of);
-        let missing = pages.iter().flat_map(|p| p.slots.iter()).any(|(_, t)| trees[*t].is_none());
-        if missing {
+    if let (Some((grid, (pages, placements, fronts, backs))), Some(result)) = (plan, pdf_result) {
+        if pages.iter().flat_map(|p| p.slots.iter()).any(|(_, t)| trees[*t].is_none()) {
             diags.push(Diagnostic::error(
                 "render-failed",
                 "some faces could not be rendered; the PDF leaves their places empty",
             ));
         }
-        // Slots whose face failed are left out of the drawing.
-        let present: Vec<usize> = (0..trees.len()).filter(|i| trees[*i].is_some()).collect();
-        let tree_refs: Vec<&usvg::Tree> = present.iter().map(|i| trees[*i].as_ref().expect("present")).collect();
-        let remap = |t: usize| present.iter().position(|p| *p == t);
-        let pages_drawn: Vec<sheet::PagePlan> = pages
-            .iter()
-            .map(|p| sheet::PagePlan {
-                side: p.side,
-                slots: p.slots.iter().filter_map(|(s, t)| remap(*t).map(|t| (*s, t))).collect(),
-            })
-            .collect();
-        let title = format!("{} {}: cards", pack.manifest.name, pack.manifest.version);
-        let bytes = sheet::write_pdf(&grid, geom, &pages_drawn, &tree_refs, opts.crop_marks, &title)
-            .map_err(|e| vec![Diagnostic::error("pdf-error", format!("could not write the PDF: {e}"))])?;
+        let bytes =
+            result.map_err(|e| vec![Diagnostic::error("pdf-error", format!("could not write the PDF: {e}"))])?;
         let path = out_dir.join(format!("{}.pdf", pack.id()));
         out::write_atomic(&path, &bytes).map_err(|e| vec![io_diag(&path, &e)])?;
         report.written.push(path.clone());
@@ -458,6 +458,76 @@ fn select<'p>(pack: &'p Pack, only: &[String]) -> Result<Vec<&'p Def>, Vec<Diagn
 
 fn io_diag(path: &Path, e: &std::io::Error) -> Diagnostic {
     Diagnostic::error("io-error", format!("cannot write {}: {e}", path.display()))
+}
+
+/// What the PDF needs while the faces are being rendered.
+struct PdfJob<'a> {
+    grid: &'a Grid,
+    geom: Geometry,
+    pages: &'a [sheet::PagePlan],
+    crop_marks: bool,
+    title: &'a str,
+}
+
+/// Render every face on the thread pool, in roughly the order of the jobs; when a PDF is
+/// wanted, another thread draws its pages as soon as their faces are ready, so drawing
+/// overlaps rendering.
+#[allow(clippy::type_complexity)]
+fn run_jobs(
+    printer: &Printer<'_>,
+    jobs: &[Job<'_>],
+    opts: &PrintOptions,
+    cache: &cache::Cache,
+    need_trees: bool,
+    pdf: Option<PdfJob<'_>>,
+) -> (Vec<JobOut>, Option<Result<Vec<u8>, String>>) {
+    let n = jobs.len();
+    let slots: Vec<Mutex<Option<JobOut>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let wants_pdf = pdf.is_some();
+    let pdf_result = std::thread::scope(|s| {
+        // Created in here, so that if a job panics the sender is dropped while unwinding
+        // and the drawer stops waiting.
+        let (tx, rx) = mpsc::channel::<(usize, Option<Arc<usvg::Tree>>)>();
+        let drawer = pdf.map(|p| {
+            s.spawn(move || {
+                let mut have: BTreeMap<usize, Option<Arc<usvg::Tree>>> = BTreeMap::new();
+                let mut get = |i: usize| -> Option<Arc<usvg::Tree>> {
+                    while !have.contains_key(&i) {
+                        match rx.recv() {
+                            Ok((k, t)) => {
+                                have.insert(k, t);
+                            }
+                            Err(_) => return None,
+                        }
+                    }
+                    have.get(&i).cloned().flatten()
+                };
+                sheet::write_pdf(p.grid, p.geom, p.pages, &mut get, p.crop_marks, p.title)
+            })
+        });
+        let sender = &tx;
+        rayon::scope(|rs| {
+            for _ in 0..rayon::current_num_threads() {
+                rs.spawn(|_| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    let out = run_job(printer, &jobs[i], opts, cache, need_trees);
+                    if wants_pdf {
+                        let _ = sender.send((i, out.tree.clone()));
+                    }
+                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
+                });
+            }
+        });
+        drop(tx);
+        drawer.map(|h| h.join().unwrap_or_else(|_| Err("the PDF writer stopped".to_string())))
+    });
+    let outs =
+        slots.into_iter().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every job ran")).collect();
+    (outs, pdf_result)
 }
 
 fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cache::Cache, need_trees: bool) -> JobOut {
@@ -551,7 +621,7 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
         }
     }
     if need_trees {
-        o.tree = Some(tree);
+        o.tree = Some(Arc::new(tree));
     }
     o
 }
@@ -666,7 +736,7 @@ fn write_tts(
     pack: &Pack,
     defs: &[&Def],
     geom: Geometry,
-    trees: &[Option<usvg::Tree>],
+    trees: &[Option<Arc<usvg::Tree>>],
     index_of: &(dyn Fn(&str, Side) -> Option<usize> + Sync),
     out_dir: &Path,
     back_of: Option<&str>,
@@ -689,11 +759,11 @@ fn write_tts(
     let back_tree = back_of.and_then(|id| index_of(id, Side::Back));
     let generic_back = back_tree.and_then(&raster_cell).transpose().map_err(err)?;
     let back_png = match &generic_back {
-        Some(pm) => pm.encode_png().map_err(|e| err(e.to_string()))?,
+        Some(pm) => raster::encode(pm, None).map_err(err)?,
         None => {
             let mut pm = resvg::tiny_skia::Pixmap::new(cell.0, cell.1).ok_or_else(|| err("bad cell size".into()))?;
             pm.fill(resvg::tiny_skia::Color::from_rgba8(0x2b, 0x2f, 0x3a, 255));
-            pm.encode_png().map_err(|e| err(e.to_string()))?
+            raster::encode(&pm, None).map_err(err)?
         }
     };
     let back_path = dir.join("back.png");

@@ -16,7 +16,30 @@ pub fn face_png(tree: &usvg::Tree, geom: Geometry, dpi: u32) -> Result<Vec<u8>, 
     let (fw, fh) = geom.full();
     let (w, h) = (px(fw, dpi), px(fh, dpi));
     let pm = rasterize(tree, w, h, None, geom)?;
-    pm.encode_png().map_err(|e| e.to_string())
+    encode(&pm, Some(dpi))
+}
+
+/// Encode an opaque image (every image here is drawn on white) as an RGB PNG, with fast
+/// compression, and its resolution recorded when known.
+pub fn encode(pm: &Pixmap, dpi: Option<u32>) -> Result<Vec<u8>, String> {
+    let mut rgb = Vec::with_capacity((pm.width() * pm.height() * 3) as usize);
+    for px in pm.pixels() {
+        // Opaque, so premultiplied and straight colour agree.
+        rgb.extend_from_slice(&[px.red(), px.green(), px.blue()]);
+    }
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, pm.width(), pm.height());
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.set_compression(png::Compression::Fast);
+    if let Some(dpi) = dpi {
+        let ppm = (f64::from(dpi) / 0.0254).round() as u32;
+        enc.set_pixel_dims(Some(png::PixelDimensions { xppu: ppm, yppu: ppm, unit: png::Unit::Meter }));
+    }
+    let mut w = enc.write_header().map_err(|e| e.to_string())?;
+    w.write_image_data(&rgb).map_err(|e| e.to_string())?;
+    w.finish().map_err(|e| e.to_string())?;
+    Ok(out)
 }
 
 /// Rasterise a face into `w` x `h` pixels; with `trim` the bleed is cut off first.
@@ -80,7 +103,7 @@ pub fn compose(cells: &[Pixmap], cols: usize, rows: usize, cell: (u32, u32)) -> 
             None,
         );
     }
-    sheet.encode_png().map_err(|e| e.to_string())
+    encode(&sheet, None)
 }
 
 #[cfg(test)]

@@ -756,7 +756,7 @@ fn reference_pdf(
                 format!("{} failed: {e}", templates.origin("reference-page.svg").describe("reference-page.svg")),
             )]
         })?;
-        svgs.push(svg);
+        svgs.push(icons.attach_symbols(&svg));
     }
     let trees: Vec<_> = svgs
         .iter()

@@ -211,7 +211,7 @@ impl<'p> Printer<'p> {
             "ink": colors.ink(),
             "back_color": self.back_color.hex(),
             "back_ink": self.back_ink.hex(),
-            "back_icon": if self.icons.uri("back").is_some() { "back" } else { "crown" },
+            "back_icon": if self.icons.has("back") { "back" } else { "crown" },
         })
     }
 
@@ -280,7 +280,7 @@ impl<'p> Printer<'p> {
                 return Rendered { svg: String::new(), diagnostics: diags };
             }
         };
-        let svg = if name.ends_with(".svg") { tidy_numbers(&svg) } else { svg };
+        let svg = if name.ends_with(".svg") { self.icons.attach_symbols(&tidy_numbers(&svg)) } else { svg };
         Rendered { svg, diagnostics: diags }
     }
 

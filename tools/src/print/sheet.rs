@@ -117,12 +117,13 @@ pub struct Placement {
     pub h_mm: f64,
 }
 
-/// Draw the pages. `trees[i]` is a face; `slots` refer to it by index.
+/// Draw the pages. Slots name faces by index; `face(i)` hands over face `i` (waiting for
+/// it if need be), or `None` when it could not be rendered: its place stays empty.
 pub fn write_pdf(
     grid: &Grid,
     geom: Geometry,
     pages: &[PagePlan],
-    trees: &[&usvg::Tree],
+    face: &mut dyn FnMut(usize) -> Option<std::sync::Arc<usvg::Tree>>,
     crop_marks: bool,
     title: &str,
 ) -> Result<Vec<u8>, String> {
@@ -134,10 +135,11 @@ pub fn write_pdf(
     for page in pages {
         let mut p = doc.start_page_with(page_size.clone());
         let mut s = p.surface();
-        for &(slot, tree) in &page.slots {
+        for &(slot, i) in &page.slots {
+            let Some(tree) = face(i) else { continue };
             let (x, y) = grid.cell(slot, page.side);
             s.push_transform(&Transform::from_translate(pt(x), pt(y)));
-            s.draw_svg(trees[tree], cell, SvgSettings::default());
+            s.draw_svg(&tree, cell, SvgSettings::default());
             s.pop();
         }
         if crop_marks && page.side == Side::Front {

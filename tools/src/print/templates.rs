@@ -331,13 +331,13 @@ impl tera::Function for FitFn {
     }
 }
 
-/// `icon(name)`: the data URI of an icon (empty, and reported, when unknown).
+/// `icon(name)`: `#icon-NAME`, for `<use href="...">` (empty, and reported, when unknown).
 struct IconFn(Arc<IconSet>);
 
 impl tera::Function for IconFn {
     fn call(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
         let name = arg_str(args, "name")?.ok_or_else(|| tera::Error::msg("icon: argument `name` is required"))?;
-        match self.0.uri(name) {
+        match self.0.href(name) {
             Some(u) => Ok(Value::String(u.to_string())),
             None => {
                 layout::report(Issue::UnknownIcon(name.to_string()));
@@ -347,7 +347,7 @@ impl tera::Function for IconFn {
     }
 
     fn is_safe(&self) -> bool {
-        // Base64 data URIs hold no character that needs escaping.
+        // `#icon-` and a name of letters, digits, `-` and `_`.
         true
     }
 }
