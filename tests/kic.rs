@@ -667,7 +667,7 @@ fn an_officer_can_be_charged_only_when_all_six_of_its_pawns_are_in_play() {
         for x in 1..=6 { unit(1, 1, x, 8); }
         same(supply("pawn-blue"), 0, "all six blue pawns in play");
         let a = subs(0, "Attack with general at 3,3");
-        expect(a.contains("Charge Blue's officer at 4,4"), "now the officer dies from the hit");
+        expect(a.contains("Charge Blue's officer at 4,4"), "now the hit kills the officer");
         "#,
     );
     t.answers(0, &["Attack with general at 3,3", "Charge Blue's officer at 4,4"]);
