@@ -979,12 +979,14 @@ fn survival_restarts_the_first_fallen_kingdom_with_village_land_and_mercenaries(
         kingdom_with_land(0, "anne");
         set_character(1, "maria");
         let c1 = castle_for(1);
+        let old = give(1, "hills");
         kingdom_with_land(2, "simon");
         make_attack(0, give(0, "cannon"), "Play Cannon on", c1);
         expect(!is_out(1) && counter(1, "restarted") == 1, "Maria restarts");
         expect(def_of(bottom(kingdom(1))) == "village" && mark(bottom(kingdom(1)), "castle") == 1, "around the Village");
         expect(counter(1, "lands") == 1 && counter(1, "defence") == 3, "with the Land");
         expect(find_in(hand(1), "mercenaries-1") >= 0 && find_in(hand(1), "mercenaries-2") >= 0, "and both Mercenaries in hand");
+        expect(count(hand(1)) == 2 && in_discard(old), "the Mercenaries are her whole hand");
         expect(hand_size(1) == 4, "filling to four from now on");
         // A second fall is final.
         set_character(2, "simon");
