@@ -1121,3 +1121,35 @@ fn render_shows_kingdoms_with_damage_and_hides_traps() {
     );
     done(&t);
 }
+
+#[test]
+fn spread_shares_meet_traps_and_answers_one_by_one() {
+    let mut t = Table::new(3, None);
+    t.answers(
+        0,
+        &[
+            "Send a share of Cannon to P2's Land 1",
+            "2 damage on P2's Land 1",
+            "Send a share of Cannon to P3's Land 1",
+        ],
+    );
+    t.answers(1, &["Turn it on P1's Land 1"]);
+    t.answers(2, &["Deny the Cannon"]);
+    t.run(
+        r#"
+        let a1 = kingdom_with_land(0, "anne");
+        defend(0, a1, "walls");
+        let a2 = land_for(0);
+        let m = kingdom_with_land(1, "maria");
+        let trap = trap_under(1, m, "trap-real");
+        let s = kingdom_with_land(2, "simon");
+        give(2, "deny");
+        set_counter(0, "spread", 1);
+        make_attack(0, give(0, "cannon"), "Play Cannon on", -1);
+        expect(in_discard(trap) && in_kingdom(m), "Maria's real trap took her share and turned it back");
+        expect(mark(top_card(a1), "hp") == 1 && in_kingdom(a2), "Maria put the 2 on Anne's walled Land 1");
+        expect(in_kingdom(s) && counter(2, "lands") == 1, "Simon denied his share only");
+        "#,
+    );
+    done(&t);
+}
