@@ -1127,11 +1127,7 @@ fn spread_shares_meet_traps_and_answers_one_by_one() {
     let mut t = Table::new(3, None);
     t.answers(
         0,
-        &[
-            "Send a share of Cannon to P2's Land 1",
-            "2 damage on P2's Land 1",
-            "Send a share of Cannon to P3's Land 1",
-        ],
+        &["Send a share of Cannon to P2's Land 1", "2 damage on P2's Land 1", "Send a share of Cannon to P3's Land 1"],
     );
     t.answers(1, &["Turn it on P1's Land 1"]);
     t.answers(2, &["Deny the Cannon"]);
