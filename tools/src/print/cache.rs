@@ -3,7 +3,7 @@
 //! renders only the faces whose hash changed or whose file is gone. Faces that had any
 //! diagnostic are never recorded, so their problems are reported again next time.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -15,21 +15,36 @@ const VERSION: u32 = 1;
 pub struct Cache {
     version: u32,
     entries: BTreeMap<String, String>,
+    /// The SVG and PNG files found in the output folder when the cache was loaded.
+    #[serde(skip)]
+    present: BTreeSet<String>,
 }
 
 impl Cache {
     /// The cache of an output folder (empty when missing, unreadable or of another version).
     pub fn load(out: &Path) -> Cache {
-        std::fs::read_to_string(out.join(FILE))
+        let mut cache = std::fs::read_to_string(out.join(FILE))
             .ok()
             .and_then(|t| serde_json::from_str::<Cache>(&t).ok())
             .filter(|c| c.version == VERSION)
-            .unwrap_or(Cache { version: VERSION, entries: BTreeMap::new() })
+            .unwrap_or(Cache { version: VERSION, entries: BTreeMap::new(), present: BTreeSet::new() });
+        // One listing per folder instead of one look-up per file.
+        for dir in ["svg", "png"] {
+            if let Ok(rd) = std::fs::read_dir(out.join(dir)) {
+                for e in rd.flatten() {
+                    if e.file_type().is_ok_and(|t| t.is_file()) {
+                        cache.present.insert(format!("{dir}/{}", e.file_name().to_string_lossy()));
+                    }
+                }
+            }
+        }
+        cache
     }
 
-    /// Whether `rel` (relative to `out`) exists and was made from `key`.
-    pub fn fresh(&self, out: &Path, rel: &str, key: u64) -> bool {
-        self.entries.get(rel).is_some_and(|k| *k == format!("{key:016x}")) && out.join(rel).is_file()
+    /// Whether `rel` (`svg/...` or `png/...`) existed when the cache was loaded and was
+    /// made from `key`.
+    pub fn fresh(&self, rel: &str, key: u64) -> bool {
+        self.present.contains(rel) && self.entries.get(rel).is_some_and(|k| *k == format!("{key:016x}"))
     }
 
     pub fn set(&mut self, rel: &str, key: u64) {
@@ -56,14 +71,14 @@ mod tests {
         std::fs::create_dir_all(dir.join("svg")).unwrap();
         std::fs::write(dir.join("svg/a.svg"), "x").unwrap();
         let mut c = Cache::load(&dir);
-        assert!(!c.fresh(&dir, "svg/a.svg", 7));
+        assert!(!c.fresh("svg/a.svg", 7));
         c.set("svg/a.svg", 7);
         c.set("svg/gone.svg", 7);
         c.save(&dir).unwrap();
         let c = Cache::load(&dir);
-        assert!(c.fresh(&dir, "svg/a.svg", 7));
-        assert!(!c.fresh(&dir, "svg/a.svg", 8));
-        assert!(!c.fresh(&dir, "svg/gone.svg", 7));
+        assert!(c.fresh("svg/a.svg", 7));
+        assert!(!c.fresh("svg/a.svg", 8));
+        assert!(!c.fresh("svg/gone.svg", 7));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -302,24 +302,14 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         None
     };
     for d in &defs {
-        jobs.push(Job {
-            def: d,
-            side: Side::Front,
-            key: printer.key(d, Side::Front),
-            stem: d.def.id.clone(),
-            files: true,
-        });
+        jobs.push(Job { def: d, side: Side::Front, key: 0, stem: d.def.id.clone(), files: true });
         let own_back = Printer::two_sided(d) || opts.backs;
         if own_back || tts_back.as_deref() == Some(d.def.id.as_str()) {
-            jobs.push(Job {
-                def: d,
-                side: Side::Back,
-                key: printer.key(d, Side::Back),
-                stem: format!("{}.back", d.def.id),
-                files: own_back,
-            });
+            jobs.push(Job { def: d, side: Side::Back, key: 0, stem: format!("{}.back", d.def.id), files: own_back });
         }
     }
+    // Cache keys hash every definition: spread them over the cores too.
+    jobs.par_iter_mut().for_each(|j| j.key = printer.key(j.def, j.side));
     let need_trees = opts.wants(Format::Pdf) || opts.wants(Format::Tts);
     let face_index: BTreeMap<(&str, Side), usize> =
         jobs.iter().enumerate().map(|(i, j)| ((j.def.def.id.as_str(), j.side), i)).collect();
@@ -537,8 +527,8 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
     let png_key = util::Hasher::default().u64(j.key).u64(u64::from(opts.dpi)).finish();
     let want_svg = opts.wants(Format::Svg) && j.files;
     let want_png = opts.wants(Format::Png) && j.files;
-    let svg_fresh = want_svg && cache.fresh(out_dir, &svg_rel, j.key);
-    let png_fresh = want_png && cache.fresh(out_dir, &png_rel, png_key);
+    let svg_fresh = want_svg && cache.fresh(&svg_rel, j.key);
+    let png_fresh = want_png && cache.fresh(&png_rel, png_key);
     let need_tree = need_trees || (want_png && !png_fresh);
     let mut o = JobOut {
         tree: None,
