@@ -1149,3 +1149,33 @@ fn spread_shares_meet_traps_and_answers_one_by_one() {
     );
     done(&t);
 }
+
+#[test]
+fn a_hand_of_dead_cards_discards_one_to_make_room() {
+    let mut t = Table::new(2, None);
+    t.answers(0, &["Discard Walls to make room", "Play Land", "End turn"]);
+    t.run(
+        r#"
+        set_character(0, "anne");
+        let c = castle_for(0);
+        defend(0, c, "hills");
+        defend(0, c, "moat");
+        kingdom_with_land(1, "maria");
+        for id in ["walls", "walls", "moat", "deny", "gold"] { give(0, id); }
+        create_cards("land", 3, zone("deck"));
+        take_turn(0);
+        expect(count(hand(0)) == 4 && find_in(zone("discard"), "walls") >= 0, "one Walls discarded");
+        take_turn(0);
+        expect(count(hand(0)) == 4 && counter(0, "lands") == 1, "next turn: a Land drawn and played");
+        // With the deck spent, a dead hand just passes.
+        while count(zone("deck")) > 0 { discard(top(zone("deck"))); }
+        let l = lines(0)[1];
+        defend(0, l, "hills");
+        defend(0, l, "hills");
+        let n = count(hand(0));
+        take_turn(0);
+        expect(count(hand(0)) == n, "no discard once the deck is spent");
+        "#,
+    );
+    done(&t);
+}
