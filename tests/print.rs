@@ -516,6 +516,16 @@ fn crown(args: &[&str]) -> i32 {
 }
 
 #[test]
+fn a_pack_without_pieces_prints_nothing_and_says_so() {
+    let dir = temp_pack("empty", &[]);
+    let pack = load(dir.path(), "empty");
+    let r = print::render_pack(&pack, &opts(&dir.path().join("out"), &[Format::Pdf, Format::Tts])).unwrap();
+    assert_eq!(r.errors(), 0);
+    assert_eq!(r.diagnostics[0].code, "nothing-to-print");
+    assert!(r.pdf.is_none() && r.written.is_empty());
+}
+
+#[test]
 fn exit_codes() {
     let dir = temp_pack("codes", &[("cards/c.toml", "#:schema ../../../docs/schema/cards.schema.json\n[[card]]\nid = \"a\"\nname = \"A\"\nkind = \"action\"\ntext = \"Draw :star:.\"\n")]);
     let root = dir.path().to_str().unwrap();

@@ -289,6 +289,21 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     };
     let (printer, mut diags) = Printer::new(pack, geom)?;
     let defs = select(pack, &opts.only)?;
+    if defs.is_empty() {
+        diags.push(
+            Diagnostic::warning(
+                "nothing-to-print",
+                format!("`{}` has no card, plaque, noble or leader to print", pack.id()),
+            )
+            .hint("definitions with `count = 0` are not printed"),
+        );
+        return Ok(Report {
+            pack: pack.id().to_string(),
+            out: opts.out.clone(),
+            diagnostics: diags,
+            ..Report::default()
+        });
+    }
     let out_dir = &opts.out;
     std::fs::create_dir_all(out_dir).map_err(|e| vec![io_diag(out_dir, &e)])?;
     let mut cache = if opts.use_cache { cache::Cache::load(out_dir) } else { cache::Cache::default() };
