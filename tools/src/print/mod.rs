@@ -440,7 +440,7 @@ fn remove_stale(dir: &Path, ext: &str, keep: &std::collections::BTreeSet<String>
     }
 }
 
-/// The definitions to print, in pack order; `only` narrows them (unknown ids are errors).
+/// The definitions to print, grouped by kind, in pack order within a kind; `only` narrows them (unknown ids are errors).
 fn select<'p>(pack: &'p Pack, only: &[String]) -> Result<Vec<&'p Def>, Vec<Diagnostic>> {
     let mut errs = Vec::new();
     for id in only {
@@ -458,7 +458,11 @@ fn select<'p>(pack: &'p Pack, only: &[String]) -> Result<Vec<&'p Def>, Vec<Diagn
     if !errs.is_empty() {
         return Err(errs);
     }
-    Ok(pack.defs.iter().filter(|d| d.def.count > 0 && (only.is_empty() || only.contains(&d.def.id))).collect())
+    let mut defs: Vec<&Def> =
+        pack.defs.iter().filter(|d| d.def.count > 0 && (only.is_empty() || only.contains(&d.def.id))).collect();
+    // Cards first, then plaques, nobles and leaders, each in pack order: sheets of one kind.
+    defs.sort_by_key(|d| d.kind);
+    Ok(defs)
 }
 
 fn io_diag(path: &Path, e: &std::io::Error) -> Diagnostic {
