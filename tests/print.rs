@@ -584,7 +584,8 @@ fn reprinting_after_one_edit_renders_only_that_card() {
     let r = print::render_pack(&load(dir.path(), "inc"), &o2).unwrap();
     assert_eq!((r.png_rendered, r.svg_rendered), (6, 0));
     assert_eq!(png_size(&out.join("png/c0.png")), (248, 346));
-    // A deleted card's files go on the next full print.
+    // A deleted card's files go on the next full print; files crown did not make stay.
+    std::fs::write(out.join("png/mine.png"), b"not a card").unwrap();
     std::fs::write(
         dir.path().join("content/inc/cards/c.toml"),
         format!("#:schema ../../../docs/schema/cards.schema.json\n{}", card(0, "Only one.")),
@@ -592,6 +593,7 @@ fn reprinting_after_one_edit_renders_only_that_card() {
     .unwrap();
     print::render_pack(&load(dir.path(), "inc"), &o).unwrap();
     assert!(!out.join("png/c5.png").exists() && !out.join("svg/c5.svg").exists());
+    assert!(out.join("png/mine.png").exists());
 }
 
 #[test]

@@ -47,6 +47,11 @@ impl Cache {
         self.present.contains(rel) && self.entries.get(rel).is_some_and(|k| *k == format!("{key:016x}"))
     }
 
+    /// Whether an earlier print recorded `rel`.
+    pub fn knows(&self, rel: &str) -> bool {
+        self.entries.contains_key(rel)
+    }
+
     pub fn set(&mut self, rel: &str, key: u64) {
         self.entries.insert(rel.to_string(), format!("{key:016x}"));
     }

@@ -424,7 +424,7 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     Ok(report)
 }
 
-/// Remove `<dir>/*.<ext>` files whose stem is not in `keep`.
+/// Remove `<dir>/*.<ext>` files an earlier print made whose stem is not in `keep`.
 fn remove_stale(dir: &Path, ext: &str, keep: &std::collections::BTreeSet<String>, cache: &mut cache::Cache) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -432,9 +432,11 @@ fn remove_stale(dir: &Path, ext: &str, keep: &std::collections::BTreeSet<String>
     for e in rd.flatten() {
         let name = e.file_name().to_string_lossy().to_string();
         if let Some(stem) = name.strip_suffix(&format!(".{ext}")) {
-            if !keep.contains(stem) && e.path().is_file() {
+            let rel = format!("{ext}/{name}");
+            // Only files an earlier print recorded: never a file of someone else's.
+            if !keep.contains(stem) && cache.knows(&rel) && e.path().is_file() {
                 let _ = std::fs::remove_file(e.path());
-                cache.remove(&format!("{ext}/{name}"));
+                cache.remove(&rel);
             }
         }
     }
