@@ -219,6 +219,15 @@ fn pdf_has_a4_pages_cards_at_their_places_and_embedded_fonts() {
     }
     assert!(!fonts.is_empty());
     assert!(fonts.iter().all(|f| f.contains("Liberation")), "{fonts:?}");
+
+    // The same pack prints to the same bytes.
+    let again = tempfile::tempdir().unwrap();
+    let r2 = print::render_pack(&pack, &opts(again.path(), &[Format::Pdf])).unwrap();
+    assert_eq!(
+        std::fs::read(&pdf.path).unwrap(),
+        std::fs::read(r2.pdf.unwrap().path).unwrap(),
+        "the PDF is not deterministic"
+    );
 }
 
 #[test]

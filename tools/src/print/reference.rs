@@ -647,7 +647,11 @@ fn reference_pdf(
         (meta.join(" · "), paras)
     };
     for g in data["groups"].as_array().into_iter().flatten() {
-        flow.heading(&format!("{} ({} cards)", s(&g["title"]), g["copies"]), &s(&g["color"]));
+        let copies = g["copies"].as_i64().unwrap_or(0);
+        flow.heading(
+            &format!("{} ({copies} card{})", s(&g["title"]), if copies == 1 { "" } else { "s" }),
+            &s(&g["color"]),
+        );
         for e in g["entries"].as_array().into_iter().flatten() {
             let (meta, paras) = entry_paras(e);
             flow.entry(&s(&e["name"]), &meta, &paras, &s(&g["color"]));
