@@ -120,6 +120,20 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
             }
         }
     }
+    if !args.quick {
+        match crate::print::bench::bench(1000) {
+            Ok(f) => {
+                say(
+                    "pdf_1000_cards_s",
+                    f.pdf_s,
+                    format!("1,000 cards to PDF: {:.2} s ({} pages)", f.pdf_s, f.pdf_pages),
+                );
+                say("png_1000_cards_s", f.png_s, format!("1,000 cards to PNG at 300 DPI: {:.2} s", f.png_s));
+                say("reprint_one_card_s", f.reprint_s, format!("re-print after one card edit: {:.3} s", f.reprint_s));
+            }
+            Err(e) => eprintln!("print benchmark: {e}"),
+        }
+    }
     let cases = golden::discover(project, &[]);
     if !cases.is_empty() {
         let start = Instant::now();
