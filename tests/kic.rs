@@ -18,11 +18,11 @@
 //! y=8  S M G W F G W S
 //! ```
 
-use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
-use crown_engine::game::agent::{Agent, ChoiceRequest};
+
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::{agent, Game, GameConfig, Outcome, Status};
 
@@ -210,32 +210,7 @@ fn sides_follow_the_scenario() {
 // Positions
 // ---------------------------------------------------------------------------------------
 
-type Queue = Arc<Mutex<Vec<VecDeque<String>>>>;
-
-/// Answers each choice with the next label queued for its seat; fails when nothing is
-/// queued (every decision in a position test is spelled out).
-struct Queued {
-    seat: usize,
-    queue: Queue,
-}
-
-impl Agent for Queued {
-    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
-        let mut q = self.queue.lock().unwrap();
-        let Some(want) = q[self.seat].pop_front() else {
-            return Err(format!(
-                "{} was asked \"{}\" with nothing queued; options: {:?}",
-                req.player_name, req.prompt, req.labels
-            ));
-        };
-        req.labels.iter().position(|l| *l == want).ok_or_else(|| {
-            format!("{} was asked \"{}\": no option '{want}' among {:?}", req.player_name, req.prompt, req.labels)
-        })
-    }
-    fn kind(&self) -> String {
-        "test".into()
-    }
-}
+type Queue = crown_tests::SeatQueue;
 
 /// Helpers for position snippets. Red is player 0, Blue player 1.
 const PRELUDE: &str = r#"
@@ -287,9 +262,7 @@ struct Table {
 impl Table {
     fn new(scenario: &str) -> Table {
         let pack = pack();
-        let queue: Queue = Arc::new(Mutex::new(vec![VecDeque::new(); 2]));
-        let agents: Vec<Box<dyn Agent>> =
-            (0..2).map(|seat| Box::new(Queued { seat, queue: queue.clone() }) as Box<dyn Agent>).collect();
+        let (queue, agents) = crown_tests::queued_agents(2, true);
         let mut cfg = GameConfig::new(11, 2);
         cfg.scenario = Some(scenario.to_string());
         let game = Game::new(pack, cfg, agents).expect("game starts");
@@ -304,12 +277,7 @@ impl Table {
     /// Run a snippet; it fails the test with the transcript on an error.
     fn run(&mut self, snippet: &str) {
         let game = self.game.take().expect("table");
-        let rules = game.pack.rules_script().expect("rules").ast.clone();
-        let text = format!("{PRELUDE}\n{snippet}");
-        let ast = crown_engine::script::compile("position", &text).unwrap_or_else(|e| panic!("snippet: {e}"));
-        let merged = rules.merge(&ast);
-        let (game, r) =
-            crown_engine::script::api::with_installed(game, || crown_engine::script::engine().run_ast(&merged));
+        let (game, r) = crown_tests::run_snippet(game, PRELUDE, snippet);
         let text = game.transcript.as_ref().map(|t| t.join("\n")).unwrap_or_default();
         self.game = Some(game);
         if let Err(e) = r {

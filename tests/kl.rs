@@ -521,12 +521,7 @@ impl Table {
     /// Run a snippet; an error fails the test with the transcript.
     fn run(&mut self, snippet: &str) {
         let game = self.game.take().expect("table");
-        let rules = game.pack.rules_script().expect("rules").ast.clone();
-        let text = format!("{PRELUDE}\n{snippet}");
-        let ast = crown_engine::script::compile("position", &text).unwrap_or_else(|e| panic!("snippet: {e}"));
-        let merged = rules.merge(&ast);
-        let (game, r) =
-            crown_engine::script::api::with_installed(game, || crown_engine::script::engine().run_ast(&merged));
+        let (game, r) = crown_tests::run_snippet(game, PRELUDE, snippet);
         let text = game.transcript.as_ref().map(|t| t.join("\n")).unwrap_or_default();
         self.game = Some(game);
         if let Err(e) = r {
@@ -537,16 +532,11 @@ impl Table {
     /// Run a snippet that must fail; returns the error.
     fn fails(&mut self, snippet: &str) -> String {
         let game = self.game.take().expect("table");
-        let rules = game.pack.rules_script().expect("rules").ast.clone();
-        let ast = crown_engine::script::compile("position", &format!("{PRELUDE}\n{snippet}"))
-            .unwrap_or_else(|e| panic!("snippet: {e}"));
-        let merged = rules.merge(&ast);
-        let (game, r) =
-            crown_engine::script::api::with_installed(game, || crown_engine::script::engine().run_ast(&merged));
+        let (game, r) = crown_tests::run_snippet(game, PRELUDE, snippet);
         self.game = Some(game);
         match r {
             Ok(_) => panic!("the snippet should have failed"),
-            Err(e) => e.to_string(),
+            Err(e) => e,
         }
     }
 

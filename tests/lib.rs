@@ -50,3 +50,62 @@ pub fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// Answers of a position test, queued per seat by label.
+pub type SeatQueue = std::sync::Arc<std::sync::Mutex<Vec<std::collections::VecDeque<String>>>>;
+
+/// Answers each choice with the next label queued for its seat. With nothing queued it
+/// takes the first option, or fails when `strict` (every decision spelled out).
+pub struct QueuedAgent {
+    pub seat: usize,
+    pub queue: SeatQueue,
+    pub strict: bool,
+}
+
+impl crown_engine::game::agent::Agent for QueuedAgent {
+    fn choose(&mut self, req: &crown_engine::game::agent::ChoiceRequest<'_>) -> Result<usize, String> {
+        let mut q = self.queue.lock().unwrap();
+        let Some(want) = q[self.seat].pop_front() else {
+            return if self.strict {
+                Err(format!(
+                    "{} was asked \"{}\" with nothing queued; options: {:?}",
+                    req.player_name, req.prompt, req.labels
+                ))
+            } else {
+                Ok(0)
+            };
+        };
+        req.labels.iter().position(|l| *l == want).ok_or_else(|| {
+            format!("{} was asked \"{}\": no option '{want}' among {:?}", req.player_name, req.prompt, req.labels)
+        })
+    }
+    fn kind(&self) -> String {
+        "test".into()
+    }
+}
+
+/// One queued agent per seat, sharing one queue.
+pub fn queued_agents(players: usize, strict: bool) -> (SeatQueue, Vec<Box<dyn crown_engine::game::agent::Agent>>) {
+    let queue: SeatQueue = std::sync::Arc::new(std::sync::Mutex::new(vec![Default::default(); players]));
+    let agents = (0..players)
+        .map(|seat| {
+            Box::new(QueuedAgent { seat, queue: queue.clone(), strict }) as Box<dyn crown_engine::game::agent::Agent>
+        })
+        .collect();
+    (queue, agents)
+}
+
+/// Run a Rhai snippet (after `prelude`) against a game, with every function of the pack's
+/// rules script available to it: how position tests set up and inspect a table.
+pub fn run_snippet(
+    game: crown_engine::game::Game,
+    prelude: &str,
+    snippet: &str,
+) -> (crown_engine::game::Game, Result<(), String>) {
+    let rules = game.pack.rules_script().expect("rules").ast.clone();
+    let text = format!("{prelude}\n{snippet}");
+    let ast = crown_engine::script::compile("position", &text).unwrap_or_else(|e| panic!("snippet: {e}"));
+    let merged = rules.merge(&ast);
+    let (game, r) = crown_engine::script::api::with_installed(game, || crown_engine::script::engine().run_ast(&merged));
+    (game, r.map_err(|e| e.to_string()))
+}

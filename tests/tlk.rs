@@ -2,11 +2,10 @@
 //! rules (market slide, disbanding, on-your-own, momentum, double down, locked marker,
 //! ties, final tie-breaks) hold in positions set up for them.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
-use crown_engine::game::agent::{self, Agent, ChoiceRequest};
+use crown_engine::game::agent;
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::state::NO_ZONE;
 use crown_engine::game::{Game, GameConfig, Status};
@@ -149,29 +148,7 @@ fn two_player_side_of_every_plaque_matches_plaques_toml() {
 // with the players' answers given in advance by label.
 // ---------------------------------------------------------------------------------------
 
-type Queue = Arc<Mutex<Vec<VecDeque<String>>>>;
-
-/// Answers each choice with the next label queued for its seat; with nothing queued, the
-/// first option.
-struct Queued {
-    seat: usize,
-    queue: Queue,
-}
-
-impl Agent for Queued {
-    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
-        let mut q = self.queue.lock().unwrap();
-        let Some(want) = q[self.seat].pop_front() else {
-            return Ok(0);
-        };
-        req.labels.iter().position(|l| *l == want).ok_or_else(|| {
-            format!("{} was asked \"{}\": no option '{want}' among {:?}", req.player_name, req.prompt, req.labels)
-        })
-    }
-    fn kind(&self) -> String {
-        "test".into()
-    }
-}
+type Queue = crown_tests::SeatQueue;
 
 /// Helpers for position snippets.
 const PRELUDE: &str = r#"
@@ -235,9 +212,7 @@ struct Table {
 impl Table {
     fn new(players: usize, scenario: Option<&str>) -> Table {
         let pack = pack();
-        let queue: Queue = Arc::new(Mutex::new(vec![VecDeque::new(); players]));
-        let agents: Vec<Box<dyn Agent>> =
-            (0..players).map(|seat| Box::new(Queued { seat, queue: queue.clone() }) as Box<dyn Agent>).collect();
+        let (queue, agents) = crown_tests::queued_agents(players, false);
         let mut cfg = GameConfig::new(5, players);
         cfg.scenario = scenario.map(str::to_string);
         let game = Game::new(pack, cfg, agents).expect("game starts");
@@ -252,11 +227,7 @@ impl Table {
     /// Run a snippet against the table; an error fails the test with the transcript.
     fn run(&mut self, snippet: &str) {
         let game = self.game.take().expect("table");
-        let rules = game.pack.rules_script().expect("rules").ast.clone();
-        let text = format!("{PRELUDE}\n{snippet}");
-        let ast = crown_engine::script::compile("position", &text).unwrap_or_else(|e| panic!("snippet: {e}"));
-        let merged = rules.merge(&ast);
-        let (game, r) = with_installed(game, || crown_engine::script::engine().run_ast(&merged));
+        let (game, r) = crown_tests::run_snippet(game, PRELUDE, snippet);
         let text = game.transcript.as_ref().map(|t| t.join("\n")).unwrap_or_default();
         self.game = Some(game);
         if let Err(e) = r {

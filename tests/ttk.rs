@@ -1,11 +1,9 @@
 //! Take the Kingdom: the pack plays to the end under every scenario, and its special rules
 //! hold in set-up positions.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
-use crown_engine::game::agent::{Agent, ChoiceRequest};
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::state::NO_ZONE;
 use crown_engine::game::{agent, Game, GameConfig, Outcome, Status};
@@ -161,29 +159,7 @@ fn check_table(g: &Game) -> Result<(), String> {
 // rules, with the players' answers given in advance by label.
 // ---------------------------------------------------------------------------------------
 
-type Queue = Arc<Mutex<Vec<VecDeque<String>>>>;
-
-/// Answers each choice with the next label queued for its seat; with nothing queued, the
-/// first option (which is always the passive one: "Let ... through", "Suffer ...").
-struct Queued {
-    seat: usize,
-    queue: Queue,
-}
-
-impl Agent for Queued {
-    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
-        let mut q = self.queue.lock().unwrap();
-        let Some(want) = q[self.seat].pop_front() else {
-            return Ok(0);
-        };
-        req.labels.iter().position(|l| *l == want).ok_or_else(|| {
-            format!("{} was asked \"{}\": no option '{want}' among {:?}", req.player_name, req.prompt, req.labels)
-        })
-    }
-    fn kind(&self) -> String {
-        "test".into()
-    }
-}
+type Queue = crown_tests::SeatQueue;
 
 /// Helpers for position snippets.
 const PRELUDE: &str = r#"
@@ -205,9 +181,7 @@ struct Table {
 impl Table {
     fn new(players: usize, scenario: Option<&str>) -> Table {
         let pack = pack();
-        let queue: Queue = Arc::new(Mutex::new(vec![VecDeque::new(); players]));
-        let agents: Vec<Box<dyn Agent>> =
-            (0..players).map(|seat| Box::new(Queued { seat, queue: queue.clone() }) as Box<dyn Agent>).collect();
+        let (queue, agents) = crown_tests::queued_agents(players, false);
         let mut cfg = GameConfig::new(11, players);
         cfg.scenario = scenario.map(str::to_string);
         let game = Game::new(pack, cfg, agents).expect("game starts");
@@ -222,12 +196,7 @@ impl Table {
     /// Run a snippet against the table; it fails the test with the transcript on an error.
     fn run(&mut self, snippet: &str) {
         let game = self.game.take().expect("table");
-        let rules = game.pack.rules_script().expect("rules").ast.clone();
-        let text = format!("{PRELUDE}\n{snippet}");
-        let ast = crown_engine::script::compile("position", &text).unwrap_or_else(|e| panic!("snippet: {e}"));
-        let merged = rules.merge(&ast);
-        let (game, r) =
-            crown_engine::script::api::with_installed(game, || crown_engine::script::engine().run_ast(&merged));
+        let (game, r) = crown_tests::run_snippet(game, PRELUDE, snippet);
         let text = game.transcript.as_ref().map(|t| t.join("\n")).unwrap_or_default();
         self.game = Some(game);
         if let Err(e) = r {
