@@ -72,7 +72,7 @@ impl Stats {
         }
         match &o.status {
             Status::Finished => self.finished += 1,
-            Status::TurnLimit => {
+            Status::TurnLimit | Status::Paused => {
                 self.turn_limit += 1;
                 if self.turn_limited.len() < 10 {
                     self.turn_limited.push(index);

@@ -30,11 +30,22 @@ pub struct GameConfig {
     pub transcript: bool,
     /// Stop after this many turns (default: the pack's `max_turns`, else 500).
     pub max_turns: Option<u64>,
+    /// Suspend the game at the first `checkpoint()` a script reaches (after that `turn()`
+    /// returns), with [`Status::Paused`]: how a campaign is played one part at a time.
+    pub pause_at_checkpoint: bool,
 }
 
 impl GameConfig {
     pub fn new(seed: u64, players: usize) -> Self {
-        GameConfig { seed, players, scenario: None, names: Vec::new(), transcript: true, max_turns: None }
+        GameConfig {
+            seed,
+            players,
+            scenario: None,
+            names: Vec::new(),
+            transcript: true,
+            max_turns: None,
+            pause_at_checkpoint: false,
+        }
     }
 }
 
@@ -78,6 +89,9 @@ pub enum Status {
     TurnLimit,
     /// A script failed, or a choice could not be made (a replay that diverged).
     Failed(ScriptFailure),
+    /// Suspended at a `checkpoint()` (only when [`GameConfig::pause_at_checkpoint`] is set);
+    /// the state can be saved and the game resumed later.
+    Paused,
 }
 
 /// The result of one game.
@@ -121,6 +135,10 @@ pub struct Game {
     pub max_turns: u64,
     pub(crate) print_lines: usize,
     pub(crate) call_depth: usize,
+    /// Suspend at the next checkpoint (from [`GameConfig::pause_at_checkpoint`]).
+    pub pause_at_checkpoint: bool,
+    /// A script reached `checkpoint()` during the current turn.
+    pub(crate) at_checkpoint: bool,
     /// Called between choices; returns a newer pack to continue with (live reload).
     pub reload: Option<Box<dyn FnMut() -> Option<Arc<Pack>> + Send>>,
 }
@@ -281,6 +299,8 @@ impl Game {
             max_turns,
             print_lines: 0,
             call_depth: 0,
+            pause_at_checkpoint: cfg.pause_at_checkpoint,
+            at_checkpoint: false,
             reload: None,
         })
     }

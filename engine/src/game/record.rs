@@ -160,6 +160,7 @@ pub fn result_line(game: &Game, o: &Outcome) -> String {
     let status = match &o.status {
         Status::Finished => "finished".to_string(),
         Status::TurnLimit => "turn limit".to_string(),
+        Status::Paused => "paused at a checkpoint".to_string(),
         Status::Failed(f) => format!("failed: {f}"),
     };
     let winners: Vec<&str> = o.winners.iter().map(|&w| game.player_name(w)).collect();

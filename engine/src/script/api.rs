@@ -95,6 +95,18 @@ fn drive() -> Status {
                 return Ok(Status::TurnLimit);
             }
             let _ = rules_call("turn", Vec::new())?;
+            let paused = with(|g| {
+                let p = g.pause_at_checkpoint && g.at_checkpoint && g.over.is_none();
+                g.at_checkpoint = false;
+                if p {
+                    g.log(|_| "paused at a checkpoint".to_string());
+                }
+                Ok(p)
+            })
+            .map_err(|e| plain_failure(e.to_string()))?;
+            if paused {
+                return Ok(Status::Paused);
+            }
         }
     }));
     match r {
@@ -1321,6 +1333,12 @@ fn register_game(e: &mut Engine) {
             let c = cd(g, c)?;
             let d = g.state.cards[c as usize].def;
             g.plays[p].push(d);
+            Ok(())
+        })
+    });
+    e.register_fn("checkpoint", || {
+        with(|g| {
+            g.at_checkpoint = true;
             Ok(())
         })
     });

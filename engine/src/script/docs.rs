@@ -141,6 +141,7 @@ pub const API: &[Entry] = &[
     f("Game", "note_play(p, c)", "Record that `p` played card `c` (for `crown sim` card statistics)."),
     f("Game", "end_game(winners, reason)", "End the game: an array of winning players and why. Set scores first with `set_score`."),
     f("Game", "is_over() -> bool", "Whether `end_game` was called."),
+    f("Game", "checkpoint()", "Mark a safe point to suspend the game (between rounds of a campaign, say). When the game was started to pause at checkpoints (`crown campaign play`), it stops once the current `turn()` returns, and its state can be saved and resumed; otherwise nothing happens."),
 ];
 
 /// The Markdown reference.
