@@ -151,22 +151,32 @@ pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
             return Verdict::Broken { report: format!("{}: cannot start the game: {e}", case.game_file.display()) }
         }
     };
+    let old = std::fs::read_to_string(&case.transcript_file).unwrap_or_default();
     if let Status::Failed(f) = &outcome.status {
         if f.message.contains("recorded choice") || f.message.contains("recording has no more choices") {
-            return Verdict::Broken { report: f.message.clone() };
+            // Show where the game first went another way, and through which definitions:
+            // the choice that is no longer offered is only the consequence.
+            let mut report = f.message.clone();
+            if !old.is_empty() {
+                report.push('\n');
+                report.push_str(&diff_report(&old, &new, context, Some(pack)).0);
+            }
+            return Verdict::Broken { report: report.trim_end().to_string() };
         }
     }
-    let old = std::fs::read_to_string(&case.transcript_file).unwrap_or_default();
     if old == new {
         return Verdict::Pass;
     }
-    let (report, involved) = diff_report(&old, &new, context);
+    let (report, involved) = diff_report(&old, &new, context, Some(pack));
     Verdict::Differs { report, new, involved }
 }
 
 /// The first diverging line with context, a unified diff, and the definitions named by
 /// the changed lines.
-pub fn diff_report(old: &str, new: &str, context: usize) -> (String, Vec<String>) {
+///
+/// With a pack, only ids of its definitions are named.
+pub fn diff_report(old: &str, new: &str, context: usize, pack: Option<&Pack>) -> (String, Vec<String>) {
+    let known = |id: &String| pack.is_none_or(|p| p.get(id).is_some());
     let old_lines: Vec<&str> = old.lines().collect();
     let new_lines: Vec<&str> = new.lines().collect();
     let first =
@@ -206,18 +216,29 @@ pub fn diff_report(old: &str, new: &str, context: usize) -> (String, Vec<String>
             r.push_str(&format!("    {l}\n"));
         }
     }
-    let mut ids = BTreeSet::new();
+    // The event that set the change off usually sits just before the first changed line
+    // (the card being played); the changed lines name what it touched.
+    let mut before = BTreeSet::new();
+    for l in &old_lines[first.saturating_sub(context.max(1))..first.min(old_lines.len())] {
+        before.extend(definitions_in(l).into_iter().filter(known));
+    }
+    let mut changed = BTreeSet::new();
     let diff = similar::TextDiff::from_lines(old, new);
     for change in diff.iter_all_changes() {
         if change.tag() != similar::ChangeTag::Equal {
-            ids.extend(definitions_in(change.value()));
+            changed.extend(definitions_in(change.value()).into_iter().filter(known));
         }
     }
-    let involved: Vec<String> = ids.into_iter().collect();
-    if !involved.is_empty() {
-        r.push_str(&format!("  definitions in the changed events: {}\n", involved.join(", ")));
+    if !before.is_empty() {
+        let ids: Vec<&str> = before.iter().map(String::as_str).collect();
+        r.push_str(&format!("  definitions just before the first change: {}\n", ids.join(", ")));
     }
-    (r, involved)
+    let rest: Vec<&str> = changed.iter().filter(|d| !before.contains(*d)).map(String::as_str).collect();
+    if !rest.is_empty() {
+        r.push_str(&format!("  definitions in the changed events: {}\n", rest.join(", ")));
+    }
+    before.extend(changed);
+    (r, before.into_iter().collect())
 }
 
 /// Definition ids a transcript line names: `id#instance` card references and `P is id`.
@@ -291,7 +312,7 @@ pub fn run_record(project: &Project, args: &RecordArgs) -> i32 {
     };
     let live = transcript_text(&game, &outcome);
     if live != replayed {
-        let (report, _) = diff_report(&live, &replayed, 3);
+        let (report, _) = diff_report(&live, &replayed, 3, Some(&pack));
         eprintln!(
             "error: the game does not replay to the same transcript (is the rules script deterministic?)\n{report}"
         );
@@ -433,9 +454,18 @@ mod tests {
 
     #[test]
     fn diff_names_first_line_and_definitions() {
-        let (r, ids) = diff_report("a\n-- turn 1\nmove x#1 d -> h\n", "a\n-- turn 1\nmove y#1 d -> h\n", 2);
+        let (r, ids) = diff_report("a\n-- turn 1\nmove x#1 d -> h\n", "a\n-- turn 1\nmove y#1 d -> h\n", 2, None);
         assert!(r.contains("first difference at line 3 (turn 1)"), "{r}");
         assert_eq!(ids, vec!["x", "y"]);
+    }
+
+    #[test]
+    fn diff_names_the_card_played_just_before_the_change() {
+        let old = "-- turn 1\nmove dawn-raid#14 hand@P4 -> play\nP4 attacks P2's Land 1 with Dawn Raid for 3\n";
+        let new = "-- turn 1\nmove dawn-raid#14 hand@P4 -> play\nP4 attacks P2's Land 1 with Dawn Raid for 4\n";
+        let (r, ids) = diff_report(old, new, 3, None);
+        assert!(r.contains("definitions just before the first change: dawn-raid"), "{r}");
+        assert_eq!(ids, vec!["dawn-raid"]);
     }
 
     #[test]
