@@ -252,11 +252,6 @@ pub fn log_print(kind: &str, s: &str) {
     });
 }
 
-/// Progress callback: nothing to stop here (limits are set on the engine).
-pub fn on_progress(_ops: u64) -> Option<Dynamic> {
-    None
-}
-
 // ---- argument checks ----
 
 fn pl(g: &Game, p: i64) -> Result<usize, String> {
@@ -335,8 +330,11 @@ fn zone_visibility(s: &str) -> Result<Visibility, String> {
 }
 
 fn label_of(opt: &Dynamic) -> Result<String, String> {
-    if let Some(m) = opt.clone().try_cast::<Map>() {
-        return m.get("label").map(|l| l.to_string()).ok_or_else(|| "an option map needs a `label`".to_string());
+    if opt.is_map() {
+        // Borrow the map in place (a clone would copy every option's fields).
+        if let Some(m) = opt.read_lock::<Map>() {
+            return m.get("label").map(|l| l.to_string()).ok_or_else(|| "an option map needs a `label`".to_string());
+        }
     }
     if opt.is_string() {
         return Ok(opt.to_string());
@@ -413,8 +411,8 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
     };
     let label = labels[index].clone();
     with(|g| {
-        let who = g.state.players[player].name.clone();
-        g.log(|_| {
+        g.log(|s| {
+            let who = &s.players[player].name;
             if asked {
                 format!("choice {step} {who}: {prompt} -> {label}")
             } else {
@@ -484,19 +482,23 @@ pub fn swap_pack(g: &mut Game, pack: Arc<Pack>) {
     g.log(|_| format!("reload: definitions and scripts reloaded (version {version})"));
 }
 
-/// The AST of the script of a card (instance id) or definition (id string), if any.
-type ScriptHandle = (Arc<AST>, Arc<std::collections::BTreeSet<String>>);
-
-fn target_ast(g: &Game, target: &Dynamic) -> Result<Option<ScriptHandle>, String> {
+/// The script index of a card (instance id) or definition (id string), if it has one.
+fn target_script(g: &Game, target: &Dynamic) -> Result<Option<usize>, String> {
     let def = if let Ok(c) = target.as_int() {
         g.state.cards.get(c as usize).map(|c| c.def).ok_or_else(|| format!("no card {c}"))?
     } else {
         let id = target.to_string();
         def_idx(g, &id)?
     };
-    Ok(g.pack.defs[def as usize].script.map(|i| {
+    Ok(g.pack.defs[def as usize].script)
+}
+
+/// The AST of the target's script when that script itself defines `name` (only the
+/// AST handle is shared; nothing else is copied).
+fn target_fn(g: &Game, target: &Dynamic, name: &str) -> Result<Option<Arc<AST>>, String> {
+    Ok(target_script(g, target)?.and_then(|i| {
         let s = &g.pack.scripts[i];
-        (s.ast.clone(), Arc::new(s.functions.clone()))
+        s.functions.contains(name).then(|| s.ast.clone())
     }))
 }
 
@@ -536,17 +538,14 @@ fn nested_call(ast: &AST, name: &str, args: Vec<Dynamic>) -> R<Dynamic> {
 }
 
 fn invoke(target: Dynamic, name: ImmutableString, args: Array) -> R<Dynamic> {
-    let Some((ast, fns)) = with(|g| target_ast(g, &target))? else {
+    let Some(ast) = with(|g| target_fn(g, &target, &name))? else {
         return Ok(Dynamic::UNIT);
     };
-    if !fns.contains(name.as_str()) {
-        return Ok(Dynamic::UNIT);
-    }
     nested_call(&ast, &name, args)
 }
 
 fn has_fn(target: Dynamic, name: ImmutableString) -> R<bool> {
-    Ok(with(|g| target_ast(g, &target))?.is_some_and(|(_, f)| f.contains(name.as_str())))
+    with(|g| Ok(target_script(g, &target)?.is_some_and(|i| g.pack.scripts[i].functions.contains(name.as_str()))))
 }
 
 /// Sources whose hooks `fold` consults: each player's character, then cards in active
@@ -751,7 +750,14 @@ fn register_zones(e: &mut Engine) {
         })
     });
     e.register_fn("cards", |z: i64| {
-        with(|g| Ok(ints(g.state.zones[zn(g, z)? as usize].cards.iter().rev().copied().collect())))
+        with(|g| {
+            Ok(g.state.zones[zn(g, z)? as usize]
+                .cards
+                .iter()
+                .rev()
+                .map(|&c| Dynamic::from(i64::from(c)))
+                .collect::<Array>())
+        })
     });
     e.register_fn("count", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.len() as i64)));
     e.register_fn("top", |z: i64| {
@@ -1256,7 +1262,7 @@ fn register_game(e: &mut Engine) {
     });
     e.register_fn("set", |k: ImmutableString, v: Dynamic| {
         with(|g| {
-            if v.is_int() || v.is_bool() || v.is_string() {
+            if g.transcript.is_some() && (v.is_int() || v.is_bool() || v.is_string()) {
                 let changed = g
                     .state
                     .globals
