@@ -37,6 +37,8 @@ pub enum Command {
     Print(crate::print::PrintArgs),
     /// Generate a rules reference (HTML, PDF or Markdown) from the pack's definitions.
     Reference(crate::print::ReferenceArgs),
+    /// Reload packs as their files change: validate, render changed cards, replay goldens.
+    Watch(crate::watch::WatchArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -13,6 +13,7 @@ pub mod print;
 pub mod schema;
 pub mod session;
 pub mod sim;
+pub mod watch;
 
 use std::ffi::OsString;
 
@@ -43,5 +44,6 @@ where
         cli::Command::Sim(a) => sim::run(&project, &a),
         cli::Command::Print(a) => print::run_print(&project, &a),
         cli::Command::Reference(a) => print::run_reference(&project, &a),
+        cli::Command::Watch(a) => watch::run(&project, &a),
     }
 }

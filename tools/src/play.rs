@@ -3,13 +3,16 @@
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use clap::Args;
-use crown_engine::content::Project;
+use crown_engine::content::{Pack, Project};
 use crown_engine::game::agent::{self, Agent, ChoiceRequest};
 use crown_engine::game::record::{transcript_text, GameFile};
 use crown_engine::game::{Game, GameConfig, Status};
 
+use crate::watch::{FsWatcher, ReloadOptions, Reloader};
 use crate::{out, session};
 
 #[derive(Debug, Args)]
@@ -37,6 +40,16 @@ pub struct PlayArgs {
     /// Print every transcript line as the game goes.
     #[arg(long)]
     pub verbose: bool,
+    /// Reload the pack's definitions and scripts between choices when its files change,
+    /// keeping the game as it stands.
+    #[arg(long)]
+    pub watch: bool,
+    /// Quiet time, in milliseconds, that ends a batch of changes (with `--watch`).
+    #[arg(long, default_value_t = crate::watch::DEFAULT_DEBOUNCE_MS)]
+    pub debounce: u64,
+    /// Poll the files instead of relying on change events (with `--watch`).
+    #[arg(long)]
+    pub poll: bool,
 }
 
 /// A person choosing at the terminal: numbered options, re-asked on bad input.
@@ -83,6 +96,67 @@ impl<R: BufRead + Send, W: Write + Send> Agent for HumanAgent<R, W> {
     }
 }
 
+/// A person at the terminal, shown the table as the rules script's `render()` draws it
+/// (public information, followed by the player's own cards from the engine's view), or
+/// the engine's [`Game::view`](crown_engine::game::Game::view) when the pack has no
+/// `render()` or it fails.
+pub struct TablePlayer<R: BufRead + Send, W: Write + Send> {
+    pub human: HumanAgent<R, W>,
+    view: Option<String>,
+    render_failed: bool,
+}
+
+impl<R: BufRead + Send, W: Write + Send> TablePlayer<R, W> {
+    pub fn new(input: R, output: W) -> Self {
+        TablePlayer { human: HumanAgent { input, output }, view: None, render_failed: false }
+    }
+
+    fn rendered(&mut self, req: &ChoiceRequest<'_>) -> Option<String> {
+        if self.render_failed {
+            return None;
+        }
+        let rules = req.pack.rules_script().filter(|s| s.functions.contains("render"))?;
+        match crown_engine::script::api::call_script_fn(&rules.ast, "render", Vec::new()) {
+            Ok(v) => {
+                let mut text = v.to_string().trim_end().to_string();
+                if let Some(view) = &self.view {
+                    let mine = format!("@{}:", req.player_name);
+                    for l in view.lines().filter(|l| l.contains(&mine) && !l.ends_with(" card(s)")) {
+                        text.push('\n');
+                        text.push_str(l);
+                    }
+                }
+                Some(text)
+            }
+            Err(e) => {
+                self.render_failed = true;
+                let f = crown_engine::script::api::to_failure_in(&e, &rules.ast, Some("render"));
+                let _ = writeln!(self.human.output, "(render() failed; the plain table is shown from now on: {f})");
+                None
+            }
+        }
+    }
+}
+
+impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        if let Some(table) = self.rendered(req).or_else(|| self.view.clone()) {
+            let _ = writeln!(self.human.output, "\n{}", table.trim_end());
+        }
+        self.view = None;
+        self.human.choose(req)
+    }
+    fn kind(&self) -> String {
+        "human".into()
+    }
+    fn wants_view(&self) -> bool {
+        true
+    }
+    fn show(&mut self, view: &str) {
+        self.view = Some(view.to_string());
+    }
+}
+
 pub fn run(project: &Project, args: &PlayArgs) -> i32 {
     let pack = match session::load(project, &args.pack) {
         Ok(p) => p,
@@ -107,7 +181,7 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
         .enumerate()
         .map(|(i, k)| -> Box<dyn Agent> {
             if k == "human" {
-                Box::new(HumanAgent { input: std::io::BufReader::new(std::io::stdin()), output: std::io::stdout() })
+                Box::new(TablePlayer::new(std::io::BufReader::new(std::io::stdin()), std::io::stdout()))
             } else {
                 agent::bot(k, args.seed, i).expect("known agent")
             }
@@ -115,7 +189,7 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
         .collect();
     let mut cfg = GameConfig::new(args.seed, players);
     cfg.scenario = args.scenario.clone();
-    let game = match Game::new(pack.clone(), cfg, agents) {
+    let mut game = match Game::new(pack.clone(), cfg, agents) {
         Ok(g) => g,
         Err(e) => {
             eprintln!("error: {e}");
@@ -130,6 +204,16 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
         players,
         kinds.join(", ")
     );
+    if args.watch {
+        match live_reload(project, &args.pack, args.poll, args.debounce) {
+            Ok(hook) => game.reload = Some(hook),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 1;
+            }
+        }
+        println!("watching the pack's files: edits apply at the next choice");
+    }
     let (game, outcome) = game.run();
     let text = transcript_text(&game, &outcome);
     if args.verbose {
@@ -162,4 +246,44 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
         }
         _ => 0,
     }
+}
+
+/// The hook [`Game::reload`] calls between choices.
+pub type ReloadHook = Box<dyn FnMut() -> Option<Arc<Pack>> + Send>;
+
+/// Watch a pack's files for a game in progress: a thread reloads the pack on every change
+/// and leaves the newest good load for the hook to hand over at the next choice. A reload
+/// with errors prints its diagnostics and hands over nothing: the game keeps what it has.
+pub fn live_reload(project: &Project, pack: &str, poll: bool, debounce_ms: u64) -> Result<ReloadHook, String> {
+    let mut reloader =
+        Reloader::new(project, &[pack.to_string()], ReloadOptions::default()).map_err(|d| d.message.clone())?;
+    let mut watcher = FsWatcher::new(&reloader.project.root, poll, Duration::from_millis(debounce_ms.max(1)))?;
+    let slot: Arc<Mutex<Option<Arc<Pack>>>> = Arc::new(Mutex::new(None));
+    let writer = slot.clone();
+    std::thread::Builder::new()
+        .name("crown-play-watch".into())
+        .spawn(move || {
+            while let Some(batch) = watcher.next_batch(None) {
+                if batch.is_empty() {
+                    continue;
+                }
+                for rep in reloader.apply(&batch) {
+                    if !rep.ok() {
+                        reloader.print_diagnostics(&rep.pack);
+                        eprintln!("{} (the game goes on unchanged)", rep.line());
+                        continue;
+                    }
+                    if rep.loaded {
+                        if let Some(p) = reloader.packs.get(&rep.pack).and_then(|s| s.pack.clone()) {
+                            if let Ok(mut s) = writer.lock() {
+                                *s = Some(p);
+                            }
+                        }
+                        eprintln!("{} (applies at the next choice)", rep.line());
+                    }
+                }
+            }
+        })
+        .map_err(|e| format!("cannot start the watcher thread: {e}"))?;
+    Ok(Box::new(move || slot.lock().ok().and_then(|mut s| s.take())))
 }
