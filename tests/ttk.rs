@@ -940,6 +940,31 @@ fn the_game_ends_when_nothing_more_can_be_played_and_ties_go_to_the_higher_noble
 }
 
 #[test]
+fn passing_by_choice_does_not_end_the_game_while_the_deck_has_cards() {
+    let mut t = Table::new(2, None);
+    t.answers(0, &["End turn", "End turn", "End turn"]);
+    t.answers(1, &["End turn", "End turn", "End turn"]);
+    t.run(
+        r#"
+        set("solo", false);
+        kingdom_with_land(0, "charles");
+        kingdom_with_land(1, "simon");
+        for p in 0..2 { for i in 0..6 { give(p, "land"); } }
+        create_cards("land", 10, zone("deck"));
+        set("current", 0);
+        set("quiet", 0);
+        for i in 0..4 { turn(); }
+        expect(!is_over(), "two rounds of passing with cards left in the deck do not end the game");
+        for c in cards(zone("deck")) { discard(c); }
+        turn();
+        turn();
+        expect(is_over(), "once the deck is spent, a quiet round ends it");
+        "#,
+    );
+    done(&t);
+}
+
+#[test]
 fn survival_restarts_the_first_fallen_kingdom_with_village_land_and_mercenaries() {
     let mut t = Table::new(3, Some("survival"));
     t.run(
