@@ -37,6 +37,9 @@ pub enum Command {
     Print(crate::print::PrintArgs),
     /// Generate a rules reference (HTML, PDF or Markdown) from the pack's definitions.
     Reference(crate::print::ReferenceArgs),
+    /// A campaign kept in a save file, played one round or one game at a time.
+    #[command(subcommand)]
+    Campaign(crate::campaign::CampaignArgs),
     /// Reload packs as their files change: validate, render changed cards, replay goldens.
     Watch(crate::watch::WatchArgs),
 }

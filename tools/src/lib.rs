@@ -3,6 +3,7 @@
 //! 2 usage error.
 
 pub mod bench;
+pub mod campaign;
 pub mod check;
 pub mod cli;
 pub mod golden;
@@ -44,6 +45,7 @@ where
         cli::Command::Sim(a) => sim::run(&project, &a),
         cli::Command::Print(a) => print::run_print(&project, &a),
         cli::Command::Reference(a) => print::run_reference(&project, &a),
+        cli::Command::Campaign(a) => campaign::run(&project, &a),
         cli::Command::Watch(a) => watch::run(&project, &a),
     }
 }

@@ -33,6 +33,15 @@ pub trait Agent: Send {
     }
     /// Shown the table before a choice, when `wants_view` is true.
     fn show(&mut self, _view: &str) {}
+    /// The state of the agent's own random stream, if it has one (see
+    /// [`GameRng::state`]), so that a game saved and resumed gets the same decisions.
+    fn rng_state(&self) -> Option<String> {
+        None
+    }
+    /// Continue the random stream from a [`Agent::rng_state`] text.
+    fn set_rng_state(&mut self, _state: &str) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Picks uniformly at random with its own stream, so its draws never disturb the game's.
@@ -52,6 +61,13 @@ impl Agent for RandomAgent {
     }
     fn kind(&self) -> String {
         "random".into()
+    }
+    fn rng_state(&self) -> Option<String> {
+        Some(self.rng.state())
+    }
+    fn set_rng_state(&mut self, state: &str) -> Result<(), String> {
+        self.rng = GameRng::from_state(state)?;
+        Ok(())
     }
 }
 
@@ -107,6 +123,13 @@ impl Agent for GreedyAgent {
     }
     fn kind(&self) -> String {
         "greedy".into()
+    }
+    fn rng_state(&self) -> Option<String> {
+        Some(self.rng.state())
+    }
+    fn set_rng_state(&mut self, state: &str) -> Result<(), String> {
+        self.rng = GameRng::from_state(state)?;
+        Ok(())
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod record;
 pub mod rng;
+pub mod save;
 pub mod state;
 
 use std::collections::BTreeMap;

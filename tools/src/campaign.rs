@@ -1,0 +1,505 @@
+//! `crown campaign`: a game that lives in a save file and is played one part at a time
+//! (a legacy campaign: one round, or one whole game, per sitting).
+//!
+//! - `new PACK --save FILE` writes a save of a game not started yet (pack, scenario, seed,
+//!   seats); the first sitting starts it with the rules' `setup()`.
+//! - `play FILE` loads the save, plays until the next `checkpoint()` of the rules
+//!   (`--round`, the default) or to the end of the game (`--game`), by a person at the
+//!   terminal or a bot, and writes the save back atomically. `--pack` moves the save on
+//!   to a pack that extends its own (an expansion), `--scenario` switches scenario.
+//! - `show FILE` summarises a save.
+//!
+//! A save that cannot be read, belongs to another pack, names cards the pack no longer
+//! has, or comes from another save format is refused, and the file is left as it was; a
+//! sitting that fails (a script error, the turn limit) does not write the save either.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Args, Subcommand};
+use crown_engine::content::{Pack, Project};
+use crown_engine::game::agent::{self, Agent};
+use crown_engine::game::record::transcript_text;
+use crown_engine::game::save::{SaveFile, SaveStatus};
+use crown_engine::game::{Game, GameConfig, Outcome, Status};
+
+use crate::{out, play, session};
+
+#[derive(Debug, Subcommand)]
+pub enum CampaignArgs {
+    /// Start a campaign: write a save of a game not played yet.
+    New(NewArgs),
+    /// Play the next round (or the whole game) of a saved campaign, then save it.
+    Play(PlayArgs),
+    /// Summarise a save: pack, plays, score path, counters, cards by zone.
+    Show(ShowArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// The pack, by id or path.
+    pub pack: String,
+    /// The save file to write.
+    #[arg(long)]
+    pub save: PathBuf,
+    /// Scenario id (default: the pack's default scenario).
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// The campaign's seed (every sitting goes on with the same random streams).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Number of seats (default: the scenario's seats, else the pack's minimum).
+    #[arg(long)]
+    pub players: Option<usize>,
+    /// Replace an existing save file.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    /// The save file.
+    pub save: PathBuf,
+    /// Play until the rules' next checkpoint (the end of a round; the default).
+    #[arg(long, conflicts_with = "game")]
+    pub round: bool,
+    /// Play the whole game to its end.
+    #[arg(long)]
+    pub game: bool,
+    /// Who plays, per seat, comma-separated (the last repeats): human, random, first, greedy.
+    #[arg(long, value_delimiter = ',', default_value = "human")]
+    pub agent: Vec<String>,
+    /// Switch scenario (kept in the save), e.g. an expansion's scenario after the base game.
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Move the save on to this pack, which must extend the save's pack (kept in the save).
+    #[arg(long)]
+    pub pack: Option<String>,
+    /// Write this sitting's transcript here.
+    #[arg(long)]
+    pub transcript: Option<PathBuf>,
+    /// Print every transcript line of the sitting.
+    #[arg(long)]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The save file.
+    pub save: PathBuf,
+}
+
+pub fn run(project: &Project, args: &CampaignArgs) -> i32 {
+    match args {
+        CampaignArgs::New(a) => run_new(project, a),
+        CampaignArgs::Play(a) => run_play(project, a),
+        CampaignArgs::Show(a) => run_show(project, a),
+    }
+}
+
+/// Read and check a save file; the error names the file.
+pub fn read_save(path: &Path) -> Result<SaveFile, String> {
+    let text = std::fs::read(path).map_err(|e| format!("{}: cannot read the save: {e}", path.display()))?;
+    let text = String::from_utf8(text).map_err(|_| format!("{}: not a save file (not UTF-8 text)", path.display()))?;
+    SaveFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Write a save atomically: the old file stays whole until the new one replaces it.
+pub fn write_save(path: &Path, save: &SaveFile) -> Result<(), String> {
+    let text = save.to_text().map_err(|e| format!("{}: {e}", path.display()))?;
+    out::write_atomic(path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn run_new(project: &Project, args: &NewArgs) -> i32 {
+    if args.save.exists() && !args.force {
+        eprintln!("error: {} exists: a campaign is already saved there (--force replaces it)", args.save.display());
+        return 1;
+    }
+    let pack = match session::load(project, &args.pack) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let players = session::player_count(&pack, args.scenario.as_deref(), args.players);
+    // Make the game once, without playing it, so a bad scenario or seat count is refused now.
+    let mut cfg = GameConfig::new(args.seed, players);
+    cfg.scenario = args.scenario.clone();
+    let bots = (0..players).map(|i| agent::bot("first", args.seed, i).expect("first agent")).collect();
+    let game = match Game::new(pack.clone(), cfg, bots) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let names = game.state.players.iter().map(|p| p.name.clone()).collect();
+    let save = match SaveFile::new_game(&pack, game.scenario.clone(), args.seed, names) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    if let Err(e) = write_save(&args.save, &save) {
+        eprintln!("error: {e}");
+        return 1;
+    }
+    println!(
+        "new campaign of {} {} (scenario {}, seed {}) saved to {}; play it with `crown campaign play {}`",
+        pack.manifest.name,
+        pack.manifest.version,
+        save.scenario.as_deref().unwrap_or("-"),
+        args.seed,
+        args.save.display(),
+        args.save.display()
+    );
+    0
+}
+
+/// One sitting played on a save.
+pub struct Sitting {
+    pub game: Game,
+    pub outcome: Outcome,
+    /// The save to write (`None` when the sitting failed: the old save stays).
+    pub save: Option<SaveFile>,
+    pub transcript: String,
+}
+
+/// Play one sitting of `save` with `pack` (the save's pack or one extending it):
+/// to the next checkpoint when `round`, else to the end of the game.
+pub fn play_sitting(
+    save: &SaveFile,
+    pack: Arc<Pack>,
+    scenario: Option<String>,
+    agents: Vec<Box<dyn Agent>>,
+    round: bool,
+    transcript: bool,
+) -> Result<Sitting, String> {
+    let mut game = save.resume(pack, scenario, agents, round)?;
+    if !transcript {
+        game.transcript = None;
+    }
+    let (game, outcome) = game.run();
+    let text = if transcript { transcript_text(&game, &outcome) } else { String::new() };
+    let status = match &outcome.status {
+        Status::Paused => Some(SaveStatus::Paused),
+        Status::Finished => Some(SaveStatus::Finished),
+        Status::TurnLimit | Status::Failed(_) => None,
+    };
+    let save = status.map(|st| SaveFile::capture(&game, st, Some(save)));
+    Ok(Sitting { game, outcome, save, transcript: text })
+}
+
+/// Agents for the seats of a save: `human` is the person at this terminal.
+pub fn agents_for(save: &SaveFile, kinds: &[String]) -> Result<Vec<Box<dyn Agent>>, String> {
+    let mut out: Vec<Box<dyn Agent>> = Vec::new();
+    for seat in 0..save.player.len() {
+        let k = kinds.get(seat).or(kinds.last()).map_or("human", String::as_str);
+        if k == "human" {
+            out.push(Box::new(play::HumanAgent {
+                input: std::io::BufReader::new(std::io::stdin()),
+                output: std::io::stdout(),
+            }));
+        } else {
+            out.push(
+                agent::bot(k, save.seed, seat)
+                    .ok_or_else(|| format!("unknown agent `{k}` (agents: human, {})", agent::AGENT_KINDS.join(", ")))?,
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn run_play(project: &Project, args: &PlayArgs) -> i32 {
+    let save = match read_save(&args.save) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}; the save was not changed");
+            return 1;
+        }
+    };
+    let pack_name = args.pack.clone().unwrap_or_else(|| save.pack.clone());
+    let pack = match session::load(project, &pack_name) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    if let Err(e) = save.check_pack(&pack) {
+        eprintln!("error: {}: {e}; the save was not changed", args.save.display());
+        return 1;
+    }
+    if pack.id() == save.pack && pack.manifest.version != save.pack_version {
+        println!("note: saved with {} {}, now {}", save.pack, save.pack_version, pack.manifest.version);
+    }
+    let agents = match agents_for(&save, &args.agent) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let kinds: Vec<String> = agents.iter().map(|a| a.kind()).collect();
+    let round = !args.game;
+    println!(
+        "{} {} — {} of the campaign in {} (sitting {}, {})",
+        pack.manifest.name,
+        pack.manifest.version,
+        if round { "a round" } else { "a game" },
+        args.save.display(),
+        save.sittings + 1,
+        kinds.join(", ")
+    );
+    let sitting = match play_sitting(&save, pack, args.scenario.clone(), agents, round, true) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {}: {e}; the save was not changed", args.save.display());
+            return 1;
+        }
+    };
+    if args.verbose {
+        print!("{}", sitting.transcript);
+    } else {
+        let lines: Vec<&str> = sitting.transcript.lines().collect();
+        for l in &lines[lines.len().saturating_sub(12)..] {
+            println!("{l}");
+        }
+    }
+    if let Some(path) = &args.transcript {
+        if let Err(e) = out::write_atomic(path, sitting.transcript.as_bytes()) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+        }
+    }
+    let Some(new_save) = &sitting.save else {
+        let why = match &sitting.outcome.status {
+            Status::Failed(f) => f.to_string(),
+            Status::TurnLimit => format!("the turn limit ({} turns) came before a checkpoint", sitting.game.max_turns),
+            _ => "the game did not stop between turns".to_string(),
+        };
+        eprintln!("error: {why}; the save was not changed");
+        return 1;
+    };
+    if let Err(e) = write_save(&args.save, new_save) {
+        eprintln!("error: {e}");
+        return 1;
+    }
+    println!(
+        "saved {} ({}): {}",
+        args.save.display(),
+        new_save.status.as_str(),
+        headline(new_save).unwrap_or_else(|| format!("turn {}", new_save.turn))
+    );
+    0
+}
+
+fn run_show(project: &Project, args: &ShowArgs) -> i32 {
+    let save = match read_save(&args.save) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    let pack = session::load(project, &save.pack).ok();
+    print!("{}", summary(&save, pack.as_deref()));
+    0
+}
+
+fn counter(save: &SaveFile, seat: usize, k: &str) -> Option<i64> {
+    save.player.get(seat).and_then(|p| p.counters.get(k).copied())
+}
+
+/// The score path: the `score_1`, `score_2`... counters of seat 0.
+fn score_path(save: &SaveFile) -> Vec<i64> {
+    (1..).map_while(|i| counter(save, 0, &format!("score_{i}"))).collect()
+}
+
+/// One line about where a campaign stands (from the counters a campaign's rules keep).
+fn headline(save: &SaveFile) -> Option<String> {
+    let p = save.player.first()?;
+    let mut parts = Vec::new();
+    if let Some(n) = p.counters.get("plays") {
+        parts.push(format!("{n} play(s) finished"));
+    }
+    if let Some(r) = p.counters.get("round").filter(|r| **r > 0) {
+        parts.push(format!("round {r} done"));
+    }
+    if let Some(f) = p.counters.get("fame") {
+        parts.push(format!("fame {f}"));
+    }
+    let path = score_path(save);
+    if !path.is_empty() {
+        parts.push(format!("score path {}", path.iter().map(i64::to_string).collect::<Vec<_>>().join(" > ")));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// A readable summary of a save: the campaign's standing, every seat's counters, and
+/// every card by zone with its stage, stickers and marks.
+pub fn summary(save: &SaveFile, pack: Option<&Pack>) -> String {
+    let mut s = String::new();
+    let name = pack.map_or(save.pack.clone(), |p| format!("{} ({})", p.manifest.name, save.pack));
+    s.push_str(&format!(
+        "pack       {name} {}\nscenario   {}\nseed       {}\nstatus     {} after {} sitting(s), {} game(s) finished, turn {}\n",
+        save.pack_version,
+        save.scenario.as_deref().unwrap_or("-"),
+        save.seed,
+        save.status.as_str(),
+        save.sittings,
+        save.games,
+        save.turn
+    ));
+    if save.status == SaveStatus::New {
+        s.push_str("not started: the first `crown campaign play` sets the game up\n");
+    }
+    for (i, p) in save.player.iter().enumerate() {
+        let c = |k: &str| p.counters.get(k).copied();
+        s.push_str(&format!("\nseat {} {}: score {}\n", i + 1, p.name, p.score));
+        if i == 0 {
+            if let Some(n) = c("plays") {
+                s.push_str(&format!("  plays finished   {n}\n"));
+            }
+            if let Some(r) = c("round") {
+                let open = if c("round_open").unwrap_or(0) > 0 { " (open)" } else { "" };
+                let fin = if c("final").unwrap_or(0) > 0 { ", the final round" } else { "" };
+                s.push_str(&format!("  round            {r}{open}{fin}\n"));
+            }
+            let path = score_path(save);
+            s.push_str(&format!(
+                "  score path       {}\n",
+                if path.is_empty() {
+                    "(empty)".to_string()
+                } else {
+                    path.iter().enumerate().map(|(k, v)| format!("{}: {v}", k + 1)).collect::<Vec<_>>().join(", ")
+                }
+            ));
+            if let Some(f) = c("fame") {
+                s.push_str(&format!("  fame             {f}\n"));
+            }
+            if let Some(f) = c("purged_fame") {
+                s.push_str(&format!("  purged fame      {f}\n"));
+            }
+            let stickers: Vec<String> = p
+                .counters
+                .iter()
+                .filter_map(|(k, v)| k.strip_prefix("stickers_").map(|kind| format!("{kind} {v}")))
+                .collect();
+            if !stickers.is_empty() {
+                s.push_str(&format!("  stickers left    {}\n", stickers.join(", ")));
+            }
+        }
+        let shown = |k: &str| {
+            i == 0
+                && (["plays", "round", "round_open", "final", "fame", "purged_fame"].contains(&k)
+                    || k.starts_with("stickers_")
+                    || (k.starts_with("score_") && k[6..].parse::<u32>().is_ok()))
+        };
+        let rest: Vec<String> = p.counters.iter().filter(|(k, _)| !shown(k)).map(|(k, v)| format!("{k} {v}")).collect();
+        if !rest.is_empty() {
+            s.push_str(&format!("  counters         {}\n", rest.join(", ")));
+        }
+    }
+    if save.card.is_empty() {
+        return s;
+    }
+    let def_of = |id: &str| pack.and_then(|p| p.get(id)).map(|d| &d.def);
+    let label = |c: &crown_engine::game::save::SavedCard| {
+        let d = def_of(&c.def);
+        let serial = d.and_then(|d| d.serial).map_or(String::new(), |n| format!("#{n} "));
+        let stage_name = d
+            .and_then(|d| d.stages.iter().find(|st| st.position.as_str() == c.stage).map(|st| st.name.clone()))
+            .or_else(|| d.map(|d| d.name.clone()))
+            .unwrap_or_else(|| c.def.clone());
+        let mut t = format!("{serial}{stage_name} [{} {}]", c.def, c.stage);
+        if !c.stickers.is_empty() {
+            t.push_str(&format!(" stickers {}", c.stickers.join(" ")));
+        }
+        if !c.marks.is_empty() {
+            let m: Vec<String> =
+                c.marks.iter().map(|(k, v)| if *v == 1 { k.clone() } else { format!("{k}={v}") }).collect();
+            t.push_str(&format!(" marks {}", m.join(" ")));
+        }
+        t
+    };
+    let in_box = save.card.iter().filter(|c| c.zone.as_deref() == Some("box")).count();
+    s.push_str(&format!(
+        "\ncards      {} in all, {} discovered (out of the box), {} destroyed\n",
+        save.card.len(),
+        save.card.len() - in_box,
+        save.card.iter().filter(|c| c.zone.as_deref() == Some("destroyed")).count()
+    ));
+    for z in &save.zone {
+        let mut cards: Vec<_> = save.card.iter().filter(|c| c.zone.as_deref() == Some(z.key.as_str())).collect();
+        if cards.is_empty() {
+            continue;
+        }
+        cards.sort_by_key(|c| c.pos);
+        if z.key == "box" {
+            // The box is read in serial order; only what is there matters.
+            let names: Vec<String> = cards
+                .iter()
+                .map(|c| {
+                    let serial = def_of(&c.def).and_then(|d| d.serial).map_or(String::new(), |n| format!("#{n} "));
+                    format!("{serial}{}", c.def)
+                })
+                .collect();
+            s.push_str(&format!("\nbox ({}, not discovered): {}\n", cards.len(), names.join(", ")));
+            continue;
+        }
+        let order = if z.key == "deck" { ", top first" } else { "" };
+        s.push_str(&format!("\n{} ({}{order}):\n", z.key, cards.len()));
+        if z.key == "deck" {
+            cards.reverse();
+        }
+        for c in cards {
+            s.push_str(&format!("  {}\n", label(c)));
+            for u in save.card.iter().filter(|u| u.host == Some(c.n)) {
+                s.push_str(&format!("    under it: {}\n", label(u)));
+            }
+        }
+    }
+    let nowhere: Vec<String> =
+        save.card.iter().filter(|c| c.zone.is_none() && c.host.is_none()).map(|c| c.def.clone()).collect();
+    if !nowhere.is_empty() {
+        s.push_str(&format!("\nout of the game: {}\n", nowhere.join(", ")));
+    }
+    s
+}
+
+/// How fast whole campaigns play: `n` base games (seeds 0..n) of `pack`'s default
+/// scenario by the greedy bot, each played round by round through a save written to
+/// text and read back between rounds (`by_rounds`), or in one go. Returns the plays per
+/// second and the mean final score. For `crown bench`.
+pub fn bench_plays(pack: &Arc<Pack>, n: u64, by_rounds: bool) -> Result<(f64, f64), String> {
+    let t0 = std::time::Instant::now();
+    let mut total = 0i64;
+    for seed in 0..n {
+        let (save, _) = play_through(pack, seed, "greedy", by_rounds)?;
+        total += save.player.first().map_or(0, |p| p.score);
+    }
+    let secs = t0.elapsed().as_secs_f64().max(1e-9);
+    Ok((n as f64 / secs, total as f64 / n.max(1) as f64))
+}
+
+/// A whole game of a new campaign by a bot, round by round through saves (each save
+/// written to text and read back, as between sittings) or in one sitting. Returns the
+/// final save and the number of sittings.
+pub fn play_through(pack: &Arc<Pack>, seed: u64, bot: &str, by_rounds: bool) -> Result<(SaveFile, u64), String> {
+    let players = session::player_count(pack, None, None);
+    let names = (1..=players).map(|i| format!("P{i}")).collect();
+    let mut save = SaveFile::new_game(pack, None, seed, names)?;
+    if let Some(sc) = pack.default_scenario() {
+        save.scenario = Some(sc.scenario.id.clone());
+    }
+    let mut sittings = 0;
+    loop {
+        let agents = (0..players).map(|i| agent::bot(bot, seed, i).ok_or("unknown bot")).collect::<Result<_, _>>()?;
+        let sit = play_sitting(&save, pack.clone(), None, agents, by_rounds, false)?;
+        sittings += 1;
+        let next = sit.save.ok_or_else(|| format!("seed {seed}: the game stopped: {:?}", sit.outcome.status))?;
+        save = if by_rounds { SaveFile::parse(&next.to_text()?)? } else { next };
+        if save.status == SaveStatus::Finished {
+            return Ok((save, sittings));
+        }
+        if sittings > 10_000 {
+            return Err("no end after 10000 sittings".into());
+        }
+    }
+}
