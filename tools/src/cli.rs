@@ -37,6 +37,8 @@ pub enum Command {
     Print(crate::print::PrintArgs),
     /// Generate a rules reference (HTML, PDF or Markdown) from the pack's definitions.
     Reference(crate::print::ReferenceArgs),
+    /// A local preview page of every card and the current diagnostics, updated live.
+    Serve(crate::serve::ServeArgs),
     /// A campaign kept in a save file, played one round or one game at a time.
     #[command(subcommand)]
     Campaign(crate::campaign::CampaignArgs),

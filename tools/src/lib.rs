@@ -12,6 +12,7 @@ pub mod out;
 pub mod play;
 pub mod print;
 pub mod schema;
+pub mod serve;
 pub mod session;
 pub mod sim;
 pub mod watch;
@@ -47,5 +48,6 @@ where
         cli::Command::Reference(a) => print::run_reference(&project, &a),
         cli::Command::Campaign(a) => campaign::run(&project, &a),
         cli::Command::Watch(a) => watch::run(&project, &a),
+        cli::Command::Serve(a) => serve::run(&project, &a),
     }
 }
