@@ -1,1 +1,516 @@
-//! Integration tests: invalid.
+//! The bad-input corpus: every folder of `tests/invalid/` (except those starting with `_`)
+//! is one case, run with the `crown` binary as a child process, so that a panic, a signal
+//! or a hang is seen as such. Each case must exit with its expected code (1 unless its
+//! `case.toml` says otherwise), never print a panic message, finish within two seconds,
+//! and print exactly its reviewed `expected.txt`.
+//!
+//! `CROWN_BLESS_INVALID=1 cargo test -p crown-tests --test invalid` rewrites the expected
+//! files; review every changed one before committing it. Run `cargo build -p crown-tools`
+//! first: the tests run the built binary. See docs/hardening.md.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crown_tests::crown_bin;
+
+/// The bar: every case answers within this time.
+const TIME_LIMIT: Duration = Duration::from_secs(2);
+
+#[test]
+fn corpus() {
+    let bless = std::env::var_os("CROWN_BLESS_INVALID").is_some_and(|v| v == "1");
+    let dirs = case_dirs(&corpus_dir());
+    assert!(dirs.len() >= 40, "the corpus has {} cases; it should have at least 40", dirs.len());
+    let mut failures = Vec::new();
+    let mut slowest = (Duration::ZERO, String::new());
+    for dir in &dirs {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let case = match Case::read(dir) {
+            Ok(c) => c,
+            Err(e) => {
+                failures.push(format!("{name}: bad case.toml: {e}"));
+                continue;
+            }
+        };
+        let run = match run_case(&case) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        if run.elapsed > slowest.0 {
+            slowest = (run.elapsed, name.clone());
+        }
+        let mut problems = Vec::new();
+        if let Some(sig) = run.signal {
+            problems.push(format!("killed by signal {sig}"));
+        }
+        if run.timed_out {
+            problems.push("did not finish: killed after the hard timeout".to_string());
+        } else if run.elapsed > TIME_LIMIT {
+            problems.push(format!("took {:?} (limit {TIME_LIMIT:?})", run.elapsed));
+        }
+        if run.raw_stderr.contains("panicked") || run.raw_stderr.contains("RUST_BACKTRACE") {
+            problems.push("panicked".to_string());
+        }
+        if run.code != Some(case.exit) {
+            problems.push(format!("exit code {:?}, expected {}", run.code, case.exit));
+        }
+        let expected_path = dir.join("expected.txt");
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        if expected != run.text {
+            // A run that panicked, hung or died is never blessed.
+            if bless && problems.is_empty() {
+                std::fs::write(&expected_path, &run.text).unwrap();
+            } else {
+                problems.push(format!("output differs from expected.txt\n{}", first_difference(&expected, &run.text)));
+            }
+        }
+        if !problems.is_empty() {
+            failures.push(format!("{name} ({}): {}", case.about, problems.join("; ")));
+        }
+    }
+    eprintln!("{} cases; slowest {} in {:?}", dirs.len(), slowest.1, slowest.0);
+    for dir in &dirs {
+        if let Ok(Case { known_issue: Some(i), .. }) = Case::read(dir) {
+            eprintln!("known issue in {}: {i}", dir.file_name().unwrap().to_string_lossy());
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n\n{}", failures.len(), dirs.len(), failures.join("\n\n"));
+}
+
+/// The first line that differs, with the expected and actual lines.
+fn first_difference(expected: &str, actual: &str) -> String {
+    let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
+    let i = e.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(e.len().min(a.len()));
+    format!(
+        "  first difference at line {}:\n  expected: {}\n  actual:   {}\n(bless with CROWN_BLESS_INVALID=1 after review)",
+        i + 1,
+        e.get(i).unwrap_or(&"<end>"),
+        a.get(i).unwrap_or(&"<end>")
+    )
+}
+
+/// Every case folder has a recipe and an expected file, and nothing else is lying around.
+#[test]
+fn corpus_folders_are_well_formed() {
+    for dir in case_dirs(&corpus_dir()) {
+        assert!(dir.join("case.toml").is_file(), "{} has no case.toml", dir.display());
+        assert!(dir.join("expected.txt").is_file(), "{} has no expected.txt", dir.display());
+        let case = Case::read(&dir).unwrap();
+        assert!(!case.about.trim().is_empty(), "{}: say what the case checks in `about`", dir.display());
+        if let Some(b) = &case.base {
+            assert!(corpus_dir().join("_base").join(b).is_dir(), "{}: no base `{b}`", dir.display());
+        }
+    }
+}
+
+/// A case folder that does not exist yields a clear error, not a panic.
+#[test]
+fn missing_case_reports_an_error() {
+    let e = Case::read(Path::new("/nonexistent/case")).unwrap_err();
+    assert!(e.contains("case.toml"), "{e}");
+}
+
+// ---- the harness ----
+
+/// A hard stop for a case that hangs (far above the two-second bar).
+const HARD_TIMEOUT: Duration = Duration::from_secs(20);
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("invalid")
+}
+
+/// Case folders, sorted; folders starting with `_` (shared bases) are not cases.
+fn case_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p: &PathBuf| p.is_dir() && !p.file_name().unwrap().to_string_lossy().starts_with('_'))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// One piece of a generated file: text and raw bytes (hex), repeated.
+#[derive(Debug)]
+struct Part {
+    text: String,
+    /// Bytes as hex pairs, spaces allowed: `"ef bb bf"`.
+    hex: String,
+    repeat: usize,
+}
+
+/// A file the harness writes: bytes that would be awkward to commit.
+#[derive(Debug)]
+struct Generate {
+    path: String,
+    parts: Vec<Part>,
+}
+
+/// A symbolic link the harness creates; `{outside}` is a folder beside the project.
+#[derive(Debug)]
+struct Symlink {
+    path: String,
+    target: String,
+}
+
+/// `case.toml`: what a case checks and how to run it.
+///
+/// ```toml
+/// about = "one line: what this case checks"
+/// base = "tiny"                 # optional: tests/invalid/_base/tiny is copied first
+/// args = ["check", "tiny"]      # crown arguments after --project; {project}, {outside} expand
+/// exit = 1                      # optional, the default
+/// known_issue = "..."           # optional: what is still wrong with the diagnostic, and where
+/// delete = ["content/tiny/x"]   # optional: base files to remove
+/// [[generate]]                  # optional: files with awkward bytes
+/// path = "scripts/tiny/rules.rhai"
+/// parts = [{ text = "(", repeat = 10000 }, { hex = "ff fe" }]
+/// [[symlink]]                   # optional
+/// path = "content/tiny/cards/loop.toml"
+/// target = "loop.toml"
+/// ```
+#[derive(Debug)]
+struct Case {
+    about: String,
+    base: Option<String>,
+    args: Vec<String>,
+    exit: i32,
+    generate: Vec<Generate>,
+    symlink: Vec<Symlink>,
+    delete: Vec<String>,
+    /// A shortcoming of the recorded diagnostic still to fix, with where.
+    known_issue: Option<String>,
+    dir: PathBuf,
+}
+
+fn get_str(t: &toml::Table, key: &str) -> Result<Option<String>, String> {
+    match t.get(key) {
+        None => Ok(None),
+        Some(toml::Value::String(s)) => Ok(Some(s.clone())),
+        Some(v) => Err(format!("`{key}` must be a string, not {v}")),
+    }
+}
+
+fn get_strs(t: &toml::Table, key: &str) -> Result<Vec<String>, String> {
+    match t.get(key) {
+        None => Ok(Vec::new()),
+        Some(toml::Value::Array(a)) => a
+            .iter()
+            .map(|v| v.as_str().map(str::to_string).ok_or_else(|| format!("`{key}` must hold strings")))
+            .collect(),
+        Some(_) => Err(format!("`{key}` must be an array of strings")),
+    }
+}
+
+fn get_tables<'a>(t: &'a toml::Table, key: &str) -> Result<Vec<&'a toml::Table>, String> {
+    match t.get(key) {
+        None => Ok(Vec::new()),
+        Some(toml::Value::Array(a)) => {
+            a.iter().map(|v| v.as_table().ok_or_else(|| format!("`{key}` must hold tables"))).collect()
+        }
+        Some(_) => Err(format!("`{key}` must be an array of tables")),
+    }
+}
+
+fn only_keys(t: &toml::Table, keys: &[&str], what: &str) -> Result<(), String> {
+    match t.keys().find(|k| !keys.contains(&k.as_str())) {
+        Some(k) => Err(format!("unknown key `{k}` in {what} (known: {})", keys.join(", "))),
+        None => Ok(()),
+    }
+}
+
+impl Case {
+    fn read(dir: &Path) -> Result<Case, String> {
+        let p = dir.join("case.toml");
+        let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let t: toml::Table = toml::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+        only_keys(&t, &["about", "base", "args", "exit", "generate", "symlink", "delete", "known_issue"], "case.toml")?;
+        let mut generate = Vec::new();
+        for g in get_tables(&t, "generate")? {
+            only_keys(g, &["path", "parts"], "[[generate]]")?;
+            let mut parts = Vec::new();
+            for p in get_tables(g, "parts")? {
+                only_keys(p, &["text", "hex", "repeat"], "a part")?;
+                let repeat = match p.get("repeat") {
+                    None => 1,
+                    Some(v) => v.as_integer().filter(|n| *n >= 0).ok_or("`repeat` must be a count")? as usize,
+                };
+                parts.push(Part {
+                    text: get_str(p, "text")?.unwrap_or_default(),
+                    hex: get_str(p, "hex")?.unwrap_or_default(),
+                    repeat,
+                });
+            }
+            generate.push(Generate { path: get_str(g, "path")?.ok_or("[[generate]] needs `path`")?, parts });
+        }
+        let mut symlink = Vec::new();
+        for l in get_tables(&t, "symlink")? {
+            only_keys(l, &["path", "target"], "[[symlink]]")?;
+            symlink.push(Symlink {
+                path: get_str(l, "path")?.ok_or("[[symlink]] needs `path`")?,
+                target: get_str(l, "target")?.ok_or("[[symlink]] needs `target`")?,
+            });
+        }
+        Ok(Case {
+            about: get_str(&t, "about")?.unwrap_or_default(),
+            base: get_str(&t, "base")?,
+            args: get_strs(&t, "args")?,
+            exit: match t.get("exit") {
+                None => 1,
+                Some(v) => v.as_integer().ok_or("`exit` must be an integer")? as i32,
+            },
+            generate,
+            symlink,
+            delete: get_strs(&t, "delete")?,
+            known_issue: get_str(&t, "known_issue")?,
+            dir: dir.to_path_buf(),
+        })
+    }
+}
+
+/// What running a case gave.
+struct Run {
+    code: Option<i32>,
+    signal: Option<i32>,
+    timed_out: bool,
+    elapsed: Duration,
+    raw_stderr: String,
+    /// Exit code, standard output and standard error, normalised: the text compared
+    /// with `expected.txt`.
+    text: String,
+}
+
+fn hex_bytes(s: &str) -> Result<Vec<u8>, String> {
+    let digits: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+    if !digits.len().is_multiple_of(2) {
+        return Err(format!("odd number of hex digits in {s:?}"));
+    }
+    (0..digits.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).map_err(|e| format!("{s:?}: {e}")))
+        .collect()
+}
+
+/// Lay out the case's project in `tmp/project` (and `tmp/outside`).
+fn build_project(case: &Case, tmp: &Path) -> Result<PathBuf, String> {
+    let project = tmp.join("project");
+    let outside = tmp.join("outside");
+    std::fs::create_dir_all(&project).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&outside).map_err(|e| e.to_string())?;
+    std::fs::write(outside.join("secret.toml"), "[[card]]\nid = \"secret\"\nname = \"Secret\"\n")
+        .map_err(|e| e.to_string())?;
+    if let Some(b) = &case.base {
+        crown_tests::copy_dir(&corpus_dir().join("_base").join(b), &project).map_err(|e| format!("base {b}: {e}"))?;
+    }
+    for e in std::fs::read_dir(&case.dir).map_err(|e| e.to_string())?.flatten() {
+        let name = e.file_name();
+        if name == "case.toml" || name == "expected.txt" {
+            continue;
+        }
+        let to = project.join(&name);
+        if e.path().is_dir() {
+            crown_tests::copy_dir(&e.path(), &to).map_err(|e| e.to_string())?;
+        } else {
+            std::fs::copy(e.path(), &to).map_err(|e| e.to_string())?;
+        }
+    }
+    for d in &case.delete {
+        std::fs::remove_file(project.join(d)).map_err(|e| format!("delete {d}: {e}"))?;
+    }
+    for g in &case.generate {
+        let mut bytes = Vec::new();
+        for p in &g.parts {
+            let mut one = p.text.as_bytes().to_vec();
+            one.extend(hex_bytes(&p.hex)?);
+            for _ in 0..p.repeat {
+                bytes.extend_from_slice(&one);
+            }
+        }
+        let path = project.join(&g.path);
+        std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
+        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", g.path))?;
+    }
+    for l in &case.symlink {
+        let path = project.join(&l.path);
+        std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
+        let target = l.target.replace("{outside}", &outside.to_string_lossy());
+        std::os::unix::fs::symlink(&target, &path).map_err(|e| format!("symlink {}: {e}", l.path))?;
+    }
+    Ok(project)
+}
+
+fn run_case(case: &Case) -> Result<Run, String> {
+    let bin = crown_bin();
+    if !bin.is_file() {
+        return Err(format!("{} is missing: run `cargo build -p crown-tools` first", bin.display()));
+    }
+    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let project = build_project(case, tmp.path())?;
+    let args: Vec<String> = case
+        .args
+        .iter()
+        .map(|a| {
+            a.replace("{project}", &project.to_string_lossy())
+                .replace("{outside}", &tmp.path().join("outside").to_string_lossy())
+        })
+        .collect();
+    let start = Instant::now();
+    let mut child = Command::new(&bin)
+        .arg("--project")
+        .arg(&project)
+        .args(&args)
+        .current_dir(&project)
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+    // Read both pipes on threads so a flood of output cannot block the child.
+    let mut so = child.stdout.take().unwrap();
+    let mut se = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut so, &mut b);
+        b
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut se, &mut b);
+        b
+    });
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
+            break s;
+        }
+        if start.elapsed() > HARD_TIMEOUT {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait().map_err(|e| e.to_string())?;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let elapsed = start.elapsed();
+    let stdout = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).to_string();
+    let stderr = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).to_string();
+    let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+    let roots = [tmp.path().canonicalize().unwrap_or_else(|_| tmp.path().to_path_buf()), tmp.path().to_path_buf()];
+    let norm = |s: &str| normalise(s, &roots);
+    let text = format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        status.code().map_or_else(|| "signal".to_string(), |c| c.to_string()),
+        with_newline(&norm(&stdout)),
+        with_newline(&norm(&stderr))
+    );
+    Ok(Run { code: status.code(), signal, timed_out, elapsed, raw_stderr: stderr, text })
+}
+
+fn with_newline(s: &str) -> String {
+    if s.is_empty() || s.ends_with('\n') {
+        s.to_string()
+    } else {
+        format!("{s}\n")
+    }
+}
+
+/// Machine-dependent parts out: the temporary folder, timings, trailing spaces.
+fn normalise(s: &str, roots: &[PathBuf]) -> String {
+    let mut s = s.to_string();
+    for r in roots {
+        s = s.replace(&*r.to_string_lossy(), "$TMP");
+    }
+    let lines: Vec<String> = s.lines().map(|l| mask_timings(l).trim_end().to_string()).collect();
+    let mut out = lines.join("\n");
+    if s.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+/// `1.23 s` -> `#.## s`, `456 games/s` -> `# games/s`.
+fn mask_timings(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i].is_ascii_digit() && (i == 0 || !chars[i - 1].is_ascii_alphanumeric()) {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
+                i += 1;
+            }
+            let rest: String = chars[i..].iter().collect();
+            let number: String = chars[start..i].iter().collect();
+            let seconds =
+                rest.strip_prefix(" s").is_some_and(|r| !r.starts_with(|c: char| c.is_alphanumeric() || c == '/'));
+            if seconds && number.contains('.') {
+                out.push_str("#.## ");
+            } else if rest.starts_with(" games/s") {
+                out.push_str("# ");
+            } else {
+                out.push_str(&number);
+                continue;
+            }
+            i += 1; // the space
+            continue;
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn timings_are_masked() {
+    assert_eq!(mask_timings("300 games/s on 2 threads (0.12 s)"), "# games/s on 2 threads (#.## s)");
+    assert_eq!(mask_timings("printed in 1.50 s: 3 SVGs"), "printed in #.## s: 3 SVGs");
+    assert_eq!(mask_timings("seed 7, 12 turns"), "seed 7, 12 turns");
+    assert_eq!(mask_timings("1 games in 0.00 s (3 games/s)"), "1 games in #.## s (# games/s)");
+    assert_eq!(mask_timings("3 seats"), "3 seats");
+    assert_eq!(hex_bytes("ef bb bf").unwrap(), vec![0xef, 0xbb, 0xbf]);
+}
+
+/// Card text is data: template syntax in it is printed as written, markup is escaped, and
+/// nothing in it runs.
+#[test]
+fn card_text_is_printed_as_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    crown_tests::copy_dir(&corpus_dir().join("_base/tiny"), &project).unwrap();
+    let cards = project.join("content/tiny/cards/cards.toml");
+    let text = std::fs::read_to_string(&cards).unwrap().replacen(
+        "text = \"Score 1 point.\"",
+        "text = \"{{ 7 * 7 }} {% if true %}yes{% endif %} </text><script>alert(1)</script> &amp; ${x}\"",
+        1,
+    );
+    std::fs::write(&cards, text).unwrap();
+    let out = project.join("build/print");
+    let o = Command::new(crown_bin())
+        .args(["--project"])
+        .arg(&project)
+        .args(["print", "tiny", "--format", "svg", "--out"])
+        .arg(&out)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = walkdir::WalkDir::new(&out)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "svg"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .find(|s| s.contains("7 * 7"))
+        .expect("the coin's face holds its text");
+    assert!(svg.contains("{{ 7 * 7 }}"), "template syntax printed as written");
+    assert!(!svg.contains(">49<") && !svg.contains(" 49 "), "nothing evaluated");
+    assert!(svg.contains("{% if true %}yes{% endif"), "template tags printed as written");
+    assert!(!svg.contains("<script"), "markup escaped");
+    assert!(svg.contains("&lt;script&gt;") || svg.contains("&lt;/text&gt;"), "markup escaped");
+    assert!(svg.contains("&amp;amp;"), "an entity in the text is shown as written");
+}
