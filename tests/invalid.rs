@@ -514,3 +514,206 @@ fn card_text_is_printed_as_data() {
     assert!(svg.contains("&lt;script&gt;") || svg.contains("&lt;/text&gt;"), "markup escaped");
     assert!(svg.contains("&amp;amp;"), "an entity in the text is shown as written");
 }
+
+// ---- the sandbox: every limit, in process ----
+
+mod sandbox {
+    use std::sync::Arc;
+
+    use crown_engine::content::{Pack, Project};
+    use crown_engine::game::{Game, GameConfig, Status};
+    use crown_engine::script::LIMITS;
+
+    /// The tiny pack with `double.rhai` replaced by `script`, loaded.
+    fn tiny_with(script: &str) -> (tempfile::TempDir, Arc<Pack>) {
+        let tmp = tempfile::tempdir().unwrap();
+        crown_tests::copy_dir(&super::corpus_dir().join("_base/tiny"), tmp.path()).unwrap();
+        std::fs::write(tmp.path().join("scripts/tiny/cards/double.rhai"), script).unwrap();
+        let pack = crown_tests::load_pack(&Project::new(tmp.path()), "tiny").unwrap_or_else(|e| panic!("{e}"));
+        (tmp, pack)
+    }
+
+    /// Play seed 1 with first-option bots (a Double is played at step 4).
+    fn play(pack: &Arc<Pack>) -> (Game, Status) {
+        let agents = crown_tools::session::bots(&["first".into(), "first".into()], 1);
+        let (g, o) = Game::new(pack.clone(), GameConfig::new(1, 2), agents).unwrap().run();
+        (g, o.status)
+    }
+
+    /// The script fails at `line`, with a message holding `what`, within a second or two.
+    fn fails_with(script: &str, what: &str, line: usize) {
+        let (_t, pack) = tiny_with(script);
+        let start = std::time::Instant::now();
+        let (_, status) = play(&pack);
+        let took = start.elapsed();
+        match status {
+            Status::Failed(f) => {
+                assert!(f.message.contains(what), "{script}\nexpected `{what}` in: {f}");
+                assert_eq!(f.script.as_deref(), Some("scripts/tiny/cards/double.rhai"), "{f}");
+                assert_eq!(f.line, line, "{script}\n{f}");
+                assert_eq!(f.definitions, vec!["double".to_string()], "{f}");
+            }
+            s => panic!("{script}\nexpected a failure with `{what}`, got {s:?}"),
+        }
+        assert!(took.as_secs_f64() < 5.0, "{script}: took {took:?}");
+    }
+
+    #[test]
+    fn operations_limit() {
+        fails_with("fn on_play(p, c) {\n    loop {}\n}\n", &format!("more than {} operations", LIMITS.operations), 1);
+        // Just under the limit passes: the limit is per call, not per game.
+        let n = LIMITS.operations / 8;
+        let (_t, pack) =
+            tiny_with(&format!("fn on_play(p, c) {{\n    let x = 0;\n    for i in 0..{n} {{ x += 1; }}\n}}\n"));
+        assert_eq!(play(&pack).1, Status::Finished);
+    }
+
+    #[test]
+    fn call_depth_limit() {
+        let what = format!("nested more than {} deep", LIMITS.call_levels);
+        fails_with("fn on_play(p, c) {\n    down(0);\n}\nfn down(n) {\n    down(n + 1)\n}\n", &what, 1);
+        fails_with("fn on_play(p, c) {\n    let f = |g| g.call(g);\n    f.call(f);\n}\n", &what, 1);
+        // Recursion well inside the limit is fine.
+        let depth = LIMITS.call_levels / 2;
+        let (_t, pack) = tiny_with(&format!(
+            "fn on_play(p, c) {{\n    down({depth});\n}}\nfn down(n) {{\n    if n > 0 {{ down(n - 1) }}\n}}\n"
+        ));
+        assert_eq!(play(&pack).1, Status::Finished);
+    }
+
+    #[test]
+    fn expression_depth_limit() {
+        let (fn_depth, _) = (LIMITS.expr_depth.1, LIMITS.expr_depth.0);
+        let nested = |n: usize| format!("fn on_play(p, c) {{\n    let x = {}1{};\n}}\n", "(".repeat(n), ")".repeat(n));
+        // Well inside the limit compiles; far past it is a compile error with a position.
+        let deepest =
+            (1..fn_depth).take_while(|&n| crown_engine::script::compile("ok.rhai", &nested(n)).is_ok()).last();
+        eprintln!("deepest parentheses that compile in a function: {deepest:?}");
+        assert!(deepest.is_some_and(|d| d >= 10), "ordinary nesting compiles: {deepest:?}");
+        for n in [fn_depth * 2, 10_000, 100_000] {
+            let e = crown_engine::script::compile("deep.rhai", &nested(n)).unwrap_err();
+            assert!(e.to_string().contains("complex") || e.to_string().contains("nested"), "{e}");
+            assert_eq!(e.position().line(), Some(2), "{e}");
+        }
+        // Deep nesting of blocks, arrays and maps, too.
+        for (open, close) in [("{", "}"), ("[", "]"), ("#{a:", "}"), ("if true {", "}")] {
+            let text = format!("fn f() {{ {}1{} }}", open.repeat(20_000), close.repeat(20_000));
+            assert!(crown_engine::script::compile("deep.rhai", &text).is_err(), "{open}");
+        }
+    }
+
+    #[test]
+    fn string_size_limit() {
+        fails_with("fn on_play(p, c) {\n    let s = \"ab\";\n    loop { s += s; }\n}\n", "string", 1);
+        fails_with(
+            &format!("fn on_play(p, c) {{\n    let s = \"x\".pad({}, \"y\");\n}}\n", LIMITS.string_size + 1),
+            "string",
+            1,
+        );
+    }
+
+    #[test]
+    fn array_size_limit() {
+        fails_with(&format!("fn on_play(p, c) {{\n    [].pad({}, 0);\n}}\n", LIMITS.array_size + 1), "array", 1);
+        fails_with("fn on_play(p, c) {\n    let a = [1];\n    loop { a += a; }\n}\n", "array", 1);
+        let (_t, pack) =
+            tiny_with(&format!("fn on_play(p, c) {{\n    let a = [];\n    a.pad({}, 0);\n}}\n", LIMITS.array_size));
+        assert_eq!(play(&pack).1, Status::Finished, "an array at the limit is fine");
+    }
+
+    #[test]
+    fn map_size_limit() {
+        let grow = |n: usize| {
+            format!(
+                "fn on_play(p, c) {{\n    let m = #{{}};\n    for i in 0..{n} {{ m[\"k\" + i] = i; }}\n    set_counter(p, \"size\", m.len());\n}}\n"
+            )
+        };
+        fails_with(&grow(LIMITS.map_size + 1), "map", 1);
+        let (_t, pack) = tiny_with(&grow(LIMITS.map_size));
+        assert_eq!(play(&pack).1, Status::Finished, "a map at the limit is fine");
+    }
+
+    #[test]
+    fn variables_and_functions_limits() {
+        let many_lets: String = (0..LIMITS.variables + 10).map(|i| format!("    let v{i} = {i};\n")).collect();
+        fails_with(&format!("fn on_play(p, c) {{\n{many_lets}}}\n"), "variables", 1);
+        let many_fns: String = (0..LIMITS.functions + 10).map(|i| format!("fn f{i}() {{ {i} }}\n")).collect();
+        let e = crown_engine::script::compile("many.rhai", &format!("{many_fns}fn on_play(p, c) {{}}\n"));
+        assert!(e.is_err(), "more than {} functions compile", LIMITS.functions);
+    }
+
+    /// A finite print flood ends the game normally with the log capped; the cap line says so.
+    #[test]
+    fn print_flood_is_capped() {
+        let (_t, pack) = tiny_with("fn on_play(p, c) {\n    for i in 0..20000 { print(\"spam \" + i); }\n}\n");
+        let (g, status) = play(&pack);
+        assert_eq!(status, Status::Finished);
+        let t = g.transcript.unwrap();
+        let prints = t.iter().filter(|l| l.starts_with("print: ")).count();
+        assert!(prints <= LIMITS.print_lines, "{prints} print lines");
+        assert!(t.iter().any(|l| l.contains("further output dropped")), "the cap is announced");
+        let long = t.iter().map(String::len).max().unwrap_or(0);
+        assert!(long < 1_000, "a printed line is cut: {long} bytes");
+        // A huge single line is cut too.
+        let (_t2, pack) = tiny_with("fn on_play(p, c) {\n    print(\"x\".pad(60000, \"y\"));\n}\n");
+        let (g, _) = play(&pack);
+        assert!(g.transcript.unwrap().iter().all(|l| l.len() < 1_000));
+    }
+
+    /// A panic inside the host (here: an agent asked by the `choose` host function) fails
+    /// that game only; the thread plays the next game normally.
+    #[test]
+    fn host_panic_fails_one_game() {
+        struct Boom;
+        impl crown_engine::game::agent::Agent for Boom {
+            fn choose(&mut self, _: &crown_engine::game::agent::ChoiceRequest<'_>) -> Result<usize, String> {
+                panic!("agent exploded");
+            }
+            fn kind(&self) -> String {
+                "boom".into()
+            }
+        }
+        let (_t, pack) = tiny_with("fn on_play(p, c) {\n    set_counter(p, \"double\", 1);\n}\n");
+        let agents: Vec<Box<dyn crown_engine::game::agent::Agent>> = vec![Box::new(Boom), Box::new(Boom)];
+        let (_, o) = Game::new(pack.clone(), GameConfig::new(1, 2), agents).unwrap().run();
+        match o.status {
+            Status::Failed(f) => assert!(f.message.contains("agent exploded"), "{f}"),
+            s => panic!("expected a failure, got {s:?}"),
+        }
+        assert_eq!(play(&pack).1, Status::Finished, "the next game on this thread is unaffected");
+    }
+
+    /// A script that runs away in some games only: `sim` fails those games with their
+    /// error and still plays and counts the others.
+    #[test]
+    fn runaway_in_one_game_leaves_the_others() {
+        let (tmp, pack) = tiny_with(
+            "fn on_play(p, c) {\n    if counter(p, \"points\") == 7 {\n        loop {}\n    }\n    set_counter(p, \"double\", 1);\n}\n",
+        );
+        let kinds = vec!["random".to_string(), "random".to_string()];
+        let s = crown_tools::sim::simulate(&pack, &kinds, None, 5, 40, Some(2), 1_000, None).unwrap();
+        assert_eq!(s.games, 40);
+        assert!(s.failed > 0 && s.failed < s.games, "some but not all games fail: {} of {}", s.failed, s.games);
+        assert_eq!(s.finished + s.turn_limit + s.failed, s.games);
+        assert_eq!(s.failures.len() as u64, s.failed);
+        for (_, f) in &s.failures {
+            assert!(f.contains("operations") && f.contains("double.rhai:1"), "{f}");
+        }
+        assert!(s.seat_wins.iter().sum::<u64>() >= s.finished, "wins counted for the games that finished");
+        // The same through the command: exit 1, the summary table, one line per failed game.
+        let project = tmp.path().to_string_lossy().to_string();
+        let o = std::process::Command::new(crown_tests::crown_bin())
+            .args(["--project", &project, "sim", "tiny", "--games", "40", "--seed", "5", "--threads", "2"])
+            .args(["--max-failures", "1000", "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the JSON summary is printed");
+        assert_eq!(v["games"], 40);
+        assert_eq!(v["failed"], s.failed);
+        assert_eq!(v["finished"], s.finished);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&format!("{} of 40 games failed", s.failed)), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
