@@ -7,6 +7,7 @@
 pub mod content;
 pub mod diag;
 pub mod game;
+pub mod native;
 pub mod script;
 
 pub use diag::{Diagnostic, Severity, SourceFile, SourceMap};
