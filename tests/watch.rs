@@ -519,3 +519,18 @@ fn play_watch_reloads_between_choices_and_logs_it() {
     let t = std::fs::read_to_string(&transcript).unwrap();
     assert!(t.lines().any(|l| l.starts_with("reload: definitions and scripts reloaded")), "{t}");
 }
+
+#[test]
+fn latency_benchmark_reports_percentiles_and_memory() {
+    // `CROWN_LATENCY=100,1000,1000` runs the full benchmark (edits, cards, reloads).
+    let spec = std::env::var("CROWN_LATENCY").unwrap_or_else(|_| "20,200,60".into());
+    let n: Vec<usize> = spec.split(',').map(|x| x.trim().parse().unwrap()).collect();
+    let r = crown_tools::watch::latency_bench_with(n[0], n[1], n[2]);
+    eprintln!("{r:?} (memory growth {:.1}%)", r.rss_growth_percent());
+    assert!(r.error.is_none(), "{r:?}");
+    assert_eq!(r.reloads, n[2]);
+    assert!(r.p50_ms > 0.0 && r.p50_ms <= r.p95_ms, "{r:?}");
+    // Generous bounds for a loaded CI machine; the figures themselves are what matters.
+    assert!(r.p50_ms < 500.0, "{r:?}");
+    assert!(r.rss_after_first_kb > 0 && r.rss_growth_percent() < 50.0, "{r:?}");
+}

@@ -29,6 +29,10 @@ use crate::print::{self, Format, PrintOptions};
 /// Default quiet time that closes a batch of file events.
 pub const DEFAULT_DEBOUNCE_MS: u64 = 50;
 
+/// The quiet time once every file written in a batch has been closed (or renamed into
+/// place): the save is complete, only its immediate followers are waited for.
+const SETTLE_MS: u64 = 10;
+
 /// A batch is processed at the latest this long after its first event, even if events
 /// keep coming (a long rename storm or checkout).
 const MAX_BATCH: Duration = Duration::from_millis(1500);
@@ -188,6 +192,8 @@ pub struct FsWatcher {
     /// a folder replaced wholesale is watched again.
     dirs: BTreeMap<PathBuf, Option<(u64, u64)>>,
     debounce: Duration,
+    /// Polling: no close events, the full debounce always applies.
+    polling: bool,
     /// Errors reported by the watcher since the last batch.
     pub errors: Vec<String>,
 }
@@ -216,7 +222,7 @@ impl FsWatcher {
         } else {
             Box::new(notify::recommended_watcher(tx).map_err(|e| format!("cannot start the file watcher: {e}"))?)
         };
-        let mut w = FsWatcher { root, watcher, rx, dirs: BTreeMap::new(), debounce, errors: Vec::new() };
+        let mut w = FsWatcher { root, watcher, rx, dirs: BTreeMap::new(), debounce, polling: poll, errors: Vec::new() };
         w.watcher
             .watch(&w.root.clone(), RecursiveMode::NonRecursive)
             .map_err(|e| format!("cannot watch {}: {e}", w.root.display()))?;
@@ -267,22 +273,54 @@ impl FsWatcher {
         };
         let start = Instant::now();
         let mut paths: BTreeSet<PathBuf> = BTreeSet::new();
-        let mut take = |e: notify::Result<notify::Event>, errors: &mut Vec<String>| match e {
-            Ok(ev) => {
-                if !matches!(ev.kind, notify::EventKind::Access(_)) {
-                    paths.extend(ev.paths);
-                }
+        // Files written to and not yet closed: while there are any, the batch waits for
+        // the full quiet time; once every write is closed (or the file was renamed into
+        // place or removed), a short quiet time is enough.
+        let mut open: BTreeSet<PathBuf> = BTreeSet::new();
+        fn take(
+            e: notify::Result<notify::Event>,
+            paths: &mut BTreeSet<PathBuf>,
+            open: &mut BTreeSet<PathBuf>,
+            errors: &mut Vec<String>,
+        ) {
+            use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind};
+            use notify::EventKind as K;
+            match e {
+                Ok(ev) => match ev.kind {
+                    K::Access(AccessKind::Close(AccessMode::Write)) => {
+                        for p in &ev.paths {
+                            open.remove(p);
+                        }
+                        paths.extend(ev.paths);
+                    }
+                    K::Access(_) => {}
+                    K::Create(CreateKind::Folder)
+                    | K::Remove(_)
+                    | K::Modify(ModifyKind::Name(_))
+                    | K::Modify(ModifyKind::Metadata(_)) => {
+                        for p in &ev.paths {
+                            open.remove(p);
+                        }
+                        paths.extend(ev.paths);
+                    }
+                    _ => {
+                        open.extend(ev.paths.iter().cloned());
+                        paths.extend(ev.paths);
+                    }
+                },
+                Err(e) => errors.push(e.to_string()),
             }
-            Err(e) => errors.push(e.to_string()),
-        };
-        take(first, &mut self.errors);
+        }
+        take(first, &mut paths, &mut open, &mut self.errors);
+        let settle = self.debounce.min(Duration::from_millis(SETTLE_MS));
         loop {
             let left = MAX_BATCH.saturating_sub(start.elapsed());
             if left.is_zero() {
                 break;
             }
-            match self.rx.recv_timeout(self.debounce.min(left)) {
-                Ok(e) => take(e, &mut self.errors),
+            let quiet = if open.is_empty() && !self.polling { settle } else { self.debounce };
+            match self.rx.recv_timeout(quiet.min(left)) {
+                Ok(e) => take(e, &mut paths, &mut open, &mut self.errors),
                 Err(RecvTimeoutError::Timeout) => break,
                 Err(RecvTimeoutError::Disconnected) => break,
             }
@@ -861,4 +899,148 @@ mod tests {
         assert_eq!(k("content/a/cards/x.toml~"), None);
         assert_eq!(k("target/debug/x"), None);
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// The latency benchmark `crown bench` runs
+
+/// Save-to-reloaded latency and memory over many reloads.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct LatencyReport {
+    /// Median time from a file write to its reload being done, debounce included.
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    /// Resident memory after the first reload, and after all of them (KiB; 0 where the
+    /// platform does not tell).
+    pub rss_after_first_kb: u64,
+    pub rss_after_all_kb: u64,
+    pub edits: usize,
+    pub cards: usize,
+    pub reloads: usize,
+    /// Set when the benchmark could not run.
+    pub error: Option<String>,
+}
+
+impl LatencyReport {
+    /// Growth of resident memory from the first reload to the last, in percent.
+    pub fn rss_growth_percent(&self) -> f64 {
+        if self.rss_after_first_kb == 0 {
+            return 0.0;
+        }
+        (self.rss_after_all_kb as f64 - self.rss_after_first_kb as f64) * 100.0 / self.rss_after_first_kb as f64
+    }
+}
+
+/// Resident memory of this process in KiB (Linux), else 0.
+pub fn rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+/// Save-to-reloaded latency over `edits` edits of a generated pack of `cards` cards
+/// (one file per card, a fifth with scripts), through the real watcher with the default
+/// debounce; then memory after 1,000 reloads against after the first.
+pub fn latency_bench(edits: usize, cards: usize) -> LatencyReport {
+    latency_bench_with(edits, cards, 1000)
+}
+
+/// [`latency_bench`] with the number of reloads for the memory figure.
+pub fn latency_bench_with(edits: usize, cards: usize, reloads: usize) -> LatencyReport {
+    match latency_inner(edits, cards.max(1), reloads.max(edits).max(1)) {
+        Ok(r) => r,
+        Err(e) => LatencyReport { edits, cards, error: Some(e), ..LatencyReport::default() },
+    }
+}
+
+fn latency_inner(edits: usize, cards: usize, reloads: usize) -> Result<LatencyReport, String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let root = dir.path().canonicalize().map_err(|e| e.to_string())?;
+    crate::bench::generate_project(&root, cards, cards / 5).map_err(|e| e.to_string())?;
+    let project = Project::new(&root);
+    let mut reloader =
+        Reloader::new(&project, &["generated".to_string()], ReloadOptions::default()).map_err(|d| d.to_string())?;
+    if reloader.packs["generated"].pack.is_none() {
+        return Err("the generated pack does not load".into());
+    }
+    let card_file = |i: usize| root.join(format!("content/generated/cards/c{i:05}.toml"));
+    let card_text = |i: usize, attack: usize| {
+        format!(
+            "[[card]]\nid = \"c{i:05}\"\nname = \"Card {i}\"\nkind = \"attack\"\ncount = 1\nkeywords = [\"generated\"]\nvalues = {{ attack = {attack}, defence = 1 }}\ntext = \"Generated card number {i}.\"\n"
+        )
+    };
+    let mut watcher = FsWatcher::new(&root, false, Duration::from_millis(DEFAULT_DEBOUNCE_MS))?;
+    // Let the watches settle.
+    while watcher.next_batch(Some(Duration::from_millis(100))).is_some() {}
+    let mut times = Vec::with_capacity(edits);
+    let mut rss_first = 0;
+    let mut done = 0usize;
+    for n in 0..edits {
+        // Cards past the first fifth have no script, so the edit is a plain value change.
+        let i = cards / 5 + (n * 37) % (cards - cards / 5).max(1);
+        let i = i.min(cards - 1);
+        let id = format!("c{i:05}");
+        let start = Instant::now();
+        std::fs::write(card_file(i), card_text(i, 100 + n)).map_err(|e| e.to_string())?;
+        loop {
+            let batch =
+                watcher.next_batch(Some(Duration::from_secs(5))).ok_or_else(|| format!("edit {n}: no file event"))?;
+            let reps = reloader.apply(&batch);
+            if let Some(r) = reps.iter().find(|r| r.changed.contains(&id)) {
+                if !r.ok() {
+                    return Err(format!("edit {n}: reload failed: {}", r.line()));
+                }
+                break;
+            }
+        }
+        times.push(start.elapsed().as_secs_f64() * 1000.0);
+        done += 1;
+        if done == 1 {
+            rss_first = rss_kb();
+        }
+    }
+    drop(watcher);
+    // The remaining reloads without the watcher (memory is what is measured).
+    let change = Change {
+        pack: "generated".into(),
+        kind: ChangeKind::Definition,
+        rel: "content/generated/cards/c00000.toml".into(),
+    };
+    while done < reloads {
+        let i = cards / 5 + done % (cards - cards / 5).max(1);
+        let i = i.min(cards - 1);
+        std::fs::write(card_file(i), card_text(i, 1000 + done)).map_err(|e| e.to_string())?;
+        let reps = reloader.apply(std::slice::from_ref(&change));
+        if reps.iter().any(|r| !r.ok()) {
+            return Err("a reload failed".into());
+        }
+        done += 1;
+        if done == 1 {
+            rss_first = rss_kb();
+        }
+    }
+    let rss_all = rss_kb();
+    times.sort_by(f64::total_cmp);
+    let pct = |p: f64| {
+        if times.is_empty() {
+            0.0
+        } else {
+            times[((times.len() - 1) as f64 * p).round() as usize]
+        }
+    };
+    Ok(LatencyReport {
+        p50_ms: pct(0.5),
+        p95_ms: pct(0.95),
+        rss_after_first_kb: rss_first,
+        rss_after_all_kb: rss_all,
+        edits,
+        cards,
+        reloads: done,
+        error: None,
+    })
 }
