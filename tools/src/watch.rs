@@ -151,7 +151,7 @@ pub fn classify(root: &Path, path: &Path) -> Option<Change> {
         ["content", pack, "plaques.toml" | "nobles.toml" | "leaders.toml" | "cards.toml"] => {
             mk(pack, ChangeKind::Definition)
         }
-        ["content", pack, "cards" | "scenarios" | "templates"] => mk(pack, ChangeKind::Folder),
+        ["content", pack, "cards" | "scenarios"] => mk(pack, ChangeKind::Folder),
         ["content", pack, "cards", .., f] if f.ends_with(".toml") => mk(pack, ChangeKind::Definition),
         ["content", pack, "scenarios", f] if f.ends_with(".toml") => mk(pack, ChangeKind::Scenario),
         ["content", pack, "cards" | "scenarios", .., f] if !f.contains('.') => mk(pack, ChangeKind::Folder),
@@ -691,23 +691,7 @@ impl Reloader {
                 rep.changed.iter().chain(&rep.added).filter(|i| pack.get(i).is_some()).cloned().collect()
             };
             if faces_only || rep.rules_changed || !only.is_empty() || rep.added.len() == pack.defs.len() {
-                let mut o = PrintOptions::new(dir.join(id));
-                o.formats = vec![Format::Svg, Format::Png];
-                o.only = only;
-                match print::render_pack(&pack, &o) {
-                    Ok(r) => {
-                        rep.rendered = r.svg_rendered.max(r.png_rendered);
-                        rep.print_errors = r.errors();
-                        out::print_diagnostics(
-                            &r.diagnostics.iter().filter(|d| d.is_error()).cloned().collect::<Vec<_>>(),
-                            &pack.sources,
-                        );
-                    }
-                    Err(d) => {
-                        rep.print_errors = d.len();
-                        out::print_diagnostics(&d, &pack.sources);
-                    }
-                }
+                (rep.rendered, rep.print_errors) = print_faces(&pack, &dir, only);
             }
         }
         if self.opts.test {
@@ -754,6 +738,25 @@ impl Reloader {
     pub fn print_diagnostics(&self, id: &str) {
         if let Some(s) = self.packs.get(id) {
             out::print_diagnostics(&s.diagnostics, &s.sources);
+        }
+    }
+}
+
+/// Render the faces of `only` (every definition when empty) as SVG and PNG into
+/// `dir/<pack>`, with the print cache; print errors. Faces rendered, and errors.
+pub fn print_faces(pack: &Pack, dir: &Path, only: Vec<String>) -> (usize, usize) {
+    let mut o = PrintOptions::new(dir.join(pack.id()));
+    o.formats = vec![Format::Svg, Format::Png];
+    o.only = only;
+    match print::render_pack(pack, &o) {
+        Ok(r) => {
+            let errors: Vec<Diagnostic> = r.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
+            out::print_diagnostics(&errors, &pack.sources);
+            (r.svg_rendered.max(r.png_rendered), errors.len())
+        }
+        Err(d) => {
+            out::print_diagnostics(&d, &pack.sources);
+            (0, d.iter().filter(|d| d.is_error()).count().max(1))
         }
     }
 }
@@ -830,7 +833,21 @@ pub fn run(project: &Project, args: &WatchArgs) -> i32 {
     for id in &ids {
         let st = &reloader.packs[id];
         match &st.pack {
-            Some(p) => println!("loaded {id}: {} definitions, {} scripts", p.defs.len(), p.scripts.len()),
+            Some(p) => {
+                let mut line = format!("loaded {id}: {} definitions, {} scripts", p.defs.len(), p.scripts.len());
+                if let Some(dir) = &args.print {
+                    let t = Instant::now();
+                    let (n, e) = print_faces(p, dir, Vec::new());
+                    line.push_str(&format!(
+                        "; {n} face{} rendered into {}{} [{:.0} ms]",
+                        plural(n),
+                        dir.join(id).display(),
+                        if e > 0 { format!(" ({e} print error{})", plural(e)) } else { String::new() },
+                        t.elapsed().as_secs_f64() * 1000.0
+                    ));
+                }
+                println!("{line}");
+            }
             None => {
                 reloader.print_diagnostics(id);
                 println!("error  {id}: {} error{}; watching for a fix", st.errors(), plural(st.errors()));
