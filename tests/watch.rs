@@ -499,10 +499,17 @@ fn play_watch_reloads_between_choices_and_logs_it() {
         false
     };
     assert!(wait_prompt(&rx), "play did not start");
-    // A first choice, then an edit, then play on to the end.
+    // A first choice; then a definition the game holds is removed: refused.
     writeln!(stdin, "1").unwrap();
     let cards = root.join("content/demo/cards/cards.toml");
     let text = std::fs::read_to_string(&cards).unwrap();
+    let at = text.find("[[card]]\nid = \"double\"").expect("double in the scaffold");
+    let end = text[at + 8..].find("[[card]]").map_or(text.len(), |e| at + 8 + e);
+    std::fs::write(&cards, format!("{}{}", &text[..at], &text[end..])).unwrap();
+    std::thread::sleep(Duration::from_millis(600));
+    writeln!(stdin, "1").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // Then a value edit (with the definition back): reloaded.
     std::fs::write(&cards, set_points(&text, "chest", 30)).unwrap();
     std::thread::sleep(Duration::from_millis(600));
     for _ in 0..200 {
@@ -515,9 +522,18 @@ fn play_watch_reloads_between_choices_and_logs_it() {
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert!(status.success(), "{err}");
-    assert!(err.contains("reload demo: cards/cards.toml (definition) -> reloaded: changed chest"), "{err}");
+    assert!(err.contains("reload demo: cards/cards.toml (definition) -> reloaded: removed double"), "{err}");
+    assert!(err.contains("note: double removed"), "{err}");
+    assert!(
+        err.contains("reload demo: cards/cards.toml (definition) -> reloaded: changed chest; added double"),
+        "{err}"
+    );
     let t = std::fs::read_to_string(&transcript).unwrap();
-    assert!(t.lines().any(|l| l.starts_with("reload: definitions and scripts reloaded")), "{t}");
+    let refused = t.lines().position(|l| l.starts_with("reload refused: double removed while in play")).expect(&t);
+    let reloaded = t.lines().position(|l| l.starts_with("reload: definitions and scripts reloaded")).expect(&t);
+    assert!(refused < reloaded, "{t}");
+    // The game went on after both and ended normally.
+    assert!(t.lines().last().unwrap().starts_with("# result"), "{t}");
 }
 
 #[test]

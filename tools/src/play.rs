@@ -280,6 +280,20 @@ pub fn live_reload(project: &Project, pack: &str, poll: bool, debounce_ms: u64) 
                             }
                         }
                         eprintln!("{} (applies at the next choice)", rep.line());
+                        if !rep.removed.is_empty() {
+                            eprintln!(
+                                "note: {} removed: if the game holds any of them, the reload is refused and the game \
+                                 keeps its definitions",
+                                rep.removed.join(", ")
+                            );
+                        }
+                        if !rep.incompatible.is_empty() {
+                            eprintln!(
+                                "note: {} changed shape: cards in play take the new definition (a card on a stage \
+                                 that is gone reads the definition's own values)",
+                                rep.incompatible.join(", ")
+                            );
+                        }
                     }
                 }
             }

@@ -384,6 +384,9 @@ pub struct ReloadReport {
     pub added: Vec<String>,
     pub changed: Vec<String>,
     pub removed: Vec<String>,
+    /// Changed definitions whose shape changed (kind, stages, a back face): a game in
+    /// progress holding their cards may not use them as before. `id (what changed)`.
+    pub incompatible: Vec<String>,
     /// The rules script changed (every definition may behave differently).
     pub rules_changed: bool,
     pub scenarios_changed: Vec<String>,
@@ -406,6 +409,7 @@ impl ReloadReport {
             added: Vec::new(),
             changed: Vec::new(),
             removed: Vec::new(),
+            incompatible: Vec::new(),
             rules_changed: false,
             scenarios_changed: Vec::new(),
             rendered: 0,
@@ -445,6 +449,9 @@ impl ReloadReport {
                 if !list.is_empty() {
                     defs.push(format!("{n} {}", ids(list)));
                 }
+            }
+            if !self.incompatible.is_empty() {
+                defs.push(format!("incompatible {}", ids(&self.incompatible)));
             }
             if self.rules_changed {
                 defs.push("rules script".into());
@@ -782,6 +789,21 @@ fn diff_packs(old: &Pack, new: &Pack, rep: &mut ReloadReport) {
             Some(o) => {
                 if o.def != d.def || o.kind != d.kind || script_hash(old, o) != script_hash(new, d) {
                     rep.changed.push(d.def.id.clone());
+                    let stages = |x: &crown_engine::content::Def| {
+                        x.def.stages.iter().map(|s| format!("{:?}", s.position)).collect::<Vec<_>>()
+                    };
+                    let why = if o.kind != d.kind {
+                        Some(format!("{} -> {}", o.kind.as_str(), d.kind.as_str()))
+                    } else if stages(o) != stages(d) {
+                        Some("stages".to_string())
+                    } else if o.def.back.is_some() != d.def.back.is_some() {
+                        Some("back face".to_string())
+                    } else {
+                        None
+                    };
+                    if let Some(w) = why {
+                        rep.incompatible.push(format!("{} ({w})", d.def.id));
+                    }
                 }
             }
         }
