@@ -717,3 +717,107 @@ mod sandbox {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+// ---- output safety ----
+
+mod output_safety {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    use crown_tools::out::write_atomic;
+
+    fn leftovers(dir: &std::path::Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| n.contains("crown-tmp"))
+            .collect()
+    }
+
+    /// A write whose final rename fails (the target is a folder) leaves the old content
+    /// and no temporary file.
+    #[test]
+    fn failed_rename_leaves_the_old_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("game.transcript");
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("keep"), "old").unwrap();
+        assert!(write_atomic(&target, b"new").is_err());
+        assert_eq!(std::fs::read_to_string(target.join("keep")).unwrap(), "old");
+        assert!(leftovers(tmp.path()).is_empty(), "{:?}", leftovers(tmp.path()));
+    }
+
+    /// A write that cannot start (its folder is a file) fails and touches nothing.
+    #[test]
+    fn write_into_a_file_fails_cleanly() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("not-a-folder");
+        std::fs::write(&file, "old").unwrap();
+        assert!(write_atomic(&file.join("x.toml"), b"new").is_err());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "old");
+    }
+
+    /// While a large file is being replaced, a reader sees the old content or the new,
+    /// never a mix or a truncated file: what an interrupted write would leave behind is
+    /// only ever the old file (plus, at worst, a stray temporary file beside it).
+    #[test]
+    fn readers_see_old_or_new_never_partial() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("sheet.pdf");
+        let a = vec![b'a'; 8 << 20];
+        let b = vec![b'b'; 8 << 20];
+        write_atomic(&target, &a).unwrap();
+        let done = Arc::new(AtomicBool::new(false));
+        let reader = {
+            let (target, done) = (target.clone(), done.clone());
+            std::thread::spawn(move || {
+                let mut reads = 0;
+                while !done.load(Ordering::Relaxed) || reads < 3 {
+                    let got = std::fs::read(&target).unwrap();
+                    assert_eq!(got.len(), 8 << 20, "a partial file was visible");
+                    assert!(got.iter().all(|&c| c == got[0]), "a mix of old and new was visible");
+                    reads += 1;
+                }
+                reads
+            })
+        };
+        for i in 0..6 {
+            write_atomic(&target, if i % 2 == 0 { &b } else { &a }).unwrap();
+        }
+        done.store(true, Ordering::Relaxed);
+        assert!(reader.join().unwrap() >= 3);
+        assert!(leftovers(tmp.path()).is_empty());
+    }
+
+    /// `crown record` refuses to replace a game file without --force, and a failed game
+    /// (a runaway script) writes nothing: the old golden files stay as they were.
+    #[test]
+    fn failed_record_keeps_the_old_golden() {
+        let tmp = tempfile::tempdir().unwrap();
+        crown_tests::copy_dir(&super::corpus_dir().join("_base/tiny"), tmp.path()).unwrap();
+        let golden = tmp.path().join("tests/golden/tiny");
+        std::fs::create_dir_all(&golden).unwrap();
+        let game = golden.join("one.game.toml");
+        let transcript = golden.join("one.transcript");
+        std::fs::write(&game, "old game").unwrap();
+        std::fs::write(&transcript, "old transcript").unwrap();
+        let record = |extra: &[&str]| {
+            std::process::Command::new(crown_tests::crown_bin())
+                .arg("--project")
+                .arg(tmp.path())
+                .args(["record", "tiny", "--seed", "1", "--agents", "first", "--out"])
+                .arg(&game)
+                .args(extra)
+                .output()
+                .unwrap()
+        };
+        assert_eq!(record(&[]).status.code(), Some(1), "refuses without --force");
+        std::fs::write(tmp.path().join("scripts/tiny/cards/double.rhai"), "fn on_play(p, c) {\n    loop {}\n}\n")
+            .unwrap();
+        assert_eq!(record(&["--force"]).status.code(), Some(1), "the game fails");
+        assert_eq!(std::fs::read_to_string(&game).unwrap(), "old game");
+        assert_eq!(std::fs::read_to_string(&transcript).unwrap(), "old transcript");
+        assert!(leftovers(&golden).is_empty());
+    }
+}
