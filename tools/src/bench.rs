@@ -17,6 +17,15 @@ pub struct BenchArgs {
     /// Smaller workloads (under a minute).
     #[arg(long)]
     pub quick: bool,
+    /// Only these groups, comma-separated: load, packs, ttk, pdf, golden, memory.
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+}
+
+impl BenchArgs {
+    fn wants(&self, group: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|g| g == group)
+    }
 }
 
 /// Write a project of `cards` card files (one card each) and `scripts` scripts.
@@ -84,16 +93,18 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
         figures.insert(key.to_string(), serde_json::json!((value * 100.0).round() / 100.0));
     };
     let threads = rayon::current_num_threads();
-    match load_time_ms(10_000, 2_000, if args.quick { 2 } else { 5 }) {
-        Ok(ms) => say(
-            "load_10k_cards_ms",
-            ms,
-            format!("load and validate 10,000 cards with 2,000 scripts: {ms:.0} ms (warm, best run)"),
-        ),
-        Err(e) => eprintln!("error: {e}"),
+    if args.wants("load") {
+        match load_time_ms(10_000, 2_000, if args.quick { 2 } else { 5 }) {
+            Ok(ms) => say(
+                "load_10k_cards_ms",
+                ms,
+                format!("load and validate 10,000 cards with 2,000 scripts: {ms:.0} ms (warm, best run)"),
+            ),
+            Err(e) => eprintln!("error: {e}"),
+        }
     }
     let games: u64 = if args.quick { 500 } else { 4000 };
-    for pack_id in project.pack_ids() {
+    for pack_id in project.pack_ids().into_iter().filter(|_| args.wants("packs")) {
         let Ok(pack) = session::load(project, &pack_id) else {
             continue;
         };
@@ -120,7 +131,30 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
             }
         }
     }
-    if !args.quick {
+    if args.wants("ttk") {
+        match ttk_figures(project, if args.quick { 300 } else { 3000 }) {
+            Ok(t) => {
+                say(
+                    "ttk_scripted_gps",
+                    t.scripted_gps,
+                    format!(
+                        "take-the-kingdom scripted: {:.0} games/s per core (4 random bots, {} games)",
+                        t.scripted_gps, t.games
+                    ),
+                );
+                if let Some((native, ratio)) = t.native {
+                    say(
+                        "ttk_native_gps",
+                        native,
+                        format!("take-the-kingdom native baseline: {native:.0} games/s per core"),
+                    );
+                    say("ttk_ratio", ratio, format!("scripted / native: {:.1}%", ratio * 100.0));
+                }
+            }
+            Err(e) => eprintln!("take-the-kingdom: {e}"),
+        }
+    }
+    if !args.quick && args.wants("pdf") {
         match crate::print::bench::bench(1000) {
             Ok(f) => {
                 say(
@@ -134,7 +168,7 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
             Err(e) => eprintln!("print benchmark: {e}"),
         }
     }
-    let cases = golden::discover(project, &[]);
+    let cases = if args.wants("golden") { golden::discover(project, &[]) } else { Vec::new() };
     if !cases.is_empty() {
         let start = Instant::now();
         let mut packs = std::collections::BTreeMap::new();
@@ -154,8 +188,72 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
             format!("golden suite: {n} games replayed in {secs:.2} s ({:.0} games/s)", n as f64 / secs.max(1e-9)),
         );
     }
+    if args.wants("memory") && project.pack_ids().iter().any(|p| p == "take-the-kingdom") {
+        let games: u64 = if args.quick { 2_000 } else { 100_000 };
+        match sim_peak_mb(project, games) {
+            Ok(mb) => {
+                say(
+                    "sim_100k_peak_mb",
+                    mb,
+                    format!("peak memory of a {games}-game take-the-kingdom simulation: {mb:.1} MB"),
+                );
+                if games != 100_000 {
+                    figures.insert("sim_peak_games".into(), serde_json::json!(games));
+                    if !args.json {
+                        println!("  (--quick: {games} games, not 100,000; statistics are streamed, so memory does not grow with the count)");
+                    }
+                }
+            }
+            Err(e) => eprintln!("memory: {e}"),
+        }
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(figures)).unwrap_or_default());
     }
     0
+}
+
+/// Take the Kingdom throughput on one thread.
+pub struct TtkFigures {
+    pub games: u64,
+    pub scripted_gps: f64,
+    /// Native baseline games/s and the scripted/native ratio, measured interleaved.
+    pub native: Option<(f64, f64)>,
+}
+
+/// Scripted Take the Kingdom games/s on one thread, 4 random bots, transcripts off.
+pub fn ttk_figures(project: &Project, games: u64) -> Result<TtkFigures, String> {
+    let pack = session::load(project, "take-the-kingdom").map_err(|_| "the pack does not load".to_string())?;
+    let kinds = vec!["random".to_string(); 4];
+    let batch = (games / 10).max(1);
+    let mut scripted = std::time::Duration::ZERO;
+    let mut played = 0;
+    while played < games {
+        let t = Instant::now();
+        let s = sim::simulate(&pack, &kinds, None, 1 + played, batch, Some(1), 1, None)?;
+        scripted += t.elapsed();
+        if s.failed > 0 {
+            return Err(format!("scripted game failed: {:?}", s.failures.first()));
+        }
+        played += batch;
+    }
+    Ok(TtkFigures { games: played, scripted_gps: played as f64 / scripted.as_secs_f64().max(1e-9), native: None })
+}
+
+/// Peak resident memory, in MB, of `crown sim take-the-kingdom --games N` run as a child
+/// process (its own figure, read from /proc at the end of the run).
+pub fn sim_peak_mb(project: &Project, games: u64) -> Result<f64, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = std::process::Command::new(exe)
+        .arg("--project")
+        .arg(&project.root)
+        .args(["sim", "take-the-kingdom", "--players", "4", "--json", "--games"])
+        .arg(games.to_string())
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("the simulation failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+    v["timing"]["peak_rss_mb"].as_f64().ok_or_else(|| "no peak memory figure on this system (it needs /proc)".into())
 }

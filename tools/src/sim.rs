@@ -347,8 +347,21 @@ fn summary_json(
         "wins": wins,
         "seats": seats,
         "cards": cards,
-        "timing": { "threads": threads, "elapsed_s": round4(secs), "games_per_s": (s.games as f64 / secs.max(1e-9)).round() },
+        "timing": {
+            "threads": threads,
+            "elapsed_s": round4(secs),
+            "games_per_s": (s.games as f64 / secs.max(1e-9)).round(),
+            "peak_rss_mb": peak_rss_mb().map(|m| (m * 10.0).round() / 10.0),
+        },
     })
+}
+
+/// This process's peak resident memory (VmHWM), in MB, where /proc tells it.
+pub fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
 }
 
 fn round4(x: f64) -> f64 {

@@ -181,10 +181,12 @@ impl Loader<'_> {
         let mut scenarios = Vec::new();
         let mut board: Option<(BoardFile, Origin)> = None;
         let mut refs = Vec::new();
-        let mut file_hashes = BTreeMap::new();
+        // Files come sorted by path (a sorted walk), so collecting the hashes builds the
+        // map in one pass instead of searching it once per file (paths compare slowly).
+        let mut hash_list = Vec::with_capacity(outs.len());
         for out in outs {
             if let Some(src) = out.source {
-                file_hashes.insert(src.path.clone(), out.hash);
+                hash_list.push((src.path.clone(), out.hash));
                 self.sources.insert(src);
             }
             self.diags.extend(out.diags);
@@ -198,6 +200,7 @@ impl Loader<'_> {
             }
             refs.extend(out.refs);
         }
+        let file_hashes: BTreeMap<PathBuf, u64> = hash_list.into_iter().collect();
         let (manifest, morigin, mspans) = manifest?;
         let mfile = self.sources.get(&morigin.file).cloned();
         if manifest.id != id {
@@ -254,7 +257,11 @@ impl Loader<'_> {
                 board = b.board;
             }
         }
-        hashes.extend(file_hashes);
+        if hashes.is_empty() {
+            hashes = file_hashes;
+        } else {
+            hashes.extend(file_hashes);
+        }
 
         // Removals.
         for (i, rid) in manifest.remove.iter().enumerate() {
@@ -413,7 +420,9 @@ impl Loader<'_> {
     /// symlinks that leave the project or loop, and names that differ only in case.
     fn list_files(&mut self, dir: &Path) -> Vec<(PathBuf, FileKind)> {
         let mut out = Vec::new();
-        let mut names_by_dir: BTreeMap<(PathBuf, String), PathBuf> = BTreeMap::new();
+        // Keyed by the folder's path as bytes: comparing `Path`s component by component
+        // was most of the time spent listing a large pack.
+        let mut names_by_dir: BTreeMap<(std::ffi::OsString, String), PathBuf> = BTreeMap::new();
         let walker = walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name().max_depth(6);
         for entry in walker {
             let entry = match entry {
@@ -431,7 +440,7 @@ impl Loader<'_> {
                 continue;
             }
             if let (Some(parent), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
-                let key = (parent.to_path_buf(), name.to_lowercase());
+                let key = (parent.as_os_str().to_os_string(), name.to_lowercase());
                 if let Some(other) = names_by_dir.get(&key) {
                     self.diags.push(
                         Diagnostic::error(
@@ -577,11 +586,12 @@ impl Loader<'_> {
         let mut scripts: Vec<Script> = Vec::new();
         let mut script_index: BTreeMap<(String, String), usize> = BTreeMap::new();
         let mut rules_idx = None;
-        let mut used_scripts: BTreeSet<PathBuf> = BTreeSet::new();
+        // Script paths as normalised bytes (comparing `Path`s is slow on large packs).
+        let mut used_scripts: BTreeSet<std::ffi::OsString> = BTreeSet::new();
         let mut rules_functions_ast: Option<rhai::AST> = None;
         if let Some(r) = &rules {
             let path = self.project.scripts_dir(&r.pack).join(&r.rel);
-            used_scripts.insert(self.shown(&path));
+            used_scripts.insert(path_key(&self.shown(&path)));
             match self.compile_script(r, None) {
                 Some(s) => {
                     rules_functions_ast = Some(s.ast.clone_functions_only());
@@ -598,9 +608,10 @@ impl Loader<'_> {
         }
         // Compile every distinct definition script (in parallel), then attach.
         let mut wanted: Vec<ScriptRef> = Vec::new();
+        let mut wanted_keys: BTreeSet<(&str, &str)> = BTreeSet::new();
         for (_, sref) in &defs {
             if let Some(s) = sref {
-                if !wanted.iter().any(|w| w.pack == s.pack && w.rel == s.rel) {
+                if wanted_keys.insert((s.pack.as_str(), s.rel.as_str())) {
                     wanted.push(s.clone());
                 }
             }
@@ -614,7 +625,7 @@ impl Loader<'_> {
             .collect();
         for (s, res, src) in compiled {
             let path = self.project.scripts_dir(&s.pack).join(&s.rel);
-            used_scripts.insert(self.shown(&path));
+            used_scripts.insert(path_key(&self.shown(&path)));
             if let Some(src) = src {
                 self.sources.insert(src);
             }
@@ -661,7 +672,7 @@ impl Loader<'_> {
                 for e in walkdir::WalkDir::new(&dir).sort_by_file_name().into_iter().flatten() {
                     if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rhai") {
                         let shown = self.shown(e.path());
-                        if !used_scripts.contains(&shown) {
+                        if !used_scripts.contains(&path_key(&shown)) {
                             self.diags.push(
                                 Diagnostic::warning("unused-script", "no definition uses this script")
                                     .in_file(shown)
@@ -720,8 +731,8 @@ impl Loader<'_> {
             );
         }
 
-        let mut sources = SourceMap::default();
-        sources.extend(&self.sources);
+        // A clone copies the map as it is; `extend` searched it once per file.
+        let sources = self.sources.clone();
         Some(Pack {
             manifest,
             project: self.project.root.clone(),
@@ -776,6 +787,12 @@ impl Loader<'_> {
             }
         }
     }
+}
+
+/// A path as bytes, normalised as `Path` comparison sees it (`a/./b` is `a/b`), for
+/// sets and maps that `Path`'s component-by-component ordering would make slow.
+fn path_key(p: &Path) -> std::ffi::OsString {
+    p.components().collect::<PathBuf>().into_os_string()
 }
 
 /// Read and compile one script. Returns the script or its diagnostics, and its source.
