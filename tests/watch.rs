@@ -23,13 +23,17 @@ struct Rig {
 
 impl Rig {
     fn new() -> Rig {
+        Rig::with(false)
+    }
+
+    fn with(poll: bool) -> Rig {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         assert_eq!(crown(&["--project", &root.to_string_lossy(), "new", "pack", "demo"]), 0);
         let project = Project::new(&root);
         let reloader = Reloader::new(&project, &["demo".to_string()], ReloadOptions::default()).unwrap();
         assert!(reloader.packs["demo"].pack.is_some(), "the scaffolded pack loads");
-        let watcher = FsWatcher::new(&root, false, Duration::from_millis(50)).unwrap();
+        let watcher = FsWatcher::new(&root, poll, Duration::from_millis(50)).unwrap();
         Rig { _dir: dir, root, watcher, reloader }
     }
 
@@ -102,6 +106,20 @@ fn write_in_place_reloads_the_changed_definition() {
         last.line()
     );
     assert_eq!(rig.points("coin"), Some(1));
+}
+
+#[test]
+fn polling_sees_edits_new_files_and_deletions() {
+    let mut rig = Rig::with(true);
+    let text = std::fs::read_to_string(rig.cards()).unwrap();
+    std::fs::write(rig.cards(), set_points(&text, "chest", 6)).unwrap();
+    rig.until(3 * SECOND, points_are("chest", 6));
+    let gem = rig.root.join("content/demo/cards/gem.toml");
+    std::fs::write(&gem, "[[card]]\nid = \"gem\"\nname = \"Gem\"\nkind = \"treasure\"\nvalues = { points = 5 }\n")
+        .unwrap();
+    rig.until(3 * SECOND, points_are("gem", 5));
+    std::fs::remove_file(&gem).unwrap();
+    rig.until(3 * SECOND, |r, _| r.removed == vec!["gem"]);
 }
 
 #[test]
