@@ -169,7 +169,7 @@ struct Symlink {
 /// delete = ["content/tiny/x"]   # optional: base files to remove
 /// [[generate]]                  # optional: files with awkward bytes
 /// path = "scripts/tiny/rules.rhai"
-/// parts = [{ text = "(", repeat = 10000 }, { hex = "ff fe" }]
+/// parts = [{ text = "(", repeat = 10000 }, { hex = "ff fe" }]   # `{n}` counts repetitions
 /// [[symlink]]                   # optional
 /// path = "content/tiny/cards/loop.toml"
 /// target = "loop.toml"
@@ -325,10 +325,11 @@ fn build_project(case: &Case, tmp: &Path) -> Result<PathBuf, String> {
     for g in &case.generate {
         let mut bytes = Vec::new();
         for p in &g.parts {
-            let mut one = p.text.as_bytes().to_vec();
-            one.extend(hex_bytes(&p.hex)?);
-            for _ in 0..p.repeat {
-                bytes.extend_from_slice(&one);
+            let hex = hex_bytes(&p.hex)?;
+            for n in 0..p.repeat {
+                // `{n}` in a repeated text counts the repetitions (0, 1, 2...).
+                bytes.extend_from_slice(p.text.replace("{n}", &n.to_string()).as_bytes());
+                bytes.extend_from_slice(&hex);
             }
         }
         let path = project.join(&g.path);
