@@ -37,13 +37,13 @@ pub enum Command {
     Print(crate::print::PrintArgs),
     /// Generate a rules reference (HTML, PDF or Markdown) from the pack's definitions.
     Reference(crate::print::ReferenceArgs),
-    /// A local preview page of every card and the current diagnostics, updated live.
-    Serve(crate::serve::ServeArgs),
     /// A campaign kept in a save file, played one round or one game at a time.
     #[command(subcommand)]
     Campaign(crate::campaign::CampaignArgs),
     /// Reload packs as their files change: validate, render changed cards, replay goldens.
     Watch(crate::watch::WatchArgs),
+    /// A local preview page of every card and the current diagnostics, updated live.
+    Serve(crate::serve::ServeArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
