@@ -684,6 +684,22 @@ mod sandbox {
         assert_eq!(play(&pack).1, Status::Finished, "the next game on this thread is unaffected");
     }
 
+    /// Recursion to the call-depth limit, with big frames, on `sim`'s worker threads: the
+    /// threads have the stack for it, and each game fails with the limit's message.
+    #[test]
+    fn sim_threads_have_stack_for_the_limits() {
+        let (_tmp, pack) = tiny_with(
+            "fn on_play(p, c) {\n    down(0, [1, 2, 3], #{ a: 1 }, \"text\");\n}\nfn down(n, a, m, s) {\n    let x = [a, m, s, n];\n    down(n + 1, a + [n], m, s + n)\n}\n",
+        );
+        let kinds = vec!["first".to_string(), "first".to_string()];
+        let s = crown_tools::sim::simulate(&pack, &kinds, None, 1, 8, Some(2), 1_000, None).unwrap();
+        assert_eq!(s.games, 8);
+        assert!(s.failed > 0);
+        for (_, f) in &s.failures {
+            assert!(f.contains(&format!("nested more than {} deep", LIMITS.call_levels)), "{f}");
+        }
+    }
+
     /// A script that runs away in some games only: `sim` fails those games with their
     /// error and still plays and counts the others.
     #[test]
