@@ -301,3 +301,49 @@ pub fn live_reload(project: &Project, pack: &str, poll: bool, debounce_ms: u64) 
         .map_err(|e| format!("cannot start the watcher thread: {e}"))?;
     Ok(Box::new(move || slot.lock().ok().and_then(|mut s| s.take())))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crown_engine::content::{load_pack, LoadOptions};
+    use crown_engine::game::GameConfig;
+
+    /// A writer the test can read afterwards.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn play_with(pack: &str) -> String {
+        let project = Project::new(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+        let pack = Arc::new(load_pack(&project, pack, LoadOptions::default()).pack.expect("pack loads"));
+        let out = Shared::default();
+        let input = std::io::Cursor::new("1\n".repeat(400).into_bytes());
+        let agents: Vec<Box<dyn Agent>> =
+            vec![Box::new(TablePlayer::new(input, out.clone())), agent::bot("first", 1, 1).unwrap()];
+        let game = Game::new(pack, GameConfig::new(1, 2), agents).unwrap();
+        let _ = game.run();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        text
+    }
+
+    #[test]
+    fn the_table_is_drawn_by_render_with_the_players_own_cards() {
+        let text = play_with("take-the-kingdom");
+        // Take the Kingdom's render(): the deck line and one line per player.
+        assert!(text.contains("\ndeck "), "{}", &text[..text.len().min(2000)]);
+        assert!(text.contains("P2 (") || text.contains("P2:"), "{}", &text[..text.len().min(2000)]);
+        // The person's own hand, from the engine's view.
+        assert!(text.contains("hand@P1: "), "{}", &text[..text.len().min(2000)]);
+        // Not the engine's plain view of the other seat's hidden hand.
+        assert!(!text.contains("hand@P2: "), "{}", &text[..text.len().min(2000)]);
+    }
+}
