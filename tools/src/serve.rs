@@ -126,7 +126,15 @@ fn rebuild(reloader: &Reloader, snap: &mut Snapshot) -> usize {
         if let Some(p) = pack {
             match render_faces(p, &old, &mut faces) {
                 Ok(n) => rendered += n,
-                Err(d) => print_diags = d,
+                Err(d) => {
+                    // Broken templates: the last good faces stay on the page.
+                    let prefix = format!("{id}/");
+                    for (k, f) in old.range(prefix.clone()..).take_while(|(k, _)| k.starts_with(&prefix)) {
+                        faces.insert(k.clone(), f.clone());
+                    }
+                    let known: Vec<String> = diagnostics.iter().map(|x| x.to_string()).collect();
+                    print_diags = d.into_iter().filter(|x| !known.contains(&x.to_string())).collect();
+                }
             }
         }
         let errors = diagnostics.iter().chain(&print_diags).filter(|d| d.is_error()).count();
