@@ -5,14 +5,12 @@
 //! and print exactly its reviewed `expected.txt`.
 //!
 //! `CROWN_BLESS_INVALID=1 cargo test -p crown-tests --test invalid` rewrites the expected
-//! files; review every changed one before committing it. Run `cargo build -p crown-tools`
-//! first: the tests run the built binary. See docs/hardening.md.
+//! files; review every changed one before committing it. The tests run the built binary
+//! (rebuilt first when the engine's or the tools' sources are newer). See docs/hardening.md.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-use crown_tests::crown_bin;
 
 /// The bar: every case answers within this time.
 const TIME_LIMIT: Duration = Duration::from_secs(2);
@@ -346,7 +344,7 @@ fn build_project(case: &Case, tmp: &Path) -> Result<PathBuf, String> {
 }
 
 fn run_case(case: &Case) -> Result<Run, String> {
-    let bin = crown_bin();
+    let bin = crown_tests::fresh_crown_bin();
     if !bin.is_file() {
         return Err(format!("{} is missing: run `cargo build -p crown-tools` first", bin.display()));
     }
@@ -492,7 +490,7 @@ fn card_text_is_printed_as_data() {
     );
     std::fs::write(&cards, text).unwrap();
     let out = project.join("build/print");
-    let o = Command::new(crown_bin())
+    let o = Command::new(crown_tests::fresh_crown_bin())
         .args(["--project"])
         .arg(&project)
         .args(["print", "tiny", "--format", "svg", "--out"])
@@ -719,7 +717,7 @@ mod sandbox {
         assert!(s.seat_wins.iter().sum::<u64>() >= s.finished, "wins counted for the games that finished");
         // The same through the command: exit 1, the summary table, one line per failed game.
         let project = tmp.path().to_string_lossy().to_string();
-        let o = std::process::Command::new(crown_tests::crown_bin())
+        let o = std::process::Command::new(crown_tests::fresh_crown_bin())
             .args(["--project", &project, "sim", "tiny", "--games", "40", "--seed", "5", "--threads", "2"])
             .args(["--max-failures", "1000", "--json"])
             .output()
@@ -820,7 +818,7 @@ mod output_safety {
         std::fs::write(&game, "old game").unwrap();
         std::fs::write(&transcript, "old transcript").unwrap();
         let record = |extra: &[&str]| {
-            std::process::Command::new(crown_tests::crown_bin())
+            std::process::Command::new(crown_tests::fresh_crown_bin())
                 .arg("--project")
                 .arg(tmp.path())
                 .args(["record", "tiny", "--seed", "1", "--agents", "first", "--out"])

@@ -109,3 +109,35 @@ pub fn run_snippet(
     let (game, r) = crown_engine::script::api::with_installed(game, || crown_engine::script::engine().run_ast(&merged));
     (game, r.map_err(|e| e.to_string()))
 }
+
+/// The `crown` binary, built when it is missing or older than the engine's or the tools'
+/// sources (`cargo test -p crown-tests` does not build other packages' binaries). Built at
+/// most once per test process.
+pub fn fresh_crown_bin() -> PathBuf {
+    static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+    let bin = crown_bin();
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    let root = repo_project().root;
+    let newest = ["engine/src", "tools/src", "tools/templates", "engine/Cargo.toml", "tools/Cargo.toml"]
+        .iter()
+        .flat_map(|d| walkdir::WalkDir::new(root.join(d)).into_iter().flatten())
+        .filter_map(|e| e.metadata().ok()?.modified().ok())
+        .max();
+    let stale = match (std::fs::metadata(&bin).and_then(|m| m.modified()), newest) {
+        (Ok(t), Some(n)) => t < n,
+        (Ok(_), None) => false,
+        (Err(_), _) => true,
+    };
+    if stale && !*built {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = std::process::Command::new(cargo)
+            .args(["build", "-q", "-p", "crown-tools", "--bin", "crown"])
+            .current_dir(&root)
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "cargo build -p crown-tools failed");
+        *built = true;
+    }
+    assert!(bin.is_file(), "{} is missing: run `cargo build -p crown-tools` first", bin.display());
+    bin
+}
