@@ -188,3 +188,42 @@ fn values_come_from_the_pack() {
         }
     }
 }
+
+/// Games per second, native and scripted, 4 players, random bots, one thread, no
+/// transcript: `cargo test --release -p crown-tests --test native throughput -- --ignored --nocapture`
+/// (`NATIVE_GAMES` games each, 10,000 by default). A measurement, not a check.
+#[test]
+#[ignore]
+fn throughput() {
+    let pack = pack();
+    let games: u64 = std::env::var("NATIVE_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    let quiet = |seed| {
+        let mut c = config(seed, 4, None);
+        c.transcript = false;
+        c
+    };
+    let t = std::time::Instant::now();
+    let mut turns = 0;
+    for seed in 0..games {
+        turns += native::run_game(pack.clone(), quiet(seed), agents("random", seed, 4)).outcome.turns;
+    }
+    let native_s = t.elapsed().as_secs_f64();
+    // NATIVE_SCRIPTED=0 times the native games only (for profiling).
+    let scripted_games = match std::env::var("NATIVE_SCRIPTED").ok().and_then(|s| s.parse::<u64>().ok()) {
+        Some(n) => n.max(1),
+        None => (games / 10).max(1),
+    };
+    let t = std::time::Instant::now();
+    for seed in 0..scripted_games {
+        let g = Game::new(pack.clone(), quiet(seed), agents("random", seed, 4)).expect("game");
+        let _ = g.run();
+    }
+    let scripted_s = t.elapsed().as_secs_f64();
+    let ngps = games as f64 / native_s;
+    let sgps = scripted_games as f64 / scripted_s;
+    println!(
+        "native: {games} games in {native_s:.2} s = {ngps:.0} games/s ({} turns/game); scripted: {scripted_games} games in {scripted_s:.2} s = {sgps:.0} games/s; ratio scripted/native {:.3}",
+        turns / games,
+        sgps / ngps
+    );
+}

@@ -143,8 +143,31 @@ struct Def {
     /// Cards a noble brings along (definition indices).
     cards: Vec<u32>,
     start_kingdom: bool,
+    /// `pool: <name>`, its pile during kingdom building.
+    pool: String,
     /// `attrs.replaces` (solo swaps), as a definition index.
     replaces: Option<u32>,
+}
+
+type DefCache = (Arc<Pack>, Arc<Vec<Def>>);
+
+thread_local! {
+    /// The last pack's definitions, digested: a run plays many games of one pack.
+    static DEFS: std::cell::RefCell<Option<DefCache>> = const { std::cell::RefCell::new(None) };
+}
+
+fn cached_defs(pack: &Arc<Pack>) -> Arc<Vec<Def>> {
+    DEFS.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some((p, d)) = c.as_ref() {
+            if Arc::ptr_eq(p, pack) {
+                return d.clone();
+            }
+        }
+        let d = Arc::new(build_defs(pack));
+        *c = Some((pack.clone(), d.clone()));
+        d
+    })
 }
 
 fn build_defs(pack: &Pack) -> Vec<Def> {
@@ -215,6 +238,7 @@ fn build_defs(pack: &Pack) -> Vec<Def> {
                 decks: d.def.decks.clone(),
                 cards: d.def.cards.iter().filter_map(|c| pack.index.get(c).map(|&i| i as u32)).collect(),
                 start_kingdom: d.def.attrs.get("start").is_some_and(|s| s == "kingdom"),
+                pool: format!("pool: {}", d.def.name),
                 replaces: d.def.attrs.get("replaces").and_then(|r| pack.index.get(r).map(|&i| i as u32)),
             }
         })
@@ -316,7 +340,7 @@ struct Card {
 }
 
 struct Zone {
-    name: String,
+    name: std::borrow::Cow<'static, str>,
     owner: Option<u8>,
     cards: Vec<u32>,
     kingdom: bool,
@@ -492,7 +516,7 @@ macro_rules! tlog {
 
 struct T {
     pack: Arc<Pack>,
-    defs: Vec<Def>,
+    defs: Arc<Vec<Def>>,
     set: Settings,
     cards: Vec<Card>,
     zones: Vec<Zone>,
@@ -569,7 +593,7 @@ pub fn run(pack: Arc<Pack>, cfg: GameConfig, agents: Vec<Box<dyn Agent>>) -> Nat
         },
         rounds: int("rounds").unwrap_or(18),
     };
-    let defs = build_defs(&pack);
+    let defs = cached_defs(&pack);
     let names: Vec<String> = (0..n)
         .map(|i| {
             cfg.names
@@ -609,16 +633,16 @@ pub fn run(pack: Arc<Pack>, cfg: GameConfig, agents: Vec<Box<dyn Agent>>) -> Nat
     });
     let mut zones = Vec::with_capacity(Z_PLAYERS as usize + 4 * n + 8);
     for name in ["deck", "box", "discard", "play", "kit", "dealt", "attack-deck", "defend-deck", "action-deck"] {
-        zones.push(Zone { name: name.to_string(), owner: None, cards: Vec::new(), kingdom: false });
+        zones.push(Zone {
+            name: name.into(),
+            owner: None,
+            cards: Vec::with_capacity(if name == "deck" || name == "discard" { 128 } else { 0 }),
+            kingdom: false,
+        });
     }
     for p in 0..n {
         for name in ["hand", "kingdom", "mercy", "status"] {
-            zones.push(Zone {
-                name: name.to_string(),
-                owner: Some(p as u8),
-                cards: Vec::new(),
-                kingdom: name == "kingdom",
-            });
+            zones.push(Zone { name: name.into(), owner: Some(p as u8), cards: Vec::new(), kingdom: name == "kingdom" });
         }
     }
     let mut t = T {
@@ -728,7 +752,7 @@ impl T {
         let zone = &self.zones[z as usize];
         match zone.owner {
             Some(p) => format!("{}@{}", zone.name, self.pl[p as usize].name),
-            None => zone.name.clone(),
+            None => zone.name.to_string(),
         }
     }
 
@@ -1179,14 +1203,12 @@ impl T {
     }
 
     /// The lines a rival may strike: every land, or the castle once none is left.
-    fn open_lines(&self, q: usize) -> Vec<u32> {
+    fn open_lines(&self, q: usize) -> &[u32] {
         let ls = self.lines(q);
-        if ls.len() == 1 {
-            vec![ls[0]]
-        } else if ls.len() > 1 {
-            ls[1..].to_vec()
+        if ls.len() <= 1 {
+            ls
         } else {
-            Vec::new()
+            &ls[1..]
         }
     }
 
@@ -1200,11 +1222,15 @@ impl T {
     }
 
     fn rivals(&self, p: usize) -> Vec<usize> {
-        if self.is_enemy(p) {
-            return if self.is_out(0) { Vec::new() } else { vec![0] };
-        }
+        self.rival_iter(p).collect()
+    }
+
+    /// Rivals of p, in turn order after p (in solo the enemies face only the player).
+    fn rival_iter(&self, p: usize) -> impl Iterator<Item = usize> + '_ {
+        let enemy = self.is_enemy(p);
         let n = self.pl.len();
-        (1..n).map(|k| (p + k) % n).filter(|&q| !self.is_out(q)).collect()
+        let (a, b) = if enemy { (0, 1) } else { (1, n) };
+        (a..b).map(move |k| if enemy { 0 } else { (p + k) % n }).filter(|&q| !self.pl[q].out)
     }
 
     fn has_rival(&self, p: usize) -> bool {
@@ -1612,7 +1638,7 @@ impl T {
         }
         let mut opts: Vec<Opt> = Vec::new();
         let mut seen: Vec<Beh> = Vec::new();
-        for a in self.cards_of(hand(q)) {
+        for &a in self.zones[hand(q) as usize].cards.iter().rev() {
             if self.kw(a, K_OUT_OF_TURN) && self.can_answer(a, c) {
                 // The label depends only on the answer's behaviour: the first card of each.
                 let b = self.d(a).beh;
@@ -1622,7 +1648,7 @@ impl T {
                 }
             }
         }
-        for a in self.cards_of(beside(q)) {
+        for &a in self.zones[beside(q) as usize].cards.iter().rev() {
             if self.can_answer(a, c) {
                 opts.push(Opt::new(Lab::Answer(a, c, true)).card(a).worth(threat * 8 - self.value_cost(a) - 2));
             }
@@ -1668,8 +1694,8 @@ impl T {
 
     fn target_options(&self, p: usize, verb: Verb, vc: u32, amount: i64) -> Vec<Opt> {
         let mut opts = Vec::new();
-        for q in self.rivals(p) {
-            for l in self.open_lines(q) {
+        for q in self.rival_iter(p) {
+            for &l in self.open_lines(q) {
                 opts.push(Opt::new(Lab::Target(verb, vc, l, q as u32)).line(l).owner(q).amount(amount));
             }
         }
@@ -1846,8 +1872,8 @@ impl T {
         } else {
             let opts: Vec<Opt> = self
                 .open_lines(p)
-                .into_iter()
-                .map(|l| Opt::new(Lab::TurnOn(p as u32, q as u32, l)).line(l).owner(p).amount(amt))
+                .iter()
+                .map(|&l| Opt::new(Lab::TurnOn(p as u32, q as u32, l)).line(l).owner(p).amount(amt))
                 .collect();
             if opts.is_empty() {
                 return Ok(-1);
@@ -1949,7 +1975,7 @@ impl T {
         if !self.may_play(p) || !self.keeps_penalty(p) {
             return false;
         }
-        self.rivals(p).into_iter().any(|q| self.c(q, C::Waiting) == 0)
+        self.rival_iter(p).any(|q| self.c(q, C::Waiting) == 0)
     }
 
     fn penalty_play(&mut self, p: usize, c: u32) -> R<()> {
@@ -2085,7 +2111,7 @@ impl T {
                 return i as u32;
             }
         }
-        self.zones.push(Zone { name: name.to_string(), owner: None, cards: Vec::new(), kingdom: false });
+        self.zones.push(Zone { name: name.to_string().into(), owner: None, cards: Vec::new(), kingdom: false });
         (self.zones.len() - 1) as u32
     }
 
@@ -2160,8 +2186,8 @@ impl T {
         let mut pools: Vec<u32> = Vec::new();
         for c in self.cards_of(Z_DECK) {
             if self.kw(c, K_SETUP) {
-                let nm = format!("pool: {}", self.name(c));
-                let z = self.pool_zone(&nm);
+                let defs = self.defs.clone();
+                let z = self.pool_zone(&defs[self.cards[c as usize].def as usize].pool);
                 if !pools.contains(&z) {
                     pools.push(z);
                 }
@@ -2345,13 +2371,12 @@ impl T {
             return Ok(());
         }
         let mut opts: Vec<Opt> = Vec::new();
-        let mut seen: Vec<u32> = Vec::new();
+        let mut seen = Seen::default();
         for c in self.cards_of(hand(p)) {
             let d = self.cards[c as usize].def;
-            if seen.contains(&d) {
+            if !seen.insert(d) {
                 continue;
             }
-            seen.push(d);
             let worth = if self.kw(c, K_OUT_OF_TURN) {
                 -50
             } else if self.d(c).kind == Kind::Defend {
@@ -2401,13 +2426,12 @@ impl T {
     fn turn_options(&self, p: usize) -> Vec<Opt> {
         let mut opts = Vec::new();
         if self.may_play(p) {
-            let mut seen: Vec<u32> = Vec::new();
+            let mut seen = Seen::default();
             for &c in self.zones[hand(p) as usize].cards.iter().rev() {
                 let d = self.cards[c as usize].def;
-                if seen.contains(&d) {
+                if !seen.insert(d) {
                     continue;
                 }
-                seen.push(d);
                 if self.can_play(p, c) {
                     opts.push(Opt::new(Lab::PlayCard(c)).card(c));
                 }
@@ -2469,7 +2493,7 @@ impl T {
                         || (self.may_defend(p) && self.c(p, C::Lands) < self.set.max_lands)
                         || self.can_draw())
             }
-            Beh::Sabotage => self.may_play(p) && self.rivals(p).into_iter().any(|q| self.c(q, C::Traps) > 0),
+            Beh::Sabotage => self.may_play(p) && self.rival_iter(p).any(|q| self.c(q, C::Traps) > 0),
             Beh::Spread => {
                 self.c(p, C::Spread) == 0
                     && self.c(p, C::Plays) >= solo_need
@@ -2482,10 +2506,10 @@ impl T {
                     && self.may_attack(p)
                     && self.has_attack_source(p, c)
             }
-            Beh::Mutiny => self.may_play(p) && self.rivals(p).into_iter().any(|q| self.c(q, C::Troops) > 0),
+            Beh::Mutiny => self.may_play(p) && self.rival_iter(p).any(|q| self.c(q, C::Troops) > 0),
             Beh::Earthquake => self.may_play(p) && self.has_rival(p),
             Beh::Fortune => self.may_play(p) && self.can_draw(),
-            Beh::Freeze => self.may_play(p) && self.rivals(p).into_iter().any(|q| self.c(q, C::Frozen) == 0),
+            Beh::Freeze => self.may_play(p) && self.rival_iter(p).any(|q| self.c(q, C::Frozen) == 0),
             Beh::Famine | Beh::Disease | Beh::Plague => self.penalty_can_play(p),
         }
     }
@@ -2728,7 +2752,7 @@ impl T {
             }
         }
         let dmg = self.d(c).damage;
-        for l in self.open_lines(q) {
+        for l in self.open_lines(q).to_vec() {
             if self.in_kingdom(l) {
                 self.hit_top(l, dmg)?;
             }
@@ -3125,7 +3149,7 @@ impl T {
     fn enemy_best_line(&self, q: usize, v: i64) -> i64 {
         let mut best = -1;
         let mut bs = -1;
-        for l in self.open_lines(q) {
+        for &l in self.open_lines(q) {
             let h = self.sim_hit(l, v);
             let mut s = if h.falls { 10000 + h.points * 10 } else { h.points * 10 + h.applied };
             if h.falls && h.castle {
@@ -3143,7 +3167,7 @@ impl T {
         let mut shares: Vec<(u32, i64)> = Vec::new();
         let mut left = v;
         let mut sorted: Vec<(u32, i64)> = Vec::new();
-        for l in self.open_lines(0) {
+        for &l in self.open_lines(0) {
             let x = (l, self.line_total(l));
             let mut i = 0;
             while i < sorted.len() && sorted[i].1 <= x.1 {
@@ -3294,5 +3318,29 @@ fn permutations(cs: &[u32], k: usize, prefix: &mut Vec<u32>, out: &mut Vec<Vec<u
         prefix.push(cs[i]);
         permutations(&rest, k - 1, prefix, out);
         prefix.pop();
+    }
+}
+
+/// A small set of definition indices (the kinds of card in one hand), on the stack.
+#[derive(Default)]
+struct Seen {
+    a: [u32; 32],
+    n: usize,
+    more: Vec<u32>,
+}
+
+impl Seen {
+    /// Whether `d` was not in the set (and is now).
+    fn insert(&mut self, d: u32) -> bool {
+        if self.a[..self.n].contains(&d) || self.more.contains(&d) {
+            return false;
+        }
+        if self.n < self.a.len() {
+            self.a[self.n] = d;
+            self.n += 1;
+        } else {
+            self.more.push(d);
+        }
+        true
     }
 }
