@@ -16,9 +16,6 @@ use super::model::{BoardFile, Definition, PackManifest, Scenario};
 use super::{hash_bytes, Def, DefKind, Loaded, Origin, Pack, Project, ScenarioEntry, Script};
 use crate::diag::{did_you_mean, Diagnostic, SourceFile, SourceMap};
 
-/// A script reference, its compiled script or diagnostics, and its source.
-type Compiled = (ScriptRef, Result<Script, Vec<Diagnostic>>, Option<SourceFile>);
-
 /// What to do while loading.
 #[derive(Debug, Clone, Copy)]
 pub struct LoadOptions {
@@ -34,13 +31,18 @@ impl Default for LoadOptions {
 
 /// Load and validate pack `id` of `project`, with the packs it extends.
 pub fn load_pack(project: &Project, id: &str, opts: LoadOptions) -> Loaded {
-    let mut l = Loader {
+    run_load(project, id, opts, None)
+}
+
+fn run_load(project: &Project, id: &str, opts: LoadOptions, cache: Option<&mut Cache>) -> Loaded {
+    let mut l = PackLoad {
         project,
         root: project.root.canonicalize().unwrap_or_else(|_| project.root.clone()),
         diags: Vec::new(),
         sources: SourceMap::default(),
         stack: Vec::new(),
         opts,
+        cache,
     };
     let layer = l.load_layer(id, None);
     let pack = layer.and_then(|layer| l.finish(layer));
@@ -49,6 +51,124 @@ pub fn load_pack(project: &Project, id: &str, opts: LoadOptions) -> Loaded {
     diags.dedup();
     let errors = diags.iter().any(Diagnostic::is_error);
     Loaded { pack: if errors { None } else { pack }, diagnostics: diags, sources: l.sources }
+}
+
+/// Loads one pack again and again (live reload), re-reading every file but parsing and
+/// compiling again only those whose content changed since the previous load.
+///
+/// Every [`load`](Loader::load) gives exactly what [`load_pack`] gives for the files as
+/// they are now, diagnostics included: all references, hooks, duplicates and scenarios
+/// are validated again each time, over the cached per-file results. What is kept between
+/// loads, keyed by the file's path and a hash of its bytes:
+///
+/// - for each TOML file, its parsed and checked definitions, scenarios, board, the
+///   references it makes and its own diagnostics;
+/// - for each script, its compiled AST and the functions it defines, and the same AST
+///   with the rules script's functions merged in (redone, without recompiling, when the
+///   rules script changes).
+///
+/// Files that disappear are dropped from the cache at the next load; a file that fails
+/// to parse or compile is parsed again each time until it is fixed. Each load still
+/// reads every file (to hash it), so an edit is always seen, whatever its timestamp.
+///
+/// ```no_run
+/// use crown_engine::content::{Loader, LoadOptions, Project};
+///
+/// let project = Project::new(".");
+/// let mut loader = Loader::new(&project, "take-the-kingdom", LoadOptions::default());
+/// let first = loader.load(); // parses and compiles everything
+/// // ... a designer saves one card file ...
+/// let again = loader.load(); // parses that file only; validates the whole pack
+/// let stats = loader.stats();
+/// assert!(stats.files_parsed <= 1 && stats.scripts_compiled == 0);
+/// # let _ = (first, again);
+/// ```
+pub struct Loader {
+    project: Project,
+    pack: String,
+    opts: LoadOptions,
+    cache: Cache,
+}
+
+/// What the last [`Loader::load`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadStats {
+    /// TOML files read.
+    pub files: usize,
+    /// TOML files parsed (the others were unchanged and taken from the cache).
+    pub files_parsed: usize,
+    /// Scripts read.
+    pub scripts: usize,
+    /// Scripts compiled from their text.
+    pub scripts_compiled: usize,
+    /// Card scripts given the rules script's functions again (after the rules changed).
+    pub scripts_merged: usize,
+}
+
+impl Loader {
+    /// A loader for pack `pack` (an id) of `project`, with nothing cached yet.
+    pub fn new(project: &Project, pack: &str, opts: LoadOptions) -> Self {
+        Loader { project: project.clone(), pack: pack.to_string(), opts, cache: Cache::default() }
+    }
+
+    /// Load and validate the pack as its files are now (see [`load_pack`]).
+    pub fn load(&mut self) -> Loaded {
+        self.cache.generation += 1;
+        self.cache.stats = LoadStats::default();
+        let loaded = run_load(&self.project, &self.pack, self.opts, Some(&mut self.cache));
+        let generation = self.cache.generation;
+        self.cache.files.retain(|_, f| f.seen == generation);
+        self.cache.scripts.retain(|_, s| s.seen == generation);
+        loaded
+    }
+
+    /// What the last load parsed and compiled, and what it took from the cache.
+    pub fn stats(&self) -> LoadStats {
+        self.cache.stats
+    }
+
+    /// The pack this loader loads.
+    pub fn pack_id(&self) -> &str {
+        &self.pack
+    }
+
+    /// Forget every cached result (the next load parses and compiles everything).
+    pub fn clear(&mut self) {
+        self.cache.files.clear();
+        self.cache.scripts.clear();
+    }
+}
+
+/// Per-file results kept by a [`Loader`] (looked up by path, never iterated in an order
+/// that could reach a result).
+#[derive(Default)]
+struct Cache {
+    files: std::collections::HashMap<PathBuf, CachedFile>,
+    scripts: std::collections::HashMap<PathBuf, CachedScript>,
+    generation: u64,
+    stats: LoadStats,
+}
+
+struct CachedFile {
+    hash: u64,
+    len: usize,
+    kind: FileKind,
+    pack: String,
+    shown: PathBuf,
+    out: FileOut,
+    seen: u64,
+}
+
+struct CachedScript {
+    hash: u64,
+    len: usize,
+    shown: PathBuf,
+    /// The script compiled on its own.
+    script: Script,
+    src: SourceFile,
+    /// With the rules' functions merged in: the rules script's hash and the AST.
+    merged: Option<(u64, Arc<rhai::AST>)>,
+    seen: u64,
 }
 
 /// What kind of thing a reference points at.
@@ -92,7 +212,7 @@ struct ScriptRef {
 }
 
 /// What one parsed file yields.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct FileOut {
     source: Option<SourceFile>,
     hash: u64,
@@ -117,13 +237,15 @@ struct Layer {
     file_hashes: BTreeMap<PathBuf, u64>,
 }
 
-struct Loader<'p> {
+struct PackLoad<'p> {
     project: &'p Project,
     root: PathBuf,
     diags: Vec<Diagnostic>,
     sources: SourceMap,
     stack: Vec<String>,
     opts: LoadOptions,
+    /// Results of earlier loads (a [`Loader`]'s), reused for files that did not change.
+    cache: Option<&'p mut Cache>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,7 +256,7 @@ enum FileKind {
     Board,
 }
 
-impl Loader<'_> {
+impl PackLoad<'_> {
     fn shown(&self, p: &Path) -> PathBuf {
         p.strip_prefix(&self.project.root)
             .or_else(|_| p.strip_prefix(&self.root))
@@ -174,8 +296,36 @@ impl Loader<'_> {
 
     fn load_layer_inner(&mut self, id: &str, dir: &Path) -> Option<Layer> {
         let files = self.list_files(dir);
-        let outs: Vec<FileOut> =
-            files.par_iter().map(|(path, kind)| parse_file(path, &self.shown(path), *kind, id)).collect();
+        let cache = self.cache.as_deref();
+        let parsed: Vec<(FileOut, Option<CachedFile>)> = files
+            .par_iter()
+            .map(|(path, kind)| {
+                let shown = self.shown(path);
+                match cache {
+                    None => (parse_file(path, &shown, *kind, id), None),
+                    Some(c) => parse_file_cached(c, path, shown, *kind, id),
+                }
+            })
+            .collect();
+        let mut outs = Vec::with_capacity(parsed.len());
+        for ((path, _), (out, fresh)) in files.iter().zip(parsed) {
+            if let Some(c) = self.cache.as_deref_mut() {
+                c.stats.files += 1;
+                let generation = c.generation;
+                match fresh {
+                    Some(entry) => {
+                        c.stats.files_parsed += 1;
+                        c.files.insert(path.clone(), entry);
+                    }
+                    None => {
+                        if let Some(e) = c.files.get_mut(path) {
+                            e.seen = generation;
+                        }
+                    }
+                }
+            }
+            outs.push(out);
+        }
         let mut manifest = None;
         let mut own_defs = Vec::new();
         let mut scenarios = Vec::new();
@@ -588,13 +738,13 @@ impl Loader<'_> {
         let mut rules_idx = None;
         // Script paths as normalised bytes (comparing `Path`s is slow on large packs).
         let mut used_scripts: BTreeSet<std::ffi::OsString> = BTreeSet::new();
-        let mut rules_functions_ast: Option<rhai::AST> = None;
+        let mut rules_functions_ast: Option<(rhai::AST, u64)> = None;
         if let Some(r) = &rules {
             let path = self.project.scripts_dir(&r.pack).join(&r.rel);
             used_scripts.insert(path_key(&self.shown(&path)));
             match self.compile_script(r, None) {
                 Some(s) => {
-                    rules_functions_ast = Some(s.ast.clone_functions_only());
+                    rules_functions_ast = Some((s.ast.clone_functions_only(), s.hash));
                     rules_idx = Some(scripts.len());
                     script_index.insert((r.pack.clone(), r.rel.clone()), scripts.len());
                     scripts.push(s);
@@ -616,25 +766,15 @@ impl Loader<'_> {
                 }
             }
         }
-        let compiled: Vec<Compiled> = wanted
-            .into_par_iter()
-            .map(|s| {
-                let (res, src) = compile_one(self, &s, rules_functions_ast.as_ref());
-                (s, res, src)
-            })
-            .collect();
-        for (s, res, src) in compiled {
+        let lib = rules_functions_ast.as_ref().map(|(a, h)| (a, *h));
+        let compiled: Vec<(ScriptRef, ScriptOut)> =
+            wanted.into_par_iter().map(|s| (s.clone(), compile_one(self, &s, lib))).collect();
+        for (s, out) in compiled {
             let path = self.project.scripts_dir(&s.pack).join(&s.rel);
             used_scripts.insert(path_key(&self.shown(&path)));
-            if let Some(src) = src {
-                self.sources.insert(src);
-            }
-            match res {
-                Ok(script) => {
-                    script_index.insert((s.pack.clone(), s.rel.clone()), scripts.len());
-                    scripts.push(script);
-                }
-                Err(ds) => self.diags.extend(ds),
+            if let Some(script) = self.take_script(out) {
+                script_index.insert((s.pack.clone(), s.rel.clone()), scripts.len());
+                scripts.push(script);
             }
         }
         for (i, (d, sref)) in defs.iter().enumerate() {
@@ -774,8 +914,22 @@ impl Loader<'_> {
         }
     }
 
-    fn compile_script(&mut self, s: &ScriptRef, lib: Option<&rhai::AST>) -> Option<Script> {
-        let (res, src) = compile_one(self, s, lib);
+    fn compile_script(&mut self, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) -> Option<Script> {
+        let out = compile_one(self, s, lib);
+        self.take_script(out)
+    }
+
+    /// Keep a compiled script's source and cache entry; its script, or its diagnostics kept.
+    fn take_script(&mut self, out: ScriptOut) -> Option<Script> {
+        let ScriptOut { res, src, entry, compiled, merged } = out;
+        if let Some(c) = self.cache.as_deref_mut() {
+            c.stats.scripts += 1;
+            c.stats.scripts_compiled += usize::from(compiled);
+            c.stats.scripts_merged += usize::from(merged && !compiled);
+            if let Some((path, e)) = entry {
+                c.scripts.insert(path, e);
+            }
+        }
         if let Some(src) = src {
             self.sources.insert(src);
         }
@@ -795,12 +949,33 @@ fn path_key(p: &Path) -> std::ffi::OsString {
     p.components().collect::<PathBuf>().into_os_string()
 }
 
-/// Read and compile one script. Returns the script or its diagnostics, and its source.
-fn compile_one(
-    l: &Loader<'_>,
-    s: &ScriptRef,
-    lib: Option<&rhai::AST>,
-) -> (Result<Script, Vec<Diagnostic>>, Option<SourceFile>) {
+/// What compiling one script gives: the script or its diagnostics, its source, and for a
+/// [`Loader`] the cache entry to keep (with whether it was compiled or merged afresh).
+struct ScriptOut {
+    res: Result<Script, Vec<Diagnostic>>,
+    src: Option<SourceFile>,
+    entry: Option<(PathBuf, CachedScript)>,
+    compiled: bool,
+    merged: bool,
+}
+
+impl ScriptOut {
+    fn failed(ds: Vec<Diagnostic>, src: Option<SourceFile>) -> Self {
+        ScriptOut { res: Err(ds), src, entry: None, compiled: false, merged: false }
+    }
+}
+
+/// The rules script's functions under a card script's own (so card scripts may call the
+/// rules' helpers), named after the card script.
+fn merge_rules(lib: &rhai::AST, ast: &rhai::AST, name: &str) -> Arc<rhai::AST> {
+    let mut merged = lib.merge(ast);
+    merged.set_source(name);
+    Arc::new(merged)
+}
+
+/// Read and compile one script (through a [`Loader`]'s cache when there is one). `lib` is
+/// the rules script's functions and the rules script's content hash.
+fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) -> ScriptOut {
     let path = l.project.scripts_dir(&s.pack).join(&s.rel);
     let shown = l.shown(&path);
     let bytes = match std::fs::read(&path) {
@@ -820,59 +995,98 @@ fn compile_one(
                 d = d.in_file(shown.clone());
             }
             let hint = format!("create {} or fix the path (it is relative to scripts/{}/)", shown.display(), s.pack);
-            return (Err(vec![d.hint(hint)]), None);
+            return ScriptOut::failed(vec![d.hint(hint)], None);
         }
     };
     if let Ok(canon) = path.canonicalize() {
         if !canon.starts_with(&l.root) {
             let d = Diagnostic::error("symlink-outside-project", "script resolves to a file outside the project")
                 .in_file(shown);
-            return (Err(vec![d]), None);
+            return ScriptOut::failed(vec![d], None);
         }
     }
     let hash = hash_bytes(&bytes);
+    let name = shown.to_string_lossy().replace('\\', "/");
+    let cache = l.cache.as_deref().filter(|_| l.opts.compile_scripts);
+    if let Some(c) = cache.and_then(|c| c.scripts.get(&path)) {
+        if c.hash == hash
+            && c.len == bytes.len()
+            && c.shown == shown
+            && c.script.rel == s.rel
+            && c.script.pack == s.pack
+        {
+            let (ast, merged, remerged) = match lib {
+                None => (c.script.ast.clone(), c.merged.clone(), false),
+                Some((lib, lh)) => match &c.merged {
+                    Some((h, m)) if *h == lh => (m.clone(), c.merged.clone(), false),
+                    _ => {
+                        let m = merge_rules(lib, &c.script.ast, &name);
+                        (m.clone(), Some((lh, m)), true)
+                    }
+                },
+            };
+            let entry = CachedScript {
+                hash,
+                len: c.len,
+                shown: c.shown.clone(),
+                script: c.script.clone(),
+                src: c.src.clone(),
+                merged,
+                seen: l.cache.as_deref().map_or(0, |c| c.generation),
+            };
+            return ScriptOut {
+                res: Ok(Script { ast, ..c.script.clone() }),
+                src: Some(c.src.clone()),
+                entry: Some((path, entry)),
+                compiled: false,
+                merged: remerged,
+            };
+        }
+    }
     let text = match decode(&bytes, &shown) {
         Ok(t) => t,
-        Err(d) => return (Err(vec![*d]), None),
+        Err(d) => return ScriptOut::failed(vec![*d], None),
     };
     let src = SourceFile::new(shown.clone(), text.as_str());
     if !l.opts.compile_scripts {
         let ast = rhai::AST::empty();
-        return (
-            Ok(Script {
-                path: shown,
-                rel: s.rel.clone(),
-                pack: s.pack.clone(),
-                ast: Arc::new(ast),
-                functions: BTreeSet::new(),
-                hash,
-            }),
-            Some(src),
-        );
+        let script = Script {
+            path: shown,
+            rel: s.rel.clone(),
+            pack: s.pack.clone(),
+            ast: Arc::new(ast),
+            functions: BTreeSet::new(),
+            hash,
+        };
+        return ScriptOut { res: Ok(script), src: Some(src), entry: None, compiled: false, merged: false };
     }
-    let name = shown.to_string_lossy().replace('\\', "/");
     match crate::script::compile(&name, &text) {
         Ok(ast) => {
             let functions: BTreeSet<String> = crate::script::function_names(&ast).map(str::to_string).collect();
-            let ast = match lib {
-                Some(lib) => {
-                    let mut merged = lib.merge(&ast);
-                    merged.set_source(name.as_str());
-                    merged
-                }
-                None => ast,
+            let own = Script {
+                path: shown.clone(),
+                rel: s.rel.clone(),
+                pack: s.pack.clone(),
+                ast: Arc::new(ast),
+                functions,
+                hash,
             };
-            (
-                Ok(Script {
-                    path: shown,
-                    rel: s.rel.clone(),
-                    pack: s.pack.clone(),
-                    ast: Arc::new(ast),
-                    functions,
+            let merged = lib.map(|(lib, lh)| (lh, merge_rules(lib, &own.ast, &name)));
+            let script =
+                Script { ast: merged.as_ref().map_or_else(|| own.ast.clone(), |(_, m)| m.clone()), ..own.clone() };
+            let entry = cache.map(|c| {
+                let e = CachedScript {
                     hash,
-                }),
-                Some(src),
-            )
+                    len: bytes.len(),
+                    shown,
+                    script: own,
+                    src: src.clone(),
+                    merged: merged.clone(),
+                    seen: c.generation,
+                };
+                (path, e)
+            });
+            ScriptOut { res: Ok(script), src: Some(src), entry, compiled: true, merged: lib.is_some() }
         }
         Err(e) => {
             let pos = e.position();
@@ -881,7 +1095,7 @@ fn compile_one(
             let hint = script_error_hint(&msg);
             let mut d = Diagnostic::error("script-syntax", format!("script does not compile: {msg}"));
             d = if line > 0 { d.at_line_col(&src, line, col) } else { d.in_file(shown) };
-            (Err(vec![d.maybe_hint(hint)]), Some(src))
+            ScriptOut { res: Err(vec![d.maybe_hint(hint)]), src: Some(src), entry: None, compiled: true, merged: false }
         }
     }
 }
@@ -969,17 +1183,53 @@ fn board_space_ids(b: &BoardFile) -> BTreeSet<String> {
 
 /// Read, decode and parse one file into what it defines, with diagnostics.
 fn parse_file(path: &Path, shown: &Path, kind: FileKind, pack: &str) -> FileOut {
+    match std::fs::read(path) {
+        Ok(bytes) => parse_bytes(&bytes, hash_bytes(&bytes), shown, kind, pack),
+        Err(e) => unreadable(&e, shown),
+    }
+}
+
+fn unreadable(e: &std::io::Error, shown: &Path) -> FileOut {
     let mut out = FileOut::default();
+    out.diags.push(Diagnostic::error("unreadable", format!("cannot read file: {}", io_reason(e))).in_file(shown));
+    out
+}
+
+/// [`parse_file`] through a [`Loader`]'s cache: the cached result when the file's bytes
+/// are unchanged, else a fresh parse and the entry to cache.
+fn parse_file_cached(
+    cache: &Cache,
+    path: &Path,
+    shown: PathBuf,
+    kind: FileKind,
+    pack: &str,
+) -> (FileOut, Option<CachedFile>) {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
-        Err(e) => {
-            out.diags
-                .push(Diagnostic::error("unreadable", format!("cannot read file: {}", io_reason(&e))).in_file(shown));
-            return out;
-        }
+        Err(e) => return (unreadable(&e, &shown), None),
     };
-    out.hash = hash_bytes(&bytes);
-    let text = match decode(&bytes, shown) {
+    let hash = hash_bytes(&bytes);
+    if let Some(c) = cache.files.get(path) {
+        if c.hash == hash && c.len == bytes.len() && c.kind == kind && c.pack == pack && c.shown == shown {
+            return (c.out.clone(), None);
+        }
+    }
+    let out = parse_bytes(&bytes, hash, &shown, kind, pack);
+    let entry = CachedFile {
+        hash,
+        len: bytes.len(),
+        kind,
+        pack: pack.to_string(),
+        shown,
+        out: out.clone(),
+        seen: cache.generation,
+    };
+    (out, Some(entry))
+}
+
+fn parse_bytes(bytes: &[u8], hash: u64, shown: &Path, kind: FileKind, pack: &str) -> FileOut {
+    let mut out = FileOut { hash, ..FileOut::default() };
+    let text = match decode(bytes, shown) {
         Ok(t) => t,
         Err(d) => {
             out.diags.push(*d);
@@ -1457,5 +1707,127 @@ fn check_board(
                     .at(src, at(&[P::K("supply"), P::I(i), P::K("count")])),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small project in a fresh temporary folder, removed on drop.
+    struct TempProject(PathBuf);
+
+    impl Drop for TempProject {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn project(tag: &str) -> TempProject {
+        let root = std::env::temp_dir().join(format!("crown-loader-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        write(
+            &root,
+            "content/p/pack.toml",
+            "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 2 }\n",
+        );
+        write(
+            &root,
+            "scripts/p/rules.rhai",
+            "fn setup() {}\nfn turn() { end_game([], \"done\"); }\nfn bonus() { 1 }\n",
+        );
+        for i in 0..4 {
+            write(
+                &root,
+                &format!("content/p/cards/c{i}.toml"),
+                &format!("[[card]]\nid = \"c{i}\"\nname = \"Card {i}\"\ncount = 1\nscript = \"cards/c{i}.rhai\"\nhooks = [\"on_play\"]\n"),
+            );
+            write(&root, &format!("scripts/p/cards/c{i}.rhai"), &format!("fn on_play(p, c) {{ bonus() + {i} }}\n"));
+        }
+        TempProject(root)
+    }
+
+    fn summary(l: &Loaded) -> (Vec<String>, Vec<(String, Vec<String>)>) {
+        let diags = l.diagnostics.iter().map(|d| format!("{d:?}")).collect();
+        let defs = l
+            .pack
+            .iter()
+            .flat_map(|p| {
+                p.defs.iter().map(|d| {
+                    let fns = d
+                        .script
+                        .map(|i| crate::script::function_names(&p.scripts[i].ast).map(str::to_string).collect());
+                    (d.def.name.clone(), fns.unwrap_or_default())
+                })
+            })
+            .collect();
+        (diags, defs)
+    }
+
+    #[test]
+    fn loader_reparses_only_what_changed_and_matches_a_full_load() {
+        let t = project("incremental");
+        let proj = Project::new(&t.0);
+        let mut loader = Loader::new(&proj, "p", LoadOptions::default());
+        let first = loader.load();
+        assert_eq!(first.errors(), 0, "{:?}", first.diagnostics);
+        let s = loader.stats();
+        assert_eq!((s.files, s.files_parsed, s.scripts, s.scripts_compiled), (5, 5, 5, 5));
+
+        let again = loader.load();
+        let s = loader.stats();
+        assert_eq!((s.files_parsed, s.scripts_compiled, s.scripts_merged), (0, 0, 0));
+        assert_eq!(summary(&again), summary(&first));
+
+        // One card file edited: that file only is parsed again.
+        write(
+            &t.0,
+            "content/p/cards/c2.toml",
+            "[[card]]\nid = \"c2\"\nname = \"Renamed\"\ncount = 2\nscript = \"cards/c2.rhai\"\nhooks = [\"on_play\"]\n",
+        );
+        let l = loader.load();
+        assert_eq!((loader.stats().files_parsed, loader.stats().scripts_compiled), (1, 0));
+        assert_eq!(summary(&l), summary(&load_pack(&proj, "p", LoadOptions::default())));
+        assert!(l.pack.as_ref().unwrap().get("c2").is_some_and(|d| d.def.name == "Renamed"));
+
+        // One card script edited: that script only is compiled again.
+        write(&t.0, "scripts/p/cards/c1.rhai", "fn on_play(p, c) { bonus() }\nfn extra() { 2 }\n");
+        let l = loader.load();
+        assert_eq!((loader.stats().files_parsed, loader.stats().scripts_compiled), (0, 1));
+        assert_eq!(summary(&l), summary(&load_pack(&proj, "p", LoadOptions::default())));
+
+        // The rules edited: compiled again, and every card script gets the new functions
+        // merged in without being compiled again.
+        write(
+            &t.0,
+            "scripts/p/rules.rhai",
+            "fn setup() {}\nfn turn() { end_game([], \"done\"); }\nfn bonus() { 5 }\nfn more() { 6 }\n",
+        );
+        let l = loader.load();
+        let s = loader.stats();
+        assert_eq!((s.scripts_compiled, s.scripts_merged), (1, 4));
+        let pack = l.pack.as_ref().unwrap();
+        let c0 = &pack.scripts[pack.get("c0").unwrap().script.unwrap()];
+        assert!(crate::script::function_names(&c0.ast).any(|f| f == "more"));
+        assert_eq!(summary(&l), summary(&load_pack(&proj, "p", LoadOptions::default())));
+
+        // A hook removed from a cached script is still reported: validation always runs.
+        write(&t.0, "scripts/p/cards/c3.rhai", "fn other(p, c) { 0 }\n");
+        let l = loader.load();
+        assert!(l.diagnostics.iter().any(|d| d.code == "missing-hook"), "{:?}", l.diagnostics);
+        assert_eq!(summary(&l), summary(&load_pack(&proj, "p", LoadOptions::default())));
+
+        // A deleted card disappears, and its cache entry with it.
+        std::fs::remove_file(t.0.join("content/p/cards/c0.toml")).unwrap();
+        let l = loader.load();
+        assert!(l.pack.is_none() || l.pack.as_ref().unwrap().get("c0").is_none());
+        assert_eq!(summary(&l), summary(&load_pack(&proj, "p", LoadOptions::default())));
+        assert_eq!(loader.cache.files.len(), 4);
     }
 }

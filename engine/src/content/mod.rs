@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diag::{Diagnostic, SourceMap};
-pub use load::{load_pack, LoadOptions};
+pub use load::{load_pack, LoadOptions, LoadStats, Loader};
 use model::{BoardFile, Definition, PackManifest, Scenario};
 
 /// A folder holding `content/`, `scripts/` and `tests/golden/`.
