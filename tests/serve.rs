@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
-use crown_tests::{copy_dir, crown_bin, repo_project};
+use crown_tests::{copy_dir, fresh_crown_bin, repo_project};
 use serde_json::{json, Value};
 
 // ---- Chromium ----
@@ -280,33 +280,6 @@ impl Cdp {
 
 // ---- crown serve ----
 
-/// The `crown` binary, built and newer than the tools' sources (built here when it is
-/// missing or older: `cargo test -p crown-tests` does not build other packages' binaries).
-fn fresh_bin() -> PathBuf {
-    static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
-    let bin = crown_bin();
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    let newest = walkdir::WalkDir::new(repo_project().root.join("tools/src"))
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.metadata().ok()?.modified().ok())
-        .max()
-        .unwrap();
-    let stale = std::fs::metadata(&bin).and_then(|m| m.modified()).map_or(true, |t| t < newest);
-    if stale && !*built {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "-q", "-p", "crown-tools", "--bin", "crown"])
-            .current_dir(repo_project().root)
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "cargo build -p crown-tools failed");
-        *built = true;
-    }
-    assert!(bin.is_file(), "{} is missing: run `cargo build -p crown-tools` first", bin.display());
-    bin
-}
-
 /// `crown serve` on a copy of Take the Kingdom; the URL it serves.
 struct Server {
     child: Child,
@@ -324,7 +297,7 @@ impl Server {
         for sub in ["content/take-the-kingdom", "scripts/take-the-kingdom"] {
             copy_dir(&repo.root.join(sub), &root.join(sub)).unwrap();
         }
-        let mut child = Command::new(fresh_bin())
+        let mut child = Command::new(fresh_crown_bin())
             .args(["--project", &root.to_string_lossy(), "serve", "take-the-kingdom", "--port", "0"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

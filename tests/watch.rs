@@ -10,7 +10,7 @@ use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
 use crown_engine::content::Project;
-use crown_tests::{copy_dir, crown, crown_bin, repo_project};
+use crown_tests::{copy_dir, crown, fresh_crown_bin, repo_project};
 use crown_tools::watch::{classify, ChangeKind, FsWatcher, ReloadOptions, ReloadReport, Reloader};
 
 /// A project holding the scaffolded pack `demo`, watched, with its reloader.
@@ -353,33 +353,6 @@ fn toml_str(s: &str) -> String {
 
 // ---- the bar: `crown watch` as a process ----
 
-/// The `crown` binary, built and newer than the tools' sources (built here when it is
-/// missing or older: `cargo test -p crown-tests` does not build other packages' binaries).
-fn fresh_bin() -> PathBuf {
-    static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
-    let bin = crown_bin();
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    let newest = walkdir::WalkDir::new(repo_project().root.join("tools/src"))
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.metadata().ok()?.modified().ok())
-        .max()
-        .unwrap();
-    let stale = std::fs::metadata(&bin).and_then(|m| m.modified()).map_or(true, |t| t < newest);
-    if stale && !*built {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "-q", "-p", "crown-tools", "--bin", "crown"])
-            .current_dir(repo_project().root)
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "cargo build -p crown-tools failed");
-        *built = true;
-    }
-    assert!(bin.is_file(), "{} is missing: run `cargo build -p crown-tools` first", bin.display());
-    bin
-}
-
 /// A running `crown` process whose output lines arrive on channels.
 pub struct Proc {
     child: Child,
@@ -390,7 +363,7 @@ pub struct Proc {
 
 impl Proc {
     fn start(args: &[&str]) -> Proc {
-        let mut child = Command::new(fresh_bin())
+        let mut child = Command::new(fresh_crown_bin())
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -497,7 +470,7 @@ fn play_watch_reloads_between_choices_and_logs_it() {
     let root = dir.path().canonicalize().unwrap();
     assert_eq!(crown(&["--project", &root.to_string_lossy(), "new", "pack", "demo"]), 0);
     let transcript = root.join("game.transcript");
-    let mut child = Command::new(fresh_bin())
+    let mut child = Command::new(fresh_crown_bin())
         .args(["--project", &root.to_string_lossy(), "play", "demo", "--watch", "--agents", "human,first"])
         .arg("--transcript")
         .arg(&transcript)

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
+use crown_engine::content::{LoadOptions, Loader, Pack, Project};
 use crown_engine::diag::{Diagnostic, SourceMap};
 use notify::{RecursiveMode, Watcher};
 
@@ -531,10 +531,18 @@ pub struct Reloader {
     /// Whether every pack of the project is watched (new packs are picked up).
     all: bool,
     pub opts: ReloadOptions,
+    /// One incremental loader per pack: unchanged files are not parsed or compiled again.
+    loaders: BTreeMap<String, Loader>,
 }
 
-fn load_state(project: &Project, id: &str) -> (Option<Pack>, Vec<Diagnostic>, SourceMap) {
-    let l = load_pack(project, id, LoadOptions::default());
+/// Load a pack as its files are now, through its incremental loader.
+fn load_state(
+    project: &Project,
+    loaders: &mut BTreeMap<String, Loader>,
+    id: &str,
+) -> (Option<Pack>, Vec<Diagnostic>, SourceMap) {
+    let loader = loaders.entry(id.to_string()).or_insert_with(|| Loader::new(project, id, LoadOptions::default()));
+    let l = loader.load();
     (l.pack, l.diagnostics, l.sources)
 }
 
@@ -554,9 +562,9 @@ impl Reloader {
         if all {
             ids = project.pack_ids();
         }
-        let mut r = Reloader { project: proj, packs: BTreeMap::new(), all, opts };
+        let mut r = Reloader { project: proj, packs: BTreeMap::new(), all, opts, loaders: BTreeMap::new() };
         for id in ids {
-            let (pack, diagnostics, sources) = load_state(&r.project, &id);
+            let (pack, diagnostics, sources) = load_state(&r.project, &mut r.loaders, &id);
             let st = PackState { id: id.clone(), pack: pack.map(Arc::new), diagnostics, sources, generation: 0 };
             r.packs.insert(id, st);
         }
@@ -609,6 +617,7 @@ impl Reloader {
                 .collect();
             for id in gone {
                 self.packs.remove(&id);
+                self.loaders.remove(&id);
                 by_pack.remove(&id);
             }
         }
@@ -641,7 +650,7 @@ impl Reloader {
         });
         let old = state.pack.clone();
         if needs_load || old.is_none() {
-            let (pack, diagnostics, sources) = load_state(&self.project, id);
+            let (pack, diagnostics, sources) = load_state(&self.project, &mut self.loaders, id);
             rep.loaded = true;
             rep.errors = diagnostics.iter().filter(|d| d.is_error()).count();
             state.diagnostics = diagnostics;
