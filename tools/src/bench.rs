@@ -263,23 +263,39 @@ pub struct TtkFigures {
     pub native: Option<(f64, f64)>,
 }
 
-/// Scripted Take the Kingdom games/s on one thread, 4 random bots, transcripts off.
+/// Take the Kingdom games/s on one thread, 4 random bots, transcripts off: the scripted
+/// pack and the native baseline (`crown_engine::native`), in alternating batches over the
+/// same seeds so that both see the same machine load.
 pub fn ttk_figures(project: &Project, games: u64) -> Result<TtkFigures, String> {
     let pack = session::load(project, "take-the-kingdom").map_err(|_| "the pack does not load".to_string())?;
     let kinds = vec!["random".to_string(); 4];
     let batch = (games / 10).max(1);
-    let mut scripted = std::time::Duration::ZERO;
+    let (mut scripted, mut native) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
     let mut played = 0;
     while played < games {
+        let first = 1 + played;
         let t = Instant::now();
-        let s = sim::simulate(&pack, &kinds, None, 1 + played, batch, Some(1), 1, None)?;
+        let s = sim::simulate(&pack, &kinds, None, first, batch, Some(1), 1, None)?;
         scripted += t.elapsed();
         if s.failed > 0 {
             return Err(format!("scripted game failed: {:?}", s.failures.first()));
         }
+        let t = Instant::now();
+        for i in 0..batch {
+            let seed = crown_engine::game::rng::derive_seed(first, i);
+            let mut cfg = crown_engine::game::GameConfig::new(seed, 4);
+            cfg.transcript = false;
+            let r = crown_engine::native::run_game(pack.clone(), cfg, session::bots(&kinds, seed));
+            if let crown_engine::game::Status::Failed(f) = &r.outcome.status {
+                return Err(format!("native game failed: {f}"));
+            }
+        }
+        native += t.elapsed();
         played += batch;
     }
-    Ok(TtkFigures { games: played, scripted_gps: played as f64 / scripted.as_secs_f64().max(1e-9), native: None })
+    let scripted_gps = played as f64 / scripted.as_secs_f64().max(1e-9);
+    let native_gps = played as f64 / native.as_secs_f64().max(1e-9);
+    Ok(TtkFigures { games: played, scripted_gps, native: Some((native_gps, scripted_gps / native_gps)) })
 }
 
 /// Peak resident memory, in MB, of `crown sim take-the-kingdom --games N` run as a child
