@@ -124,7 +124,9 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
         if !args.json {
             println!("{text}");
         }
-        figures.insert(key.to_string(), serde_json::json!((value * 100.0).round() / 100.0));
+        // Two decimals, four for ratios.
+        let scale = if key.ends_with("_ratio") { 10_000.0 } else { 100.0 };
+        figures.insert(key.to_string(), serde_json::json!((value * scale).round() / scale));
     };
     let threads = rayon::current_num_threads();
     if args.wants("load") {
@@ -145,7 +147,9 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
             Err(e) => eprintln!("error: {e}"),
         }
     }
-    let games: u64 = if args.quick { 500 } else { 4000 };
+    // Each measurement plays batches of games until its time budget is spent (packs differ
+    // a hundredfold in speed), with at least one batch.
+    let budget = std::time::Duration::from_secs_f64(if args.quick { 1.5 } else { 10.0 });
     for pack_id in project.pack_ids().into_iter().filter(|_| args.wants("packs")) {
         let Ok(pack) = session::load(project, &pack_id) else {
             continue;
@@ -156,11 +160,8 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
         };
         let key = pack_id.replace('-', "_");
         for (label, t) in [("1 thread", 1usize), ("all threads", threads)] {
-            let n = if t == 1 { games / 2 } else { games };
-            let start = Instant::now();
-            match sim::simulate(&pack, &kinds, None, 1, n, Some(t), 10, None) {
-                Ok(s) if s.failed == 0 => {
-                    let gps = n as f64 / start.elapsed().as_secs_f64();
+            match timed_sim(&pack, &kinds, t, budget) {
+                Ok((n, gps)) => {
                     let k = if t == 1 { format!("{key}_gps_1t") } else { format!("{key}_gps") };
                     say(
                         &k,
@@ -168,7 +169,6 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
                         format!("{pack_id}: {gps:.0} games/s with {players} random bots on {label} ({n} games)"),
                     );
                 }
-                Ok(s) => eprintln!("{pack_id}: {} of {n} games failed: {:?}", s.failed, s.failures.first()),
                 Err(e) => eprintln!("{pack_id}: {e}"),
             }
         }
@@ -190,7 +190,7 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
                         native,
                         format!("take-the-kingdom native baseline: {native:.0} games/s per core"),
                     );
-                    say("ttk_ratio", ratio, format!("scripted / native: {:.1}%", ratio * 100.0));
+                    say("ttk_ratio", ratio, format!("scripted / native: {:.2}%", ratio * 100.0));
                 }
             }
             Err(e) => eprintln!("take-the-kingdom: {e}"),
@@ -231,7 +231,7 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
         );
     }
     if args.wants("memory") && project.pack_ids().iter().any(|p| p == "take-the-kingdom") {
-        let games: u64 = if args.quick { 2_000 } else { 100_000 };
+        let games: u64 = if args.quick { 500 } else { 100_000 };
         match sim_peak_mb(project, games) {
             Ok(mb) => {
                 say(
@@ -253,6 +253,27 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
         println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(figures)).unwrap_or_default());
     }
     0
+}
+
+/// Games/s of random-bot games of `pack` on `threads` threads: batches (doubling in size)
+/// until `budget` is spent. Returns the games played and the rate.
+fn timed_sim(
+    pack: &Arc<crown_engine::content::Pack>,
+    kinds: &[String],
+    threads: usize,
+    budget: std::time::Duration,
+) -> Result<(u64, f64), String> {
+    let start = Instant::now();
+    let (mut played, mut batch) = (0u64, 4 * threads as u64);
+    while played == 0 || start.elapsed() < budget {
+        let s = sim::simulate(pack, kinds, None, 1 + played, batch, Some(threads), 10, None)?;
+        if s.failed > 0 {
+            return Err(format!("{} of {batch} games failed: {:?}", s.failed, s.failures.first()));
+        }
+        played += batch;
+        batch = (batch * 2).min(4096);
+    }
+    Ok((played, played as f64 / start.elapsed().as_secs_f64()))
 }
 
 /// Take the Kingdom throughput on one thread.
