@@ -244,6 +244,13 @@ impl State {
     /// (the destination itself may be occupied when `into_occupied`), with their distance.
     /// Breadth-first in a fixed neighbour order, so the result is deterministic.
     pub fn reachable(&self, from: u32, budget: i64, diagonal: bool, into_occupied: bool) -> BTreeMap<u32, i64> {
+        // The spaces holding a blocking piece, found once (`occupied` scans every piece).
+        let blocked: std::collections::BTreeSet<u32> = self
+            .pieces
+            .iter()
+            .filter(|p| p.attrs.get("blocks").copied().unwrap_or(1) != 0)
+            .filter_map(|p| p.space)
+            .collect();
         let mut dist = BTreeMap::new();
         let mut frontier = vec![from];
         dist.insert(from, 0);
@@ -254,7 +261,7 @@ impl State {
                     if dist.contains_key(&n) {
                         continue;
                     }
-                    if self.occupied(n) {
+                    if blocked.contains(&n) {
                         if into_occupied {
                             dist.insert(n, step);
                         }
@@ -268,5 +275,92 @@ impl State {
         }
         dist.remove(&from);
         dist
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid(w: i64, h: i64) -> State {
+        let mut s = State::new(1);
+        s.grid = Some((w, h));
+        for y in 0..h {
+            for x in 0..w {
+                let id = format!("{x},{y}");
+                s.space_ids.insert(id.clone(), s.spaces.len() as u32);
+                s.spaces.push(Space {
+                    id: id.clone(),
+                    name: id,
+                    adjacent: Vec::new(),
+                    xy: Some((x, y)),
+                    attrs: BTreeMap::new(),
+                    values: BTreeMap::new(),
+                });
+            }
+        }
+        s
+    }
+
+    fn piece(s: &mut State, x: i64, y: i64, blocks: Option<i64>) {
+        let mut attrs = BTreeMap::new();
+        if let Some(b) = blocks {
+            attrs.insert("blocks".to_string(), b);
+        }
+        let space = s.space_at(x, y);
+        s.pieces.push(Piece { kind: "unit".into(), owner: 0, space, attrs });
+    }
+
+    /// Breadth-first search asking `occupied` space by space (the definition).
+    fn reference(s: &State, from: u32, budget: i64, diagonal: bool, into_occupied: bool) -> BTreeMap<u32, i64> {
+        let mut dist = BTreeMap::new();
+        let mut frontier = vec![from];
+        dist.insert(from, 0);
+        for step in 1..=budget.max(0) {
+            let mut next = Vec::new();
+            for &x in &frontier {
+                for n in s.grid_neighbors(x, diagonal) {
+                    if dist.contains_key(&n) {
+                        continue;
+                    }
+                    if s.occupied(n) {
+                        if into_occupied {
+                            dist.insert(n, step);
+                        }
+                        continue;
+                    }
+                    dist.insert(n, step);
+                    next.push(n);
+                }
+            }
+            frontier = next;
+        }
+        dist.remove(&from);
+        dist
+    }
+
+    #[test]
+    fn reachable_goes_around_blocking_pieces_only() {
+        let mut s = grid(6, 5);
+        piece(&mut s, 2, 0, None);
+        piece(&mut s, 2, 1, Some(1));
+        piece(&mut s, 2, 2, Some(0)); // does not block
+        piece(&mut s, 2, 3, None);
+        piece(&mut s, 4, 4, None);
+        let from = s.space_at(0, 1).unwrap();
+        for diagonal in [false, true] {
+            for into in [false, true] {
+                for budget in [0, 1, 3, 6, 12] {
+                    assert_eq!(s.reachable(from, budget, diagonal, into), reference(&s, from, budget, diagonal, into));
+                }
+            }
+        }
+        // Through the non-blocking piece at (2,2) only, orthogonally.
+        let r = s.reachable(from, 4, false, false);
+        assert_eq!(r.get(&s.space_at(3, 2).unwrap()), Some(&4));
+        assert!(!r.contains_key(&s.space_at(2, 1).unwrap()));
+        // A piece back in its supply blocks nothing.
+        s.pieces[1].space = None;
+        assert_eq!(s.reachable(from, 2, false, false).get(&s.space_at(2, 1).unwrap()), Some(&2));
     }
 }
