@@ -1771,6 +1771,22 @@ mod tests {
     }
 
     #[test]
+    fn loader_matches_load_pack_on_the_shipped_packs() {
+        let proj = Project::new(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+        for id in proj.pack_ids() {
+            let full = load_pack(&proj, &id, LoadOptions::default());
+            let mut loader = Loader::new(&proj, &id, LoadOptions::default());
+            let first = loader.load();
+            let again = loader.load();
+            assert_eq!(summary(&first), summary(&full), "{id}");
+            assert_eq!(summary(&again), summary(&full), "{id}");
+            let s = loader.stats();
+            assert!(s.files > 0 && s.scripts > 0, "{id}: {s:?}");
+            assert_eq!((s.files_parsed, s.scripts_compiled, s.scripts_merged), (0, 0, 0), "{id}");
+        }
+    }
+
+    #[test]
     fn loader_reparses_only_what_changed_and_matches_a_full_load() {
         let t = project("incremental");
         let proj = Project::new(&t.0);
