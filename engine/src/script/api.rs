@@ -622,8 +622,7 @@ fn register_players(e: &mut Engine) {
                 return Err(format!("`{id}` is not a noble or leader"));
             }
             g.state.players[p].character = Some(d);
-            let name = g.state.players[p].name.clone();
-            g.log(|_| format!("{name} is {id}"));
+            g.log(|s| format!("{} is {id}", s.players[p].name));
             Ok(())
         })
     });
@@ -647,8 +646,7 @@ fn register_players(e: &mut Engine) {
             let p = pl(g, p)?;
             if !g.state.players[p].out {
                 g.state.players[p].out = true;
-                let name = g.state.players[p].name.clone();
-                g.log(|_| format!("{name} is out of the game"));
+                g.log(|s| format!("{} is out of the game", s.players[p].name));
             }
             Ok(())
         })
@@ -657,8 +655,7 @@ fn register_players(e: &mut Engine) {
         with(|g| {
             let p = pl(g, p)?;
             g.state.players[p].out = false;
-            let name = g.state.players[p].name.clone();
-            g.log(|_| format!("{name} is back in the game"));
+            g.log(|s| format!("{} is back in the game", s.players[p].name));
             Ok(())
         })
     });
@@ -678,8 +675,7 @@ fn register_players(e: &mut Engine) {
         with(|g| {
             let p = pl(g, p)?;
             g.state.players[p].score = v;
-            let name = g.state.players[p].name.clone();
-            g.log(|_| format!("score {name} = {v}"));
+            g.log(|s| format!("score {} = {v}", s.players[p].name));
             Ok(())
         })
     });
@@ -693,8 +689,7 @@ fn set_counter(p: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {
         let new = f(old);
         if new != old {
             g.state.players[p].counters.insert(k.to_string(), new);
-            let name = g.state.players[p].name.clone();
-            g.log(|_| format!("{name} {k} {old} -> {new}"));
+            g.log(|s| format!("{} {k} {old} -> {new}", s.players[p].name));
         }
         Ok(new)
     })
@@ -1156,8 +1151,14 @@ fn register_board(e: &mut Engine) {
             *left -= 1;
             let id = g.state.pieces.len();
             g.state.pieces.push(Piece { kind: kind.to_string(), owner, space: Some(s), attrs: Default::default() });
-            let who = if owner >= 0 { format!(" for {}", g.player_name(owner as usize)) } else { String::new() };
-            g.log(|st| format!("place {kind}~{id}{who} at {}", st.spaces[s as usize].id));
+            g.log(|st| {
+                let who = if owner >= 0 {
+                    format!(" for {}", st.players.get(owner as usize).map_or("?", |x| x.name.as_str()))
+                } else {
+                    String::new()
+                };
+                format!("place {kind}~{id}{who} at {}", st.spaces[s as usize].id)
+            });
             Ok(id as i64)
         })
     });
@@ -1167,8 +1168,10 @@ fn register_board(e: &mut Engine) {
             let s = sp(g, s)?;
             let from = g.state.pieces[p].space.ok_or("that piece is back in its supply")?;
             g.state.pieces[p].space = Some(s);
-            let kind = g.state.pieces[p].kind.clone();
-            g.log(|st| format!("move {kind}~{p} {} -> {}", st.spaces[from as usize].id, st.spaces[s as usize].id));
+            g.log(|st| {
+                let kind = &st.pieces[p].kind;
+                format!("move {kind}~{p} {} -> {}", st.spaces[from as usize].id, st.spaces[s as usize].id)
+            });
             Ok(())
         })
     });
@@ -1200,8 +1203,7 @@ fn register_board(e: &mut Engine) {
         with(|g| {
             let p = pc(g, p)?;
             g.state.pieces[p].attrs.insert(k.to_string(), v);
-            let kind = g.state.pieces[p].kind.clone();
-            g.log(|_| format!("{kind}~{p} {k} = {v}"));
+            g.log(|st| format!("{}~{p} {k} = {v}", st.pieces[p].kind));
             Ok(())
         })
     });
@@ -1356,9 +1358,9 @@ fn register_game(e: &mut Engine) {
                 w.push(pl(g, p)?);
             }
             if g.over.is_none() {
-                let names: Vec<String> = w.iter().map(|&p| g.state.players[p].name.clone()).collect();
-                let scores: Vec<String> = g.state.players.iter().map(|p| format!("{} {}", p.name, p.score)).collect();
-                g.log(|_| {
+                g.log(|s| {
+                    let names: Vec<&str> = w.iter().map(|&p| s.players[p].name.as_str()).collect();
+                    let scores: Vec<String> = s.players.iter().map(|p| format!("{} {}", p.name, p.score)).collect();
                     format!(
                         "game over: {} wins ({reason}); scores: {}",
                         if names.is_empty() { "nobody".into() } else { names.join(" and ") },
