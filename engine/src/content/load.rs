@@ -686,11 +686,11 @@ impl PackLoad<'_> {
         defs.sort_by(|a, b| a.0.def.id.cmp(&b.0.def.id));
         let mut scenarios = scenarios;
         scenarios.sort_by(|a, b| a.scenario.id.cmp(&b.scenario.id));
-        let mut pack_defs: Vec<Def> = Vec::with_capacity(defs.len());
+        // The definitions move into the pack (no copies); their script references stay beside.
+        let (mut pack_defs, srefs): (Vec<Def>, Vec<Option<ScriptRef>>) = defs.into_iter().unzip();
         let mut index = BTreeMap::new();
-        for (i, (d, _)) in defs.iter().enumerate() {
+        for (i, d) in pack_defs.iter().enumerate() {
             index.insert(d.def.id.clone(), i);
-            pack_defs.push(d.clone());
         }
 
         // References.
@@ -759,11 +759,9 @@ impl PackLoad<'_> {
         // Compile every distinct definition script (in parallel), then attach.
         let mut wanted: Vec<ScriptRef> = Vec::new();
         let mut wanted_keys: BTreeSet<(&str, &str)> = BTreeSet::new();
-        for (_, sref) in &defs {
-            if let Some(s) = sref {
-                if wanted_keys.insert((s.pack.as_str(), s.rel.as_str())) {
-                    wanted.push(s.clone());
-                }
+        for s in srefs.iter().flatten() {
+            if wanted_keys.insert((s.pack.as_str(), s.rel.as_str())) {
+                wanted.push(s.clone());
             }
         }
         let lib = rules_functions_ast.as_ref().map(|(a, h)| (a, *h));
@@ -777,7 +775,7 @@ impl PackLoad<'_> {
                 scripts.push(script);
             }
         }
-        for (i, (d, sref)) in defs.iter().enumerate() {
+        for (i, sref) in srefs.iter().enumerate() {
             let Some(s) = sref else { continue };
             if let Some(&si) = script_index.get(&(s.pack.clone(), s.rel.clone())) {
                 pack_defs[i].script = Some(si);
@@ -794,7 +792,10 @@ impl PackLoad<'_> {
                             self.diags.push(
                                 Diagnostic::error(
                                     "missing-hook",
-                                    format!("`{}` names hook `{hook}`, but its script does not define it", d.def.id),
+                                    format!(
+                                        "`{}` names hook `{hook}`, but its script does not define it",
+                                        pack_defs[i].def.id
+                                    ),
                                 )
                                 .at(&f, span.clone())
                                 .hint(hint),
