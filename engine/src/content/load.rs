@@ -35,11 +35,12 @@ pub fn load_pack(project: &Project, id: &str, opts: LoadOptions) -> Loaded {
 }
 
 fn run_load(project: &Project, id: &str, opts: LoadOptions, cache: Option<&mut Cache>) -> Loaded {
+    let sources = cache.as_deref().map(|c| c.sources.clone()).unwrap_or_default();
     let mut l = PackLoad {
         project,
         root: project.root.canonicalize().unwrap_or_else(|_| project.root.clone()),
         diags: Vec::new(),
-        sources: SourceMap::default(),
+        sources,
         stack: Vec::new(),
         opts,
         cache,
@@ -115,10 +116,27 @@ impl Loader {
     pub fn load(&mut self) -> Loaded {
         self.cache.generation += 1;
         self.cache.stats = LoadStats::default();
-        let loaded = run_load(&self.project, &self.pack, self.opts, Some(&mut self.cache));
+        let mut loaded = run_load(&self.project, &self.pack, self.opts, Some(&mut self.cache));
         let generation = self.cache.generation;
         self.cache.files.retain(|_, f| f.seen == generation);
         self.cache.scripts.retain(|_, s| s.seen == generation);
+        // The load started from the previous sources: if a file is gone (deleted, or no
+        // longer readable as text), rebuild the map from this load's files only.
+        let seen = std::mem::take(&mut self.cache.seen_paths);
+        if self.cache.source_paths.iter().any(|p| !seen.contains(p)) {
+            let mut fresh = SourceMap::default();
+            for p in &seen {
+                if let Some(f) = loaded.sources.get(p) {
+                    fresh.insert(f.clone());
+                }
+            }
+            if let Some(pack) = loaded.pack.as_mut() {
+                pack.sources = fresh.clone();
+            }
+            loaded.sources = fresh;
+        }
+        self.cache.sources = loaded.sources.clone();
+        self.cache.source_paths = seen;
         loaded
     }
 
@@ -147,6 +165,13 @@ struct Cache {
     scripts: std::collections::HashMap<PathBuf, CachedScript>,
     generation: u64,
     stats: LoadStats,
+    /// Every source of the last load, and their paths: a load starts from a copy of it and
+    /// inserts only the files that changed (inserting 10,000 files one by one was the
+    /// largest serial step of a reload).
+    sources: SourceMap,
+    source_paths: std::collections::HashSet<PathBuf>,
+    /// Paths of the sources the current load kept (fresh or unchanged).
+    seen_paths: std::collections::HashSet<PathBuf>,
 }
 
 struct CachedFile {
@@ -309,6 +334,8 @@ impl PackLoad<'_> {
             .collect();
         let mut outs = Vec::with_capacity(parsed.len());
         for ((path, _), (out, fresh)) in files.iter().zip(parsed) {
+            // Unchanged (from the cache): its source is already in the map.
+            let reused = self.cache.is_some() && fresh.is_none() && out.source.is_some();
             if let Some(c) = self.cache.as_deref_mut() {
                 c.stats.files += 1;
                 let generation = c.generation;
@@ -324,7 +351,7 @@ impl PackLoad<'_> {
                     }
                 }
             }
-            outs.push(out);
+            outs.push((out, reused));
         }
         let mut manifest = None;
         let mut own_defs = Vec::new();
@@ -334,10 +361,10 @@ impl PackLoad<'_> {
         // Files come sorted by path (a sorted walk), so collecting the hashes builds the
         // map in one pass instead of searching it once per file (paths compare slowly).
         let mut hash_list = Vec::with_capacity(outs.len());
-        for out in outs {
+        for (out, reused) in outs {
             if let Some(src) = out.source {
                 hash_list.push((src.path.clone(), out.hash));
-                self.sources.insert(src);
+                self.keep_source(src, reused);
             }
             self.diags.extend(out.diags);
             if out.manifest.is_some() {
@@ -920,9 +947,20 @@ impl PackLoad<'_> {
         self.take_script(out)
     }
 
+    /// Add a file to the sources (unless `unchanged`: a [`Loader`] started from the last
+    /// load's sources, which hold it already).
+    fn keep_source(&mut self, src: SourceFile, unchanged: bool) {
+        if let Some(c) = self.cache.as_deref_mut() {
+            c.seen_paths.insert(src.path.clone());
+        }
+        if !unchanged {
+            self.sources.insert(src);
+        }
+    }
+
     /// Keep a compiled script's source and cache entry; its script, or its diagnostics kept.
     fn take_script(&mut self, out: ScriptOut) -> Option<Script> {
-        let ScriptOut { res, src, entry, compiled, merged } = out;
+        let ScriptOut { res, src, entry, compiled, merged, cached } = out;
         if let Some(c) = self.cache.as_deref_mut() {
             c.stats.scripts += 1;
             c.stats.scripts_compiled += usize::from(compiled);
@@ -932,7 +970,7 @@ impl PackLoad<'_> {
             }
         }
         if let Some(src) = src {
-            self.sources.insert(src);
+            self.keep_source(src, cached);
         }
         match res {
             Ok(s) => Some(s),
@@ -958,11 +996,13 @@ struct ScriptOut {
     entry: Option<(PathBuf, CachedScript)>,
     compiled: bool,
     merged: bool,
+    /// Taken from the cache unchanged.
+    cached: bool,
 }
 
 impl ScriptOut {
     fn failed(ds: Vec<Diagnostic>, src: Option<SourceFile>) -> Self {
-        ScriptOut { res: Err(ds), src, entry: None, compiled: false, merged: false }
+        ScriptOut { res: Err(ds), src, entry: None, compiled: false, merged: false, cached: false }
     }
 }
 
@@ -1041,6 +1081,7 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
                 entry: Some((path, entry)),
                 compiled: false,
                 merged: remerged,
+                cached: true,
             };
         }
     }
@@ -1059,7 +1100,14 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
             functions: BTreeSet::new(),
             hash,
         };
-        return ScriptOut { res: Ok(script), src: Some(src), entry: None, compiled: false, merged: false };
+        return ScriptOut {
+            res: Ok(script),
+            src: Some(src),
+            entry: None,
+            compiled: false,
+            merged: false,
+            cached: false,
+        };
     }
     match crate::script::compile(&name, &text) {
         Ok(ast) => {
@@ -1087,7 +1135,7 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
                 };
                 (path, e)
             });
-            ScriptOut { res: Ok(script), src: Some(src), entry, compiled: true, merged: lib.is_some() }
+            ScriptOut { res: Ok(script), src: Some(src), entry, compiled: true, merged: lib.is_some(), cached: false }
         }
         Err(e) => {
             let pos = e.position();
@@ -1096,7 +1144,14 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
             let hint = script_error_hint(&msg);
             let mut d = Diagnostic::error("script-syntax", format!("script does not compile: {msg}"));
             d = if line > 0 { d.at_line_col(&src, line, col) } else { d.in_file(shown) };
-            ScriptOut { res: Err(vec![d.maybe_hint(hint)]), src: Some(src), entry: None, compiled: true, merged: false }
+            ScriptOut {
+                res: Err(vec![d.maybe_hint(hint)]),
+                src: Some(src),
+                entry: None,
+                compiled: true,
+                merged: false,
+                cached: false,
+            }
         }
     }
 }
@@ -1754,17 +1809,25 @@ mod tests {
         TempProject(root)
     }
 
-    fn summary(l: &Loaded) -> (Vec<String>, Vec<(String, Vec<String>)>) {
+    type Summary = (Vec<String>, Vec<(String, Vec<String>, Option<String>, Option<String>)>);
+
+    /// Diagnostics; per definition its name, its script's functions, and the text the
+    /// sources hold for its file and its script (from `Loaded::sources` and the pack's).
+    fn summary(l: &Loaded) -> Summary {
         let diags = l.diagnostics.iter().map(|d| format!("{d:?}")).collect();
+        let text = |m: &SourceMap, p: &Path| m.get(p).map(|f| f.text.to_string());
         let defs = l
             .pack
             .iter()
             .flat_map(|p| {
                 p.defs.iter().map(|d| {
-                    let fns = d
-                        .script
-                        .map(|i| crate::script::function_names(&p.scripts[i].ast).map(str::to_string).collect());
-                    (d.def.name.clone(), fns.unwrap_or_default())
+                    let script = d.script.map(|i| &p.scripts[i]);
+                    let fns = script.map(|s| crate::script::function_names(&s.ast).map(str::to_string).collect());
+                    let file = text(&l.sources, &d.origin.file);
+                    assert_eq!(file, text(&p.sources, &d.origin.file));
+                    let stext = script.and_then(|s| text(&l.sources, &s.path));
+                    assert_eq!(stext, script.and_then(|s| text(&p.sources, &s.path)));
+                    (d.def.name.clone(), fns.unwrap_or_default(), file, stext)
                 })
             })
             .collect();
@@ -1846,5 +1909,7 @@ mod tests {
         assert!(l.pack.is_none() || l.pack.as_ref().unwrap().get("c0").is_none());
         assert_eq!(summary(&l), summary(&load_pack(&proj, "p", LoadOptions::default())));
         assert_eq!(loader.cache.files.len(), 4);
+        assert!(l.sources.get(Path::new("content/p/cards/c0.toml")).is_none());
+        assert!(l.sources.get(Path::new("content/p/cards/c1.toml")).is_some());
     }
 }
