@@ -413,10 +413,20 @@ fn print_table(pack: &Pack, s: &Stats, args: &SimArgs, players: usize, threads: 
         println!("\ncards: win rate of the player who played it (baseline {:.1}%)", 100.0 / players as f64);
         let mut cards: Vec<_> = s.card_games.iter().collect();
         cards.sort_by(|a, b| ((b.1).1 * (a.1).0.max(1)).cmp(&((a.1).1 * (b.1).0.max(1))));
+        // Cards that share a name (Mercenaries +/-1, +/-2...) are told apart by their id.
+        let mut names: BTreeMap<&str, usize> = BTreeMap::new();
+        for d in &pack.defs {
+            *names.entry(d.def.name.as_str()).or_default() += 1;
+        }
         for (&d, &(g, w, n)) in cards.iter().take(40) {
+            let def = &pack.defs[d as usize].def;
+            let label = if names.get(def.name.as_str()).copied().unwrap_or(0) > 1 {
+                format!("{} ({})", def.name, def.id)
+            } else {
+                def.name.clone()
+            };
             println!(
-                "  {:<32} {:>6.1}%  played {n} times in {g} player-games",
-                pack.defs[d as usize].def.name,
+                "  {label:<32} {:>6.1}%  played {n} times in {g} player-games",
                 100.0 * w as f64 / g.max(1) as f64
             );
         }
