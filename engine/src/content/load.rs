@@ -570,7 +570,10 @@ impl PackLoad<'_> {
         // The rules script: this pack's own, else the one inherited.
         let rules_rel = manifest.rules.clone().unwrap_or_else(|| "rules.rhai".to_string());
         let own_rules = self.project.scripts_dir(id).join(&rules_rel);
-        if own_rules.is_file() || manifest.rules.is_some() || rules.is_none() {
+        // A refused path (reported when the manifest was parsed) is never read.
+        if !rel_path_ok(&rules_rel) {
+            rules = None;
+        } else if own_rules.is_file() || manifest.rules.is_some() || rules.is_none() {
             rules = Some(ScriptRef {
                 pack: id.to_string(),
                 rel: rules_rel,
@@ -771,6 +774,19 @@ impl PackLoad<'_> {
             used_scripts.insert(path_key(&self.shown(&path)));
             match self.compile_script(r, None) {
                 Some(s) => {
+                    if self.opts.compile_scripts && !s.functions.contains("turn") {
+                        let d = Diagnostic::error("missing-turn", "the rules script defines no `turn()` function")
+                            .in_file(s.path.clone())
+                            .hint(
+                                "games call `fn turn()` once per turn until `end_game`; define it in the rules script",
+                            );
+                        self.diags.push(match self.sources.get(&r.file).cloned() {
+                            Some(f) if r.span != (0..0) => {
+                                d.related(&f, r.span.clone(), "the rules script is named here")
+                            }
+                            _ => d,
+                        });
+                    }
                     rules_functions_ast = Some((s.ast.clone_functions_only(), s.hash));
                     rules_idx = Some(scripts.len());
                     script_index.insert((r.pack.clone(), r.rel.clone()), scripts.len());
@@ -1109,6 +1125,20 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
             cached: false,
         };
     }
+    // Rhai takes a block comment left open at the end as running to the end of the file.
+    if let Some(at) = unclosed_block_comment(&text) {
+        let d = Diagnostic::error("script-syntax", "script does not compile: this block comment is never closed")
+            .at(&src, at..at + 2)
+            .hint("close it with `*/` (block comments nest: each `/*` inside needs its own `*/`)");
+        return ScriptOut {
+            res: Err(vec![d]),
+            src: Some(src),
+            entry: None,
+            compiled: true,
+            merged: false,
+            cached: false,
+        };
+    }
     match crate::script::compile(&name, &text) {
         Ok(ast) => {
             let functions: BTreeSet<String> = crate::script::function_names(&ast).map(str::to_string).collect();
@@ -1154,6 +1184,51 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
             }
         }
     }
+}
+
+/// The byte offset of the outermost `/*` that is never closed (outside strings and line
+/// comments; block comments nest, as in Rhai).
+fn unclosed_block_comment(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut open: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !open.is_empty() {
+            if b[i..].starts_with(b"/*") {
+                open.push(i);
+                i += 2;
+            } else if b[i..].starts_with(b"*/") {
+                open.pop();
+                i += 2;
+            } else {
+                i += 1;
+            }
+            continue;
+        }
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                open.push(i);
+                i += 2;
+            }
+            q @ (b'"' | b'`' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    open.first().copied()
 }
 
 fn script_error_hint(msg: &str) -> Option<String> {
@@ -1575,8 +1650,13 @@ fn check_id(id: &str, span: Range<usize>, src: &SourceFile, diags: &mut Vec<Diag
     ok
 }
 
+/// A path is non-empty, relative and does not climb out with `..`.
+fn rel_path_ok(p: &str) -> bool {
+    !(p.is_empty() || Path::new(p).is_absolute() || p.split(['/', '\\']).any(|c| c == ".."))
+}
+
 fn check_rel_path(p: &str, span: Range<usize>, src: &SourceFile, diags: &mut Vec<Diagnostic>) -> bool {
-    let bad = p.is_empty() || Path::new(p).is_absolute() || p.split(['/', '\\']).any(|c| c == "..");
+    let bad = !rel_path_ok(p);
     if bad {
         diags.push(
             Diagnostic::error("bad-path", format!("`{p}` must be a relative path inside the pack"))
@@ -1802,7 +1882,9 @@ mod tests {
             write(
                 &root,
                 &format!("content/p/cards/c{i}.toml"),
-                &format!("[[card]]\nid = \"c{i}\"\nname = \"Card {i}\"\ncount = 1\nscript = \"cards/c{i}.rhai\"\nhooks = [\"on_play\"]\n"),
+                &format!(
+                    "[[card]]\nid = \"c{i}\"\nname = \"Card {i}\"\ncount = 1\nscript = \"cards/c{i}.rhai\"\nhooks = [\"on_play\"]\n"
+                ),
             );
             write(&root, &format!("scripts/p/cards/c{i}.rhai"), &format!("fn on_play(p, c) {{ bonus() + {i} }}\n"));
         }
@@ -1911,5 +1993,22 @@ mod tests {
         assert_eq!(loader.cache.files.len(), 4);
         assert!(l.sources.get(Path::new("content/p/cards/c0.toml")).is_none());
         assert!(l.sources.get(Path::new("content/p/cards/c1.toml")).is_some());
+    }
+
+    #[test]
+    fn unclosed_block_comments_are_found() {
+        assert_eq!(unclosed_block_comment("fn f() {}\n/* open\nfn g() {}\n"), Some(10));
+        assert_eq!(unclosed_block_comment("/* a /* b */ c */ fn f() {}"), None);
+        assert_eq!(unclosed_block_comment("/* a /* b */ c"), Some(0));
+        assert_eq!(unclosed_block_comment("let s = \"/*\"; // /* not a comment\nlet c = '*';"), None);
+        assert_eq!(unclosed_block_comment("let s = `/* ${x}`;"), None);
+    }
+
+    #[test]
+    fn relative_paths() {
+        assert!(rel_path_ok("rules.rhai") && rel_path_ok("cards/a.rhai"));
+        assert!(
+            !rel_path_ok("") && !rel_path_ok("/etc/passwd") && !rel_path_ok("../x.rhai") && !rel_path_ok("a\\..\\b")
+        );
     }
 }
