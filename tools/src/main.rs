@@ -13,6 +13,10 @@ fn main() {
         if msg.contains("Broken pipe") {
             std::process::exit(0);
         }
+        // A panic inside a game is caught and reported as that game's failure.
+        if crown_engine::script::api::panic_is_caught() {
+            return;
+        }
         default(info);
     }));
     std::process::exit(crown_tools::run(std::env::args_os()));

@@ -23,6 +23,13 @@ type R<T> = Result<T, Box<EvalAltResult>>;
 thread_local! {
     static CURRENT: RefCell<Option<Game>> = const { RefCell::new(None) };
     static FAILURE: RefCell<Option<ScriptFailure>> = const { RefCell::new(None) };
+    static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a panic on this thread would be caught and reported as the failure of a game
+/// (a program's panic hook may then stay quiet instead of printing it).
+pub fn panic_is_caught() -> bool {
+    CATCHING.with(std::cell::Cell::get)
 }
 
 /// Host calls into scripts (`invoke`, `fold`) may nest this deep.
@@ -55,6 +62,7 @@ pub fn run_game(game: Game) -> (Game, Outcome) {
 }
 
 fn drive() -> Status {
+    let was_catching = CATCHING.with(|c| c.replace(true));
     let r = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<Status, ScriptFailure> {
         let has_turn =
             with(|g| Ok(g.pack.rules_script().is_some_and(|s| s.functions.contains("turn")))).unwrap_or(false);
@@ -109,6 +117,7 @@ fn drive() -> Status {
             }
         }
     }));
+    CATCHING.with(|c| c.set(was_catching));
     match r {
         Ok(Ok(s)) => s,
         Ok(Err(f)) => {
