@@ -75,7 +75,7 @@ impl GameFile {
     /// TOML text, one choice per line.
     pub fn to_toml(&self) -> String {
         let mut s = String::from(
-            "# A recorded game: replay it with `crown test` (golden) or inspect it with `crown replay`.\n",
+            "# A recorded game: `crown test FILE` replays it and compares it with the .transcript beside it.\n",
         );
         s.push_str(&format!("pack = {}\n", toml_str(&self.pack)));
         if let Some(sc) = &self.scenario {
@@ -116,6 +116,18 @@ impl GameFile {
 
     /// Replay against a pack: the game, its outcome and its transcript text.
     pub fn replay(&self, pack: Arc<Pack>) -> Result<(Game, Outcome, String), String> {
+        let seats = self.players.len();
+        if let Some(c) = self.choices.iter().find(|c| c.player >= seats) {
+            let has = match seats {
+                0 => "no seats".to_string(),
+                1 => "1 seat (player 0)".to_string(),
+                n => format!("{n} seats (players 0 to {})", n - 1),
+            };
+            return Err(format!(
+                "the choice recorded at step {} is for player {}, but the game has {has}",
+                c.step, c.player
+            ));
+        }
         let mut cfg = GameConfig::new(self.seed, self.players.len());
         cfg.scenario = self.scenario.clone();
         cfg.names = self.players.clone();
