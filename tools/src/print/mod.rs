@@ -192,6 +192,8 @@ pub struct Report {
     pub faces: usize,
     pub svg_rendered: usize,
     pub svg_cached: usize,
+    /// Faces whose template failed (neither rendered nor cached).
+    pub failed: usize,
     pub png_rendered: usize,
     pub png_cached: usize,
     pub pdf: Option<PdfReport>,
@@ -240,6 +242,8 @@ struct JobOut {
     diags: Vec<Diagnostic>,
     svg_rendered: bool,
     png_rendered: bool,
+    /// The template failed: nothing was rendered.
+    failed: bool,
     written: Vec<PathBuf>,
     cache_svg: Option<u64>,
     cache_png: Option<u64>,
@@ -350,14 +354,16 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
             trees.push(o.tree);
             continue;
         }
-        if opts.wants(Format::Svg) {
+        if o.failed {
+            report.failed += 1;
+        } else if opts.wants(Format::Svg) {
             if o.svg_rendered {
                 report.svg_rendered += 1;
             } else {
                 report.svg_cached += 1;
             }
         }
-        if opts.wants(Format::Png) {
+        if opts.wants(Format::Png) && !o.failed {
             if o.png_rendered {
                 report.png_rendered += 1;
             } else {
@@ -368,12 +374,12 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         let png_rel = format!("png/{}.png", j.stem);
         match o.cache_svg {
             Some(k) => cache.set(&svg_rel, k),
-            None if o.svg_rendered => cache.remove(&svg_rel),
+            None if o.svg_rendered || o.failed => cache.remove(&svg_rel),
             None => {}
         }
         match o.cache_png {
             Some(k) => cache.set(&png_rel, k),
-            None if o.png_rendered => cache.remove(&png_rel),
+            None if o.png_rendered || o.failed => cache.remove(&png_rel),
             None => {}
         }
         trees.push(o.tree);
@@ -420,8 +426,45 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         }
     }
     diags.sort_by_key(|d| d.severity);
-    report.diagnostics = diags;
+    report.diagnostics = once_per_template_error(diags);
     Ok(report)
+}
+
+/// A template that fails the same way for many faces is reported once, at the first face,
+/// with how many more it failed for.
+fn once_per_template_error(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = Vec::with_capacity(diags.len());
+    let mut first: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for d in diags {
+        if d.code == "template-error" {
+            // `TEMPLATE failed for `ID` (SIDE): ERROR`, keyed without the face.
+            let key = match d
+                .message
+                .split_once(" failed for `")
+                .and_then(|(t, rest)| Some((t, rest.split_once("): ")?.1)))
+            {
+                Some((template, error)) => format!("{template}\n{error}"),
+                None => d.message.clone(),
+            };
+            if let Some((_, more)) = first.get_mut(&key) {
+                *more += 1;
+                continue;
+            }
+            first.insert(key, (out.len(), 0));
+        }
+        out.push(d);
+    }
+    for (i, more) in first.into_values() {
+        if more > 0 {
+            let d = &mut out[i];
+            let also = format!("the same error for {more} more face{}", plural(more));
+            d.hint = Some(match d.hint.take() {
+                Some(h) => format!("{h} ({also})"),
+                None => also,
+            });
+        }
+    }
+    out
 }
 
 /// Remove `<dir>/*.<ext>` files an earlier print made whose stem is not in `keep`.
@@ -556,6 +599,7 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
         diags: Vec::new(),
         svg_rendered: false,
         png_rendered: want_png && !png_fresh,
+        failed: false,
         written: Vec::new(),
         cache_svg: None,
         cache_png: None,
@@ -576,6 +620,7 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
     };
     let clean = o.diags.is_empty();
     if svg.is_empty() {
+        (o.failed, o.svg_rendered, o.png_rendered) = (true, false, false);
         return o;
     }
     if want_svg && !svg_fresh {
@@ -950,7 +995,7 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
     let report = match render_pack(&pack, &opts) {
         Ok(r) => r,
         Err(diags) => {
-            out::print_diagnostics(&diags, &pack.sources);
+            out::print_diagnostics(&diags, &templates::with_template_sources(&project.root, &pack.sources, &diags));
             // Option problems are usage errors; broken templates are content errors.
             let usage =
                 diags.iter().any(|d| matches!(d.code, "bad-bleed" | "unknown-size" | "card-too-large" | "unknown-id"));
@@ -990,6 +1035,9 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
             report.svg_rendered,
             report.svg_cached
         ));
+    }
+    if report.failed > 0 {
+        parts.push(format!("{} face{} failed", report.failed, plural(report.failed)));
     }
     if let Some(t) = &report.tts {
         parts.push(format!("deck sheets and {}", t.manifest.display()));

@@ -127,7 +127,7 @@ impl Templates {
         // Parse one by one first, so every broken template is reported with its own file.
         for (name, (text, origin)) in &sources {
             if let Err(e) = tera::Template::new(name, None, text) {
-                diags.push(template_error(&e, &origin.describe(name), origin));
+                diags.push(parse_error(&e, &origin.describe(name), origin, text));
             }
         }
         if diags.iter().any(Diagnostic::is_error) {
@@ -163,6 +163,61 @@ impl Templates {
     pub fn origin(&self, name: &str) -> Origin {
         self.origins.get(name).cloned().unwrap_or(Origin::Builtin)
     }
+}
+
+/// A template that does not parse: tera's ` --> line:column` becomes the diagnostic's
+/// position in the template file, and its `= ...` line the message.
+fn parse_error(e: &tera::Error, what: &str, origin: &Origin, text: &str) -> Diagnostic {
+    let Origin::Pack(p) = origin else {
+        return template_error(e, what, origin);
+    };
+    let full = error_chain_lines(e);
+    let pos = full.lines().find_map(|l| {
+        let (line, col) = l.trim_start().strip_prefix("--> ")?.trim().split_once(':')?;
+        Some((line.parse::<usize>().ok()?, col.parse::<usize>().ok()?))
+    });
+    let Some((line, col)) = pos else {
+        return template_error(e, what, origin);
+    };
+    let reason: Vec<&str> = full.lines().filter_map(|l| l.trim_start().strip_prefix("= ")).collect();
+    let reason = if reason.is_empty() { "a syntax error".to_string() } else { reason.join("; ") };
+    let src = crown_engine::SourceFile::new(p.clone(), text);
+    Diagnostic::error("template-error", format!("{what} does not parse: {reason}"))
+        .at_line_col(&src, line, col)
+        .hint("check that every `{%`, `{{` and `{#` is closed, and every `{% if %}`/`{% for %}` has its `{% end... %}`")
+}
+
+/// Template files named by diagnostics, added to `base` so that their snippets show.
+pub fn with_template_sources(
+    project: &std::path::Path,
+    base: &crown_engine::SourceMap,
+    diags: &[Diagnostic],
+) -> crown_engine::SourceMap {
+    let mut map = base.clone();
+    for d in diags {
+        let Some(f) = &d.file else { continue };
+        if d.code != "template-error" || d.span.is_none() || map.get(f).is_some() {
+            continue;
+        }
+        if let Ok(text) = std::fs::read_to_string(project.join(f)) {
+            map.insert(crown_engine::SourceFile::new(f.clone(), text));
+        }
+    }
+    map
+}
+
+/// The message of a tera error with its causes, line breaks kept.
+fn error_chain_lines(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut src = e.source();
+    while let Some(s) = src {
+        let m = s.to_string();
+        if !parts.contains(&m) {
+            parts.push(m);
+        }
+        src = s.source();
+    }
+    parts.join("\n")
 }
 
 fn template_error(e: &tera::Error, what: &str, origin: &Origin) -> Diagnostic {
