@@ -272,8 +272,11 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String 
                 groups.push(title.element(snippet));
             }
             _ => {
-                let loc = d.location();
-                groups.push(Group::with_title(level.primary_title(format!("{} ({})", d.message, loc)).id(d.code)));
+                let title = match &d.file {
+                    Some(_) => format!("{} ({})", d.message, d.location()),
+                    None => d.message.clone(),
+                };
+                groups.push(Group::with_title(level.primary_title(title).id(d.code)));
             }
         }
         for r in &d.related {
@@ -317,17 +320,26 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
     best.map(|(_, c)| c)
 }
 
-/// Levenshtein distance over characters.
+/// Optimal string alignment distance over characters: insertions, deletions,
+/// substitutions and swaps of two neighbouring characters each count as one edit.
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    // Three rows: the one before the previous (for swaps), the previous and the current.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
+    for i in 0..a.len() {
         cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        for j in 0..b.len() {
+            let cost = usize::from(a[i] != b[j]);
+            let mut d = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
+                d = d.min(before[j - 1] + 1);
+            }
+            cur[j + 1] = d;
         }
+        std::mem::swap(&mut before, &mut prev);
         std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
@@ -351,6 +363,25 @@ mod tests {
         assert_eq!(did_you_mean("cout", ["count", "cost", "name"]), Some("count"));
         assert_eq!(did_you_mean("zzzzzz", ["count", "cost"]), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn a_swap_of_neighbours_is_one_edit() {
+        assert_eq!(edit_distance("chets", "chest"), 1);
+        assert_eq!(edit_distance("cuont", "count"), 1);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("abc", "ca"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+        assert_eq!(did_you_mean("chets", ["chest", "coin", "double"]), Some("chest"));
+        assert_eq!(did_you_mean("cuont", ["count", "cost"]), Some("count"));
+    }
+
+    #[test]
+    fn no_file_means_no_location() {
+        let d = Diagnostic::error("bad-bleed", "too much bleed").hint("use 3 mm");
+        let text = render(&[d], &SourceMap::default(), false);
+        assert!(text.contains("too much bleed") && !text.contains("no file"), "{text}");
     }
 
     #[test]

@@ -299,7 +299,8 @@ impl PackLoad<'_> {
             } else {
                 d = d.in_file(self.shown(&dir.join("pack.toml")));
             }
-            let known = self.project.pack_ids();
+            // Not the packs extending this one: a pack cannot extend itself or its extenders.
+            let known: Vec<String> = self.project.pack_ids().into_iter().filter(|p| !self.stack.contains(p)).collect();
             let hint = did_you_mean(id, known.iter().map(String::as_str)).map(|s| format!("did you mean `{s}`?"));
             self.diags.push(d.maybe_hint(hint));
             return None;
@@ -1238,9 +1239,10 @@ fn script_error_hint(msg: &str) -> Option<String> {
     } else if m.contains("import") {
         Some("scripts cannot import modules; the rules script's functions are available to every card script".into())
     } else if m.contains("too deeply nested") || m.contains("expression exceeds") {
+        let (top, in_fn) = crate::script::LIMITS.expr_depth;
         Some(format!(
-            "expressions may nest at most {} levels; split it into functions",
-            crate::script::LIMITS.expr_depth.0
+            "expressions may nest at most {top} levels at the top of a script and {in_fn} inside functions; \
+             split it into smaller expressions or functions"
         ))
     } else if m.contains("variable not found") || m.contains("undefined variable") {
         Some("declare it with `let` first; scripts run with strict variables".into())
@@ -1387,7 +1389,7 @@ fn parse_bytes(bytes: &[u8], hash: u64, shown: &Path, kind: FileKind, pack: &str
     for e in &errors {
         let span = e.span().unwrap_or(0..0);
         let msg = first_line(e.message());
-        let hint = toml_syntax_hint(&msg);
+        let hint = toml_syntax_hint(&msg, text.contains('\0'));
         out.diags
             .push(Diagnostic::error("toml-syntax", format!("invalid TOML: {msg}")).at(&src, span).maybe_hint(hint));
     }
@@ -1550,11 +1552,13 @@ fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or(s).trim().to_string()
 }
 
-fn toml_syntax_hint(msg: &str) -> Option<String> {
+fn toml_syntax_hint(msg: &str, has_nul: bool) -> Option<String> {
     let m = msg.to_lowercase();
     if m.contains("duplicate key") {
         Some("each key may appear once per table; delete or rename one".into())
-    } else if m.contains("invalid string") || m.contains("unterminated") || m.contains("missing closing") {
+    } else if has_nul {
+        Some("the file holds a NUL byte (shown as ␀), which TOML does not allow anywhere; delete it".into())
+    } else if m.contains("string") || m.contains("unterminated") || m.contains("missing closing") {
         Some(
             "check the quotes: strings open and close with \" on the same line (or use \"\"\" for several lines)"
                 .into(),
@@ -1579,6 +1583,11 @@ fn deserialize<T: for<'de> Deserialize<'de>>(
         let msg = first_line(e.message());
         let span = e.span().unwrap_or(whole);
         let (code, hint) = serde_hint(&msg);
+        // The list of known fields is in the hint: the message names the unknown one only.
+        let msg = match (code, msg.split_once("`, expected")) {
+            ("unknown-field", Some((head, _))) => format!("{head}`"),
+            _ => msg,
+        };
         Box::new(Diagnostic::error(code, msg).at(src, span).maybe_hint(hint))
     })
 }
@@ -1631,23 +1640,56 @@ fn span_at(v: &Spanned<DeValue<'_>>, path: &[P<'_>]) -> Option<Range<usize>> {
 
 /// An id is non-empty and made of lowercase letters, digits, `-` and `_`.
 fn check_id(id: &str, span: Range<usize>, src: &SourceFile, diags: &mut Vec<Diagnostic>) -> bool {
-    let ok = !id.is_empty()
-        && id.len() <= 64
-        && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
-    if !ok {
-        let suggestion: String = id
-            .trim()
-            .to_lowercase()
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .take(64)
-            .collect();
-        diags.push(Diagnostic::error("bad-id", format!("`{id}` is not a valid id")).at(src, span).hint(format!(
-            "ids use lowercase letters, digits, `-` and `_` (up to 64), e.g. `{}`",
-            if suggestion.is_empty() { "my-card" } else { &suggestion }
-        )));
+    let allowed = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_';
+    let bad = id.chars().find(|&c| !allowed(c));
+    let len = id.chars().count();
+    if !id.is_empty() && len <= 64 && bad.is_none() {
+        return true;
     }
-    ok
+    let why = match bad {
+        _ if id.is_empty() => "it is empty".to_string(),
+        Some(c) => format!("{} is not allowed", describe_char(c)),
+        None => format!("it is {len} characters long"),
+    };
+    let mut hint = String::from("ids use lowercase letters, digits, `-` and `_` (up to 64)");
+    if let Some(s) = id_suggestion(id) {
+        hint.push_str(&format!(", e.g. `{s}`"));
+    } else if let Some(c) = bad.filter(|c| !c.is_ascii() && c.is_alphabetic()) {
+        hint.push_str(&format!("; retype `{c}`: it is not a Latin letter, whatever it looks like"));
+    }
+    diags.push(Diagnostic::error("bad-id", format!("`{id}` is not a valid id: {why}")).at(src, span).hint(hint));
+    false
+}
+
+/// `` `с` (U+0441) ``, or a name for white space and control characters.
+fn describe_char(c: char) -> String {
+    match c {
+        ' ' => "a space".to_string(),
+        '\t' => "a tab".to_string(),
+        c if c.is_ascii_uppercase() => format!("the capital `{c}`"),
+        c if c.is_control() || c.is_whitespace() => format!("the character U+{:04X}", c as u32),
+        c => format!("`{c}` (U+{:04X})", c as u32),
+    }
+}
+
+/// A valid id close to a bad one (`Gold Coin` -> `gold-coin`), when one can be guessed:
+/// never for ids with characters other than ASCII, whose intent is unclear.
+fn id_suggestion(id: &str) -> Option<String> {
+    if !id.is_ascii() {
+        return None;
+    }
+    let mut s = String::new();
+    for c in id.trim().chars() {
+        let c = c.to_ascii_lowercase();
+        if c.is_ascii_alphanumeric() || c == '_' {
+            s.push(c);
+        } else if !s.ends_with('-') {
+            s.push('-');
+        }
+    }
+    let s: String = s.trim_matches('-').chars().take(64).collect();
+    let s = s.trim_end_matches('-').to_string();
+    (!s.is_empty() && s != id).then_some(s)
 }
 
 /// A path is non-empty, relative and does not climb out with `..`.
@@ -2010,5 +2052,15 @@ mod tests {
         assert!(
             !rel_path_ok("") && !rel_path_ok("/etc/passwd") && !rel_path_ok("../x.rhai") && !rel_path_ok("a\\..\\b")
         );
+    }
+
+    #[test]
+    fn id_suggestions() {
+        assert_eq!(id_suggestion("Gold Coin").as_deref(), Some("gold-coin"));
+        assert_eq!(id_suggestion("  Coin!!").as_deref(), Some("coin"));
+        assert_eq!(id_suggestion("\u{441}oin"), None);
+        assert_eq!(id_suggestion("--"), None);
+        assert_eq!(id_suggestion("!!!"), None);
+        assert_eq!(describe_char('\u{441}'), "`\u{441}` (U+0441)");
     }
 }
