@@ -102,6 +102,41 @@ pub struct SaveFile {
     /// Written last: proves the file is whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<SaveEnd>,
+    /// Where each `[[card]]` entry names its definition in the file this save was read from.
+    #[serde(skip)]
+    pub card_lines: CardLines,
+}
+
+/// The 1-based line of each card entry's `def = ...` in a parsed save (empty for a save
+/// not read from a file). Not part of the save's value: it never makes two saves differ.
+#[derive(Debug, Clone, Default)]
+pub struct CardLines(pub Vec<usize>);
+
+impl PartialEq for CardLines {
+    fn eq(&self, _: &CardLines) -> bool {
+        true
+    }
+}
+
+impl CardLines {
+    fn of(text: &str) -> CardLines {
+        let mut lines: Vec<usize> = Vec::new();
+        let mut in_card = false;
+        for (i, l) in text.lines().enumerate() {
+            let l = l.trim();
+            if l.starts_with('[') {
+                in_card = l == "[[card]]";
+                if in_card {
+                    lines.push(i + 1);
+                }
+            } else if in_card && l.strip_prefix("def").is_some_and(|r| r.trim_start().starts_with('=')) {
+                if let Some(last) = lines.last_mut() {
+                    *last = i + 1;
+                }
+            }
+        }
+        CardLines(lines)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -258,6 +293,7 @@ impl SaveFile {
             card: Vec::new(),
             piece: Vec::new(),
             end: None,
+            card_lines: CardLines::default(),
         })
     }
 
@@ -371,6 +407,7 @@ impl SaveFile {
                 })
                 .collect(),
             end: None,
+            card_lines: CardLines::default(),
         }
     }
 
@@ -414,7 +451,7 @@ impl SaveFile {
         let Some(end_at) = end_at else {
             return Err("the file is cut short: its closing [end] section is missing".into());
         };
-        let save: SaveFile = toml::from_str(text).map_err(|e| {
+        let mut save: SaveFile = toml::from_str(text).map_err(|e| {
             let msg = e.to_string();
             format!("the file is damaged: {}", msg.trim().replace('\n', " "))
         })?;
@@ -443,6 +480,7 @@ impl SaveFile {
             }
         }
         GameRng::from_state(&save.rng)?;
+        save.card_lines = CardLines::of(text);
         Ok(save)
     }
 
@@ -459,7 +497,10 @@ impl SaveFile {
         let mut missing = Vec::new();
         for c in &self.card {
             match pack.index.get(&c.def) {
-                None => missing.push(format!("card #{} `{}`", c.n, c.def)),
+                None => missing.push(match self.card_lines.0.get(c.n as usize) {
+                    Some(line) => format!("card #{} `{}` (line {line})", c.n, c.def),
+                    None => format!("card #{} `{}`", c.n, c.def),
+                }),
                 Some(&d) => {
                     let def = &pack.defs[d].def;
                     let Some(stage) = StagePosition::parse(&c.stage) else {
