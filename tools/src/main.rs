@@ -15,6 +15,9 @@ fn main() {
         }
         // A panic inside a game is caught and reported as that game's failure.
         if crown_engine::script::api::panic_is_caught() {
+            if let Some(l) = info.location() {
+                crown_engine::script::api::note_caught_panic(l.to_string());
+            }
             return;
         }
         default(info);

@@ -24,6 +24,13 @@ thread_local! {
     static CURRENT: RefCell<Option<Game>> = const { RefCell::new(None) };
     static FAILURE: RefCell<Option<ScriptFailure>> = const { RefCell::new(None) };
     static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static PANIC_AT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Remember where in Crown's source a caught panic happened (a program's panic hook calls
+/// this), for the failure's message.
+pub fn note_caught_panic(location: String) {
+    PANIC_AT.with(|p| *p.borrow_mut() = Some(location));
 }
 
 /// Whether a panic on this thread would be caught and reported as the failure of a game
@@ -63,6 +70,7 @@ pub fn run_game(game: Game) -> (Game, Outcome) {
 
 fn drive() -> Status {
     let was_catching = CATCHING.with(|c| c.replace(true));
+    PANIC_AT.with(|p| *p.borrow_mut() = None);
     let r = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<Status, ScriptFailure> {
         let has_turn =
             with(|g| Ok(g.pack.rules_script().is_some_and(|s| s.functions.contains("turn")))).unwrap_or(false);
@@ -134,7 +142,8 @@ fn drive() -> Status {
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            Status::Failed(plain_failure(format!("internal error (a bug in Crown, please report it): {msg}")))
+            let at = PANIC_AT.with(|p| p.borrow_mut().take()).map(|l| format!(" (at {l})")).unwrap_or_default();
+            Status::Failed(plain_failure(format!("internal error (a bug in Crown, please report it): {msg}{at}")))
         }
     }
 }
