@@ -14,6 +14,7 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
     }
     let mut errors = 0;
     let mut json = Vec::new();
+    let mut digests = serde_json::Map::new();
     for name in &packs {
         let (proj, id) = match project.resolve(name) {
             Ok(x) => x,
@@ -35,11 +36,12 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
                 out::print_diagnostics(&diags, &loaded.sources);
                 let summary = match &loaded.pack {
                     Some(p) => format!(
-                        "{id}: ok ({} definitions, {} scenarios, {} scripts), {w} warning{}",
+                        "{id}: ok ({} definitions, {} scenarios, {} scripts), {w} warning{}{}",
                         p.defs.len(),
                         p.scenarios.len(),
                         p.scripts.len(),
-                        if w == 1 { "" } else { "s" }
+                        if w == 1 { "" } else { "s" },
+                        if args.digest { format!(" {}", crate::watch::digest_tag(p)) } else { String::new() }
                     ),
                     None => format!(
                         "{id}: {e} error{}, {w} warning{}",
@@ -50,6 +52,9 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
                 println!("{summary}");
             }
             Format::Json => {
+                if let (true, Some(p)) = (args.digest, &loaded.pack) {
+                    digests.insert(id.clone(), format!("{:016x}", crate::watch::pack_digest(p)).into());
+                }
                 for d in &diags {
                     let mut v = serde_json::to_value(d).unwrap_or_default();
                     if let Some(o) = v.as_object_mut() {
@@ -61,7 +66,10 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
         }
     }
     if args.format == Format::Json {
-        let doc = serde_json::json!({ "errors": errors, "diagnostics": json });
+        let mut doc = serde_json::json!({ "errors": errors, "diagnostics": json });
+        if args.digest {
+            doc["digests"] = digests.into();
+        }
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     }
     i32::from(errors > 0)

@@ -62,6 +62,9 @@ pub struct CheckArgs {
     /// Do not print warnings.
     #[arg(long)]
     pub quiet: bool,
+    /// End each pack's summary line with `[digest HEX]`, as `crown watch --digest` does.
+    #[arg(long)]
+    pub digest: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -53,6 +53,81 @@ pub struct WatchArgs {
     /// Quiet time, in milliseconds, that ends a batch of changes.
     #[arg(long, default_value_t = DEFAULT_DEBOUNCE_MS)]
     pub debounce: u64,
+    /// End every load and reload line with `[digest HEX]`, the digest of the pack as loaded
+    /// (the last good load on an error line); `crown check --digest` prints the same figure
+    /// for a clean load.
+    #[arg(long)]
+    pub digest: bool,
+}
+
+// ---------------------------------------------------------------------------------------
+// The digest of a loaded pack
+
+/// A stable digest of everything a load of a pack produced: the manifest, every definition
+/// (kind, all its fields, where it was defined, its script), the scenarios, the board, each
+/// script's path, functions and source hash, and the hash of every file read. Two loads give
+/// the same digest exactly when they hold the same content, whatever the machine (maps are
+/// ordered, nothing depends on time or addresses); the watcher's incremental reloads are
+/// compared with a clean load through it.
+pub fn pack_digest(pack: &Pack) -> u64 {
+    use std::fmt::Write as _;
+    // Struct fields in declaration order, maps in key order.
+    fn json<T: serde::Serialize>(v: &T) -> String {
+        serde_json::to_string(v).unwrap_or_else(|e| format!("<{e}>"))
+    }
+    let mut s = String::new();
+    let _ = writeln!(s, "manifest {}", json(&pack.manifest));
+    let _ = writeln!(s, "chain {:?}", pack.chain);
+    for d in &pack.defs {
+        let script = d.script.map(|i| (&pack.scripts[i].rel, pack.scripts[i].hash));
+        let _ = writeln!(
+            s,
+            "def {} {} {} {:?} {:?} {:?} {:?} {}",
+            d.def.id,
+            d.kind.as_str(),
+            d.origin.file.to_string_lossy().replace('\\', "/"),
+            d.origin.span,
+            d.origin.id_span,
+            d.origin.pack,
+            script,
+            json(&d.def)
+        );
+    }
+    let _ = writeln!(s, "index {:?}", pack.index);
+    for e in &pack.scenarios {
+        let _ = writeln!(
+            s,
+            "scenario {} {} {:?} {}",
+            e.scenario.id,
+            e.origin.file.to_string_lossy().replace('\\', "/"),
+            e.origin.span,
+            json(&e.scenario)
+        );
+    }
+    if let Some((b, o)) = &pack.board {
+        let _ = writeln!(s, "board {} {}", o.file.to_string_lossy().replace('\\', "/"), json(b));
+    }
+    for sc in &pack.scripts {
+        let _ = writeln!(
+            s,
+            "script {} {} {} {:016x} {:?}",
+            sc.path.to_string_lossy().replace('\\', "/"),
+            sc.rel,
+            sc.pack,
+            sc.hash,
+            sc.functions
+        );
+    }
+    let _ = writeln!(s, "rules {:?}", pack.rules);
+    for (f, h) in &pack.file_hashes {
+        let _ = writeln!(s, "file {} {h:016x}", f.to_string_lossy().replace('\\', "/"));
+    }
+    crown_engine::content::hash_bytes(s.as_bytes())
+}
+
+/// `[digest HEX]`, as `crown watch --digest` and `crown check --digest` print it.
+pub fn digest_tag(pack: &Pack) -> String {
+    format!("[digest {:016x}]", pack_digest(pack))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -866,6 +941,10 @@ pub fn run(project: &Project, args: &WatchArgs) -> i32 {
         match &st.pack {
             Some(p) => {
                 let mut line = format!("loaded {id}: {} definitions, {} scripts", p.defs.len(), p.scripts.len());
+                if args.digest {
+                    line.push(' ');
+                    line.push_str(&digest_tag(p));
+                }
                 if let Some(dir) = &args.print {
                     let t = Instant::now();
                     let (n, e) = print_faces(p, dir, Vec::new());
@@ -903,7 +982,14 @@ pub fn run(project: &Project, args: &WatchArgs) -> i32 {
             if !rep.ok() {
                 reloader.print_diagnostics(&rep.pack);
             }
-            println!("{}", rep.line());
+            let mut line = rep.line();
+            if args.digest {
+                if let Some(p) = reloader.packs.get(&rep.pack).and_then(|s| s.pack.as_ref()) {
+                    line.push(' ');
+                    line.push_str(&digest_tag(p));
+                }
+            }
+            println!("{line}");
         }
         flush();
     }
