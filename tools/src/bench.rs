@@ -17,7 +17,7 @@ pub struct BenchArgs {
     /// Smaller workloads (under a minute).
     #[arg(long)]
     pub quick: bool,
-    /// Only these groups, comma-separated: load, packs, ttk, pdf, golden, memory.
+    /// Only these groups, comma-separated: load, packs, ttk, pdf, golden, watch, campaign, memory.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
 }
@@ -121,7 +121,7 @@ pub fn reload_time_ms(cards: usize, scripts: usize, runs: usize) -> Result<f64, 
 pub fn run(project: &Project, args: &BenchArgs) -> i32 {
     let mut figures = serde_json::Map::new();
     let mut say = |key: &str, value: f64, text: String| {
-        if !args.json {
+        if !args.json && !text.is_empty() {
             println!("{text}");
         }
         // Two decimals, four for ratios.
@@ -229,6 +229,51 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
             secs,
             format!("golden suite: {n} games replayed in {secs:.2} s ({:.0} games/s)", n as f64 / secs.max(1e-9)),
         );
+    }
+    if args.wants("watch") {
+        let (edits, reloads) = if args.quick { (20, 100) } else { (100, 1000) };
+        let r = crate::watch::latency_bench_with(edits, 1000, reloads);
+        match &r.error {
+            Some(e) => eprintln!("watch: {e}"),
+            None => {
+                say(
+                    "reload_p50_ms",
+                    r.p50_ms,
+                    format!(
+                        "watch, save to reloaded, 1,000-card pack: p50 {:.0} ms, p95 {:.0} ms ({} edits, debounce included)",
+                        r.p50_ms, r.p95_ms, r.edits
+                    ),
+                );
+                say("reload_p95_ms", r.p95_ms, String::new());
+                say(
+                    "reload_rss_growth_pct",
+                    r.rss_growth_percent(),
+                    format!(
+                        "watch memory after {} reloads: {} KiB, after the first: {} KiB ({:+.1}%)",
+                        r.reloads,
+                        r.rss_after_all_kb,
+                        r.rss_after_first_kb,
+                        r.rss_growth_percent()
+                    ),
+                );
+            }
+        }
+    }
+    if args.wants("campaign") && project.pack_ids().iter().any(|p| p == "kingdom-legacy") {
+        let n = if args.quick { 3 } else { 20 };
+        match session::load(project, "kingdom-legacy") {
+            Ok(pack) => match crate::campaign::bench_plays(&pack, n, true) {
+                Ok((pps, fame)) => say(
+                    "kl_campaign_plays_per_s",
+                    pps,
+                    format!(
+                        "kingdom-legacy: {pps:.2} full base-game plays/s by the greedy bot, saved and reloaded every round ({n} plays, mean fame {fame:.1})"
+                    ),
+                ),
+                Err(e) => eprintln!("campaign: {e}"),
+            },
+            Err(_) => eprintln!("campaign: kingdom-legacy does not load"),
+        }
     }
     if args.wants("memory") && project.pack_ids().iter().any(|p| p == "take-the-kingdom") {
         let games: u64 = if args.quick { 500 } else { 100_000 };

@@ -1,5 +1,9 @@
 //! The `crown` binary: thin glue over `crown_tools`.
 
+/// mimalloc: allocation is a tenth of a scripted game's instructions (see docs/performance.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     // A closed pipe (`crown test | head`) ends the program quietly instead of panicking.
     let default = std::panic::take_hook();
