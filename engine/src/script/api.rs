@@ -43,12 +43,29 @@ pub fn panic_is_caught() -> bool {
 const MAX_HOST_DEPTH: usize = 24;
 
 /// Borrow the running game for one host call.
+///
+/// A panic inside the call becomes the script error of that call, so the game fails with
+/// the script position of the call that set it off (and the process goes on).
 fn with<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
     CURRENT.with(|c| {
         let mut b = c.try_borrow_mut().map_err(|_| Box::<EvalAltResult>::from("internal: game busy"))?;
         let g = b.as_mut().ok_or_else(|| Box::<EvalAltResult>::from("no game is running"))?;
-        f(g).map_err(Into::into)
+        match std::panic::catch_unwind(AssertUnwindSafe(|| f(g))) {
+            Ok(r) => r.map_err(Into::into),
+            Err(panic) => Err(panic_message(panic.as_ref(), "in a host function").into()),
+        }
     })
+}
+
+/// The message of a caught panic, with where in Crown's source it happened when known.
+fn panic_message(panic: &(dyn std::any::Any + Send), place: &str) -> String {
+    let msg = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into());
+    let at = PANIC_AT.with(|p| p.borrow_mut().take()).map(|l| format!(" (at {l})")).unwrap_or_default();
+    format!("internal error {place} (a bug in Crown, please report it): {msg}{at}")
 }
 
 /// Run `f` with the game installed as the current one, then take it back.
@@ -136,15 +153,7 @@ fn drive() -> Status {
             });
             Status::Failed(f)
         }
-        Err(panic) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
-            let at = PANIC_AT.with(|p| p.borrow_mut().take()).map(|l| format!(" (at {l})")).unwrap_or_default();
-            Status::Failed(plain_failure(format!("internal error (a bug in Crown, please report it): {msg}{at}")))
-        }
+        Err(panic) => Status::Failed(plain_failure(panic_message(panic.as_ref(), "outside the scripts"))),
     }
 }
 
@@ -1401,4 +1410,34 @@ pub fn prepare(pack: &Pack) {
 /// `card_ref` for callers outside scripts.
 pub fn describe_card(g: &Game, c: u32) -> String {
     card_ref(&g.pack, &g.state, c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::{load_pack, LoadOptions, Project};
+    use crate::game::{agent, GameConfig};
+
+    #[test]
+    fn a_panic_inside_a_host_call_becomes_that_calls_error() {
+        let root = std::env::temp_dir().join(format!("crown-host-panic-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for (rel, text) in [
+            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
+            ("scripts/p/rules.rhai", "fn setup() {}\nfn turn() { end_game([], \"done\"); }\n"),
+        ] {
+            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(&root), "p", LoadOptions::default());
+        let _ = std::fs::remove_dir_all(&root);
+        let pack = Arc::new(loaded.pack.expect("the pack loads"));
+        let game = Game::new(pack, GameConfig::new(1, 1), vec![agent::bot("first", 1, 0).unwrap()]).unwrap();
+        let (game, r) = with_installed(game, || with(|_| -> Result<(), String> { panic!("boom") }));
+        let e = r.expect_err("the panic is an error").to_string();
+        assert!(e.contains("internal error in a host function") && e.contains("boom"), "{e}");
+        // The game is still there, usable, and no longer borrowed.
+        let (_, again) = with_installed(game, || with(|g| Ok(g.state.turn)));
+        assert_eq!(again.unwrap(), 0);
+    }
 }
