@@ -698,6 +698,17 @@ fn register_players(e: &mut Engine) {
                 .collect::<Array>())
         })
     });
+    e.register_fn("alive_after", |p: i64| {
+        with(|g| {
+            let start = pl(g, p)?;
+            let n = g.state.players.len();
+            Ok((1..n)
+                .map(|k| (start + k) % n)
+                .filter(|&q| !g.state.players[q].out)
+                .map(|q| Dynamic::from(q as i64))
+                .collect::<Array>())
+        })
+    });
     e.register_fn("set_score", |p: i64, v: i64| {
         with(|g| {
             let p = pl(g, p)?;
@@ -1333,6 +1344,9 @@ fn register_game(e: &mut Engine) {
     });
     e.register_fn("option", |k: ImmutableString| {
         with(|g| Ok(g.options.get(k.as_str()).map(scalar_to_dynamic).unwrap_or(Dynamic::UNIT)))
+    });
+    e.register_fn("option_or", |k: ImmutableString, d: Dynamic| {
+        with(|g| Ok(g.options.get(k.as_str()).map(scalar_to_dynamic).unwrap_or(d)))
     });
     e.register_fn("scenario", || with(|g| Ok(g.scenario.clone().unwrap_or_default())));
     e.register_fn("seat_character", |p: i64| {

@@ -29,6 +29,7 @@ pub const API: &[Entry] = &[
     f("Players", "restore(p)", "Bring an eliminated player back (survival modes)."),
     f("Players", "is_out(p) -> bool", "Whether the player is out."),
     f("Players", "alive() -> array", "Players not out, in seat order."),
+    f("Players", "alive_after(p) -> array", "Players not out, in turn order starting after `p` (`p` itself left out): whoever plays next first."),
     f("Players", "set_score(p, n)", "The player's final score, reported by `crown sim` and transcripts."),
     f("Players", "score(p) -> int", "The score set so far."),
     // Zones
@@ -130,6 +131,7 @@ pub const API: &[Entry] = &[
     f("Game", "random(n) -> int", "A random number 0..n-1 from the game's generator."),
     f("Game", "shuffle_list(a) -> array", "A shuffled copy of an array."),
     f("Game", "option(k) -> any", "A scenario option, or ()."),
+    f("Game", "option_or(k, default) -> any", "A scenario option, or `default` when the scenario does not set it."),
     f("Game", "scenario() -> string", "The scenario id, or \"\"."),
     f("Game", "seat_character(p) -> string", "The character the scenario gives seat `p`, or \"\"."),
     f("Game", "seat_cards(p) -> array", "Card ids the scenario gives seat `p`."),
