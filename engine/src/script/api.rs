@@ -792,6 +792,11 @@ fn register_zones(e: &mut Engine) {
                 .collect::<Array>())
         })
     });
+    e.register_fn("cards_up", |z: i64| {
+        with(|g| {
+            Ok(g.state.zones[zn(g, z)? as usize].cards.iter().map(|&c| Dynamic::from(i64::from(c))).collect::<Array>())
+        })
+    });
     e.register_fn("count", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.len() as i64)));
     e.register_fn("top", |z: i64| {
         with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.last().map_or(-1, |&c| i64::from(c))))
@@ -868,6 +873,21 @@ fn register_zones(e: &mut Engine) {
 fn register_cards(e: &mut Engine) {
     e.register_fn("def_of", |c: i64| {
         with(|g| Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def.id.clone()))
+    });
+    e.register_fn("distinct_defs", |cs: Array| {
+        with(|g| {
+            let mut seen: Vec<u32> = Vec::with_capacity(cs.len());
+            let mut out = Array::with_capacity(cs.len());
+            for x in cs {
+                let c = x.as_int().map_err(|t| format!("distinct_defs expects card ids, not {t}"))?;
+                let def = g.state.cards[cd(g, c)? as usize].def;
+                if !seen.contains(&def) {
+                    seen.push(def);
+                    out.push(x);
+                }
+            }
+            Ok(out)
+        })
     });
     e.register_fn("name_of", |c: i64| {
         with(|g| {
