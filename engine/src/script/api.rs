@@ -347,6 +347,12 @@ fn card_value(g: &Game, c: u32, k: &str) -> i64 {
     base + card.stickers.iter().filter(|s| s.as_str() == k).count() as i64
 }
 
+/// Whether the card's definition or its current stage has keyword `k`.
+fn card_has_keyword(g: &Game, c: u32, k: &str) -> bool {
+    let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
+    stage_of(g, c).is_some_and(|s| s.keywords.iter().any(|x| x == k)) || d.keywords.iter().any(|x| x == k)
+}
+
 fn zone_visibility(s: &str) -> Result<Visibility, String> {
     Ok(match s {
         "public" => Visibility::Public,
@@ -904,9 +910,19 @@ fn register_cards(e: &mut Engine) {
     e.register_fn("has_keyword", |c: i64, k: ImmutableString| {
         with(|g| {
             let c = cd(g, c)?;
-            let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
-            let in_stage = stage_of(g, c).is_some_and(|s| s.keywords.iter().any(|x| x == k.as_str()));
-            Ok(in_stage || d.keywords.iter().any(|x| x == k.as_str()))
+            Ok(card_has_keyword(g, c, &k))
+        })
+    });
+    e.register_fn("with_keyword", |cs: Array, k: ImmutableString| {
+        with(|g| {
+            let mut out = Array::new();
+            for x in cs {
+                let c = x.as_int().map_err(|t| format!("with_keyword expects card ids, not {t}"))?;
+                if card_has_keyword(g, cd(g, c)?, &k) {
+                    out.push(x);
+                }
+            }
+            Ok(out)
         })
     });
     e.register_fn("value", |c: i64, k: ImmutableString| with(|g| Ok(card_value(g, cd(g, c)?, &k))));

@@ -60,6 +60,7 @@ pub const API: &[Entry] = &[
     f("Cards", "name_of(c) -> string", "The printed name (of the current stage, for multi-stage cards)."),
     f("Cards", "kind_of(c) -> string", "The definition's kind."),
     f("Cards", "has_keyword(c, k) -> bool", "Whether the definition or the current stage has keyword `k`."),
+    f("Cards", "with_keyword(cards, k) -> array", "The cards of an array that have keyword `k` (as `has_keyword`), in the array's order: `with_keyword(cards(pzone(p, \"hand\")), \"attack\")`."),
     f("Cards", "value(c, k) -> int", "A named value: the current stage's (multi-stage cards) or the definition's, plus 1 per sticker named `k`."),
     f("Cards", "attr(c, k) -> string", "A named text attribute (stage first, then definition), or \"\"."),
     f("Cards", "mark(c, k) -> int", "A mark on this card instance (damage, checkboxes, uses...), 0 if unset."),
