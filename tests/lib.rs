@@ -141,3 +141,33 @@ pub fn fresh_crown_bin() -> PathBuf {
     assert!(bin.is_file(), "{} is missing: run `cargo build -p crown-tools` first", bin.display());
     bin
 }
+
+/// Start the `crown` binary with `args`, its standard output and error read line by line
+/// on their own threads (so a chatty process never blocks on a full pipe).
+pub fn spawn_crown(
+    args: &[&str],
+) -> (std::process::Child, std::sync::mpsc::Receiver<String>, std::sync::mpsc::Receiver<String>) {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(fresh_crown_bin())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("the crown binary starts");
+    let lines = |r: Box<dyn std::io::Read + Send>| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(r).lines().map_while(Result::ok) {
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        rx
+    };
+    let out = lines(Box::new(child.stdout.take().expect("piped stdout")));
+    let err = lines(Box::new(child.stderr.take().expect("piped stderr")));
+    (child, out, err)
+}

@@ -12,14 +12,14 @@
 //! of edits (default 1,000, the minimum the bar asks for).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use std::process::{Child, Command};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use crown_engine::content::Project;
-use crown_tests::{copy_dir, fresh_crown_bin, load_pack, repo_project};
+use crown_tests::{copy_dir, fresh_crown_bin, load_pack, repo_project, spawn_crown};
 
 const PACK: &str = "take-the-kingdom";
 
@@ -111,26 +111,8 @@ struct Watch {
 
 impl Watch {
     fn start(root: &Path) -> Watch {
-        let mut child = Command::new(fresh_crown_bin())
-            .args(["--project", &root.to_string_lossy(), "watch", PACK, "--digest"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .stdin(Stdio::null())
-            .spawn()
-            .unwrap();
-        let lines = |r: Box<dyn std::io::Read + Send>| {
-            let (tx, rx) = channel();
-            std::thread::spawn(move || {
-                for l in BufReader::new(r).lines().map_while(Result::ok) {
-                    if tx.send(l).is_err() {
-                        break;
-                    }
-                }
-            });
-            rx
-        };
-        let out = lines(Box::new(child.stdout.take().unwrap()));
-        let err = lines(Box::new(child.stderr.take().unwrap()));
+        let root = root.to_string_lossy();
+        let (child, out, err) = spawn_crown(&["--project", &root, "watch", PACK, "--digest"]);
         Watch { child, out, err, lines: Vec::new(), err_lines: 0, err_tail: Vec::new(), panics: Vec::new() }
     }
 

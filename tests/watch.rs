@@ -10,7 +10,7 @@ use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
 use crown_engine::content::Project;
-use crown_tests::{copy_dir, crown, fresh_crown_bin, repo_project};
+use crown_tests::{copy_dir, crown, fresh_crown_bin, repo_project, spawn_crown};
 use crown_tools::watch::{classify, ChangeKind, FsWatcher, ReloadOptions, ReloadReport, Reloader};
 
 /// A project holding the scaffolded pack `demo`, watched, with its reloader.
@@ -363,26 +363,7 @@ pub struct Proc {
 
 impl Proc {
     fn start(args: &[&str]) -> Proc {
-        let mut child = Command::new(fresh_crown_bin())
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .stdin(Stdio::null())
-            .spawn()
-            .unwrap();
-        let lines = |r: Box<dyn std::io::Read + Send>| {
-            let (tx, rx) = channel();
-            std::thread::spawn(move || {
-                for l in BufReader::new(r).lines().map_while(Result::ok) {
-                    if tx.send(l).is_err() {
-                        break;
-                    }
-                }
-            });
-            rx
-        };
-        let out = lines(Box::new(child.stdout.take().unwrap()));
-        let err = lines(Box::new(child.stderr.take().unwrap()));
+        let (child, out, err) = spawn_crown(args);
         Proc { child, out, err, seen_err: Vec::new() }
     }
 
