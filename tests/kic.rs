@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
+use crown_tests::Table;
 
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::{agent, Game, GameConfig, Outcome, Status};
@@ -210,8 +211,6 @@ fn sides_follow_the_scenario() {
 // Positions
 // ---------------------------------------------------------------------------------------
 
-type Queue = crown_tests::SeatQueue;
-
 /// Helpers for position snippets. Red is player 0, Blue player 1.
 const PRELUDE: &str = r#"
 fn expect(ok, msg) { if !ok { throw msg; } }
@@ -254,53 +253,14 @@ fn count_mode(m, mode) { let n = 0; for v in m.values() { if v == mode { n += 1;
 fn cheb_xy(a, b) { max(abs(a % 10 - b % 10), abs(a / 10 - b / 10)) }
 "#;
 
-struct Table {
-    game: Option<Game>,
-    queue: Queue,
-}
-
-impl Table {
-    fn new(scenario: &str) -> Table {
-        let pack = pack();
-        let (queue, agents) = crown_tests::queued_agents(2, true);
-        let mut cfg = GameConfig::new(11, 2);
-        cfg.scenario = Some(scenario.to_string());
-        let game = Game::new(pack, cfg, agents).expect("game starts");
-        Table { game: Some(game), queue }
-    }
-
-    /// Queue the labels seat `p` will pick, in order.
-    fn answers(&self, p: usize, labels: &[&str]) {
-        self.queue.lock().unwrap()[p].extend(labels.iter().map(|s| s.to_string()));
-    }
-
-    /// Run a snippet; it fails the test with the transcript on an error.
-    fn run(&mut self, snippet: &str) {
-        let game = self.game.take().expect("table");
-        let (game, r) = crown_tests::run_snippet(game, PRELUDE, snippet);
-        let text = game.transcript.as_ref().map(|t| t.join("\n")).unwrap_or_default();
-        self.game = Some(game);
-        if let Err(e) = r {
-            panic!("{e}\n--- transcript ---\n{text}");
-        }
-    }
-
-    fn game(&self) -> &Game {
-        self.game.as_ref().expect("table")
-    }
-
-    fn transcript(&self) -> String {
-        self.game().transcript.as_ref().map(|t| t.join("\n")).unwrap_or_default()
-    }
-
-    fn over(&self) -> Option<(Vec<usize>, String)> {
-        self.game().over.clone()
-    }
+/// A two-player table of this pack (seed 11); every decision must be queued.
+fn table(scenario: &str) -> Table {
+    Table::new(pack(), PRELUDE, 2, 11, Some(scenario), true)
 }
 
 /// A test passes only if every queued answer was used and the table is sound.
 fn done(t: &Table) {
-    let left: Vec<Vec<String>> = t.queue.lock().unwrap().iter().map(|q| q.iter().cloned().collect()).collect();
+    let left = t.unused_answers();
     assert!(left.iter().all(Vec::is_empty), "answers never asked for: {left:?}");
     if let Err(e) = check_table(t.game()) {
         panic!("{e}\n{}", t.transcript());
@@ -311,7 +271,7 @@ fn done(t: &Table) {
 
 #[test]
 fn upkeep_costs_one_food_per_band_of_units() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.run(
         r#"
         let want = [0, 1, 1, 1, 1, 2, 2, 3, 3];
@@ -323,7 +283,7 @@ fn upkeep_costs_one_food_per_band_of_units() {
 
 #[test]
 fn upkeep_is_paid_with_the_food_the_player_picks() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(0, &["Pay 1 fish", "Pay 1 fish"]);
     t.run(
         r#"
@@ -342,7 +302,7 @@ fn upkeep_is_paid_with_the_food_the_player_picks() {
 
 #[test]
 fn each_food_short_costs_a_unit_of_the_players_choice() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     // 7 units eat 3 food; Red has 1: it is paid (only option), two units are sacrificed.
     t.answers(0, &["Sacrifice officer at 2,3", "Sacrifice pawn at 4,3"]);
     t.run(
@@ -368,7 +328,7 @@ fn each_food_short_costs_a_unit_of_the_players_choice() {
 
 #[test]
 fn a_pawn_steps_one_tile_or_hastes_two() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.run(
         r#"
         start("north", "south");
@@ -393,7 +353,7 @@ fn a_pawn_steps_one_tile_or_hastes_two() {
 
 #[test]
 fn an_officer_moves_two_tiles_or_hastes_four() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.run(
         r#"
         start("north", "south");
@@ -411,7 +371,7 @@ fn an_officer_moves_two_tiles_or_hastes_four() {
 
 #[test]
 fn a_general_moves_three_tiles_or_hastes_six() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.run(
         r#"
         start("north", "south");
@@ -428,7 +388,7 @@ fn a_general_moves_three_tiles_or_hastes_six() {
 
 #[test]
 fn paths_go_round_units_and_never_over_the_grey_ring() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.run(
         r#"
         start("north", "south");
@@ -455,7 +415,7 @@ fn paths_go_round_units_and_never_over_the_grey_ring() {
 
 #[test]
 fn a_move_gains_the_tile_and_a_haste_move_gains_nothing() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(0, &["Move pawn at 3,4", "Move to 2,4 (grain)"]);
     t.answers(0, &["Move pawn at 2,4", "Haste to 2,6 (desert, nothing gained)"]);
     t.answers(0, &["Move pawn at 2,6", "Haste to 2,8 (metal, nothing gained)"]);
@@ -486,7 +446,7 @@ fn a_move_gains_the_tile_and_a_haste_move_gains_nothing() {
 
 #[test]
 fn harvest_takes_one_resource_per_chosen_pawn_while_the_supply_lasts() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(
         0,
         &["Harvest", "Harvest grain with the pawn at 3,1", "Harvest metal with the pawn at 7,1", "Stop harvesting"],
@@ -523,7 +483,7 @@ fn harvest_takes_one_resource_per_chosen_pawn_while_the_supply_lasts() {
 
 #[test]
 fn buying_pays_the_cost_and_places_next_to_a_wall() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(0, &["Buy an officer", "Pay 1 fish, 3 metal, 1 wood", "Place on 4,1 (fish)"]);
     t.run(
         r#"
@@ -549,7 +509,7 @@ fn buying_pays_the_cost_and_places_next_to_a_wall() {
 
 #[test]
 fn no_unit_is_offered_at_eight_units_and_walls_go_on_ones_own_grey_tiles() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(0, &["Buy a wall", "Pay 1 grain, 2 stone", "Wall on 8,0"]);
     t.run(
         r#"
@@ -581,7 +541,7 @@ fn no_unit_is_offered_at_eight_units_and_walls_go_on_ones_own_grey_tiles() {
 
 #[test]
 fn a_charge_kills_a_pawn_and_the_survivor_takes_its_tile() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(0, &["Attack with officer at 3,3", "Charge Blue's pawn at 4,3"]);
     t.run(
         r#"
@@ -603,7 +563,7 @@ fn a_charge_kills_a_pawn_and_the_survivor_takes_its_tile() {
 
 #[test]
 fn a_pawn_charging_a_pawn_dies_with_it() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(0, &["Attack with pawn at 3,3", "Charge Blue's pawn at 4,3"]);
     t.run(
         r#"
@@ -622,7 +582,7 @@ fn a_pawn_charging_a_pawn_dies_with_it() {
 
 #[test]
 fn an_officer_can_be_charged_only_when_all_six_of_its_pawns_are_in_play() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.run(
         r#"
         start("north", "south");
@@ -652,7 +612,7 @@ fn an_officer_can_be_charged_only_when_all_six_of_its_pawns_are_in_play() {
 
 #[test]
 fn a_general_is_never_charged() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.run(
         r#"
         start("north", "south");
@@ -669,7 +629,7 @@ fn a_general_is_never_charged() {
 
 #[test]
 fn an_adjacent_attack_costs_both_a_hit_point_and_gains_nothing() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(0, &["Attack with general at 2,3", "Move to 3,3, attack Blue's officer at 4,4"]);
     t.run(
         r#"
@@ -689,7 +649,7 @@ fn an_adjacent_attack_costs_both_a_hit_point_and_gains_nothing() {
 
 #[test]
 fn a_haste_move_before_an_attack_is_paid_for() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     // From 1,1 only a haste-move to 3,3 reaches the blue pawn: the one option is taken.
     t.answers(0, &["Attack with pawn at 1,1"]);
     t.run(
@@ -713,7 +673,7 @@ fn a_haste_move_before_an_attack_is_paid_for() {
 
 #[test]
 fn demotion_falls_back_to_a_pawn_then_to_removal() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(0, &["Attack with pawn at 3,3", "Stay, attack Blue's general at 4,4"]);
     t.answers(0, &["Attack with pawn at 3,5", "Stay, attack Blue's general at 4,6"]);
     t.answers(0, &["Attack with pawn at 5,2", "Stay, attack Blue's officer at 6,2"]);
@@ -755,7 +715,7 @@ fn demotion_falls_back_to_a_pawn_then_to_removal() {
 
 #[test]
 fn walls_fall_to_an_attack_from_straight_across_only() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     // From 4,7 the only attack is on the wall at 4,9, from 4,8.
     t.answers(0, &["Attack with pawn at 4,7"]);
     t.run(
@@ -781,7 +741,7 @@ fn walls_fall_to_an_attack_from_straight_across_only() {
 
 #[test]
 fn only_the_opponent_can_be_attacked() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.run(
         r#"
         start("north", "south");
@@ -806,7 +766,7 @@ fn only_the_opponent_can_be_attacked() {
 
 #[test]
 fn a_wall_guards_only_the_pile_directly_behind_it() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.run(
         r#"
         start("north", "south");
@@ -832,7 +792,7 @@ fn a_wall_guards_only_the_pile_directly_behind_it() {
 
 #[test]
 fn pillage_keeps_what_fits_and_returns_the_rest_to_the_supply() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(0, &["Pillage with pawn at 4,8", "Stay, pillage 2 grain from South pile 4"]);
     t.run(
         r#"
@@ -852,7 +812,7 @@ fn pillage_keeps_what_fits_and_returns_the_rest_to_the_supply() {
         "#,
     );
     assert!(t.transcript().contains("No stockpile of Red has room: the grain is lost to the supply"));
-    let mut t2 = Table::new("standard");
+    let mut t2 = table("standard");
     t2.run(
         r#"
         start("north", "south");
@@ -870,7 +830,7 @@ fn pillage_keeps_what_fits_and_returns_the_rest_to_the_supply() {
 
 #[test]
 fn a_raze_sends_the_whole_pile_back_after_a_move_that_gains_its_tile() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(0, &["Raze with pawn at 4,7", "Move to 4,8, raze South pile 5 (4 fish)"]);
     t.run(
         r#"
@@ -889,7 +849,7 @@ fn a_raze_sends_the_whole_pile_back_after_a_move_that_gains_its_tile() {
 
 #[test]
 fn gains_fill_guarded_piles_first_and_keep_one_kind_per_pile() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.run(
         r#"
         start("north", "south");
@@ -911,7 +871,7 @@ fn gains_fill_guarded_piles_first_and_keep_one_kind_per_pile() {
 
 #[test]
 fn no_units_at_the_end_of_ones_own_turn_is_defeat() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     // Blue has no unit and cannot buy one: at the end of its turn it is defeated.
     t.answers(1, &["Pass"]);
     t.run(
@@ -930,7 +890,7 @@ fn no_units_at_the_end_of_ones_own_turn_is_defeat() {
 
 #[test]
 fn losing_the_last_unit_in_the_opponents_turn_is_not_yet_defeat() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(0, &["Attack with officer at 3,3", "Charge Blue's pawn at 4,3"]);
     t.answers(1, &["Buy a pawn", "Place on 5,8 (fish)", "Pass"]);
     t.run(
@@ -956,7 +916,7 @@ fn losing_the_last_unit_in_the_opponents_turn_is_not_yet_defeat() {
 
 #[test]
 fn no_resources_at_the_end_of_ones_own_turn_is_famine() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(0, &["Sacrifice pawn at 3,3", "Pass"]);
     t.run(
         r#"
@@ -973,7 +933,7 @@ fn no_resources_at_the_end_of_ones_own_turn_is_famine() {
 
 #[test]
 fn a_player_may_resign_where_the_scenario_allows_it() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.answers(0, &["Resign"]);
     t.run(
         r#"
@@ -985,7 +945,7 @@ fn a_player_may_resign_where_the_scenario_allows_it() {
         "#,
     );
     assert_eq!(t.over(), Some((vec![1], "resign".to_string())));
-    let mut t2 = Table::new("to-the-end");
+    let mut t2 = table("to-the-end");
     t2.run(
         r#"
         start("north", "south");
@@ -1018,7 +978,7 @@ fn the_turn_limit_ends_the_game_without_a_winner() {
 
 #[test]
 fn render_draws_the_board() {
-    let mut t = Table::new("standard");
+    let mut t = table("standard");
     t.run(
         r#"
         start("north", "south");

@@ -171,3 +171,76 @@ pub fn spawn_crown(
     let err = lines(Box::new(child.stderr.take().expect("piped stderr")));
     (child, out, err)
 }
+
+/// A table for position tests: a game of a pack whose seats answer from queued labels,
+/// and Rhai snippets (after the pack's test prelude) run against it.
+pub struct Table {
+    game: Option<crown_engine::game::Game>,
+    queue: SeatQueue,
+    prelude: &'static str,
+}
+
+impl Table {
+    /// A game of `pack` not yet set up; `strict` seats fail when asked with nothing queued.
+    pub fn new(
+        pack: Arc<Pack>,
+        prelude: &'static str,
+        players: usize,
+        seed: u64,
+        scenario: Option<&str>,
+        strict: bool,
+    ) -> Table {
+        let (queue, agents) = queued_agents(players, strict);
+        let mut cfg = crown_engine::game::GameConfig::new(seed, players);
+        cfg.scenario = scenario.map(str::to_string);
+        let game = crown_engine::game::Game::new(pack, cfg, agents).expect("game starts");
+        Table { game: Some(game), queue, prelude }
+    }
+
+    /// Queue the labels seat `p` will pick, in order.
+    pub fn answers(&self, p: usize, labels: &[&str]) {
+        self.queue.lock().unwrap()[p].extend(labels.iter().map(|s| s.to_string()));
+    }
+
+    /// Run a snippet against the table; an error fails the test with the transcript.
+    pub fn run(&mut self, snippet: &str) {
+        let prelude = self.prelude;
+        let r = self.with_game(|game| run_snippet(game, prelude, snippet));
+        if let Err(e) = r {
+            panic!("{e}\n--- transcript ---\n{}", self.transcript());
+        }
+    }
+
+    /// Hand the game to `f` (which gives it back), for tests that run scripts their own way.
+    pub fn with_game<T>(&mut self, f: impl FnOnce(crown_engine::game::Game) -> (crown_engine::game::Game, T)) -> T {
+        let (game, out) = f(self.game.take().expect("table"));
+        self.game = Some(game);
+        out
+    }
+
+    pub fn game(&self) -> &crown_engine::game::Game {
+        self.game.as_ref().expect("table")
+    }
+
+    pub fn game_mut(&mut self) -> &mut crown_engine::game::Game {
+        self.game.as_mut().expect("table")
+    }
+
+    pub fn transcript(&self) -> String {
+        self.game().transcript.as_ref().map(|t| t.join("\n")).unwrap_or_default()
+    }
+
+    /// Choices seat `p`'s agent was actually asked (more than one option).
+    pub fn asked(&self, p: usize) -> Vec<String> {
+        self.game().choices.iter().filter(|c| c.player == p && c.asked).map(|c| c.label.clone()).collect()
+    }
+
+    /// Queued labels no choice asked for, per seat.
+    pub fn unused_answers(&self) -> Vec<Vec<String>> {
+        self.queue.lock().unwrap().iter().map(|q| q.iter().cloned().collect()).collect()
+    }
+
+    pub fn over(&self) -> Option<(Vec<usize>, String)> {
+        self.game().over.clone()
+    }
+}

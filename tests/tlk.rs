@@ -10,6 +10,7 @@ use crown_engine::game::record::transcript_text;
 use crown_engine::game::state::NO_ZONE;
 use crown_engine::game::{Game, GameConfig, Status};
 use crown_engine::script::api::{call_script_fn, with_installed};
+use crown_tests::Table;
 
 fn pack() -> Arc<Pack> {
     let project = Project::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
@@ -126,7 +127,7 @@ fn every_scenario_plays_to_the_end_with_one_winner() {
 fn two_player_side_of_every_plaque_matches_plaques_toml() {
     // The rules mirror each plaque's `back` (the engine reads fronts only): check the copy.
     let pack = pack();
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     for d in pack.defs.iter().filter(|d| d.kind == crown_engine::content::DefKind::Plaque) {
         let back = d.def.back.as_ref().expect("every plaque has a 2-player side");
         let mut checks = format!("let f = back_face(\"{}\");\n", d.def.id);
@@ -147,8 +148,6 @@ fn two_player_side_of_every_plaque_matches_plaques_toml() {
 // Positions: a table set up by a Rhai snippet that can use every function of the rules,
 // with the players' answers given in advance by label.
 // ---------------------------------------------------------------------------------------
-
-type Queue = crown_tests::SeatQueue;
 
 /// Helpers for position snippets.
 const PRELUDE: &str = r#"
@@ -204,62 +203,26 @@ fn arrange_market(ids) {
 fn consistent() { expect(get("bs") == board_scan(), "the board summary drifted"); }
 "#;
 
-struct Table {
-    game: Option<Game>,
-    queue: Queue,
-}
-
-impl Table {
-    fn new(players: usize, scenario: Option<&str>) -> Table {
-        let pack = pack();
-        let (queue, agents) = crown_tests::queued_agents(players, false);
-        let mut cfg = GameConfig::new(5, players);
-        cfg.scenario = scenario.map(str::to_string);
-        let game = Game::new(pack, cfg, agents).expect("game starts");
-        Table { game: Some(game), queue }
-    }
-
-    /// Queue the labels seat `p` will pick, in order.
-    fn answers(&self, p: usize, labels: &[&str]) {
-        self.queue.lock().unwrap()[p].extend(labels.iter().map(|s| s.to_string()));
-    }
-
-    /// Run a snippet against the table; an error fails the test with the transcript.
-    fn run(&mut self, snippet: &str) {
-        let game = self.game.take().expect("table");
-        let (game, r) = crown_tests::run_snippet(game, PRELUDE, snippet);
-        let text = game.transcript.as_ref().map(|t| t.join("\n")).unwrap_or_default();
-        self.game = Some(game);
-        if let Err(e) = r {
-            panic!("{e}\n--- transcript ---\n{text}");
-        }
-    }
-
-    fn game(&self) -> &Game {
-        self.game.as_ref().expect("table")
-    }
-
-    fn transcript(&self) -> String {
-        self.game().transcript.as_ref().map(|t| t.join("\n")).unwrap_or_default()
-    }
+/// A table of this pack (seed 5); seats take the first option when nothing is queued.
+fn table(players: usize, scenario: Option<&str>) -> Table {
+    Table::new(pack(), PRELUDE, players, 5, scenario, false)
 }
 
 /// A test passes only if every queued answer was used.
 fn done(t: &Table) {
-    let left: Vec<Vec<String>> = t.queue.lock().unwrap().iter().map(|q| q.iter().cloned().collect()).collect();
+    let left = t.unused_answers();
     assert!(left.iter().all(Vec::is_empty), "answers never asked for: {left:?}\n{}", t.transcript());
 }
 
 /// The labels of the options a snippet returns (a call of `turn_options`, say).
 fn options_of(t: &mut Table, snippet: &str) -> Vec<String> {
-    let game = t.game.take().expect("table");
-    let rules = game.pack.rules_script().expect("rules").ast.clone();
     let text =
         format!("{PRELUDE}\nfn probe() {{ let out = \"\"; for o in {snippet} {{ out += o.label + \"|\"; }} out }}");
     let ast = crown_engine::script::compile("probe", &text).expect("probe compiles");
-    let merged = rules.merge(&ast);
-    let (game, r) = with_installed(game, || call_script_fn(&merged, "probe", vec![]));
-    t.game = Some(game);
+    let r = t.with_game(|game| {
+        let merged = game.pack.rules_script().expect("rules").ast.merge(&ast);
+        with_installed(game, || call_script_fn(&merged, "probe", vec![]))
+    });
     let joined = r.expect("probe runs").to_string();
     joined.split('|').filter(|s| !s.is_empty()).map(str::to_string).collect()
 }
@@ -270,7 +233,7 @@ fn options_of(t: &mut Table, snippet: &str) -> Vec<String> {
 
 #[test]
 fn a_used_plaque_goes_to_the_dearest_slot_and_the_rest_slide_down() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.run(
         r#"
         bare_table();
@@ -301,7 +264,7 @@ fn a_used_plaque_goes_to_the_dearest_slot_and_the_rest_slide_down() {
 
 #[test]
 fn plaques_cost_their_slot_and_unaffordable_ones_are_not_offered() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.run(
         r#"
         bare_table();
@@ -329,7 +292,7 @@ fn plaques_cost_their_slot_and_unaffordable_ones_are_not_offered() {
 
 #[test]
 fn market_actions_are_carried_out_as_far_as_they_can_be() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.run(
         r#"
         bare_table();
@@ -360,7 +323,7 @@ fn market_actions_are_carried_out_as_far_as_they_can_be() {
 
 #[test]
 fn disbanding_trims_the_largest_peoples_first() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.run(
         r#"
         bare_table();
@@ -396,7 +359,7 @@ fn disbanding_trims_the_largest_peoples_first() {
 
 #[test]
 fn a_won_conflict_disbands_but_a_tie_does_not() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         bare_table();
@@ -423,7 +386,7 @@ fn a_won_conflict_disbands_but_a_tie_does_not() {
 
 #[test]
 fn winners_score_their_best_five_and_a_lone_winner_gets_five_more() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.run(
         r#"
         bare_table();
@@ -452,7 +415,7 @@ fn winners_score_their_best_five_and_a_lone_winner_gets_five_more() {
 
 #[test]
 fn a_lone_loser_gets_two_more_tokens_and_shared_wins_get_no_bonus() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.run(
         r#"
         bare_table();
@@ -474,7 +437,7 @@ fn a_lone_loser_gets_two_more_tokens_and_shared_wins_get_no_bonus() {
 
 #[test]
 fn leaders_add_strength_to_their_side_but_never_score() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         bare_table();
@@ -500,7 +463,7 @@ fn leaders_add_strength_to_their_side_but_never_score() {
 
 #[test]
 fn momentum_counts_as_one_more_player_on_its_side() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         bare_table();
@@ -539,7 +502,7 @@ fn momentum_counts_as_one_more_player_on_its_side() {
 
 #[test]
 fn double_down_lets_only_the_doubler_score_and_locks_their_side() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         bare_table();
@@ -609,7 +572,7 @@ fn double_down_lets_only_the_doubler_score_and_locks_their_side() {
 
 #[test]
 fn double_down_changes_nothing_when_the_players_back_different_sides() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         bare_table();
@@ -634,7 +597,7 @@ fn double_down_changes_nothing_when_the_players_back_different_sides() {
 
 #[test]
 fn the_locked_marker_stops_allegiance_changes_and_passes_to_the_other_user() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         bare_table();
@@ -692,7 +655,7 @@ fn the_locked_marker_stops_allegiance_changes_and_passes_to_the_other_user() {
 
 #[test]
 fn with_three_players_there_is_no_locked_marker_or_double_down() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.run(
         r#"
         bare_table();
@@ -719,7 +682,7 @@ fn with_three_players_there_is_no_locked_marker_or_double_down() {
 
 #[test]
 fn a_tie_gives_nothing_and_the_region_comes_back_later() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.run(
         r#"
         bare_table();
@@ -744,7 +707,7 @@ fn a_tie_gives_nothing_and_the_region_comes_back_later() {
 
 #[test]
 fn a_second_tie_or_a_tie_in_the_last_region_skips_it() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.run(
         r#"
         bare_table();
@@ -761,7 +724,7 @@ fn a_second_tie_or_a_tie_in_the_last_region_skips_it() {
         expect(get("skipped") == 0 && get("ties") == 0, "ties are forgotten for round II");
         "#,
     );
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.run(
         r#"
         bare_table();
@@ -778,7 +741,7 @@ fn a_second_tie_or_a_tie_in_the_last_region_skips_it() {
 
 #[test]
 fn everyone_must_pass_in_a_row_and_the_invasion_preparer_sits_out() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.run(
         r#"
         bare_table();
@@ -816,7 +779,7 @@ fn everyone_must_pass_in_a_row_and_the_invasion_preparer_sits_out() {
 
 #[test]
 fn without_a_preparer_the_last_passer_takes_the_invasion_token_without_tokens() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         bare_table();
@@ -844,7 +807,7 @@ fn without_a_preparer_the_last_passer_takes_the_invasion_token_without_tokens() 
 
 #[test]
 fn final_ties_go_to_peace_tokens_then_affinity_then_initiative() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.run(
         r#"
         bare_table();
@@ -880,7 +843,7 @@ fn final_ties_go_to_peace_tokens_then_affinity_then_initiative() {
 #[test]
 fn setup_follows_the_leaders_and_the_two_player_extras() {
     for players in 2..=4 {
-        let mut t = Table::new(players, None);
+        let mut t = table(players, None);
         t.run(&format!(
             r#"
             setup();
@@ -918,7 +881,7 @@ fn setup_follows_the_leaders_and_the_two_player_extras() {
 #[test]
 fn the_draft_deals_five_keeps_four_and_plays_instants() {
     for players in 2..=4 {
-        let mut t = Table::new(players, None);
+        let mut t = table(players, None);
         t.run(&format!(
             r#"
             setup();

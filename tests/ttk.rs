@@ -7,6 +7,7 @@ use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::state::NO_ZONE;
 use crown_engine::game::{agent, Game, GameConfig, Outcome, Status};
+use crown_tests::Table;
 
 fn pack() -> Arc<Pack> {
     let project = Project::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
@@ -159,8 +160,6 @@ fn check_table(g: &Game) -> Result<(), String> {
 // rules, with the players' answers given in advance by label.
 // ---------------------------------------------------------------------------------------
 
-type Queue = crown_tests::SeatQueue;
-
 /// Helpers for position snippets.
 const PRELUDE: &str = r#"
 fn expect(ok, msg) { if !ok { throw msg; } }
@@ -173,49 +172,9 @@ fn kingdom_with_land(p, noble) { set_character(p, noble); castle_for(p); land_fo
 fn in_discard(c) { zone_of(c) == zone("discard") }
 "#;
 
-struct Table {
-    game: Option<Game>,
-    queue: Queue,
-}
-
-impl Table {
-    fn new(players: usize, scenario: Option<&str>) -> Table {
-        let pack = pack();
-        let (queue, agents) = crown_tests::queued_agents(players, false);
-        let mut cfg = GameConfig::new(11, players);
-        cfg.scenario = scenario.map(str::to_string);
-        let game = Game::new(pack, cfg, agents).expect("game starts");
-        Table { game: Some(game), queue }
-    }
-
-    /// Queue the labels seat `p` will pick, in order.
-    fn answers(&self, p: usize, labels: &[&str]) {
-        self.queue.lock().unwrap()[p].extend(labels.iter().map(|s| s.to_string()));
-    }
-
-    /// Run a snippet against the table; it fails the test with the transcript on an error.
-    fn run(&mut self, snippet: &str) {
-        let game = self.game.take().expect("table");
-        let (game, r) = crown_tests::run_snippet(game, PRELUDE, snippet);
-        let text = game.transcript.as_ref().map(|t| t.join("\n")).unwrap_or_default();
-        self.game = Some(game);
-        if let Err(e) = r {
-            panic!("{e}\n--- transcript ---\n{text}");
-        }
-    }
-
-    fn game(&self) -> &Game {
-        self.game.as_ref().expect("table")
-    }
-
-    /// Choices an agent of seat `p` was actually asked (more than one option).
-    fn asked(&self, p: usize) -> Vec<String> {
-        self.game().choices.iter().filter(|c| c.player == p && c.asked).map(|c| c.label.clone()).collect()
-    }
-
-    fn unused_answers(&self) -> Vec<Vec<String>> {
-        self.queue.lock().unwrap().iter().map(|q| q.iter().cloned().collect()).collect()
-    }
+/// A table of this pack (seed 11); seats take the first option when nothing is queued.
+fn table(players: usize, scenario: Option<&str>) -> Table {
+    Table::new(pack(), PRELUDE, players, 11, scenario, false)
 }
 
 /// A test passes only if every queued answer was used.
@@ -233,7 +192,7 @@ fn done(t: &Table) {
 
 #[test]
 fn charles_fires_cannons_for_five_and_morale_doubles_them() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         kingdom_with_land(0, "charles");
@@ -260,7 +219,7 @@ fn charles_fires_cannons_for_five_and_morale_doubles_them() {
 
 #[test]
 fn maria_pikemen_strike_for_two() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         let mine = kingdom_with_land(0, "maria");
@@ -280,7 +239,7 @@ fn maria_pikemen_strike_for_two() {
 
 #[test]
 fn simon_fills_to_six_only_while_he_holds_land() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         let l = kingdom_with_land(0, "simon");
@@ -310,7 +269,7 @@ fn simon_fills_to_six_only_while_he_holds_land() {
 
 #[test]
 fn setup_gives_egbert_his_village_charles_gold_anne_dawn_raid() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.answers(0, &["Graf Egbert of Brunswick (3)"]);
     t.answers(1, &["Anne, Viscountess of Narbonne (6)"]);
     t.answers(2, &["Baron Charles de Mangonel (1)"]);
@@ -343,7 +302,7 @@ fn setup_gives_egbert_his_village_charles_gold_anne_dawn_raid() {
 
 #[test]
 fn egbert_traps_are_always_real() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         let mine = kingdom_with_land(0, "anne");
@@ -366,7 +325,7 @@ fn egbert_traps_are_always_real() {
 
 #[test]
 fn baligant_keeps_penalties_and_plays_them_on_a_rival_for_their_next_turn() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         kingdom_with_land(0, "baligant");
@@ -395,7 +354,7 @@ fn baligant_keeps_penalties_and_plays_them_on_a_rival_for_their_next_turn() {
 
 #[test]
 fn dawn_raid_cannot_be_answered() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         kingdom_with_land(0, "anne");
@@ -418,7 +377,7 @@ fn dawn_raid_cannot_be_answered() {
 
 #[test]
 fn lines_of_defence_order_the_targets_and_damage_stays_in_its_line() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         kingdom_with_land(0, "anne");
@@ -464,7 +423,7 @@ fn lines_of_defence_order_the_targets_and_damage_stays_in_its_line() {
 
 #[test]
 fn a_real_trap_turns_the_attack_back_and_its_owner_picks_where() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.answers(1, &["Turn it on P1's Land 2"]);
     t.run(
         r#"
@@ -487,7 +446,7 @@ fn a_real_trap_turns_the_attack_back_and_its_owner_picks_where() {
 
 #[test]
 fn a_decoy_trap_is_discarded_and_the_attack_goes_on() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         kingdom_with_land(0, "anne");
@@ -504,7 +463,7 @@ fn a_decoy_trap_is_discarded_and_the_attack_goes_on() {
 
 #[test]
 fn mercenaries_attack_defend_fire_from_the_kingdom_and_move() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.answers(0, &["Station Mercenaries (2) on your Land 1"]);
     t.run(
         r#"
@@ -544,7 +503,7 @@ fn mercenaries_attack_defend_fire_from_the_kingdom_and_move() {
 
 #[test]
 fn spread_shares_an_attack_across_lands_and_players() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.answers(
         0,
         &[
@@ -578,7 +537,7 @@ fn spread_shares_an_attack_across_lands_and_players() {
 
 #[test]
 fn cannon_spread_and_morale_make_an_eight_point_attack_using_three_plays() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.answers(
         0,
         &[
@@ -610,7 +569,7 @@ fn cannon_spread_and_morale_make_an_eight_point_attack_using_three_plays() {
 
 #[test]
 fn deny_cancels_and_cannot_itself_be_denied() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.answers(1, &["Deny the Cavalry"]);
     t.run(
         r#"
@@ -631,7 +590,7 @@ fn deny_cancels_and_cannot_itself_be_denied() {
 
 #[test]
 fn gold_buys_the_card_changes_hands_and_is_discarded_after_its_third_use() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.answers(1, &["Buy the Soldiers with Gold"]);
     t.answers(0, &["Buy the Pikemen with Gold"]);
     t.answers(1, &["Buy the Cavalry with Gold"]);
@@ -661,7 +620,7 @@ fn gold_buys_the_card_changes_hands_and_is_discarded_after_its_third_use() {
 
 #[test]
 fn mercy_answers_from_beside_the_castle_stands_as_land_lifts_freeze_and_draws() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.answers(1, &["Answer the Soldiers with the Mercy beside your castle"]);
     t.answers(0, &["Mercy: lift the Freeze", "Mercy: draw cards, as Fortune does"]);
     t.run(
@@ -698,7 +657,7 @@ fn mercy_answers_from_beside_the_castle_stands_as_land_lifts_freeze_and_draws() 
 
 #[test]
 fn sabotage_removes_a_trap_unsprung_and_stops_only_siege_engines() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.answers(1, &["Sabotage the Cannon"]);
     t.run(
         r#"
@@ -726,7 +685,7 @@ fn sabotage_removes_a_trap_unsprung_and_stops_only_siege_engines() {
 
 #[test]
 fn earthquake_clears_traps_unsprung_and_shakes_the_top_of_every_land() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         kingdom_with_land(0, "anne");
@@ -752,7 +711,7 @@ fn earthquake_clears_traps_unsprung_and_shakes_the_top_of_every_land() {
 
 #[test]
 fn mutiny_removes_troops_wherever_they_stand() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         kingdom_with_land(0, "anne");
@@ -777,7 +736,7 @@ fn mutiny_removes_troops_wherever_they_stand() {
 
 #[test]
 fn freeze_stops_attacks_until_the_end_of_the_next_turn() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         kingdom_with_land(0, "anne");
@@ -802,7 +761,7 @@ fn freeze_stops_attacks_until_the_end_of_the_next_turn() {
 
 #[test]
 fn fortune_draws_two_and_a_penalty_drawn_strikes_at_once() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         kingdom_with_land(0, "anne");
@@ -826,7 +785,7 @@ fn fortune_draws_two_and_a_penalty_drawn_strikes_at_once() {
 
 #[test]
 fn famine_forbids_out_of_turn_cards_for_the_round() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.answers(1, &["Suffer Famine", "Deny the Pikemen"]);
     t.run(
         r#"
@@ -860,7 +819,7 @@ fn famine_forbids_out_of_turn_cards_for_the_round() {
 
 #[test]
 fn penalties_cost_a_play_and_lifting_one_costs_another() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.answers(0, &["Lift Plague with Deny"]);
     t.run(
         r#"
@@ -894,7 +853,7 @@ fn penalties_cost_a_play_and_lifting_one_costs_another() {
 
 #[test]
 fn a_turn_tops_up_to_five_replacing_penalties_and_allows_three_plays() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.answers(0, &["Play Land", "Play Land"]);
     t.answers(1, &["Play Hills", "Play Hills on your Castle", "Play Hills", "Play Hills on your Castle", "Play Hills"]);
     t.run(
@@ -918,7 +877,7 @@ fn a_turn_tops_up_to_five_replacing_penalties_and_allows_three_plays() {
 
 #[test]
 fn the_game_ends_when_nothing_more_can_be_played_and_ties_go_to_the_higher_noble() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.run(
         r#"
         set("solo", false);
@@ -941,7 +900,7 @@ fn the_game_ends_when_nothing_more_can_be_played_and_ties_go_to_the_higher_noble
 
 #[test]
 fn passing_by_choice_does_not_end_the_game_while_the_deck_has_cards() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.answers(0, &["End turn", "End turn", "End turn"]);
     t.answers(1, &["End turn", "End turn", "End turn"]);
     t.run(
@@ -966,7 +925,7 @@ fn passing_by_choice_does_not_end_the_game_while_the_deck_has_cards() {
 
 #[test]
 fn survival_restarts_the_first_fallen_kingdom_with_village_land_and_mercenaries() {
-    let mut t = Table::new(3, Some("survival"));
+    let mut t = table(3, Some("survival"));
     t.run(
         r#"
         for id in ["village", "land", "mercenaries-1", "mercenaries-2"] { create_card(id, zone("kit")); }
@@ -995,7 +954,7 @@ fn survival_restarts_the_first_fallen_kingdom_with_village_land_and_mercenaries(
 
 #[test]
 fn solo_decks_hold_eighteen_solo_cards_each_and_charles_brings_gold() {
-    let mut t = Table::new(3, Some("solo-expert"));
+    let mut t = table(3, Some("solo-expert"));
     t.run(
         r#"
         setup();
@@ -1024,7 +983,7 @@ fn solo_decks_hold_eighteen_solo_cards_each_and_charles_brings_gold() {
 
 #[test]
 fn solo_enemies_strike_the_player_where_a_land_falls_and_a_fallen_enemy_lets_a_card_be_discarded() {
-    let mut t = Table::new(3, Some("solo-easy"));
+    let mut t = table(3, Some("solo-easy"));
     t.answers(0, &["Discard Land, you take Pikemen, Enemy 2 takes Deny"]);
     t.run(
         r#"
@@ -1080,8 +1039,8 @@ fn micro() {
         ("log", "for i in 0..N { log(`x ${i}`); }"),
     ];
     for (what, body) in cases {
-        let mut t = Table::new(4, None);
-        t.game.as_mut().unwrap().transcript = None;
+        let mut t = table(4, None);
+        t.game_mut().transcript = None;
         let start = std::time::Instant::now();
         t.run(&format!(
             r#"
@@ -1097,7 +1056,7 @@ fn micro() {
 
 #[test]
 fn render_shows_kingdoms_with_damage_and_hides_traps() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.run(
         r#"
         let l = kingdom_with_land(0, "anne");
@@ -1118,7 +1077,7 @@ fn render_shows_kingdoms_with_damage_and_hides_traps() {
 
 #[test]
 fn spread_shares_meet_traps_and_answers_one_by_one() {
-    let mut t = Table::new(3, None);
+    let mut t = table(3, None);
     t.answers(
         0,
         &["Send a share of Cannon to P2's Land 1", "2 damage on P2's Land 1", "Send a share of Cannon to P3's Land 1"],
@@ -1146,7 +1105,7 @@ fn spread_shares_meet_traps_and_answers_one_by_one() {
 
 #[test]
 fn a_hand_of_dead_cards_discards_one_to_make_room() {
-    let mut t = Table::new(2, None);
+    let mut t = table(2, None);
     t.answers(0, &["Discard Walls to make room", "Play Land", "End turn"]);
     t.run(
         r#"
