@@ -251,6 +251,19 @@ impl State {
             .filter(|p| p.attrs.get("blocks").copied().unwrap_or(1) != 0)
             .filter_map(|p| p.space)
             .collect();
+        self.search(from, budget, diagonal, into_occupied, |s| blocked.contains(&s))
+    }
+
+    /// The breadth-first search behind [`State::reachable`], with `blocked` telling which
+    /// spaces hold a blocking piece.
+    fn search(
+        &self,
+        from: u32,
+        budget: i64,
+        diagonal: bool,
+        into_occupied: bool,
+        blocked: impl Fn(u32) -> bool,
+    ) -> BTreeMap<u32, i64> {
         let mut dist = BTreeMap::new();
         let mut frontier = vec![from];
         dist.insert(from, 0);
@@ -261,7 +274,7 @@ impl State {
                     if dist.contains_key(&n) {
                         continue;
                     }
-                    if blocked.contains(&n) {
+                    if blocked(n) {
                         if into_occupied {
                             dist.insert(n, step);
                         }
@@ -311,32 +324,9 @@ mod tests {
         s.pieces.push(Piece { kind: "unit".into(), owner: 0, space, attrs });
     }
 
-    /// Breadth-first search asking `occupied` space by space (the definition).
+    /// The search asking `occupied` space by space (the definition).
     fn reference(s: &State, from: u32, budget: i64, diagonal: bool, into_occupied: bool) -> BTreeMap<u32, i64> {
-        let mut dist = BTreeMap::new();
-        let mut frontier = vec![from];
-        dist.insert(from, 0);
-        for step in 1..=budget.max(0) {
-            let mut next = Vec::new();
-            for &x in &frontier {
-                for n in s.grid_neighbors(x, diagonal) {
-                    if dist.contains_key(&n) {
-                        continue;
-                    }
-                    if s.occupied(n) {
-                        if into_occupied {
-                            dist.insert(n, step);
-                        }
-                        continue;
-                    }
-                    dist.insert(n, step);
-                    next.push(n);
-                }
-            }
-            frontier = next;
-        }
-        dist.remove(&from);
-        dist
+        s.search(from, budget, diagonal, into_occupied, |x| s.occupied(x))
     }
 
     #[test]
