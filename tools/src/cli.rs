@@ -33,6 +33,8 @@ pub enum Command {
     Bench(crate::bench::BenchArgs),
     /// Simulate many bot games in parallel and summarise win rates and card statistics.
     Sim(crate::sim::SimArgs),
+    /// Play bot games with the script profiler on: time per script function and line.
+    Profile(crate::profile::ProfileArgs),
     /// Render printable card sheets: PDF, PNG per card, SVG, virtual-tabletop deck sheets.
     Print(crate::print::PrintArgs),
     /// Generate a rules reference (HTML, PDF or Markdown) from the pack's definitions.

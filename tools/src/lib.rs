@@ -11,6 +11,7 @@ pub mod new;
 pub mod out;
 pub mod play;
 pub mod print;
+pub mod profile;
 pub mod schema;
 pub mod serve;
 pub mod session;
@@ -44,6 +45,7 @@ where
         cli::Command::Test(a) => golden::run_test(&project, &a),
         cli::Command::Bench(a) => bench::run(&project, &a),
         cli::Command::Sim(a) => sim::run(&project, &a),
+        cli::Command::Profile(a) => profile::run(&project, &a),
         cli::Command::Print(a) => print::run_print(&project, &a),
         cli::Command::Reference(a) => print::run_reference(&project, &a),
         cli::Command::Campaign(a) => campaign::run(&project, &a),

@@ -183,6 +183,12 @@ fn rules_call(name: &str, args: Vec<Dynamic>) -> Result<Dynamic, ScriptFailure> 
 pub fn call_script_fn(ast: &AST, name: &str, args: Vec<Dynamic>) -> R<Dynamic> {
     let mut scope = Scope::new();
     let opts = CallFnOptions::new().eval_ast(false).rewind_scope(false);
+    if super::profile::active() {
+        super::profile::enter(ast.source(), name);
+        let r = super::engine().call_fn_with_options::<Dynamic>(opts, &mut scope, ast, name, args);
+        super::profile::leave();
+        return r;
+    }
     super::engine().call_fn_with_options::<Dynamic>(opts, &mut scope, ast, name, args)
 }
 
@@ -258,7 +264,7 @@ pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> Sc
 }
 
 /// The line where `fn name(` is defined in a script of the pack.
-fn fn_line(pack: &Pack, script: &str, name: &str) -> Option<usize> {
+pub(crate) fn fn_line(pack: &Pack, script: &str, name: &str) -> Option<usize> {
     let file = pack.sources.get(std::path::Path::new(script))?;
     let needle = format!("fn {name}(");
     file.text.lines().position(|l| l.trim_start().starts_with(&needle)).map(|i| i + 1)
@@ -509,6 +515,9 @@ pub fn swap_pack(g: &mut Game, pack: Arc<Pack>) {
             *d = map[*d as usize].unwrap_or(*d);
         }
     }
+    // What scripts worked out from the old definitions (globals named `cache:...`) is
+    // worked out again from the new ones.
+    g.state.globals.retain(|k, _| !k.starts_with(crate::game::save::CACHE_PREFIX));
     let version = pack.manifest.version.clone();
     refresh_def_ids(&pack);
     g.pack = pack;

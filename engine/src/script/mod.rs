@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod docs;
+pub mod profile;
 
 use std::sync::OnceLock;
 
@@ -47,7 +48,13 @@ pub const LIMITS: Limits = Limits {
 static ENGINE: OnceLock<Engine> = OnceLock::new();
 
 /// The shared engine, with Crown's API registered.
+/// (While `crown profile` runs on this thread, the same engine with the profiler's
+/// debugger callback.)
+#[inline]
 pub fn engine() -> &'static Engine {
+    if profile::active() {
+        return profile::engine();
+    }
     ENGINE.get_or_init(build_engine)
 }
 

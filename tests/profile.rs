@@ -1,0 +1,76 @@
+//! The script profiler (`crown profile`): where time is charged, and that profiling a game
+//! never changes how it plays.
+
+use crown_engine::game::rng::derive_seed;
+use crown_engine::game::{Game, GameConfig, Outcome};
+use crown_engine::script::profile::{self, BUILT_IN};
+use crown_tests::{crown, load_pack, repo_project};
+
+fn play(pack: &std::sync::Arc<crown_engine::content::Pack>, games: u64) -> Vec<Outcome> {
+    let kinds = vec!["random".to_string(); 4];
+    (0..games)
+        .map(|i| {
+            let seed = derive_seed(11, i);
+            let mut cfg = GameConfig::new(seed, 4);
+            cfg.transcript = false;
+            let game = Game::new(pack.clone(), cfg, crown_tools::session::bots(&kinds, seed)).unwrap();
+            game.run().1
+        })
+        .collect()
+}
+
+#[test]
+fn profiled_games_play_the_same_and_time_goes_to_the_defining_script() {
+    let pack = load_pack(&repo_project(), "take-the-kingdom").unwrap();
+    let plain = play(&pack, 4);
+    profile::start(&pack);
+    let profiled = play(&pack, 4);
+    let report = profile::finish(&pack);
+    assert!(!profile::active());
+    for (a, b) in plain.iter().zip(&profiled) {
+        assert_eq!(
+            (&a.status, &a.winners, &a.scores, a.turns, &a.plays),
+            (&b.status, &b.winners, &b.scores, b.turns, &b.plays)
+        );
+    }
+    let turns: u64 = plain.iter().map(|o| o.turns).sum();
+    let row = |script: &str, name: &str| {
+        report
+            .functions
+            .iter()
+            .find(|f| f.script.ends_with(script) && f.name == name)
+            .unwrap_or_else(|| panic!("no row for {script} {name}"))
+    };
+    // `turn` is called by the engine once a turn and everything else runs inside it.
+    let turn = row("take-the-kingdom/rules.rhai", "turn");
+    assert_eq!(turn.calls, turns);
+    assert!(turn.incl_ns * 10 >= report.total_ns * 8, "turn holds most of the time");
+    assert!(turn.line > 0);
+    // A rules helper called from card scripts is the rules script's; a card's hook is the
+    // card's; Crown's functions are built-in.
+    let make_attack = row("take-the-kingdom/rules.rhai", "make_attack");
+    assert!(make_attack.calls > 0);
+    assert!(!report.functions.iter().any(|f| f.name == "make_attack" && f.script.contains("/cards/")));
+    assert!(row("take-the-kingdom/cards/attack.rhai", "can_play").calls > 0);
+    assert!(row(BUILT_IN, "invoke").calls > 0);
+    for f in &report.functions {
+        assert!(f.incl_ns >= f.self_ns, "{} {}", f.script, f.name);
+    }
+    assert_eq!(report.total_ns, report.functions.iter().map(|f| f.self_ns).sum::<u64>());
+    // Lines carry their text, and their time adds up to at most the total.
+    let top = &report.lines[0];
+    assert!(top.line > 0 && !top.text.is_empty() && top.script.ends_with(".rhai"));
+    assert!(report.lines.iter().map(|l| l.self_ns).sum::<u64>() <= report.total_ns);
+    assert!(report.lines.iter().all(|l| l.script != BUILT_IN));
+}
+
+#[test]
+fn crown_profile_runs_on_every_shipped_pack() {
+    let root = repo_project().root.display().to_string();
+    for pack in ["take-the-kingdom", "the-last-kingdom", "kingdoms-in-conflict", "kingdom-legacy"] {
+        let games = if pack == "kingdom-legacy" { "1" } else { "3" };
+        assert_eq!(crown(&["--project", &root, "profile", pack, "--games", games, "--top", "3"]), 0, "{pack}");
+    }
+    assert_eq!(crown(&["--project", &root, "profile", "take-the-kingdom", "--games", "2", "--json"]), 0);
+    assert_eq!(crown(&["--project", &root, "profile", "no-such-pack"]), 2);
+}

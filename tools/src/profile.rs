@@ -1,0 +1,172 @@
+//! `crown profile`: play bot games on one thread with the script profiler on, then show
+//! which script functions and lines the time went to.
+
+use std::time::Instant;
+
+use clap::Args;
+use crown_engine::content::Project;
+use crown_engine::game::rng::derive_seed;
+use crown_engine::game::{Game, GameConfig, Status};
+use crown_engine::script::profile::{self, Report};
+
+use crate::session;
+
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// The pack, by id or path.
+    pub pack: String,
+    /// Number of games.
+    #[arg(long, default_value_t = 50)]
+    pub games: u64,
+    /// Players per game (default: the scenario's seats or the pack's minimum).
+    #[arg(long)]
+    pub players: Option<usize>,
+    /// Scenario id (default: the pack's default scenario).
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Master seed, as for `crown sim` (the same seeds play the same games).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Agent per seat, comma-separated (random, first, greedy); the last repeats.
+    #[arg(long, value_delimiter = ',')]
+    pub agents: Vec<String>,
+    /// Rows to show in each table.
+    #[arg(long, default_value_t = 20)]
+    pub top: usize,
+    /// Print one JSON object instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(project: &Project, args: &ProfileArgs) -> i32 {
+    let pack = match session::load(project, &args.pack) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let scenario = args.scenario.as_deref();
+    let players = session::player_count(&pack, scenario, args.players);
+    let kinds = match session::agent_kinds(&pack, scenario, players, &args.agents, "random") {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    if kinds.iter().any(|k| k == "human") {
+        eprintln!("error: `crown profile` plays bots only");
+        return 2;
+    }
+    let config = |seed| {
+        let mut c = GameConfig::new(seed, players);
+        c.scenario = args.scenario.clone();
+        c.transcript = false;
+        c
+    };
+    if let Err(e) = Game::new(pack.clone(), config(args.seed), session::bots(&kinds, args.seed)) {
+        eprintln!("error: {e}");
+        return 2;
+    }
+    let start = Instant::now();
+    profile::start(&pack);
+    let mut failed = Vec::new();
+    let mut turns = 0;
+    for i in 0..args.games {
+        let gs = derive_seed(args.seed, i);
+        let game = match Game::new(pack.clone(), config(gs), session::bots(&kinds, gs)) {
+            Ok(g) => g,
+            Err(e) => {
+                failed.push((i, e));
+                continue;
+            }
+        };
+        let (_, outcome) = game.run();
+        turns += outcome.turns;
+        if let Status::Failed(f) = outcome.status {
+            failed.push((i, f.to_string()));
+        }
+    }
+    let report = profile::finish(&pack);
+    let wall = start.elapsed().as_secs_f64();
+    let games = args.games.max(1);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&to_json(&report, args, players, &kinds, wall)).unwrap_or_default()
+        );
+    } else {
+        print_report(&report, args, &kinds, players, games, turns, wall);
+    }
+    for (i, f) in failed.iter().take(5) {
+        eprintln!("error: game {i} (seed {}): {f}", derive_seed(args.seed, *i));
+    }
+    i32::from(!failed.is_empty())
+}
+
+fn pct(part: u64, total: u64) -> f64 {
+    100.0 * part as f64 / total.max(1) as f64
+}
+
+fn print_report(r: &Report, args: &ProfileArgs, kinds: &[String], players: usize, games: u64, turns: u64, wall: f64) {
+    let ms = r.total_ns as f64 / 1e6;
+    println!(
+        "Profile of {}: {} games, {} players ({}), seed {}, {:.1} turns a game",
+        args.pack,
+        args.games,
+        players,
+        kinds.join(", "),
+        args.seed,
+        turns as f64 / games as f64
+    );
+    println!(
+        "{ms:.0} ms in scripts ({:.2} ms a game, {} steps a game); {wall:.1} s with the profiler's own time",
+        ms / games as f64,
+        r.steps / games
+    );
+    println!();
+    println!("{:>6} {:>6} {:>11} {:>11}  function", "self", "incl", "calls/game", "steps/game");
+    for f in r.functions.iter().take(args.top) {
+        let at = if f.line > 0 { format!("{}:{}", f.script, f.line) } else { f.script.clone() };
+        println!(
+            "{:>5.1}% {:>5.1}% {:>11.1} {:>11.1}  {}  {at}",
+            pct(f.self_ns, r.total_ns),
+            pct(f.incl_ns, r.total_ns),
+            f.calls as f64 / games as f64,
+            f.steps as f64 / games as f64,
+            f.name
+        );
+    }
+    println!();
+    println!("{:>6} {:>11}  line", "self", "steps/game");
+    for l in r.lines.iter().take(args.top) {
+        println!(
+            "{:>5.1}% {:>11.1}  {}:{}  {}",
+            pct(l.self_ns, r.total_ns),
+            l.steps as f64 / games as f64,
+            l.script,
+            l.line,
+            l.text
+        );
+    }
+}
+
+fn to_json(r: &Report, args: &ProfileArgs, players: usize, kinds: &[String], wall: f64) -> serde_json::Value {
+    use serde_json::json;
+    let ms = |ns: u64| (ns as f64 / 1e4).round() / 100.0;
+    json!({
+        "pack": args.pack,
+        "games": args.games,
+        "players": players,
+        "agents": kinds,
+        "seed": args.seed,
+        "script_ms": ms(r.total_ns),
+        "wall_s": (wall * 100.0).round() / 100.0,
+        "steps": r.steps,
+        "functions": r.functions.iter().map(|f| json!({
+            "script": f.script, "name": f.name, "line": f.line,
+            "self_ms": ms(f.self_ns), "incl_ms": ms(f.incl_ns), "calls": f.calls, "steps": f.steps,
+        })).collect::<Vec<_>>(),
+        "lines": r.lines.iter().map(|l| json!({
+            "script": l.script, "line": l.line, "text": l.text, "self_ms": ms(l.self_ns), "steps": l.steps,
+        })).collect::<Vec<_>>(),
+    })
+}
