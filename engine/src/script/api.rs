@@ -1477,9 +1477,9 @@ mod tests {
     use crate::content::{load_pack, LoadOptions, Project};
     use crate::game::{agent, GameConfig};
 
-    #[test]
-    fn a_panic_inside_a_host_call_becomes_that_calls_error() {
-        let root = std::env::temp_dir().join(format!("crown-host-panic-{}", std::process::id()));
+    /// A one-seat game of a minimal pack (nothing run yet).
+    fn tiny_game(tag: &str) -> Game {
+        let root = std::env::temp_dir().join(format!("crown-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         for (rel, text) in [
             ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
@@ -1491,7 +1491,23 @@ mod tests {
         let loaded = load_pack(&Project::new(&root), "p", LoadOptions::default());
         let _ = std::fs::remove_dir_all(&root);
         let pack = Arc::new(loaded.pack.expect("the pack loads"));
-        let game = Game::new(pack, GameConfig::new(1, 1), vec![agent::bot("first", 1, 0).unwrap()]).unwrap();
+        Game::new(pack, GameConfig::new(1, 1), vec![agent::bot("first", 1, 0).unwrap()]).unwrap()
+    }
+
+    #[test]
+    fn a_reload_drops_cache_globals_and_keeps_the_others() {
+        let mut game = tiny_game("reload-cache");
+        game.state.globals.insert("cache:fx:a".into(), Dynamic::from(1_i64));
+        game.state.globals.insert("score".into(), Dynamic::from(2_i64));
+        let pack = game.pack.clone();
+        swap_pack(&mut game, pack);
+        let keys: Vec<&String> = game.state.globals.keys().collect();
+        assert_eq!(keys, ["score"]);
+    }
+
+    #[test]
+    fn a_panic_inside_a_host_call_becomes_that_calls_error() {
+        let game = tiny_game("host-panic");
         let (game, r) = with_installed(game, || with(|_| -> Result<(), String> { panic!("boom") }));
         let e = r.expect_err("the panic is an error").to_string();
         assert!(e.contains("internal error in a host function") && e.contains("boom"), "{e}");
