@@ -4,9 +4,9 @@
 //! is the shared one plus Rhai's debugger interface: a callback before every statement and
 //! expression. Each callback charges the time since the previous one to the function and
 //! line that were running (self time) and to every function on the call stack (inclusive
-//! time, each counted once however deep it recurses). The callback's own time is left out,
-//! so the figures are the time the scripts take without the profiler, give or take the
-//! debugger's bookkeeping (it copies the arguments of each call). Crown's functions (and
+//! time, each counted once however deep it recurses). The callback's own time is left out;
+//! the debugger's bookkeeping is not (it copies the arguments of every call, and keeps a
+//! call stack), which about doubles the times: shares and step counts are what compare. Crown's functions (and
 //! the agents behind `choose`) and Rhai's own appear as built-in functions, and their time
 //! also counts for the script line that called them.
 //!
