@@ -74,3 +74,16 @@ fn crown_profile_runs_on_every_shipped_pack() {
     assert_eq!(crown(&["--project", &root, "profile", "take-the-kingdom", "--games", "2", "--json"]), 0);
     assert_eq!(crown(&["--project", &root, "profile", "no-such-pack"]), 2);
 }
+
+#[test]
+fn step_counts_do_not_depend_on_the_run_and_the_interpreter_costs_are_measured() {
+    let project = repo_project();
+    let a = crown_tools::bench::ttk_steps_per_game(&project, 3).unwrap();
+    let b = crown_tools::bench::ttk_steps_per_game(&project, 3).unwrap();
+    assert_eq!(a, b);
+    assert!(a > 1000.0, "{a}");
+    let costs = crown_tools::bench::rhai_costs().unwrap();
+    assert_eq!(costs.len(), 4);
+    assert!(costs.iter().all(|(_, _, ns)| ns.is_finite()), "{costs:?}");
+    assert!(costs[0].2 > 0.0);
+}

@@ -17,7 +17,8 @@ pub struct BenchArgs {
     /// Smaller workloads (under a minute).
     #[arg(long)]
     pub quick: bool,
-    /// Only these groups, comma-separated: load, packs, ttk, pdf, golden, watch, campaign, memory.
+    /// Only these groups, comma-separated: load, packs, ttk, rhai, pdf, golden, watch, campaign,
+    /// memory.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
 }
@@ -195,6 +196,24 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
             }
             Err(e) => eprintln!("take-the-kingdom: {e}"),
         }
+        match ttk_steps_per_game(project, 20) {
+            Ok(steps) => say(
+                "ttk_steps_per_game",
+                steps,
+                format!("take-the-kingdom: {steps:.0} script steps a game (`crown profile`; the same on any machine)"),
+            ),
+            Err(e) => eprintln!("take-the-kingdom: {e}"),
+        }
+    }
+    if args.wants("rhai") {
+        match rhai_costs() {
+            Ok(c) => {
+                for (key, what, ns) in c {
+                    say(key, ns, format!("script cost: {what}: {ns:.0} ns"));
+                }
+            }
+            Err(e) => eprintln!("rhai: {e}"),
+        }
     }
     if !args.quick && args.wants("pdf") {
         match crate::print::bench::bench(1000) {
@@ -362,6 +381,57 @@ pub fn ttk_figures(project: &Project, games: u64) -> Result<TtkFigures, String> 
     let scripted_gps = played as f64 / scripted.as_secs_f64().max(1e-9);
     let native_gps = played as f64 / native.as_secs_f64().max(1e-9);
     Ok(TtkFigures { games: played, scripted_gps, native: Some((native_gps, scripted_gps / native_gps)) })
+}
+
+/// What the script interpreter charges for the commonest things rules do, in ns: the
+/// floor under any scripted game on this machine.
+pub fn rhai_costs() -> Result<Vec<(&'static str, &'static str, f64)>, String> {
+    const SRC: &str = r#"
+fn wrap(i) { abs(i) }
+fn loop_only(n) { let s = 0; for i in 0..n { s += i; } s }
+fn host(n) { let s = 0; for i in 0..n { s += abs(i); } s }
+fn script(n) { let s = 0; for i in 0..n { s += wrap(i); } s }
+fn option(n) { let s = []; for i in 0..n { s.push(#{ label: `Play ${i}`, kind: "card", card: i }); if s.len() > 8 { s.clear(); } } s.len() }
+"#;
+    let ast = crown_engine::script::compile("bench.rhai", SRC).map_err(|e| e.to_string())?;
+    let n: i64 = 50_000;
+    let time = |f: &str| -> Result<f64, String> {
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let t = Instant::now();
+            let _ = crown_engine::script::api::call_script_fn(&ast, f, vec![n.into()]).map_err(|e| e.to_string())?;
+            best = best.min(t.elapsed().as_nanos() as f64 / n as f64);
+        }
+        Ok(best)
+    };
+    let base = time("loop_only")?;
+    Ok(vec![
+        ("rhai_loop_step_ns", "one loop pass adding to a variable", base),
+        ("rhai_host_call_ns", "one call of a built-in function, over that", time("host")? - base),
+        ("rhai_script_call_ns", "one call of a one-line script function, over that", time("script")? - base),
+        (
+            "rhai_option_map_ns",
+            "building an option map with an interpolated label and pushing it",
+            time("option")? - base,
+        ),
+    ])
+}
+
+/// Script steps (statements and expressions evaluated) per Take the Kingdom game, 4 random
+/// bots, counted by the profiler: a figure that does not move with the machine's load.
+pub fn ttk_steps_per_game(project: &Project, games: u64) -> Result<f64, String> {
+    let pack = session::load(project, "take-the-kingdom").map_err(|_| "the pack does not load".to_string())?;
+    let kinds = vec!["random".to_string(); 4];
+    crown_engine::script::profile::start(&pack);
+    for i in 0..games {
+        let seed = crown_engine::game::rng::derive_seed(1, i);
+        let mut cfg = crown_engine::game::GameConfig::new(seed, 4);
+        cfg.transcript = false;
+        let game = crown_engine::game::Game::new(pack.clone(), cfg, session::bots(&kinds, seed))?;
+        game.run();
+    }
+    let report = crown_engine::script::profile::finish(&pack);
+    Ok(report.steps as f64 / games.max(1) as f64)
 }
 
 /// Peak resident memory, in MB, of `crown sim take-the-kingdom --games N` run as a child
