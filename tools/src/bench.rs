@@ -425,9 +425,8 @@ pub fn ttk_steps_per_game(project: &Project, games: u64) -> Result<f64, String> 
     crown_engine::script::profile::start(&pack);
     for i in 0..games {
         let seed = crown_engine::game::rng::derive_seed(1, i);
-        let mut cfg = crown_engine::game::GameConfig::new(seed, 4);
-        cfg.transcript = false;
-        let game = crown_engine::game::Game::new(pack.clone(), cfg, session::bots(&kinds, seed))?;
+        let game =
+            crown_engine::game::Game::new(pack.clone(), sim::config(seed, 4, None), session::bots(&kinds, seed))?;
         game.run();
     }
     let report = crown_engine::script::profile::finish(&pack);

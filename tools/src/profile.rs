@@ -6,7 +6,7 @@ use std::time::Instant;
 use clap::Args;
 use crown_engine::content::Project;
 use crown_engine::game::rng::derive_seed;
-use crown_engine::game::{Game, GameConfig, Status};
+use crown_engine::game::{Game, Status};
 use crown_engine::script::profile::{self, Report};
 
 use crate::session;
@@ -39,29 +39,18 @@ pub struct ProfileArgs {
 }
 
 pub fn run(project: &Project, args: &ProfileArgs) -> i32 {
-    let pack = match session::load(project, &args.pack) {
-        Ok(p) => p,
+    let (pack, players, kinds) = match session::bot_table(
+        project,
+        &args.pack,
+        args.scenario.as_deref(),
+        args.players,
+        &args.agents,
+        "profile",
+    ) {
+        Ok(t) => t,
         Err(code) => return code,
     };
-    let scenario = args.scenario.as_deref();
-    let players = session::player_count(&pack, scenario, args.players);
-    let kinds = match session::agent_kinds(&pack, scenario, players, &args.agents, "random") {
-        Ok(k) => k,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    if kinds.iter().any(|k| k == "human") {
-        eprintln!("error: `crown profile` plays bots only");
-        return 2;
-    }
-    let config = |seed| {
-        let mut c = GameConfig::new(seed, players);
-        c.scenario = args.scenario.clone();
-        c.transcript = false;
-        c
-    };
+    let config = |seed| crate::sim::config(seed, players, args.scenario.as_deref());
     if let Err(e) = Game::new(pack.clone(), config(args.seed), session::bots(&kinds, args.seed)) {
         eprintln!("error: {e}");
         return 2;

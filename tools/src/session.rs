@@ -58,6 +58,29 @@ pub fn agent_kinds(
     Ok(kinds)
 }
 
+/// What a bots-only command (`crown sim`, `crown profile`) plays: the pack, the player count
+/// and the bot of each seat (default `random`). Errors are printed; `Err` is the exit code.
+pub fn bot_table(
+    project: &Project,
+    pack: &str,
+    scenario: Option<&str>,
+    players: Option<usize>,
+    agents: &[String],
+    command: &str,
+) -> Result<(Arc<Pack>, usize, Vec<String>), i32> {
+    let pack = load(project, pack)?;
+    let players = player_count(&pack, scenario, players);
+    let kinds = agent_kinds(&pack, scenario, players, agents, "random").map_err(|e| {
+        eprintln!("error: {e}");
+        2
+    })?;
+    if kinds.iter().any(|k| k == "human") {
+        eprintln!("error: `crown {command}` plays bots only; use `crown play` to play yourself");
+        return Err(2);
+    }
+    Ok((pack, players, kinds))
+}
+
 /// Build bot agents for one game.
 pub fn bots(kinds: &[String], seed: u64) -> Vec<Box<dyn Agent>> {
     kinds

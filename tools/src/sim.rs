@@ -216,7 +216,8 @@ pub fn simulate(
     Ok(stats)
 }
 
-fn config(seed: u64, players: usize, scenario: Option<&str>) -> GameConfig {
+/// How `crown sim` (and `crown profile`) set up game `seed`: no transcript kept.
+pub fn config(seed: u64, players: usize, scenario: Option<&str>) -> GameConfig {
     let mut c = GameConfig::new(seed, players);
     c.scenario = scenario.map(str::to_string);
     c.transcript = false;
@@ -224,23 +225,12 @@ fn config(seed: u64, players: usize, scenario: Option<&str>) -> GameConfig {
 }
 
 pub fn run(project: &Project, args: &SimArgs) -> i32 {
-    let pack = match session::load(project, &args.pack) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
     let scenario = args.scenario.as_deref();
-    let players = session::player_count(&pack, scenario, args.players);
-    let kinds = match session::agent_kinds(&pack, scenario, players, &args.agents, "random") {
-        Ok(k) => k,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    if kinds.iter().any(|k| k == "human") {
-        eprintln!("error: `crown sim` plays bots only; use `crown play` to play yourself");
-        return 2;
-    }
+    let (pack, players, kinds) =
+        match session::bot_table(project, &args.pack, scenario, args.players, &args.agents, "sim") {
+            Ok(t) => t,
+            Err(code) => return code,
+        };
     let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
         let pb = indicatif::ProgressBar::new(args.games);
         pb.set_style(
