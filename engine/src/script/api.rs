@@ -519,9 +519,41 @@ pub fn swap_pack(g: &mut Game, pack: Arc<Pack>) {
     // worked out again from the new ones.
     g.state.globals.retain(|k, _| !k.starts_with(crate::game::save::CACHE_PREFIX));
     let version = pack.manifest.version.clone();
+    let what = reload_changes(&g.pack, &pack);
     refresh_def_ids(&pack);
     g.pack = pack;
-    g.log(|_| format!("reload: definitions and scripts reloaded (version {version})"));
+    g.log(|_| format!("reload: definitions and scripts reloaded (version {version}){what}"));
+}
+
+/// What a reload changed, for its transcript line: `: changed a, b; added c; removed d;
+/// rules script changed` (empty when nothing did). A definition changed when its TOML or
+/// its script's text did.
+fn reload_changes(old: &Pack, new: &Pack) -> String {
+    let script_hash = |p: &Pack, d: &crate::content::Def| d.script.map(|i| p.scripts[i].hash);
+    let (mut changed, mut added) = (Vec::new(), Vec::new());
+    for d in &new.defs {
+        match old.index.get(&d.def.id).map(|&i| &old.defs[i]) {
+            Some(o) if o.def != d.def || script_hash(old, o) != script_hash(new, d) => changed.push(d.def.id.as_str()),
+            Some(_) => {}
+            None => added.push(d.def.id.as_str()),
+        }
+    }
+    let removed: Vec<&str> =
+        old.defs.iter().filter(|d| !new.index.contains_key(&d.def.id)).map(|d| d.def.id.as_str()).collect();
+    let mut parts = Vec::new();
+    for (word, ids) in [("changed", changed), ("added", added), ("removed", removed)] {
+        if !ids.is_empty() {
+            parts.push(format!("{word} {}", ids.join(", ")));
+        }
+    }
+    if old.rules_script().map(|s| s.hash) != new.rules_script().map(|s| s.hash) {
+        parts.push("rules script changed".into());
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", parts.join("; "))
+    }
 }
 
 /// The script index of a card (instance id) or definition (id string), if it has one.
@@ -1503,6 +1535,9 @@ mod tests {
         swap_pack(&mut game, pack);
         let keys: Vec<&String> = game.state.globals.keys().collect();
         assert_eq!(keys, ["score"]);
+        // Nothing changed, so the reload line names nothing.
+        let last = game.transcript.as_ref().and_then(|t| t.last()).unwrap();
+        assert_eq!(last, "reload: definitions and scripts reloaded (version 1)");
     }
 
     #[test]
