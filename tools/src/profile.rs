@@ -13,23 +13,11 @@ use crate::session;
 
 #[derive(Debug, Args)]
 pub struct ProfileArgs {
-    /// The pack, by id or path.
-    pub pack: String,
+    #[command(flatten)]
+    pub table: session::BotTableArgs,
     /// Number of games.
     #[arg(long, default_value_t = 50)]
     pub games: u64,
-    /// Players per game (default: the scenario's seats or the pack's minimum).
-    #[arg(long)]
-    pub players: Option<usize>,
-    /// Scenario id (default: the pack's default scenario).
-    #[arg(long)]
-    pub scenario: Option<String>,
-    /// Master seed, as for `crown sim` (the same seeds play the same games).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Agent per seat, comma-separated (random, first, greedy); the last repeats.
-    #[arg(long, value_delimiter = ',')]
-    pub agents: Vec<String>,
     /// Rows to show in each table.
     #[arg(long, default_value_t = 20)]
     pub top: usize,
@@ -39,19 +27,12 @@ pub struct ProfileArgs {
 }
 
 pub fn run(project: &Project, args: &ProfileArgs) -> i32 {
-    let (pack, players, kinds) = match session::bot_table(
-        project,
-        &args.pack,
-        args.scenario.as_deref(),
-        args.players,
-        &args.agents,
-        "profile",
-    ) {
+    let (pack, players, kinds) = match session::bot_table(project, &args.table, "profile") {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let config = |seed| crate::sim::config(seed, players, args.scenario.as_deref());
-    if let Err(e) = Game::new(pack.clone(), config(args.seed), session::bots(&kinds, args.seed)) {
+    let config = |seed| crate::sim::config(seed, players, args.table.scenario.as_deref());
+    if let Err(e) = Game::new(pack.clone(), config(args.table.seed), session::bots(&kinds, args.table.seed)) {
         eprintln!("error: {e}");
         return 2;
     }
@@ -60,7 +41,7 @@ pub fn run(project: &Project, args: &ProfileArgs) -> i32 {
     let mut failed = Vec::new();
     let mut turns = 0;
     for i in 0..args.games {
-        let gs = derive_seed(args.seed, i);
+        let gs = derive_seed(args.table.seed, i);
         let game = match Game::new(pack.clone(), config(gs), session::bots(&kinds, gs)) {
             Ok(g) => g,
             Err(e) => {
@@ -86,7 +67,7 @@ pub fn run(project: &Project, args: &ProfileArgs) -> i32 {
         print_report(&report, args, &kinds, players, games, turns, wall);
     }
     for (i, f) in failed.iter().take(5) {
-        eprintln!("error: game {i} (seed {}): {f}", derive_seed(args.seed, *i));
+        eprintln!("error: game {i} (seed {}): {f}", derive_seed(args.table.seed, *i));
     }
     i32::from(!failed.is_empty())
 }
@@ -99,11 +80,11 @@ fn print_report(r: &Report, args: &ProfileArgs, kinds: &[String], players: usize
     let ms = r.total_ns as f64 / 1e6;
     println!(
         "Profile of {}: {} games, {} players ({}), seed {}, {:.1} turns a game",
-        args.pack,
+        args.table.pack,
         args.games,
         players,
         kinds.join(", "),
-        args.seed,
+        args.table.seed,
         turns as f64 / games as f64
     );
     println!(
@@ -142,11 +123,11 @@ fn to_json(r: &Report, args: &ProfileArgs, players: usize, kinds: &[String], wal
     use serde_json::json;
     let ms = |ns: u64| (ns as f64 / 1e4).round() / 100.0;
     json!({
-        "pack": args.pack,
+        "pack": args.table.pack,
         "games": args.games,
         "players": players,
         "agents": kinds,
-        "seed": args.seed,
+        "seed": args.table.seed,
         "script_ms": ms(r.total_ns),
         "wall_s": (wall * 100.0).round() / 100.0,
         "steps": r.steps,

@@ -58,19 +58,37 @@ pub fn agent_kinds(
     Ok(kinds)
 }
 
+/// The arguments of a bots-only command (`crown sim`, `crown profile`): which games to play.
+#[derive(Debug, clap::Args)]
+pub struct BotTableArgs {
+    /// The pack, by id or path.
+    pub pack: String,
+    /// Players per game (default: the scenario's seats or the pack's minimum).
+    #[arg(long)]
+    pub players: Option<usize>,
+    /// Scenario id (default: the pack's default scenario).
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Master seed; game i uses a seed derived from it and i (the same seeds play the same
+    /// games in `crown sim` and `crown profile`).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Agent per seat, comma-separated (random, first, greedy); the last repeats.
+    #[arg(long, value_delimiter = ',')]
+    pub agents: Vec<String>,
+}
+
 /// What a bots-only command (`crown sim`, `crown profile`) plays: the pack, the player count
 /// and the bot of each seat (default `random`). Errors are printed; `Err` is the exit code.
 pub fn bot_table(
     project: &Project,
-    pack: &str,
-    scenario: Option<&str>,
-    players: Option<usize>,
-    agents: &[String],
+    args: &BotTableArgs,
     command: &str,
 ) -> Result<(Arc<Pack>, usize, Vec<String>), i32> {
-    let pack = load(project, pack)?;
-    let players = player_count(&pack, scenario, players);
-    let kinds = agent_kinds(&pack, scenario, players, agents, "random").map_err(|e| {
+    let pack = load(project, &args.pack)?;
+    let scenario = args.scenario.as_deref();
+    let players = player_count(&pack, scenario, args.players);
+    let kinds = agent_kinds(&pack, scenario, players, &args.agents, "random").map_err(|e| {
         eprintln!("error: {e}");
         2
     })?;

@@ -19,23 +19,11 @@ use crate::session;
 
 #[derive(Debug, Args)]
 pub struct SimArgs {
-    /// The pack, by id or path.
-    pub pack: String,
+    #[command(flatten)]
+    pub table: session::BotTableArgs,
     /// Number of games.
     #[arg(long, default_value_t = 1000)]
     pub games: u64,
-    /// Players per game (default: the scenario's seats or the pack's minimum).
-    #[arg(long)]
-    pub players: Option<usize>,
-    /// Scenario id (default: the pack's default scenario).
-    #[arg(long)]
-    pub scenario: Option<String>,
-    /// Master seed; game i uses a seed derived from it and i.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Agent per seat, comma-separated (random, first, greedy); the last repeats.
-    #[arg(long, value_delimiter = ',')]
-    pub agents: Vec<String>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -225,12 +213,11 @@ pub fn config(seed: u64, players: usize, scenario: Option<&str>) -> GameConfig {
 }
 
 pub fn run(project: &Project, args: &SimArgs) -> i32 {
-    let scenario = args.scenario.as_deref();
-    let (pack, players, kinds) =
-        match session::bot_table(project, &args.pack, scenario, args.players, &args.agents, "sim") {
-            Ok(t) => t,
-            Err(code) => return code,
-        };
+    let scenario = args.table.scenario.as_deref();
+    let (pack, players, kinds) = match session::bot_table(project, &args.table, "sim") {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
     let bar = (!args.json && std::io::stderr().is_terminal()).then(|| {
         let pb = indicatif::ProgressBar::new(args.games);
         pb.set_style(
@@ -245,7 +232,7 @@ pub fn run(project: &Project, args: &SimArgs) -> i32 {
         &pack,
         &kinds,
         scenario,
-        args.seed,
+        args.table.seed,
         args.games,
         Some(threads),
         args.max_failures,
@@ -268,7 +255,7 @@ pub fn run(project: &Project, args: &SimArgs) -> i32 {
         print_table(&pack, &stats, args, players, threads, secs);
     }
     for (i, f) in stats.failures.iter().take(5) {
-        eprintln!("error: game {i} (seed {}): {f}", derive_seed(args.seed, *i));
+        eprintln!("error: game {i} (seed {}): {f}", derive_seed(args.table.seed, *i));
     }
     if stats.failed > 0 {
         let not_run = args.games - stats.games;
@@ -324,9 +311,9 @@ fn summary_json(
     json!({
         "pack": pack.id(),
         "version": pack.manifest.version,
-        "scenario": args.scenario.clone().or_else(|| pack.default_scenario().map(|s| s.scenario.id.clone())),
+        "scenario": args.table.scenario.clone().or_else(|| pack.default_scenario().map(|s| s.scenario.id.clone())),
         "games": s.games,
-        "seed": args.seed,
+        "seed": args.table.seed,
         "players": players,
         "agents": kinds,
         "finished": s.finished,
@@ -365,7 +352,7 @@ fn print_table(pack: &Pack, s: &Stats, args: &SimArgs, players: usize, threads: 
         s.games,
         pack.manifest.name,
         players,
-        args.seed,
+        args.table.seed,
         s.finished,
         s.turn_limit,
         s.failed,

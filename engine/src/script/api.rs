@@ -183,13 +183,15 @@ fn rules_call(name: &str, args: Vec<Dynamic>) -> Result<Dynamic, ScriptFailure> 
 pub fn call_script_fn(ast: &AST, name: &str, args: Vec<Dynamic>) -> R<Dynamic> {
     let mut scope = Scope::new();
     let opts = CallFnOptions::new().eval_ast(false).rewind_scope(false);
-    if super::profile::active() {
+    let profiling = super::profile::active();
+    if profiling {
         super::profile::enter(ast.source(), name);
-        let r = super::engine().call_fn_with_options::<Dynamic>(opts, &mut scope, ast, name, args);
-        super::profile::leave();
-        return r;
     }
-    super::engine().call_fn_with_options::<Dynamic>(opts, &mut scope, ast, name, args)
+    let r = super::engine().call_fn_with_options::<Dynamic>(opts, &mut scope, ast, name, args);
+    if profiling {
+        super::profile::leave();
+    }
+    r
 }
 
 fn take_failure() -> Option<ScriptFailure> {
