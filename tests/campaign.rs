@@ -6,12 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::common::{crown, load_pack, repo_project};
 use crown_engine::content::Pack;
 use crown_engine::game::agent;
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::save::{SaveFile, SaveStatus};
 use crown_engine::game::{Game, GameConfig, Status};
-use crown_tests::{crown, load_pack, repo_project};
 use crown_tools::campaign;
 
 const BASE: &str = "kingdom-legacy";
@@ -341,7 +341,7 @@ fn save_text_round_trips() {
 }
 
 /// Prints whole base campaigns per second by the greedy bot:
-/// `cargo test --release -p crown-tests --test campaign bench -- --ignored --nocapture`.
+/// `cargo test --release -p crown-tools --test integration campaign::bench -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn bench() {

@@ -3,9 +3,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::common::crown;
 use crown_engine::content::{load_pack, LoadOptions, Project};
 use crown_engine::game::{Game, GameConfig, Status};
-use crown_tests::crown;
 
 /// A fresh project holding the pack `crown new pack demo` writes.
 fn demo_project() -> (tempfile::TempDir, Project) {

@@ -1,19 +1,23 @@
 //! Every golden game of the shipped packs, one test each, named after its file.
 //! A failure prints the same report as `crown test`.
 
+mod common;
+
 use crown_tools::golden::{check_case, discover, Verdict};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
     let args = Arguments::from_args();
-    let project = crown_tests::repo_project();
+    let project = crate::common::repo_project();
     let cases = discover(&project, &[]);
     let mut packs = std::collections::BTreeMap::new();
     let trials = cases
         .into_iter()
         .map(|case| {
-            let pack =
-                packs.entry(case.pack.clone()).or_insert_with(|| crown_tests::load_pack(&project, &case.pack)).clone();
+            let pack = packs
+                .entry(case.pack.clone())
+                .or_insert_with(|| crate::common::load_pack(&project, &case.pack))
+                .clone();
             Trial::test(case.name.clone(), move || {
                 let pack = pack.map_err(Failed::from)?;
                 match check_case(&case, &pack, 4) {

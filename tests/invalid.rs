@@ -4,7 +4,7 @@
 //! `case.toml` says otherwise), never print a panic message, finish within two seconds,
 //! and print exactly its reviewed `expected.txt`.
 //!
-//! `CROWN_BLESS_INVALID=1 cargo test -p crown-tests --test invalid` rewrites the expected
+//! `CROWN_BLESS_INVALID=1 cargo test -p crown-tools --test integration invalid::` rewrites the expected
 //! files; review every changed one before committing it. The tests run the built binary
 //! (rebuilt first when the engine's or the tools' sources are newer). See docs/hardening.md.
 
@@ -118,7 +118,7 @@ fn missing_case_reports_an_error() {
 const HARD_TIMEOUT: Duration = Duration::from_secs(20);
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("invalid")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/invalid")
 }
 
 /// Case folders, sorted; folders starting with `_` (shared bases) are not cases.
@@ -303,7 +303,7 @@ fn build_project(case: &Case, tmp: &Path) -> Result<PathBuf, String> {
     std::fs::write(outside.join("secret.toml"), "[[card]]\nid = \"secret\"\nname = \"Secret\"\n")
         .map_err(|e| e.to_string())?;
     if let Some(b) = &case.base {
-        crown_tests::copy_dir(&corpus_dir().join("_base").join(b), &project).map_err(|e| format!("base {b}: {e}"))?;
+        crate::common::copy_dir(&corpus_dir().join("_base").join(b), &project).map_err(|e| format!("base {b}: {e}"))?;
     }
     for e in std::fs::read_dir(&case.dir).map_err(|e| e.to_string())?.flatten() {
         let name = e.file_name();
@@ -312,7 +312,7 @@ fn build_project(case: &Case, tmp: &Path) -> Result<PathBuf, String> {
         }
         let to = project.join(&name);
         if e.path().is_dir() {
-            crown_tests::copy_dir(&e.path(), &to).map_err(|e| e.to_string())?;
+            crate::common::copy_dir(&e.path(), &to).map_err(|e| e.to_string())?;
         } else {
             std::fs::copy(e.path(), &to).map_err(|e| e.to_string())?;
         }
@@ -344,7 +344,7 @@ fn build_project(case: &Case, tmp: &Path) -> Result<PathBuf, String> {
 }
 
 fn run_case(case: &Case) -> Result<Run, String> {
-    let bin = crown_tests::fresh_crown_bin();
+    let bin = crate::common::crown_bin();
     if !bin.is_file() {
         return Err(format!("{} is missing: run `cargo build -p crown-tools` first", bin.display()));
     }
@@ -481,7 +481,7 @@ fn timings_are_masked() {
 fn card_text_is_printed_as_data() {
     let tmp = tempfile::tempdir().unwrap();
     let project = tmp.path().join("project");
-    crown_tests::copy_dir(&corpus_dir().join("_base/tiny"), &project).unwrap();
+    crate::common::copy_dir(&corpus_dir().join("_base/tiny"), &project).unwrap();
     let cards = project.join("content/tiny/cards/cards.toml");
     let text = std::fs::read_to_string(&cards).unwrap().replacen(
         "text = \"Score 1 point.\"",
@@ -490,7 +490,7 @@ fn card_text_is_printed_as_data() {
     );
     std::fs::write(&cards, text).unwrap();
     let out = project.join("build/print");
-    let o = Command::new(crown_tests::fresh_crown_bin())
+    let o = Command::new(crate::common::crown_bin())
         .args(["--project"])
         .arg(&project)
         .args(["print", "tiny", "--format", "svg", "--out"])
@@ -526,9 +526,9 @@ mod sandbox {
     /// The tiny pack with `double.rhai` replaced by `script`, loaded.
     fn tiny_with(script: &str) -> (tempfile::TempDir, Arc<Pack>) {
         let tmp = tempfile::tempdir().unwrap();
-        crown_tests::copy_dir(&super::corpus_dir().join("_base/tiny"), tmp.path()).unwrap();
+        crate::common::copy_dir(&super::corpus_dir().join("_base/tiny"), tmp.path()).unwrap();
         std::fs::write(tmp.path().join("scripts/tiny/cards/double.rhai"), script).unwrap();
-        let pack = crown_tests::load_pack(&Project::new(tmp.path()), "tiny").unwrap_or_else(|e| panic!("{e}"));
+        let pack = crate::common::load_pack(&Project::new(tmp.path()), "tiny").unwrap_or_else(|e| panic!("{e}"));
         (tmp, pack)
     }
 
@@ -717,7 +717,7 @@ mod sandbox {
         assert!(s.seat_wins.iter().sum::<u64>() >= s.finished, "wins counted for the games that finished");
         // The same through the command: exit 1, the summary table, one line per failed game.
         let project = tmp.path().to_string_lossy().to_string();
-        let o = std::process::Command::new(crown_tests::fresh_crown_bin())
+        let o = std::process::Command::new(crate::common::crown_bin())
             .args(["--project", &project, "sim", "tiny", "--games", "40", "--seed", "5", "--threads", "2"])
             .args(["--max-failures", "1000", "--json"])
             .output()
@@ -810,7 +810,7 @@ mod output_safety {
     #[test]
     fn failed_record_keeps_the_old_golden() {
         let tmp = tempfile::tempdir().unwrap();
-        crown_tests::copy_dir(&super::corpus_dir().join("_base/tiny"), tmp.path()).unwrap();
+        crate::common::copy_dir(&super::corpus_dir().join("_base/tiny"), tmp.path()).unwrap();
         let golden = tmp.path().join("tests/golden/tiny");
         std::fs::create_dir_all(&golden).unwrap();
         let game = golden.join("one.game.toml");
@@ -818,7 +818,7 @@ mod output_safety {
         std::fs::write(&game, "old game").unwrap();
         std::fs::write(&transcript, "old transcript").unwrap();
         let record = |extra: &[&str]| {
-            std::process::Command::new(crown_tests::fresh_crown_bin())
+            std::process::Command::new(crate::common::crown_bin())
                 .arg("--project")
                 .arg(tmp.path())
                 .args(["record", "tiny", "--seed", "1", "--agents", "first", "--out"])

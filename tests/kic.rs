@@ -21,8 +21,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::common::Table;
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
-use crown_tests::Table;
 
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::{agent, Game, GameConfig, Outcome, Status};

@@ -223,7 +223,7 @@ fn the_greedy_bot_builds_a_realm() {
     assert!(total / 4 > 30, "mean greedy score {}", total / 4);
 }
 
-/// Prints base campaigns per second: `cargo test --release -p crown-tests --test kl bench -- --ignored --nocapture`.
+/// Prints base campaigns per second: `cargo test --release -p crown-tools --test integration kl::bench -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn bench() {
@@ -247,7 +247,7 @@ fn bench() {
     );
 }
 
-/// Print one game: `KL_SEED=3 KL_SCENARIO=prologue cargo test -p crown-tests --test kl show -- --ignored --nocapture`.
+/// Print one game: `KL_SEED=3 KL_SCENARIO=prologue cargo test -p crown-tools --test integration kl::show -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn show() {
@@ -368,7 +368,7 @@ fn a_realm_goes_on_from_the_base_game_into_the_expansion_once() {
 
 /// The two sittings of one realm (the base game, then The Salt Road on what it left),
 /// compared with `tests/golden/kingdom-legacy-saltroad/campaign-two-plays.transcript`.
-/// After an intended change: `KL_BLESS=1 cargo test -p crown-tests --test kl campaign_two`.
+/// After an intended change: `KL_BLESS=1 cargo test -p crown-tools --test integration kl::campaign_two`.
 #[test]
 fn campaign_two_plays_matches_its_golden_transcript() {
     let salt = pack(SALT);
@@ -381,7 +381,7 @@ fn campaign_two_plays_matches_its_golden_transcript() {
     let text = format!(
         "## play 1: the base game, a new realm\n{t1}\n## play 2: The Salt Road, on the realm play 1 left\n{t2}\n"
     );
-    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/golden"))
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/golden"))
         .join(SALT)
         .join("campaign-two-plays.transcript");
     if std::env::var_os("KL_BLESS").is_some() {
@@ -521,7 +521,7 @@ impl Table {
     /// Run a snippet; an error fails the test with the transcript.
     fn run(&mut self, snippet: &str) {
         let game = self.game.take().expect("table");
-        let (game, r) = crown_tests::run_snippet(game, PRELUDE, snippet);
+        let (game, r) = crate::common::run_snippet(game, PRELUDE, snippet);
         let text = game.transcript.as_ref().map(|t| t.join("\n")).unwrap_or_default();
         self.game = Some(game);
         if let Err(e) = r {
@@ -532,7 +532,7 @@ impl Table {
     /// Run a snippet that must fail; returns the error.
     fn fails(&mut self, snippet: &str) -> String {
         let game = self.game.take().expect("table");
-        let (game, r) = crown_tests::run_snippet(game, PRELUDE, snippet);
+        let (game, r) = crate::common::run_snippet(game, PRELUDE, snippet);
         self.game = Some(game);
         match r {
             Ok(_) => panic!("the snippet should have failed"),

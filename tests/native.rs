@@ -3,7 +3,7 @@
 //! byte for byte. A difference is a bug in one of them (differential testing of the
 //! scripted rules); the first differing line is shown with the lines before it.
 //!
-//! More seeds: `NATIVE_SEEDS=1000 cargo test --release -p crown-tests --test native`.
+//! More seeds: `NATIVE_SEEDS=1000 cargo test --release -p crown-tools --test integration native::`.
 
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ use crown_engine::game::{agent, Game, GameConfig, Status};
 use crown_engine::native;
 
 fn pack() -> Arc<Pack> {
-    crown_tests::load_pack(&crown_tests::repo_project(), "take-the-kingdom").expect("pack loads")
+    crate::common::load_pack(&crate::common::repo_project(), "take-the-kingdom").expect("pack loads")
 }
 
 fn seeds(default: u64) -> u64 {
@@ -190,7 +190,7 @@ fn values_come_from_the_pack() {
 }
 
 /// Games per second, native and scripted, 4 players, random bots, one thread, no
-/// transcript: `cargo test --release -p crown-tests --test native throughput -- --ignored --nocapture`
+/// transcript: `cargo test --release -p crown-tools --test integration native::throughput -- --ignored --nocapture`
 /// (`NATIVE_GAMES` games each, 10,000 by default). A measurement, not a check.
 #[test]
 #[ignore]

@@ -3,7 +3,7 @@
 //! escaping of hostile card text, diagnostics, the output cache and template overrides.
 //!
 //! Snapshots live in `tests/print-snapshots/`; after reviewing a deliberate change of the
-//! templates, refresh them with `CROWN_UPDATE_SNAPSHOTS=1 cargo test -p crown-tests --test print`.
+//! templates, refresh them with `CROWN_UPDATE_SNAPSHOTS=1 cargo test -p crown-tools --test integration print::`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ use lopdf::{Document, Object};
 const MM: f64 = 72.0 / 25.4;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("print-fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/print-fixtures")
 }
 
 fn demo() -> Pack {
@@ -350,7 +350,7 @@ fn a_full_sheet_of_cards_stays_within_ten_by_seven() {
 
 /// Compare with (or, with CROWN_UPDATE_SNAPSHOTS=1, write) tests/print-snapshots/<name>.
 fn check_snapshot(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("print-snapshots").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/print-snapshots").join(name);
     if std::env::var_os("CROWN_UPDATE_SNAPSHOTS").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
@@ -663,4 +663,83 @@ fn reference_names_every_card_noble_leader_plaque_and_scenario() {
     assert!(!doc.get_pages().is_empty());
     let mb = media_box(&doc, doc.get_pages()[&1]);
     assert!((mb[2] - 595.276).abs() < 0.01);
+}
+
+/// A program of poppler-utils, the independent PDF reader these tests check the printed
+/// sheets with; missing, the test fails saying what to install (`cargo xtask test` does).
+fn poppler(program: &str, args: &[&std::ffi::OsStr]) -> String {
+    let out = std::process::Command::new(program).args(args).output().unwrap_or_else(|e| {
+        panic!(
+            "`{program}` could not be run ({e}): this test reads the printed PDF with poppler; \
+             run the suite with `cargo xtask test` (it installs Debian's `poppler-utils`), or install poppler yourself"
+        )
+    });
+    assert!(out.status.success(), "{program} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn poppler_reads_a_printed_pack_at_its_paper_size_with_embedded_fonts_and_ink_on_the_page() {
+    let out = tempfile::tempdir().unwrap();
+    let root = crate::common::repo_project().root;
+    let code = crown(&[
+        "--project",
+        &root.to_string_lossy(),
+        "print",
+        "take-the-kingdom",
+        "--format",
+        "pdf",
+        "--out",
+        &out.path().to_string_lossy(),
+    ]);
+    assert_eq!(code, 0);
+    let pdf = walkdir::WalkDir::new(out.path())
+        .into_iter()
+        .flatten()
+        .map(|e| e.into_path())
+        .find(|p| p.extension().is_some_and(|x| x == "pdf"))
+        .expect("a PDF was written");
+    let info = poppler("pdfinfo", &[pdf.as_os_str()]);
+    let field = |k: &str| {
+        info.lines().find_map(|l| l.strip_prefix(k)).map(str::trim).unwrap_or_else(|| panic!("no {k} in:\n{info}"))
+    };
+    assert!(field("Page size:").starts_with("595.276 x 841.89 pts"), "{info}");
+    assert!(field("Pages:").parse::<u32>().unwrap() > 1, "{info}");
+    // Every font is embedded (the `emb` column of pdffonts).
+    let fonts = poppler("pdffonts", &[pdf.as_os_str()]);
+    let rows: Vec<&str> = fonts.lines().skip(2).collect();
+    assert!(!rows.is_empty(), "{fonts}");
+    for r in &rows {
+        let cols: Vec<&str> = r.split_whitespace().collect();
+        assert!(cols.iter().rev().nth(4) == Some(&"yes"), "a font is not embedded:\n{fonts}");
+    }
+    // Page one drawn by poppler has ink on it: cards, not a blank sheet.
+    let prefix = out.path().join("page");
+    poppler(
+        "pdftoppm",
+        &[
+            "-r".as_ref(),
+            "30".as_ref(),
+            "-f".as_ref(),
+            "1".as_ref(),
+            "-l".as_ref(),
+            "1".as_ref(),
+            "-png".as_ref(),
+            pdf.as_os_str(),
+            prefix.as_os_str(),
+        ],
+    );
+    let png = std::fs::read_dir(out.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("page"))
+        .expect("pdftoppm wrote page one");
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&png).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let frame = reader.next_frame(&mut buf).unwrap();
+    let px = &buf[..frame.buffer_size()];
+    let dark = px.chunks(3).filter(|c| c.iter().map(|&v| u32::from(v)).sum::<u32>() < 600).count();
+    assert!(dark * 20 > px.len() / 3, "page one is nearly blank: {dark} dark pixels of {}", px.len() / 3);
 }

@@ -1,10 +1,10 @@
 //! The script profiler (`crown profile`): where time is charged, and that profiling a game
 //! never changes how it plays.
 
+use crate::common::{crown, load_pack, repo_project};
 use crown_engine::game::rng::derive_seed;
 use crown_engine::game::{Game, GameConfig, Outcome};
 use crown_engine::script::profile::{self, BUILT_IN};
-use crown_tests::{crown, load_pack, repo_project};
 
 fn play(pack: &std::sync::Arc<crown_engine::content::Pack>, games: u64) -> Vec<Outcome> {
     let kinds = vec!["random".to_string(); 4];

@@ -10,11 +10,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use crate::common::repo_project;
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
 use crown_engine::game::record::{transcript_text, GameFile};
 use crown_engine::game::state::NO_ZONE;
 use crown_engine::game::{Game, GameConfig, Status};
-use crown_tests::repo_project;
 use proptest::prelude::*;
 
 /// The shipped packs, loaded once.
@@ -25,7 +25,7 @@ fn packs() -> &'static Vec<Arc<Pack>> {
         let ids = project.pack_ids();
         assert!(ids.len() >= 4, "expected the shipped packs, found {ids:?}");
         ids.iter()
-            .map(|id| crown_tests::load_pack(&project, id).unwrap_or_else(|e| panic!("{id} does not load:\n{e}")))
+            .map(|id| crate::common::load_pack(&project, id).unwrap_or_else(|e| panic!("{id} does not load:\n{e}")))
             .collect()
     })
 }
@@ -198,10 +198,10 @@ fn same_seed_same_result_on_1_2_8_threads() {
 fn scratch_copy(from: &Path, packs: &[&str]) -> (tempfile::TempDir, Project) {
     let dir = tempfile::tempdir().unwrap();
     for p in packs {
-        crown_tests::copy_dir(&from.join("content").join(p), &dir.path().join("content").join(p)).unwrap();
+        crate::common::copy_dir(&from.join("content").join(p), &dir.path().join("content").join(p)).unwrap();
         let s = from.join("scripts").join(p);
         if s.is_dir() {
-            crown_tests::copy_dir(&s, &dir.path().join("scripts").join(p)).unwrap();
+            crate::common::copy_dir(&s, &dir.path().join("scripts").join(p)).unwrap();
         }
     }
     let project = Project::new(dir.path());
@@ -209,7 +209,7 @@ fn scratch_copy(from: &Path, packs: &[&str]) -> (tempfile::TempDir, Project) {
 }
 
 fn tiny_base() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("invalid/_base/tiny")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/invalid/_base/tiny")
 }
 
 /// Where an arbitrary file is dropped into the tiny pack.
@@ -615,7 +615,7 @@ fn tiny_pack() -> &'static Arc<Pack> {
     static PACK: OnceLock<Arc<Pack>> = OnceLock::new();
     PACK.get_or_init(|| {
         let project = Project::new(tiny_base());
-        crown_tests::load_pack(&project, "tiny").unwrap()
+        crate::common::load_pack(&project, "tiny").unwrap()
     })
 }
 

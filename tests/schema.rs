@@ -6,7 +6,7 @@ use crown_engine::content::schema;
 
 #[test]
 fn shipped_content_matches_the_json_schemas() {
-    let project = crown_tests::repo_project();
+    let project = crate::common::repo_project();
     let schemas: std::collections::BTreeMap<&str, serde_json::Value> =
         schema::all().into_iter().map(|(n, s)| (n, serde_json::to_value(&s).unwrap())).collect();
     let mut checked = 0;
@@ -46,7 +46,7 @@ fn shipped_content_matches_the_json_schemas() {
 
 #[test]
 fn schema_files_are_current() {
-    let project = crown_tests::repo_project();
+    let project = crate::common::repo_project();
     for (name, s) in schema::all() {
         let have = std::fs::read_to_string(project.root.join("docs/schema").join(name)).unwrap_or_default();
         assert_eq!(have, schema::to_json(&s), "docs/schema/{name} is stale: run `crown schema`");

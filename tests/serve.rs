@@ -1,67 +1,34 @@
 //! Integration tests: serve. `crown serve` runs on a copy of Take the Kingdom and the
-//! page is opened in a real headless Chromium, driven over the DevTools protocol. The
-//! page is loaded once; edits to the card files must show up in it without a reload.
+//! page is opened in a real headless Chromium, driven over the DevTools protocol (JSON
+//! messages over a WebSocket, through the `tungstenite` crate). The page is loaded once;
+//! edits to the card files must show up in it without a reload.
 //!
-//! Chromium is Debian's `chromium` package (installed by `.ci/run`). When it is missing
-//! the test installs it the same way, and fails if it cannot: it is never skipped.
+//! Chromium comes from `CROWN_CHROMIUM` or `PATH` ([`chromium`]); `cargo xtask test`
+//! installs it when missing. Without it these tests fail with one message saying what to
+//! install: they are never skipped.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
-use crown_tests::{copy_dir, fresh_crown_bin, repo_project};
+use crate::common::{chromium, copy_dir, crown_bin, repo_project};
 use serde_json::{json, Value};
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
 
 // ---- Chromium ----
-
-fn find_chromium() -> Option<PathBuf> {
-    for name in ["chromium", "chromium-browser"] {
-        for dir in ["/usr/bin", "/usr/local/bin", "/snap/bin"] {
-            let p = Path::new(dir).join(name);
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-    }
-    None
-}
-
-/// Chromium, installed with apt-get when missing (as root, or through `sudo -n`).
-fn chromium() -> PathBuf {
-    if let Some(p) = find_chromium() {
-        return p;
-    }
-    let root = Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    let prefix: Vec<&str> = if root.unwrap_or(false) { vec![] } else { vec!["sudo", "-n"] };
-    let run = |args: &[&str]| {
-        let mut all: Vec<&str> = prefix.clone();
-        all.extend_from_slice(args);
-        Command::new(all[0])
-            .args(&all[1..])
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .stdout(Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false)
-    };
-    if !run(&["apt-get", "install", "-y", "-qq", "chromium"]) {
-        run(&["apt-get", "update", "-qq"]);
-        run(&["apt-get", "install", "-y", "-qq", "chromium"]);
-    }
-    find_chromium().expect(
-        "headless Chromium is needed for this test and could not be installed: \
-         run `apt-get install -y chromium` as root (`.ci/run` does)",
-    )
-}
 
 /// A headless Chromium with its DevTools endpoint.
 struct Browser {
     child: Child,
     _profile: tempfile::TempDir,
-    port: u16,
+    /// `127.0.0.1:PORT`, where DevTools listens.
+    host: String,
+    /// The browser-wide DevTools WebSocket address.
+    url: String,
 }
 
 impl Browser {
@@ -73,6 +40,10 @@ impl Browser {
                 "--no-sandbox",
                 "--disable-gpu",
                 "--disable-dev-shm-usage",
+                "--disable-quic",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
                 "--no-first-run",
                 "--no-default-browser-check",
                 "--remote-debugging-address=127.0.0.1",
@@ -83,7 +54,7 @@ impl Browser {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("start chromium");
+            .unwrap_or_else(|e| panic!("could not start {}: {e}", chromium().display()));
         let err = child.stderr.take().unwrap();
         let (tx, rx) = channel();
         std::thread::spawn(move || {
@@ -91,16 +62,18 @@ impl Browser {
                 let _ = tx.send(l);
             }
         });
+        // Chromium announces "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/ID".
         let end = Instant::now() + Duration::from_secs(30);
         let mut seen = Vec::new();
         while let Some(left) = end.checked_duration_since(Instant::now()) {
             match rx.recv_timeout(left) {
                 Ok(l) => {
-                    if let Some(rest) = l.split("ws://127.0.0.1:").nth(1) {
-                        let port = rest.split('/').next().unwrap().parse().unwrap();
+                    if let Some(at) = l.find("ws://127.0.0.1:") {
+                        let url = l[at..].trim().to_string();
+                        let host = url["ws://".len()..].split('/').next().unwrap().to_string();
                         // Keep draining Chromium's stderr so it never blocks.
                         std::thread::spawn(move || for _ in rx {});
-                        return Browser { child, _profile: profile, port };
+                        return Browser { child, _profile: profile, host, url };
                     }
                     seen.push(l);
                 }
@@ -112,20 +85,20 @@ impl Browser {
         panic!("chromium did not open its DevTools port:\n{}", seen.join("\n"));
     }
 
-    /// A DevTools session on the first page target.
+    /// A DevTools session on the first page.
     fn page(&self) -> Cdp {
+        let mut browser = Cdp::connect(&self.url);
         let end = Instant::now() + Duration::from_secs(10);
         loop {
-            let list = http_get(self.port, "/json/list").unwrap_or_default();
-            let targets: Value = serde_json::from_str(&list).unwrap_or(Value::Null);
-            if let Some(ws) = targets
+            let targets = browser.call("Target.getTargets", json!({}));
+            if let Some(id) = targets["targetInfos"]
                 .as_array()
                 .and_then(|a| a.iter().find(|t| t["type"] == "page"))
-                .and_then(|t| t["webSocketDebuggerUrl"].as_str())
+                .and_then(|t| t["targetId"].as_str())
             {
-                return Cdp::connect(ws);
+                return Cdp::connect(&format!("ws://{}/devtools/page/{id}", self.host));
             }
-            assert!(Instant::now() < end, "no page target in {list}");
+            assert!(Instant::now() < end, "no page target in {targets}");
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -138,108 +111,20 @@ impl Drop for Browser {
     }
 }
 
-fn http_get(port: u16, path: &str) -> std::io::Result<String> {
-    let mut s = TcpStream::connect(("127.0.0.1", port))?;
-    s.set_read_timeout(Some(Duration::from_secs(5)))?;
-    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n")?;
-    // Chromium keeps the connection open: read the headers, then Content-Length bytes.
-    let mut r = BufReader::new(s);
-    let mut len = 0usize;
-    loop {
-        let mut h = String::new();
-        if r.read_line(&mut h)? == 0 || h.trim().is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':') {
-            if k.trim().eq_ignore_ascii_case("content-length") {
-                len = v.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    let mut body = vec![0u8; len];
-    r.read_exact(&mut body)?;
-    Ok(String::from_utf8_lossy(&body).into_owned())
-}
-
-// ---- A minimal DevTools client: WebSocket text frames carrying JSON ----
+// ---- DevTools: JSON commands and answers over a WebSocket ----
 
 struct Cdp {
-    stream: TcpStream,
+    ws: WebSocket<MaybeTlsStream<TcpStream>>,
     next_id: u64,
 }
 
 impl Cdp {
     fn connect(url: &str) -> Cdp {
-        let rest = url.strip_prefix("ws://").expect("ws url");
-        let (host, path) = rest.split_once('/').unwrap();
-        let mut stream = TcpStream::connect(host).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-        write!(
-            stream,
-            "GET /{path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
-             Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        )
-        .unwrap();
-        // The handshake answer ends with an empty line.
-        let mut head = Vec::new();
-        let mut b = [0u8; 1];
-        while !head.ends_with(b"\r\n\r\n") {
-            stream.read_exact(&mut b).unwrap();
-            head.push(b[0]);
+        let (ws, _) = tungstenite::connect(url).unwrap_or_else(|e| panic!("DevTools connection to {url}: {e}"));
+        if let MaybeTlsStream::Plain(s) = ws.get_ref() {
+            s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
         }
-        let head = String::from_utf8_lossy(&head);
-        assert!(head.starts_with("HTTP/1.1 101"), "websocket handshake refused: {head}");
-        Cdp { stream, next_id: 1 }
-    }
-
-    fn send_frame(&mut self, payload: &[u8]) {
-        let mut f = vec![0x81u8];
-        let mask = [0x1fu8, 0x2e, 0x3d, 0x4c];
-        match payload.len() {
-            n if n < 126 => f.push(0x80 | n as u8),
-            n if n < 65536 => {
-                f.push(0x80 | 126);
-                f.extend_from_slice(&(n as u16).to_be_bytes());
-            }
-            n => {
-                f.push(0x80 | 127);
-                f.extend_from_slice(&(n as u64).to_be_bytes());
-            }
-        }
-        f.extend_from_slice(&mask);
-        f.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
-        self.stream.write_all(&f).unwrap();
-    }
-
-    /// The next complete text message.
-    fn read_message(&mut self) -> String {
-        let mut msg = Vec::new();
-        loop {
-            let mut h = [0u8; 2];
-            self.stream.read_exact(&mut h).unwrap();
-            let fin = h[0] & 0x80 != 0;
-            let opcode = h[0] & 0x0f;
-            let mut len = u64::from(h[1] & 0x7f);
-            if len == 126 {
-                let mut b = [0u8; 2];
-                self.stream.read_exact(&mut b).unwrap();
-                len = u64::from(u16::from_be_bytes(b));
-            } else if len == 127 {
-                let mut b = [0u8; 8];
-                self.stream.read_exact(&mut b).unwrap();
-                len = u64::from_be_bytes(b);
-            }
-            let mut data = vec![0u8; len as usize];
-            self.stream.read_exact(&mut data).unwrap();
-            match opcode {
-                0x8 => panic!("DevTools closed the connection"),
-                0x9 | 0xA => continue,
-                _ => msg.extend(data),
-            }
-            if fin {
-                return String::from_utf8_lossy(&msg).into_owned();
-            }
-        }
+        Cdp { ws, next_id: 1 }
     }
 
     /// Send a command and wait for its answer (events in between are skipped).
@@ -247,9 +132,14 @@ impl Cdp {
         let id = self.next_id;
         self.next_id += 1;
         let text = json!({ "id": id, "method": method, "params": params }).to_string();
-        self.send_frame(text.as_bytes());
+        self.ws.send(Message::text(text)).unwrap_or_else(|e| panic!("{method}: {e}"));
         loop {
-            let v: Value = serde_json::from_str(&self.read_message()).unwrap();
+            let msg = self.ws.read().unwrap_or_else(|e| panic!("{method}: no answer from DevTools: {e}"));
+            let v: Value = match msg {
+                Message::Text(t) => serde_json::from_str(t.as_str()).unwrap(),
+                Message::Close(_) => panic!("{method}: DevTools closed the connection"),
+                _ => continue,
+            };
             if v["id"] == id {
                 assert!(v.get("error").is_none(), "{method}: {v}");
                 return v["result"].clone();
@@ -297,7 +187,7 @@ impl Server {
         for sub in ["content/take-the-kingdom", "scripts/take-the-kingdom"] {
             copy_dir(&repo.root.join(sub), &root.join(sub)).unwrap();
         }
-        let mut child = Command::new(fresh_crown_bin())
+        let mut child = Command::new(crown_bin())
             .args(["--project", &root.to_string_lossy(), "serve", "take-the-kingdom", "--port", "0"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

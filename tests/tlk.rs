@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
+use crate::common::Table;
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
 use crown_engine::game::agent;
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::state::NO_ZONE;
 use crown_engine::game::{Game, GameConfig, Status};
 use crown_engine::script::api::{call_script_fn, with_installed};
-use crown_tests::Table;
 
 fn pack() -> Arc<Pack> {
     let project = Project::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));

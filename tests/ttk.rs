@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
+use crate::common::Table;
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::state::NO_ZONE;
 use crown_engine::game::{agent, Game, GameConfig, Outcome, Status};
-use crown_tests::Table;
 
 fn pack() -> Arc<Pack> {
     let project = Project::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
@@ -59,7 +59,7 @@ fn games_finish_under_every_scenario() {
     }
 }
 
-/// Print one game's transcript: `TTK_SEED=3 TTK_PLAYERS=4 cargo test -p crown-tests --test ttk show -- --ignored --nocapture`.
+/// Print one game's transcript: `TTK_SEED=3 TTK_PLAYERS=4 cargo test -p crown-tools --test integration ttk::show -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn show() {
@@ -1019,7 +1019,7 @@ fn solo_enemies_strike_the_player_where_a_land_falls_and_a_fallen_enemy_lets_a_c
 }
 
 /// Rough costs of the script operations the rules lean on (release build):
-/// `cargo test --release -p crown-tests --test ttk micro -- --ignored --nocapture`.
+/// `cargo test --release -p crown-tools --test integration ttk::micro -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn micro() {

@@ -9,9 +9,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
+use crate::common::{copy_dir, crown, crown_bin, repo_project, spawn_crown};
 use crown_engine::content::Project;
-use crown_tests::{copy_dir, crown, fresh_crown_bin, repo_project, spawn_crown};
-use crown_tools::watch::{classify, ChangeKind, FsWatcher, ReloadOptions, ReloadReport, Reloader};
+use crown_tools::live::{classify, ChangeKind, FsWatcher, ReloadOptions, ReloadReport, Reloader};
 
 /// A project holding the scaffolded pack `demo`, watched, with its reloader.
 struct Rig {
@@ -451,7 +451,7 @@ fn play_watch_reloads_between_choices_and_logs_it() {
     let root = dir.path().canonicalize().unwrap();
     assert_eq!(crown(&["--project", &root.to_string_lossy(), "new", "pack", "demo"]), 0);
     let transcript = root.join("game.transcript");
-    let mut child = Command::new(fresh_crown_bin())
+    let mut child = Command::new(crown_bin())
         .args(["--project", &root.to_string_lossy(), "play", "demo", "--watch", "--agents", "human,first"])
         .arg("--transcript")
         .arg(&transcript)
@@ -527,7 +527,7 @@ fn latency_benchmark_reports_percentiles_and_memory() {
     // `CROWN_LATENCY=100,1000,1000` runs the full benchmark (edits, cards, reloads).
     let spec = std::env::var("CROWN_LATENCY").unwrap_or_else(|_| "20,200,60".into());
     let n: Vec<usize> = spec.split(',').map(|x| x.trim().parse().unwrap()).collect();
-    let r = crown_tools::watch::latency_bench_with(n[0], n[1], n[2]);
+    let r = crown_tools::bench::watch::latency_bench_with(n[0], n[1], n[2]);
     eprintln!("{r:?} (memory growth {:.1}%)", r.rss_growth_percent());
     assert!(r.error.is_none(), "{r:?}");
     assert_eq!(r.reloads, n[2]);

@@ -41,7 +41,7 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
                         p.scenarios.len(),
                         p.scripts.len(),
                         if w == 1 { "" } else { "s" },
-                        if args.digest { format!(" {}", crate::watch::digest_tag(p)) } else { String::new() }
+                        if args.digest { format!(" {}", crate::live::digest_tag(p)) } else { String::new() }
                     ),
                     None => format!(
                         "{id}: {e} error{}, {w} warning{}",
@@ -53,7 +53,7 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
             }
             Format::Json => {
                 if let (true, Some(p)) = (args.digest, &loaded.pack) {
-                    digests.insert(id.clone(), format!("{:016x}", crate::watch::pack_digest(p)).into());
+                    digests.insert(id.clone(), format!("{:016x}", crate::live::pack_digest(p)).into());
                 }
                 for d in &diags {
                     let mut v = serde_json::to_value(d).unwrap_or_default();

@@ -7,6 +7,7 @@ pub mod campaign;
 pub mod check;
 pub mod cli;
 pub mod golden;
+pub mod live;
 pub mod new;
 pub mod out;
 pub mod play;

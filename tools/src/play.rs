@@ -12,7 +12,7 @@ use crown_engine::game::agent::{self, Agent, ChoiceRequest};
 use crown_engine::game::record::{transcript_text, GameFile};
 use crown_engine::game::{Game, GameConfig, Status};
 
-use crate::watch::{FsWatcher, ReloadOptions, Reloader};
+use crate::live::{FsWatcher, ReloadOptions, Reloader};
 use crate::{out, session};
 
 #[derive(Debug, Args)]
@@ -45,7 +45,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub watch: bool,
     /// Quiet time, in milliseconds, that ends a batch of changes (with `--watch`).
-    #[arg(long, default_value_t = crate::watch::DEFAULT_DEBOUNCE_MS)]
+    #[arg(long, default_value_t = crate::live::DEFAULT_DEBOUNCE_MS)]
     pub debounce: u64,
     /// Poll the files instead of relying on change events (with `--watch`).
     #[arg(long)]

@@ -20,10 +20,10 @@ use clap::Args;
 use crown_engine::content::{Pack, Project};
 use crown_engine::diag::{self, Diagnostic, SourceMap};
 
+use crate::live::{FsWatcher, PackState, ReloadOptions, Reloader, DEFAULT_DEBOUNCE_MS};
 use crate::out;
 use crate::print::templates::html_escape;
 use crate::print::{self, PrintOptions, Printer, Side};
-use crate::watch::{FsWatcher, PackState, ReloadOptions, Reloader, DEFAULT_DEBOUNCE_MS};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {

@@ -1,4 +1,7 @@
-//! Shared helpers for the integration tests.
+//! Shared helpers for the integration tests (both test binaries include this module).
+
+// Each test binary uses its own subset of the helpers.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -27,12 +30,10 @@ pub fn crown(args: &[&str]) -> i32 {
     crown_tools::run(std::iter::once("crown").chain(args.iter().copied()))
 }
 
-/// The built `crown` binary, for tests that capture its output.
+/// The `crown` binary cargo built for these tests, for tests that run it as a child
+/// process (to capture its output, or to see how it exits).
 pub fn crown_bin() -> PathBuf {
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| here.join("../target"));
-    let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
-    target.join(profile).join("crown")
+    PathBuf::from(env!("CARGO_BIN_EXE_crown"))
 }
 
 /// Copy a folder recursively.
@@ -110,38 +111,6 @@ pub fn run_snippet(
     (game, r.map_err(|e| e.to_string()))
 }
 
-/// The `crown` binary, built when it is missing or older than the engine's or the tools'
-/// sources (`cargo test -p crown-tests` does not build other packages' binaries). Built at
-/// most once per test process.
-pub fn fresh_crown_bin() -> PathBuf {
-    static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
-    let bin = crown_bin();
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    let root = repo_project().root;
-    let newest = ["engine/src", "tools/src", "tools/templates", "engine/Cargo.toml", "tools/Cargo.toml"]
-        .iter()
-        .flat_map(|d| walkdir::WalkDir::new(root.join(d)).into_iter().flatten())
-        .filter_map(|e| e.metadata().ok()?.modified().ok())
-        .max();
-    let stale = match (std::fs::metadata(&bin).and_then(|m| m.modified()), newest) {
-        (Ok(t), Some(n)) => t < n,
-        (Ok(_), None) => false,
-        (Err(_), _) => true,
-    };
-    if stale && !*built {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = std::process::Command::new(cargo)
-            .args(["build", "-q", "-p", "crown-tools", "--bin", "crown"])
-            .current_dir(&root)
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "cargo build -p crown-tools failed");
-        *built = true;
-    }
-    assert!(bin.is_file(), "{} is missing: run `cargo build -p crown-tools` first", bin.display());
-    bin
-}
-
 /// Start the `crown` binary with `args`, its standard output and error read line by line
 /// on their own threads (so a chatty process never blocks on a full pipe).
 pub fn spawn_crown(
@@ -149,7 +118,7 @@ pub fn spawn_crown(
 ) -> (std::process::Child, std::sync::mpsc::Receiver<String>, std::sync::mpsc::Receiver<String>) {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
-    let mut child = Command::new(fresh_crown_bin())
+    let mut child = Command::new(crown_bin())
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -242,5 +211,38 @@ impl Table {
 
     pub fn over(&self) -> Option<(Vec<usize>, String)> {
         self.game().over.clone()
+    }
+}
+
+/// The Chromium the browser tests drive: the binary `CROWN_CHROMIUM` names, else the first
+/// of `chromium`, `chromium-browser`, `google-chrome` on `PATH`. When there is none the
+/// test fails with one message saying what to install; nothing here installs anything
+/// (`cargo xtask test`, the README's test command, does that before the tests run).
+pub fn chromium() -> PathBuf {
+    static FOUND: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    let found = FOUND.get_or_init(|| {
+        if let Some(v) = std::env::var_os("CROWN_CHROMIUM").filter(|v| !v.is_empty()) {
+            let p = PathBuf::from(v);
+            return if p.is_file() {
+                Ok(p)
+            } else {
+                Err(format!("CROWN_CHROMIUM is set to {}, which is not a file", p.display()))
+            };
+        }
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
+            .iter()
+            .flat_map(|n| std::env::split_paths(&path).map(move |d| d.join(n)))
+            .find(|p| p.is_file())
+            .ok_or_else(|| {
+                "this browser test needs Chromium and none was found on PATH: run the suite with \
+                 `cargo xtask test` (it installs Debian's `chromium` package), install Chromium \
+                 yourself, or set CROWN_CHROMIUM to a Chromium or Chrome binary"
+                    .to_string()
+            })
+    });
+    match found {
+        Ok(p) => p.clone(),
+        Err(e) => panic!("{e}"),
     }
 }

@@ -1,0 +1,23 @@
+//! The integration tests: one test binary, one module per area (as ripgrep organises its
+//! tests), so the whole tool is linked once rather than once per file. Golden games are
+//! the other binary (`golden.rs`), one test per game file.
+//!
+//! Run one area with a filter: `cargo test -p crown-tools --test integration ttk::`.
+
+mod common;
+
+mod campaign;
+mod cli;
+mod invalid;
+mod kic;
+mod kl;
+mod native;
+mod print;
+mod profile;
+mod props;
+mod schema;
+mod serve;
+mod soak;
+mod tlk;
+mod ttk;
+mod watch;

@@ -1,0 +1,195 @@
+//! The project's own tasks, run with `cargo xtask <task>` (an alias in `.cargo/config.toml`).
+//!
+//! - `cargo xtask test [ARGS...]`: install the outside programs the test suite drives
+//!   (when missing), then run `cargo test --workspace ARGS...`. This is the README's test
+//!   command and what CI runs.
+//! - `cargo xtask provision`: only the first half.
+//!
+//! This is the one place that calls a package manager. Tests, build scripts and library
+//! code never do: a test that needs a program it cannot find fails with a message that
+//! says what to install (see `tests/common/mod.rs`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// An outside program a test drives, and where it comes from.
+struct Program {
+    /// Command names to look for on `PATH`, first match wins.
+    names: &'static [&'static str],
+    /// An environment variable that points at the program instead (checked first).
+    env: Option<&'static str>,
+    /// The Debian package that provides it.
+    package: &'static str,
+    /// Which tests use it.
+    used_by: &'static str,
+}
+
+const PROGRAMS: &[Program] = &[
+    Program {
+        names: &["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"],
+        env: Some("CROWN_CHROMIUM"),
+        package: "chromium",
+        used_by: "the preview page tests (tests/serve.rs) drive a headless browser",
+    },
+    Program {
+        names: &["pdftoppm"],
+        env: None,
+        package: "poppler-utils",
+        used_by: "the print tests (tests/print.rs) read the printed PDF with poppler",
+    },
+];
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("test") => match provision() {
+            Ok(found) => run_tests(&args[1..], &found),
+            Err(e) => fail(&e),
+        },
+        Some("provision") => match provision() {
+            Ok(found) => {
+                for (env, path) in found {
+                    println!("{env}={}", path.display());
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e),
+        },
+        _ => {
+            eprintln!(
+                "usage: cargo xtask test [ARGS...]   install the programs the tests use, then `cargo test --workspace ARGS...`\n\
+                 \x20      cargo xtask provision          only install the programs"
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn fail(msg: &str) -> ExitCode {
+    eprintln!("xtask: {msg}");
+    ExitCode::FAILURE
+}
+
+/// Where a program is: its environment variable when set, else the first name on `PATH`.
+fn locate(p: &Program) -> Result<Option<PathBuf>, String> {
+    if let Some(var) = p.env {
+        if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            let path = PathBuf::from(v);
+            return if path.is_file() {
+                Ok(Some(path))
+            } else {
+                Err(format!("{var} is set to {}, which is not a file", path.display()))
+            };
+        }
+    }
+    Ok(p.names.iter().find_map(|n| on_path(n)))
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+/// Install what is missing; the environment variables that name each program found.
+fn provision() -> Result<Vec<(&'static str, PathBuf)>, String> {
+    let mut missing = Vec::new();
+    for p in PROGRAMS {
+        if locate(p)?.is_none() {
+            missing.push(p);
+        }
+    }
+    if !missing.is_empty() {
+        install(&missing)?;
+    }
+    let mut found = Vec::new();
+    for p in PROGRAMS {
+        match locate(p)? {
+            Some(path) => {
+                if let Some(var) = p.env {
+                    found.push((var, path));
+                }
+            }
+            None => {
+                return Err(format!(
+                    "`{}` is still missing after installing Debian's `{}` package; {}",
+                    p.names[0], p.package, p.used_by
+                ))
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Install Debian packages with apt-get, as root or through `sudo -n`.
+fn install(missing: &[&Program]) -> Result<(), String> {
+    let packages: Vec<&str> = missing.iter().map(|p| p.package).collect();
+    let why: Vec<String> = missing.iter().map(|p| format!("  {} ({}): {}", p.names[0], p.package, p.used_by)).collect();
+    let by_hand = format!(
+        "the tests need these programs:\n{}\ninstall them (Debian: `apt-get install {}` as root){}",
+        why.join("\n"),
+        packages.join(" "),
+        if missing.iter().any(|p| p.env.is_some()) {
+            ", or point CROWN_CHROMIUM at a Chromium or Chrome binary"
+        } else {
+            ""
+        }
+    );
+    if on_path("apt-get").is_none() {
+        return Err(format!("no apt-get on this machine; {by_hand}"));
+    }
+    let prefix: Vec<&str> = if is_root() {
+        vec![]
+    } else if Command::new("sudo").args(["-n", "true"]).output().is_ok_and(|o| o.status.success()) {
+        vec!["sudo", "-n"]
+    } else {
+        return Err(format!("not root and `sudo -n` is not allowed, so nothing can be installed; {by_hand}"));
+    };
+    eprintln!("xtask: installing {} (Debian packages) for the tests", packages.join(", "));
+    let apt = |args: &[&str]| -> Result<(), String> {
+        let mut all = prefix.clone();
+        all.push("apt-get");
+        all.extend_from_slice(args);
+        let out = Command::new(all[0])
+            .args(&all[1..])
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .output()
+            .map_err(|e| format!("could not run {}: {e}", all.join(" ")))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{}` failed ({}):\n{}\n{by_hand}",
+                all.join(" "),
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim_end()
+            ))
+        }
+    };
+    apt(&["update", "-qq"])?;
+    let mut install = vec!["install", "-y", "-qq"];
+    install.extend_from_slice(&packages);
+    apt(&install)
+}
+
+fn is_root() -> bool {
+    // The effective user id, from the kernel's own view of this process.
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
+        .unwrap_or(false)
+}
+
+fn run_tests(args: &[String], found: &[(&'static str, PathBuf)]) -> ExitCode {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(&root).args(["test", "--workspace"]).args(args);
+    for (var, path) in found {
+        cmd.env(var, path);
+    }
+    match cmd.status() {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(1, 255) as u8)),
+        Err(e) => fail(&format!("could not run cargo test: {e}")),
+    }
+}
