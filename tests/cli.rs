@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use crate::common::crown;
 use crown_engine::content::{load_pack, LoadOptions, Project};
+use crown_engine::game::record::GameFile;
 use crown_engine::game::{Game, GameConfig, Status};
+use crown_tools::golden;
 
 /// A fresh project holding the pack `crown new pack demo` writes.
 fn demo_project() -> (tempfile::TempDir, Project) {
@@ -239,10 +241,59 @@ fn golden_record_test_bless_cycle() {
     std::fs::write(&cards, reordered).unwrap();
     assert_eq!(crown(&["--project", &root, "check", "demo"]), 0);
     assert_eq!(crown(&["--project", &root, "test"]), 0);
-    // A recorded choice that is no longer offered is a clear failure, and bless refuses.
-    let g = std::fs::read_to_string(&g1).unwrap();
-    let broken = g.replacen("label = \"Play", "label = \"Juggle", 1);
-    assert_ne!(g, broken);
-    std::fs::write(&g1, broken).unwrap();
-    assert_eq!(crown(&["--project", &root, "test", "--bless"]), 1);
+    // Bot games keep no choices: the agents play again from the seed.
+    assert!(!std::fs::read_to_string(&g1).unwrap().contains("label ="));
+}
+
+#[test]
+fn a_persons_game_survives_a_change_and_bless_says_from_where_the_fallback_played() {
+    let (dir, project) = demo_project();
+    let root = dir.path().to_string_lossy().to_string();
+    // A game whose two seats are persons: every choice is pinned.
+    let pack = Arc::new(load_pack(&project, "demo", LoadOptions::default()).pack.unwrap());
+    let agents = crown_tools::session::bots(&["random".to_string(), "greedy".to_string()], 5);
+    let (game, _) = Game::new(pack.clone(), GameConfig::new(5, 2), agents).unwrap().run();
+    let file = GameFile::from_game(&game, vec!["human".to_string(); 2], "Two persons.".into());
+    assert!(file.choices.len() > 4, "{}", file.to_toml());
+    let g = project.golden_dir("demo").join("people.game.toml");
+    std::fs::write(&g, file.to_toml()).unwrap();
+    std::fs::write(golden::transcript_path(&g), file.replay(pack.clone()).unwrap().2).unwrap();
+    assert_eq!(crown(&["--project", &root, "test", "demo/people"]), 0);
+    // The person's fourth choice is no longer offered: the game is a change, not a failure.
+    let c = &file.choices[3];
+    let edited = file.to_toml().replacen(
+        &format!("step = {}, player = {}, label = {:?}", c.step, c.player, c.label),
+        &format!("step = {}, player = {}, label = \"Juggle\"", c.step, c.player),
+        1,
+    );
+    assert_ne!(edited, file.to_toml());
+    std::fs::write(&g, &edited).unwrap();
+    let out = crown_out(&root, &["test", "demo/people"]);
+    assert!(out.contains("CHANGED demo/people"), "{out}");
+    assert!(out.contains("'Juggle' is no longer offered; greedy played on from there"), "{out}");
+    assert!(!out.contains("could not replay"), "{out}");
+    // Accepting writes the continuation and keeps the set-aside choices.
+    assert_eq!(crown(&["--project", &root, "test", "--bless", "demo/people"]), 0);
+    let blessed = GameFile::parse(&std::fs::read_to_string(&g).unwrap()).unwrap();
+    assert_eq!(blessed.continued.len(), 1, "{}", blessed.to_toml());
+    let before = file.choices[..3].iter().filter(|x| x.player == c.player).count();
+    assert_eq!((blessed.continued[0].player, blessed.continued[0].after), (c.player, before));
+    assert_eq!(blessed.continued[0].agent, "greedy");
+    assert!(blessed.superseded.iter().any(|s| s.label == "Juggle"), "{}", blessed.to_toml());
+    // Replays clean now, and a second bless writes nothing.
+    let (gt, tt) = (std::fs::read(&g).unwrap(), std::fs::read(golden::transcript_path(&g)).unwrap());
+    assert_eq!(crown(&["--project", &root, "test"]), 0);
+    assert_eq!(crown(&["--project", &root, "test", "--bless"]), 0);
+    assert_eq!(gt, std::fs::read(&g).unwrap());
+    assert_eq!(tt, std::fs::read(golden::transcript_path(&g)).unwrap());
+}
+
+/// `crown --project ROOT ARGS...` through the binary: its standard output.
+fn crown_out(root: &str, args: &[&str]) -> String {
+    let o = std::process::Command::new(crate::common::crown_bin())
+        .args(["--project", root])
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout).into_owned()
 }

@@ -22,10 +22,13 @@ fn main() {
                 let pack = pack.map_err(Failed::from)?;
                 match check_case(&case, &pack, 4) {
                     Verdict::Pass => Ok(()),
-                    Verdict::Differs { report, .. } => {
-                        Err(format!("the transcript changed (run `crown test --bless` if intended)\n{report}").into())
-                    }
-                    Verdict::Broken { report } => Err(format!("the game no longer replays: {report}").into()),
+                    Verdict::Differs(change) => Err(format!(
+                        "the game changed (review with `crown test --review`, accept with `crown test --bless`)\n{}{}",
+                        change.report,
+                        change.diff
+                    )
+                    .into()),
+                    Verdict::Broken { report, fix } => Err(format!("could not replay: {report}\nfix: {fix}").into()),
                 }
             })
         })

@@ -140,6 +140,12 @@ proptest! {
             prop_assert_eq!(&back, &file);
             let (_, _, replayed) = back.replay(pack.clone()).map_err(TestCaseError::fail)?;
             prop_assert!(live == replayed, "{} seed {seed}: replay differs", pack.id());
+            // The same game with every seat taken as a person: their recorded choices are
+            // replayed and the fallback agent never has to step in.
+            let pinned = GameFile::from_game(&game, vec!["human".to_string(); players], String::new());
+            let r = pinned.replay_full(pack.clone()).map_err(TestCaseError::fail)?;
+            prop_assert!(r.continued.is_empty(), "{} seed {seed}: continued {:?}", pack.id(), r.continued);
+            prop_assert!(live == r.transcript, "{} seed {seed}: replay of a person's choices differs", pack.id());
         }
     }
 }
@@ -481,11 +487,14 @@ proptest! {
             seed,
             players,
             agents: vec![],
+            fallback: None,
             description,
+            continued: vec![],
             choices: choices
                 .into_iter()
                 .map(|(step, player, label)| crown_engine::game::record::RecordedChoice { step, player, label })
                 .collect(),
+            superseded: vec![],
         };
         let back = GameFile::parse(&g.to_toml()).map_err(|e| TestCaseError::fail(format!("{e}\n{}", g.to_toml())))?;
         prop_assert_eq!(&back, &g);

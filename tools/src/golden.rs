@@ -45,11 +45,19 @@ pub struct RecordArgs {
 
 #[derive(Debug, Args)]
 pub struct TestArgs {
-    /// Packs (by id) or game files to replay (default: every golden game of the project).
+    /// Packs (by id), games (`pack/name`, as the report names them) or game files to
+    /// replay (default: every golden game of the project).
     pub targets: Vec<String>,
-    /// Accept the new transcripts of failing games (atomically); passing games are untouched.
+    /// Accept the new transcripts of the changed games (atomically); unchanged games are
+    /// untouched. With targets, only those games are accepted.
     #[arg(long)]
     pub bless: bool,
+    /// Walk the changed games one at a time and accept or skip each.
+    #[arg(long, conflicts_with = "bless")]
+    pub review: bool,
+    /// Show the whole transcript diff of each changed game, not just its first difference.
+    #[arg(long)]
+    pub diff: bool,
     /// List the golden games whose transcripts involve this definition id, and stop.
     #[arg(long)]
     pub explain: Option<String>,
@@ -104,23 +112,60 @@ pub fn discover(project: &Project, packs: &[String]) -> Vec<Case> {
 #[derive(Debug, Clone)]
 pub enum Verdict {
     Pass,
-    /// The transcript differs; `report` says where and how; `new` is the new transcript.
-    Differs {
-        report: String,
-        new: String,
-        involved: Vec<String>,
-    },
-    /// The game no longer replays (a recorded choice is not offered); bless refuses.
-    Broken {
-        report: String,
-    },
+    /// The transcript differs, or a person's seat was continued by the fallback agent.
+    Differs(Box<Change>),
+    /// The game could not be replayed (unreadable file, wrong pack, a game that cannot
+    /// start or fails); bless refuses it and `fix` says what to do.
+    Broken { report: String, fix: String },
+}
+
+/// A changed golden game: what changed, and what accepting it writes.
+#[derive(Debug, Clone)]
+pub struct Change {
+    /// The outcome lines, the first divergence with context and the definitions just
+    /// before it, and any continuation by the fallback agent.
+    pub report: String,
+    /// The whole transcript diff.
+    pub diff: String,
+    /// The new transcript.
+    pub new: String,
+    /// The new game file text, when accepting changes it (a continuation).
+    pub new_file: Option<String>,
+    /// Whether the result (winners, scores, length, how it ended) changed.
+    pub outcome_changed: bool,
+    /// Definition ids named just before the first difference.
+    pub involved: Vec<String>,
 }
 
 /// Replay a case against its pack and compare.
 pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
+    let rerecord = |file: Option<&GameFile>| match file {
+        Some(f) if f.bots_only() => format!(
+            "crown record {} --seed {} --players {}{} --agents {} --out {} --force",
+            f.pack,
+            f.seed,
+            f.players.len(),
+            f.scenario.as_ref().map(|s| format!(" --scenario {s}")).unwrap_or_default(),
+            f.agents.join(","),
+            case.game_file.display()
+        ),
+        Some(f) => format!(
+            "crown play {} --players {}{} --record {}",
+            f.pack,
+            f.players.len(),
+            f.scenario.as_ref().map(|s| format!(" --scenario {s}")).unwrap_or_default(),
+            case.game_file.display()
+        ),
+        None => format!("fix {} (or remove it with its transcript)", case.game_file.display()),
+    };
     let text = match std::fs::read_to_string(&case.game_file) {
         Ok(t) => t,
-        Err(e) => return Verdict::Broken { report: format!("{}: cannot read: {e}", case.game_file.display()) },
+        Err(e) => {
+            return Verdict::Broken {
+                report: format!("{}: cannot read: {e}", case.game_file.display()),
+                fix: rerecord(None),
+            }
+        }
     };
     let file = match GameFile::parse(&text) {
         Ok(f) => f,
@@ -137,42 +182,107 @@ pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
                     case.game_file.display(),
                     pos.unwrap_or_default()
                 ),
+                fix: rerecord(None),
             };
         }
     };
     if file.pack != pack.id() {
         return Verdict::Broken {
             report: format!("{}: recorded for pack `{}`, not `{}`", case.game_file.display(), file.pack, pack.id()),
+            fix: format!("move it to tests/golden/{}/ (or fix its `pack`)", file.pack),
         };
     }
-    let (_, outcome, new) = match file.replay(pack.clone()) {
+    let replayed = match file.replay_full(pack.clone()) {
         Ok(x) => x,
         Err(e) => {
-            return Verdict::Broken { report: format!("{}: cannot start the game: {e}", case.game_file.display()) }
+            return Verdict::Broken {
+                report: format!("{}: cannot start the game: {e}", case.game_file.display()),
+                fix: rerecord(Some(&file)),
+            }
         }
     };
-    let old = std::fs::read_to_string(&case.transcript_file).unwrap_or_default();
-    if let Status::Failed(f) = &outcome.status {
-        if f.message.contains("recorded choice") || f.message.contains("recording has no more choices") {
-            // Show where the game first went another way, and through which definitions:
-            // the choice that is no longer offered is only the consequence.
-            let mut report = f.message.clone();
-            if !old.is_empty() {
-                report.push('\n');
-                report.push_str(&diff_report(&old, &new, context, Some(pack)).0);
-            }
-            return Verdict::Broken { report: report.trim_end().to_string() };
-        }
+    if let Status::Failed(f) = &replayed.outcome.status {
+        return Verdict::Broken {
+            report: format!("the game fails: {f}"),
+            fix: format!("fix the error, then run `crown test {}`", case.name),
+        };
     }
-    if old == new {
+    let old = std::fs::read_to_string(&case.transcript_file).unwrap_or_default();
+    let new = replayed.transcript.clone();
+    let accepted = file.accepted(&replayed);
+    let new_file = (accepted != file).then(|| accepted.to_toml());
+    let newly_continued: Vec<_> = replayed.continued.iter().filter(|c| !file.continued.contains(c)).collect();
+    if old == new && newly_continued.is_empty() && file.continued == replayed.continued {
         return Verdict::Pass;
     }
-    let (report, involved) = diff_report(&old, &new, context, Some(pack));
-    Verdict::Differs { report, new, involved }
+    let mut report = outcome_report(&old, &new);
+    let (divergence, involved) = diff_report(&old, &new, context, Some(pack));
+    report.push_str(&divergence);
+    for c in &newly_continued {
+        let name = file.players.get(c.player).map(String::as_str).unwrap_or("?");
+        let missed = replayed
+            .dropped
+            .iter()
+            .find(|d| d.player == c.player)
+            .map(|d| format!("the recorded choice '{}' is no longer offered", d.label))
+            .unwrap_or_else(|| "the recording ran out".to_string());
+        report.push_str(&format!(
+            "  {name} (a person) at step {}: {missed}; {} played on from there (accepting writes this into the game file)\n",
+            c.step, c.agent
+        ));
+    }
+    let diff = similar::TextDiff::from_lines(&old, &new)
+        .unified_diff()
+        .context_radius(context)
+        .header("expected", "now")
+        .to_string();
+    Verdict::Differs(Box::new(Change {
+        report,
+        diff,
+        outcome_changed: result_of(&old) != result_of(&new),
+        new,
+        new_file,
+        involved,
+    }))
 }
 
-/// The first diverging line with context, a unified diff, and the definitions named by
-/// the changed lines.
+/// The `# result` line of a transcript, without its prefix.
+fn result_of(transcript: &str) -> Option<&str> {
+    transcript.lines().rev().find_map(|l| l.strip_prefix("# result "))
+}
+
+/// The result's parts: how it ended, turns, winners, scores.
+fn result_parts(transcript: &str) -> BTreeMap<&str, &str> {
+    let mut parts = BTreeMap::new();
+    if let Some(r) = result_of(transcript) {
+        for (i, part) in r.split("; ").enumerate() {
+            match part.split_once(' ') {
+                Some((k @ ("turns" | "winners" | "scores"), v)) => parts.insert(k, v),
+                _ if i == 0 => parts.insert("ended", part),
+                _ => None,
+            };
+        }
+    }
+    parts
+}
+
+/// Winners, scores, length and ending, old and new, the ones that changed marked.
+pub fn outcome_report(old: &str, new: &str) -> String {
+    let (a, b) = (result_parts(old), result_parts(new));
+    let mut r = String::new();
+    for (key, label) in [("winners", "winners"), ("scores", "scores"), ("turns", "turns"), ("ended", "ended")] {
+        let (x, y) = (a.get(key).copied().unwrap_or("?"), b.get(key).copied().unwrap_or("?"));
+        if x == y {
+            r.push_str(&format!("  {label:<8} {x}\n"));
+        } else {
+            r.push_str(&format!("  {label:<8} {x}  ->  {y}\n"));
+        }
+    }
+    r
+}
+
+/// The first diverging line with context on both sides, and the definitions named just
+/// before it (the card whose change set the divergence off, usually).
 ///
 /// With a pack, only ids of its definitions are named.
 pub fn diff_report(old: &str, new: &str, context: usize, pack: Option<&Pack>) -> (String, Vec<String>) {
@@ -184,7 +294,7 @@ pub fn diff_report(old: &str, new: &str, context: usize, pack: Option<&Pack>) ->
     let mut r = String::new();
     if old.is_empty() {
         r.push_str("  no expected transcript yet (new game): run `crown test --bless` to accept it\n");
-    } else {
+    } else if old != new {
         let turn = new_lines[..first.min(new_lines.len())]
             .iter()
             .rev()
@@ -199,45 +309,29 @@ pub fn diff_report(old: &str, new: &str, context: usize, pack: Option<&Pack>) ->
         for (i, l) in old_lines.iter().enumerate().take(first).skip(lo) {
             r.push_str(&format!("    {:>5}   {l}\n", i + 1));
         }
-        if let Some(l) = old_lines.get(first) {
-            r.push_str(&format!("    {:>5} - {l}\n", first + 1));
-        }
-        if let Some(l) = new_lines.get(first) {
-            r.push_str(&format!("    {:>5} + {l}\n", first + 1));
-        }
-        r.push_str("  diff (expected -, now +):\n");
-        let diff = similar::TextDiff::from_lines(old, new);
-        let unified = diff.unified_diff().context_radius(context).header("expected", "now").to_string();
-        for (shown, l) in unified.lines().enumerate() {
-            if shown >= 60 {
-                r.push_str("    ... (diff cut at 60 lines)\n");
-                break;
+        let after = |lines: &[&str], sign: char, r: &mut String| {
+            for (i, l) in lines.iter().enumerate().skip(first).take(context.max(1)) {
+                r.push_str(&format!("    {:>5} {sign} {l}\n", i + 1));
             }
-            r.push_str(&format!("    {l}\n"));
-        }
+        };
+        after(&old_lines, '-', &mut r);
+        after(&new_lines, '+', &mut r);
     }
     // The event that set the change off usually sits just before the first changed line
-    // (the card being played); the changed lines name what it touched.
+    // (the card being played); if none is named there, the first changed lines.
     let mut before = BTreeSet::new();
     for l in &old_lines[first.saturating_sub(context.max(1))..first.min(old_lines.len())] {
         before.extend(definitions_in(l).into_iter().filter(known));
     }
-    let mut changed = BTreeSet::new();
-    let diff = similar::TextDiff::from_lines(old, new);
-    for change in diff.iter_all_changes() {
-        if change.tag() != similar::ChangeTag::Equal {
-            changed.extend(definitions_in(change.value()).into_iter().filter(known));
+    if before.is_empty() {
+        for l in [old_lines.get(first), new_lines.get(first)].into_iter().flatten() {
+            before.extend(definitions_in(l).into_iter().filter(known));
         }
     }
     if !before.is_empty() {
         let ids: Vec<&str> = before.iter().map(String::as_str).collect();
         r.push_str(&format!("  definitions just before the first change: {}\n", ids.join(", ")));
     }
-    let rest: Vec<&str> = changed.iter().filter(|d| !before.contains(*d)).map(String::as_str).collect();
-    if !rest.is_empty() {
-        r.push_str(&format!("  definitions in the changed events: {}\n", rest.join(", ")));
-    }
-    before.extend(changed);
     (r, before.into_iter().collect())
 }
 
@@ -286,38 +380,13 @@ pub fn run_record(project: &Project, args: &RecordArgs) -> i32 {
             return 2;
         }
     };
-    let mut cfg = GameConfig::new(args.seed, players);
-    cfg.scenario = args.scenario.clone();
-    let game = match Game::new(pack.clone(), cfg, session::bots(&kinds, args.seed)) {
-        Ok(g) => g,
-        Err(e) => {
+    let (file, replayed) = match record(&pack, args.seed, players, args.scenario.clone(), kinds, &args.description) {
+        Ok(x) => x,
+        Err((code, e)) => {
             eprintln!("error: {e}");
-            return 2;
+            return code;
         }
     };
-    let (game, outcome) = game.run();
-    if let Status::Failed(f) = &outcome.status {
-        eprintln!("error: the game failed: {f}");
-        return 1;
-    }
-    let file = GameFile::from_game(&game, kinds, args.description.clone());
-    // The transcript is what replaying the file gives (not the live game's), so the
-    // golden is exactly what `crown test` will compare against.
-    let replayed = match file.replay(pack.clone()) {
-        Ok((_, _, t)) => t,
-        Err(e) => {
-            eprintln!("error: the recorded game does not replay: {e}");
-            return 1;
-        }
-    };
-    let live = transcript_text(&game, &outcome);
-    if live != replayed {
-        let (report, _) = diff_report(&live, &replayed, 3, Some(&pack));
-        eprintln!(
-            "error: the game does not replay to the same transcript (is the rules script deterministic?)\n{report}"
-        );
-        return 1;
-    }
     let tpath = transcript_path(&args.out);
     if let Err(e) = out::write_atomic(&args.out, file.to_toml().as_bytes())
         .and_then(|_| out::write_atomic(&tpath, replayed.as_bytes()))
@@ -326,14 +395,44 @@ pub fn run_record(project: &Project, args: &RecordArgs) -> i32 {
         return 1;
     }
     println!(
-        "recorded {} ({} choices, {} turns, {}) and {}",
+        "recorded {} ({}) and {}",
         args.out.display(),
-        file.choices.len(),
-        outcome.turns,
         replayed.lines().last().unwrap_or("").trim_start_matches("# result "),
         tpath.display()
     );
     0
+}
+
+/// Play a bot game and make its game file and transcript, checking that the file replays
+/// to the same transcript. An error comes with the exit code it deserves.
+pub fn record(
+    pack: &Arc<Pack>,
+    seed: u64,
+    players: usize,
+    scenario: Option<String>,
+    kinds: Vec<String>,
+    description: &str,
+) -> Result<(GameFile, String), (i32, String)> {
+    let mut cfg = GameConfig::new(seed, players);
+    cfg.scenario = scenario;
+    let game = Game::new(pack.clone(), cfg, session::bots(&kinds, seed)).map_err(|e| (2, e))?;
+    let (game, outcome) = game.run();
+    if let Status::Failed(f) = &outcome.status {
+        return Err((1, format!("the game failed: {f}")));
+    }
+    let file = GameFile::from_game(&game, kinds, description.to_string());
+    // The transcript is what replaying the file gives (not the live game's), so the
+    // golden is exactly what `crown test` will compare against.
+    let replayed = file.replay(pack.clone()).map_err(|e| (1, format!("the recorded game does not replay: {e}")))?.2;
+    let live = transcript_text(&game, &outcome);
+    if live != replayed {
+        let (report, _) = diff_report(&live, &replayed, 3, Some(pack));
+        return Err((
+            1,
+            format!("the game does not replay to the same transcript (is the rules script deterministic?)\n{report}"),
+        ));
+    }
+    Ok((file, replayed))
 }
 
 /// Load each pack once.
@@ -347,29 +446,100 @@ fn packs_for(project: &Project, cases: &[Case]) -> BTreeMap<String, Result<Arc<P
     packs
 }
 
-pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
+/// The golden games the targets name: packs by id, games by `pack/name`, game files by
+/// path; every game of the project when there are none.
+fn cases_for(project: &Project, targets: &[String]) -> Result<Vec<Case>, String> {
     let mut pack_names = Vec::new();
-    let mut files = Vec::new();
-    for t in &args.targets {
+    let mut cases = Vec::new();
+    let all = || discover(project, &[]);
+    for t in targets {
         if t.ends_with(".toml") {
-            files.push(PathBuf::from(t));
+            let f = PathBuf::from(t);
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            // A file that does not parse is taken to belong to its folder's pack (golden
+            // games sit in tests/golden/<pack>/); replaying it then reports the parse error.
+            let folder = || f.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().to_string());
+            let pack = GameFile::parse(&text).map(|g| g.pack).ok().or_else(folder).unwrap_or_default();
+            let stem =
+                f.file_name().and_then(|n| n.to_str()).unwrap_or("").trim_end_matches(".game.toml").to_string();
+            cases.push(Case {
+                name: format!("{pack}/{stem}"),
+                pack,
+                transcript_file: transcript_path(&f),
+                game_file: f,
+            });
+        } else if t.contains('/') {
+            let known = all();
+            match known.iter().find(|c| c.name == *t) {
+                Some(c) => cases.push(c.clone()),
+                None => {
+                    let near = crown_engine::diag::did_you_mean(t, known.iter().map(|c| c.name.as_str()));
+                    return Err(format!(
+                        "no golden game `{t}`{}",
+                        near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
+                    ));
+                }
+            }
         } else {
             pack_names.push(t.clone());
         }
     }
-    let mut cases =
-        if pack_names.is_empty() && !files.is_empty() { Vec::new() } else { discover(project, &pack_names) };
-    for f in files {
-        let text = std::fs::read_to_string(&f).unwrap_or_default();
-        // A file that does not parse is taken to belong to its folder's pack (golden games
-        // sit in tests/golden/<pack>/); replaying it then reports the parse error.
-        let folder = || f.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().to_string());
-        let pack = GameFile::parse(&text).map(|g| g.pack).ok().or_else(folder).unwrap_or_default();
-        let stem = f.file_name().and_then(|n| n.to_str()).unwrap_or("").trim_end_matches(".game.toml").to_string();
-        cases.push(Case { name: format!("{pack}/{stem}"), pack, transcript_file: transcript_path(&f), game_file: f });
+    if !pack_names.is_empty() || targets.is_empty() {
+        let ids = project.pack_ids();
+        for p in &pack_names {
+            if !ids.contains(p) {
+                let near = crown_engine::diag::did_you_mean(p, ids.iter().map(String::as_str));
+                return Err(format!(
+                    "no pack `{p}` in {}{}",
+                    project.content_dir().display(),
+                    near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
+                ));
+            }
+        }
+        cases.extend(discover(project, &pack_names));
     }
+    Ok(cases)
+}
+
+/// Write what accepting a changed game writes; the files written.
+fn accept(case: &Case, change: &Change) -> Result<Vec<PathBuf>, String> {
+    let mut wrote = Vec::new();
+    if let Some(text) = &change.new_file {
+        out::write_atomic(&case.game_file, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", case.game_file.display()))?;
+        wrote.push(case.game_file.clone());
+    }
+    let old = std::fs::read_to_string(&case.transcript_file).unwrap_or_default();
+    if old != change.new {
+        out::write_atomic(&case.transcript_file, change.new.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", case.transcript_file.display()))?;
+        wrote.push(case.transcript_file.clone());
+    }
+    Ok(wrote)
+}
+
+/// Ask on standard input; the first letter of the answer, lowercase (`q` at end of input).
+fn ask(question: &str) -> char {
+    use std::io::Write;
+    print!("{question} ");
+    let _ = std::io::stdout().flush();
+    let mut line = String::new();
+    match std::io::stdin().read_line(&mut line) {
+        Ok(0) | Err(_) => 'q',
+        Ok(_) => line.trim().chars().next().map_or(' ', |c| c.to_ascii_lowercase()),
+    }
+}
+
+pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
+    let cases = match cases_for(project, &args.targets) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
     if let Some(id) = &args.explain {
-        return explain(&cases, id);
+        return explain(project, &cases, id);
     }
     if cases.is_empty() {
         eprintln!("no golden games found under {}", project.root.join("tests/golden").display());
@@ -378,59 +548,110 @@ pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
     }
     let start = Instant::now();
     let packs = packs_for(project, &cases);
-    let (mut passed, mut failed, mut blessed, mut refused) = (0, 0, 0, 0);
+    let (mut unchanged, mut path_only, mut outcome, mut accepted) = (0, 0, 0, 0);
+    let mut broken: Vec<(String, String)> = Vec::new();
+    let mut left: Vec<String> = Vec::new();
+    let mut quit = false;
     for case in &cases {
         let pack = match packs.get(&case.pack) {
             Some(Ok(p)) => p,
             _ => {
                 println!("FAIL {}: pack `{}` does not load", case.name, case.pack);
-                failed += 1;
+                broken.push((case.name.clone(), format!("fix the errors `crown check {}` shows", case.pack)));
                 continue;
             }
         };
         match check_case(case, pack, args.context) {
             Verdict::Pass => {
-                passed += 1;
+                unchanged += 1;
                 println!("ok   {}", case.name);
             }
-            Verdict::Differs { report, new, .. } => {
-                if args.bless {
-                    match out::write_atomic(&case.transcript_file, new.as_bytes()) {
-                        Ok(()) => {
-                            blessed += 1;
-                            println!("BLESSED {}", case.name);
-                        }
-                        Err(e) => {
-                            failed += 1;
-                            println!("FAIL {}: cannot write {}: {e}", case.name, case.transcript_file.display());
+            Verdict::Differs(change) => {
+                if change.outcome_changed {
+                    outcome += 1;
+                } else {
+                    path_only += 1;
+                }
+                let what = if change.outcome_changed { "the outcome changed" } else { "the path changed" };
+                println!("CHANGED {}: {what}\n{}", case.name, change.report.trim_end());
+                if args.diff {
+                    for l in change.diff.lines() {
+                        println!("    {l}");
+                    }
+                } else if !args.review {
+                    println!("  (whole diff: crown test {} --diff)", case.name);
+                }
+                let take = if args.bless {
+                    true
+                } else if args.review && !quit {
+                    loop {
+                        match ask("accept this change? [y]es, [n]o, [d]iff, [q]uit:") {
+                            'y' => break true,
+                            'n' => break false,
+                            'd' => {
+                                for l in change.diff.lines() {
+                                    println!("    {l}");
+                                }
+                            }
+                            'q' => {
+                                quit = true;
+                                break false;
+                            }
+                            _ => {}
                         }
                     }
                 } else {
-                    failed += 1;
-                    println!("FAIL {}: the transcript changed\n{report}", case.name);
+                    false
+                };
+                if take {
+                    match accept(case, &change) {
+                        Ok(wrote) => {
+                            accepted += 1;
+                            let names: Vec<String> = wrote.iter().map(|p| p.display().to_string()).collect();
+                            println!("  accepted: wrote {}", names.join(", "));
+                        }
+                        Err(e) => {
+                            println!("  not accepted: {e}");
+                            left.push(case.name.clone());
+                        }
+                    }
+                } else {
+                    left.push(case.name.clone());
                 }
             }
-            Verdict::Broken { report } => {
-                failed += 1;
-                if args.bless {
-                    refused += 1;
-                    println!("FAIL {}: cannot bless, the game no longer replays: {report}\n  re-record it with `crown record` (or `crown play --record`)", case.name);
-                } else {
-                    println!("FAIL {}: the game no longer replays: {report}", case.name);
-                }
+            Verdict::Broken { report, fix } => {
+                println!("FAIL {}: could not replay: {report}", case.name);
+                broken.push((case.name.clone(), fix));
             }
         }
     }
     let secs = start.elapsed().as_secs_f64();
-    if args.bless {
-        println!("{blessed} blessed, {refused} refused");
+    println!(
+        "\n{} games in {secs:.2} s: {unchanged} unchanged, {path_only} changed path only, {outcome} changed outcome, {} could not replay",
+        cases.len(),
+        broken.len()
+    );
+    if accepted > 0 {
+        println!("{accepted} accepted");
     }
-    println!("{} games in {:.2} s ({:.1} games/s)", cases.len(), secs, cases.len() as f64 / secs.max(1e-9));
-    println!("{} passed, {} failed", passed + blessed, failed);
-    i32::from(failed > 0)
+    if !left.is_empty() {
+        println!(
+            "to accept the changes: `crown test --bless {}` (or `--review` to go through them one at a time)",
+            if left.len() == cases.len() - unchanged - broken.len() && args.targets.is_empty() {
+                String::new()
+            } else {
+                left.join(" ")
+            }
+            .trim_end()
+        );
+    }
+    for (name, fix) in &broken {
+        println!("could not replay {name}: {fix}");
+    }
+    i32::from(!left.is_empty() || !broken.is_empty())
 }
 
-fn explain(cases: &[Case], id: &str) -> i32 {
+fn explain(project: &Project, cases: &[Case], id: &str) -> i32 {
     let mut hits = 0;
     for c in cases {
         let t = std::fs::read_to_string(&c.transcript_file).unwrap_or_default();
@@ -441,6 +662,22 @@ fn explain(cases: &[Case], id: &str) -> i32 {
         }
     }
     println!("{hits} of {} golden games involve `{id}`", cases.len());
+    if hits == 0 {
+        // An id no pack defines is most likely a typo: name the nearest one.
+        let ids: Vec<String> = project
+            .pack_ids()
+            .iter()
+            .filter_map(|p| crown_engine::content::load_pack(project, p, crown_engine::content::LoadOptions { compile_scripts: false }).pack)
+            .flat_map(|p| p.defs.iter().map(|d| d.def.id.clone()).collect::<Vec<_>>())
+            .collect();
+        if !ids.iter().any(|d| d == id) {
+            let near = crown_engine::diag::did_you_mean(id, ids.iter().map(String::as_str));
+            println!(
+                "no pack defines `{id}`{}",
+                near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
+            );
+        }
+    }
     0
 }
 

@@ -789,12 +789,13 @@ impl Reloader {
             }
             match golden::check_case(&case, pack, 3) {
                 Verdict::Pass => rep.golden_passed += 1,
-                Verdict::Differs { report, .. } => {
-                    eprintln!("FAIL {}: the transcript changed\n{report}", case.name);
+                Verdict::Differs(change) => {
+                    let what = if change.outcome_changed { "the outcome changed" } else { "the path changed" };
+                    eprintln!("CHANGED {}: {what}\n{}", case.name, change.report.trim_end());
                     rep.golden_failed.push(case.name.clone());
                 }
-                Verdict::Broken { report } => {
-                    eprintln!("FAIL {}: the game no longer replays: {report}", case.name);
+                Verdict::Broken { report, fix } => {
+                    eprintln!("FAIL {}: could not replay: {report}\n  fix: {fix}", case.name);
                     rep.golden_failed.push(case.name.clone());
                 }
             }

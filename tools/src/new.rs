@@ -50,12 +50,36 @@ fn new_pack(project: &Project, name: &str) -> i32 {
         }
     }
     let loaded = load_pack(project, name, LoadOptions::default());
-    if loaded.errors() > 0 {
+    let Some(pack) = loaded.pack else {
         out::print_diagnostics(&loaded.diagnostics, &loaded.sources);
         return 1;
+    };
+    // A first golden game, recorded from the new pack, so `crown test` has something to
+    // guard from the start.
+    let game = project.golden_dir(name).join("first.game.toml");
+    let pack = std::sync::Arc::new(pack);
+    let kinds = vec!["greedy".to_string(), "random".to_string()];
+    match crate::golden::record(&pack, 1, 2, None, kinds, "Two bots play the scaffolded pack to its end.") {
+        Ok((file, transcript)) => {
+            let tpath = crate::golden::transcript_path(&game);
+            for (path, text) in [(&game, file.to_toml()), (&tpath, transcript)] {
+                match out::write_new(path, &text) {
+                    Ok(true) => println!("created {}", rel(project, path)),
+                    Ok(false) => println!("kept    {} (already exists)", rel(project, path)),
+                    Err(e) => {
+                        eprintln!("error: cannot write {}: {e}", path.display());
+                        return 1;
+                    }
+                }
+            }
+        }
+        Err((code, e)) => {
+            eprintln!("error: recording the first golden game: {e}");
+            return code;
+        }
     }
     println!("\nNext: `crown check {name}`, `crown play {name}`, `crown sim {name} --games 1000`,");
-    println!("and record a golden game with `crown record {name} --seed 1 --out tests/golden/{name}/first.game.toml`.");
+    println!("`crown test {name}` (replays tests/golden/{name}/first.game.toml; record more with `crown record`).");
     0
 }
 
@@ -253,8 +277,10 @@ text = "Describe what the card does, in your own words."
 
 const GOLDEN_README: &str = r#"# Golden games of {id}
 
-Each `NAME.game.toml` here is a recorded game (pack, scenario, seed, players, choices) and
-`NAME.transcript` is what it must produce. `crown test {id}` replays them all;
-`crown test --bless` accepts intended changes. Record one with
-`crown record {id} --seed 1 --out tests/golden/{id}/first.game.toml`.
+Each `NAME.game.toml` here is a recorded game (pack, scenario, seed, who plays each seat,
+a person's choices) and `NAME.transcript` is what it must produce. `crown test {id}`
+replays them all: bots play again from the seed, a person's choices are replayed.
+`crown test --review` walks the changed ones; `crown test --bless` accepts them.
+`first.game.toml` was recorded when the pack was made; record more with
+`crown record {id} --seed 2 --out tests/golden/{id}/second.game.toml`.
 "#;

@@ -16,15 +16,21 @@
 //! assert!(g.to_toml().contains("label = \"Play Coin\""));
 //! ```
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use super::agent::{Agent, ScriptedAgent};
+use super::agent::{bot, Agent, ChoiceRequest, ScriptedAgent, AGENT_KINDS};
 use super::{Choice, Game, GameConfig, Outcome, Status};
 use crate::content::Pack;
 
 /// A recorded game.
+///
+/// Each seat is a person or an agent (`agents`, one per seat). Replaying runs the agents
+/// again from the seed, so a bot's game always replays and shows how a change played out;
+/// only a person's choices (`human` seats, or every seat when `agents` is empty) are
+/// pinned. When a person's recorded choice is no longer offered, or their recording runs
+/// out, the `fallback` agent plays on for them; `continued` says where.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct GameFile {
@@ -34,24 +40,60 @@ pub struct GameFile {
     pub seed: u64,
     /// Seat names, in order.
     pub players: Vec<String>,
-    /// Who played each seat when it was recorded (`human`, `random`...), for reference.
+    /// Who plays each seat: `human` (a person: the recorded choices are replayed) or an
+    /// agent kind (`random`, `first`, `greedy`: the agent plays again from the seed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub agents: Vec<String>,
+    /// The agent that plays on for a person whose recorded choice is no longer offered
+    /// (default `greedy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
     /// What this game is meant to show (kept when re-recording).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
-    /// Every choice an agent was asked, in order, by label.
+    /// Where the fallback agent took over from a person, as accepted by `crown test --bless`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub continued: Vec<Continuation>,
+    /// The persons' choices, in order, by label. (Files may also hold agents' choices,
+    /// which replaying ignores.)
     #[serde(default)]
     pub choices: Vec<RecordedChoice>,
+    /// A person's recorded choices that a change made unreachable, set aside when the
+    /// game was continued by the fallback agent, so that nothing a person chose is lost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub superseded: Vec<RecordedChoice>,
 }
 
-/// One recorded choice.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+/// The fallback agent took over a person's seat at this step.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(deny_unknown_fields)]
-pub struct RecordedChoice {
-    pub step: u64,
+pub struct Continuation {
     pub player: usize,
-    pub label: String,
+    /// The step (the game's choice number) of the first choice the agent made.
+    pub step: u64,
+    /// How many of the person's recorded choices were replayed before it.
+    pub after: usize,
+    pub agent: String,
+}
+
+/// Who plays a seat when a game file is replayed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seat {
+    /// A person: their recorded choices, then the fallback agent.
+    Person,
+    /// An agent, run again from the seed.
+    Agent(String),
+}
+
+/// A replayed game file.
+pub struct Replayed {
+    pub game: Game,
+    pub outcome: Outcome,
+    pub transcript: String,
+    /// Where a person's recording stopped and the fallback agent played on, by seat.
+    pub continued: Vec<Continuation>,
+    /// The recorded choices of persons that were not replayed because of a continuation.
+    pub dropped: Vec<RecordedChoice>,
 }
 
 impl GameFile {
@@ -59,17 +101,67 @@ impl GameFile {
         toml::from_str(text)
     }
 
-    /// Build the file of a finished game.
+    /// Build the file of a finished game. Agents' choices are not kept: replaying runs
+    /// the agents again.
     pub fn from_game(game: &Game, agents: Vec<String>, description: String) -> GameFile {
-        GameFile {
+        let mut file = GameFile {
             pack: game.pack.id().to_string(),
             scenario: game.scenario.clone(),
             seed: game.seed,
             players: game.state.players.iter().map(|p| p.name.clone()).collect(),
             agents,
+            fallback: None,
             description,
-            choices: recorded(&game.choices),
+            continued: Vec::new(),
+            choices: Vec::new(),
+            superseded: Vec::new(),
+        };
+        file.choices = recorded(&game.choices).into_iter().filter(|c| file.seat(c.player) == Seat::Person).collect();
+        file
+    }
+
+    /// Who plays seat `p` on replay.
+    pub fn seat(&self, p: usize) -> Seat {
+        match self.agents.get(p).map(String::as_str) {
+            None | Some("human") => Seat::Person,
+            Some(kind) => Seat::Agent(kind.to_string()),
         }
+    }
+
+    /// The fallback agent's kind.
+    pub fn fallback_kind(&self) -> &str {
+        self.fallback.as_deref().unwrap_or("greedy")
+    }
+
+    /// Whether every seat is played by an agent.
+    pub fn bots_only(&self) -> bool {
+        (0..self.players.len()).all(|p| self.seat(p) != Seat::Person)
+    }
+
+    /// The file after accepting a replay: persons' choices up to where the fallback took
+    /// over, the continuations, and the choices set aside (added to earlier ones).
+    pub fn accepted(&self, r: &Replayed) -> GameFile {
+        let mut file = self.clone();
+        let mut kept = Vec::new();
+        let mut taken = vec![0usize; self.players.len()];
+        for c in &self.choices {
+            if c.player >= self.players.len() || self.seat(c.player) != Seat::Person {
+                continue;
+            }
+            let limit = r.continued.iter().find(|k| k.player == c.player).map(|k| k.after);
+            if limit.is_none_or(|l| taken[c.player] < l) {
+                kept.push(c.clone());
+            }
+            taken[c.player] += 1;
+        }
+        file.choices = kept;
+        file.continued = r.continued.clone();
+        for d in &r.dropped {
+            if !file.superseded.contains(d) {
+                file.superseded.push(d.clone());
+            }
+        }
+        file
     }
 
     /// TOML text, one choice per line.
@@ -92,14 +184,31 @@ impl GameFile {
                 self.agents.iter().map(|p| toml_str(p)).collect::<Vec<_>>().join(", ")
             ));
         }
+        if let Some(f) = &self.fallback {
+            s.push_str(&format!("fallback = {}\n", toml_str(f)));
+        }
         if !self.description.is_empty() {
             s.push_str(&format!("description = {}\n", toml_str(&self.description)));
         }
-        s.push_str("choices = [\n");
-        for c in &self.choices {
-            s.push_str(&format!("  {{ step = {}, player = {}, label = {} }},\n", c.step, c.player, toml_str(&c.label)));
+        if !self.continued.is_empty() {
+            s.push_str("# The fallback agent played on for a person from these steps (accepted by `crown test --bless`).\n");
+            s.push_str("continued = [\n");
+            for c in &self.continued {
+                s.push_str(&format!(
+                    "  {{ player = {}, step = {}, after = {}, agent = {} }},\n",
+                    c.player,
+                    c.step,
+                    c.after,
+                    toml_str(&c.agent)
+                ));
+            }
+            s.push_str("]\n");
         }
-        s.push_str("]\n");
+        push_choices(&mut s, "choices", &self.choices);
+        if !self.superseded.is_empty() {
+            s.push_str("# A person's choices that an accepted change made unreachable, kept for reference.\n");
+            push_choices(&mut s, "superseded", &self.superseded);
+        }
         s
     }
 
@@ -116,6 +225,12 @@ impl GameFile {
 
     /// Replay against a pack: the game, its outcome and its transcript text.
     pub fn replay(&self, pack: Arc<Pack>) -> Result<(Game, Outcome, String), String> {
+        self.replay_full(pack).map(|r| (r.game, r.outcome, r.transcript))
+    }
+
+    /// Replay against a pack: agents play again from the seed, persons' choices are
+    /// replayed while they are offered, then the fallback agent plays on.
+    pub fn replay_full(&self, pack: Arc<Pack>) -> Result<Replayed, String> {
         let seats = self.players.len();
         if let Some(c) = self.choices.iter().find(|c| c.player >= seats) {
             let has = match seats {
@@ -128,14 +243,88 @@ impl GameFile {
                 c.step, c.player
             ));
         }
-        let mut cfg = GameConfig::new(self.seed, self.players.len());
+        if !self.agents.is_empty() && self.agents.len() != seats {
+            return Err(format!("{} agents are given for {} seats", self.agents.len(), seats));
+        }
+        let unknown = |kind: &str| {
+            let near = crate::diag::did_you_mean(kind, AGENT_KINDS.iter().copied());
+            format!(
+                "`{kind}` is not an agent (agents: human, {}){}",
+                AGENT_KINDS.join(", "),
+                near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
+            )
+        };
+        let fallback = self.fallback_kind().to_string();
+        if !AGENT_KINDS.contains(&fallback.as_str()) {
+            return Err(format!("fallback: {}", unknown(&fallback)));
+        }
+        let log: Arc<Mutex<Vec<(Continuation, Vec<RecordedChoice>)>>> = Arc::default();
+        let mut agents: Vec<Box<dyn Agent>> = Vec::with_capacity(seats);
+        for p in 0..seats {
+            match self.seat(p) {
+                Seat::Agent(kind) => match bot(&kind, self.seed, p) {
+                    Some(a) => agents.push(a),
+                    None => return Err(format!("seat {} ({}): {}", p, self.players[p], unknown(&kind))),
+                },
+                Seat::Person => agents.push(Box::new(PersonReplay {
+                    recorded: self.choices.iter().filter(|c| c.player == p).cloned().collect(),
+                    next: 0,
+                    seed: self.seed,
+                    fallback_kind: fallback.clone(),
+                    fallback: None,
+                    log: log.clone(),
+                })),
+            }
+        }
+        let mut cfg = GameConfig::new(self.seed, seats);
         cfg.scenario = self.scenario.clone();
         cfg.names = self.players.clone();
-        let agents = self.scripted_agents();
         let game = Game::new(pack, cfg, agents)?;
         let (game, outcome) = game.run();
-        let text = transcript_text(&game, &outcome);
-        Ok((game, outcome, text))
+        let transcript = transcript_text(&game, &outcome);
+        let mut log = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
+        log.sort();
+        let (continued, dropped): (Vec<_>, Vec<_>) = log.into_iter().unzip();
+        Ok(Replayed { game, outcome, transcript, continued, dropped: dropped.into_iter().flatten().collect() })
+    }
+}
+
+/// A person's seat on replay: their recorded choices while they are offered, then the
+/// fallback agent (seeded as that agent would be for the seat).
+struct PersonReplay {
+    recorded: Vec<RecordedChoice>,
+    next: usize,
+    seed: u64,
+    fallback_kind: String,
+    fallback: Option<Box<dyn Agent>>,
+    log: Arc<Mutex<Vec<(Continuation, Vec<RecordedChoice>)>>>,
+}
+
+impl Agent for PersonReplay {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        if self.fallback.is_none() {
+            if let Some(c) = self.recorded.get(self.next) {
+                if let Some(i) = req.labels.iter().position(|l| *l == c.label) {
+                    self.next += 1;
+                    return Ok(i);
+                }
+            }
+            let agent = bot(&self.fallback_kind, self.seed, req.player)
+                .ok_or_else(|| format!("fallback `{}` is not an agent", self.fallback_kind))?;
+            self.fallback = Some(agent);
+            let k = Continuation {
+                player: req.player,
+                step: req.step,
+                after: self.next,
+                agent: self.fallback_kind.clone(),
+            };
+            let dropped = self.recorded[self.next..].to_vec();
+            self.log.lock().unwrap_or_else(|e| e.into_inner()).push((k, dropped));
+        }
+        self.fallback.as_mut().expect("set above").choose(req)
+    }
+    fn kind(&self) -> String {
+        "human".into()
     }
 }
 
@@ -183,6 +372,14 @@ pub fn result_line(game: &Game, o: &Outcome) -> String {
         if winners.is_empty() { "none".to_string() } else { winners.join(", ") },
         scores.join(", ")
     )
+}
+
+fn push_choices(s: &mut String, key: &str, choices: &[RecordedChoice]) {
+    s.push_str(&format!("{key} = [\n"));
+    for c in choices {
+        s.push_str(&format!("  {{ step = {}, player = {}, label = {} }},\n", c.step, c.player, toml_str(&c.label)));
+    }
+    s.push_str("]\n");
 }
 
 fn toml_str(s: &str) -> String {
