@@ -24,8 +24,7 @@ fn main() {
                     Verdict::Pass => Ok(()),
                     Verdict::Differs(change) => Err(format!(
                         "the game changed (review with `crown test --review`, accept with `crown test --bless`)\n{}{}",
-                        change.report,
-                        change.diff
+                        change.report, change.diff
                     )
                     .into()),
                     Verdict::Broken { report, fix } => Err(format!("could not replay: {report}\nfix: {fix}").into()),

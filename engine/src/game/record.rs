@@ -64,6 +64,15 @@ pub struct GameFile {
     pub superseded: Vec<RecordedChoice>,
 }
 
+/// One recorded choice.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedChoice {
+    pub step: u64,
+    pub player: usize,
+    pub label: String,
+}
+
 /// The fallback agent took over a person's seat at this step.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(deny_unknown_fields)]
@@ -191,7 +200,9 @@ impl GameFile {
             s.push_str(&format!("description = {}\n", toml_str(&self.description)));
         }
         if !self.continued.is_empty() {
-            s.push_str("# The fallback agent played on for a person from these steps (accepted by `crown test --bless`).\n");
+            s.push_str(
+                "# The fallback agent played on for a person from these steps (accepted by `crown test --bless`).\n",
+            );
             s.push_str("continued = [\n");
             for c in &self.continued {
                 s.push_str(&format!(
@@ -258,7 +269,7 @@ impl GameFile {
         if !AGENT_KINDS.contains(&fallback.as_str()) {
             return Err(format!("fallback: {}", unknown(&fallback)));
         }
-        let log: Arc<Mutex<Vec<(Continuation, Vec<RecordedChoice>)>>> = Arc::default();
+        let log: ContinuationLog = Arc::default();
         let mut agents: Vec<Box<dyn Agent>> = Vec::with_capacity(seats);
         for p in 0..seats {
             match self.seat(p) {
@@ -289,6 +300,9 @@ impl GameFile {
     }
 }
 
+/// Where each person's seat was taken over, with the recorded choices set aside.
+type ContinuationLog = Arc<Mutex<Vec<(Continuation, Vec<RecordedChoice>)>>>;
+
 /// A person's seat on replay: their recorded choices while they are offered, then the
 /// fallback agent (seeded as that agent would be for the seat).
 struct PersonReplay {
@@ -297,7 +311,7 @@ struct PersonReplay {
     seed: u64,
     fallback_kind: String,
     fallback: Option<Box<dyn Agent>>,
-    log: Arc<Mutex<Vec<(Continuation, Vec<RecordedChoice>)>>>,
+    log: ContinuationLog,
 }
 
 impl Agent for PersonReplay {

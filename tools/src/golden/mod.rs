@@ -16,6 +16,8 @@ use crown_engine::game::{Game, GameConfig, Status};
 
 use crate::{out, session};
 
+pub mod accepted;
+
 #[derive(Debug, Args)]
 pub struct RecordArgs {
     /// The pack, by id or path.
@@ -116,7 +118,10 @@ pub enum Verdict {
     Differs(Box<Change>),
     /// The game could not be replayed (unreadable file, wrong pack, a game that cannot
     /// start or fails); bless refuses it and `fix` says what to do.
-    Broken { report: String, fix: String },
+    Broken {
+        report: String,
+        fix: String,
+    },
 }
 
 /// A changed golden game: what changed, and what accepting it writes.
@@ -231,11 +236,15 @@ pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
             c.step, c.agent
         ));
     }
-    let diff = similar::TextDiff::from_lines(&old, &new)
-        .unified_diff()
-        .context_radius(context)
-        .header("expected", "now")
-        .to_string();
+    let diff = if old == new {
+        String::new()
+    } else {
+        similar::TextDiff::from_lines(&old, &new)
+            .unified_diff()
+            .context_radius(context)
+            .header("expected", "now")
+            .to_string()
+    };
     Verdict::Differs(Box::new(Change {
         report,
         diff,
@@ -460,8 +469,7 @@ fn cases_for(project: &Project, targets: &[String]) -> Result<Vec<Case>, String>
             // games sit in tests/golden/<pack>/); replaying it then reports the parse error.
             let folder = || f.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().to_string());
             let pack = GameFile::parse(&text).map(|g| g.pack).ok().or_else(folder).unwrap_or_default();
-            let stem =
-                f.file_name().and_then(|n| n.to_str()).unwrap_or("").trim_end_matches(".game.toml").to_string();
+            let stem = f.file_name().and_then(|n| n.to_str()).unwrap_or("").trim_end_matches(".game.toml").to_string();
             cases.push(Case {
                 name: format!("{pack}/{stem}"),
                 pack,
@@ -499,6 +507,11 @@ fn cases_for(project: &Project, targets: &[String]) -> Result<Vec<Case>, String>
         cases.extend(discover(project, &pack_names));
     }
     Ok(cases)
+}
+
+/// Whether the targets cover whole packs (none, or only pack ids).
+fn targets_whole_packs(targets: &[String]) -> bool {
+    targets.iter().all(|t| !t.ends_with(".toml") && !t.contains('/'))
 }
 
 /// Write what accepting a changed game writes; the files written.
@@ -552,16 +565,38 @@ pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
     let mut broken: Vec<(String, String)> = Vec::new();
     let mut left: Vec<String> = Vec::new();
     let mut quit = false;
-    for case in &cases {
-        let pack = match packs.get(&case.pack) {
-            Some(Ok(p)) => p,
-            _ => {
-                println!("FAIL {}: pack `{}` does not load", case.name, case.pack);
-                broken.push((case.name.clone(), format!("fix the errors `crown check {}` shows", case.pack)));
-                continue;
+    // Replayed in parallel (each game is independent), reported in order.
+    let verdicts: Vec<Option<Verdict>> = {
+        use rayon::prelude::*;
+        cases
+            .par_iter()
+            .map(|case| match packs.get(&case.pack) {
+                Some(Ok(pack)) => Some(check_case(case, pack, args.context)),
+                _ => None,
+            })
+            .collect()
+    };
+    // What each pack's definitions were when its games were last accepted, and what
+    // was edited since.
+    let mut edited: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for (id, p) in &packs {
+        if let Ok(p) = p {
+            if let Some(old) = accepted::read(&accepted::path(project, id)) {
+                edited.insert(id.clone(), accepted::changes(&old, &accepted::state_of(p)));
             }
+        }
+    }
+    let mut told: BTreeSet<String> = BTreeSet::new();
+    // Packs with a game that is neither unchanged nor accepted.
+    let mut unsettled: BTreeSet<String> = BTreeSet::new();
+    for (case, verdict) in cases.iter().zip(verdicts) {
+        let Some(verdict) = verdict else {
+            println!("FAIL {}: pack `{}` does not load", case.name, case.pack);
+            broken.push((case.name.clone(), format!("fix the errors `crown check {}` shows", case.pack)));
+            unsettled.insert(case.pack.clone());
+            continue;
         };
-        match check_case(case, pack, args.context) {
+        match verdict {
             Verdict::Pass => {
                 unchanged += 1;
                 println!("ok   {}", case.name);
@@ -572,8 +607,36 @@ pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
                 } else {
                     path_only += 1;
                 }
-                let what = if change.outcome_changed { "the outcome changed" } else { "the path changed" };
+                let changes = edited.get(&case.pack).filter(|c| !c.is_empty());
+                if let Some(changes) = changes {
+                    if told.insert(case.pack.clone()) {
+                        println!("{}: edited since its golden games were accepted:", case.pack);
+                        for (_, line) in changes {
+                            println!("  {line}");
+                        }
+                    }
+                }
+                let what = if change.outcome_changed {
+                    "the outcome changed"
+                } else if change.diff.is_empty() {
+                    "the same transcript, but a person's seat is now played on by the fallback agent"
+                } else {
+                    "the path changed"
+                };
                 println!("CHANGED {}: {what}\n{}", case.name, change.report.trim_end());
+                if let Some(changes) = changes {
+                    let named: BTreeSet<String> = change
+                        .new
+                        .lines()
+                        .chain(std::fs::read_to_string(&case.transcript_file).unwrap_or_default().lines())
+                        .flat_map(definitions_in)
+                        .collect();
+                    let here: Vec<&str> =
+                        changes.iter().filter(|(id, _)| named.contains(id)).map(|(id, _)| id.as_str()).collect();
+                    if !here.is_empty() {
+                        println!("  edited definitions this game involves: {}", here.join(", "));
+                    }
+                }
                 if args.diff {
                     for l in change.diff.lines() {
                         println!("    {l}");
@@ -613,15 +676,31 @@ pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
                         Err(e) => {
                             println!("  not accepted: {e}");
                             left.push(case.name.clone());
+                            unsettled.insert(case.pack.clone());
                         }
                     }
                 } else {
                     left.push(case.name.clone());
+                    unsettled.insert(case.pack.clone());
                 }
             }
             Verdict::Broken { report, fix } => {
                 println!("FAIL {}: could not replay: {report}", case.name);
                 broken.push((case.name.clone(), fix));
+                unsettled.insert(case.pack.clone());
+            }
+        }
+    }
+    // A pack whose games all agree (unchanged or accepted) was accepted as it is now; a
+    // run over only some of its games says nothing about the others.
+    let whole = targets_whole_packs(&args.targets);
+    for (id, p) in &packs {
+        if let (Ok(p), true, false) = (p, whole, unsettled.contains(id)) {
+            let file = accepted::path(project, id);
+            match accepted::write(&file, &accepted::state_of(p)) {
+                Ok(true) => println!("noted what {id}'s golden games were accepted against in {}", file.display()),
+                Ok(false) => {}
+                Err(e) => println!("warning: cannot write {}: {e}", file.display()),
             }
         }
     }
@@ -635,14 +714,10 @@ pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
         println!("{accepted} accepted");
     }
     if !left.is_empty() {
+        let all_changed = left.len() == cases.len() - unchanged - broken.len() && args.targets.is_empty();
+        let which = if all_changed { String::new() } else { format!(" {}", left.join(" ")) };
         println!(
-            "to accept the changes: `crown test --bless {}` (or `--review` to go through them one at a time)",
-            if left.len() == cases.len() - unchanged - broken.len() && args.targets.is_empty() {
-                String::new()
-            } else {
-                left.join(" ")
-            }
-            .trim_end()
+            "to accept the changes: `crown test --bless{which}` (or `crown test --review` to go through them one at a time)"
         );
     }
     for (name, fix) in &broken {
@@ -667,15 +742,19 @@ fn explain(project: &Project, cases: &[Case], id: &str) -> i32 {
         let ids: Vec<String> = project
             .pack_ids()
             .iter()
-            .filter_map(|p| crown_engine::content::load_pack(project, p, crown_engine::content::LoadOptions { compile_scripts: false }).pack)
+            .filter_map(|p| {
+                crown_engine::content::load_pack(
+                    project,
+                    p,
+                    crown_engine::content::LoadOptions { compile_scripts: false },
+                )
+                .pack
+            })
             .flat_map(|p| p.defs.iter().map(|d| d.def.id.clone()).collect::<Vec<_>>())
             .collect();
         if !ids.iter().any(|d| d == id) {
             let near = crown_engine::diag::did_you_mean(id, ids.iter().map(String::as_str));
-            println!(
-                "no pack defines `{id}`{}",
-                near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
-            );
+            println!("no pack defines `{id}`{}", near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default());
         }
     }
     0
