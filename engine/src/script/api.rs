@@ -1180,6 +1180,12 @@ fn register_defs(e: &mut Engine) {
     e.register_fn("def_value", |id: ImmutableString, k: ImmutableString| {
         with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.values.get(k.as_str()).copied().unwrap_or(0)))
     });
+    e.register_fn("def_cost", |id: ImmutableString| {
+        with(|g| {
+            let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
+            Ok(d.cost.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect::<Map>())
+        })
+    });
     e.register_fn("def_attr", |id: ImmutableString, k: ImmutableString| {
         with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.attrs.get(k.as_str()).cloned().unwrap_or_default()))
     });

@@ -89,6 +89,11 @@ pub const API: &[Entry] = &[
     f("Definitions", "def_count(id) -> int", "Copies."),
     f("Definitions", "def_text(id) -> string", "Rules text."),
     f("Definitions", "def_value(id, k) -> int", "A named value of the definition (0 if unset)."),
+    f(
+        "Definitions",
+        "def_cost(id) -> map",
+        "What the definition costs, as written in its `cost` table: resource -> amount (empty if it has none).",
+    ),
     f("Definitions", "def_attr(id, k) -> string", "A named attribute (\"\" if unset)."),
     f("Definitions", "def_has_keyword(id, k) -> bool", "Whether the definition has keyword `k`."),
     f("Definitions", "def_keywords(id) -> array", "Keywords."),
