@@ -829,6 +829,67 @@ fn pillage_keeps_what_fits_and_returns_the_rest_to_the_supply() {
 }
 
 #[test]
+fn the_room_for_a_pillage_is_judged_after_what_the_move_gains() {
+    let mut t = table("standard");
+    // Red has one free place and neither grain nor wood (so no haste-move). The pawn at
+    // 4,7 reaches the tiles touching Blue's grey tile 4,9 in one step: 3,8 (grain), 4,8
+    // (wood), 5,8 (fish). Stepping onto wood or fish fills the free place, so no grain
+    // fits any more when the pawn pillages; stepping onto grain starts a grain pile that
+    // takes what is pillaged.
+    t.answers(0, &["Pillage with pawn at 4,7", "Move to 3,8, pillage 2 grain from South pile 4"]);
+    t.run(
+        r#"
+        start("north", "south");
+        for i in 0..2 { place("grain", space("pile-south-4"), 1); }
+        let kinds = ["stone", "stone", "metal", "metal", "livestock", "fish", "fish"];
+        for x in 1..=7 { for i in 0..5 { place(kinds[x - 1], space(`pile-north-${x}`), 0); } }
+        same(room_of(pile_list(0))["grain"], 5, "before the move, grain fits");
+        unit(0, 1, 4, 7);
+        let p = subs(0, "Pillage with pawn at 4,7");
+        expect(!p.some(|l| l.starts_with("Move to 4,8")), `the wood gained at 4,8 fills the place: ${p}`);
+        expect(!p.some(|l| l.starts_with("Move to 5,8")), `the fish gained at 5,8 fills the place: ${p}`);
+        same(p, ["Move to 3,8, pillage 1 grain from South pile 4", "Move to 3,8, pillage 2 grain from South pile 4"], "pillages");
+        let r = subs(0, "Raze with pawn at 4,7");
+        expect(r.contains("Move to 4,8, raze South pile 4 (2 grain)"), `a raze needs no room: ${r}`);
+        action(0);
+        same(held(0, "grain"), 3, "the grain of 3,8 and both pillaged");
+        same(held(1, "grain"), 0, "Blue's pile taken");
+        "#,
+    );
+    assert!(!t.transcript().contains("is lost to the supply"), "{}", t.transcript());
+    done(&t);
+}
+
+#[test]
+fn paying_for_a_haste_move_can_make_room_for_a_pillage() {
+    let mut t = table("standard");
+    // Red's eight places are taken: six full piles, one grain and one wood. Metal does not
+    // fit until the haste-move to a tile touching Blue's grey tile 4,9 is paid with that
+    // grain and wood, which empties two places before the pillage.
+    t.answers(0, &["Pillage with pawn at 4,6", "Haste to 4,8, pillage 2 metal from South pile 4"]);
+    t.run(
+        r#"
+        start("north", "south");
+        for i in 0..2 { place("metal", space("pile-south-4"), 1); }
+        let kinds = ["stone", "stone", "metal", "metal", "livestock", "fish"];
+        for x in 1..=6 { for i in 0..5 { place(kinds[x - 1], space(`pile-north-${x}`), 0); } }
+        place("grain", space("pile-north-7"), 0);
+        place("wood", space("pile-north-8"), 0);
+        same(room_of(pile_list(0))["metal"], 0, "before the haste-move, no metal fits");
+        unit(0, 1, 4, 6);
+        let p = subs(0, "Pillage with pawn at 4,6");
+        expect(p.contains("Haste to 4,8, pillage 1 metal from South pile 4"), `room made by paying: ${p}`);
+        action(0);
+        same(held(0, "metal"), 12, "both pillaged metal kept");
+        same(held(0, "grain") + held(0, "wood"), 0, "the haste-move paid");
+        same(held(1, "metal"), 0, "Blue's pile taken");
+        "#,
+    );
+    assert!(!t.transcript().contains("is lost to the supply"), "{}", t.transcript());
+    done(&t);
+}
+
+#[test]
 fn a_raze_sends_the_whole_pile_back_after_a_move_that_gains_its_tile() {
     let mut t = table("standard");
     t.answers(0, &["Raze with pawn at 4,7", "Move to 4,8, raze South pile 5 (4 fish)"]);
