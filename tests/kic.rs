@@ -1057,3 +1057,38 @@ fn render_draws_the_board() {
     );
     done(&t);
 }
+
+/// The unit costs are the ones `cards/units.toml` holds: an edited cost in a copy of the
+/// pack is what the game charges, and the game plays differently.
+#[test]
+fn unit_costs_come_from_the_units_file() {
+    let repo = crate::common::repo_project().root;
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["content/kingdoms-in-conflict", "scripts/kingdoms-in-conflict"] {
+        crate::common::copy_dir(&repo.join(sub), &dir.path().join(sub)).unwrap();
+    }
+    let units = dir.path().join("content/kingdoms-in-conflict/cards/units.toml");
+    let text = std::fs::read_to_string(&units).unwrap();
+    let old = "cost = { wood = 1, grain = 1, any-material = 1 }";
+    assert!(text.contains(old), "the pawn's cost moved: update this test");
+    std::fs::write(&units, text.replacen(old, "cost = { wood = 2, grain = 1, fish = 1 }", 1)).unwrap();
+    let edited = {
+        let loaded = load_pack(&Project::new(dir.path()), PACK, LoadOptions::default());
+        assert_eq!(loaded.errors(), 0, "{:?}", loaded.diagnostics);
+        Arc::new(loaded.pack.unwrap())
+    };
+    let cost = |p: &Arc<Pack>| {
+        let mut t = crate::common::Table::new(p.clone(), "", 2, 1, None, false);
+        t.run("load_costs(); set(\"probe\", `${cost_of(\"pawn\")}`);");
+        t.game().state.globals.get("probe").map(|v| v.to_string()).unwrap_or_default()
+    };
+    assert_eq!(cost(&pack()), r#"#{"any-material": 1, "grain": 1, "wood": 1}"#);
+    assert_eq!(cost(&edited), r#"#{"fish": 1, "grain": 1, "wood": 2}"#);
+    // Greedy games on the same seeds go another way once a pawn costs more.
+    let differs = (0..6).any(|seed| {
+        let (a, ao) = play(&pack(), None, seed, ["greedy", "greedy"]);
+        let (b, bo) = play(&edited, None, seed, ["greedy", "greedy"]);
+        transcript_text(&a, &ao) != transcript_text(&b, &bo)
+    });
+    assert!(differs, "the edited pawn cost changed no game");
+}
