@@ -348,3 +348,35 @@ fn every_shipped_pack_accepts_a_changed_card_value_in_one_bless() {
     assert_eq!(crown(&["--project", &root, "test", "--bless"]), 0);
     assert!(before == snapshot(), "a second --bless changed files");
 }
+
+/// `crown test --review` asks about each changed game: the answers accept one, look at the
+/// diff of the next and leave it, and the run says what is left to accept.
+#[test]
+fn review_accepts_the_games_answered_yes_only() {
+    use std::io::Write;
+    let (dir, project) = demo_project();
+    let root = dir.path().to_string_lossy().to_string();
+    let g2 = project.golden_dir("demo").join("two.game.toml");
+    let out = g2.to_string_lossy().to_string();
+    assert_eq!(crown(&["--project", &root, "record", "demo", "--seed", "4", "--agents", "greedy", "--out", &out]), 0);
+    let cards = project.pack_dir("demo").join("cards").join("cards.toml");
+    let t = std::fs::read_to_string(&cards).unwrap().replacen("values = { points = 3 }", "values = { points = 5 }", 1);
+    std::fs::write(&cards, t).unwrap();
+    let transcripts = ["first", "two"].map(|n| project.golden_dir("demo").join(format!("{n}.transcript")));
+    let before = transcripts.clone().map(|p| std::fs::read(p).unwrap());
+    let mut child = std::process::Command::new(crate::common::crown_bin())
+        .args(["--project", &root, "test", "--review"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"y\nd\nn\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert_eq!(text.matches("accept this change?").count(), 3, "{text}");
+    assert!(text.contains("--- expected"), "the diff was not shown:\n{text}");
+    assert!(text.contains("1 accepted") && text.contains("crown test --bless demo/two"), "{text}");
+    assert_ne!(before[0], std::fs::read(&transcripts[0]).unwrap(), "the first game was not accepted");
+    assert_eq!(before[1], std::fs::read(&transcripts[1]).unwrap(), "the second game was accepted");
+}

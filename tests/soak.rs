@@ -47,14 +47,7 @@ impl Rng {
 
 /// Resident memory of a process in KiB, from `/proc/<pid>/status` (0 elsewhere).
 fn rss_kb(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
-        })
-        .unwrap_or(0)
+    crown_tools::bench::watch::process_rss_kb(&pid.to_string())
 }
 
 /// The `[digest HEX]` at the end of a line.

@@ -36,7 +36,13 @@ impl LatencyReport {
 
 /// Resident memory of this process in KiB (Linux), else 0.
 pub fn rss_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+    process_rss_kb("self")
+}
+
+/// Resident memory of a process (`self` or a pid) in KiB, from `/proc/<pid>/status`
+/// (Linux), else 0.
+pub fn process_rss_kb(pid: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()
