@@ -1078,6 +1078,11 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
                 Some((lib, lh)) => match &c.merged {
                     Some((h, m)) if *h == lh => (m.clone(), c.merged.clone(), false),
                     _ => {
+                        // The rules changed: the calls into them are checked again.
+                        let findings = lint_diagnostics(&c.src, &c.script.ast, Some(lib));
+                        if !findings.is_empty() {
+                            return ScriptOut::failed(findings, Some(c.src.clone()));
+                        }
                         let m = merge_rules(lib, &c.script.ast, &name);
                         (m.clone(), Some((lh, m)), true)
                     }
@@ -1142,6 +1147,17 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
     }
     match crate::script::compile(&name, &text) {
         Ok(ast) => {
+            let findings = lint_diagnostics(&src, &ast, lib.map(|(l, _)| l));
+            if !findings.is_empty() {
+                return ScriptOut {
+                    res: Err(findings),
+                    src: Some(src),
+                    entry: None,
+                    compiled: true,
+                    merged: false,
+                    cached: false,
+                };
+            }
             let functions: BTreeSet<String> = crate::script::function_names(&ast).map(str::to_string).collect();
             let own = Script {
                 path: shown.clone(),
@@ -1185,6 +1201,19 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
             }
         }
     }
+}
+
+/// The static checks of a compiled script ([`crate::script::lint`]) as diagnostics.
+fn lint_diagnostics(src: &SourceFile, ast: &rhai::AST, lib: Option<&rhai::AST>) -> Vec<Diagnostic> {
+    crate::script::lint::check_calls(ast, lib)
+        .into_iter()
+        .map(|f| {
+            let code = if f.message.starts_with("no function") { "unknown-function" } else { "wrong-arity" };
+            let d = Diagnostic::error(code, f.message);
+            let d = if f.line > 0 { d.at_line_col(src, f.line, f.col) } else { d.in_file(src.path.clone()) };
+            d.maybe_hint(f.hint)
+        })
+        .collect()
 }
 
 /// The byte offset of the outermost `/*` that is never closed (outside strings and line

@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod docs;
+pub mod lint;
 pub mod profile;
 
 use std::sync::OnceLock;
