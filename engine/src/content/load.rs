@@ -50,8 +50,49 @@ fn run_load(project: &Project, id: &str, opts: LoadOptions, cache: Option<&mut C
     let mut diags = l.diags;
     diags.sort_by(|a, b| (a.severity, &a.file, a.line, a.column).cmp(&(b.severity, &b.file, b.line, b.column)));
     diags.dedup();
+    suppress_follow_ons(&mut diags);
     let errors = diags.iter().any(Diagnostic::is_error);
     Loaded { pack: if errors { None } else { pack }, diagnostics: diags, sources: l.sources }
+}
+
+/// Diagnostics that an error in a TOML file may cause elsewhere: a definition the broken
+/// file held is missing, so references to it dangle and its script looks unused.
+const FOLLOW_ONS: &[&str] = &["dangling-reference", "unused-script"];
+
+/// Errors after which what a file or pack holds is unknown (not one bad entry, whose id is
+/// still known, but a whole file or pack that could not be read).
+const LOST_CONTENT: &[&str] =
+    &["toml-syntax", "invalid-utf8", "unreadable", "extends-cycle", "bad-path", "unknown-pack"];
+
+/// One mistake, one error: while a TOML file or a pack could not be read, the diagnostics
+/// that may only follow from it are held back, and the first such error says how many were.
+fn suppress_follow_ons(diags: &mut Vec<Diagnostic>) {
+    let is_toml = |d: &Diagnostic| d.file.as_ref().is_some_and(|f| f.extension().is_some_and(|x| x == "toml"));
+    let is_root = |d: &Diagnostic| d.is_error() && is_toml(d) && LOST_CONTENT.contains(&d.code);
+    if !diags.iter().any(is_root) {
+        return;
+    }
+    let held: Vec<&'static str> = diags.iter().filter(|d| FOLLOW_ONS.contains(&d.code)).map(|d| d.code).collect();
+    diags.retain(|d| !FOLLOW_ONS.contains(&d.code));
+    if let (false, Some(root)) = (held.is_empty(), diags.iter_mut().find(|d| is_root(d))) {
+        let count = |code: &str, one: &str, many: &str| match held.iter().filter(|c| **c == code).count() {
+            0 => None,
+            1 => Some(format!("1 {one}")),
+            n => Some(format!("{n} {many}")),
+        };
+        let what: Vec<String> = [
+            count("dangling-reference", "reference to a missing definition", "references to missing definitions"),
+            count("unused-script", "unused script", "unused scripts"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let note = format!("not shown until this is fixed, as they may follow from it: {}", what.join(" and "));
+        root.hint = Some(match root.hint.take() {
+            Some(h) => format!("{h}\n{note}"),
+            None => note,
+        });
+    }
 }
 
 /// Loads one pack again and again (live reload), re-reading every file but parsing and
