@@ -1650,7 +1650,7 @@ fn deserialize<T: for<'de> Deserialize<'de>>(
     let whole = value.span();
     let de = toml::de::ValueDeserializer::from(value);
     T::deserialize(de).map_err(|e| {
-        let msg = first_line(e.message());
+        let msg = plain_serde(&first_line(e.message()));
         let span = e.span().unwrap_or(whole);
         let (code, hint) = serde_hint(&msg);
         // The list of known fields is in the hint: the message names the unknown one only.
@@ -1660,6 +1660,25 @@ fn deserialize<T: for<'de> Deserialize<'de>>(
         };
         Box::new(Diagnostic::error(code, msg).at(src, span).maybe_hint(hint))
     })
+}
+
+/// serde's messages in a designer's words: no Rust type names (`i64`, `i128`, `u32`).
+fn plain_serde(msg: &str) -> String {
+    if let Some((head, _)) = msg.split_once(" as i128, expected i64") {
+        let n = head.rsplit('`').nth(1).unwrap_or(head);
+        return format!("`{n}` is too large: a number may be at most {} and at least {}", i64::MAX, i64::MIN);
+    }
+    let mut m = msg.replace("floating point", "decimal number");
+    for (rust, word) in [
+        ("expected i64", "expected a whole number"),
+        ("expected u64", "expected a whole number of 0 or more"),
+        ("expected u32", "expected a whole number of 0 or more"),
+        ("expected usize", "expected a whole number of 0 or more"),
+        ("expected f64", "expected a number"),
+    ] {
+        m = m.replace(rust, word);
+    }
+    crate::script::api::plain_words(&m)
 }
 
 /// A code and a hint for serde's messages: "did you mean" for unknown fields.

@@ -233,7 +233,7 @@ pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> Sc
         EvalAltResult::ErrorDataTooLarge(what, _) => format!("{what} grew past its limit"),
         other => {
             let s = other.to_string();
-            s.split(" (line ").next().unwrap_or(&s).to_string()
+            plain_words(s.split(" (line ").next().unwrap_or(&s))
         }
     };
     let definitions = source
@@ -263,6 +263,47 @@ pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> Sc
         }
     }
     ScriptFailure { message, script: source, line, column, definitions, trace }
+}
+
+/// Rhai's messages name Rust types (`i64`, `ImmutableString`); a designer reads the
+/// script's words for them (`int`, `string`).
+pub fn plain_words(msg: &str) -> String {
+    const WORDS: &[(&str, &str)] = &[
+        ("alloc::string::String", "string"),
+        ("rhai::ImmutableString", "string"),
+        ("ImmutableString", "string"),
+        ("&str", "string"),
+        ("String", "string"),
+        ("i64", "int"),
+        ("rhai::Array", "array"),
+        ("rhai::Map", "map"),
+        ("rhai::FnPtr", "function"),
+        ("FnPtr", "function"),
+        ("rhai::Dynamic", "any value"),
+        ("Dynamic", "any value"),
+        ("()", "nothing"),
+    ];
+    let mut out = String::with_capacity(msg.len());
+    let mut rest = msg;
+    'scan: while !rest.is_empty() {
+        // Only whole words are replaced (`String` inside `ToString` is left alone).
+        let boundary = out.chars().last().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == ':'));
+        if boundary {
+            for (rust, word) in WORDS {
+                if let Some(after) = rest.strip_prefix(rust) {
+                    if after.chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_')) {
+                        out.push_str(word);
+                        rest = after;
+                        continue 'scan;
+                    }
+                }
+            }
+        }
+        let c = rest.chars().next().expect("not empty");
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 /// The line where `fn name(` is defined in a script of the pack.
@@ -1514,6 +1555,20 @@ pub fn describe_card(g: &Game, c: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn messages_use_the_scripts_words_for_types() {
+        assert_eq!(
+            plain_words("Function not found: double_it (i64, ImmutableString)"),
+            "Function not found: double_it (int, string)"
+        );
+        assert_eq!(
+            plain_words("Data type incorrect: i64 (expecting &str)"),
+            "Data type incorrect: int (expecting string)"
+        );
+        assert_eq!(plain_words("returns () not rhai::Map"), "returns nothing not map");
+        assert_eq!(plain_words("ToString and i64x stay"), "ToString and i64x stay");
+    }
     use crate::content::{load_pack, LoadOptions, Project};
     use crate::game::{agent, GameConfig};
 
