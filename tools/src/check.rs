@@ -24,17 +24,23 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
             }
         };
         let loaded = load_pack(&proj, &id, LoadOptions::default());
-        let mut diags = loaded.diagnostics.clone();
+        // Everything a later command reads: the content as loaded, then its printed faces
+        // (templates, icons, art).
+        let mut all = loaded.diagnostics.clone();
+        if let Some(p) = &loaded.pack {
+            all.extend(crate::print::check_faces(p));
+        }
+        let e = all.iter().filter(|d| d.is_error()).count();
+        let w = all.len() - e;
+        let mut diags = all;
         if args.quiet {
             diags.retain(|d| d.severity == Severity::Error);
         }
-        let e = loaded.errors();
-        let w = loaded.diagnostics.len() - e;
         errors += e;
         match args.format {
             Format::Human => {
                 out::print_diagnostics(&diags, &loaded.sources);
-                let summary = match &loaded.pack {
+                let summary = match loaded.pack.as_ref().filter(|_| e == 0) {
                     Some(p) => format!(
                         "{id}: ok ({} definitions, {} scenarios, {} scripts), {w} warning{}{}",
                         p.defs.len(),

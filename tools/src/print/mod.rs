@@ -924,6 +924,35 @@ pub fn card_svg(pack: &Pack, id: &str, size_mm: Option<(f64, f64)>) -> Result<Ca
     Ok(CardSvg { front: front.svg, back, diagnostics: diags })
 }
 
+/// What printing would find wrong, without writing anything: the pack's templates are
+/// compiled and every face of every printed definition is rendered (to SVG, in memory),
+/// so an unknown `:icon:`, missing art or a broken template is reported by `crown check`
+/// rather than first by `crown print`. Diagnostics are deduplicated.
+pub fn check_faces(pack: &Pack) -> Vec<Diagnostic> {
+    let opts = PrintOptions::new(PathBuf::new());
+    let geom = match geometry(pack, &opts) {
+        Ok(g) => g,
+        Err(d) => return vec![d],
+    };
+    let (printer, mut diags) = match Printer::new(pack, geom) {
+        Ok(x) => x,
+        Err(ds) => return ds,
+    };
+    let defs = match select(pack, &[]) {
+        Ok(d) => d,
+        Err(ds) => return ds,
+    };
+    for d in defs {
+        diags.extend(printer.render(d, Side::Front).diagnostics);
+        if Printer::two_sided(d) {
+            diags.extend(printer.render(d, Side::Back).diagnostics);
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    diags.retain(|d| seen.insert(d.to_string()));
+    diags
+}
+
 /// What [`card_svg`] returns.
 #[derive(Debug, Clone)]
 pub struct CardSvg {
