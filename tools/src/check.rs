@@ -27,8 +27,14 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
         // Everything a later command reads: the content as loaded, then its printed faces
         // (templates, icons, art).
         let mut all = loaded.diagnostics.clone();
+        let mut sources = loaded.sources.clone();
         if let Some(p) = &loaded.pack {
             all.extend(crate::print::check_faces(p));
+            let (games, files) = crate::golden::check_games(&proj, &std::sync::Arc::new(p.clone()));
+            all.extend(games);
+            for f in files {
+                sources.insert(f);
+            }
         }
         let e = all.iter().filter(|d| d.is_error()).count();
         let w = all.len() - e;
@@ -39,7 +45,7 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
         errors += e;
         match args.format {
             Format::Human => {
-                out::print_diagnostics(&diags, &loaded.sources);
+                out::print_diagnostics(&diags, &sources);
                 let summary = match loaded.pack.as_ref().filter(|_| e == 0) {
                     Some(p) => format!(
                         "{id}: ok ({} definitions, {} scenarios, {} scripts), {w} warning{}{}",

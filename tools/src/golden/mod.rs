@@ -110,6 +110,91 @@ pub fn discover(project: &Project, packs: &[String]) -> Vec<Case> {
     out
 }
 
+/// `crown check`'s look at a pack's golden games, without playing them: each file reads
+/// and parses, names this pack, a scenario it has and a player count it allows, and only
+/// agents Crown knows; its transcript exists. The diagnostics, and the game files' sources
+/// for showing them.
+pub fn check_games(
+    project: &Project,
+    pack: &Arc<Pack>,
+) -> (Vec<crown_engine::Diagnostic>, Vec<crown_engine::SourceFile>) {
+    use crown_engine::game::agent::{Agent, FirstAgent, AGENT_KINDS};
+    use crown_engine::Diagnostic;
+    let mut diags = Vec::new();
+    let mut sources = Vec::new();
+    for case in discover(project, &[pack.id().to_string()]) {
+        let shown = case.game_file.strip_prefix(&project.root).unwrap_or(&case.game_file).to_path_buf();
+        let text = match std::fs::read_to_string(&case.game_file) {
+            Ok(t) => t,
+            Err(e) => {
+                diags.push(Diagnostic::error("game-file", format!("cannot read this golden game: {e}")).in_file(shown));
+                continue;
+            }
+        };
+        let src = crown_engine::SourceFile::new(shown.clone(), text.as_str());
+        let line_of =
+            |key: &str| text.lines().position(|l| l.trim_start().starts_with(&format!("{key} ="))).map_or(1, |i| i + 1);
+        let mut found = Vec::new();
+        match GameFile::parse(&text) {
+            Err(e) => {
+                let d = Diagnostic::error(
+                    "game-file",
+                    format!("not a valid game file: {}", e.message().lines().next().unwrap_or("")),
+                );
+                found.push(match e.span() {
+                    Some(span) => d.at(&src, span),
+                    None => d.in_file(shown.clone()),
+                });
+            }
+            Ok(file) => {
+                if file.pack != pack.id() {
+                    found.push(
+                        Diagnostic::error(
+                            "game-file",
+                            format!("recorded for pack `{}`, not `{}`", file.pack, pack.id()),
+                        )
+                        .at_line_col(&src, line_of("pack"), 1),
+                    );
+                }
+                let kinds = file.agents.iter().chain(file.fallback.iter());
+                for kind in kinds.filter(|k| *k != "human" && !AGENT_KINDS.contains(&k.as_str())) {
+                    let near = crown_engine::diag::did_you_mean(kind, AGENT_KINDS.iter().copied());
+                    let key = if file.fallback.as_ref() == Some(kind) { "fallback" } else { "agents" };
+                    found.push(
+                        Diagnostic::error(
+                            "game-file",
+                            format!("`{kind}` is not an agent (agents: human, {})", AGENT_KINDS.join(", ")),
+                        )
+                        .at_line_col(&src, line_of(key), 1)
+                        .maybe_hint(near.map(|n| format!("did you mean `{n}`?"))),
+                    );
+                }
+                let mut cfg = GameConfig::new(file.seed, file.players.len());
+                cfg.scenario = file.scenario.clone();
+                cfg.names = file.players.clone();
+                let agents: Vec<Box<dyn Agent>> =
+                    (0..file.players.len()).map(|_| Box::new(FirstAgent) as Box<dyn Agent>).collect();
+                if let Err(e) = Game::new(pack.clone(), cfg, agents) {
+                    let key = if e.starts_with("no scenario") { "scenario" } else { "players" };
+                    found.push(Diagnostic::error("game-file", e).at_line_col(&src, line_of(key), 1));
+                }
+                if !case.transcript_file.is_file() {
+                    found.push(
+                        Diagnostic::warning("game-file", "this golden game has no transcript yet")
+                            .in_file(shown.clone())
+                            .hint(format!("replay it and accept the result: `crown test --bless {}`", case.name)),
+                    );
+                }
+            }
+        }
+        if !found.is_empty() {
+            diags.extend(found);
+            sources.push(src);
+        }
+    }
+    (diags, sources)
+}
+
 /// What replaying one golden game gave.
 #[derive(Debug, Clone)]
 pub enum Verdict {
