@@ -125,7 +125,8 @@ fn every_scenario_plays_to_the_end_with_one_winner() {
 
 #[test]
 fn two_player_side_of_every_plaque_matches_plaques_toml() {
-    // The rules mirror each plaque's `back` (the engine reads fronts only): check the copy.
+    // The rules read each plaque's `back` from plaques.toml (`def_back`): every step and
+    // parameter arrives, and nothing else.
     let pack = pack();
     let mut t = table(2, None);
     for d in pack.defs.iter().filter(|d| d.kind == crown_engine::content::DefKind::Plaque) {
@@ -904,4 +905,31 @@ fn the_draft_deals_five_keeps_four_and_plays_instants() {
             "#
         ));
     }
+}
+
+/// The 2-player side is plaques.toml's `back`: an edited back value in a copy of the pack
+/// is what the 2-player game uses, and only there.
+#[test]
+fn the_two_player_side_comes_from_plaques_toml() {
+    let repo = crate::common::repo_project().root;
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["content/the-last-kingdom", "scripts/the-last-kingdom"] {
+        crate::common::copy_dir(&repo.join(sub), &dir.path().join(sub)).unwrap();
+    }
+    let file = dir.path().join("content/the-last-kingdom/plaques.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let at = text.find("id = \"no-mercy\"").unwrap();
+    let back = at + text[at..].find("[plaque.back]").unwrap();
+    let vp = back + text[back..].find("vp = 3").expect("no-mercy's back gives 3 VP: update this test");
+    std::fs::write(&file, format!("{}vp = 5{}", &text[..vp], &text[vp + "vp = 3".len()..])).unwrap();
+    let loaded = load_pack(&Project::new(dir.path()), "the-last-kingdom", LoadOptions::default());
+    assert_eq!(loaded.errors(), 0, "{:?}", loaded.diagnostics);
+    let edited = Arc::new(loaded.pack.unwrap());
+    let vp_of = |p: Arc<Pack>| {
+        let mut t = Table::new(p, PRELUDE, 2, 5, None, false);
+        t.run("set(\"probe\", back_face(\"no-mercy\").vp);");
+        t.game().state.globals.get("probe").map(|v| v.to_string()).unwrap_or_default()
+    };
+    assert_eq!(vp_of(pack()), "3");
+    assert_eq!(vp_of(edited), "5");
 }

@@ -1227,6 +1227,24 @@ fn register_defs(e: &mut Engine) {
             Ok(d.cost.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect::<Map>())
         })
     });
+    e.register_fn("def_back", |id: ImmutableString| {
+        with(|g| {
+            let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
+            let b =
+                d.back.as_ref().ok_or_else(|| format!("`{id}` has no back face (a `back` table in its definition)"))?;
+            let ints = |m: &std::collections::BTreeMap<String, i64>| -> Map {
+                m.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect()
+            };
+            let mut face = Map::new();
+            face.insert("name".into(), Dynamic::from(if b.name.is_empty() { d.name.clone() } else { b.name.clone() }));
+            face.insert("text".into(), Dynamic::from(b.text.clone()));
+            face.insert("values".into(), Dynamic::from(ints(&b.values)));
+            face.insert("cost".into(), Dynamic::from(ints(&b.cost)));
+            let attrs: Map = b.attrs.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(v.clone()))).collect();
+            face.insert("attrs".into(), Dynamic::from(attrs));
+            Ok(face)
+        })
+    });
     e.register_fn("def_attr", |id: ImmutableString, k: ImmutableString| {
         with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.attrs.get(k.as_str()).cloned().unwrap_or_default()))
     });

@@ -91,6 +91,11 @@ pub const API: &[Entry] = &[
     f("Definitions", "def_value(id, k) -> int", "A named value of the definition (0 if unset)."),
     f(
         "Definitions",
+        "def_back(id) -> map",
+        "The definition's back face as written in its `back` table: `name`, `text`, `values`, `cost`, `attrs` (an error if it has none).",
+    ),
+    f(
+        "Definitions",
         "def_cost(id) -> map",
         "What the definition costs, as written in its `cost` table: resource -> amount (empty if it has none).",
     ),
