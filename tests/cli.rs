@@ -300,18 +300,10 @@ fn crown_out(root: &str, args: &[&str]) -> String {
 /// second `--bless` writes nothing.
 #[test]
 fn every_shipped_pack_accepts_a_changed_card_value_in_one_bless() {
-    let repo = crate::common::repo_project().root;
-    let dir = tempfile::tempdir().unwrap();
-    for sub in ["content", "scripts", "tests/golden"] {
-        crate::common::copy_dir(&repo.join(sub), &dir.path().join(sub)).unwrap();
-    }
+    let dir = crate::common::project_copy(&["content", "scripts", "tests/golden"]);
     let root = dir.path().to_string_lossy().to_string();
     let edit = |file: &str, after: &str, old: &str, new: &str| {
-        let path = dir.path().join(file);
-        let s = std::fs::read_to_string(&path).unwrap();
-        let at = s.find(after).unwrap_or_else(|| panic!("{after} in {file}"));
-        let i = at + s[at..].find(old).unwrap_or_else(|| panic!("{old} after {after} in {file}"));
-        std::fs::write(&path, format!("{}{new}{}", &s[..i], &s[i + old.len()..])).unwrap();
+        crate::common::edit_after(&dir.path().join(file), &[after], old, new);
     };
     edit("content/take-the-kingdom/cards/attack.toml", "id = \"pikemen\"", "attack = 1", "attack = 2");
     edit("content/the-last-kingdom/cards/round-1.toml", "id = \"raiding-party\"", "add-danes = 2", "add-danes = 3");

@@ -1062,16 +1062,10 @@ fn render_draws_the_board() {
 /// pack is what the game charges, and the game plays differently.
 #[test]
 fn unit_costs_come_from_the_units_file() {
-    let repo = crate::common::repo_project().root;
-    let dir = tempfile::tempdir().unwrap();
-    for sub in ["content/kingdoms-in-conflict", "scripts/kingdoms-in-conflict"] {
-        crate::common::copy_dir(&repo.join(sub), &dir.path().join(sub)).unwrap();
-    }
+    let dir = crate::common::project_copy(&["content/kingdoms-in-conflict", "scripts/kingdoms-in-conflict"]);
     let units = dir.path().join("content/kingdoms-in-conflict/cards/units.toml");
-    let text = std::fs::read_to_string(&units).unwrap();
     let old = "cost = { wood = 1, grain = 1, any-material = 1 }";
-    assert!(text.contains(old), "the pawn's cost moved: update this test");
-    std::fs::write(&units, text.replacen(old, "cost = { wood = 2, grain = 1, fish = 1 }", 1)).unwrap();
+    crate::common::edit_after(&units, &["id = \"pawn\""], old, "cost = { wood = 2, grain = 1, fish = 1 }");
     let edited = {
         let loaded = load_pack(&Project::new(dir.path()), PACK, LoadOptions::default());
         assert_eq!(loaded.errors(), 0, "{:?}", loaded.diagnostics);

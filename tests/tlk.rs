@@ -911,17 +911,9 @@ fn the_draft_deals_five_keeps_four_and_plays_instants() {
 /// is what the 2-player game uses, and only there.
 #[test]
 fn the_two_player_side_comes_from_plaques_toml() {
-    let repo = crate::common::repo_project().root;
-    let dir = tempfile::tempdir().unwrap();
-    for sub in ["content/the-last-kingdom", "scripts/the-last-kingdom"] {
-        crate::common::copy_dir(&repo.join(sub), &dir.path().join(sub)).unwrap();
-    }
+    let dir = crate::common::project_copy(&["content/the-last-kingdom", "scripts/the-last-kingdom"]);
     let file = dir.path().join("content/the-last-kingdom/plaques.toml");
-    let text = std::fs::read_to_string(&file).unwrap();
-    let at = text.find("id = \"no-mercy\"").unwrap();
-    let back = at + text[at..].find("[plaque.back]").unwrap();
-    let vp = back + text[back..].find("vp = 3").expect("no-mercy's back gives 3 VP: update this test");
-    std::fs::write(&file, format!("{}vp = 5{}", &text[..vp], &text[vp + "vp = 3".len()..])).unwrap();
+    crate::common::edit_after(&file, &["id = \"no-mercy\"", "[plaque.back]"], "vp = 3", "vp = 5");
     let loaded = load_pack(&Project::new(dir.path()), "the-last-kingdom", LoadOptions::default());
     assert_eq!(loaded.errors(), 0, "{:?}", loaded.diagnostics);
     let edited = Arc::new(loaded.pack.unwrap());

@@ -52,6 +52,30 @@ pub fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// A temporary project holding copies of parts of this repository (`content/PACK`,
+/// `scripts/PACK`, `tests/golden`...), for tests that edit a pack.
+pub fn project_copy(parts: &[&str]) -> tempfile::TempDir {
+    let repo = repo_project().root;
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for part in parts {
+        copy_dir(&repo.join(part), &dir.path().join(part)).unwrap_or_else(|e| panic!("copy {part}: {e}"));
+    }
+    dir
+}
+
+/// Replace the first `old` that follows the first `after` in a file (`after` finds the
+/// definition, `old` the text to edit in it). Panics naming what was not found, so a
+/// moved value fails the test that edits it.
+pub fn edit_after(file: &Path, after: &[&str], old: &str, new: &str) {
+    let s = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let mut at = 0;
+    for a in after {
+        at += s[at..].find(a).unwrap_or_else(|| panic!("no `{a}` in {}", file.display()));
+    }
+    let i = at + s[at..].find(old).unwrap_or_else(|| panic!("no `{old}` after {after:?} in {}", file.display()));
+    std::fs::write(file, format!("{}{new}{}", &s[..i], &s[i + old.len()..])).unwrap();
+}
+
 /// Answers of a position test, queued per seat by label.
 pub type SeatQueue = std::sync::Arc<std::sync::Mutex<Vec<std::collections::VecDeque<String>>>>;
 
