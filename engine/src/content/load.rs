@@ -891,6 +891,54 @@ impl PackLoad<'_> {
             }
         }
 
+        // A card script's function that nothing can reach: not a hook any definition names,
+        // not called by any script, not named in a string (a hook invoked by name).
+        if self.opts.compile_scripts {
+            let mut reachable: BTreeSet<String> = BTreeSet::new();
+            for sc in &scripts {
+                reachable.extend(crate::script::lint::names_used(&sc.ast));
+            }
+            for s in srefs.iter().flatten() {
+                reachable.extend(s.hooks.iter().map(|(h, _)| h.clone()));
+            }
+            let mut warned = BTreeSet::new();
+            for (i, sref) in srefs.iter().enumerate() {
+                let Some(s) = sref else { continue };
+                let Some(&si) = script_index.get(&(s.pack.clone(), s.rel.clone())) else { continue };
+                let own = &scripts[si].functions;
+                // A script missing a declared hook has its error already (naming the
+                // misspelt function): one mistake, one diagnostic.
+                let hook_missing = srefs
+                    .iter()
+                    .flatten()
+                    .filter(|o| o.pack == s.pack && o.rel == s.rel)
+                    .any(|o| o.hooks.iter().any(|(h, _)| !own.contains(h)));
+                if !warned.insert(si) || hook_missing {
+                    continue;
+                }
+                for f in own {
+                    if reachable.contains(f) {
+                        continue;
+                    }
+                    // What it may have meant: a name hooks are invoked or declared by.
+                    let near = did_you_mean(f, reachable.iter().map(String::as_str));
+                    let line = crate::script::api::fn_line_in(&self.sources, &scripts[si].path, f);
+                    let mut d = Diagnostic::warning(
+                        "unreachable-function",
+                        format!(
+                            "`{f}` is never called: no definition names it as a hook (`{}` uses this script) and no script calls it",
+                            pack_defs[i].def.id
+                        ),
+                    );
+                    d = match (self.sources.get(&scripts[si].path), line) {
+                        (Some(src), Some(l)) => d.at_line_col(src, l, 1),
+                        _ => d.in_file(scripts[si].path.clone()),
+                    };
+                    self.diags.push(d.maybe_hint(near.map(|n| format!("a misspelt hook? did you mean `{n}`?"))));
+                }
+            }
+        }
+
         // Warnings: unused scripts, cards in no deck.
         if self.opts.compile_scripts {
             for p in &chain {

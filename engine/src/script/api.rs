@@ -306,6 +306,13 @@ pub fn plain_words(msg: &str) -> String {
     out
 }
 
+/// The line where `fn name(` is defined in a script, from the loaded sources.
+pub(crate) fn fn_line_in(sources: &crate::diag::SourceMap, script: &std::path::Path, name: &str) -> Option<usize> {
+    let file = sources.get(script)?;
+    let needle = format!("fn {name}(");
+    file.text.lines().position(|l| l.trim_start().starts_with(&needle)).map(|i| i + 1)
+}
+
 /// The line where `fn name(` is defined in a script of the pack.
 pub(crate) fn fn_line(pack: &Pack, script: &str, name: &str) -> Option<usize> {
     let file = pack.sources.get(std::path::Path::new(script))?;

@@ -139,6 +139,26 @@ pub fn check_calls(own: &AST, lib: Option<&AST>) -> Vec<Finding> {
     out
 }
 
+/// The names a script may call a function by: every function it calls, and every string
+/// literal shaped like a name (a hook invoked by name, `invoke(c, "on_play", ...)`).
+pub fn names_used(ast: &AST) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    ast.walk(&mut |path: &[ASTNode]| {
+        match path.last() {
+            Some(ASTNode::Expr(Expr::FnCall(x, _) | Expr::MethodCall(x, _)))
+            | Some(ASTNode::Stmt(Stmt::FnCall(x, _))) => {
+                out.insert(x.name.to_string());
+            }
+            Some(ASTNode::Expr(Expr::StringConstant(s, _))) if s.chars().all(|c| c.is_alphanumeric() || c == '_') => {
+                out.insert(s.to_string());
+            }
+            _ => {}
+        }
+        true
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
