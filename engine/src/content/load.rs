@@ -57,7 +57,7 @@ fn run_load(project: &Project, id: &str, opts: LoadOptions, cache: Option<&mut C
 
 /// Diagnostics that an error in a TOML file may cause elsewhere: a definition the broken
 /// file held is missing, so references to it dangle and its script looks unused.
-const FOLLOW_ONS: &[&str] = &["dangling-reference", "unused-script"];
+const FOLLOW_ONS: &[&str] = &["dangling-reference", "unused-script", "unknown-id", "unknown-value-key"];
 
 /// Errors after which what a file or pack holds is unknown (not one bad entry, whose id is
 /// still known, but a whole file or pack that could not be read).
@@ -83,6 +83,8 @@ fn suppress_follow_ons(diags: &mut Vec<Diagnostic>) {
         let what: Vec<String> = [
             count("dangling-reference", "reference to a missing definition", "references to missing definitions"),
             count("unused-script", "unused script", "unused scripts"),
+            count("unknown-id", "script call naming a missing definition", "script calls naming missing definitions"),
+            count("unknown-value-key", "script call naming a missing value", "script calls naming missing values"),
         ]
         .into_iter()
         .flatten()
@@ -939,6 +941,30 @@ impl PackLoad<'_> {
             }
         }
 
+        // Names spelt out in strings: definition ids and value keys the pack has.
+        if self.opts.compile_scripts {
+            let ids: BTreeSet<String> = pack_defs.iter().map(|d| d.def.id.clone()).collect();
+            let mut value_keys: BTreeSet<String> = BTreeSet::new();
+            for d in &pack_defs {
+                value_keys.extend(d.def.values.keys().cloned());
+                value_keys.extend(d.def.stages.iter().flat_map(|st| st.values.keys().cloned()));
+                value_keys.extend(d.def.back.iter().flat_map(|b| b.values.keys().cloned()));
+            }
+            let declared = crate::script::lint::Declared { ids: &ids, value_keys: &value_keys };
+            for sc in &scripts {
+                let Some(src) = self.sources.get(&sc.path).cloned() else { continue };
+                for (f, error) in crate::script::lint::check_names(&sc.own, &declared) {
+                    let d = if error {
+                        Diagnostic::error("unknown-id", f.message)
+                    } else {
+                        Diagnostic::warning("unknown-value-key", f.message)
+                    };
+                    let d = if f.line > 0 { d.at_line_col(&src, f.line, f.col) } else { d.in_file(sc.path.clone()) };
+                    self.diags.push(d.maybe_hint(f.hint));
+                }
+            }
+        }
+
         // Warnings: unused scripts, cards in no deck.
         if self.opts.compile_scripts {
             for p in &chain {
@@ -1202,12 +1228,13 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
     };
     let src = SourceFile::new(shown.clone(), text.as_str());
     if !l.opts.compile_scripts {
-        let ast = rhai::AST::empty();
+        let ast = Arc::new(rhai::AST::empty());
         let script = Script {
             path: shown,
             rel: s.rel.clone(),
             pack: s.pack.clone(),
-            ast: Arc::new(ast),
+            own: ast.clone(),
+            ast,
             functions: BTreeSet::new(),
             hash,
         };
@@ -1248,11 +1275,13 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
                 };
             }
             let functions: BTreeSet<String> = crate::script::function_names(&ast).map(str::to_string).collect();
+            let ast = Arc::new(ast);
             let own = Script {
                 path: shown.clone(),
                 rel: s.rel.clone(),
                 pack: s.pack.clone(),
-                ast: Arc::new(ast),
+                own: ast.clone(),
+                ast,
                 functions,
                 hash,
             };

@@ -166,6 +166,9 @@ pub struct Script {
     /// The script as compiled, with the rules script's functions merged in underneath
     /// (so card scripts may call the rules' helpers).
     pub ast: Arc<rhai::AST>,
+    /// The script as compiled, without the rules script merged in: what static checks
+    /// walk, so each finding is reported in the script that holds it.
+    pub own: Arc<rhai::AST>,
     /// Functions the script itself defines.
     pub functions: BTreeSet<String>,
     /// Content hash of the text, for caches.

@@ -139,6 +139,82 @@ pub fn check_calls(own: &AST, lib: Option<&AST>) -> Vec<Finding> {
     out
 }
 
+/// What a pack declares, for checking the names scripts spell out in strings.
+pub struct Declared<'a> {
+    /// Every definition id.
+    pub ids: &'a BTreeSet<String>,
+    /// Every value key any definition, stage or back face holds.
+    pub value_keys: &'a BTreeSet<String>,
+}
+
+/// Host functions whose first argument is a definition id.
+const TAKES_ID: &[&str] = &[
+    "def_name",
+    "def_kind",
+    "def_count",
+    "def_text",
+    "def_cards",
+    "def_keywords",
+    "def_value",
+    "def_attr",
+    "def_cost",
+    "def_back",
+    "def_has_keyword",
+];
+
+/// String literals that name what the pack does not have: a definition id passed to a
+/// `def_*` function (an error: the call always fails), a value key passed to `value` or
+/// `def_value` that no definition holds (a warning: the value is always 0). Each finding
+/// says whether it is an error.
+pub fn check_names(ast: &AST, declared: &Declared<'_>) -> Vec<(Finding, bool)> {
+    let mut out = Vec::new();
+    ast.walk(&mut |path: &[ASTNode]| {
+        let (x, method) = match path.last() {
+            Some(ASTNode::Expr(Expr::FnCall(x, _))) | Some(ASTNode::Stmt(Stmt::FnCall(x, _))) => (x, false),
+            Some(ASTNode::Expr(Expr::MethodCall(x, _))) => (x, true),
+            _ => return true,
+        };
+        if method || x.is_operator_call() {
+            return true;
+        }
+        let name = x.name.as_str();
+        let literal = |i: usize| match x.args.get(i) {
+            Some(Expr::StringConstant(s, pos)) => Some((s.to_string(), *pos)),
+            _ => None,
+        };
+        if TAKES_ID.contains(&name) {
+            if let Some((id, pos)) = literal(0).filter(|(id, _)| !declared.ids.contains(id)) {
+                let near = crate::diag::did_you_mean(&id, declared.ids.iter().map(String::as_str));
+                out.push((
+                    Finding {
+                        line: pos.line().unwrap_or(0),
+                        col: pos.position().unwrap_or(1),
+                        message: format!("no definition `{id}` exists in this pack, so `{name}` always fails here"),
+                        hint: near.map(|n| format!("did you mean `{n}`?")),
+                    },
+                    true,
+                ));
+            }
+        }
+        if (name == "value" || name == "def_value") && x.args.len() == 2 {
+            if let Some((key, pos)) = literal(1).filter(|(k, _)| !declared.value_keys.contains(k)) {
+                let near = crate::diag::did_you_mean(&key, declared.value_keys.iter().map(String::as_str));
+                out.push((
+                    Finding {
+                        line: pos.line().unwrap_or(0),
+                        col: pos.position().unwrap_or(1),
+                        message: format!("no definition has a value `{key}`, so `{name}` always gives 0 here"),
+                        hint: near.map(|n| format!("did you mean `{n}`?")),
+                    },
+                    false,
+                ));
+            }
+        }
+        true
+    });
+    out
+}
+
 /// The names a script may call a function by: every function it calls, and every string
 /// literal shaped like a name (a hook invoked by name, `invoke(c, "on_play", ...)`).
 pub fn names_used(ast: &AST) -> BTreeSet<String> {
