@@ -21,7 +21,7 @@ pub struct BenchArgs {
     /// Smaller workloads (under a minute).
     #[arg(long)]
     pub quick: bool,
-    /// Only these groups, comma-separated: load, packs, ttk, rhai, pdf, golden, watch, campaign,
+    /// Only these groups, comma-separated: load, packs, ttk, rhai, pdf, check, golden, watch, campaign,
     /// memory.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
@@ -141,6 +141,25 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
                 say("reprint_one_card_s", f.reprint_s, format!("re-print after one card edit: {:.3} s", f.reprint_s));
             }
             Err(e) => eprintln!("print benchmark: {e}"),
+        }
+    }
+    if args.wants("check") {
+        // What `crown check PACK` does for each shipped pack: load and validate (scripts
+        // compiled and analysed), render every face in memory, read the golden game files.
+        // One thread, best of three.
+        for id in project.pack_ids() {
+            let mut best = f64::MAX;
+            for _ in 0..3 {
+                let t = Instant::now();
+                let loaded = crown_engine::content::load_pack(project, &id, Default::default());
+                if let Some(p) = &loaded.pack {
+                    let _ = crate::print::check_faces(p);
+                    let _ = golden::check_games(project, &Arc::new(p.clone()));
+                }
+                best = best.min(t.elapsed().as_secs_f64());
+            }
+            let key = format!("check_{}_s", id.replace('-', "_"));
+            say(&key, best, format!("crown check {id}: {:.0} ms", best * 1000.0));
         }
     }
     let cases = if args.wants("golden") { golden::discover(project, &[]) } else { Vec::new() };
