@@ -24,13 +24,14 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
             }
         };
         let loaded = load_pack(&proj, &id, LoadOptions::default());
+        let pack = loaded.pack.map(std::sync::Arc::new);
         // Everything a later command reads: the content as loaded, then its printed faces
         // (templates, icons, art).
-        let mut all = loaded.diagnostics.clone();
-        let mut sources = loaded.sources.clone();
-        if let Some(p) = &loaded.pack {
+        let mut all = loaded.diagnostics;
+        let mut sources = loaded.sources;
+        if let Some(p) = &pack {
             all.extend(crate::print::check_faces(p));
-            let (games, files) = crate::golden::check_games(&proj, &std::sync::Arc::new(p.clone()));
+            let (games, files) = crate::golden::check_games(&proj, p);
             all.extend(games);
             for f in files {
                 sources.insert(f);
@@ -46,7 +47,7 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
         match args.format {
             Format::Human => {
                 out::print_diagnostics(&diags, &sources);
-                let summary = match loaded.pack.as_ref().filter(|_| e == 0) {
+                let summary = match pack.as_ref().filter(|_| e == 0) {
                     Some(p) => format!(
                         "{id}: ok ({} definitions, {} scenarios, {} scripts), {w} warning{}{}",
                         p.defs.len(),
@@ -64,7 +65,7 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
                 println!("{summary}");
             }
             Format::Json => {
-                if let (true, Some(p)) = (args.digest, &loaded.pack) {
+                if let (true, Some(p)) = (args.digest, &pack) {
                     digests.insert(id.clone(), format!("{:016x}", crate::live::pack_digest(p)).into());
                 }
                 for d in &diags {

@@ -862,6 +862,8 @@ impl PackLoad<'_> {
                 scripts.push(script);
             }
         }
+        // Scripts a definition names a hook of that they do not define.
+        let mut missing_hooks: BTreeSet<usize> = BTreeSet::new();
         for (i, sref) in srefs.iter().enumerate() {
             let Some(s) = sref else { continue };
             if let Some(&si) = script_index.get(&(s.pack.clone(), s.rel.clone())) {
@@ -870,6 +872,7 @@ impl PackLoad<'_> {
                 let hooks = if self.opts.compile_scripts { s.hooks.as_slice() } else { &[] };
                 for (hook, span) in hooks {
                     if !have.contains(hook) {
+                        missing_hooks.insert(si);
                         if let Some(f) = self.sources.get(&s.file).cloned() {
                             let hint = did_you_mean(hook, have.iter().map(String::as_str))
                                 .map(|h| format!("the script defines `{h}`; did you mean that?"))
@@ -898,26 +901,21 @@ impl PackLoad<'_> {
         if self.opts.compile_scripts {
             let mut reachable: BTreeSet<String> = BTreeSet::new();
             for sc in &scripts {
-                reachable.extend(crate::script::lint::names_used(&sc.ast));
+                reachable.extend(sc.references.names.iter().cloned());
             }
             for s in srefs.iter().flatten() {
                 reachable.extend(s.hooks.iter().map(|(h, _)| h.clone()));
             }
-            let mut warned = BTreeSet::new();
-            for (i, sref) in srefs.iter().enumerate() {
-                let Some(s) = sref else { continue };
-                let Some(&si) = script_index.get(&(s.pack.clone(), s.rel.clone())) else { continue };
-                let own = &scripts[si].functions;
-                // A script missing a declared hook has its error already (naming the
-                // misspelt function): one mistake, one diagnostic.
-                let hook_missing = srefs
-                    .iter()
-                    .flatten()
-                    .filter(|o| o.pack == s.pack && o.rel == s.rel)
-                    .any(|o| o.hooks.iter().any(|(h, _)| !own.contains(h)));
-                if !warned.insert(si) || hook_missing {
+            // Each script once, named by the first definition that uses it. A script missing
+            // a declared hook has its error already (naming the misspelt function): one
+            // mistake, one diagnostic.
+            let mut seen = missing_hooks;
+            for (i, def) in pack_defs.iter().enumerate() {
+                let Some(si) = def.script else { continue };
+                if !seen.insert(si) {
                     continue;
                 }
+                let own = &scripts[si].functions;
                 for f in own {
                     if reachable.contains(f) {
                         continue;
@@ -953,7 +951,7 @@ impl PackLoad<'_> {
             let declared = crate::script::lint::Declared { ids: &ids, value_keys: &value_keys };
             for sc in &scripts {
                 let Some(src) = self.sources.get(&sc.path).cloned() else { continue };
-                for (f, error) in crate::script::lint::check_names(&sc.own, &declared) {
+                for (f, error) in crate::script::lint::check_names(&sc.references, &declared) {
                     let d = if error {
                         Diagnostic::error("unknown-id", f.message)
                     } else {
@@ -1228,14 +1226,13 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
     };
     let src = SourceFile::new(shown.clone(), text.as_str());
     if !l.opts.compile_scripts {
-        let ast = Arc::new(rhai::AST::empty());
         let script = Script {
             path: shown,
             rel: s.rel.clone(),
             pack: s.pack.clone(),
-            own: ast.clone(),
-            ast,
+            ast: Arc::new(rhai::AST::empty()),
             functions: BTreeSet::new(),
+            references: Arc::default(),
             hash,
         };
         return ScriptOut {
@@ -1275,14 +1272,14 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
                 };
             }
             let functions: BTreeSet<String> = crate::script::function_names(&ast).map(str::to_string).collect();
-            let ast = Arc::new(ast);
+            let references = Arc::new(crate::script::lint::references(&ast));
             let own = Script {
                 path: shown.clone(),
                 rel: s.rel.clone(),
                 pack: s.pack.clone(),
-                own: ast.clone(),
-                ast,
+                ast: Arc::new(ast),
                 functions,
+                references,
                 hash,
             };
             let merged = lib.map(|(lib, lh)| (lh, merge_rules(lib, &own.ast, &name)));

@@ -166,11 +166,12 @@ pub struct Script {
     /// The script as compiled, with the rules script's functions merged in underneath
     /// (so card scripts may call the rules' helpers).
     pub ast: Arc<rhai::AST>,
-    /// The script as compiled, without the rules script merged in: what static checks
-    /// walk, so each finding is reported in the script that holds it.
-    pub own: Arc<rhai::AST>,
     /// Functions the script itself defines.
     pub functions: BTreeSet<String>,
+    /// What the script itself refers to by name (collected from its own syntax tree when
+    /// it is compiled, so a finding names the file that holds it; used by the checks that
+    /// need the whole pack).
+    pub references: Arc<crate::script::lint::References>,
     /// Content hash of the text, for caches.
     pub hash: u64,
 }

@@ -176,6 +176,16 @@ pub fn quote_list(labels: &[String]) -> String {
 /// Agent kinds that can be built from a name.
 pub const AGENT_KINDS: &[&str] = &["random", "first", "greedy"];
 
+/// Why `kind` names no agent a game file may use (`human` or a bot kind), and the nearest
+/// kind; `None` when it is one.
+pub fn unknown_kind(kind: &str) -> Option<(String, Option<&'static str>)> {
+    if kind == "human" || AGENT_KINDS.contains(&kind) {
+        return None;
+    }
+    let near = crate::diag::did_you_mean(kind, AGENT_KINDS.iter().copied());
+    Some((format!("`{kind}` is not an agent (agents: human, {})", AGENT_KINDS.join(", ")), near))
+}
+
 /// Build a bot agent by kind name.
 pub fn bot(kind: &str, game_seed: u64, seat: usize) -> Option<Box<dyn Agent>> {
     Some(match kind {

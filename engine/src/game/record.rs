@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use super::agent::{bot, Agent, ChoiceRequest, ScriptedAgent, AGENT_KINDS};
+use super::agent::{bot, unknown_kind, Agent, ChoiceRequest, ScriptedAgent, AGENT_KINDS};
 use super::{Choice, Game, GameConfig, Outcome, Status};
 use crate::content::Pack;
 
@@ -257,13 +257,9 @@ impl GameFile {
         if !self.agents.is_empty() && self.agents.len() != seats {
             return Err(format!("{} agents are given for {} seats", self.agents.len(), seats));
         }
-        let unknown = |kind: &str| {
-            let near = crate::diag::did_you_mean(kind, AGENT_KINDS.iter().copied());
-            format!(
-                "`{kind}` is not an agent (agents: human, {}){}",
-                AGENT_KINDS.join(", "),
-                near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
-            )
+        let unknown = |kind: &str| match unknown_kind(kind) {
+            Some((msg, near)) => format!("{msg}{}", near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()),
+            None => format!("`{kind}` is not an agent that plays on its own"),
         };
         let fallback = self.fallback_kind().to_string();
         if !AGENT_KINDS.contains(&fallback.as_str()) {

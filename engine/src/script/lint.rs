@@ -139,14 +139,6 @@ pub fn check_calls(own: &AST, lib: Option<&AST>) -> Vec<Finding> {
     out
 }
 
-/// What a pack declares, for checking the names scripts spell out in strings.
-pub struct Declared<'a> {
-    /// Every definition id.
-    pub ids: &'a BTreeSet<String>,
-    /// Every value key any definition, stage or back face holds.
-    pub value_keys: &'a BTreeSet<String>,
-}
-
 /// Host functions whose first argument is a definition id.
 const TAKES_ID: &[&str] = &[
     "def_name",
@@ -162,77 +154,112 @@ const TAKES_ID: &[&str] = &[
     "def_has_keyword",
 ];
 
-/// String literals that name what the pack does not have: a definition id passed to a
-/// `def_*` function (an error: the call always fails), a value key passed to `value` or
-/// `def_value` that no definition holds (a warning: the value is always 0). Each finding
-/// says whether it is an error.
-pub fn check_names(ast: &AST, declared: &Declared<'_>) -> Vec<(Finding, bool)> {
-    let mut out = Vec::new();
+/// What a string literal passed to a host function names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Names {
+    /// A definition id (`def_*`).
+    Id,
+    /// A value key (`value`, `def_value`).
+    ValueKey,
+}
+
+/// A string literal naming something the pack should have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Literal {
+    pub names: Names,
+    pub text: String,
+    /// The function it is passed to.
+    pub function: String,
+    pub line: usize,
+    pub col: usize,
+}
+
+/// What a script refers to by name, collected once when it is compiled: the names it
+/// may call a function by (every function it calls, and every string literal shaped like
+/// a name: a hook invoked by name, `invoke(c, "on_play", ...)`), and the literals that
+/// name definitions or value keys.
+#[derive(Debug, Clone, Default)]
+pub struct References {
+    pub names: BTreeSet<String>,
+    pub literals: Vec<Literal>,
+}
+
+/// Collect a script's [`References`].
+pub fn references(ast: &AST) -> References {
+    let mut out = References::default();
     ast.walk(&mut |path: &[ASTNode]| {
         let (x, method) = match path.last() {
             Some(ASTNode::Expr(Expr::FnCall(x, _))) | Some(ASTNode::Stmt(Stmt::FnCall(x, _))) => (x, false),
             Some(ASTNode::Expr(Expr::MethodCall(x, _))) => (x, true),
+            Some(ASTNode::Expr(Expr::StringConstant(s, _))) if s.chars().all(|c| c.is_alphanumeric() || c == '_') => {
+                out.names.insert(s.to_string());
+                return true;
+            }
             _ => return true,
         };
+        let name = x.name.as_str();
+        out.names.insert(name.to_string());
         if method || x.is_operator_call() {
             return true;
         }
-        let name = x.name.as_str();
-        let literal = |i: usize| match x.args.get(i) {
-            Some(Expr::StringConstant(s, pos)) => Some((s.to_string(), *pos)),
-            _ => None,
+        let mut literal = |i: usize, names: Names| {
+            if let Some(Expr::StringConstant(text, pos)) = x.args.get(i) {
+                out.literals.push(Literal {
+                    names,
+                    text: text.to_string(),
+                    function: name.to_string(),
+                    line: pos.line().unwrap_or(0),
+                    col: pos.position().unwrap_or(1),
+                });
+            }
         };
         if TAKES_ID.contains(&name) {
-            if let Some((id, pos)) = literal(0).filter(|(id, _)| !declared.ids.contains(id)) {
-                let near = crate::diag::did_you_mean(&id, declared.ids.iter().map(String::as_str));
-                out.push((
-                    Finding {
-                        line: pos.line().unwrap_or(0),
-                        col: pos.position().unwrap_or(1),
-                        message: format!("no definition `{id}` exists in this pack, so `{name}` always fails here"),
-                        hint: near.map(|n| format!("did you mean `{n}`?")),
-                    },
-                    true,
-                ));
-            }
+            literal(0, Names::Id);
         }
         if (name == "value" || name == "def_value") && x.args.len() == 2 {
-            if let Some((key, pos)) = literal(1).filter(|(k, _)| !declared.value_keys.contains(k)) {
-                let near = crate::diag::did_you_mean(&key, declared.value_keys.iter().map(String::as_str));
-                out.push((
-                    Finding {
-                        line: pos.line().unwrap_or(0),
-                        col: pos.position().unwrap_or(1),
-                        message: format!("no definition has a value `{key}`, so `{name}` always gives 0 here"),
-                        hint: near.map(|n| format!("did you mean `{n}`?")),
-                    },
-                    false,
-                ));
-            }
+            literal(1, Names::ValueKey);
         }
         true
     });
     out
 }
 
-/// The names a script may call a function by: every function it calls, and every string
-/// literal shaped like a name (a hook invoked by name, `invoke(c, "on_play", ...)`).
-pub fn names_used(ast: &AST) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    ast.walk(&mut |path: &[ASTNode]| {
-        match path.last() {
-            Some(ASTNode::Expr(Expr::FnCall(x, _) | Expr::MethodCall(x, _)))
-            | Some(ASTNode::Stmt(Stmt::FnCall(x, _))) => {
-                out.insert(x.name.to_string());
+/// What a pack declares, for checking the names scripts spell out in strings.
+pub struct Declared<'a> {
+    /// Every definition id.
+    pub ids: &'a BTreeSet<String>,
+    /// Every value key any definition, stage or back face holds.
+    pub value_keys: &'a BTreeSet<String>,
+}
+
+/// Literals that name what the pack does not have: a definition id passed to a `def_*`
+/// function (an error: the call always fails), a value key passed to `value` or
+/// `def_value` that no definition holds (a warning: the value is always 0). Each finding
+/// says whether it is an error.
+pub fn check_names(refs: &References, declared: &Declared<'_>) -> Vec<(Finding, bool)> {
+    refs.literals
+        .iter()
+        .filter_map(|l| {
+            let (known, message, error) = match l.names {
+                Names::Id => (
+                    declared.ids,
+                    format!("no definition `{}` exists in this pack, so `{}` always fails here", l.text, l.function),
+                    true,
+                ),
+                Names::ValueKey => (
+                    declared.value_keys,
+                    format!("no definition has a value `{}`, so `{}` always gives 0 here", l.text, l.function),
+                    false,
+                ),
+            };
+            if known.contains(&l.text) {
+                return None;
             }
-            Some(ASTNode::Expr(Expr::StringConstant(s, _))) if s.chars().all(|c| c.is_alphanumeric() || c == '_') => {
-                out.insert(s.to_string());
-            }
-            _ => {}
-        }
-        true
-    });
-    out
+            let near = crate::diag::did_you_mean(&l.text, known.iter().map(String::as_str));
+            let hint = near.map(|n| format!("did you mean `{n}`?"));
+            Some((Finding { line: l.line, col: l.col, message, hint }, error))
+        })
+        .collect()
 }
 
 #[cfg(test)]

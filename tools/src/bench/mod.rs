@@ -152,9 +152,9 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
             for _ in 0..3 {
                 let t = Instant::now();
                 let loaded = crown_engine::content::load_pack(project, &id, Default::default());
-                if let Some(p) = &loaded.pack {
-                    let _ = crate::print::check_faces(p);
-                    let _ = golden::check_games(project, &Arc::new(p.clone()));
+                if let Some(p) = loaded.pack.map(Arc::new) {
+                    let _ = crate::print::check_faces(&p);
+                    let _ = golden::check_games(project, &p);
                 }
                 best = best.min(t.elapsed().as_secs_f64());
             }

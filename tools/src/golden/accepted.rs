@@ -40,7 +40,7 @@ pub fn state_of(pack: &Pack) -> State {
         let text = serde_json::to_string(b).unwrap_or_default();
         st.insert("board".into(), BTreeMap::from([("text".into(), fingerprint(&text))]));
     }
-    let attached: Vec<usize> = pack.defs.iter().filter_map(|d| d.script).collect();
+    let attached: std::collections::BTreeSet<usize> = pack.defs.iter().filter_map(|d| d.script).collect();
     for (i, s) in pack.scripts.iter().enumerate() {
         if !attached.contains(&i) {
             st.insert(

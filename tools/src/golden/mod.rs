@@ -118,7 +118,7 @@ pub fn check_games(
     project: &Project,
     pack: &Arc<Pack>,
 ) -> (Vec<crown_engine::Diagnostic>, Vec<crown_engine::SourceFile>) {
-    use crown_engine::game::agent::{Agent, FirstAgent, AGENT_KINDS};
+    use crown_engine::game::agent::{unknown_kind, Agent, FirstAgent};
     use crown_engine::Diagnostic;
     let mut diags = Vec::new();
     let mut sources = Vec::new();
@@ -157,16 +157,13 @@ pub fn check_games(
                     );
                 }
                 let kinds = file.agents.iter().chain(file.fallback.iter());
-                for kind in kinds.filter(|k| *k != "human" && !AGENT_KINDS.contains(&k.as_str())) {
-                    let near = crown_engine::diag::did_you_mean(kind, AGENT_KINDS.iter().copied());
+                for kind in kinds {
+                    let Some((msg, near)) = unknown_kind(kind) else { continue };
                     let key = if file.fallback.as_ref() == Some(kind) { "fallback" } else { "agents" };
                     found.push(
-                        Diagnostic::error(
-                            "game-file",
-                            format!("`{kind}` is not an agent (agents: human, {})", AGENT_KINDS.join(", ")),
-                        )
-                        .at_line_col(&src, line_of(key), 1)
-                        .maybe_hint(near.map(|n| format!("did you mean `{n}`?"))),
+                        Diagnostic::error("game-file", msg)
+                            .at_line_col(&src, line_of(key), 1)
+                            .maybe_hint(near.map(|n| format!("did you mean `{n}`?"))),
                     );
                 }
                 let mut cfg = GameConfig::new(file.seed, file.players.len());
@@ -225,6 +222,8 @@ pub struct Change {
     pub outcome_changed: bool,
     /// Definition ids named just before the first difference.
     pub involved: Vec<String>,
+    /// Every definition id the old or the new transcript names.
+    pub named: BTreeSet<String>,
 }
 
 /// Replay a case against its pack and compare.
@@ -330,9 +329,11 @@ pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
             .header("expected", "now")
             .to_string()
     };
+    let named = old.lines().chain(new.lines()).flat_map(definitions_in).collect();
     Verdict::Differs(Box::new(Change {
         report,
         diff,
+        named,
         outcome_changed: result_of(&old) != result_of(&new),
         new,
         new_file,
@@ -710,14 +711,8 @@ pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
                 };
                 println!("CHANGED {}: {what}\n{}", case.name, change.report.trim_end());
                 if let Some(changes) = changes {
-                    let named: BTreeSet<String> = change
-                        .new
-                        .lines()
-                        .chain(std::fs::read_to_string(&case.transcript_file).unwrap_or_default().lines())
-                        .flat_map(definitions_in)
-                        .collect();
                     let here: Vec<&str> =
-                        changes.iter().filter(|(id, _)| named.contains(id)).map(|(id, _)| id.as_str()).collect();
+                        changes.iter().filter(|(id, _)| change.named.contains(id)).map(|(id, _)| id.as_str()).collect();
                     if !here.is_empty() {
                         println!("  edited definitions this game involves: {}", here.join(", "));
                     }
