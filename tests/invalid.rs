@@ -102,6 +102,23 @@ fn corpus_folders_are_well_formed() {
         if let Some(b) = &case.base {
             assert!(corpus_dir().join("_base").join(b).is_dir(), "{}: no base `{b}`", dir.display());
         }
+        for p in &case.packs {
+            let content = crate::common::repo_project().root.join("content").join(p);
+            assert!(content.is_dir(), "{}: no shipped pack `{p}`", dir.display());
+        }
+    }
+}
+
+/// Every shipped pack has mistakes of its own in the corpus (made in a copy of the pack).
+#[test]
+fn corpus_covers_every_shipped_pack() {
+    let project = crate::common::repo_project();
+    let cases: Vec<Case> = case_dirs(&corpus_dir()).iter().map(|d| Case::read(d).unwrap()).collect();
+    for pack in project.pack_ids() {
+        if project.pack_dir(&pack).join("pack.toml").is_file() && !pack.ends_with("-saltroad") {
+            let n = cases.iter().filter(|c| c.packs.contains(&pack)).count();
+            assert!(n >= 5, "only {n} corpus cases make a mistake in `{pack}`; add at least 5");
+        }
     }
 }
 
@@ -149,6 +166,15 @@ struct Generate {
     parts: Vec<Part>,
 }
 
+/// One mistake made in a copied file: `find` (which must occur exactly once) becomes
+/// `replace`.
+#[derive(Debug)]
+struct Edit {
+    path: String,
+    find: String,
+    replace: String,
+}
+
 /// A symbolic link the harness creates; `{outside}` is a folder beside the project.
 #[derive(Debug)]
 struct Symlink {
@@ -161,6 +187,7 @@ struct Symlink {
 /// ```toml
 /// about = "one line: what this case checks"
 /// base = "tiny"                 # optional: tests/invalid/_base/tiny is copied first
+/// packs = ["take-the-kingdom"]  # optional: shipped packs copied first (content/ and scripts/)
 /// args = ["check", "tiny"]      # crown arguments after --project; {project}, {outside} expand
 /// exit = 1                      # optional, the default
 /// known_issue = "..."           # optional: what is still wrong with the diagnostic, and where
@@ -168,6 +195,10 @@ struct Symlink {
 /// [[generate]]                  # optional: files with awkward bytes
 /// path = "scripts/tiny/rules.rhai"
 /// parts = [{ text = "(", repeat = 10000 }, { hex = "ff fe" }]   # `{n}` counts repetitions
+/// [[edit]]                      # optional: one mistake made in a copied file
+/// path = "scripts/take-the-kingdom/rules.rhai"
+/// find = "draw_up_to(p"         # must occur exactly once in the file
+/// replace = "draw_upto(p"
 /// [[symlink]]                   # optional
 /// path = "content/tiny/cards/loop.toml"
 /// target = "loop.toml"
@@ -176,6 +207,8 @@ struct Symlink {
 struct Case {
     about: String,
     base: Option<String>,
+    packs: Vec<String>,
+    edit: Vec<Edit>,
     args: Vec<String>,
     exit: i32,
     generate: Vec<Generate>,
@@ -227,7 +260,20 @@ impl Case {
         let p = dir.join("case.toml");
         let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         let t: toml::Table = toml::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
-        only_keys(&t, &["about", "base", "args", "exit", "generate", "symlink", "delete", "known_issue"], "case.toml")?;
+        only_keys(
+            &t,
+            &["about", "base", "packs", "edit", "args", "exit", "generate", "symlink", "delete", "known_issue"],
+            "case.toml",
+        )?;
+        let mut edit = Vec::new();
+        for e in get_tables(&t, "edit")? {
+            only_keys(e, &["path", "find", "replace"], "[[edit]]")?;
+            edit.push(Edit {
+                path: get_str(e, "path")?.ok_or("[[edit]] needs `path`")?,
+                find: get_str(e, "find")?.ok_or("[[edit]] needs `find`")?,
+                replace: get_str(e, "replace")?.ok_or("[[edit]] needs `replace`")?,
+            });
+        }
         let mut generate = Vec::new();
         for g in get_tables(&t, "generate")? {
             only_keys(g, &["path", "parts"], "[[generate]]")?;
@@ -257,6 +303,8 @@ impl Case {
         Ok(Case {
             about: get_str(&t, "about")?.unwrap_or_default(),
             base: get_str(&t, "base")?,
+            packs: get_strs(&t, "packs")?,
+            edit,
             args: get_strs(&t, "args")?,
             exit: match t.get("exit") {
                 None => 1,
@@ -304,6 +352,21 @@ fn build_project(case: &Case, tmp: &Path) -> Result<PathBuf, String> {
         .map_err(|e| e.to_string())?;
     if let Some(b) = &case.base {
         crate::common::copy_dir(&corpus_dir().join("_base").join(b), &project).map_err(|e| format!("base {b}: {e}"))?;
+    }
+    let repo = crate::common::repo_project().root;
+    for p in &case.packs {
+        for part in ["content", "scripts"] {
+            crate::common::copy_dir(&repo.join(part).join(p), &project.join(part).join(p))
+                .map_err(|e| format!("pack {p}: {e}"))?;
+        }
+    }
+    for e in &case.edit {
+        let path = project.join(&e.path);
+        let text = std::fs::read_to_string(&path).map_err(|err| format!("edit {}: {err}", e.path))?;
+        match text.matches(&e.find).count() {
+            1 => std::fs::write(&path, text.replacen(&e.find, &e.replace, 1)).map_err(|err| err.to_string())?,
+            n => return Err(format!("edit {}: `{}` occurs {n} times; it must occur once", e.path, e.find)),
+        }
     }
     for e in std::fs::read_dir(&case.dir).map_err(|e| e.to_string())?.flatten() {
         let name = e.file_name();

@@ -1,10 +1,26 @@
 //! `crown check`: load and validate packs, print every diagnostic, exit 1 on errors.
 
-use crown_engine::content::{load_pack, LoadOptions, Project};
-use crown_engine::diag::Severity;
+use std::sync::Arc;
+
+use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
+use crown_engine::diag::{Diagnostic, Severity, SourceMap};
 
 use crate::cli::{CheckArgs, Format};
 use crate::out;
+
+/// What `crown check` validates beyond loading the pack, so that every command that shows
+/// diagnostics (`check`, `watch`, `serve`, `play --watch`) shows the same: the printed
+/// faces (templates, icons, art, fonts) and the golden game files (pack, scenario,
+/// players, agents). Game files read are added to `sources`.
+pub fn beyond_load(project: &Project, pack: &Arc<Pack>, sources: &mut SourceMap) -> Vec<Diagnostic> {
+    let mut all = crate::print::check_faces(pack);
+    let (games, files) = crate::golden::check_games(project, pack);
+    all.extend(games);
+    for f in files {
+        sources.insert(f);
+    }
+    all
+}
 
 pub fn run(project: &Project, args: &CheckArgs) -> i32 {
     let packs: Vec<String> = if args.packs.is_empty() { project.pack_ids() } else { args.packs.clone() };
@@ -30,12 +46,7 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
         let mut all = loaded.diagnostics;
         let mut sources = loaded.sources;
         if let Some(p) = &pack {
-            all.extend(crate::print::check_faces(p));
-            let (games, files) = crate::golden::check_games(&proj, p);
-            all.extend(games);
-            for f in files {
-                sources.insert(f);
-            }
+            all.extend(beyond_load(&proj, p, &mut sources));
         }
         let e = all.iter().filter(|d| d.is_error()).count();
         let w = all.len() - e;

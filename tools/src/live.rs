@@ -587,14 +587,22 @@ pub struct Reloader {
 }
 
 /// Load a pack as its files are now, through its incremental loader.
+///
+/// The diagnostics are those `crown check` gives: after a good load, the printed faces
+/// and golden game files are validated too. Their errors are shown and counted, but do
+/// not stop the pack being played (they concern printing and recorded games).
 fn load_state(
     project: &Project,
     loaders: &mut BTreeMap<String, Loader>,
     id: &str,
-) -> (Option<Pack>, Vec<Diagnostic>, SourceMap) {
+) -> (Option<Arc<Pack>>, Vec<Diagnostic>, SourceMap) {
     let loader = loaders.entry(id.to_string()).or_insert_with(|| Loader::new(project, id, LoadOptions::default()));
     let l = loader.load();
-    (l.pack, l.diagnostics, l.sources)
+    let (pack, mut diagnostics, mut sources) = (l.pack.map(Arc::new), l.diagnostics, l.sources);
+    if let Some(p) = &pack {
+        diagnostics.extend(crate::check::beyond_load(project, p, &mut sources));
+    }
+    (pack, diagnostics, sources)
 }
 
 impl Reloader {
@@ -616,7 +624,7 @@ impl Reloader {
         let mut r = Reloader { project: proj, packs: BTreeMap::new(), all, opts, loaders: BTreeMap::new() };
         for id in ids {
             let (pack, diagnostics, sources) = load_state(&r.project, &mut r.loaders, &id);
-            let st = PackState { id: id.clone(), pack: pack.map(Arc::new), diagnostics, sources, generation: 0 };
+            let st = PackState { id: id.clone(), pack, diagnostics, sources, generation: 0 };
             r.packs.insert(id, st);
         }
         Ok(r)
@@ -703,12 +711,11 @@ impl Reloader {
         if needs_load || old.is_none() {
             let (pack, diagnostics, sources) = load_state(&self.project, &mut self.loaders, id);
             rep.loaded = true;
-            rep.errors = diagnostics.iter().filter(|d| d.is_error()).count();
+            rep.errors = if pack.is_some() { 0 } else { diagnostics.iter().filter(|d| d.is_error()).count() };
             state.diagnostics = diagnostics;
             state.sources = sources;
             match pack {
-                Some(p) if rep.errors == 0 => {
-                    let p = Arc::new(p);
+                Some(p) => {
                     if let Some(o) = &old {
                         diff_packs(o, &p, &mut rep);
                     } else {

@@ -196,6 +196,8 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
             return 2;
         }
     };
+    // What the scripts print (print() and debug()) is shown as it happens.
+    game.echo = Some(Box::new(|line| eprintln!("script {line}")));
     println!(
         "{} {} — seed {}, {} players ({})",
         pack.manifest.name,

@@ -44,6 +44,8 @@ fn run_load(project: &Project, id: &str, opts: LoadOptions, cache: Option<&mut C
         stack: Vec::new(),
         opts,
         cache,
+        rules_broken: false,
+        unchecked_calls: std::sync::atomic::AtomicUsize::new(0),
     };
     let layer = l.load_layer(id, None);
     let pack = layer.and_then(|layer| l.finish(layer));
@@ -51,45 +53,97 @@ fn run_load(project: &Project, id: &str, opts: LoadOptions, cache: Option<&mut C
     diags.sort_by(|a, b| (a.severity, &a.file, a.line, a.column).cmp(&(b.severity, &b.file, b.line, b.column)));
     diags.dedup();
     suppress_follow_ons(&mut diags);
+    if let Some(p) = &pack {
+        // `[check] allow = { code = ["*"] }`: every warning of that code is left out.
+        diags.retain(|d| d.is_error() || !p.manifest.check.allows(d.code, None));
+    }
     let errors = diags.iter().any(Diagnostic::is_error);
     Loaded { pack: if errors { None } else { pack }, diagnostics: diags, sources: l.sources }
 }
 
 /// Diagnostics that an error in a TOML file may cause elsewhere: a definition the broken
 /// file held is missing, so references to it dangle and its script looks unused.
-const FOLLOW_ONS: &[&str] = &["dangling-reference", "unused-script", "unknown-id", "unknown-value-key"];
+const FOLLOW_ONS: &[&str] = &[
+    "dangling-reference",
+    "unused-script",
+    "unknown-id",
+    "unknown-value-key",
+    "unknown-attr",
+    "unknown-keyword",
+    "unknown-deck",
+    "unknown-supply",
+    "unknown-option",
+    "unknown-seat-value",
+    "unknown-space-key",
+    "card-in-no-deck",
+    "counter-never-set",
+    "mark-never-set",
+    "zone-named-once",
+];
+
+/// Name checks that need every script of the pack (what they write, which decks they
+/// build, which zones they name): not made while a script does not compile.
+const PACK_WIDE: &[&str] = &["counter-never-set", "mark-never-set", "zone-named-once"];
 
 /// Errors after which what a file or pack holds is unknown (not one bad entry, whose id is
 /// still known, but a whole file or pack that could not be read).
 const LOST_CONTENT: &[&str] =
     &["toml-syntax", "invalid-utf8", "unreadable", "extends-cycle", "bad-path", "unknown-pack"];
 
+/// Diagnostics that follow from one definition a TOML file could not give (an entry with
+/// an error is left out): the names it held look missing to the scripts.
+const NAME_FOLLOW_ONS: &[&str] = &[
+    "unknown-id",
+    "unknown-value-key",
+    "unknown-attr",
+    "unknown-keyword",
+    "unknown-deck",
+    "unknown-supply",
+    "unknown-option",
+    "unknown-seat-value",
+    "unknown-space-key",
+    "card-in-no-deck",
+];
+
 /// One mistake, one error: while a TOML file or a pack could not be read, the diagnostics
-/// that may only follow from it are held back, and the first such error says how many were.
+/// that may only follow from it are held back (while a definition could not be read, those
+/// about names it may have held), and the first such error says how many were.
 fn suppress_follow_ons(diags: &mut Vec<Diagnostic>) {
     let is_toml = |d: &Diagnostic| d.file.as_ref().is_some_and(|f| f.extension().is_some_and(|x| x == "toml"));
-    let is_root = |d: &Diagnostic| d.is_error() && is_toml(d) && LOST_CONTENT.contains(&d.code);
-    if !diags.iter().any(is_root) {
+    let lost = |d: &Diagnostic| d.is_error() && is_toml(d) && LOST_CONTENT.contains(&d.code);
+    let entry = |d: &Diagnostic| d.is_error() && is_toml(d);
+    // Whole files lost hold back every follow-on; a lost entry, the names it held.
+    let whole = diags.iter().any(lost);
+    if !whole && !diags.iter().any(entry) {
         return;
     }
-    let held: Vec<&'static str> = diags.iter().filter(|d| FOLLOW_ONS.contains(&d.code)).map(|d| d.code).collect();
-    diags.retain(|d| !FOLLOW_ONS.contains(&d.code));
+    let follow_ons = if whole { FOLLOW_ONS } else { NAME_FOLLOW_ONS };
+    let is_root = |d: &Diagnostic| if whole { lost(d) } else { entry(d) };
+    let held: Vec<&'static str> = diags.iter().filter(|d| follow_ons.contains(&d.code)).map(|d| d.code).collect();
+    diags.retain(|d| !follow_ons.contains(&d.code));
     if let (false, Some(root)) = (held.is_empty(), diags.iter_mut().find(|d| is_root(d))) {
         let count = |code: &str, one: &str, many: &str| match held.iter().filter(|c| **c == code).count() {
             0 => None,
             1 => Some(format!("1 {one}")),
             n => Some(format!("{n} {many}")),
         };
+        let names = held.iter().filter(|c| c.starts_with("unknown-")).count();
         let what: Vec<String> = [
             count("dangling-reference", "reference to a missing definition", "references to missing definitions"),
             count("unused-script", "unused script", "unused scripts"),
-            count("unknown-id", "script call naming a missing definition", "script calls naming missing definitions"),
-            count("unknown-value-key", "script call naming a missing value", "script calls naming missing values"),
+            (names > 0)
+                .then(|| format!("{names} script call{} naming missing data", if names == 1 { "" } else { "s" })),
+            count("card-in-no-deck", "card in no deck", "cards in no deck"),
         ]
         .into_iter()
         .flatten()
         .collect();
-        let note = format!("not shown until this is fixed, as they may follow from it: {}", what.join(" and "));
+        let list = match what.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        let note = format!("not shown until this is fixed, as they may follow from it: {list}");
         root.hint = Some(match root.hint.take() {
             Some(h) => format!("{h}\n{note}"),
             None => note,
@@ -314,6 +368,10 @@ struct PackLoad<'p> {
     opts: LoadOptions,
     /// Results of earlier loads (a [`Loader`]'s), reused for files that did not change.
     cache: Option<&'p mut Cache>,
+    /// The rules script did not compile or failed its checks: card scripts' calls cannot
+    /// be checked against its functions, and those left unchecked are counted here.
+    rules_broken: bool,
+    unchecked_calls: std::sync::atomic::AtomicUsize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -422,7 +480,7 @@ impl PackLoad<'_> {
             refs.extend(out.refs);
         }
         let file_hashes: BTreeMap<PathBuf, u64> = hash_list.into_iter().collect();
-        let (manifest, morigin, mspans) = manifest?;
+        let (mut manifest, morigin, mspans) = manifest?;
         let mfile = self.sources.get(&morigin.file).cloned();
         if manifest.id != id {
             if let Some(f) = &mfile {
@@ -468,6 +526,12 @@ impl PackLoad<'_> {
         let mut rules = None;
         let mut hashes = BTreeMap::new();
         if let Some(b) = base {
+            // What the extended packs accept, this one accepts too (their scripts run here).
+            let mut manifest_allow = b.manifest.check.allow.clone();
+            for (code, names) in std::mem::take(&mut manifest.check.allow) {
+                manifest_allow.entry(code).or_default().extend(names);
+            }
+            manifest.check.allow = manifest_allow;
             chain.extend(b.chain);
             defs = b.defs;
             all_scenarios = b.scenarios;
@@ -747,6 +811,74 @@ impl PackLoad<'_> {
     }
 
     /// Compile scripts, check references and hooks, and build the pack.
+    /// Cards with a count that no script can put in play: when the scripts name every deck
+    /// they build in a literal (and never enumerate all definitions with `defs`), a card
+    /// whose `decks` they never build, and that nothing names by id, is never played.
+    fn cards_in_no_deck(
+        &mut self,
+        defs: &[Def],
+        scripts: &[Script],
+        declared: &crate::script::lint::Declared,
+        referenced: &BTreeSet<String>,
+    ) {
+        use crate::script::lint::Names;
+        if declared.dynamic.contains(&Names::Deck) || scripts.iter().any(|s| s.references.names.contains("defs")) {
+            return;
+        }
+        let built: BTreeSet<&str> = scripts
+            .iter()
+            .flat_map(|s| s.references.literals.iter())
+            .filter(|l| l.names == Names::Deck)
+            .map(|l| l.text.as_str())
+            .collect();
+        let by_id: BTreeSet<&str> = scripts
+            .iter()
+            .flat_map(|s| s.references.literals.iter())
+            .filter(|l| l.names == Names::Id)
+            .map(|l| l.text.as_str())
+            .chain(scripts.iter().flat_map(|s| s.references.names.iter().map(String::as_str)))
+            .collect();
+        // One warning per deck nobody builds (and one for cards listing no deck), at the
+        // first card concerned, naming the others.
+        let mut stranded: BTreeMap<Option<&str>, Vec<&Def>> = BTreeMap::new();
+        for d in defs {
+            let def = &d.def;
+            if d.kind != DefKind::Card
+                || def.count == 0
+                || referenced.contains(&def.id)
+                || by_id.contains(def.id.as_str())
+                || def.decks.iter().any(|k| built.contains(k.as_str()))
+            {
+                continue;
+            }
+            stranded.entry(def.decks.first().map(String::as_str)).or_default().push(d);
+        }
+        let mut out = Vec::new();
+        for (deck, cards) in stranded {
+            let first = cards[0];
+            let Some(f) = self.sources.get(&first.origin.file) else { continue };
+            let others = match cards.len() {
+                1 => String::new(),
+                2 => format!(" (and `{}`)", cards[1].def.id),
+                n => format!(" (and `{}` and {} more)", cards[1].def.id, n - 2),
+            };
+            let message = match deck {
+                None => format!("card `{}`{others} lists no deck, so no script puts it in play", first.def.id),
+                Some(k) => format!("card `{}`{others} is in the deck `{k}`, which no script builds", first.def.id),
+            };
+            let known: Vec<String> = built.iter().map(|k| format!("`{k}`")).collect();
+            let hint = match deck.and_then(|k| did_you_mean(k, built.iter().copied())) {
+                Some(n) => format!("did you mean the deck `{n}`?"),
+                None if known.is_empty() => {
+                    "no script calls `create_deck` or `defs_in_deck` with a deck name".to_string()
+                }
+                None => format!("the scripts build {}", known.join(", ")),
+            };
+            out.push(Diagnostic::warning("card-in-no-deck", message).at(f, first.origin.id_span.clone()).hint(hint));
+        }
+        self.diags.extend(out);
+    }
+
     fn finish(&mut self, layer: Layer) -> Option<Pack> {
         let Layer { manifest, manifest_origin, chain, defs, scenarios, board, refs, rules, file_hashes } = layer;
         let mfile = self.sources.get(&manifest_origin.file).cloned();
@@ -836,11 +968,7 @@ impl PackLoad<'_> {
                     script_index.insert((r.pack.clone(), r.rel.clone()), scripts.len());
                     scripts.push(s);
                 }
-                None => {
-                    if !path.is_file() && r.span == (0..0) && self.opts.compile_scripts {
-                        // Missing default rules script: reported by compile_script already.
-                    }
-                }
+                None => self.rules_broken = true,
             }
         }
         // Compile every distinct definition script (in parallel), then attach.
@@ -852,6 +980,7 @@ impl PackLoad<'_> {
             }
         }
         let lib = rules_functions_ast.as_ref().map(|(a, h)| (a, *h));
+        let mut some_script_failed = self.rules_broken;
         let compiled: Vec<(ScriptRef, ScriptOut)> =
             wanted.into_par_iter().map(|s| (s.clone(), compile_one(self, &s, lib))).collect();
         for (s, out) in compiled {
@@ -860,6 +989,24 @@ impl PackLoad<'_> {
             if let Some(script) = self.take_script(out) {
                 script_index.insert((s.pack.clone(), s.rel.clone()), scripts.len());
                 scripts.push(script);
+            } else {
+                some_script_failed = true;
+            }
+        }
+        let unchecked = self.unchecked_calls.swap(0, std::sync::atomic::Ordering::Relaxed);
+        if let (true, Some(r)) = (unchecked > 0, &rules) {
+            // One mistake, one error: say on the rules script's error what waits for it.
+            let shown = self.shown(&self.project.scripts_dir(&r.pack).join(&r.rel));
+            if let Some(d) = self.diags.iter_mut().find(|d| d.is_error() && d.file.as_deref() == Some(shown.as_path()))
+            {
+                let note = format!(
+                    "not checked until this is fixed: {unchecked} call{} from card scripts to functions that are not Crown's",
+                    if unchecked == 1 { "" } else { "s" }
+                );
+                d.hint = Some(match d.hint.take() {
+                    Some(h) => format!("{h}\n{note}"),
+                    None => note,
+                });
             }
         }
         // Scripts a definition names a hook of that they do not define.
@@ -939,23 +1086,27 @@ impl PackLoad<'_> {
             }
         }
 
-        // Names spelt out in strings: definition ids and value keys the pack has.
-        if self.opts.compile_scripts {
-            let ids: BTreeSet<String> = pack_defs.iter().map(|d| d.def.id.clone()).collect();
-            let mut value_keys: BTreeSet<String> = BTreeSet::new();
-            for d in &pack_defs {
-                value_keys.extend(d.def.values.keys().cloned());
-                value_keys.extend(d.def.stages.iter().flat_map(|st| st.values.keys().cloned()));
-                value_keys.extend(d.def.back.iter().flat_map(|b| b.values.keys().cloned()));
-            }
-            let declared = crate::script::lint::Declared { ids: &ids, value_keys: &value_keys };
+        // Names spelt out in strings: what the pack's data and scripts declare.
+        let declared = self
+            .opts
+            .compile_scripts
+            .then(|| declared_names(&manifest, &pack_defs, &scenarios, board.as_ref().map(|(b, _)| b), &scripts));
+        if let Some(declared) = &declared {
             for sc in &scripts {
                 let Some(src) = self.sources.get(&sc.path).cloned() else { continue };
-                for (f, error) in crate::script::lint::check_names(&sc.references, &declared) {
-                    let d = if error {
-                        Diagnostic::error("unknown-id", f.message)
+                for n in crate::script::lint::check_names(&sc.references, declared) {
+                    if !n.error && manifest.check.allows(n.code, Some(&n.subject)) {
+                        continue;
+                    }
+                    // What scripts write is known only when every script compiled.
+                    if some_script_failed && PACK_WIDE.contains(&n.code) {
+                        continue;
+                    }
+                    let f = n.finding;
+                    let d = if n.error {
+                        Diagnostic::error(n.code, f.message)
                     } else {
-                        Diagnostic::warning("unknown-value-key", f.message)
+                        Diagnostic::warning(n.code, f.message)
                     };
                     let d = if f.line > 0 { d.at_line_col(&src, f.line, f.col) } else { d.in_file(sc.path.clone()) };
                     self.diags.push(d.maybe_hint(f.hint));
@@ -994,6 +1145,9 @@ impl PackLoad<'_> {
                     );
                 }
             }
+        }
+        if let (Some(declared), false) = (&declared, some_script_failed) {
+            self.cards_in_no_deck(&pack_defs, &scripts, declared, &referenced_cards);
         }
 
         // Scenario checks that need the manifest.
@@ -1260,7 +1414,8 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
     }
     match crate::script::compile(&name, &text) {
         Ok(ast) => {
-            let findings = lint_diagnostics(&src, &ast, lib.map(|(l, _)| l));
+            let (findings, unchecked) = lint_findings(&src, &ast, lib.map(|(l, _)| l), l.rules_broken);
+            l.unchecked_calls.fetch_add(unchecked, std::sync::atomic::Ordering::Relaxed);
             if !findings.is_empty() {
                 return ScriptOut {
                     res: Err(findings),
@@ -1320,7 +1475,24 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
 
 /// The static checks of a compiled script ([`crate::script::lint`]) as diagnostics.
 fn lint_diagnostics(src: &SourceFile, ast: &rhai::AST, lib: Option<&rhai::AST>) -> Vec<Diagnostic> {
-    crate::script::lint::check_calls(ast, lib)
+    lint_findings(src, ast, lib, false).0
+}
+
+/// As [`lint_diagnostics`]; with `rules_broken`, calls to unknown functions are not
+/// reported (they may be the broken rules script's) but counted.
+fn lint_findings(
+    src: &SourceFile,
+    ast: &rhai::AST,
+    lib: Option<&rhai::AST>,
+    rules_broken: bool,
+) -> (Vec<Diagnostic>, usize) {
+    let mut findings = crate::script::lint::check_calls(ast, lib);
+    let before = findings.len();
+    if rules_broken {
+        findings.retain(|f| !f.message.starts_with("no function"));
+    }
+    let unchecked = before - findings.len();
+    let diags = findings
         .into_iter()
         .map(|f| {
             let code = if f.message.starts_with("no function") { "unknown-function" } else { "wrong-arity" };
@@ -1328,7 +1500,8 @@ fn lint_diagnostics(src: &SourceFile, ast: &rhai::AST, lib: Option<&rhai::AST>) 
             let d = if f.line > 0 { d.at_line_col(src, f.line, f.col) } else { d.in_file(src.path.clone()) };
             d.maybe_hint(f.hint)
         })
-        .collect()
+        .collect();
+    (diags, unchecked)
 }
 
 /// The byte offset of the outermost `/*` that is never closed (outside strings and line
@@ -1444,6 +1617,56 @@ fn span_of_key(text: &str, key: &str) -> Range<usize> {
         off += line.len();
     }
     0..0
+}
+
+/// Every name the pack declares, by kind, for the checks of names scripts spell out.
+fn declared_names(
+    manifest: &PackManifest,
+    defs: &[Def],
+    scenarios: &[ScenarioEntry],
+    board: Option<&BoardFile>,
+    scripts: &[Script],
+) -> crate::script::lint::Declared {
+    use crate::script::lint::Names;
+    let mut d = crate::script::lint::Declared::default();
+    d.add(Names::Id, defs.iter().map(|x| x.def.id.clone()));
+    for x in defs {
+        let def = &x.def;
+        d.add(Names::ValueKey, def.values.keys().cloned());
+        d.add(Names::AttrKey, def.attrs.keys().cloned());
+        d.add(Names::Keyword, def.keywords.iter().cloned());
+        d.add(Names::Deck, def.decks.iter().cloned());
+        for st in &def.stages {
+            d.add(Names::ValueKey, st.values.keys().cloned());
+            d.add(Names::AttrKey, st.attrs.keys().cloned());
+            d.add(Names::Keyword, st.keywords.iter().cloned());
+        }
+        if let Some(b) = &def.back {
+            d.add(Names::ValueKey, b.values.keys().cloned());
+            d.add(Names::AttrKey, b.attrs.keys().cloned());
+        }
+    }
+    for sc in scenarios {
+        d.add(Names::OptionKey, sc.scenario.options.keys().cloned());
+        d.add(Names::SeatValue, sc.scenario.seat.iter().flat_map(|s| s.values.keys().cloned()));
+    }
+    if let Some(b) = board {
+        if b.grid.is_some() {
+            // Every tile of a grid board has its legend's `terrain`.
+            d.add(Names::SpaceKey, ["terrain".to_string()]);
+        }
+        d.add(Names::Supply, b.supply.iter().map(|s| s.id.clone()));
+        d.add(Names::SpaceKey, b.space.iter().flat_map(|s| s.values.keys().chain(s.attrs.keys()).cloned()));
+    }
+    d.add(Names::Counter, manifest.show_counters.iter().cloned());
+    // Names `[check.allow]` accepts count as declared (and as did-you-mean candidates).
+    for (code, names) in &manifest.check.allow {
+        if let Some(kind) = crate::script::lint::names_of_code(code) {
+            d.add(kind, names.iter().filter(|n| *n != "*").cloned());
+        }
+    }
+    d.add_scripts(scripts.iter().map(|s| s.references.as_ref()));
+    d
 }
 
 fn board_space_ids(b: &BoardFile) -> BTreeSet<String> {

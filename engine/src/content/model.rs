@@ -79,6 +79,32 @@ pub struct PackManifest {
     /// Names of the per-player counters the terminal shows during `crown play`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub show_counters: Vec<String>,
+    /// What `crown check` should not warn about in this pack.
+    #[serde(default, skip_serializing_if = "CheckConfig::is_empty")]
+    pub check: CheckConfig,
+}
+
+/// `[check]` in `pack.toml`: warnings the designer has looked at and accepts.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CheckConfig {
+    /// Warnings to leave out, by code (as `crown check` prints it, e.g. `unknown-attr`):
+    /// the names they may concern (a key or name a script spells out, e.g. an attribute
+    /// that only packs extending this one define), or `["*"]` for every warning of that
+    /// code. Errors cannot be silenced.
+    #[serde(default)]
+    pub allow: BTreeMap<String, Vec<String>>,
+}
+
+impl CheckConfig {
+    pub fn is_empty(&self) -> bool {
+        self.allow.is_empty()
+    }
+
+    /// Whether a warning of `code` about `name` (if it concerns one) is allowed.
+    pub fn allows(&self, code: &str, name: Option<&str>) -> bool {
+        self.allow.get(code).is_some_and(|names| names.iter().any(|n| n == "*" || Some(n.as_str()) == name))
+    }
 }
 
 /// A range of player counts.

@@ -120,6 +120,9 @@ pub struct Choice {
     pub asked: bool,
 }
 
+/// Where a game shows the lines its scripts print as they are printed.
+pub type Echo = Box<dyn FnMut(&str) + Send>;
+
 /// A game in progress.
 pub struct Game {
     pub pack: Arc<Pack>,
@@ -142,6 +145,9 @@ pub struct Game {
     pub(crate) at_checkpoint: bool,
     /// Called between choices; returns a newer pack to continue with (live reload).
     pub reload: Option<Box<dyn FnMut() -> Option<Arc<Pack>> + Send>>,
+    /// Shown each line a script writes with `print()` or `debug()` as it is written
+    /// (`crown play` puts them on standard error); they also go to the transcript.
+    pub echo: Option<Echo>,
 }
 
 impl Game {
@@ -303,6 +309,7 @@ impl Game {
             pause_at_checkpoint: cfg.pause_at_checkpoint,
             at_checkpoint: false,
             reload: None,
+            echo: None,
         })
     }
 

@@ -325,12 +325,18 @@ pub fn log_print(kind: &str, s: &str) {
     let _ = with(|g| {
         g.print_lines += 1;
         let cap = super::LIMITS.print_lines;
-        if g.print_lines < cap {
+        let line = if g.print_lines < cap {
             let line: String = s.chars().take(500).collect();
-            g.log(|_| format!("{kind}: {line}"));
+            format!("{kind}: {line}")
         } else if g.print_lines == cap {
-            g.log(|_| format!("{kind}: (further output dropped: more than {cap} lines)"));
+            format!("{kind}: (further output dropped: more than {cap} lines)")
+        } else {
+            return Ok(());
+        };
+        if let Some(echo) = &mut g.echo {
+            echo(&line);
         }
+        g.log(|_| line);
         Ok(())
     });
 }

@@ -155,12 +155,81 @@ const TAKES_ID: &[&str] = &[
 ];
 
 /// What a string literal passed to a host function names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Names {
     /// A definition id (`def_*`).
     Id,
-    /// A value key (`value`, `def_value`).
+    /// A value key of a definition, stage or face (`value`, `def_value`).
     ValueKey,
+    /// An attribute key of a definition or stage (`attr`, `def_attr`).
+    AttrKey,
+    /// A keyword (`has_keyword`, `with_keyword`, `def_has_keyword`).
+    Keyword,
+    /// A deck name that cards list in `decks` (`create_deck`, `defs_in_deck`).
+    Deck,
+    /// A supply of the board (`supply`, `take`, `give_back`).
+    Supply,
+    /// A scenario option (`option`, `option_or`).
+    OptionKey,
+    /// A value of a scenario's seat (`seat_value`).
+    SeatValue,
+    /// A value or attribute of a board space (`space_value`, `space_attr`).
+    SpaceKey,
+    /// A per-player counter (`counter`; written by `set_counter`, `add_counter`).
+    Counter,
+    /// A mark on a card (`mark`; written by `set_mark`, `add_mark`).
+    Mark,
+    /// A zone (`zone`, `pzone`): zones come into being when named, so a name used once
+    /// beside a near one is a likely typo.
+    Zone,
+}
+
+/// Host functions that take a name: the argument's place (a method call's object is
+/// place 0), what it names, and whether the call writes it (a counter or mark it sets).
+const NAMED_ARGS: &[(&str, usize, Names, bool)] = &[
+    ("value", 1, Names::ValueKey, false),
+    ("def_value", 1, Names::ValueKey, false),
+    ("attr", 1, Names::AttrKey, false),
+    ("def_attr", 1, Names::AttrKey, false),
+    ("has_keyword", 1, Names::Keyword, false),
+    ("with_keyword", 1, Names::Keyword, false),
+    ("def_has_keyword", 1, Names::Keyword, false),
+    ("create_deck", 0, Names::Deck, false),
+    ("defs_in_deck", 0, Names::Deck, false),
+    ("supply", 0, Names::Supply, false),
+    ("take", 0, Names::Supply, false),
+    ("give_back", 0, Names::Supply, false),
+    ("option", 0, Names::OptionKey, false),
+    ("option_or", 0, Names::OptionKey, false),
+    ("seat_value", 1, Names::SeatValue, false),
+    ("space_value", 1, Names::SpaceKey, false),
+    ("space_attr", 1, Names::SpaceKey, false),
+    ("counter", 1, Names::Counter, false),
+    ("set_counter", 1, Names::Counter, true),
+    ("add_counter", 1, Names::Counter, true),
+    ("mark", 1, Names::Mark, false),
+    ("set_mark", 1, Names::Mark, true),
+    ("add_mark", 1, Names::Mark, true),
+    ("zone", 0, Names::Zone, false),
+    ("pzone", 1, Names::Zone, false),
+];
+
+/// The kind of name a name-check diagnostic code is about (`unknown-attr` -> attribute
+/// keys), for the names a pack's `[check.allow]` declares.
+pub fn names_of_code(code: &str) -> Option<Names> {
+    Some(match code {
+        "unknown-value-key" => Names::ValueKey,
+        "unknown-attr" => Names::AttrKey,
+        "unknown-keyword" => Names::Keyword,
+        "unknown-deck" => Names::Deck,
+        "unknown-supply" => Names::Supply,
+        "unknown-option" => Names::OptionKey,
+        "unknown-seat-value" => Names::SeatValue,
+        "unknown-space-key" => Names::SpaceKey,
+        "counter-never-set" => Names::Counter,
+        "mark-never-set" => Names::Mark,
+        _ => return None,
+    })
 }
 
 /// A string literal naming something the pack should have.
@@ -170,18 +239,22 @@ pub struct Literal {
     pub text: String,
     /// The function it is passed to.
     pub function: String,
+    /// Whether the call writes the name (sets a counter or a mark).
+    pub writes: bool,
     pub line: usize,
     pub col: usize,
 }
 
 /// What a script refers to by name, collected once when it is compiled: the names it
 /// may call a function by (every function it calls, and every string literal shaped like
-/// a name: a hook invoked by name, `invoke(c, "on_play", ...)`), and the literals that
-/// name definitions or value keys.
+/// a name: a hook invoked by name, `invoke(c, "on_play", ...)`), the literals that name
+/// what the pack declares, and the kinds of name it also writes or reads through a
+/// variable (which the checks then cannot judge).
 #[derive(Debug, Clone, Default)]
 pub struct References {
     pub names: BTreeSet<String>,
     pub literals: Vec<Literal>,
+    pub dynamic: BTreeSet<Names>,
 }
 
 /// Collect a script's [`References`].
@@ -199,67 +272,171 @@ pub fn references(ast: &AST) -> References {
         };
         let name = x.name.as_str();
         out.names.insert(name.to_string());
-        if method || x.is_operator_call() {
+        if x.is_operator_call() {
             return true;
         }
-        let mut literal = |i: usize, names: Names| {
-            if let Some(Expr::StringConstant(text, pos)) = x.args.get(i) {
-                out.literals.push(Literal {
-                    names,
-                    text: text.to_string(),
-                    function: name.to_string(),
-                    line: pos.line().unwrap_or(0),
-                    col: pos.position().unwrap_or(1),
-                });
+        // A method call's object is not among its arguments.
+        let arg =
+            |place: usize| if method { place.checked_sub(1).and_then(|i| x.args.get(i)) } else { x.args.get(place) };
+        let mut literal = |place: usize, names: Names, writes: bool| match arg(place) {
+            Some(Expr::StringConstant(text, pos)) => out.literals.push(Literal {
+                names,
+                text: text.to_string(),
+                function: name.to_string(),
+                writes,
+                line: pos.line().unwrap_or(0),
+                col: pos.position().unwrap_or(1),
+            }),
+            Some(_) => {
+                out.dynamic.insert(names);
             }
+            None => {}
         };
         if TAKES_ID.contains(&name) {
-            literal(0, Names::Id);
+            literal(0, Names::Id, false);
         }
-        if (name == "value" || name == "def_value") && x.args.len() == 2 {
-            literal(1, Names::ValueKey);
+        for &(f, place, names, writes) in NAMED_ARGS {
+            if f == name {
+                literal(place, names, writes);
+            }
         }
         true
     });
     out
 }
 
-/// What a pack declares, for checking the names scripts spell out in strings.
-pub struct Declared<'a> {
-    /// Every definition id.
-    pub ids: &'a BTreeSet<String>,
-    /// Every value key any definition, stage or back face holds.
-    pub value_keys: &'a BTreeSet<String>,
+/// What a pack declares, for checking the names its scripts spell out in strings: for
+/// each kind of name, every name the pack's data holds (for counters and marks: every
+/// name a script writes, and the counters `pack.toml` shows; for zones: how many
+/// literals name each), and the kinds some script also writes through a variable.
+#[derive(Debug, Clone, Default)]
+pub struct Declared {
+    pub known: BTreeMap<Names, BTreeSet<String>>,
+    pub zone_uses: BTreeMap<String, usize>,
+    pub dynamic: BTreeSet<Names>,
 }
 
-/// Literals that name what the pack does not have: a definition id passed to a `def_*`
-/// function (an error: the call always fails), a value key passed to `value` or
-/// `def_value` that no definition holds (a warning: the value is always 0). Each finding
-/// says whether it is an error.
-pub fn check_names(refs: &References, declared: &Declared<'_>) -> Vec<(Finding, bool)> {
-    refs.literals
-        .iter()
-        .filter_map(|l| {
-            let (known, message, error) = match l.names {
-                Names::Id => (
-                    declared.ids,
-                    format!("no definition `{}` exists in this pack, so `{}` always fails here", l.text, l.function),
-                    true,
-                ),
-                Names::ValueKey => (
-                    declared.value_keys,
-                    format!("no definition has a value `{}`, so `{}` always gives 0 here", l.text, l.function),
-                    false,
-                ),
-            };
-            if known.contains(&l.text) {
-                return None;
+impl Declared {
+    /// Count what every script of the pack writes, reads through variables and names as
+    /// a zone (the data's own names are added by the loader).
+    pub fn add_scripts<'a>(&mut self, scripts: impl IntoIterator<Item = &'a References>) {
+        for r in scripts {
+            self.dynamic.extend(r.dynamic.iter().copied());
+            for l in &r.literals {
+                if l.writes {
+                    self.known.entry(l.names).or_default().insert(l.text.clone());
+                }
+                if l.names == Names::Zone {
+                    *self.zone_uses.entry(l.text.clone()).or_default() += 1;
+                }
             }
-            let near = crate::diag::did_you_mean(&l.text, known.iter().map(String::as_str));
-            let hint = near.map(|n| format!("did you mean `{n}`?"));
-            Some((Finding { line: l.line, col: l.col, message, hint }, error))
-        })
-        .collect()
+        }
+    }
+
+    pub fn add(&mut self, names: Names, items: impl IntoIterator<Item = String>) {
+        self.known.entry(names).or_default().extend(items);
+    }
+}
+
+/// A literal that names nothing the pack has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameFinding {
+    pub finding: Finding,
+    /// The name the literal spells out.
+    pub subject: String,
+    /// The diagnostic code (`unknown-id`, `unknown-keyword`...).
+    pub code: &'static str,
+    pub error: bool,
+}
+
+/// Literals that name what the pack does not have. A definition id passed to a `def_*`
+/// function, or a supply taken or given back, is an error (the call always fails);
+/// the others are warnings (the call quietly gives 0, nothing or an empty list).
+/// Counters and marks are judged against what scripts write, and not at all when a
+/// script also writes them through a variable; a zone is reported when this is the only
+/// literal naming it and another zone's name is one slip away.
+pub fn check_names(refs: &References, declared: &Declared) -> Vec<NameFinding> {
+    let empty = BTreeSet::new();
+    let mut out = Vec::new();
+    for l in &refs.literals {
+        if l.writes {
+            continue;
+        }
+        let known = declared.known.get(&l.names).unwrap_or(&empty);
+        let (t, f) = (&l.text, &l.function);
+        let (code, error, message) = match l.names {
+            Names::Zone => {
+                if declared.zone_uses.get(t).copied().unwrap_or(0) > 1 {
+                    continue;
+                }
+                // Only one slip apart, and long enough that near names are unlikely to be
+                // two real zones (`hand` and `land` are both real).
+                let near = declared.zone_uses.keys().filter(|z| *z != t).find(|z| {
+                    t.chars().count() >= 5 && crate::diag::edit_distance(&t.to_lowercase(), &z.to_lowercase()) == 1
+                });
+                let Some(near) = near.map(String::as_str) else { continue };
+                let message = if declared.zone_uses.get(near).copied().unwrap_or(0) > 1 {
+                    format!("no other script line names the zone `{t}`, so what goes there is never seen again")
+                } else if t.as_str() < near {
+                    // Two near names, each named once: one warning for the pair.
+                    format!("the zones `{t}` and `{near}` are each named on one line only: is one of them misspelt?")
+                } else {
+                    continue;
+                };
+                let hint = Some(format!("did you mean `{near}`?"));
+                let finding = Finding { line: l.line, col: l.col, message, hint };
+                out.push(NameFinding { finding, subject: t.clone(), code: "zone-named-once", error: false });
+                continue;
+            }
+            _ if known.contains(t) => continue,
+            Names::Counter | Names::Mark if declared.dynamic.contains(&l.names) => continue,
+            Names::Id => ("unknown-id", true, format!("no definition `{t}` exists in this pack, so `{f}` always fails here")),
+            Names::ValueKey => {
+                ("unknown-value-key", false, format!("no definition has a value `{t}`, so `{f}` always gives 0 here"))
+            }
+            Names::AttrKey => (
+                "unknown-attr",
+                false,
+                format!("no definition has an attribute `{t}`, so `{f}` never finds one here"),
+            ),
+            Names::Keyword => {
+                ("unknown-keyword", false, format!("no definition has the keyword `{t}`, so `{f}` never matches here"))
+            }
+            Names::Deck => {
+                ("unknown-deck", false, format!("no card lists the deck `{t}` in its `decks`, so `{f}` finds no cards here"))
+            }
+            Names::Supply => {
+                let fails = f != "supply";
+                let then = if fails { "always fails" } else { "always gives 0" };
+                ("unknown-supply", fails, format!("the board has no supply `{t}`, so `{f}` {then} here"))
+            }
+            Names::OptionKey => {
+                ("unknown-option", false, format!("no scenario sets an option `{t}`, so `{f}` never reads one here"))
+            }
+            Names::SeatValue => {
+                ("unknown-seat-value", false, format!("no scenario seat has a value `{t}`, so `{f}` always gives 0 here"))
+            }
+            Names::SpaceKey => (
+                "unknown-space-key",
+                false,
+                format!("no board space has a value or attribute `{t}`, so `{f}` never finds one here"),
+            ),
+            Names::Counter => (
+                "counter-never-set",
+                false,
+                format!("no script sets a counter `{t}` (with `set_counter` or `add_counter`), so `{f}` always gives 0 here"),
+            ),
+            Names::Mark => (
+                "mark-never-set",
+                false,
+                format!("no script sets a mark `{t}` (with `set_mark` or `add_mark`), so `{f}` always gives 0 here"),
+            ),
+        };
+        let near = crate::diag::did_you_mean(t, known.iter().map(String::as_str));
+        let finding = Finding { line: l.line, col: l.col, message, hint: near.map(|n| format!("did you mean `{n}`?")) };
+        out.push(NameFinding { finding, subject: t.clone(), code, error });
+    }
+    out
 }
 
 #[cfg(test)]
@@ -294,6 +471,48 @@ mod tests {
                 "2:3 no function `helpr` exists: neither the script, the rules script nor Crown defines one (did you mean `helper`?)",
                 "3:3 `helper` is called with 1 argument, but it takes 2",
             ]
+        );
+    }
+
+    fn names(text: &str, declared: &mut Declared) -> Vec<String> {
+        let refs = references(&super::super::compile("card", text).unwrap());
+        declared.add_scripts([&refs]);
+        check_names(&refs, declared)
+            .into_iter()
+            .map(|n| format!("{} {} {}", n.code, n.subject, n.finding.hint.unwrap_or_default()))
+            .collect()
+    }
+
+    #[test]
+    fn names_spelt_in_strings_are_checked_against_what_the_pack_declares() {
+        let mut d = Declared::default();
+        d.add(Names::Keyword, ["troops".to_string()]);
+        d.add(Names::Id, ["pikemen".to_string()]);
+        let text = "fn f(p, c) {\n  set_counter(p, \"gold\", 1);\n  if has_keyword(c, \"trops\") { counter(p, \"glod\") }\n  def_name(\"pikeman\");\n  c.has_keyword(\"troops\");\n}";
+        assert_eq!(
+            names(text, &mut d),
+            vec![
+                "unknown-keyword trops did you mean `troops`?",
+                "counter-never-set glod did you mean `gold`?",
+                "unknown-id pikeman did you mean `pikemen`?",
+            ]
+        );
+    }
+
+    #[test]
+    fn counters_written_through_a_variable_are_not_judged() {
+        let mut d = Declared::default();
+        let text = "fn f(p, k) {\n  add_counter(p, k, 1);\n  counter(p, \"anything\")\n}";
+        assert!(names(text, &mut d).is_empty());
+    }
+
+    #[test]
+    fn a_zone_named_once_beside_a_near_one_is_reported_once() {
+        let mut d = Declared::default();
+        let text = "fn f(c) {\n  move_card(c, zone(\"dicsard\"));\n  zone(\"discard\");\n  zone(\"hand\");\n  zone(\"land\");\n  zone(\"land\");\n}";
+        assert_eq!(
+            names(text, &mut d),
+            vec!["zone-named-once dicsard did you mean `discard`?"]
         );
     }
 
