@@ -139,3 +139,60 @@ fn bad_options_are_refused_clearly() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn two_shards_merged_equal_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let common = ["take-the-kingdom", "--games", "13", "--players", "3", "--seed", "21", "--seat-order", "random"];
+    let whole = sim_json(&common);
+    let mut files = Vec::new();
+    for (i, threads) in [(0, "1"), (1, "2")] {
+        let f = dir.path().join(format!("s{i}.json"));
+        let shard = format!("{i}/2");
+        let mut a = common.to_vec();
+        a.extend(["--shard", &shard, "--threads", threads, "--out", f.to_str().unwrap()]);
+        let (code, _, err) = sim(&a);
+        assert_eq!(code, 0, "{err}");
+        files.push(f.to_string_lossy().to_string());
+    }
+    let (code, out, err) = sim(&["merge", &files[1], &files[0], "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, one, _) = sim(&[&common[..], &["--json"]].concat());
+    assert_eq!(out, one, "the merged JSON is byte for byte the unsharded run's");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), whole);
+    // Missing or doubled shards are refused.
+    let (code, _, err) = sim(&["merge", &files[0]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("missing game ranges: 6..13"), "{err}");
+    let (code, _, err) = sim(&["merge", &files[0], &files[0], &files[1]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("both hold games"), "{err}");
+    // A shard of another run is refused.
+    let other = dir.path().join("other.json");
+    let (code, _, err) = sim(&[
+        "take-the-kingdom",
+        "--games",
+        "13",
+        "--players",
+        "3",
+        "--seed",
+        "22",
+        "--shard",
+        "1/2",
+        "--out",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = sim(&["merge", &files[0], other.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("different runs"), "{err}");
+    for (args, want) in [
+        (vec!["take-the-kingdom", "--shard", "3/2", "--out", "x.json"], "shard index 3 is not below the shard count 2"),
+        (vec!["take-the-kingdom", "--shard", "1/2"], "needs --out"),
+        (vec!["take-the-kingdom", "--games", "1", "--shard", "0/2", "--out", "x.json"], "empty"),
+    ] {
+        let (code, _, err) = sim(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

@@ -4,10 +4,12 @@
 //! seed and `i` alone; statistics are integer sums ([`stats::Stats`]), so the result is
 //! the same for any thread count. The modules: `plan` (seating and characters), `stats`
 //! (what is counted), `interval` (Wilson, Newcombe and paired intervals), `summary` (the
-//! JSON every output is drawn from, and the terminal table).
+//! JSON every output is drawn from, and the terminal table), `shard` (statistics files,
+//! `--shard` and `crown sim merge`).
 
 pub mod interval;
 pub mod plan;
+pub mod shard;
 pub mod stats;
 pub mod summary;
 
@@ -33,8 +35,24 @@ use crate::session;
 
 #[derive(Debug, Args)]
 pub struct SimArgs {
-    #[command(flatten)]
-    pub table: session::BotTableArgs,
+    #[command(subcommand)]
+    pub command: Option<SimCommand>,
+    /// The pack, by id or path.
+    pub pack: Option<String>,
+    /// Players per game (default: the scenario's seats or the pack's minimum).
+    #[arg(long)]
+    pub players: Option<usize>,
+    /// Scenario id (default: the pack's default scenario).
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Master seed; game i uses a seed derived from it and i (the same seeds play the same
+    /// games in `crown sim` and `crown profile`).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Agent per seat (per role, with --seat-order), comma-separated (random, first,
+    /// greedy); the last repeats.
+    #[arg(long, value_delimiter = ',')]
+    pub agents: Vec<String>,
     /// Number of games.
     #[arg(long, default_value_t = 1000)]
     pub games: u64,
@@ -67,6 +85,33 @@ pub struct SimArgs {
     /// Confidence of every interval (and of "real" differences).
     #[arg(long, default_value_t = 0.95)]
     pub confidence: f64,
+    /// Play only the I-th of N disjoint ranges of the games (0 <= I < N; game i keeps its
+    /// seed), and write the statistics with --out for `crown sim merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Write the run's statistics (every integer sum, JSON) to FILE, for `crown sim merge`.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum SimCommand {
+    /// Merge the statistics files of a sharded run (`--shard I/N --out FILE`) and print
+    /// the summary: the same as one unsharded run, byte for byte in --json.
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The statistics files (`crown sim --out`), one per shard, in any order.
+    #[arg(required = true)]
+    pub files: Vec<std::path::PathBuf>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the merged statistics file (to merge further).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
 }
 
 /// Play `games` bot games and gather statistics (used by `crown sim` and `crown bench`):
@@ -186,25 +231,64 @@ pub fn run(project: &Project, args: &SimArgs) -> i32 {
     }
 }
 
+fn run_merge(args: &MergeArgs) -> Result<i32, String> {
+    let merged = shard::merge(&args.files)?;
+    if let Some(out) = &args.out {
+        shard::write(out, &merged)?;
+    }
+    let v = summary::summary(&merged.run, &merged.stats);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        summary::print(&v);
+    }
+    Ok(report_failures(&merged.stats, merged.run.seed, merged.run.games, merged.not_run))
+}
+
 fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
+    if let Some(SimCommand::Merge(m)) = &args.command {
+        return run_merge(m);
+    }
+    let (first, end) = match &args.shard {
+        Some(s) => {
+            let (i, n) = shard::parse_shard(s)?;
+            if args.out.is_none() {
+                return Err(format!(
+                    "--shard {s} needs --out FILE to write its statistics to (then `crown sim merge`)"
+                ));
+            }
+            shard::shard_range(args.games, i, n)
+        }
+        None => (0, args.games),
+    };
     if args.games == 0 {
         return Err("--games 0: nothing to simulate (give at least 1)".into());
     }
     if !(args.confidence > 0.5 && args.confidence < 1.0) {
         return Err(format!("--confidence {}: give a level between 0.5 and 1, e.g. 0.95", args.confidence));
     }
-    let scenario = args.table.scenario.as_deref();
-    let (pack, players, kinds) = match session::bot_table(project, &args.table, "sim") {
+    let Some(pack_name) = args.pack.clone() else {
+        return Err("crown sim: name the pack to simulate (crown sim PACK), or `crown sim merge FILES...`".into());
+    };
+    let table = session::BotTableArgs {
+        pack: pack_name,
+        players: args.players,
+        scenario: args.scenario.clone(),
+        seed: args.seed,
+        agents: args.agents.clone(),
+    };
+    let scenario = table.scenario.as_deref();
+    let (pack, players, kinds) = match session::bot_table(project, &table, "sim") {
         Ok(t) => t,
         Err(code) => return Ok(code),
     };
     let characters = Characters::parse(&args.characters)?;
-    let plan = Plan::new(&pack, args.table.seed, players, scenario, kinds.clone(), args.seat_order, characters)?;
+    let plan = Plan::new(&pack, table.seed, players, scenario, kinds.clone(), args.seat_order, characters)?;
     let run = RunInfo {
         pack: pack.id().to_string(),
         version: pack.manifest.version.clone(),
-        scenario: args.table.scenario.clone().or_else(|| pack.default_scenario().map(|s| s.scenario.id.clone())),
-        seed: args.table.seed,
+        scenario: table.scenario.clone().or_else(|| pack.default_scenario().map(|s| s.scenario.id.clone())),
+        seed: table.seed,
         games: args.games,
         players,
         agents: kinds,
@@ -216,10 +300,30 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         compare: None,
         names: RunInfo::names_of(&pack),
     };
-    let bar = progress_bar(args.games, args.json);
+    if first == end {
+        return Err(format!(
+            "--shard {}: this shard of {} games is empty (use fewer shards)",
+            args.shard.as_deref().unwrap_or(""),
+            args.games
+        ));
+    }
+    let bar = progress_bar(end - first, args.json);
     let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
     let start = Instant::now();
-    let (stats, not_run) = play(&pack, &plan, 0..args.games, Some(threads), args.max_failures, bar.as_ref())?;
+    let (stats, not_run) = play(&pack, &plan, first..end, Some(threads), args.max_failures, bar.as_ref())?;
+    if let Some(out) = &args.out {
+        let file = shard::StatsFile {
+            format: shard::FORMAT.into(),
+            run: run.clone(),
+            ranges: vec![(first, end)],
+            not_run,
+            stats: stats.clone(),
+            other: None,
+            paired: None,
+        };
+        shard::write(out, &file)?;
+        eprintln!("games {first}..{end} of {}: statistics written to {}", args.games, out.display());
+    }
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
@@ -239,7 +343,7 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
             if threads == 1 { "" } else { "s" }
         );
     }
-    Ok(report_failures(&stats, args.table.seed, args.games, not_run))
+    Ok(report_failures(&stats, table.seed, args.games, not_run))
 }
 
 fn timing(threads: usize, games: u64, secs: f64) -> serde_json::Value {
