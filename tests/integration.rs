@@ -17,6 +17,7 @@ mod profile;
 mod props;
 mod schema;
 mod serve;
+mod sim;
 mod soak;
 mod tlk;
 mod ttk;

@@ -31,7 +31,9 @@ pub enum Command {
     Test(crate::golden::TestArgs),
     /// Measure load, simulation and replay speed on this machine.
     Bench(crate::bench::BenchArgs),
-    /// Simulate many bot games in parallel and summarise win rates and card statistics.
+    /// Simulate many bot games in parallel and summarise win rates and card statistics
+    /// (`crown sim merge FILES...` merges sharded runs).
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Sim(crate::sim::SimArgs),
     /// Play bot games with the script profiler on: time per script function and line.
     Profile(crate::profile::ProfileArgs),

@@ -34,6 +34,10 @@ pub struct GameConfig {
     /// Suspend the game at the first `checkpoint()` a script reaches (after that `turn()`
     /// returns), with [`Status::Paused`]: how a campaign is played one part at a time.
     pub pause_at_checkpoint: bool,
+    /// A character (noble or leader) id per seat that wins over the scenario's seat
+    /// character: what the rules read with `seat_character(p)` (`crown sim --characters`).
+    /// Empty, or `None` for a seat, leaves the scenario's.
+    pub characters: Vec<Option<String>>,
 }
 
 impl GameConfig {
@@ -46,6 +50,7 @@ impl GameConfig {
             transcript: true,
             max_turns: None,
             pause_at_checkpoint: false,
+            characters: Vec::new(),
         }
     }
 }
@@ -107,6 +112,9 @@ pub struct Outcome {
     pub characters: Vec<Option<String>>,
     /// Definition ids each seat played (`note_play`), for statistics.
     pub plays: Vec<Vec<u32>>,
+    /// Definition indices (sorted, each once) of the cards that entered each seat's `hand`
+    /// zone during the game ("drawn"), for statistics; empty when the pack has no hands.
+    pub drawn: Vec<Vec<u32>>,
 }
 
 /// One recorded choice.
@@ -178,7 +186,25 @@ impl Game {
             return Err(format!("pack `{}` has no rules script", pack.id()));
         }
         let mut state = State::new(cfg.seed);
-        let seats = scenario.map(|s| s.scenario.seat.clone()).unwrap_or_default();
+        let mut seats = scenario.map(|s| s.scenario.seat.clone()).unwrap_or_default();
+        for (i, ch) in cfg.characters.iter().enumerate().take(n) {
+            if let Some(id) = ch {
+                match pack.get(id) {
+                    Some(d) if d.kind.is_character() => {}
+                    _ => {
+                        return Err(format!(
+                            "seat {}: `{id}` is not a character (noble or leader) of pack `{}`",
+                            i + 1,
+                            pack.id()
+                        ))
+                    }
+                }
+                if seats.len() <= i {
+                    seats.resize(i + 1, Default::default());
+                }
+                seats[i].character = Some(id.clone());
+            }
+        }
         for i in 0..n {
             let name = cfg
                 .names
@@ -369,6 +395,7 @@ impl Game {
                 .map(|p| p.character.map(|d| self.pack.defs[d as usize].def.id.clone()))
                 .collect(),
             plays: self.plays.clone(),
+            drawn: self.state.drawn(),
         }
     }
 

@@ -109,6 +109,9 @@ pub struct State {
     pub turn: u64,
     /// Choices made so far.
     pub choices: u64,
+    /// Per player, a bitset over definition indices of the cards that have entered the
+    /// player's `hand` zone ("drawn", for `crown sim`'s card statistics).
+    pub hand_seen: Vec<Vec<u64>>,
 }
 
 impl State {
@@ -127,7 +130,23 @@ impl State {
             rng: GameRng::new(seed),
             turn: 0,
             choices: 0,
+            hand_seen: Vec::new(),
         }
+    }
+
+    /// Definition indices (sorted, each once) that entered each player's `hand`.
+    pub fn drawn(&self) -> Vec<Vec<u32>> {
+        let mut out = vec![Vec::new(); self.players.len()];
+        for (p, bits) in self.hand_seen.iter().enumerate().take(out.len()) {
+            for (w, &word) in bits.iter().enumerate() {
+                let mut x = word;
+                while x != 0 {
+                    out[p].push(w as u32 * 64 + x.trailing_zeros());
+                    x &= x - 1;
+                }
+            }
+        }
+        out
     }
 
     /// The zone id for `(owner, name)`, created on first use. Zones named `hand` are
@@ -180,6 +199,17 @@ impl State {
             zone.cards.push(c);
         }
         let owner = zone.owner;
+        if let (Some(p), "hand") = (owner, zone.name.as_str()) {
+            let (p, d) = (p as usize, self.cards[c as usize].def as usize);
+            if self.hand_seen.len() <= p {
+                self.hand_seen.resize(p + 1, Vec::new());
+            }
+            let bits = &mut self.hand_seen[p];
+            if bits.len() <= d / 64 {
+                bits.resize(d / 64 + 1, 0);
+            }
+            bits[d / 64] |= 1 << (d % 64);
+        }
         let card = &mut self.cards[c as usize];
         card.zone = z;
         if owner.is_some() {

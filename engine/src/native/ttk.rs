@@ -557,6 +557,7 @@ pub fn run(pack: Arc<Pack>, cfg: GameConfig, agents: Vec<Box<dyn Agent>>) -> Nat
             turns,
             characters: Vec::new(),
             plays: Vec::new(),
+            drawn: Vec::new(),
         },
         transcript: None,
     };
@@ -692,6 +693,7 @@ pub fn run(pack: Arc<Pack>, cfg: GameConfig, agents: Vec<Box<dyn Agent>>) -> Nat
         turns: t.turn,
         characters: t.pl.iter().map(|p| p.ch.map(|d| t.defs[d as usize].id.clone())).collect(),
         plays: std::mem::take(&mut t.plays),
+        drawn: Vec::new(),
     };
     let transcript = t.out.take().map(|mut s| {
         let st = match &outcome.status {

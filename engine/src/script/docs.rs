@@ -146,7 +146,7 @@ pub const API: &[Entry] = &[
     f("Game", "option(k) -> any", "A scenario option, or ()."),
     f("Game", "option_or(k, default) -> any", "A scenario option, or `default` when the scenario does not set it."),
     f("Game", "scenario() -> string", "The scenario id, or \"\"."),
-    f("Game", "seat_character(p) -> string", "The character the scenario gives seat `p`, or \"\"."),
+    f("Game", "seat_character(p) -> string", "The character fixed for seat `p`, or \"\": the scenario's seat, or the run's (`crown sim --characters fixed:...|random|sweep` sets it for every seat, so rules that deal or offer characters should read this first)."),
     f("Game", "seat_cards(p) -> array", "Card ids the scenario gives seat `p`."),
     f("Game", "seat_agent(p) -> string", "The agent kind the scenario suggests for seat `p`, or \"\"."),
     f("Game", "seat_value(p, k) -> int", "A number the scenario gives seat `p`."),

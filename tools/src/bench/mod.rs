@@ -373,7 +373,7 @@ pub fn sim_peak_mb(project: &Project, games: u64) -> Result<f64, String> {
     let out = std::process::Command::new(exe)
         .arg("--project")
         .arg(&project.root)
-        .args(["sim", "take-the-kingdom", "--players", "4", "--json", "--games"])
+        .args(["sim", "take-the-kingdom", "--players", "4", "--json", "--timing", "--games"])
         .arg(games.to_string())
         .output()
         .map_err(|e| e.to_string())?;

@@ -1,0 +1,198 @@
+//! `crown sim` end to end on the shipped packs: outcome rows that sum to the games,
+//! card statistics per player-game, seating and characters, and option errors.
+
+use serde_json::Value;
+
+use crate::common::{crown_bin, repo_project};
+
+/// Run `crown --project REPO sim ARGS`: exit code, stdout, stderr.
+pub fn sim(args: &[&str]) -> (i32, String, String) {
+    let root = repo_project().root.to_string_lossy().to_string();
+    let o = std::process::Command::new(crown_bin())
+        .args(["--project", &root, "sim"])
+        .args(args)
+        .output()
+        .expect("crown runs");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
+}
+
+/// `crown sim ARGS --json`, which must succeed.
+pub fn sim_json(args: &[&str]) -> Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let (code, out, err) = sim(&a);
+    assert_eq!(code, 0, "crown sim {args:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+fn sum(v: &Value, key: &str) -> u64 {
+    v.as_array().unwrap().iter().map(|r| r[key].as_u64().unwrap()).sum()
+}
+
+#[test]
+fn outcome_rows_sum_to_the_games() {
+    for (pack, players) in [("take-the-kingdom", "4"), ("kingdoms-in-conflict", "2"), ("the-last-kingdom", "3")] {
+        let v = sim_json(&[pack, "--games", "12", "--players", players, "--seed", "3"]);
+        let rows = &v["outcomes"];
+        assert_eq!(rows.as_array().unwrap().len(), v["players"].as_u64().unwrap() as usize + 4, "{pack}");
+        assert_eq!(sum(rows, "games"), 12, "{pack}: {rows}");
+        let rates: f64 = rows.as_array().unwrap().iter().map(|r| r["rate"].as_f64().unwrap()).sum();
+        assert!((rates - 1.0).abs() < 1e-3, "{pack}: rates sum to {rates}");
+        for r in rows.as_array().unwrap() {
+            let (lo, hi, p) = (r["ci"][0].as_f64().unwrap(), r["ci"][1].as_f64().unwrap(), r["rate"].as_f64().unwrap());
+            assert!(lo <= p && p <= hi && lo < hi, "{pack}: {r}");
+        }
+        let hist: u64 = v["length"]["histogram"].as_array().unwrap().iter().map(|p| p[1].as_u64().unwrap()).sum();
+        assert_eq!(hist, 12 - v["failed"].as_u64().unwrap(), "{pack}: the length histogram covers the games played");
+        assert!(v.get("timing").is_none(), "no timing without --timing");
+    }
+}
+
+#[test]
+fn card_statistics_split_player_games() {
+    let v = sim_json(&["take-the-kingdom", "--games", "16", "--players", "4", "--seed", "9", "--min-sample", "20"]);
+    let base = v["player_games"]["games"].as_u64().unwrap();
+    assert_eq!(base, 64);
+    assert_eq!(v["drawn_recorded"], true, "take-the-kingdom has hands: drawn is recorded");
+    let cards = v["cards"].as_object().unwrap();
+    assert!(cards.len() > 20);
+    let mut low = 0;
+    for (id, c) in cards {
+        let played = c["played"]["games"].as_u64().unwrap();
+        assert_eq!(played + c["not_played"]["games"].as_u64().unwrap(), base, "{id}");
+        assert_eq!(
+            c["played"]["wins"].as_u64().unwrap() + c["not_played"]["wins"].as_u64().unwrap(),
+            v["player_games"]["wins"].as_u64().unwrap(),
+            "{id}"
+        );
+        assert_eq!(c["drawn"]["games"].as_u64().unwrap() + c["not_drawn"]["games"].as_u64().unwrap(), base, "{id}");
+        let small = played.min(base - played) < 20
+            || c["drawn"]["games"].as_u64().unwrap().min(c["not_drawn"]["games"].as_u64().unwrap()) < 20;
+        assert_eq!(c["low_sample"], small, "{id}: {c}");
+        low += usize::from(small);
+        if !c["improvement_played"]["value"].is_null() {
+            let d = c["played"]["rate"].as_f64().unwrap() - c["not_played"]["rate"].as_f64().unwrap();
+            assert!((c["improvement_played"]["value"].as_f64().unwrap() - d).abs() < 2e-4, "{id}");
+        }
+    }
+    assert!(low > 0, "some cards are marked as small samples (and still listed)");
+    // The table marks them too.
+    let (code, out, _) = sim(&["take-the-kingdom", "--games", "4", "--players", "4"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("how games ended") && out.contains("turn limit") && out.contains("IWD"), "{out}");
+}
+
+#[test]
+fn rotation_seats_every_bot_everywhere() {
+    let v = sim_json(&[
+        "take-the-kingdom",
+        "--games",
+        "8",
+        "--players",
+        "4",
+        "--agents",
+        "greedy,random",
+        "--seat-order",
+        "rotate",
+        "--characters",
+        "fixed:maria,simon,charles,anne",
+    ]);
+    // greedy is role 1, random roles 2-4: 8 games rotated put greedy in each seat twice.
+    assert_eq!(v["by_agent"]["greedy"]["games"], 8);
+    assert_eq!(v["by_agent"]["random"]["games"], 24);
+    for id in ["maria", "simon", "charles", "anne"] {
+        assert_eq!(v["characters"][id]["games"], 8, "{id}: {}", v["characters"]);
+    }
+    assert_eq!(v["characters"].as_object().unwrap().len(), 4);
+    assert!(v["seats"][0].get("agent").is_none(), "a rotated seat has no one agent");
+}
+
+#[test]
+fn sweep_deals_each_character_to_each_seat() {
+    let v = sim_json(&["take-the-kingdom", "--games", "12", "--players", "2", "--characters", "sweep"]);
+    let chars = v["characters"].as_object().unwrap();
+    assert_eq!(chars.len(), 6, "{chars:?}");
+    assert!(chars.values().all(|c| c["games"] == 4), "12 games x 2 seats over 6 nobles: {chars:?}");
+    let r = sim_json(&["the-last-kingdom", "--games", "6", "--players", "3", "--characters", "random", "--seed", "4"]);
+    let total: u64 = r["characters"].as_object().unwrap().values().map(|c| c["games"].as_u64().unwrap()).sum();
+    assert_eq!(total, 18);
+}
+
+#[test]
+fn bad_options_are_refused_clearly() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["take-the-kingdom", "--games", "0"], "--games 0"),
+        (&["take-the-kingdom", "--characters", "fixed:mari,simon", "--players", "2"], "did you mean `maria`"),
+        (&["take-the-kingdom", "--characters", "fixed:maria", "--players", "2"], "1 characters for 2 players"),
+        (&["take-the-kingdom", "--characters", "fixed:maria,maria", "--players", "2"], "different character"),
+        (&["take-the-kingdom", "--characters", "everyone"], "game, random, sweep or fixed"),
+        (&["kingdoms-in-conflict", "--characters", "random"], "has no characters"),
+        (&["take-the-kingdom", "--confidence", "2"], "--confidence 2"),
+    ];
+    for (args, want) in cases {
+        let (code, _, err) = sim(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn two_shards_merged_equal_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let common = ["take-the-kingdom", "--games", "13", "--players", "3", "--seed", "21", "--seat-order", "random"];
+    let whole = sim_json(&common);
+    let mut files = Vec::new();
+    for (i, threads) in [(0, "1"), (1, "2")] {
+        let f = dir.path().join(format!("s{i}.json"));
+        let shard = format!("{i}/2");
+        let mut a = common.to_vec();
+        a.extend(["--shard", &shard, "--threads", threads, "--out", f.to_str().unwrap()]);
+        let (code, _, err) = sim(&a);
+        assert_eq!(code, 0, "{err}");
+        files.push(f.to_string_lossy().to_string());
+    }
+    let (code, out, err) = sim(&["merge", &files[1], &files[0], "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, one, _) = sim(&[&common[..], &["--json"]].concat());
+    assert_eq!(out, one, "the merged JSON is byte for byte the unsharded run's");
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), whole);
+    // Missing or doubled shards are refused.
+    let (code, _, err) = sim(&["merge", &files[0]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("missing game ranges: 6..13"), "{err}");
+    let (code, _, err) = sim(&["merge", &files[0], &files[0], &files[1]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("both hold games"), "{err}");
+    // A shard of another run is refused.
+    let other = dir.path().join("other.json");
+    let (code, _, err) = sim(&[
+        "take-the-kingdom",
+        "--games",
+        "13",
+        "--players",
+        "3",
+        "--seed",
+        "22",
+        "--shard",
+        "1/2",
+        "--out",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = sim(&["merge", &files[0], other.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("different runs"), "{err}");
+    for (args, want) in [
+        (vec!["take-the-kingdom", "--shard", "3/2", "--out", "x.json"], "shard index 3 is not below the shard count 2"),
+        (vec!["take-the-kingdom", "--shard", "1/2"], "needs --out"),
+        (vec!["take-the-kingdom", "--games", "1", "--shard", "0/2", "--out", "x.json"], "empty"),
+    ] {
+        let (code, _, err) = sim(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

@@ -1,0 +1,161 @@
+//! `crown sim --shard I/N --out FILE` and `crown sim merge FILES...`: a run split into
+//! disjoint ranges of game indices, each written as integer statistics, merged exactly.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::stats::{Paired, Stats};
+use super::summary::RunInfo;
+
+/// The format tag of a statistics file.
+pub const FORMAT: &str = "crown-sim-stats/1";
+
+/// What `--out` writes: the run, the game ranges covered, and the integer statistics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatsFile {
+    pub format: String,
+    pub run: RunInfo,
+    /// Game index ranges `[first, end)` these statistics cover, sorted.
+    pub ranges: Vec<(u64, u64)>,
+    /// Games of those ranges not played because `--max-failures` stopped the run.
+    pub not_run: u64,
+    pub stats: Stats,
+    /// `--compare`: the other side's statistics and the paired differences.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other: Option<Stats>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<Paired>,
+}
+
+/// Parse `I/N` (0 ≤ I < N, as Slurm array ids and Kubernetes completion indexes count).
+pub fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("--shard {s}: expected I/N with 0 <= I < N, e.g. --shard 0/4 ... --shard 3/4");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u64, u64) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if n == 0 {
+        return Err(format!("--shard {s}: the shard count must be at least 1"));
+    }
+    if i >= n {
+        return Err(format!(
+            "--shard {s}: shard index {i} is not below the shard count {n} (shards are numbered 0 to {})",
+            n - 1
+        ));
+    }
+    Ok((i, n))
+}
+
+/// The games of shard `i` of `n` in a run of `games`: `[games*i/n, games*(i+1)/n)`.
+pub fn shard_range(games: u64, i: u64, n: u64) -> (u64, u64) {
+    let at = |k: u64| (u128::from(games) * u128::from(k) / u128::from(n)) as u64;
+    (at(i), at(i + 1))
+}
+
+pub fn write(path: &Path, file: &StatsFile) -> Result<(), String> {
+    let text = serde_json::to_string(file).map_err(|e| e.to_string())?;
+    crate::out::write_atomic(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+pub fn read(path: &Path) -> Result<StatsFile, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let f: StatsFile = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a `crown sim --out` statistics file ({e})", path.display()))?;
+    if f.format != FORMAT {
+        return Err(format!("{}: format `{}`, this crown reads `{FORMAT}`", path.display(), f.format));
+    }
+    Ok(f)
+}
+
+/// Merge statistics files of one run. They must describe the same run, cover disjoint
+/// game ranges and, together, every game of it.
+pub fn merge(paths: &[PathBuf]) -> Result<StatsFile, String> {
+    let mut files = Vec::with_capacity(paths.len());
+    for p in paths {
+        files.push((p, read(p)?));
+    }
+    let Some((first_path, first)) = files.first() else {
+        return Err("crown sim merge: give the statistics files to merge".into());
+    };
+    let (first_path, mut merged) = (first_path.to_path_buf(), first.clone());
+    merged.ranges.clear();
+    merged.stats = Stats::default();
+    merged.other = first.other.as_ref().map(|_| Stats::default());
+    merged.paired = first.paired.as_ref().map(|_| Paired::default());
+    merged.not_run = 0;
+    let mut ranges: Vec<(u64, u64, &Path)> = Vec::new();
+    for (p, f) in &files {
+        if f.run != merged.run {
+            return Err(format!(
+                "{} and {} are from different runs (pack, version, seed, games, players, agents, seating, characters, overrides, compare or confidence differ)",
+                first_path.display(),
+                p.display()
+            ));
+        }
+        ranges.extend(f.ranges.iter().map(|&(a, b)| (a, b, p.as_path())));
+    }
+    ranges.sort();
+    let mut at = 0;
+    let mut missing = Vec::new();
+    for w in 0..ranges.len() {
+        let (a, b, p) = ranges[w];
+        if a < at {
+            let prev = ranges[w - 1].2;
+            return Err(format!(
+                "{} and {} both hold games from {a} (a shard given twice?)",
+                prev.display(),
+                p.display()
+            ));
+        }
+        if a > at {
+            missing.push(format!("{at}..{a}"));
+        }
+        at = b;
+    }
+    if at < merged.run.games {
+        missing.push(format!("{at}..{}", merged.run.games));
+    }
+    if !missing.is_empty() {
+        return Err(format!(
+            "the files cover {} of the run's {} games; missing game ranges: {} (a shard not finished or not given?)",
+            ranges.iter().map(|r| r.1 - r.0).sum::<u64>(),
+            merged.run.games,
+            missing.join(", ")
+        ));
+    }
+    for (_, f) in files {
+        merged.ranges.extend(f.ranges);
+        merged.not_run += f.not_run;
+        merged.stats = std::mem::take(&mut merged.stats).merge(f.stats);
+        if let (Some(m), Some(o)) = (merged.other.as_mut(), f.other) {
+            *m = std::mem::take(m).merge(o);
+        }
+        if let (Some(m), Some(o)) = (merged.paired.as_mut(), f.paired) {
+            *m = std::mem::take(m).merge(o);
+        }
+    }
+    merged.ranges.sort_unstable();
+    Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_the_games() {
+        for games in [1u64, 7, 100, 1001] {
+            for n in 1..6 {
+                let mut at = 0;
+                for i in 0..n {
+                    let (a, b) = shard_range(games, i, n);
+                    assert_eq!(a, at);
+                    at = b;
+                }
+                assert_eq!(at, games);
+            }
+        }
+        assert_eq!(parse_shard("1/4"), Ok((1, 4)));
+        assert!(parse_shard("3/2").unwrap_err().contains("not below the shard count 2"));
+        assert!(parse_shard("2/2").is_err() && parse_shard("0/0").is_err() && parse_shard("a/b").is_err());
+    }
+}

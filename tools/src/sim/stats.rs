@@ -1,0 +1,342 @@
+//! Integer statistics over games. Merging is addition (plus sorted, bounded lists), so
+//! the order games are counted in, the thread count and the sharding never change them.
+
+use std::collections::BTreeMap;
+
+use crown_engine::content::Pack;
+use crown_engine::game::{Outcome, Status};
+use serde::{Deserialize, Serialize};
+
+/// Games and wins of one group of player-games (a seat, a character, an agent kind).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    pub games: u64,
+    pub wins: u64,
+}
+
+impl Tally {
+    fn add(&mut self, o: Tally) {
+        self.games += o.games;
+        self.wins += o.wins;
+    }
+}
+
+/// One card's player-games: those in which its owner played it / drew it, and the wins
+/// among them. The "not played" side is the run's player-games minus these.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CardTally {
+    pub played_in: u64,
+    pub played_wins: u64,
+    pub plays: u64,
+    pub drawn_in: u64,
+    pub drawn_wins: u64,
+}
+
+impl CardTally {
+    fn add(&mut self, o: &CardTally) {
+        self.played_in += o.played_in;
+        self.played_wins += o.played_wins;
+        self.plays += o.plays;
+        self.drawn_in += o.drawn_in;
+        self.drawn_wins += o.drawn_wins;
+    }
+}
+
+/// Everything `crown sim` counts. Keys are definition ids, so statistics from different
+/// machines (`--shard`) merge without the pack.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Games counted (failed ones included).
+    pub games: u64,
+    pub finished: u64,
+    /// Games stopped by the turn limit (or paused at a checkpoint).
+    pub turn_limit: u64,
+    pub failed: u64,
+    /// Finished games won by exactly one seat, per seat.
+    pub sole_wins: Vec<u64>,
+    /// Finished games with two or more winners.
+    pub shared: u64,
+    /// Finished games with no winner.
+    pub no_winner: u64,
+    /// Finished games each seat won (alone or shared).
+    pub seat_wins: Vec<u64>,
+    /// Turns summed over games that did not fail.
+    pub turns: u64,
+    /// Game length (turns) → games, over games that did not fail.
+    pub lengths: BTreeMap<u64, u64>,
+    /// Player-games (seats of games that did not fail) and the wins among them.
+    pub player_games: Tally,
+    /// Per role (the `--agents` entry, before seating): player-games and wins.
+    pub roles: Vec<Tally>,
+    /// Per character id (or `seat N` when a game has none).
+    pub characters: BTreeMap<String, Tally>,
+    /// Per card id.
+    pub cards: BTreeMap<String, CardTally>,
+    /// Whether any card entered a `hand` zone (the pack has hands: "drawn" is measured).
+    pub drawn_recorded: bool,
+    /// Every failed game: index and message, sorted.
+    pub failures: Vec<(u64, String)>,
+    /// The first ten games (by index) that hit the turn limit.
+    pub turn_limited: Vec<u64>,
+}
+
+/// How one game ended, as one of the outcome rows (they sum to the games).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    Sole(usize),
+    Shared,
+    NoWinner,
+    TurnLimit,
+    Failed,
+}
+
+impl Class {
+    pub fn of(o: &Outcome) -> Class {
+        match &o.status {
+            Status::Failed(_) => Class::Failed,
+            Status::TurnLimit | Status::Paused => Class::TurnLimit,
+            Status::Finished => match o.winners.as_slice() {
+                [] => Class::NoWinner,
+                [w] => Class::Sole(*w),
+                _ => Class::Shared,
+            },
+        }
+    }
+
+    /// Index among `players + 4` outcome rows.
+    pub fn index(self, players: usize) -> usize {
+        match self {
+            Class::Sole(s) => s.min(players.saturating_sub(1)),
+            Class::Shared => players,
+            Class::NoWinner => players + 1,
+            Class::TurnLimit => players + 2,
+            Class::Failed => players + 3,
+        }
+    }
+}
+
+/// A per-thread accumulator keyed by definition index (no strings in the hot path for
+/// cards); [`Acc::finish`] turns it into [`Stats`].
+#[derive(Debug, Clone, Default)]
+pub struct Acc {
+    pub s: Stats,
+    cards: BTreeMap<u32, CardTally>,
+}
+
+impl Acc {
+    /// Count game `index`, whose seat `s` was played by role `roles[s]`.
+    pub fn add(&mut self, index: u64, o: &Outcome, roles: &[usize]) {
+        let s = &mut self.s;
+        s.games += 1;
+        let n = o.scores.len().max(roles.len());
+        if s.seat_wins.len() < n {
+            s.seat_wins.resize(n, 0);
+            s.sole_wins.resize(n, 0);
+        }
+        if s.roles.len() < roles.len() {
+            s.roles.resize(roles.len(), Tally::default());
+        }
+        match Class::of(o) {
+            Class::Failed => {
+                s.failed += 1;
+                if let Status::Failed(f) = &o.status {
+                    s.failures.push((index, f.to_string()));
+                }
+                return;
+            }
+            Class::TurnLimit => {
+                s.turn_limit += 1;
+                if s.turn_limited.len() < 10 {
+                    s.turn_limited.push(index);
+                }
+            }
+            c => {
+                s.finished += 1;
+                match c {
+                    Class::Sole(w) if w < n => s.sole_wins[w] += 1,
+                    Class::Shared => s.shared += 1,
+                    Class::NoWinner => s.no_winner += 1,
+                    _ => {}
+                }
+            }
+        }
+        let finished = matches!(o.status, Status::Finished);
+        s.turns += o.turns;
+        *s.lengths.entry(o.turns).or_default() += 1;
+        let won = |seat: usize| finished && o.winners.contains(&seat);
+        for seat in 0..n {
+            let w = u64::from(won(seat));
+            s.seat_wins[seat] += w;
+            s.player_games.add(Tally { games: 1, wins: w });
+            if let Some(&r) = roles.get(seat) {
+                s.roles[r].add(Tally { games: 1, wins: w });
+            }
+            let key = match o.characters.get(seat) {
+                Some(Some(c)) => c.clone(),
+                _ => format!("seat {}", seat + 1),
+            };
+            s.characters.entry(key).or_default().add(Tally { games: 1, wins: w });
+        }
+        for (seat, plays) in o.plays.iter().enumerate() {
+            let w = u64::from(won(seat));
+            let mut seen: Vec<u32> = plays.clone();
+            seen.sort_unstable();
+            let mut i = 0;
+            while i < seen.len() {
+                let d = seen[i];
+                let k = seen[i..].iter().take_while(|&&x| x == d).count();
+                let e = self.cards.entry(d).or_default();
+                e.played_in += 1;
+                e.played_wins += w;
+                e.plays += k as u64;
+                i += k;
+            }
+        }
+        for (seat, drawn) in o.drawn.iter().enumerate() {
+            let w = u64::from(won(seat));
+            for &d in drawn {
+                let e = self.cards.entry(d).or_default();
+                e.drawn_in += 1;
+                e.drawn_wins += w;
+                self.s.drawn_recorded = true;
+            }
+        }
+    }
+
+    pub fn merge(mut self, o: Acc) -> Acc {
+        for (k, v) in &o.cards {
+            self.cards.entry(*k).or_default().add(v);
+        }
+        self.s = self.s.merge(o.s);
+        self
+    }
+
+    /// The statistics, cards named by id.
+    pub fn finish(self, pack: &Pack) -> Stats {
+        let mut s = self.s;
+        for (d, t) in self.cards {
+            let id = pack.defs.get(d as usize).map_or_else(|| format!("#{d}"), |x| x.def.id.clone());
+            s.cards.entry(id).or_default().add(&t);
+        }
+        s
+    }
+}
+
+fn add_vec(a: &mut Vec<u64>, b: &[u64]) {
+    if a.len() < b.len() {
+        a.resize(b.len(), 0);
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+impl Stats {
+    /// Add another run's statistics (disjoint games) to these.
+    pub fn merge(mut self, o: Stats) -> Stats {
+        self.games += o.games;
+        self.finished += o.finished;
+        self.turn_limit += o.turn_limit;
+        self.failed += o.failed;
+        add_vec(&mut self.sole_wins, &o.sole_wins);
+        self.shared += o.shared;
+        self.no_winner += o.no_winner;
+        add_vec(&mut self.seat_wins, &o.seat_wins);
+        self.turns += o.turns;
+        for (k, v) in o.lengths {
+            *self.lengths.entry(k).or_default() += v;
+        }
+        self.player_games.add(o.player_games);
+        if self.roles.len() < o.roles.len() {
+            self.roles.resize(o.roles.len(), Tally::default());
+        }
+        for (i, t) in o.roles.into_iter().enumerate() {
+            self.roles[i].add(t);
+        }
+        for (k, v) in o.characters {
+            self.characters.entry(k).or_default().add(v);
+        }
+        for (k, v) in o.cards {
+            self.cards.entry(k).or_default().add(&v);
+        }
+        self.drawn_recorded |= o.drawn_recorded;
+        self.failures.extend(o.failures);
+        self.failures.sort();
+        self.turn_limited.extend(o.turn_limited);
+        self.turn_limited.sort_unstable();
+        self.turn_limited.truncate(10);
+        self
+    }
+
+    /// Games that did not fail.
+    pub fn played(&self) -> u64 {
+        self.games - self.failed
+    }
+
+    /// Games in each outcome row: each seat winning alone, shared, no winner, turn limit,
+    /// failed (sums to `games`).
+    pub fn outcome_counts(&self, players: usize) -> Vec<u64> {
+        let mut v: Vec<u64> = (0..players).map(|s| self.sole_wins.get(s).copied().unwrap_or(0)).collect();
+        v.extend([self.shared, self.no_winner, self.turn_limit, self.failed]);
+        v
+    }
+}
+
+/// What two runs of the same seeds differ in, game by game (`--compare`): for each outcome
+/// row and each seat's win, the games where only side A or only side B had it, and the
+/// game-length differences (B − A) over games neither side failed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Paired {
+    pub games: u64,
+    pub outcome_a_only: Vec<u64>,
+    pub outcome_b_only: Vec<u64>,
+    pub win_a_only: Vec<u64>,
+    pub win_b_only: Vec<u64>,
+    pub length_games: u64,
+    pub length_diff_sum: i64,
+    pub length_diff_sq: u64,
+}
+
+impl Paired {
+    pub fn add(&mut self, players: usize, a: &Outcome, b: &Outcome) {
+        self.games += 1;
+        let rows = players + 4;
+        if self.outcome_a_only.len() < rows {
+            self.outcome_a_only.resize(rows, 0);
+            self.outcome_b_only.resize(rows, 0);
+            self.win_a_only.resize(players, 0);
+            self.win_b_only.resize(players, 0);
+        }
+        let (ca, cb) = (Class::of(a).index(players), Class::of(b).index(players));
+        if ca != cb {
+            self.outcome_a_only[ca] += 1;
+            self.outcome_b_only[cb] += 1;
+        }
+        let won = |o: &Outcome, s: usize| matches!(o.status, Status::Finished) && o.winners.contains(&s);
+        for s in 0..players {
+            match (won(a, s), won(b, s)) {
+                (true, false) => self.win_a_only[s] += 1,
+                (false, true) => self.win_b_only[s] += 1,
+                _ => {}
+            }
+        }
+        if !matches!(a.status, Status::Failed(_)) && !matches!(b.status, Status::Failed(_)) {
+            let d = b.turns as i64 - a.turns as i64;
+            self.length_games += 1;
+            self.length_diff_sum += d;
+            self.length_diff_sq += d.unsigned_abs() * d.unsigned_abs();
+        }
+    }
+
+    pub fn merge(mut self, o: Paired) -> Paired {
+        self.games += o.games;
+        add_vec(&mut self.outcome_a_only, &o.outcome_a_only);
+        add_vec(&mut self.outcome_b_only, &o.outcome_b_only);
+        add_vec(&mut self.win_a_only, &o.win_a_only);
+        add_vec(&mut self.win_b_only, &o.win_b_only);
+        self.length_games += o.length_games;
+        self.length_diff_sum += o.length_diff_sum;
+        self.length_diff_sq += o.length_diff_sq;
+        self
+    }
+}

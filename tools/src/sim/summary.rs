@@ -1,0 +1,347 @@
+//! The summary of a run: one JSON value holding every figure (`--json`, the report and
+//! the terminal table are all drawn from it), built from integer statistics alone, so a
+//! merged sharded run prints the same bytes as one unsharded run.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::interval::{newcombe, rate, wilson_z, z_for};
+use super::plan::SeatOrder;
+use super::stats::Stats;
+use crown_engine::content::Pack;
+
+/// What a run was: everything but the statistics. Shards of one run have equal `RunInfo`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub pack: String,
+    pub version: String,
+    pub scenario: Option<String>,
+    pub seed: u64,
+    /// Games in the whole run (all shards).
+    pub games: u64,
+    pub players: usize,
+    /// The bot of each role (`--agents`).
+    pub agents: Vec<String>,
+    pub seat_order: SeatOrder,
+    pub characters: String,
+    /// `--set` overrides applied to this side, as written.
+    pub overrides: Vec<String>,
+    pub confidence: f64,
+    pub min_sample: u64,
+    /// `--compare`: what the other side is.
+    pub compare: Option<String>,
+    /// Display name of every definition id (cards sharing a name get their id added).
+    pub names: BTreeMap<String, String>,
+}
+
+impl RunInfo {
+    /// Names of the pack's definitions, for the table.
+    pub fn names_of(pack: &Pack) -> BTreeMap<String, String> {
+        let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+        for d in &pack.defs {
+            *count.entry(d.def.name.as_str()).or_default() += 1;
+        }
+        pack.defs
+            .iter()
+            .map(|d| {
+                let n = if count.get(d.def.name.as_str()).copied().unwrap_or(0) > 1 {
+                    format!("{} ({})", d.def.name, d.def.id)
+                } else {
+                    d.def.name.clone()
+                };
+                (d.def.id.clone(), n)
+            })
+            .collect()
+    }
+}
+
+pub fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+/// `{games, wins, rate, ci}` for `k` of `n`.
+pub fn share(k: u64, n: u64, z: f64) -> Value {
+    let (lo, hi) = wilson_z(k, n, z);
+    json!({ "games": n, "wins": k, "rate": round4(rate(k, n)), "ci": [round4(lo), round4(hi)] })
+}
+
+/// A difference with its interval and whether the interval excludes 0.
+pub fn diff(d: (f64, f64, f64)) -> Value {
+    json!({ "value": round4(d.0), "ci": [round4(d.1), round4(d.2)], "real": d.1 > 0.0 || d.2 < 0.0 })
+}
+
+/// The improvement `k1/n1 - k2/n2` (null when a side has no player-games).
+fn improvement(k1: u64, n1: u64, k2: u64, n2: u64, z: f64) -> Value {
+    if n1 == 0 || n2 == 0 {
+        return json!({ "value": null, "ci": null, "real": false });
+    }
+    diff(newcombe(k1, n1, k2, n2, z))
+}
+
+/// Label of outcome row `k` of `players + 4`.
+pub fn outcome_label(k: usize, players: usize) -> String {
+    match k.checked_sub(players) {
+        None => format!("seat {} wins alone", k + 1),
+        Some(0) => "shared win (2+ winners)".into(),
+        Some(1) => "finished, no winner".into(),
+        Some(2) => "turn limit".into(),
+        _ => "failed".into(),
+    }
+}
+
+/// The summary of one side.
+pub fn summary(run: &RunInfo, s: &Stats) -> Value {
+    let z = z_for(run.confidence);
+    let n = run.players;
+    let played = s.played();
+    let outcomes: Vec<Value> = s
+        .outcome_counts(n)
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| {
+            let (lo, hi) = wilson_z(c, s.games, z);
+            json!({ "outcome": outcome_label(k, n), "games": c, "rate": round4(rate(c, s.games)), "ci": [round4(lo), round4(hi)] })
+        })
+        .collect();
+    let seats: Vec<Value> = (0..n)
+        .map(|i| {
+            let w = s.seat_wins.get(i).copied().unwrap_or(0);
+            let mut v = share(w, played, z);
+            v["seat"] = json!(i + 1);
+            if run.seat_order == SeatOrder::Fixed {
+                v["agent"] = json!(run.agents.get(i));
+            }
+            v
+        })
+        .collect();
+    let characters: serde_json::Map<String, Value> = s
+        .characters
+        .iter()
+        .map(|(k, t)| {
+            let mut v = share(t.wins, t.games, z);
+            v["name"] = json!(run.names.get(k).unwrap_or(k));
+            (k.clone(), v)
+        })
+        .collect();
+    let mut by_agent: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    for (r, t) in s.roles.iter().enumerate() {
+        let e = by_agent.entry(run.agents.get(r).map_or("?", String::as_str)).or_default();
+        e.0 += t.games;
+        e.1 += t.wins;
+    }
+    let agents: serde_json::Map<String, Value> =
+        by_agent.into_iter().map(|(k, (g, w))| (k.to_string(), share(w, g, z))).collect();
+    let base = s.player_games;
+    let cards: serde_json::Map<String, Value> = s
+        .cards
+        .iter()
+        .map(|(id, c)| {
+            let not_in = base.games - c.played_in.min(base.games);
+            let not_wins = base.wins - c.played_wins.min(base.wins);
+            let mut v = json!({
+                "name": run.names.get(id).unwrap_or(id),
+                "plays": c.plays,
+                "played": share(c.played_wins, c.played_in, z),
+                "not_played": share(not_wins, not_in, z),
+                "improvement_played": improvement(c.played_wins, c.played_in, not_wins, not_in, z),
+            });
+            let mut low = c.played_in.min(not_in) < run.min_sample;
+            if s.drawn_recorded {
+                let nd_in = base.games - c.drawn_in.min(base.games);
+                let nd_wins = base.wins - c.drawn_wins.min(base.wins);
+                v["drawn"] = share(c.drawn_wins, c.drawn_in, z);
+                v["not_drawn"] = share(nd_wins, nd_in, z);
+                v["improvement_drawn"] = improvement(c.drawn_wins, c.drawn_in, nd_wins, nd_in, z);
+                low |= c.drawn_in.min(nd_in) < run.min_sample;
+            }
+            v["low_sample"] = json!(low);
+            (id.clone(), v)
+        })
+        .collect();
+    let lengths: Vec<Value> = s.lengths.iter().map(|(t, g)| json!([t, g])).collect();
+    let median = {
+        let mut left = played.div_ceil(2);
+        let mut m = 0;
+        for (&t, &g) in &s.lengths {
+            m = t;
+            if g >= left {
+                break;
+            }
+            left -= g;
+        }
+        m
+    };
+    json!({
+        "pack": run.pack,
+        "version": run.version,
+        "scenario": run.scenario,
+        "seed": run.seed,
+        "games": s.games,
+        "players": n,
+        "agents": run.agents,
+        "seat_order": run.seat_order.as_str(),
+        "characters_dealt": run.characters,
+        "overrides": run.overrides,
+        "confidence": run.confidence,
+        "min_sample": run.min_sample,
+        "finished": s.finished,
+        "turn_limit": s.turn_limit,
+        "turn_limited_games": s.turn_limited,
+        "failed": s.failed,
+        "outcomes": outcomes,
+        "avg_turns": round4(rate(s.turns, played)),
+        "length": {
+            "mean": round4(rate(s.turns, played)),
+            "median": median,
+            "min": s.lengths.keys().next(),
+            "max": s.lengths.keys().next_back(),
+            "histogram": lengths,
+        },
+        "seats": seats,
+        "characters": characters,
+        "by_agent": agents,
+        "player_games": share(base.wins, base.games, z),
+        "drawn_recorded": s.drawn_recorded,
+        "cards": cards,
+    })
+}
+
+fn pct(v: &Value) -> String {
+    format!("{:.1}%", 100.0 * v.as_f64().unwrap_or(0.0))
+}
+
+fn ci(v: &Value) -> String {
+    format!("[{:.1}-{:.1}]", 100.0 * v[0].as_f64().unwrap_or(0.0), 100.0 * v[1].as_f64().unwrap_or(0.0))
+}
+
+fn signed_ci(v: &Value) -> String {
+    if v["value"].is_null() {
+        return "n/a (one side empty)".into();
+    }
+    format!(
+        "{:+.1} [{:+.1}, {:+.1}]",
+        100.0 * v["value"].as_f64().unwrap_or(0.0),
+        100.0 * v["ci"][0].as_f64().unwrap_or(0.0),
+        100.0 * v["ci"][1].as_f64().unwrap_or(0.0)
+    )
+}
+
+fn share_row(label: &str, v: &Value) -> String {
+    format!("  {label:<34} {:>6}  {:<13} {}/{}", pct(&v["rate"]), ci(&v["ci"]), v["wins"], v["games"])
+}
+
+/// The terminal table, drawn from the summary.
+pub fn print(v: &Value) {
+    let conf = 100.0 * v["confidence"].as_f64().unwrap_or(0.95);
+    let players = v["players"].as_u64().unwrap_or(0);
+    println!(
+        "{} games of {} {} ({} players, seed {}, agents {}; seats {}, characters {}{})",
+        v["games"],
+        v["pack"].as_str().unwrap_or(""),
+        v["version"].as_str().unwrap_or(""),
+        players,
+        v["seed"],
+        v["agents"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(","))
+            .unwrap_or_default(),
+        v["seat_order"].as_str().unwrap_or(""),
+        v["characters_dealt"].as_str().unwrap_or(""),
+        match v["overrides"].as_array() {
+            Some(o) if !o.is_empty() =>
+                format!("; set {}", o.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ")),
+            _ => String::new(),
+        }
+    );
+    println!("\nhow games ended ({conf:.0}% intervals; the rows sum to all games)");
+    let mut total = 0;
+    for o in v["outcomes"].as_array().into_iter().flatten() {
+        total += o["games"].as_u64().unwrap_or(0);
+        println!(
+            "  {:<34} {:>6}  {:<13} {}",
+            o["outcome"].as_str().unwrap_or(""),
+            pct(&o["rate"]),
+            ci(&o["ci"]),
+            o["games"]
+        );
+    }
+    println!("  {:<34} {:>6}", format!("total ({total} games)"), "100.0%");
+    let l = &v["length"];
+    println!(
+        "\ngame length: {:.1} turns on average, median {}, from {} to {}",
+        l["mean"].as_f64().unwrap_or(0.0),
+        l["median"],
+        l["min"],
+        l["max"]
+    );
+    if let Some(t) = v["turn_limited_games"].as_array().filter(|t| !t.is_empty()) {
+        println!("  turn limit reached in games {}", Value::Array(t.clone()));
+    }
+    println!("\nwin rate by seat (any win, shared included; of games that did not fail)");
+    for s in v["seats"].as_array().into_iter().flatten() {
+        let agent = s["agent"].as_str().map(|a| format!(" ({a})")).unwrap_or_default();
+        println!("{}", share_row(&format!("seat {}{agent}", s["seat"]), s));
+    }
+    if let Some(a) = v["by_agent"].as_object().filter(|a| a.len() > 1) {
+        println!("\nwin rate by agent (player-games)");
+        for (k, s) in a {
+            println!("{}", share_row(k, s));
+        }
+    }
+    println!("\nwin rate by character (player-games)");
+    let mut rows: Vec<(&String, &Value)> = v["characters"].as_object().map(|m| m.iter().collect()).unwrap_or_default();
+    rows.sort_by(|a, b| {
+        b.1["rate"].as_f64().unwrap_or(0.0).total_cmp(&a.1["rate"].as_f64().unwrap_or(0.0)).then(a.0.cmp(b.0))
+    });
+    for (_, s) in rows {
+        println!("{}", share_row(s["name"].as_str().unwrap_or(""), s));
+    }
+    let cards = v["cards"].as_object().filter(|c| !c.is_empty());
+    if let Some(cards) = cards {
+        let drawn = v["drawn_recorded"].as_bool().unwrap_or(false);
+        let base = &v["player_games"];
+        println!(
+            "\ncards, per player-game: win rate when played vs not played and the difference (improvement),{} baseline {} {} of {} player-games; * = fewer than {} player-games on a side",
+            if drawn { " the same for drawn (entered the hand);" } else { "" },
+            pct(&base["rate"]),
+            ci(&base["ci"]),
+            base["games"],
+            v["min_sample"]
+        );
+        println!(
+            "  {:<32} {:>6} {:>7} {:>7} {:<22}{}",
+            "card",
+            "played",
+            "WR",
+            "WR not",
+            "improvement (IWP)",
+            if drawn { "  drawn      WR   improvement (IWD)" } else { "" }
+        );
+        let mut rows: Vec<(&String, &Value)> = cards.iter().collect();
+        let key = |c: &Value| c["improvement_played"]["value"].as_f64().unwrap_or(0.0);
+        rows.sort_by(|a, b| key(b.1).total_cmp(&key(a.1)).then(a.0.cmp(b.0)));
+        for (_, c) in rows {
+            let d = if drawn {
+                format!(
+                    "  {:>6} {:>7} {}",
+                    c["drawn"]["games"],
+                    pct(&c["drawn"]["rate"]),
+                    signed_ci(&c["improvement_drawn"])
+                )
+            } else {
+                String::new()
+            };
+            println!(
+                "{} {:<31} {:>6} {:>7} {:>7} {:<22}{d}",
+                if c["low_sample"].as_bool().unwrap_or(false) { "*" } else { " " },
+                c["name"].as_str().unwrap_or(""),
+                c["played"]["games"],
+                pct(&c["played"]["rate"]),
+                pct(&c["not_played"]["rate"]),
+                signed_ci(&c["improvement_played"]),
+            );
+        }
+    }
+}
