@@ -510,10 +510,7 @@ mod tests {
     fn a_zone_named_once_beside_a_near_one_is_reported_once() {
         let mut d = Declared::default();
         let text = "fn f(c) {\n  move_card(c, zone(\"dicsard\"));\n  zone(\"discard\");\n  zone(\"hand\");\n  zone(\"land\");\n  zone(\"land\");\n}";
-        assert_eq!(
-            names(text, &mut d),
-            vec!["zone-named-once dicsard did you mean `discard`?"]
-        );
+        assert_eq!(names(text, &mut d), vec!["zone-named-once dicsard did you mean `discard`?"]);
     }
 
     #[test]
