@@ -269,13 +269,17 @@ pub fn print(v: &Value) {
     }
     println!("  {:<34} {:>6}", format!("total ({total} games)"), "100.0%");
     let l = &v["length"];
-    println!(
-        "\ngame length: {:.1} turns on average, median {}, from {} to {}",
-        l["mean"].as_f64().unwrap_or(0.0),
-        l["median"],
-        l["min"],
-        l["max"]
-    );
+    if l["min"].is_null() {
+        println!("\ngame length: no game was played to an end");
+    } else {
+        println!(
+            "\ngame length: {:.1} turns on average, median {}, from {} to {}",
+            l["mean"].as_f64().unwrap_or(0.0),
+            l["median"],
+            l["min"],
+            l["max"]
+        );
+    }
     if let Some(t) = v["turn_limited_games"].as_array().filter(|t| !t.is_empty()) {
         println!("  turn limit reached in games {}", Value::Array(t.clone()));
     }
