@@ -48,7 +48,16 @@ fn run_load(project: &Project, id: &str, opts: LoadOptions, cache: Option<&mut C
         unchecked_calls: std::sync::atomic::AtomicUsize::new(0),
     };
     let layer = l.load_layer(id, None);
-    let pack = layer.and_then(|layer| l.finish(layer));
+    let mut pack = layer.and_then(|layer| l.finish(layer));
+    // Definitions checked by the rules script's own `validate(id)`, once all else is sound.
+    if opts.compile_scripts && !l.diags.iter().any(Diagnostic::is_error) {
+        if let Some(p) = pack.take() {
+            let p = Arc::new(p);
+            l.diags.extend(crate::script::validate::validate_pack(&p, &l.sources));
+            // The table `validate` ran on is gone: the pack is ours alone again.
+            pack = Some(Arc::try_unwrap(p).unwrap_or_else(|p| (*p).clone()));
+        }
+    }
     let mut diags = l.diags;
     diags.sort_by(|a, b| (a.severity, &a.file, a.line, a.column).cmp(&(b.severity, &b.file, b.line, b.column)));
     diags.dedup();

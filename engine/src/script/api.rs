@@ -1200,6 +1200,31 @@ fn register_cards(e: &mut Engine) {
     });
 }
 
+/// One face of a definition as scripts read it (`def_faces`, `def_back`).
+fn face_map(
+    face: &str,
+    name: &str,
+    keywords: &[String],
+    values: &std::collections::BTreeMap<String, i64>,
+    cost: &std::collections::BTreeMap<String, i64>,
+    attrs: &std::collections::BTreeMap<String, String>,
+    text: &str,
+) -> Map {
+    let ints = |m: &std::collections::BTreeMap<String, i64>| -> Map {
+        m.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect()
+    };
+    let mut m = Map::new();
+    m.insert("face".into(), Dynamic::from(face.to_string()));
+    m.insert("name".into(), Dynamic::from(name.to_string()));
+    m.insert("keywords".into(), Dynamic::from(keywords.iter().map(|k| Dynamic::from(k.clone())).collect::<Array>()));
+    m.insert("values".into(), Dynamic::from(ints(values)));
+    m.insert("cost".into(), Dynamic::from(ints(cost)));
+    let attrs: Map = attrs.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(v.clone()))).collect();
+    m.insert("attrs".into(), Dynamic::from(attrs));
+    m.insert("text".into(), Dynamic::from(text.to_string()));
+    m
+}
+
 fn set_mark(c: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {
     with(|g| {
         let c = cd(g, c)?;
@@ -1245,17 +1270,45 @@ fn register_defs(e: &mut Engine) {
             let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
             let b =
                 d.back.as_ref().ok_or_else(|| format!("`{id}` has no back face (a `back` table in its definition)"))?;
-            let ints = |m: &std::collections::BTreeMap<String, i64>| -> Map {
-                m.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect()
-            };
-            let mut face = Map::new();
-            face.insert("name".into(), Dynamic::from(if b.name.is_empty() { d.name.clone() } else { b.name.clone() }));
-            face.insert("text".into(), Dynamic::from(b.text.clone()));
-            face.insert("values".into(), Dynamic::from(ints(&b.values)));
-            face.insert("cost".into(), Dynamic::from(ints(&b.cost)));
-            let attrs: Map = b.attrs.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(v.clone()))).collect();
-            face.insert("attrs".into(), Dynamic::from(attrs));
-            Ok(face)
+            Ok(face_map(
+                "back",
+                if b.name.is_empty() { &d.name } else { &b.name },
+                &[],
+                &b.values,
+                &b.cost,
+                &b.attrs,
+                &b.text,
+            ))
+        })
+    });
+    e.register_fn("did_you_mean", |word: ImmutableString, known: Array| {
+        let names: Vec<String> = known.iter().map(|k| k.to_string()).collect();
+        crate::diag::did_you_mean(&word, names.iter().map(String::as_str)).unwrap_or("").to_string()
+    });
+    e.register_fn("def_faces", |id: ImmutableString| {
+        with(|g| {
+            let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
+            let mut out = Array::new();
+            if d.stages.is_empty() {
+                out.push(Dynamic::from(face_map("front", &d.name, &d.keywords, &d.values, &d.cost, &d.attrs, &d.text)));
+            }
+            for st in &d.stages {
+                let empty = std::collections::BTreeMap::new();
+                out.push(Dynamic::from(face_map(
+                    st.position.as_str(),
+                    &st.name,
+                    &st.keywords,
+                    &st.values,
+                    &empty,
+                    &st.attrs,
+                    &st.text,
+                )));
+            }
+            if let Some(b) = &d.back {
+                let name = if b.name.is_empty() { &d.name } else { &b.name };
+                out.push(Dynamic::from(face_map("back", name, &[], &b.values, &b.cost, &b.attrs, &b.text)));
+            }
+            Ok(out)
         })
     });
     e.register_fn("def_attr", |id: ImmutableString, k: ImmutableString| {

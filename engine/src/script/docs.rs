@@ -96,6 +96,16 @@ pub const API: &[Entry] = &[
     ),
     f(
         "Definitions",
+        "did_you_mean(word, names) -> string",
+        "The name among `names` nearest to `word` (a likely typo of it), or \"\" when none is near: for the hints a `validate` hook gives.",
+    ),
+    f(
+        "Definitions",
+        "def_faces(id) -> array",
+        "Every face of the definition as written in its file, in order: its stages (or the definition itself as `front`), then its `back` table. Each is a map: `face` (`front`, `front-top`..., `back`), `name`, `keywords`, `values`, `cost`, `attrs`, `text`.",
+    ),
+    f(
+        "Definitions",
         "def_cost(id) -> map",
         "What the definition costs, as written in its `cost` table: resource -> amount (empty if it has none).",
     ),

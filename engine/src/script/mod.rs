@@ -9,6 +9,7 @@ pub mod api;
 pub mod docs;
 pub mod lint;
 pub mod profile;
+pub mod validate;
 
 use std::sync::OnceLock;
 

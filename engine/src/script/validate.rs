@@ -1,0 +1,160 @@
+//! The rules script's `validate(id)` hook: a pack whose definitions carry a notation of
+//! its own (Kingdom Legacy's effects, The Last Kingdom's effect steps) checks every
+//! definition when the pack is loaded, so a typo in the notation is an error of `crown
+//! check` (and of every reload), at its file, line and column, not a failure when a game
+//! first reaches that card.
+//!
+//! `validate(id)` returns the definition's problems as an array (empty when it is sound).
+//! Each problem is a string (the message), or a map with `message` and, optionally,
+//! `hint` (shown under the message) and `at` (the offending text as written in the
+//! definition: the diagnostic then points at it instead of at the id). A `validate` that
+//! throws is reported as its own error, naming the definition and the script line.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use rhai::{Dynamic, Map};
+
+use crate::content::Pack;
+use crate::diag::{Diagnostic, SourceMap};
+use crate::game::agent::{Agent, FirstAgent};
+use crate::game::{Game, GameConfig};
+
+/// The name of the hook.
+pub const HOOK: &str = "validate";
+
+/// Run `validate(id)` of the pack's rules script on every definition (nothing when the
+/// rules script has no such function).
+pub fn validate_pack(pack: &Arc<Pack>, sources: &SourceMap) -> Vec<Diagnostic> {
+    let Some(rules) = pack.rules_script().filter(|s| s.functions.contains(HOOK)) else {
+        return Vec::new();
+    };
+    let ast = rules.ast.clone();
+    let script_path = rules.path.clone();
+    // A table without seats would do; the game is only the context host functions read.
+    let range = pack.default_scenario().and_then(|s| s.scenario.players).unwrap_or(pack.manifest.players);
+    let players = range.min.clamp(1, 64) as usize;
+    let mut cfg = GameConfig::new(0, players);
+    cfg.transcript = false;
+    let agents: Vec<Box<dyn Agent>> = (0..players).map(|_| Box::new(FirstAgent) as Box<dyn Agent>).collect();
+    let game = match Game::new(pack.clone(), cfg, agents) {
+        Ok(g) => g,
+        Err(e) => {
+            return vec![Diagnostic::error("validate", format!("cannot set a table up to run `validate`: {e}"))
+                .in_file(script_path)]
+        }
+    };
+    let ids: Vec<String> = pack.defs.iter().map(|d| d.def.id.clone()).collect();
+    let (_, results) = super::api::with_installed(game, || {
+        ids.iter()
+            .map(|id| {
+                let call = || super::api::call_script_fn(&ast, HOOK, vec![Dynamic::from(id.clone())]);
+                match std::panic::catch_unwind(AssertUnwindSafe(call)) {
+                    Ok(Ok(v)) => Ok(v),
+                    Ok(Err(e)) => Err(super::api::to_failure_in(&e, &ast, Some(HOOK)).to_string()),
+                    Err(_) => Err("an internal error stopped `validate`".to_string()),
+                }
+            })
+            .collect::<Vec<_>>()
+    });
+    let mut out = Vec::new();
+    for (def, result) in pack.defs.iter().zip(results) {
+        let id = &def.def.id;
+        let src = sources.get(&def.origin.file);
+        let at_def = |d: Diagnostic| match src {
+            Some(f) => d.at(f, def.origin.id_span.clone()),
+            None => d.in_file(def.origin.file.clone()),
+        };
+        let problems = match result {
+            Err(e) => {
+                out.push(at_def(Diagnostic::error("validate-failed", format!("`validate(\"{id}\")` failed: {e}"))));
+                continue;
+            }
+            Ok(v) if v.is_unit() => continue,
+            Ok(v) => match v.try_cast::<rhai::Array>() {
+                Some(a) => a,
+                None => {
+                    out.push(at_def(Diagnostic::error(
+                        "validate-failed",
+                        format!("`validate(\"{id}\")` must give an array of problems (empty when all is well)"),
+                    )));
+                    continue;
+                }
+            },
+        };
+        for p in problems {
+            let (message, hint, at) = if p.is_string() {
+                (p.to_string(), None, None)
+            } else if let Some(m) = p.clone().try_cast::<Map>() {
+                let get = |k: &str| m.get(k).filter(|v| !v.is_unit()).map(|v| v.to_string());
+                (get("message").unwrap_or_else(|| format!("{p}")), get("hint"), get("at"))
+            } else {
+                (p.to_string(), None, None)
+            };
+            let d = Diagnostic::error("invalid-definition", format!("`{id}`: {message}"));
+            // Point at the offending text where it is written in the definition's table.
+            let located = match (src, at.as_deref().filter(|a| !a.is_empty())) {
+                (Some(f), Some(text)) => {
+                    // The definition's own tables (stages, back) follow its header: the
+                    // first occurrence after its start is its own.
+                    let from = def.origin.span.start.min(f.text.len());
+                    f.text[from..].find(text).map(|i| d.clone().at(f, from + i..from + i + text.len()))
+                }
+                _ => None,
+            };
+            out.push(located.unwrap_or_else(|| at_def(d)).maybe_hint(hint));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::content::{load_pack, LoadOptions, Project};
+
+    /// Load a one-card pack whose rules script validates the card's `fx` attribute.
+    fn check(fx: &str, validate: &str) -> Vec<String> {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let root = std::env::temp_dir().join(format!("crown-validate-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let card = format!("[[card]]\nid = \"axe\"\nname = \"Axe\"\ncount = 0\nattrs = {{ fx = \"{fx}\" }}\n");
+        let rules = format!("fn setup() {{}}\nfn turn() {{ end_game([], \"done\"); }}\n{validate}");
+        for (rel, text) in [
+            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
+            ("content/p/cards/a.toml", card.as_str()),
+            ("scripts/p/rules.rhai", rules.as_str()),
+        ] {
+            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(&root), "p", LoadOptions::default());
+        let _ = std::fs::remove_dir_all(&root);
+        loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| format!("{} {}:{} {}", d.code, d.line, d.column, d.message))
+            .collect()
+    }
+
+    const HOOK: &str = "fn validate(id) {\n  let out = [];\n  for f in def_faces(id) {\n    if f.attrs.fx.starts_with(\"x\") { out.push(#{ message: \"no x\", at: f.attrs.fx }); }\n  }\n  out\n}\n";
+
+    #[test]
+    fn problems_point_at_the_text_they_name() {
+        let clean = check("chop", HOOK);
+        assert!(clean.is_empty(), "{clean:?}");
+        assert_eq!(check("xchop", HOOK), vec!["invalid-definition 5:17 `axe`: no x"]);
+    }
+
+    #[test]
+    fn a_validate_that_throws_or_returns_nonsense_is_an_error_naming_the_definition() {
+        let thrown = check("chop", "fn validate(id) { throw \"bad\"; }");
+        assert!(
+            thrown.len() == 1 && thrown[0].starts_with("validate-failed 2:6 `validate(\"axe\")` failed"),
+            "{thrown:?}"
+        );
+        let odd = check("chop", "fn validate(id) { 42 }");
+        assert!(odd.len() == 1 && odd[0].contains("must give an array"), "{odd:?}");
+    }
+}
