@@ -1,5 +1,6 @@
 //! What several commands share: loading a pack for play (printing diagnostics when it
-//! does not load), and building agents from `--agents`.
+//! does not load, and counting what `crown check` would report when it does), and
+//! building agents from `--agents`.
 
 use std::sync::Arc;
 
@@ -25,7 +26,24 @@ pub fn load(project: &Project, name: &str) -> Result<Arc<Pack>, i32> {
         );
         return Err(1);
     }
-    loaded.pack.map(Arc::new).ok_or(1)
+    let pack = loaded.pack.map(Arc::new).ok_or(1)?;
+    // The same validation as `crown check`; what does not stop this command is counted.
+    let mut sources = loaded.sources;
+    let mut all = loaded.diagnostics;
+    all.extend(crate::check::beyond_load(&proj, &pack, &mut sources));
+    let (e, w) = (all.iter().filter(|d| d.is_error()).count(), all.iter().filter(|d| !d.is_error()).count());
+    if e + w > 0 {
+        let mut parts = Vec::new();
+        if e > 0 {
+            parts.push(format!("{e} error{} in printed faces or golden games", if e == 1 { "" } else { "s" }));
+        }
+        if w > 0 {
+            parts.push(format!("{w} warning{}", if w == 1 { "" } else { "s" }));
+        }
+        let them = if e + w == 1 { "it" } else { "them" };
+        eprintln!("{id}: {} (`crown check {id}` shows {them})", parts.join(" and "));
+    }
+    Ok(pack)
 }
 
 /// The agent kind of each seat: `--agents` (the last repeats), else the scenario's seat
