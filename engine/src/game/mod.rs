@@ -20,6 +20,7 @@ use agent::Agent;
 use state::{Card, Piece, PlayerState, Space, State, NO_ZONE};
 
 /// How to start a game.
+#[derive(Debug, Clone)]
 pub struct GameConfig {
     pub seed: u64,
     pub players: usize,
@@ -156,11 +157,15 @@ pub struct Game {
     /// Shown each line a script writes with `print()` or `debug()` as it is written
     /// (`crown play` puts them on standard error); they also go to the transcript.
     pub echo: Option<Echo>,
+    /// How the game was set up, while it can be played again from its seed with its
+    /// choices (not after a resume from a save): used to locate a script that ran away.
+    pub(crate) started: Option<GameConfig>,
 }
 
 impl Game {
     /// Set up the table from the pack (board, supplies, players) without running scripts.
     pub fn new(pack: Arc<Pack>, cfg: GameConfig, agents: Vec<Box<dyn Agent>>) -> Result<Game, String> {
+        let started = cfg.clone();
         let scenario = match &cfg.scenario {
             Some(s) => Some(pack.scenario(s).ok_or_else(|| {
                 let known: Vec<&str> = pack.scenarios.iter().map(|s| s.scenario.id.as_str()).collect();
@@ -336,6 +341,7 @@ impl Game {
             at_checkpoint: false,
             reload: None,
             echo: None,
+            started: Some(started),
         })
     }
 

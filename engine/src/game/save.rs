@@ -573,6 +573,8 @@ impl SaveFile {
 
     /// Put the saved state into a freshly made game of a compatible pack.
     fn restore(&self, game: &mut Game) -> Result<(), String> {
+        // A resumed game cannot be played again from its seed alone.
+        game.started = None;
         let pack = game.pack.clone();
         let s = &mut game.state;
         s.rng = GameRng::from_state(&self.rng)?;

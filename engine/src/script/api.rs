@@ -80,9 +80,56 @@ pub fn with_installed<T>(game: Game, f: impl FnOnce() -> T) -> (Game, T) {
 
 /// Play a game to its end. See [`Game::run`].
 pub fn run_game(game: Game) -> (Game, Outcome) {
-    let (game, status) = with_installed(game, drive);
+    let (mut game, mut status) = with_installed(game, drive);
+    if let Status::Failed(f) = &mut status {
+        locate_limit(&mut game, f);
+    }
     let outcome = game.outcome(status);
     (game, outcome)
+}
+
+/// Whether a failure is a script hitting a limit (which Rhai reports at the call that
+/// started the script).
+fn hit_a_limit(f: &ScriptFailure) -> bool {
+    f.message.starts_with("the script ran more than") || f.message.starts_with("calls nested more than")
+}
+
+/// Put a limit failure at the statement that hit the limit: play the game again from its
+/// seed with its choices, noting statements (see [`super::locate`]).
+fn locate_limit(game: &mut Game, f: &mut ScriptFailure) {
+    if !hit_a_limit(f) || super::locate::active() {
+        return;
+    }
+    let Some(mut cfg) = game.started.clone() else { return };
+    cfg.transcript = false;
+    let seats = game.state.players.len();
+    let file = crate::game::record::GameFile::from_game(game, vec!["human".to_string(); seats], String::new());
+    let Ok(again) = Game::new(game.pack.clone(), cfg, file.scripted_agents()) else { return };
+    let ((_, status), at) = super::locate::last_statement(|| with_installed(again, drive));
+    if let (Status::Failed(f2), Some(at)) = (status, at) {
+        // Only the same failure is located (a pack reloaded mid-game may differ).
+        if f2.message == f.message {
+            let logged = format!("error: {f}");
+            // A rules function run from a card script carries the card script's name.
+            let pack = &game.pack;
+            let own = |p: &str| pack.scripts.iter().find(|s| s.path.to_string_lossy().replace('\\', "/") == p);
+            let script = match (own(&at.source), pack.rules_script()) {
+                (Some(s), Some(rules))
+                    if !s.functions.contains(&at.function) && rules.functions.contains(&at.function) =>
+                {
+                    rules.path.to_string_lossy().replace('\\', "/")
+                }
+                _ => at.source,
+            };
+            f.script = Some(script);
+            f.line = at.line;
+            f.column = at.column;
+            // The transcript's error line says the same.
+            if let Some(last) = game.transcript.as_mut().and_then(|t| t.iter_mut().rev().find(|l| **l == logged)) {
+                *last = format!("error: {f}");
+            }
+        }
+    }
 }
 
 fn drive() -> Status {

@@ -8,6 +8,7 @@
 pub mod api;
 pub mod docs;
 pub mod lint;
+pub mod locate;
 pub mod profile;
 pub mod validate;
 
@@ -56,6 +57,9 @@ static ENGINE: OnceLock<Engine> = OnceLock::new();
 pub fn engine() -> &'static Engine {
     if profile::active() {
         return profile::engine();
+    }
+    if locate::active() {
+        return locate::engine();
     }
     ENGINE.get_or_init(build_engine)
 }
