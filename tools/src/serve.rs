@@ -139,12 +139,19 @@ fn rebuild(reloader: &Reloader, snap: &mut Snapshot) -> usize {
         }
         let errors = diagnostics.iter().chain(&print_diags).filter(|d| d.is_error()).count();
         let shown: Vec<Diagnostic> = diagnostics.iter().chain(&print_diags).cloned().collect();
+        // The counts `crown check` gives for the same files.
+        let warnings = shown.len() - errors;
         let status = match (pack, errors) {
-            (_, 0) => format!("<p class=\"ok\">{} loaded, no errors</p>", html_escape(id)),
-            (Some(_), n) => format!(
-                "<p class=\"stale\">{}: {n} error{}; showing the last good load</p>",
+            (_, 0) => format!(
+                "<p class=\"ok\">{} loaded, no errors, {warnings} warning{}</p>",
                 html_escape(id),
-                if n == 1 { "" } else { "s" }
+                if warnings == 1 { "" } else { "s" }
+            ),
+            (Some(_), n) => format!(
+                "<p class=\"stale\">{}: {n} error{}, {warnings} warning{}; showing the last good load</p>",
+                html_escape(id),
+                if n == 1 { "" } else { "s" },
+                if warnings == 1 { "" } else { "s" }
             ),
             (None, n) => {
                 format!(
