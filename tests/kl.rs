@@ -1128,3 +1128,26 @@ fn card_scripts_run_through_invoke() {
         "#,
     );
 }
+
+/// The card file is the card: an effect edited in a copy of the pack (the Pinewood gives 4
+/// wood instead of 3) changes what the game does, the check of the notation and the
+/// option's words, with no script touched.
+#[test]
+fn an_effect_edited_in_the_card_file_changes_the_game() {
+    let dir = crate::common::project_copy(&["content/kingdom-legacy", "scripts/kingdom-legacy"]);
+    let file = dir.path().join("content/kingdom-legacy/cards/01-kingdom.toml");
+    crate::common::edit_after(&file, &["id = \"pinewood\""], "gain wood 3", "gain wood 4");
+    let loaded = load_pack(&Project::new(dir.path()), BASE, LoadOptions::default());
+    assert_eq!(loaded.errors(), 0, "{:?}", loaded.diagnostics);
+    let edited = Arc::new(loaded.pack.unwrap());
+    let first_use = |p: &Arc<Pack>| {
+        let (g, o) = new_game(p, None, 3, "greedy").run();
+        let t = transcript_text(&g, &o);
+        let i = t.find("Use #1 Pinewood").expect("the greedy bot uses the Pinewood");
+        t[i..].lines().take(3).collect::<Vec<_>>().join("\n")
+    };
+    let before = first_use(&pack(BASE));
+    let after = first_use(&edited);
+    assert!(before.contains("take 3 wood") && before.contains("wood 0 -> 3"), "{before}");
+    assert!(after.contains("take 4 wood") && after.contains("wood 0 -> 4"), "{after}");
+}
