@@ -541,6 +541,23 @@ impl PackLoad<'_> {
                 manifest_allow.entry(code).or_default().extend(names);
             }
             manifest.check.allow = manifest_allow;
+            // And its vocabulary, with this pack's additions.
+            let mut vocabulary = b.manifest.vocabulary.clone();
+            for (kind, v) in std::mem::take(&mut manifest.vocabulary) {
+                let into = vocabulary.entry(kind).or_default();
+                fn union<T: Clone>(into: &mut Option<T>, more: Option<T>, add: impl FnOnce(&mut T, T)) {
+                    match (into.as_mut(), more) {
+                        (Some(a), Some(b)) => add(a, b),
+                        (None, Some(b)) => *into = Some(b),
+                        _ => {}
+                    }
+                }
+                union(&mut into.values, v.values, |a, b| a.extend(b));
+                union(&mut into.attrs, v.attrs, |a, b| a.extend(b));
+                union(&mut into.keywords, v.keywords, |a, b| a.extend(b));
+                union(&mut into.costs, v.costs, |a, b| a.extend(b));
+            }
+            manifest.vocabulary = vocabulary;
             chain.extend(b.chain);
             defs = b.defs;
             all_scenarios = b.scenarios;
@@ -1094,6 +1111,9 @@ impl PackLoad<'_> {
                 }
             }
         }
+
+        // What definitions carry, against the pack's declared vocabulary.
+        self.diags.extend(super::vocabulary::check(&manifest, mfile.as_ref(), &pack_defs, &self.sources));
 
         // Names spelt out in strings: what the pack's data and scripts declare.
         let declared = self
@@ -1668,6 +1688,12 @@ fn declared_names(
         d.add(Names::SpaceKey, b.space.iter().flat_map(|s| s.values.keys().chain(s.attrs.keys()).cloned()));
     }
     d.add(Names::Counter, manifest.show_counters.iter().cloned());
+    // So do the names the pack's vocabulary declares.
+    for v in manifest.vocabulary.values() {
+        d.add(Names::ValueKey, v.values.iter().flat_map(|m| m.keys().cloned()));
+        d.add(Names::AttrKey, v.attrs.iter().flat_map(|m| m.keys().cloned()));
+        d.add(Names::Keyword, v.keywords.iter().flatten().cloned());
+    }
     // Names `[check.allow]` accepts count as declared (and as did-you-mean candidates).
     for (code, names) in &manifest.check.allow {
         if let Some(kind) = crate::script::lint::names_of_code(code) {

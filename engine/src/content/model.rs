@@ -82,6 +82,31 @@ pub struct PackManifest {
     /// What `crown check` should not warn about in this pack.
     #[serde(default, skip_serializing_if = "CheckConfig::is_empty")]
     pub check: CheckConfig,
+    /// What definitions may carry, by kind (`card`, `plaque`, `noble`, `leader`): a key,
+    /// keyword or resource the vocabulary does not list is an error at load.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vocabulary: BTreeMap<String, Vocabulary>,
+}
+
+/// `[vocabulary.<kind>]`: the keys definitions of one kind may carry on any of their faces
+/// (the definition, its stages, its back). A field left out is not checked.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Vocabulary {
+    /// Value keys and the range each may take: `attack = [0, 9]` (inclusive), or `[]` for
+    /// any whole number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<BTreeMap<String, Vec<i64>>>,
+    /// Attribute keys and the texts each may take: `start = ["hand", "kingdom"]`, or `[]`
+    /// for any text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attrs: Option<BTreeMap<String, Vec<String>>>,
+    /// Keywords.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keywords: Option<Vec<String>>,
+    /// Resources a `cost` (or an upgrade's cost) may name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub costs: Option<Vec<String>>,
 }
 
 /// `[check]` in `pack.toml`: warnings the designer has looked at and accepts.
