@@ -125,22 +125,26 @@ fn every_scenario_plays_to_the_end_with_one_winner() {
 
 #[test]
 fn two_player_side_of_every_plaque_matches_plaques_toml() {
-    // The rules read each plaque's `back` from plaques.toml (`def_back`): every step and
-    // parameter arrives, and nothing else.
+    // A plaque turned to its 2-player side reads its `back` from plaques.toml: every step
+    // and parameter arrives, and the front's values do not leak through.
     let pack = pack();
     let mut t = table(2, None);
     for d in pack.defs.iter().filter(|d| d.kind == crown_engine::content::DefKind::Plaque) {
+        let id = &d.def.id;
         let back = d.def.back.as_ref().expect("every plaque has a 2-player side");
-        let mut checks = format!("let f = back_face(\"{}\");\n", d.def.id);
-        checks += &format!("expect(f.steps == \"{}\", \"{} steps: \" + f.steps);\n", back.attrs["steps"], d.def.id);
+        let mut checks = format!("let c = create_card(\"{id}\", zone(\"probe\"));\nset_side(c, \"back\");\n");
+        checks += &format!("expect(side(c) == \"back\", \"{id} is turned over\");\n");
         for (k, v) in &back.attrs {
-            checks += &format!("expect(fget(f, \"{k}\", \"\") == \"{v}\", \"{} attr {k}\");\n", d.def.id);
+            checks += &format!("expect(attr(c, \"{k}\") == \"{v}\", \"{id} attr {k}: \" + attr(c, \"{k}\"));\n");
         }
         for (k, v) in &back.values {
-            checks += &format!("expect(fget(f, \"{k}\", 0) == {v}, \"{} value {k}\");\n", d.def.id);
+            checks += &format!("expect(value(c, \"{k}\") == {v}, \"{id} value {k}\");\n");
         }
-        let n = back.attrs.len() + back.values.len();
-        checks += &format!("expect(f.len() == {n}, \"{}: the copy has other entries\");\n", d.def.id);
+        for k in d.def.values.keys().filter(|k| !back.values.contains_key(*k)) {
+            checks += &format!("expect(value(c, \"{k}\") == 0, \"{id}: the front's {k} leaks onto the back\");\n");
+        }
+        let name = if back.name.is_empty() { &d.def.name } else { &back.name };
+        checks += &format!("expect(name_of(c) == \"{name}\", \"{id} name\");\n");
         t.run(&checks);
     }
 }
@@ -919,7 +923,7 @@ fn the_two_player_side_comes_from_plaques_toml() {
     let edited = Arc::new(loaded.pack.unwrap());
     let vp_of = |p: Arc<Pack>| {
         let mut t = Table::new(p, PRELUDE, 2, 5, None, false);
-        t.run("set(\"probe\", back_face(\"no-mercy\").vp);");
+        t.run("let c = create_card(\"no-mercy\", zone(\"probe\")); set_side(c, \"back\"); set(\"probe\", value(c, \"vp\"));");
         t.game().state.globals.get("probe").map(|v| v.to_string()).unwrap_or_default()
     };
     assert_eq!(vp_of(pack()), "3");

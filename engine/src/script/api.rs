@@ -445,13 +445,24 @@ fn stage_of(g: &Game, c: u32) -> Option<&crate::content::model::Stage> {
     d.stages.iter().find(|s| s.position == card.stage)
 }
 
-/// A card's value: its current stage's (if it has stages), else its definition's, plus
-/// one for every sticker of that name.
+/// The back face of a two-sided card (a definition with a `back` table and no stages)
+/// when it is the side up.
+fn back_up(g: &Game, c: u32) -> Option<&crate::content::model::Face> {
+    let card = &g.state.cards[c as usize];
+    let d = &g.pack.defs[card.def as usize].def;
+    let back = matches!(card.stage, StagePosition::BackTop | StagePosition::BackBottom);
+    d.back.as_ref().filter(|_| back && d.stages.is_empty())
+}
+
+/// A card's value on the face that is up: its current stage's (if it has stages), its
+/// back's (when turned over), else its definition's; plus one for every sticker of that
+/// name.
 fn card_value(g: &Game, c: u32, k: &str) -> i64 {
     let card = &g.state.cards[c as usize];
-    let base = match stage_of(g, c) {
-        Some(st) => st.values.get(k).copied().unwrap_or(0),
-        None => g.pack.defs[card.def as usize].def.values.get(k).copied().unwrap_or(0),
+    let base = match (stage_of(g, c), back_up(g, c)) {
+        (Some(st), _) => st.values.get(k).copied().unwrap_or(0),
+        (None, Some(b)) => b.values.get(k).copied().unwrap_or(0),
+        (None, None) => g.pack.defs[card.def as usize].def.values.get(k).copied().unwrap_or(0),
     };
     base + card.stickers.iter().filter(|s| s.as_str() == k).count() as i64
 }
@@ -1042,10 +1053,12 @@ fn register_cards(e: &mut Engine) {
     e.register_fn("name_of", |c: i64| {
         with(|g| {
             let c = cd(g, c)?;
-            Ok(stage_of(g, c).map_or_else(
-                || g.pack.defs[g.state.cards[c as usize].def as usize].def.name.clone(),
-                |s| s.name.clone(),
-            ))
+            let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
+            Ok(match (stage_of(g, c), back_up(g, c)) {
+                (Some(s), _) => s.name.clone(),
+                (None, Some(b)) if !b.name.is_empty() => b.name.clone(),
+                _ => d.name.clone(),
+            })
         })
     });
     e.register_fn("kind_of", |c: i64| {
@@ -1074,6 +1087,9 @@ fn register_cards(e: &mut Engine) {
         with(|g| {
             let c = cd(g, c)?;
             if let Some(v) = stage_of(g, c).and_then(|s| s.attrs.get(k.as_str())) {
+                return Ok(v.clone());
+            }
+            if let Some(v) = back_up(g, c).and_then(|b| b.attrs.get(k.as_str())) {
                 return Ok(v.clone());
             }
             Ok(g.pack.defs[g.state.cards[c as usize].def as usize]
@@ -1122,6 +1138,34 @@ fn register_cards(e: &mut Engine) {
             let c = cd(g, c)?;
             let o = if p < 0 { None } else { Some(pl(g, p)? as u8) };
             g.state.cards[c as usize].owner = o;
+            Ok(())
+        })
+    });
+    e.register_fn("side", |c: i64| {
+        with(|g| {
+            let c = cd(g, c)?;
+            Ok(if back_up(g, c).is_some() { "back" } else { "front" }.to_string())
+        })
+    });
+    e.register_fn("set_side", |c: i64, side: ImmutableString| {
+        with(|g| {
+            let c = cd(g, c)?;
+            let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
+            if !d.stages.is_empty() {
+                return Err(format!("`{}` has stages: turn it with `set_stage`", d.id));
+            }
+            if d.back.is_none() {
+                return Err(format!("`{}` has no back face (a `back` table in its definition)", d.id));
+            }
+            let to = match side.as_str() {
+                "front" => StagePosition::FrontTop,
+                "back" => StagePosition::BackTop,
+                _ => return Err(format!("`{side}` is not a side (front or back)")),
+            };
+            if g.state.cards[c as usize].stage != to {
+                g.state.cards[c as usize].stage = to;
+                g.log(|s| format!("turn over {}: {side} side up", card_ref_s(s, c)));
+            }
             Ok(())
         })
     });

@@ -57,6 +57,8 @@ pub const API: &[Entry] = &[
     f("Cards", "create_deck(deck, z) -> array", "For every card definition listing `deck` in its `decks`, `count` instances into `z`, in order of id (shuffle afterwards)."),
     f("Cards", "def_of(c) -> string", "The card's definition id."),
     f("Cards", "distinct_defs(cards) -> array", "The cards of an array, keeping only the first card of each definition (in the array's order): one entry per kind of card, as when offering each card of a hand once."),
+    f("Cards", "side(c) -> string", "Which side of a two-sided card (a definition with a `back` table) is up: `front` or `back`."),
+    f("Cards", "set_side(c, side)", "Turn a two-sided card to its `front` or `back`; logged. `value`, `attr` and `name_of` then read that side (cards with stages turn with `set_stage`)."),
     f("Cards", "name_of(c) -> string", "The printed name (of the current stage, for multi-stage cards)."),
     f("Cards", "kind_of(c) -> string", "The definition's kind."),
     f("Cards", "has_keyword(c, k) -> bool", "Whether the definition or the current stage has keyword `k`."),
