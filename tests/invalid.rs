@@ -602,7 +602,8 @@ mod sandbox {
         (g, o.status)
     }
 
-    /// The script fails at `line`, with a message holding `what`, within a second or two.
+    /// The script fails at `line` (the statement that hit the limit), with a message
+    /// holding `what`, within a second or two.
     fn fails_with(script: &str, what: &str, line: usize) {
         let (_t, pack) = tiny_with(script);
         let start = std::time::Instant::now();
@@ -622,7 +623,7 @@ mod sandbox {
 
     #[test]
     fn operations_limit() {
-        fails_with("fn on_play(p, c) {\n    loop {}\n}\n", &format!("more than {} operations", LIMITS.operations), 1);
+        fails_with("fn on_play(p, c) {\n    loop {}\n}\n", &format!("more than {} operations", LIMITS.operations), 2);
         // Just under the limit passes: the limit is per call, not per game.
         let n = LIMITS.operations / 8;
         let (_t, pack) =
@@ -633,8 +634,8 @@ mod sandbox {
     #[test]
     fn call_depth_limit() {
         let what = format!("nested more than {} deep", LIMITS.call_levels);
-        fails_with("fn on_play(p, c) {\n    down(0);\n}\nfn down(n) {\n    down(n + 1)\n}\n", &what, 1);
-        fails_with("fn on_play(p, c) {\n    let f = |g| g.call(g);\n    f.call(f);\n}\n", &what, 1);
+        fails_with("fn on_play(p, c) {\n    down(0);\n}\nfn down(n) {\n    down(n + 1)\n}\n", &what, 5);
+        fails_with("fn on_play(p, c) {\n    let f = |g| g.call(g);\n    f.call(f);\n}\n", &what, 2);
         // Recursion well inside the limit is fine.
         let depth = LIMITS.call_levels / 2;
         let (_t, pack) = tiny_with(&format!(
@@ -666,18 +667,18 @@ mod sandbox {
 
     #[test]
     fn string_size_limit() {
-        fails_with("fn on_play(p, c) {\n    let s = \"ab\";\n    loop { s += s; }\n}\n", "string", 1);
+        fails_with("fn on_play(p, c) {\n    let s = \"ab\";\n    loop { s += s; }\n}\n", "string", 3);
         fails_with(
             &format!("fn on_play(p, c) {{\n    let s = \"x\".pad({}, \"y\");\n}}\n", LIMITS.string_size + 1),
             "string",
-            1,
+            2,
         );
     }
 
     #[test]
     fn array_size_limit() {
-        fails_with(&format!("fn on_play(p, c) {{\n    [].pad({}, 0);\n}}\n", LIMITS.array_size + 1), "array", 1);
-        fails_with("fn on_play(p, c) {\n    let a = [1];\n    loop { a += a; }\n}\n", "array", 1);
+        fails_with(&format!("fn on_play(p, c) {{\n    [].pad({}, 0);\n}}\n", LIMITS.array_size + 1), "array", 2);
+        fails_with("fn on_play(p, c) {\n    let a = [1];\n    loop { a += a; }\n}\n", "array", 3);
         let (_t, pack) =
             tiny_with(&format!("fn on_play(p, c) {{\n    let a = [];\n    a.pad({}, 0);\n}}\n", LIMITS.array_size));
         assert_eq!(play(&pack).1, Status::Finished, "an array at the limit is fine");
@@ -690,7 +691,7 @@ mod sandbox {
                 "fn on_play(p, c) {{\n    let m = #{{}};\n    for i in 0..{n} {{ m[\"k\" + i] = i; }}\n    set_counter(p, \"size\", m.len());\n}}\n"
             )
         };
-        fails_with(&grow(LIMITS.map_size + 1), "map", 1);
+        fails_with(&grow(LIMITS.map_size + 1), "map", 4);
         let (_t, pack) = tiny_with(&grow(LIMITS.map_size));
         assert_eq!(play(&pack).1, Status::Finished, "a map at the limit is fine");
     }
@@ -698,7 +699,7 @@ mod sandbox {
     #[test]
     fn variables_and_functions_limits() {
         let many_lets: String = (0..LIMITS.variables + 10).map(|i| format!("    let v{i} = {i};\n")).collect();
-        fails_with(&format!("fn on_play(p, c) {{\n{many_lets}}}\n"), "variables", 1);
+        fails_with(&format!("fn on_play(p, c) {{\n{many_lets}}}\n"), "variables", LIMITS.variables);
         let many_fns: String = (0..LIMITS.functions + 10).map(|i| format!("fn f{i}() {{ {i} }}\n")).collect();
         let e = crown_engine::script::compile("many.rhai", &format!("{many_fns}fn on_play(p, c) {{}}\n"));
         assert!(e.is_err(), "more than {} functions compile", LIMITS.functions);
@@ -775,7 +776,7 @@ mod sandbox {
         assert_eq!(s.finished + s.turn_limit + s.failed, s.games);
         assert_eq!(s.failures.len() as u64, s.failed);
         for (_, f) in &s.failures {
-            assert!(f.contains("operations") && f.contains("double.rhai:1"), "{f}");
+            assert!(f.contains("operations") && f.contains("double.rhai:3"), "{f}");
         }
         assert!(s.seat_wins.iter().sum::<u64>() >= s.finished, "wins counted for the games that finished");
         // The same through the command: exit 1, the summary table, one line per failed game.

@@ -56,8 +56,8 @@ fn digest_of(line: &str) -> Option<String> {
     Some(line[at + 8..].trim_end().trim_end_matches(']').to_string())
 }
 
-/// Every `values = { name = N` number in a text: byte ranges of the digits.
-fn value_spots(text: &str) -> Vec<std::ops::Range<usize>> {
+/// Every `values = { name = N` number in a text: the name and the byte range of the digits.
+fn value_spots(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
     let mut spots = Vec::new();
     let mut from = 0;
     while let Some(i) = text[from..].find("values = { ") {
@@ -72,7 +72,7 @@ fn value_spots(text: &str) -> Vec<std::ops::Range<usize>> {
         let d0 = start + eq + 3;
         let len = text[d0..].bytes().take_while(u8::is_ascii_digit).count();
         if len > 0 {
-            spots.push(d0..d0 + len);
+            spots.push((name.to_string(), d0..d0 + len));
         }
     }
     spots
@@ -194,6 +194,15 @@ fn crown_watch_survives_a_thousand_random_edits() {
         v
     };
     let card_files = sorted_files(&cards_dir, ".toml");
+    // The range of every card value, from the pack's declared vocabulary.
+    let shipped = load_pack(&repo, PACK).unwrap();
+    let ranges: BTreeMap<String, (i64, i64)> = shipped.manifest.vocabulary["card"]
+        .values
+        .iter()
+        .flatten()
+        .filter(|(_, r)| r.len() == 2)
+        .map(|(k, r)| (k.clone(), (r[0], r[1])))
+        .collect();
     let scripts = sorted_files(&scripts_dir, ".rhai");
     let transcripts = sorted_files(&golden_dir, ".transcript");
     assert!(card_files.len() >= 5 && scripts.len() >= 10 && !transcripts.is_empty());
@@ -244,8 +253,12 @@ fn crown_watch_survives_a_thousand_random_edits() {
                 let mut text = good[&path].clone().unwrap_or_else(|| originals[&path].clone());
                 let spots = value_spots(&text);
                 if !spots.is_empty() {
-                    let r = rng.pick(&spots).clone();
-                    text = format!("{}{}{}", &text[..r.start], rng.below(10), &text[r.end..]);
+                    let (name, r) = rng.pick(&spots).clone();
+                    // A valid value: one digit within the range the pack's vocabulary gives.
+                    let (lo, hi) = ranges.get(&name).copied().unwrap_or((0, 9));
+                    let (lo, hi) = (lo.clamp(0, 9) as usize, hi.clamp(0, 9) as usize);
+                    let digit = lo + rng.below(hi - lo + 1);
+                    text = format!("{}{}{}", &text[..r.start], digit, &text[r.end..]);
                     // Same digit count is not guaranteed: later spots are recomputed each time.
                 }
                 match kind {

@@ -91,7 +91,10 @@ pub fn run_game(game: Game) -> (Game, Outcome) {
 /// Whether a failure is a script hitting a limit (which Rhai reports at the call that
 /// started the script).
 fn hit_a_limit(f: &ScriptFailure) -> bool {
-    f.message.starts_with("the script ran more than") || f.message.starts_with("calls nested more than")
+    f.message.starts_with("the script ran more than")
+        || f.message.starts_with("calls nested more than")
+        || f.message.ends_with("grew past its limit")
+        || f.message.contains("Too many variables")
 }
 
 /// Put a limit failure at the statement that hit the limit: play the game again from its
@@ -456,15 +459,40 @@ fn back_up(g: &Game, c: u32) -> Option<&crate::content::model::Face> {
 
 /// A card's value on the face that is up: its current stage's (if it has stages), its
 /// back's (when turned over), else its definition's; plus one for every sticker of that
-/// name.
-fn card_value(g: &Game, c: u32, k: &str) -> i64 {
+/// name. `None` when the face holds no such value and no sticker names it.
+fn card_value(g: &Game, c: u32, k: &str) -> Option<i64> {
     let card = &g.state.cards[c as usize];
     let base = match (stage_of(g, c), back_up(g, c)) {
-        (Some(st), _) => st.values.get(k).copied().unwrap_or(0),
-        (None, Some(b)) => b.values.get(k).copied().unwrap_or(0),
-        (None, None) => g.pack.defs[card.def as usize].def.values.get(k).copied().unwrap_or(0),
+        (Some(st), _) => st.values.get(k).copied(),
+        (None, Some(b)) => b.values.get(k).copied(),
+        (None, None) => g.pack.defs[card.def as usize].def.values.get(k).copied(),
     };
-    base + card.stickers.iter().filter(|s| s.as_str() == k).count() as i64
+    let stickers = card.stickers.iter().filter(|s| s.as_str() == k).count() as i64;
+    match base {
+        Some(v) => Some(v + stickers),
+        None if stickers > 0 => Some(stickers),
+        None => None,
+    }
+}
+
+/// Which face of a card is up, for messages: `front`, `back` or the stage's position.
+fn face_word(g: &Game, c: u32) -> &'static str {
+    match (stage_of(g, c), back_up(g, c)) {
+        (Some(st), _) => st.position.as_str(),
+        (None, Some(_)) => "back",
+        (None, None) => "front",
+    }
+}
+
+/// `value(c, k)`: a value the face up lacks is an error naming the card and the face.
+fn strict_value(g: &Game, c: u32, k: &str) -> Result<i64, String> {
+    card_value(g, c, k).ok_or_else(|| {
+        format!(
+            "{} has no value `{k}` on its {} face; use value_or(c, \"{k}\", 0) where it may be missing",
+            card_ref(&g.pack, &g.state, c),
+            face_word(g, c)
+        )
+    })
 }
 
 /// Whether the card's definition or its current stage has keyword `k`.
@@ -1082,7 +1110,10 @@ fn register_cards(e: &mut Engine) {
             Ok(out)
         })
     });
-    e.register_fn("value", |c: i64, k: ImmutableString| with(|g| Ok(card_value(g, cd(g, c)?, &k))));
+    e.register_fn("value", |c: i64, k: ImmutableString| with(|g| strict_value(g, cd(g, c)?, &k)));
+    e.register_fn("value_or", |c: i64, k: ImmutableString, d: i64| {
+        with(|g| Ok(card_value(g, cd(g, c)?, &k).unwrap_or(d)))
+    });
     e.register_fn("attr", |c: i64, k: ImmutableString| {
         with(|g| {
             let c = cd(g, c)?;
@@ -1348,7 +1379,15 @@ fn register_defs(e: &mut Engine) {
     def_field(e, "def_cards", |d| d.cards.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>());
     def_field(e, "def_keywords", |d| d.keywords.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>());
     e.register_fn("def_value", |id: ImmutableString, k: ImmutableString| {
-        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.values.get(k.as_str()).copied().unwrap_or(0)))
+        with(|g| {
+            let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
+            d.values.get(k.as_str()).copied().ok_or_else(|| {
+                format!("`{id}` has no value `{k}`; use def_value_or(id, \"{k}\", 0) where it may be missing")
+            })
+        })
+    });
+    e.register_fn("def_value_or", |id: ImmutableString, k: ImmutableString, dflt: i64| {
+        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.values.get(k.as_str()).copied().unwrap_or(dflt)))
     });
     e.register_fn("def_cost", |id: ImmutableString| {
         with(|g| {

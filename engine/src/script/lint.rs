@@ -148,6 +148,7 @@ const TAKES_ID: &[&str] = &[
     "def_cards",
     "def_keywords",
     "def_value",
+    "def_value_or",
     "def_attr",
     "def_cost",
     "def_back",
@@ -188,7 +189,9 @@ pub enum Names {
 /// place 0), what it names, and whether the call writes it (a counter or mark it sets).
 const NAMED_ARGS: &[(&str, usize, Names, bool)] = &[
     ("value", 1, Names::ValueKey, false),
+    ("value_or", 1, Names::ValueKey, false),
     ("def_value", 1, Names::ValueKey, false),
+    ("def_value_or", 1, Names::ValueKey, false),
     ("attr", 1, Names::AttrKey, false),
     ("def_attr", 1, Names::AttrKey, false),
     ("has_keyword", 1, Names::Keyword, false),

@@ -47,9 +47,19 @@ fn step(
     source: Option<&str>,
     pos: Position,
 ) -> Result<DebuggerCommand, Box<rhai::EvalAltResult>> {
-    if matches!(event, DebuggerEvent::Step) && matches!(node, ASTNode::Stmt(_)) && !pos.is_none() {
-        let function = ctx.debugger().and_then(|d| d.call_stack().last()).map(|f| f.fn_name.to_string());
-        LAST.with(|l| *l.borrow_mut() = Some((source.unwrap_or("").to_string(), function.unwrap_or_default(), pos)));
+    // Statements, and expressions standing as statements (a call on its own line comes as
+    // an expression).
+    let _ = node;
+    if matches!(event, DebuggerEvent::Step) && !pos.is_none() {
+        let function = ctx.debugger().and_then(|d| d.call_stack().last()).map(|f| f.fn_name.as_str());
+        LAST.with(|l| {
+            let mut l = l.borrow_mut();
+            // Most steps stay in the same script and function: no new strings for those.
+            match l.as_mut() {
+                Some((src, f, p)) if src == source.unwrap_or("") && f == function.unwrap_or("") => *p = pos,
+                _ => *l = Some((source.unwrap_or("").to_string(), function.unwrap_or("").to_string(), pos)),
+            }
+        });
     }
     Ok(DebuggerCommand::StepInto)
 }
