@@ -307,3 +307,67 @@ fn compared_shards_merge_exactly() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(merged, one);
 }
+
+#[test]
+fn the_report_renders_in_chromium() {
+    use crate::serve::Browser;
+    let dir = tempfile::tempdir().unwrap();
+    let root = repo_project().root.to_string_lossy().to_string();
+    let page = dir.path().join("report.html");
+    let (code, _, err) = sim(&[
+        "take-the-kingdom",
+        "--games",
+        "12",
+        "--players",
+        "4",
+        "--agents",
+        "greedy,random",
+        "--seat-order",
+        "rotate",
+        "--set",
+        "card.pikemen.count=8",
+        "--compare",
+        &root,
+        "--report",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("<script") && !html.contains("<link") && !html.contains("src="),
+        "self-contained, no script"
+    );
+    let browser = Browser::start();
+    let mut cdp = browser.page();
+    cdp.call("Runtime.enable", serde_json::json!({}));
+    cdp.call("Log.enable", serde_json::json!({}));
+    cdp.call("Page.enable", serde_json::json!({}));
+    cdp.call("Page.navigate", serde_json::json!({ "url": format!("file://{}", page.display()) }));
+    cdp.wait_for(
+        "document.readyState === 'complete' && document.querySelectorAll('svg.chart').length > 0",
+        std::time::Duration::from_secs(20),
+    );
+    let ids = cdp.eval("Array.from(document.querySelectorAll('svg.chart')).map(s => s.id).join(',')");
+    for id in ["outcomes", "seats", "agents", "characters", "lengths", "cards", "compare", "compare-length"] {
+        assert!(ids.as_str().unwrap().split(',').any(|x| x == id), "chart {id} missing: {ids}");
+    }
+    // Each chart is laid out (has a size) and the interval chart has one bar and one
+    // interval line per row: 4 seats + shared, no winner, turn limit, failed.
+    assert_eq!(cdp.eval("Array.from(document.querySelectorAll('svg.chart')).every(s => s.getBoundingClientRect().width > 100 && s.getBoundingClientRect().height > 5)"), Value::Bool(true));
+    assert_eq!(cdp.eval("document.querySelectorAll('#outcomes .bar').length"), serde_json::json!(8));
+    assert_eq!(cdp.eval("document.querySelectorAll('#outcomes .ci').length"), serde_json::json!(8));
+    assert_eq!(cdp.eval("document.querySelectorAll('#agents .row').length"), serde_json::json!(2));
+    let text = cdp.eval("document.body.innerText");
+    assert!(text.as_str().unwrap().contains("Compared with"), "{text}");
+    cdp.eval("1");
+    let bad: Vec<&Value> = cdp
+        .events
+        .iter()
+        .filter(|e| {
+            e["method"] == "Runtime.exceptionThrown"
+                || (e["method"] == "Runtime.consoleAPICalled" && e["params"]["type"] == "error")
+                || (e["method"] == "Log.entryAdded" && e["params"]["entry"]["level"] == "error")
+        })
+        .collect();
+    assert!(bad.is_empty(), "console errors: {bad:?}");
+}

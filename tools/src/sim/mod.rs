@@ -10,6 +10,7 @@
 pub mod compare;
 pub mod interval;
 pub mod plan;
+pub mod report;
 pub mod shard;
 pub mod stats;
 pub mod summary;
@@ -105,6 +106,10 @@ pub struct SimArgs {
     /// value and tabulates them. Repeatable.
     #[arg(long = "set", value_name = "KIND.ID.FIELD.KEY=VALUE")]
     pub set: Vec<String>,
+    /// Also write a self-contained HTML page with the charts (win rates with interval
+    /// bars, game lengths, card impact, the comparison).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -125,6 +130,9 @@ pub struct MergeArgs {
     /// Also write the merged statistics file (to merge further).
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
+    /// Also write the HTML report (as `crown sim --report`).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<std::path::PathBuf>,
 }
 
 /// Play `games` bot games and gather statistics (used by `crown sim` and `crown bench`):
@@ -307,6 +315,7 @@ fn run_merge(args: &MergeArgs) -> Result<i32, String> {
         shard::write(out, &merged)?;
     }
     let v = full_summary(&merged.run, &merged.stats, merged.other.as_ref(), merged.paired.as_ref());
+    write_report(args.report.as_deref(), &v)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
@@ -360,6 +369,9 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         ));
     }
     let (fixed, sweep) = overrides(&args.set)?;
+    if sweep.is_some() && args.report.is_some() {
+        return Err("--report draws one run: give one --set value instead of a sweep".into());
+    }
     if sweep.is_some() && (args.shard.is_some() || args.out.is_some()) {
         return Err("a --set sweep (A..B) runs one simulation per value: it cannot be sharded or written with --out; shard each value's run instead".into());
     }
@@ -457,6 +469,7 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         None => {
             let Some((_, mut v)) = runs.pop() else { return Ok(code) };
             let t = v.as_object_mut().and_then(|m| m.remove("timing")).unwrap_or_default();
+            write_report(args.report.as_deref(), &v)?;
             if args.json {
                 if args.timing {
                     v["timing"] = t;
@@ -500,6 +513,15 @@ pub fn full_summary(run: &RunInfo, stats: &Stats, other: Option<&Stats>, paired:
         v["compare"] = compare::section(run, stats, o, p, run.compare.as_deref().unwrap_or("other"));
     }
     v
+}
+
+/// Write the HTML report of a summary, when asked.
+fn write_report(path: Option<&std::path::Path>, v: &serde_json::Value) -> Result<(), String> {
+    if let Some(path) = path {
+        crate::out::write_atomic(path, report::page(v).as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("report written to {}", path.display());
+    }
+    Ok(())
 }
 
 /// The table, and the comparison when there is one.
