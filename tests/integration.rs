@@ -16,7 +16,7 @@ mod print;
 mod profile;
 mod props;
 mod schema;
-mod serve;
+pub(crate) mod serve;
 mod sim;
 mod soak;
 mod tlk;

@@ -22,7 +22,7 @@ use tungstenite::{Message, WebSocket};
 // ---- Chromium ----
 
 /// A headless Chromium with its DevTools endpoint.
-struct Browser {
+pub(crate) struct Browser {
     child: Child,
     _profile: tempfile::TempDir,
     /// `127.0.0.1:PORT`, where DevTools listens.
@@ -32,7 +32,7 @@ struct Browser {
 }
 
 impl Browser {
-    fn start() -> Browser {
+    pub(crate) fn start() -> Browser {
         let profile = tempfile::tempdir().unwrap();
         let mut child = Command::new(chromium())
             .args([
@@ -86,7 +86,7 @@ impl Browser {
     }
 
     /// A DevTools session on the first page.
-    fn page(&self) -> Cdp {
+    pub(crate) fn page(&self) -> Cdp {
         let mut browser = Cdp::connect(&self.url);
         let end = Instant::now() + Duration::from_secs(10);
         loop {
@@ -113,9 +113,11 @@ impl Drop for Browser {
 
 // ---- DevTools: JSON commands and answers over a WebSocket ----
 
-struct Cdp {
+pub(crate) struct Cdp {
     ws: WebSocket<MaybeTlsStream<TcpStream>>,
     next_id: u64,
+    /// Events that arrived while waiting for answers (`Runtime.consoleAPICalled`...).
+    pub(crate) events: Vec<Value>,
 }
 
 impl Cdp {
@@ -124,11 +126,11 @@ impl Cdp {
         if let MaybeTlsStream::Plain(s) = ws.get_ref() {
             s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
         }
-        Cdp { ws, next_id: 1 }
+        Cdp { ws, next_id: 1, events: Vec::new() }
     }
 
     /// Send a command and wait for its answer (events in between are skipped).
-    fn call(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         let text = json!({ "id": id, "method": method, "params": params }).to_string();
@@ -144,18 +146,21 @@ impl Cdp {
                 assert!(v.get("error").is_none(), "{method}: {v}");
                 return v["result"].clone();
             }
+            if v.get("method").is_some() {
+                self.events.push(v);
+            }
         }
     }
 
     /// Evaluate JavaScript in the page; the value.
-    fn eval(&mut self, expr: &str) -> Value {
+    pub(crate) fn eval(&mut self, expr: &str) -> Value {
         let r =
             self.call("Runtime.evaluate", json!({ "expression": expr, "returnByValue": true, "awaitPromise": true }));
         r["result"]["value"].clone()
     }
 
     /// Wait until `expr` is true in the page.
-    fn wait_for(&mut self, expr: &str, within: Duration) {
+    pub(crate) fn wait_for(&mut self, expr: &str, within: Duration) {
         let end = Instant::now() + within;
         while Instant::now() < end {
             if self.eval(expr) == Value::Bool(true) {

@@ -196,3 +196,178 @@ fn two_shards_merged_equal_one_run() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn compare_pairs_the_same_games() {
+    // The same content on both sides (a git revision, or the project folder itself): the
+    // paired games are identical, so every difference is exactly 0 and none is real.
+    let head = std::process::Command::new("git").args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"]).output();
+    let mut others = vec![repo_project().root.to_string_lossy().to_string()];
+    let pack_unchanged = std::process::Command::new("git")
+        .args([
+            "-C",
+            env!("CARGO_MANIFEST_DIR"),
+            "diff",
+            "--quiet",
+            "HEAD",
+            "--",
+            "../content/the-last-kingdom",
+            "../scripts/the-last-kingdom",
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    if head.as_ref().is_ok_and(|o| o.status.success()) && pack_unchanged {
+        others.push("HEAD".into());
+    }
+    for other in &others {
+        let v = sim_json(&["the-last-kingdom", "--games", "6", "--players", "3", "--compare", other]);
+        let c = &v["compare"];
+        assert!(c["other"].as_str().unwrap().starts_with(other.as_str()), "{}", c["other"]);
+        assert_eq!(c["games"], 6);
+        for row in c["outcomes"].as_array().unwrap().iter().chain(c["seats"].as_array().unwrap()) {
+            assert_eq!(row["difference"]["value"], 0.0, "{other}: {row}");
+            assert_eq!(row["difference"]["real"], false, "{other}: {row}");
+        }
+        assert_eq!(c["length"]["value"], 0.0);
+        assert_eq!(c["other_summary"]["outcomes"], v["outcomes"]);
+    }
+}
+
+#[test]
+fn a_changed_value_shows_as_a_real_difference() {
+    // Six times the Pikemen (30 instead of 5): games get much longer; compared with the
+    // unchanged project on the same seeds, the length difference is real.
+    let root = repo_project().root.to_string_lossy().to_string();
+    let v = sim_json(&[
+        "take-the-kingdom",
+        "--games",
+        "16",
+        "--players",
+        "4",
+        "--set",
+        "card.pikemen.count=30",
+        "--compare",
+        &root,
+    ]);
+    assert_eq!(v["overrides"][0], "card.pikemen.count=30");
+    let d = &v["compare"]["length"];
+    assert!(d["value"].as_f64().unwrap() > 5.0 && d["real"] == true, "{d}");
+    assert!(v["compare"]["other_summary"]["overrides"].as_array().unwrap().is_empty());
+    // A sweep: one run per value, the changed value's run equal to a plain --set run.
+    let s =
+        sim_json(&["take-the-kingdom", "--games", "6", "--players", "2", "--set", "card.pikemen.values.attack=1..3"]);
+    assert_eq!(s["sweep"], "card.pikemen.values.attack");
+    let runs = s["runs"].as_array().unwrap();
+    assert_eq!(runs.iter().map(|r| r["value"].as_str().unwrap()).collect::<Vec<_>>(), ["1", "2", "3"]);
+    let two =
+        sim_json(&["take-the-kingdom", "--games", "6", "--players", "2", "--set", "card.pikemen.values.attack=2"]);
+    assert_eq!(runs[1]["summary"], two);
+    let (code, out, _) =
+        sim(&["take-the-kingdom", "--games", "4", "--players", "2", "--set", "card.pikemen.values.attack=1..2"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("pikemen IWP") && out.lines().count() >= 4, "{out}");
+    // Errors name the nearest id or key.
+    for (set, want) in [
+        ("card.pikeman.values.attack=3", "no card `pikeman`; did you mean `pikemen`?"),
+        ("card.pikemen.values.atack=3", "`pikemen` has no values key `atack`; did you mean `attack`?"),
+        ("crad.pikemen.values.attack=3", "no kind `crad`; did you mean `card`?"),
+        ("card.pikemen.values.attack=x", "is not a whole number"),
+        ("card.pikemen.values.attack=3..1", "A <= B"),
+    ] {
+        let (code, _, err) = sim(&["take-the-kingdom", "--games", "4", "--set", set]);
+        assert_eq!(code, 2, "{set}");
+        assert!(err.contains(want), "{set}: {err}");
+    }
+    let (code, _, err) = sim(&["take-the-kingdom", "--games", "4", "--compare", "no-such-revision-or-folder"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a folder, and not a revision"), "{err}");
+    let (code, _, err) =
+        sim(&["take-the-kingdom", "--set", "card.pikemen.values.attack=1..3", "--shard", "0/2", "--out", "x.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot be sharded"), "{err}");
+}
+
+#[test]
+fn compared_shards_merge_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = repo_project().root.to_string_lossy().to_string();
+    let common =
+        ["take-the-kingdom", "--games", "9", "--players", "2", "--set", "card.pikemen.count=12", "--compare", &root];
+    let (_, one, err) = sim(&[&common[..], &["--json"]].concat());
+    assert!(one.contains("\"compare\""), "{err}");
+    let mut files = Vec::new();
+    for i in 0..3 {
+        let f = dir.path().join(format!("c{i}.json")).to_string_lossy().to_string();
+        let shard = format!("{i}/3");
+        let (code, _, err) = sim(&[&common[..], &["--shard", &shard, "--out", &f]].concat());
+        assert_eq!(code, 0, "{err}");
+        files.push(f);
+    }
+    let (code, merged, err) = sim(&["merge", &files[2], &files[0], &files[1], "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(merged, one);
+}
+
+#[test]
+fn the_report_renders_in_chromium() {
+    use crate::serve::Browser;
+    let dir = tempfile::tempdir().unwrap();
+    let root = repo_project().root.to_string_lossy().to_string();
+    let page = dir.path().join("report.html");
+    let (code, _, err) = sim(&[
+        "take-the-kingdom",
+        "--games",
+        "12",
+        "--players",
+        "4",
+        "--agents",
+        "greedy,random",
+        "--seat-order",
+        "rotate",
+        "--set",
+        "card.pikemen.count=8",
+        "--compare",
+        &root,
+        "--report",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("<script") && !html.contains("<link") && !html.contains("src="),
+        "self-contained, no script"
+    );
+    let browser = Browser::start();
+    let mut cdp = browser.page();
+    cdp.call("Runtime.enable", serde_json::json!({}));
+    cdp.call("Log.enable", serde_json::json!({}));
+    cdp.call("Page.enable", serde_json::json!({}));
+    cdp.call("Page.navigate", serde_json::json!({ "url": format!("file://{}", page.display()) }));
+    cdp.wait_for(
+        "document.readyState === 'complete' && document.querySelectorAll('svg.chart').length > 0",
+        std::time::Duration::from_secs(20),
+    );
+    let ids = cdp.eval("Array.from(document.querySelectorAll('svg.chart')).map(s => s.id).join(',')");
+    for id in ["outcomes", "seats", "agents", "characters", "lengths", "cards", "compare", "compare-length"] {
+        assert!(ids.as_str().unwrap().split(',').any(|x| x == id), "chart {id} missing: {ids}");
+    }
+    // Each chart is laid out (has a size) and the interval chart has one bar and one
+    // interval line per row: 4 seats + shared, no winner, turn limit, failed.
+    assert_eq!(cdp.eval("Array.from(document.querySelectorAll('svg.chart')).every(s => s.getBoundingClientRect().width > 100 && s.getBoundingClientRect().height > 5)"), Value::Bool(true));
+    assert_eq!(cdp.eval("document.querySelectorAll('#outcomes .bar').length"), serde_json::json!(8));
+    assert_eq!(cdp.eval("document.querySelectorAll('#outcomes .ci').length"), serde_json::json!(8));
+    assert_eq!(cdp.eval("document.querySelectorAll('#agents .row').length"), serde_json::json!(2));
+    let text = cdp.eval("document.body.innerText");
+    assert!(text.as_str().unwrap().contains("Compared with"), "{text}");
+    cdp.eval("1");
+    let bad: Vec<&Value> = cdp
+        .events
+        .iter()
+        .filter(|e| {
+            e["method"] == "Runtime.exceptionThrown"
+                || (e["method"] == "Runtime.consoleAPICalled" && e["params"]["type"] == "error")
+                || (e["method"] == "Log.entryAdded" && e["params"]["entry"]["level"] == "error")
+        })
+        .collect();
+    assert!(bad.is_empty(), "console errors: {bad:?}");
+}

@@ -34,7 +34,7 @@ pub enum Command {
     /// Simulate many bot games in parallel and summarise win rates and card statistics
     /// (`crown sim merge FILES...` merges sharded runs).
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
-    Sim(crate::sim::SimArgs),
+    Sim(Box<crate::sim::SimArgs>),
     /// Play bot games with the script profiler on: time per script function and line.
     Profile(crate::profile::ProfileArgs),
     /// Render printable card sheets: PDF, PNG per card, SVG, virtual-tabletop deck sheets.

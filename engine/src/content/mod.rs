@@ -8,6 +8,7 @@
 pub mod load;
 pub mod model;
 pub mod schema;
+pub mod set;
 pub mod vocabulary;
 
 use std::collections::{BTreeMap, BTreeSet};

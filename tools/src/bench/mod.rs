@@ -8,6 +8,7 @@ use crown_engine::content::Project;
 
 use crate::{golden, session, sim};
 
+pub mod balance;
 pub mod project;
 pub mod watch;
 
@@ -21,8 +22,8 @@ pub struct BenchArgs {
     /// Smaller workloads (under a minute).
     #[arg(long)]
     pub quick: bool,
-    /// Only these groups, comma-separated: load, packs, ttk, rhai, pdf, check, golden, watch, campaign,
-    /// memory.
+    /// Only these groups, comma-separated: load, packs, ttk, sim, rhai, pdf, check, golden, watch,
+    /// campaign, memory.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
 }
@@ -117,6 +118,16 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
                 format!("take-the-kingdom: {steps:.0} script steps a game (`crown profile`; the same on any machine)"),
             ),
             Err(e) => eprintln!("take-the-kingdom: {e}"),
+        }
+    }
+    if args.wants("sim") {
+        match balance::figures(project, if args.quick { 200 } else { 2000 }, threads) {
+            Ok(f) => {
+                for (key, value, text) in f {
+                    say(&key, value, text);
+                }
+            }
+            Err(e) => eprintln!("sim: {e}"),
         }
     }
     if args.wants("rhai") {

@@ -7,8 +7,10 @@
 //! JSON every output is drawn from, and the terminal table), `shard` (statistics files,
 //! `--shard` and `crown sim merge`).
 
+pub mod compare;
 pub mod interval;
 pub mod plan;
+pub mod report;
 pub mod shard;
 pub mod stats;
 pub mod summary;
@@ -25,10 +27,11 @@ use crown_engine::game::rng::derive_seed;
 use crown_engine::game::{GameConfig, Outcome, ScriptFailure, Status};
 use rayon::prelude::*;
 
+use crown_engine::content::set::Override;
 pub use interval::wilson;
 use plan::{Characters, Plan, SeatOrder};
-use stats::Acc;
 pub use stats::Stats;
+use stats::{Acc, Paired};
 use summary::RunInfo;
 
 use crate::session;
@@ -92,6 +95,21 @@ pub struct SimArgs {
     /// Write the run's statistics (every integer sum, JSON) to FILE, for `crown sim merge`.
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
+    /// Play the same games (same seeds, seating, characters) on OTHER too, another project
+    /// folder or a git revision of this project (HEAD~1, a branch, a tag), and report what
+    /// changed (this − other) with intervals, marking the differences that are real.
+    #[arg(long, value_name = "OTHER")]
+    pub compare: Option<String>,
+    /// Change a definition value for this run without editing files:
+    /// KIND.ID.FIELD.KEY=VALUE (card.pikemen.values.attack=2; fields values, cost, attrs,
+    /// count; scenario.ID.options.KEY). A whole-number range A..B runs one simulation per
+    /// value and tabulates them. Repeatable.
+    #[arg(long = "set", value_name = "KIND.ID.FIELD.KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Also write a self-contained HTML page with the charts (win rates with interval
+    /// bars, game lengths, card impact, the comparison).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -112,6 +130,9 @@ pub struct MergeArgs {
     /// Also write the merged statistics file (to merge further).
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
+    /// Also write the HTML report (as `crown sim --report`).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<std::path::PathBuf>,
 }
 
 /// Play `games` bot games and gather statistics (used by `crown sim` and `crown bench`):
@@ -160,7 +181,8 @@ fn play_one(pack: &Arc<Pack>, plan: &Plan, i: u64) -> (Outcome, Vec<usize>) {
     }
 }
 
-/// Play games `range` of `plan` on a pool of `threads` threads.
+/// Play games `range` of `plan` on a pool of `threads` threads: the statistics and the
+/// games not played (stopped by `max_failures`).
 pub fn play(
     pack: &Arc<Pack>,
     plan: &Plan,
@@ -169,6 +191,43 @@ pub fn play(
     max_failures: u64,
     progress: Option<&indicatif::ProgressBar>,
 ) -> Result<(Stats, u64), String> {
+    let p = play_pair(pack, None, plan, range, threads, max_failures, progress)?;
+    Ok((p.stats, p.not_run))
+}
+
+/// What a run gives: this side's statistics and, with `--compare`, the other side's and
+/// the paired differences; the games not played (stopped by failures).
+pub struct Played {
+    pub stats: Stats,
+    pub other: Option<Stats>,
+    pub paired: Option<Paired>,
+    pub not_run: u64,
+}
+
+#[derive(Default)]
+struct Fold {
+    this: Acc,
+    other: Option<Acc>,
+    paired: Option<Paired>,
+}
+
+fn join<T>(a: Option<T>, b: Option<T>, f: impl FnOnce(T, T) -> T) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(f(a, b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Play games `range` of `plan` on `pack` and, when given, the same games on `other`.
+pub fn play_pair(
+    pack: &Arc<Pack>,
+    other: Option<&Arc<Pack>>,
+    plan: &Plan,
+    range: Range<u64>,
+    threads: Option<usize>,
+    max_failures: u64,
+    progress: Option<&indicatif::ProgressBar>,
+) -> Result<Played, String> {
     let failed = AtomicU64::new(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
@@ -177,29 +236,48 @@ pub fn play(
         .map_err(|e| e.to_string())?;
     // Check once, before spawning work, that a game can be set up at all.
     plan.game(pack, range.start)?;
-    let acc = pool.install(|| {
+    if let Some(o) = other {
+        plan.game(o, range.start).map_err(|e| format!("the other side (--compare): {e}"))?;
+    }
+    let fold = pool.install(|| {
         range
             .clone()
             .into_par_iter()
-            .fold(Acc::default, |mut acc, i| {
+            .fold(Fold::default, |mut f, i| {
                 if failed.load(Ordering::Relaxed) >= max_failures {
-                    return acc;
+                    return f;
                 }
                 let (o, roles) = play_one(pack, plan, i);
-                if matches!(o.status, Status::Failed(_)) {
+                let mut fails = matches!(o.status, Status::Failed(_));
+                if let Some(op) = other {
+                    let (oo, _) = play_one(op, plan, i);
+                    fails |= matches!(oo.status, Status::Failed(_));
+                    f.other.get_or_insert_with(Acc::default).add(i, &oo, &roles);
+                    f.paired.get_or_insert_with(Paired::default).add(plan.players, &oo, &o);
+                }
+                if fails {
                     failed.fetch_add(1, Ordering::Relaxed);
                 }
                 if let Some(pb) = progress {
                     pb.inc(1);
                 }
-                acc.add(i, &o, &roles);
-                acc
+                f.this.add(i, &o, &roles);
+                f
             })
-            .reduce(Acc::default, Acc::merge)
+            .reduce(Fold::default, |a, b| Fold {
+                this: a.this.merge(b.this),
+                other: join(a.other, b.other, Acc::merge),
+                paired: join(a.paired, b.paired, Paired::merge),
+            })
     });
-    let stats = acc.finish(pack);
+    let stats = fold.this.finish(pack);
     let not_run = (range.end - range.start) - stats.games;
-    Ok((stats, not_run))
+    Ok(Played {
+        stats,
+        other: other.map(|op| fold.other.unwrap_or_default().finish(op)),
+        paired: other.map(|_| fold.paired.unwrap_or_default()),
+        not_run,
+    })
 }
 
 /// How `crown sim` (and `crown profile`) set up game `seed`: no transcript kept.
@@ -236,11 +314,12 @@ fn run_merge(args: &MergeArgs) -> Result<i32, String> {
     if let Some(out) = &args.out {
         shard::write(out, &merged)?;
     }
-    let v = summary::summary(&merged.run, &merged.stats);
+    let v = full_summary(&merged.run, &merged.stats, merged.other.as_ref(), merged.paired.as_ref());
+    write_report(args.report.as_deref(), &v)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
-        summary::print(&v);
+        print_all(&v);
     }
     Ok(report_failures(&merged.stats, merged.run.seed, merged.run.games, merged.not_run))
 }
@@ -278,27 +357,9 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         agents: args.agents.clone(),
     };
     let scenario = table.scenario.as_deref();
-    let (pack, players, kinds) = match session::bot_table(project, &table, "sim") {
+    let (base, players, kinds) = match session::bot_table(project, &table, "sim") {
         Ok(t) => t,
         Err(code) => return Ok(code),
-    };
-    let characters = Characters::parse(&args.characters)?;
-    let plan = Plan::new(&pack, table.seed, players, scenario, kinds.clone(), args.seat_order, characters)?;
-    let run = RunInfo {
-        pack: pack.id().to_string(),
-        version: pack.manifest.version.clone(),
-        scenario: table.scenario.clone().or_else(|| pack.default_scenario().map(|s| s.scenario.id.clone())),
-        seed: table.seed,
-        games: args.games,
-        players,
-        agents: kinds,
-        seat_order: args.seat_order,
-        characters: plan.characters.label(),
-        overrides: Vec::new(),
-        confidence: args.confidence,
-        min_sample: args.min_sample,
-        compare: None,
-        names: RunInfo::names_of(&pack),
     };
     if first == end {
         return Err(format!(
@@ -307,43 +368,241 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
             args.games
         ));
     }
-    let bar = progress_bar(end - first, args.json);
-    let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
-    let start = Instant::now();
-    let (stats, not_run) = play(&pack, &plan, first..end, Some(threads), args.max_failures, bar.as_ref())?;
-    if let Some(out) = &args.out {
-        let file = shard::StatsFile {
-            format: shard::FORMAT.into(),
-            run: run.clone(),
-            ranges: vec![(first, end)],
-            not_run,
-            stats: stats.clone(),
-            other: None,
-            paired: None,
-        };
-        shard::write(out, &file)?;
-        eprintln!("games {first}..{end} of {}: statistics written to {}", args.games, out.display());
+    let (fixed, sweep) = overrides(&args.set)?;
+    if sweep.is_some() && args.report.is_some() {
+        return Err("--report draws one run: give one --set value instead of a sweep".into());
     }
-    if let Some(pb) = &bar {
-        pb.finish_and_clear();
+    if sweep.is_some() && (args.shard.is_some() || args.out.is_some()) {
+        return Err("a --set sweep (A..B) runs one simulation per value: it cannot be sharded or written with --out; shard each value's run instead".into());
     }
-    let secs = start.elapsed().as_secs_f64();
-    let mut v = summary::summary(&run, &stats);
-    let timing = timing(threads, stats.games, secs);
-    if args.json {
-        if args.timing {
-            v["timing"] = timing;
+    let characters = Characters::parse(&args.characters)?;
+    let plan = Plan::new(&base, table.seed, players, scenario, kinds.clone(), args.seat_order, characters)?;
+    let other = match &args.compare {
+        Some(o) => Some(compare::other(project, base.id(), o)?),
+        None => None,
+    };
+    let values: Vec<Option<String>> = match &sweep {
+        Some((_, v)) => v.iter().cloned().map(Some).collect(),
+        None => vec![None],
+    };
+    // Check every value before playing any game.
+    let mut packs = Vec::new();
+    for value in &values {
+        let mut set = fixed.clone();
+        if let (Some((o, _)), Some(v)) = (&sweep, value) {
+            set.push(Override { value: v.clone(), ..o.clone() });
         }
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-    } else {
-        summary::print(&v);
-        println!(
-            "\n{:.0} games/s on {threads} thread{} ({secs:.2} s)",
-            stats.games as f64 / secs.max(1e-9),
-            if threads == 1 { "" } else { "s" }
-        );
+        let pack = if set.is_empty() {
+            base.clone()
+        } else {
+            let mut p = (*base).clone();
+            for o in &set {
+                p.apply_override(o).map_err(|e| format!("--set {}={}: {e}", o.path(), o.value))?;
+            }
+            Arc::new(p)
+        };
+        packs.push((set, pack));
     }
-    Ok(report_failures(&stats, table.seed, args.games, not_run))
+    let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
+    let mut runs = Vec::new();
+    let mut code = 0;
+    for (set, pack) in packs {
+        let mut names = RunInfo::names_of(&pack);
+        if let Some(o) = &other {
+            for (k, v) in RunInfo::names_of(&o.pack) {
+                names.entry(k).or_insert(v);
+            }
+        }
+        let run = RunInfo {
+            pack: pack.id().to_string(),
+            version: pack.manifest.version.clone(),
+            scenario: table.scenario.clone().or_else(|| pack.default_scenario().map(|s| s.scenario.id.clone())),
+            seed: table.seed,
+            games: args.games,
+            players,
+            agents: kinds.clone(),
+            seat_order: args.seat_order,
+            characters: plan.characters.label(),
+            overrides: set.iter().map(|o| format!("{}={}", o.path(), o.value)).collect(),
+            confidence: args.confidence,
+            min_sample: args.min_sample,
+            compare: other.as_ref().map(|o| o.label.clone()),
+            names,
+        };
+        let bar = progress_bar(end - first, args.json);
+        let start = Instant::now();
+        let played = play_pair(
+            &pack,
+            other.as_ref().map(|o| &o.pack),
+            &plan,
+            first..end,
+            Some(threads),
+            args.max_failures,
+            bar.as_ref(),
+        )?;
+        if let Some(pb) = &bar {
+            pb.finish_and_clear();
+        }
+        let secs = start.elapsed().as_secs_f64();
+        if let Some(out) = &args.out {
+            let file = shard::StatsFile {
+                format: shard::FORMAT.into(),
+                run: run.clone(),
+                ranges: vec![(first, end)],
+                not_run: played.not_run,
+                stats: played.stats.clone(),
+                other: played.other.clone(),
+                paired: played.paired.clone(),
+            };
+            shard::write(out, &file)?;
+            eprintln!("games {first}..{end} of {}: statistics written to {}", args.games, out.display());
+        }
+        let mut v = full_summary(&run, &played.stats, played.other.as_ref(), played.paired.as_ref());
+        v["timing"] = timing(threads, played.stats.games * if other.is_some() { 2 } else { 1 }, secs);
+        code = code.max(report_failures(&played.stats, table.seed, args.games, played.not_run));
+        if let Some(o) = &played.other {
+            code = code.max(report_failures(o, table.seed, args.games, played.not_run));
+        }
+        runs.push((set, v));
+    }
+    match sweep {
+        None => {
+            let Some((_, mut v)) = runs.pop() else { return Ok(code) };
+            let t = v.as_object_mut().and_then(|m| m.remove("timing")).unwrap_or_default();
+            write_report(args.report.as_deref(), &v)?;
+            if args.json {
+                if args.timing {
+                    v["timing"] = t;
+                }
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            } else {
+                print_all(&v);
+                println!(
+                    "\n{} games/s on {threads} thread{} ({:.2} s)",
+                    t["games_per_s"],
+                    if threads == 1 { "" } else { "s" },
+                    t["elapsed_s"].as_f64().unwrap_or(0.0)
+                );
+            }
+        }
+        Some((o, values)) => {
+            let mut list = Vec::new();
+            for (value, (_, mut v)) in values.iter().zip(runs) {
+                if !args.timing {
+                    if let Some(m) = v.as_object_mut() {
+                        m.remove("timing");
+                    }
+                }
+                list.push(serde_json::json!({ "value": value, "summary": v }));
+            }
+            let v = serde_json::json!({ "sweep": o.path(), "runs": list });
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            } else {
+                print_sweep(&o, &v);
+            }
+        }
+    }
+    Ok(code)
+}
+
+/// The summary of this side, with the comparison section when there is another side.
+pub fn full_summary(run: &RunInfo, stats: &Stats, other: Option<&Stats>, paired: Option<&Paired>) -> serde_json::Value {
+    let mut v = summary::summary(run, stats);
+    if let (Some(o), Some(p)) = (other, paired) {
+        v["compare"] = compare::section(run, stats, o, p, run.compare.as_deref().unwrap_or("other"));
+    }
+    v
+}
+
+/// Write the HTML report of a summary, when asked.
+fn write_report(path: Option<&std::path::Path>, v: &serde_json::Value) -> Result<(), String> {
+    if let Some(path) = path {
+        crate::out::write_atomic(path, report::page(v).as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("report written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// The table, and the comparison when there is one.
+fn print_all(v: &serde_json::Value) {
+    summary::print(v);
+    if v.get("compare").is_some_and(|c| c.is_object()) {
+        compare::print(&v["compare"], v["confidence"].as_f64().unwrap_or(0.95));
+    }
+}
+
+/// `--set` arguments: the fixed overrides and the one sweep (`A..B`), if any.
+#[allow(clippy::type_complexity)]
+fn overrides(set: &[String]) -> Result<(Vec<Override>, Option<(Override, Vec<String>)>), String> {
+    let mut fixed = Vec::new();
+    let mut sweep = None;
+    for s in set {
+        let o = Override::parse(s).map_err(|e| format!("--set {e}"))?;
+        match o.value.split_once("..") {
+            Some((a, b)) => {
+                let bad = || format!("--set {s}: a sweep is A..B with whole numbers A <= B (at most 50 values)");
+                let (a, b): (i64, i64) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+                if a > b || b - a >= 50 {
+                    return Err(bad());
+                }
+                if sweep.is_some() {
+                    return Err(format!("--set {s}: only one --set may sweep a range"));
+                }
+                sweep = Some((o, (a..=b).map(|x| x.to_string()).collect()));
+            }
+            None => fixed.push(o),
+        }
+    }
+    Ok((fixed, sweep))
+}
+
+/// One row per swept value.
+fn print_sweep(o: &Override, v: &serde_json::Value) {
+    let pct = |x: &serde_json::Value| format!("{:.1}%", 100.0 * x.as_f64().unwrap_or(0.0));
+    let first = &v["runs"][0]["summary"];
+    let players = first["players"].as_u64().unwrap_or(0) as usize;
+    println!(
+        "{} = each value: {} games of {} each ({} players, seed {}); win rates with {:.0}% intervals in --json",
+        o.path(),
+        first["games"],
+        first["pack"].as_str().unwrap_or(""),
+        players,
+        first["seed"],
+        100.0 * first["confidence"].as_f64().unwrap_or(0.95)
+    );
+    let mut head = format!("  {:>6}", "value");
+    for s in 0..players {
+        head.push_str(&format!(" {:>8}", format!("seat {}", s + 1)));
+    }
+    head.push_str(&format!(" {:>8} {:>8} {:>8} {:>7}", "shared", "no win", "limit", "turns"));
+    let card = o.kind == "card";
+    if card {
+        head.push_str(&format!("  {} IWP", o.id));
+    }
+    if first.get("compare").is_some() {
+        head.push_str("  (vs other: changes marked * are real)");
+    }
+    println!("{head}");
+    for r in v["runs"].as_array().into_iter().flatten() {
+        let s = &r["summary"];
+        let mut line = format!("  {:>6}", r["value"].as_str().unwrap_or(""));
+        for k in 0..players + 3 {
+            let real = s["compare"]["outcomes"][k]["difference"]["real"].as_bool().unwrap_or(false);
+            line.push_str(&format!(" {:>7}{}", pct(&s["outcomes"][k]["rate"]), if real { "*" } else { " " }));
+        }
+        line.push_str(&format!(" {:>7.1}", s["length"]["mean"].as_f64().unwrap_or(0.0)));
+        if card {
+            let c = &s["cards"][&o.id]["improvement_played"];
+            line.push_str(&format!(
+                "  {:+.1} [{:+.1}, {:+.1}]",
+                100.0 * c["value"].as_f64().unwrap_or(0.0),
+                100.0 * c["ci"][0].as_f64().unwrap_or(0.0),
+                100.0 * c["ci"][1].as_f64().unwrap_or(0.0)
+            ));
+        }
+        println!("{line}");
+    }
 }
 
 fn timing(threads: usize, games: u64, secs: f64) -> serde_json::Value {

@@ -1,0 +1,258 @@
+//! `crown sim --compare OTHER`: the same games (same seeds, same seating and characters)
+//! played on this project and on OTHER, another project folder or a git revision of this
+//! one, and what changed, with intervals.
+//!
+//! Each game is played on both sides, so the outcomes are paired: for a rate (a seat
+//! winning, an outcome row) the difference is estimated from the discordant games (one
+//! side had it, the other not) with the paired Wald interval, which excludes zero exactly
+//! when McNemar's test (no continuity correction) rejects at that confidence; game length
+//! uses the mean of the per-game differences. Card improvements are not paired (a card
+//! played in game i on one side need not be played there on the other): their difference
+//! gets an unpaired Wald interval.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use crown_engine::content::{Pack, Project};
+use serde_json::{json, Value};
+
+use super::interval::{mean_diff, paired, rate, z_for};
+use super::stats::{Paired, Stats};
+use super::summary::{diff, outcome_label, round4, summary, RunInfo};
+use crate::session;
+
+/// The other side of a comparison: its pack, a label, and the temporary folder holding a
+/// git revision (removed when dropped).
+pub struct Other {
+    pub pack: Arc<Pack>,
+    pub label: String,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<std::process::Output, std::io::Error> {
+    Command::new("git").arg("-C").arg(dir).args(args).stdin(Stdio::null()).output()
+}
+
+/// Extract revision `rev` of the git repository holding `root` into a temporary folder:
+/// the folder, the project root inside it, and a label.
+fn checkout(root: &Path, rev: &str) -> Result<(tempfile::TempDir, PathBuf, String), String> {
+    let not_dir = format!("--compare {rev}: not a folder");
+    if Command::new("git").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_err() {
+        return Err(format!("{not_dir}, and git is not installed to read it as a revision"));
+    }
+    let top = git(root, &["rev-parse", "--show-toplevel"]).map_err(|e| e.to_string())?;
+    if !top.status.success() {
+        return Err(format!("{not_dir}, and {} is not in a git repository to read it as a revision", root.display()));
+    }
+    let top = PathBuf::from(String::from_utf8_lossy(&top.stdout).trim());
+    let prefix = git(root, &["rev-parse", "--show-prefix"]).map_err(|e| e.to_string())?;
+    let prefix = String::from_utf8_lossy(&prefix.stdout).trim().to_string();
+    let commit =
+        git(root, &["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")]).map_err(|e| e.to_string())?;
+    if !commit.status.success() {
+        return Err(format!("{not_dir}, and not a revision of the git repository at {}", top.display()));
+    }
+    let commit = String::from_utf8_lossy(&commit.stdout).trim().to_string();
+    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let mut archive = Command::new("git")
+        .arg("-C")
+        .arg(&top)
+        .args(["archive", "--format=tar", &commit])
+        .args((!prefix.is_empty()).then_some(prefix.as_str()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let out = archive.stdout.take().ok_or("git archive gave no output")?;
+    let tar = Command::new("tar")
+        .arg("-x")
+        .arg("-C")
+        .arg(tmp.path())
+        .stdin(out)
+        .output()
+        .map_err(|e| format!("--compare {rev}: tar, needed to unpack the revision, did not run: {e}"))?;
+    let status = archive.wait_with_output().map_err(|e| e.to_string())?;
+    if !status.status.success() || !tar.status.success() {
+        return Err(format!(
+            "--compare {rev}: could not extract the revision: {}{}",
+            String::from_utf8_lossy(&status.stderr),
+            String::from_utf8_lossy(&tar.stderr)
+        ));
+    }
+    let project = tmp.path().join(&prefix);
+    let label = format!("{rev} ({})", &commit[..commit.len().min(10)]);
+    Ok((tmp, project, label))
+}
+
+/// Load pack `id` from OTHER: a project folder, else a git revision of this project.
+pub fn other(project: &Project, id: &str, other: &str) -> Result<Other, String> {
+    let (tmp, root, label) = if Path::new(other).is_dir() {
+        (None, PathBuf::from(other), other.to_string())
+    } else {
+        let (t, r, l) = checkout(&project.root, other)?;
+        (Some(t), r, l)
+    };
+    let p = Project::new(&root);
+    if !p.pack_ids().iter().any(|x| x == id) {
+        return Err(format!("--compare {label}: it has no pack `{id}` (packs: {})", p.pack_ids().join(", ")));
+    }
+    let pack = session::load(&p, id)
+        .map_err(|_| format!("--compare {label}: pack `{id}` does not load there (errors above)"))?;
+    Ok(Other { pack, label, _tmp: tmp })
+}
+
+/// Unpaired difference of two improvements (each a difference of two proportions) with a
+/// Wald interval: `(value, lo, hi)`; `None` when a side has no player-games.
+fn improvement_diff(a: [(u64, u64); 2], b: [(u64, u64); 2], z: f64) -> Option<(f64, f64, f64)> {
+    let mut var = 0.0;
+    for (k, n) in a.iter().chain(b.iter()) {
+        if *n == 0 {
+            return None;
+        }
+        let p = rate(*k, *n);
+        var += p * (1.0 - p) / *n as f64;
+    }
+    let imp = |x: [(u64, u64); 2]| rate(x[0].0, x[0].1) - rate(x[1].0, x[1].1);
+    let d = imp(b) - imp(a);
+    let half = z * var.sqrt();
+    Some((d, d - half, d + half))
+}
+
+fn card_sides(s: &Stats, id: &str, drawn: bool) -> [(u64, u64); 2] {
+    let c = s.cards.get(id).copied().unwrap_or_default();
+    let base = s.player_games;
+    let (k, n) = if drawn { (c.drawn_wins, c.drawn_in) } else { (c.played_wins, c.played_in) };
+    [(k, n), (base.wins - k.min(base.wins), base.games - n.min(base.games))]
+}
+
+/// The comparison section: the other side's summary and every difference (this − other).
+pub fn section(run: &RunInfo, this: &Stats, other: &Stats, p: &Paired, label: &str) -> Value {
+    let z = z_for(run.confidence);
+    let n = run.players;
+    let get = |v: &Vec<u64>, k: usize| v.get(k).copied().unwrap_or(0);
+    let this_rows = this.outcome_counts(n);
+    let other_rows = other.outcome_counts(n);
+    let outcomes: Vec<Value> = (0..n + 4)
+        .map(|k| {
+            json!({
+                "outcome": outcome_label(k, n),
+                "this": round4(rate(this_rows[k], this.games)),
+                "other": round4(rate(other_rows[k], other.games)),
+                "difference": diff(paired(p.games, get(&p.outcome_b_only, k), get(&p.outcome_a_only, k), z)),
+            })
+        })
+        .collect();
+    let seats: Vec<Value> = (0..n)
+        .map(|s| {
+            json!({
+                "seat": s + 1,
+                "this": round4(rate(get(&this.seat_wins, s), this.games)),
+                "other": round4(rate(get(&other.seat_wins, s), other.games)),
+                "difference": diff(paired(p.games, get(&p.win_b_only, s), get(&p.win_a_only, s), z)),
+            })
+        })
+        .collect();
+    let mut ids: Vec<&String> = this.cards.keys().chain(other.cards.keys()).collect();
+    ids.sort();
+    ids.dedup();
+    let drawn = this.drawn_recorded && other.drawn_recorded;
+    let cards: serde_json::Map<String, Value> = ids
+        .into_iter()
+        .map(|id| {
+            let d = |drawn: bool| {
+                improvement_diff(card_sides(other, id, drawn), card_sides(this, id, drawn), z)
+                    .map_or_else(|| json!({ "value": null, "ci": null, "real": false }), diff)
+            };
+            let mut v = json!({
+                "name": run.names.get(id).unwrap_or(id),
+                "played_in": [other.cards.get(id).map_or(0, |c| c.played_in), this.cards.get(id).map_or(0, |c| c.played_in)],
+                "improvement_played": d(false),
+            });
+            if drawn {
+                v["improvement_drawn"] = d(true);
+            }
+            (id.clone(), v)
+        })
+        .collect();
+    let mut other_run = run.clone();
+    other_run.overrides.clear();
+    json!({
+        "other": label,
+        "games": p.games,
+        "method": "paired by seed: Wald interval for paired proportions (McNemar) on outcomes and seat wins, mean of per-game differences for length; unpaired Wald for card improvements",
+        "outcomes": outcomes,
+        "seats": seats,
+        "length": diff(mean_diff(p.length_games, p.length_diff_sum, p.length_diff_sq, z)),
+        "length_games": p.length_games,
+        "cards": cards,
+        "other_summary": summary(&other_run, other),
+    })
+}
+
+fn signed(v: &Value, scale: f64, unit: &str) -> String {
+    if v["value"].is_null() {
+        return "n/a".into();
+    }
+    let f = |x: &Value| scale * x.as_f64().unwrap_or(0.0);
+    format!(
+        "{:+.1}{unit} [{:+.1}, {:+.1}]{}",
+        f(&v["value"]),
+        f(&v["ci"][0]),
+        f(&v["ci"][1]),
+        if v["real"].as_bool().unwrap_or(false) { "  <- real" } else { "" }
+    )
+}
+
+/// The comparison, for the terminal.
+pub fn print(c: &Value, confidence: f64) {
+    println!(
+        "\ncompared with {} on the same {} games (this − other; {:.0}% intervals; `real`: the interval excludes 0)",
+        c["other"].as_str().unwrap_or(""),
+        c["games"],
+        100.0 * confidence
+    );
+    for o in c["outcomes"].as_array().into_iter().flatten() {
+        println!(
+            "  {:<34} {:>6.1}% -> {:>6.1}%  {}",
+            o["outcome"].as_str().unwrap_or(""),
+            100.0 * o["other"].as_f64().unwrap_or(0.0),
+            100.0 * o["this"].as_f64().unwrap_or(0.0),
+            signed(&o["difference"], 100.0, " pts")
+        );
+    }
+    for s in c["seats"].as_array().into_iter().flatten() {
+        println!(
+            "  {:<34} {:>6.1}% -> {:>6.1}%  {}",
+            format!("seat {} wins (any)", s["seat"]),
+            100.0 * s["other"].as_f64().unwrap_or(0.0),
+            100.0 * s["this"].as_f64().unwrap_or(0.0),
+            signed(&s["difference"], 100.0, " pts")
+        );
+    }
+    println!(
+        "  {:<34} {:>6.1} -> {:>6.1}   {}",
+        "game length (turns)",
+        c["other_summary"]["length"]["mean"].as_f64().unwrap_or(0.0),
+        c["other_summary"]["length"]["mean"].as_f64().unwrap_or(0.0) + c["length"]["value"].as_f64().unwrap_or(0.0),
+        signed(&c["length"], 1.0, "")
+    );
+    let mut cards: Vec<(&String, &Value)> = c["cards"].as_object().map(|m| m.iter().collect()).unwrap_or_default();
+    cards.retain(|(_, v)| {
+        v["improvement_played"]["real"].as_bool().unwrap_or(false)
+            || v["improvement_drawn"]["real"].as_bool().unwrap_or(false)
+    });
+    if cards.is_empty() {
+        println!("  no card's improvement (when played or drawn) changed beyond its interval");
+    } else {
+        println!("  cards whose improvement changed (IWP / IWD, this − other):");
+        for (_, v) in cards {
+            println!(
+                "    {:<32} IWP {}   IWD {}",
+                v["name"].as_str().unwrap_or(""),
+                signed(&v["improvement_played"], 100.0, ""),
+                signed(&v["improvement_drawn"], 100.0, "")
+            );
+        }
+    }
+}
