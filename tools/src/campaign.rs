@@ -13,6 +13,7 @@
 //! has, or comes from another save format is refused, and the file is left as it was; a
 //! sitting that fails (a script error, the turn limit) does not write the save either.
 
+use crown_engine::fsread;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -99,7 +100,8 @@ pub fn run(project: &Project, args: &CampaignArgs) -> i32 {
 
 /// Read and check a save file; the error names the file.
 pub fn read_save(path: &Path) -> Result<SaveFile, String> {
-    let text = std::fs::read(path).map_err(|e| format!("{}: cannot read the save: {e}", path.display()))?;
+    let text = fsread::read_checked(path, fsread::Kind::Save)
+        .map_err(|e| format!("{}: cannot read the save: {}", path.display(), e.reason()))?;
     let text = String::from_utf8(text).map_err(|_| format!("{}: not a save file (not UTF-8 text)", path.display()))?;
     SaveFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -32,6 +32,7 @@ pub mod sheet;
 pub mod templates;
 pub mod util;
 
+use crown_engine::fsread;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -608,7 +609,7 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
         return o;
     }
     let svg = if svg_fresh {
-        match std::fs::read_to_string(out_dir.join(&svg_rel)) {
+        match fsread::read_text_checked(&out_dir.join(&svg_rel), fsread::Kind::Template) {
             Ok(s) => s,
             Err(_) => printer.render(j.def, j.side).svg,
         }
