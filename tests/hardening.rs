@@ -118,3 +118,37 @@ fn serve_refuses_hostile_requests_and_keeps_answering() {
     assert_eq!(s.get("/fragment", &me), 200);
     assert!(s.child.try_wait().unwrap().is_none(), "crown serve exited");
 }
+
+/// A campaign save reached through a symbolic link is written through it: the link stays
+/// a link and the file it points to holds the new save.
+#[test]
+fn campaign_save_through_a_symlink_keeps_the_link() {
+    let dir = tiny_project();
+    let root = dir.path();
+    let run = |args: &[&str]| {
+        let o = Command::new(crown_bin()).arg("--project").arg(root).args(args).current_dir(root).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    run(&["campaign", "new", "tiny", "--save", "real/c.save.toml"]);
+    std::os::unix::fs::symlink("real/c.save.toml", root.join("c.save.toml")).unwrap();
+    let before = std::fs::read(root.join("real/c.save.toml")).unwrap();
+    run(&["campaign", "play", "c.save.toml", "--agent", "first"]);
+    let link = std::fs::symlink_metadata(root.join("c.save.toml")).unwrap();
+    assert!(link.file_type().is_symlink(), "the link was replaced by a file");
+    let after = std::fs::read(root.join("real/c.save.toml")).unwrap();
+    assert_ne!(before, after, "the save the link points to was not written");
+}
+
+/// Bytes that cannot be written where asked are kept beside the target or in the
+/// temporary folder, and the place is returned.
+#[test]
+fn an_unwritable_result_is_kept_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("save.toml");
+    std::fs::create_dir(&folder).unwrap();
+    assert!(crown_tools::out::write_atomic(&folder, b"x").is_err());
+    assert!(crown_tools::out::check_writable(&folder).is_err());
+    let kept = crown_tools::out::keep_unsaved(&folder, b"the round").unwrap();
+    assert_eq!(std::fs::read(&kept).unwrap(), b"the round");
+    assert!(folder.is_dir());
+}

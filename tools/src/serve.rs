@@ -44,7 +44,7 @@ pub struct ServeArgs {
     #[arg(long)]
     pub poll: bool,
     /// Quiet time, in milliseconds, that ends a batch of changes.
-    #[arg(long, default_value_t = DEFAULT_DEBOUNCE_MS)]
+    #[arg(long, default_value_t = DEFAULT_DEBOUNCE_MS, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=60_000))]
     pub debounce: u64,
 }
 

@@ -26,8 +26,8 @@ pub struct RecordArgs {
     /// The game's seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Number of players.
-    #[arg(long)]
+    /// Number of players. (1 to 64)
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     pub players: Option<usize>,
     /// Scenario id.
     #[arg(long)]
@@ -64,8 +64,8 @@ pub struct TestArgs {
     /// List the golden games whose transcripts involve this definition id, and stop.
     #[arg(long)]
     pub explain: Option<String>,
-    /// Lines of context around the first difference.
-    #[arg(long, default_value_t = 4)]
+    /// Lines of context around the first difference (0 to 10,000).
+    #[arg(long, default_value_t = 4, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=10_000))]
     pub context: usize,
 }
 
@@ -463,6 +463,12 @@ pub fn run_record(project: &Project, args: &RecordArgs) -> i32 {
     if args.out.exists() && !args.force {
         eprintln!("error: {} exists; pass --force to replace it", args.out.display());
         return 1;
+    }
+    for path in [args.out.clone(), transcript_path(&args.out)] {
+        if let Err(e) = out::check_writable(&path) {
+            eprintln!("error: cannot write {}: {e}; nothing was recorded", path.display());
+            return 1;
+        }
     }
     let scenario = args.scenario.as_deref();
     let players = session::player_count(&pack, scenario, args.players);

@@ -99,8 +99,8 @@ pub struct PrintArgs {
     /// Print a back for every card (two-sided pieces always get theirs).
     #[arg(long)]
     pub backs: bool,
-    /// Resolution of the PNGs.
-    #[arg(long, default_value_t = 300)]
+    /// Resolution of the PNGs (36 to 1200; memory grows with its square).
+    #[arg(long, default_value_t = 300, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(36..=1200))]
     pub dpi: u32,
     /// Print only these definitions (ids, comma-separated).
     #[arg(long, value_delimiter = ',')]
