@@ -152,7 +152,7 @@ pub fn human_size(n: u64) -> String {
         format!("{} KiB", n / 1024)
     } else if n < 1024 * MIB {
         let tenths = n * 10 / MIB;
-        if tenths % 10 == 0 {
+        if tenths.is_multiple_of(10) {
             format!("{} MiB", tenths / 10)
         } else {
             format!("{}.{} MiB", tenths / 10, tenths % 10)
