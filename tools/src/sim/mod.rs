@@ -53,8 +53,9 @@ pub struct SimArgs {
     /// greedy); the last repeats.
     #[arg(long, value_delimiter = ',')]
     pub agents: Vec<String>,
-    /// Number of games (1 to 10^9).
-    #[arg(long, default_value_t = 1000, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=1_000_000_000))]
+    /// Number of games (at least 1; games stream into integer sums, so no upper bound
+    /// but time).
+    #[arg(long, default_value_t = 1000)]
     pub games: u64,
     /// Worker threads (default: all cores; 1 to 256).
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
