@@ -28,6 +28,10 @@ find "$repo/scripts" "$repo/tests/invalid" -name '*.rhai' | sort | while read -r
     n=$((n + 1))
     cp "$f" "$here/corpus/compile_script/seed-$n.rhai"
 done
-for t in load_pack game_file compile_script; do
+mkdir -p "$here/corpus/serve_route"
+printf 'GET\000/\000127.0.0.1:7878' > "$here/corpus/serve_route/seed-page"
+printf 'GET\000/face/tiny/a%%20b.svg\000localhost:7878' > "$here/corpus/serve_route/seed-face"
+printf 'GET\000/events\000evil.example:7878' > "$here/corpus/serve_route/seed-rebinding"
+for t in load_pack game_file compile_script serve_route; do
     echo "$t: $(ls "$here/corpus/$t" | wc -l) files"
 done

@@ -8,6 +8,7 @@ mod common;
 
 mod campaign;
 mod cli;
+mod hardening;
 mod invalid;
 mod kic;
 mod kl;

@@ -199,9 +199,11 @@ struct Symlink {
 /// path = "scripts/take-the-kingdom/rules.rhai"
 /// find = "draw_up_to(p"         # must occur exactly once in the file
 /// replace = "draw_upto(p"
-/// [[symlink]]                   # optional
+/// [[symlink]]                   # optional; a target may be absolute (/dev/zero)
 /// path = "content/tiny/cards/loop.toml"
 /// target = "loop.toml"
+/// fifo = ["content/tiny/cards/pipe.toml"]   # optional: named pipes (mkfifo)
+/// mkdir = ["out/print.pdf"]     # optional: folders to make
 /// ```
 #[derive(Debug)]
 struct Case {
@@ -213,6 +215,10 @@ struct Case {
     exit: i32,
     generate: Vec<Generate>,
     symlink: Vec<Symlink>,
+    /// Named pipes the harness makes (with `mkfifo`): a file that blocks whoever reads it.
+    fifo: Vec<String>,
+    /// Folders the harness makes, e.g. where a command expects to write a file.
+    mkdir: Vec<String>,
     delete: Vec<String>,
     /// A shortcoming of the recorded diagnostic still to fix, with where.
     known_issue: Option<String>,
@@ -262,7 +268,20 @@ impl Case {
         let t: toml::Table = toml::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
         only_keys(
             &t,
-            &["about", "base", "packs", "edit", "args", "exit", "generate", "symlink", "delete", "known_issue"],
+            &[
+                "about",
+                "base",
+                "packs",
+                "edit",
+                "args",
+                "exit",
+                "generate",
+                "symlink",
+                "fifo",
+                "mkdir",
+                "delete",
+                "known_issue",
+            ],
             "case.toml",
         )?;
         let mut edit = Vec::new();
@@ -312,6 +331,8 @@ impl Case {
             },
             generate,
             symlink,
+            fifo: get_strs(&t, "fifo")?,
+            mkdir: get_strs(&t, "mkdir")?,
             delete: get_strs(&t, "delete")?,
             known_issue: get_str(&t, "known_issue")?,
             dir: dir.to_path_buf(),
@@ -402,6 +423,17 @@ fn build_project(case: &Case, tmp: &Path) -> Result<PathBuf, String> {
         std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
         let target = l.target.replace("{outside}", &outside.to_string_lossy());
         std::os::unix::fs::symlink(&target, &path).map_err(|e| format!("symlink {}: {e}", l.path))?;
+    }
+    for f in &case.fifo {
+        let path = project.join(f);
+        std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
+        let made = Command::new("mkfifo").arg(&path).status().map_err(|e| format!("mkfifo {f}: {e}"))?;
+        if !made.success() {
+            return Err(format!("mkfifo {f}: {made}"));
+        }
+    }
+    for d in &case.mkdir {
+        std::fs::create_dir_all(project.join(d)).map_err(|e| format!("mkdir {d}: {e}"))?;
     }
     Ok(project)
 }

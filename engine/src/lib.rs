@@ -6,6 +6,7 @@
 
 pub mod content;
 pub mod diag;
+pub mod fsread;
 pub mod game;
 pub mod native;
 pub mod script;

@@ -13,6 +13,7 @@
 //! has, or comes from another save format is refused, and the file is left as it was; a
 //! sitting that fails (a script error, the turn limit) does not write the save either.
 
+use crown_engine::fsread;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -48,8 +49,8 @@ pub struct NewArgs {
     /// The campaign's seed (every sitting goes on with the same random streams).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Number of seats (default: the scenario's seats, else the pack's minimum).
-    #[arg(long)]
+    /// Number of seats (default: the scenario's seats, else the pack's minimum). (1 to 64)
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     pub players: Option<usize>,
     /// Replace an existing save file.
     #[arg(long)]
@@ -99,7 +100,8 @@ pub fn run(project: &Project, args: &CampaignArgs) -> i32 {
 
 /// Read and check a save file; the error names the file.
 pub fn read_save(path: &Path) -> Result<SaveFile, String> {
-    let text = std::fs::read(path).map_err(|e| format!("{}: cannot read the save: {e}", path.display()))?;
+    let text = fsread::read_checked(path, fsread::Kind::Save)
+        .map_err(|e| format!("{}: cannot read the save: {}", path.display(), e.reason()))?;
     let text = String::from_utf8(text).map_err(|_| format!("{}: not a save file (not UTF-8 text)", path.display()))?;
     SaveFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -107,7 +109,17 @@ pub fn read_save(path: &Path) -> Result<SaveFile, String> {
 /// Write a save atomically: the old file stays whole until the new one replaces it.
 pub fn write_save(path: &Path, save: &SaveFile) -> Result<(), String> {
     let text = save.to_text().map_err(|e| format!("{}: {e}", path.display()))?;
-    out::write_atomic(path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    out::write_atomic(path, text.as_bytes()).map_err(|e| {
+        // The round was played: never lose it.
+        match out::keep_unsaved(path, text.as_bytes()) {
+            Some(kept) => format!(
+                "cannot write {}: {e}; the new save is kept in {} (move it over the old save to go on)",
+                path.display(),
+                kept.display()
+            ),
+            None => format!("cannot write {}: {e}; nowhere else took the new save either", path.display()),
+        }
+    })
 }
 
 fn run_new(project: &Project, args: &NewArgs) -> i32 {
@@ -236,6 +248,15 @@ fn run_play(project: &Project, args: &PlayArgs) -> i32 {
             return 2;
         }
     };
+    // Before playing: the save (and the transcript, if asked for) must be writable, or
+    // the round would be played for nothing.
+    let outputs = std::iter::once(&args.save).chain(args.transcript.as_ref());
+    for path in outputs {
+        if let Err(e) = out::check_writable(path) {
+            eprintln!("error: cannot write {}: {e}; nothing was played and the save was not changed", path.display());
+            return 1;
+        }
+    }
     let kinds: Vec<String> = agents.iter().map(|a| a.kind()).collect();
     let round = !args.game;
     println!(
@@ -264,7 +285,12 @@ fn run_play(project: &Project, args: &PlayArgs) -> i32 {
     }
     if let Some(path) = &args.transcript {
         if let Err(e) = out::write_atomic(path, sitting.transcript.as_bytes()) {
-            eprintln!("error: cannot write {}: {e}", path.display());
+            match out::keep_unsaved(path, sitting.transcript.as_bytes()) {
+                Some(k) => {
+                    eprintln!("error: cannot write {}: {e}; the transcript is kept in {}", path.display(), k.display())
+                }
+                None => eprintln!("error: cannot write {}: {e}", path.display()),
+            }
         }
     }
     let Some(new_save) = &sitting.save else {

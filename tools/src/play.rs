@@ -25,8 +25,8 @@ pub struct PlayArgs {
     /// The game's seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Number of players.
-    #[arg(long)]
+    /// Number of players. (1 to 64)
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     pub players: Option<usize>,
     /// Agent per seat, comma-separated: human, random, first, greedy (default: human, then random).
     #[arg(long, value_delimiter = ',')]
@@ -45,7 +45,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub watch: bool,
     /// Quiet time, in milliseconds, that ends a batch of changes (with `--watch`).
-    #[arg(long, default_value_t = crate::live::DEFAULT_DEBOUNCE_MS)]
+    #[arg(long, default_value_t = crate::live::DEFAULT_DEBOUNCE_MS, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=60_000))]
     pub debounce: u64,
     /// Poll the files instead of relying on change events (with `--watch`).
     #[arg(long)]
@@ -176,6 +176,13 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
             return 2;
         }
     };
+    // Before playing: the files asked for must be writable, or the game is lost.
+    for path in args.transcript.iter().chain(&args.record) {
+        if let Err(e) = out::check_writable(path) {
+            eprintln!("error: cannot write {}: {e}; nothing was played", path.display());
+            return 1;
+        }
+    }
     let agents: Vec<Box<dyn Agent>> = kinds
         .iter()
         .enumerate()

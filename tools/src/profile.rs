@@ -15,11 +15,11 @@ use crate::session;
 pub struct ProfileArgs {
     #[command(flatten)]
     pub table: session::BotTableArgs,
-    /// Number of games.
-    #[arg(long, default_value_t = 50)]
+    /// Number of games (1 to 10^6).
+    #[arg(long, default_value_t = 50, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=1_000_000))]
     pub games: u64,
-    /// Rows to show in each table.
-    #[arg(long, default_value_t = 20)]
+    /// Rows to show in each table (at least 1).
+    #[arg(long, default_value_t = 20, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
     pub top: usize,
     /// Print one JSON object instead of the tables.
     #[arg(long)]

@@ -1,21 +1,29 @@
 //! `crown serve`: a local preview page of every card as printed, with the current
 //! diagnostics, updated in place on every reload.
 //!
-//! The server is a few dozen lines on `std::net` (one thread per connection, bound to
-//! 127.0.0.1 only): the page, a fragment of it, one SVG per face, and a server-sent event
-//! stream announcing each new generation. The page's script fetches the fragment again
-//! when an event arrives; it never reloads itself.
+//! The server is axum on a single-threaded tokio runtime in a thread of its own, bound
+//! to 127.0.0.1 only: the page, a fragment of it, one SVG per face, and a server-sent
+//! event stream announcing each new generation. The page's script fetches the fragment
+//! again when an event arrives; it never reloads itself. Requests whose `Host` is not
+//! `127.0.0.1:PORT` or `localhost:PORT` are refused (DNS rebinding), as are methods
+//! other than GET and requests with a body; the routing ([`route`]) is a plain function
+//! that never panics, fuzzed in `fuzz/fuzz_targets/serve_route.rs`.
 //!
 //! Faces are rendered with the print templates ([`crate::print::Printer`]) and kept by
 //! their print cache key, so a reload renders only the faces whose key changed.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
+use std::net::TcpListener;
 use std::path::PathBuf;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
 use clap::Args;
 use crown_engine::content::{Pack, Project};
 use crown_engine::diag::{self, Diagnostic, SourceMap};
@@ -36,7 +44,7 @@ pub struct ServeArgs {
     #[arg(long)]
     pub poll: bool,
     /// Quiet time, in milliseconds, that ends a batch of changes.
-    #[arg(long, default_value_t = DEFAULT_DEBOUNCE_MS)]
+    #[arg(long, default_value_t = DEFAULT_DEBOUNCE_MS, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=60_000))]
     pub debounce: u64,
 }
 
@@ -59,12 +67,11 @@ pub struct Snapshot {
     faces: BTreeMap<String, Face>,
 }
 
-/// The snapshot shared by the connection threads, with a condition variable woken on
-/// every new generation.
+/// The snapshot shared with the server thread; each new generation is also announced on
+/// a watch channel, which the event streams wait on.
 #[derive(Debug, Default)]
 pub struct Shared {
     pub snapshot: Mutex<Snapshot>,
-    pub changed: Condvar,
 }
 
 /// Render the faces of a pack's definitions again where their print key changed; return
@@ -252,98 +259,165 @@ events.onerror = () => { document.getElementById("live").textContent = "disconne
 </script></body></html>
 "#;
 
-fn respond(stream: &mut TcpStream, status: &str, ctype: &str, body: &[u8]) -> std::io::Result<()> {
-    write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-        body.len()
-    )?;
-    stream.write_all(body)?;
-    stream.flush()
+/// The most a request may carry in its address and headers (16 KiB), answered 431
+/// beyond. hyper refuses a head past its own read buffer (about 400 KiB) before any of
+/// this code runs, so no request holds more than that in memory; no body is ever read.
+pub const MAX_REQUEST_HEAD: usize = 16 * 1024;
+
+/// Whether a `Host` header names this server: `127.0.0.1:PORT` or `localhost:PORT`.
+/// Anything else is a page elsewhere reaching the server through a name that resolves
+/// to 127.0.0.1 (DNS rebinding), and is refused.
+pub fn host_allowed(host: Option<&[u8]>, port: u16) -> bool {
+    let Some(host) = host.and_then(|h| std::str::from_utf8(h).ok()) else { return false };
+    let host = host.trim();
+    let Some((name, p)) = host.rsplit_once(':') else { return false };
+    p == port.to_string() && (name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost"))
 }
 
-fn handle(mut stream: TcpStream, shared: Arc<Shared>) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut request = String::new();
-    reader.read_line(&mut request)?;
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h)? == 0 || h == "\r\n" || h == "\n" {
-            break;
-        }
+/// What a request gets back, before it is turned into an HTTP response: the routing
+/// and the checks, kept apart from the server so they can be tested (and fuzzed) alone.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Reply {
+    Page,
+    Fragment,
+    Events,
+    Face(String),
+    Refused(u16, &'static str),
+}
+
+/// Route one request: its method, its path (still percent-encoded) and its `Host`.
+/// Never panics, whatever the bytes.
+pub fn route(method: &str, path: &str, host: Option<&[u8]>, port: u16) -> Reply {
+    if !host_allowed(host, port) {
+        return Reply::Refused(421, "this server answers only to 127.0.0.1 and localhost\n");
     }
-    let mut parts = request.split_whitespace();
-    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
-    if method != "GET" {
-        return respond(&mut stream, "405 Method Not Allowed", "text/plain", b"GET only\n");
+    if method != "GET" && method != "HEAD" {
+        return Reply::Refused(405, "GET only\n");
     }
-    let path = target.split('?').next().unwrap_or("/");
     match path {
-        "/" => {
-            let frag = shared.snapshot.lock().map(|s| s.fragment.clone()).unwrap_or_default();
-            let page = format!("{PAGE_HEAD}{frag}{PAGE_TAIL}");
-            respond(&mut stream, "200 OK", "text/html; charset=utf-8", page.as_bytes())
-        }
-        "/fragment" => {
-            let frag = shared.snapshot.lock().map(|s| s.fragment.clone()).unwrap_or_default();
-            respond(&mut stream, "200 OK", "text/html; charset=utf-8", frag.as_bytes())
-        }
-        "/events" => events(stream, &shared),
-        p if p.starts_with("/face/") && p.ends_with(".svg") => {
-            let name = percent_decode(&p["/face/".len()..p.len() - ".svg".len()]);
-            let svg = shared.snapshot.lock().ok().and_then(|s| s.faces.get(&name).map(|f| f.svg.clone()));
-            match svg {
-                Some(svg) => respond(&mut stream, "200 OK", "image/svg+xml", svg.as_bytes()),
-                None => respond(&mut stream, "404 Not Found", "text/plain", b"no such face\n"),
-            }
-        }
-        _ => respond(&mut stream, "404 Not Found", "text/plain", b"not found\n"),
+        "/" => Reply::Page,
+        "/fragment" => Reply::Fragment,
+        "/events" => Reply::Events,
+        p => match p.strip_prefix("/face/").and_then(|p| p.strip_suffix(".svg")) {
+            Some(name) => match percent_decode(name) {
+                Some(name) => Reply::Face(name),
+                None => Reply::Refused(400, "malformed face name\n"),
+            },
+            None => Reply::Refused(404, "not found\n"),
+        },
     }
 }
 
-fn percent_decode(s: &str) -> String {
+/// Decode `%XX` escapes; `None` for a malformed escape or bytes that are not UTF-8.
+pub fn percent_decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(v);
-                i += 3;
-                continue;
+        if b[i] == b'%' {
+            let hex = b.get(i + 1..i + 3).filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
+            // Two ASCII hex digits: both conversions succeed.
+            out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[derive(Clone)]
+struct AppState {
+    shared: Arc<Shared>,
+    generations: tokio::sync::watch::Receiver<u64>,
+    port: u16,
+}
+
+fn plain(status: u16, body: &'static str) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+    (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], body)
+        .into_response()
+}
+
+fn ok(ctype: &'static str, body: String) -> Response {
+    (StatusCode::OK, [(header::CONTENT_TYPE, ctype), (header::CACHE_CONTROL, "no-store")], body).into_response()
+}
+
+async fn answer(State(st): State<AppState>, req: Request) -> Response {
+    let has_body = req.headers().get(header::CONTENT_LENGTH).is_some_and(|v| v.as_bytes() != b"0")
+        || req.headers().contains_key(header::TRANSFER_ENCODING);
+    let host = req.headers().get(header::HOST).map(|h| h.as_bytes());
+    let reply = route(req.method().as_str(), req.uri().path(), host, st.port);
+    let head: usize =
+        req.uri().to_string().len() + req.headers().iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum::<usize>();
+    if head > MAX_REQUEST_HEAD && !matches!(reply, Reply::Refused(421, _)) {
+        return plain(431, "request head too large\n");
+    }
+    if has_body && !matches!(reply, Reply::Refused(..)) {
+        // Only GET is served, and a GET has no body: never read one.
+        return plain(413, "requests carry no body here\n");
+    }
+    match reply {
+        Reply::Refused(code, why) => plain(code, why),
+        Reply::Page => {
+            let frag = st.shared.snapshot.lock().map(|s| s.fragment.clone()).unwrap_or_default();
+            ok("text/html; charset=utf-8", format!("{PAGE_HEAD}{frag}{PAGE_TAIL}"))
+        }
+        Reply::Fragment => {
+            let frag = st.shared.snapshot.lock().map(|s| s.fragment.clone()).unwrap_or_default();
+            ok("text/html; charset=utf-8", frag)
+        }
+        Reply::Face(name) => {
+            let svg = st.shared.snapshot.lock().ok().and_then(|s| s.faces.get(&name).map(|f| f.svg.clone()));
+            match svg {
+                Some(svg) => ok("image/svg+xml", svg.to_string()),
+                None => plain(404, "no such face\n"),
             }
         }
-        out.push(b[i]);
-        i += 1;
+        Reply::Events => events(st.generations).into_response(),
     }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The server-sent event stream: the current generation at once, then each new one; a
 /// comment every 15 seconds finds closed connections.
-fn events(mut stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
-    stream.write_all(
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: keep-alive\r\n\r\nretry: 500\n\n",
-    )?;
-    let mut sent = 0u64;
-    loop {
-        let generation = {
-            let guard = shared.snapshot.lock().map_err(|_| std::io::Error::other("poisoned"))?;
-            let (guard, _) = shared
-                .changed
-                .wait_timeout_while(guard, Duration::from_secs(15), |s| s.generation == sent)
-                .map_err(|_| std::io::Error::other("poisoned"))?;
-            guard.generation
-        };
-        if generation != sent {
-            sent = generation;
-            write!(stream, "event: reload\ndata: {generation}\n\n")?;
-        } else {
-            stream.write_all(b": ping\n\n")?;
+fn events(
+    rx: tokio::sync::watch::Receiver<u64>,
+) -> Sse<impl futures_util::stream::Stream<Item = Result<Event, std::convert::Infallible>>> {
+    let stream = futures_util::stream::unfold((rx, true), |(mut rx, first)| async move {
+        if !first && rx.changed().await.is_err() {
+            return None;
         }
-        stream.flush()?;
-    }
+        let generation = *rx.borrow_and_update();
+        let mut event = Event::default().event("reload").data(generation.to_string());
+        if first {
+            event = event.retry(Duration::from_millis(500));
+        }
+        Some((Ok(event), (rx, false)))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)).text("ping"))
+}
+
+/// Answer HTTP on `listener` from a thread of its own (a single-threaded tokio runtime:
+/// the page, its fragment, faces and the event stream are all small and quick).
+fn start_http(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    generations: tokio::sync::watch::Receiver<u64>,
+) -> std::io::Result<()> {
+    let port = listener.local_addr()?.port();
+    listener.set_nonblocking(true)?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build()?;
+    std::thread::Builder::new().name("crown-serve-http".into()).spawn(move || {
+        runtime.block_on(async move {
+            let Ok(listener) = tokio::net::TcpListener::from_std(listener) else { return };
+            let app = Router::new().fallback(answer).with_state(AppState { shared, generations, port });
+            if let Err(e) = axum::serve(listener, app).await {
+                eprintln!("error: the preview server stopped: {e}");
+            }
+        });
+    })?;
+    Ok(())
 }
 
 /// Serve on `listener` until the process ends; `reloader` is reloaded by a watcher on
@@ -353,16 +427,9 @@ pub fn serve(listener: TcpListener, mut reloader: Reloader, mut watcher: FsWatch
     if let Ok(mut s) = shared.snapshot.lock() {
         rebuild(&reloader, &mut s);
     }
-    let accept_shared = shared.clone();
-    let accepted = std::thread::Builder::new().name("crown-serve-accept".into()).spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let sh = accept_shared.clone();
-            let _ = std::thread::Builder::new().name("crown-serve-conn".into()).spawn(move || {
-                let _ = handle(stream, sh);
-            });
-        }
-    });
-    if let Err(e) = accepted {
+    let first = shared.snapshot.lock().map(|s| s.generation).unwrap_or(0);
+    let (generations, rx) = tokio::sync::watch::channel(first);
+    if let Err(e) = start_http(listener, shared.clone(), rx) {
         eprintln!("error: cannot start the server thread: {e}");
         return 1;
     }
@@ -382,7 +449,9 @@ pub fn serve(listener: TcpListener, mut reloader: Reloader, mut watcher: FsWatch
             Ok(mut s) => rebuild(&reloader, &mut s),
             Err(_) => 0,
         };
-        shared.changed.notify_all();
+        if let Ok(s) = shared.snapshot.lock() {
+            generations.send_replace(s.generation);
+        }
         for rep in reports {
             if !rep.ok() {
                 reloader.print_diagnostics(&rep.pack);
@@ -438,4 +507,25 @@ pub fn run(project: &Project, args: &ServeArgs) -> i32 {
     );
     let _ = std::io::stdout().flush();
     serve(listener, reloader, watcher)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_and_refusals() {
+        let me = Some(&b"127.0.0.1:7878"[..]);
+        assert_eq!(route("GET", "/", me, 7878), Reply::Page);
+        assert_eq!(route("GET", "/", Some(b"LocalHost:7878"), 7878), Reply::Page);
+        assert_eq!(route("GET", "/face/tiny/a%20b.svg", me, 7878), Reply::Face("tiny/a b".into()));
+        for bad in ["/face/%.svg", "/face/%e.svg", "/face/%+1.svg", "/face/%ff.svg", "/face/%\u{e9}.svg"] {
+            assert_eq!(route("GET", bad, me, 7878), Reply::Refused(400, "malformed face name\n"), "{bad}");
+        }
+        for host in [&b"evil.test:7878"[..], b"127.0.0.1", b"127.0.0.1:7879", b"localhost:7878.evil", b"\xff:7878"] {
+            assert!(matches!(route("GET", "/", Some(host), 7878), Reply::Refused(421, _)));
+        }
+        assert!(matches!(route("GET", "/", None, 7878), Reply::Refused(421, _)));
+        assert!(matches!(route("DELETE", "/", me, 7878), Reply::Refused(405, _)));
+    }
 }

@@ -81,8 +81,8 @@ pub fn agent_kinds(
 pub struct BotTableArgs {
     /// The pack, by id or path.
     pub pack: String,
-    /// Players per game (default: the scenario's seats or the pack's minimum).
-    #[arg(long)]
+    /// Players per game (default: the scenario's seats or the pack's minimum). (1 to 64)
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     pub players: Option<usize>,
     /// Scenario id (default: the pack's default scenario).
     #[arg(long)]

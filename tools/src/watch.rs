@@ -25,7 +25,7 @@ pub struct WatchArgs {
     #[arg(long)]
     pub poll: bool,
     /// Quiet time, in milliseconds, that ends a batch of changes.
-    #[arg(long, default_value_t = DEFAULT_DEBOUNCE_MS)]
+    #[arg(long, default_value_t = DEFAULT_DEBOUNCE_MS, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=60_000))]
     pub debounce: u64,
     /// End every load and reload line with `[digest HEX]`, the digest of the pack as loaded
     /// (the last good load on an error line); `crown check --digest` prints the same figure

@@ -805,6 +805,13 @@ impl PackLoad<'_> {
                     }
                 }
             } else if !ft.is_file() {
+                if !ft.is_dir() && path.extension().is_some_and(|x| x == "toml") {
+                    let d = crate::fsread::read_checked(&path, crate::fsread::Kind::Definition).err();
+                    let why = d.map_or_else(|| "not a regular file".into(), |e| e.reason());
+                    self.diags.push(
+                        Diagnostic::error("unreadable", format!("cannot read file: {why}")).in_file(self.shown(&path)),
+                    );
+                }
                 continue;
             }
             let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
@@ -1332,7 +1339,7 @@ fn merge_rules(lib: &rhai::AST, ast: &rhai::AST, name: &str) -> Arc<rhai::AST> {
 fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) -> ScriptOut {
     let path = l.project.scripts_dir(&s.pack).join(&s.rel);
     let shown = l.shown(&path);
-    let bytes = match std::fs::read(&path) {
+    let bytes = match crate::fsread::read_checked(&path, crate::fsread::Kind::Script).map_err(std::io::Error::from) {
         Ok(b) => b,
         Err(e) => {
             let mut d = Diagnostic::error(
@@ -1718,7 +1725,7 @@ fn board_space_ids(b: &BoardFile) -> BTreeSet<String> {
 
 /// Read, decode and parse one file into what it defines, with diagnostics.
 fn parse_file(path: &Path, shown: &Path, kind: FileKind, pack: &str) -> FileOut {
-    match std::fs::read(path) {
+    match crate::fsread::read_checked(path, crate::fsread::Kind::Definition).map_err(std::io::Error::from) {
         Ok(bytes) => parse_bytes(&bytes, hash_bytes(&bytes), shown, kind, pack),
         Err(e) => unreadable(&e, shown),
     }
@@ -1739,7 +1746,7 @@ fn parse_file_cached(
     kind: FileKind,
     pack: &str,
 ) -> (FileOut, Option<CachedFile>) {
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::fsread::read_checked(path, crate::fsread::Kind::Definition).map_err(std::io::Error::from) {
         Ok(b) => b,
         Err(e) => return (unreadable(&e, &shown), None),
     };

@@ -84,7 +84,7 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, Strin
 
 /// The accepted state on disk, if there is one that reads.
 pub fn read(file: &Path) -> Option<State> {
-    serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()
+    serde_json::from_str(&crown_engine::fsread::read_text_checked(file, crown_engine::fsread::Kind::Index).ok()?).ok()
 }
 
 /// Write the state if it differs from what is on disk; whether it wrote.

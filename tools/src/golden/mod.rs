@@ -4,6 +4,7 @@
 //! A golden game is `tests/golden/<pack>/<name>.game.toml` (pack, scenario, seed, seats,
 //! recorded choices) beside `<name>.transcript`, the transcript it must produce.
 
+use crown_engine::fsread;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,8 +26,8 @@ pub struct RecordArgs {
     /// The game's seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Number of players.
-    #[arg(long)]
+    /// Number of players. (1 to 64)
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     pub players: Option<usize>,
     /// Scenario id.
     #[arg(long)]
@@ -63,8 +64,8 @@ pub struct TestArgs {
     /// List the golden games whose transcripts involve this definition id, and stop.
     #[arg(long)]
     pub explain: Option<String>,
-    /// Lines of context around the first difference.
-    #[arg(long, default_value_t = 4)]
+    /// Lines of context around the first difference (0 to 10,000).
+    #[arg(long, default_value_t = 4, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=10_000))]
     pub context: usize,
 }
 
@@ -124,9 +125,10 @@ pub fn check_games(
     let mut sources = Vec::new();
     for case in discover(project, &[pack.id().to_string()]) {
         let shown = case.game_file.strip_prefix(&project.root).unwrap_or(&case.game_file).to_path_buf();
-        let text = match std::fs::read_to_string(&case.game_file) {
+        let text = match fsread::read_text_checked(&case.game_file, fsread::Kind::GameFile) {
             Ok(t) => t,
             Err(e) => {
+                let e = e.reason();
                 diags.push(Diagnostic::error("game-file", format!("cannot read this golden game: {e}")).in_file(shown));
                 continue;
             }
@@ -247,11 +249,11 @@ pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
         ),
         None => format!("fix {} (or remove it with its transcript)", case.game_file.display()),
     };
-    let text = match std::fs::read_to_string(&case.game_file) {
+    let text = match fsread::read_text_checked(&case.game_file, fsread::Kind::GameFile) {
         Ok(t) => t,
         Err(e) => {
             return Verdict::Broken {
-                report: format!("{}: cannot read: {e}", case.game_file.display()),
+                report: format!("{}: cannot read: {}", case.game_file.display(), e.reason()),
                 fix: rerecord(None),
             }
         }
@@ -296,7 +298,7 @@ pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
             fix: format!("fix the error, then run `crown test {}`", case.name),
         };
     }
-    let old = std::fs::read_to_string(&case.transcript_file).unwrap_or_default();
+    let old = fsread::read_text_checked(&case.transcript_file, fsread::Kind::Transcript).unwrap_or_default();
     let new = replayed.transcript.clone();
     let accepted = file.accepted(&replayed);
     let new_file = (accepted != file).then(|| accepted.to_toml());
@@ -462,6 +464,12 @@ pub fn run_record(project: &Project, args: &RecordArgs) -> i32 {
         eprintln!("error: {} exists; pass --force to replace it", args.out.display());
         return 1;
     }
+    for path in [args.out.clone(), transcript_path(&args.out)] {
+        if let Err(e) = out::check_writable(&path) {
+            eprintln!("error: cannot write {}: {e}; nothing was recorded", path.display());
+            return 1;
+        }
+    }
     let scenario = args.scenario.as_deref();
     let players = session::player_count(&pack, scenario, args.players);
     let kinds = match session::agent_kinds(&pack, scenario, players, &args.agents, "random") {
@@ -550,7 +558,14 @@ fn cases_for(project: &Project, targets: &[String]) -> Result<Vec<Case>, String>
     for t in targets {
         if t.ends_with(".toml") {
             let f = PathBuf::from(t);
-            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            let text = match fsread::read_text_checked(&f, fsread::Kind::GameFile) {
+                Ok(t) => t,
+                // Missing or not UTF-8: replaying reports it. Not a file, or too large: say so now.
+                Err(e @ (fsread::ReadError::NotAFile(..) | fsread::ReadError::TooLarge { .. })) => {
+                    return Err(e.to_string())
+                }
+                Err(_) => String::new(),
+            };
             // A file that does not parse is taken to belong to its folder's pack (golden
             // games sit in tests/golden/<pack>/); replaying it then reports the parse error.
             let folder = || f.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().to_string());
@@ -608,7 +623,7 @@ fn accept(case: &Case, change: &Change) -> Result<Vec<PathBuf>, String> {
             .map_err(|e| format!("cannot write {}: {e}", case.game_file.display()))?;
         wrote.push(case.game_file.clone());
     }
-    let old = std::fs::read_to_string(&case.transcript_file).unwrap_or_default();
+    let old = fsread::read_text_checked(&case.transcript_file, fsread::Kind::Transcript).unwrap_or_default();
     if old != change.new {
         out::write_atomic(&case.transcript_file, change.new.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", case.transcript_file.display()))?;
@@ -809,7 +824,7 @@ pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
 fn explain(project: &Project, cases: &[Case], id: &str) -> i32 {
     let mut hits = 0;
     for c in cases {
-        let t = std::fs::read_to_string(&c.transcript_file).unwrap_or_default();
+        let t = fsread::read_text_checked(&c.transcript_file, fsread::Kind::Transcript).unwrap_or_default();
         let n = t.lines().filter(|l| definitions_in(l).iter().any(|d| d == id)).count();
         if n > 0 {
             hits += 1;

@@ -23,7 +23,7 @@ pub struct Cache {
 impl Cache {
     /// The cache of an output folder (empty when missing, unreadable or of another version).
     pub fn load(out: &Path) -> Cache {
-        let mut cache = std::fs::read_to_string(out.join(FILE))
+        let mut cache = crown_engine::fsread::read_text_checked(&out.join(FILE), crown_engine::fsread::Kind::Index)
             .ok()
             .and_then(|t| serde_json::from_str::<Cache>(&t).ok())
             .filter(|c| c.version == VERSION)

@@ -32,6 +32,7 @@ pub mod sheet;
 pub mod templates;
 pub mod util;
 
+use crown_engine::fsread;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -98,8 +99,8 @@ pub struct PrintArgs {
     /// Print a back for every card (two-sided pieces always get theirs).
     #[arg(long)]
     pub backs: bool,
-    /// Resolution of the PNGs.
-    #[arg(long, default_value_t = 300)]
+    /// Resolution of the PNGs (36 to 1200; memory grows with its square).
+    #[arg(long, default_value_t = 300, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(36..=1200))]
     pub dpi: u32,
     /// Print only these definitions (ids, comma-separated).
     #[arg(long, value_delimiter = ',')]
@@ -608,7 +609,7 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
         return o;
     }
     let svg = if svg_fresh {
-        match std::fs::read_to_string(out_dir.join(&svg_rel)) {
+        match fsread::read_text_checked(&out_dir.join(&svg_rel), fsread::Kind::Template) {
             Ok(s) => s,
             Err(_) => printer.render(j.def, j.side).svg,
         }

@@ -6,6 +6,7 @@
 //! escaped on output (XML/HTML escaping for `.svg` and `.html`, Markdown escaping for
 //! `.md`); definition text is never parsed as a template.
 
+use crown_engine::fsread;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -101,12 +102,17 @@ impl Templates {
                     );
                     continue;
                 }
-                match std::fs::read_to_string(pack.project.join(&shown)) {
+                let full = pack.project.join(&shown);
+                match fsread::read_checked_in(&pack.project, &full, fsread::Kind::Template)
+                    .and_then(|b| fsread::into_text(&full, b))
+                {
                     Ok(text) => {
                         sources.insert(name, (text, Origin::Pack(shown)));
                     }
-                    Err(e) => diags
-                        .push(Diagnostic::error("unreadable", format!("cannot read template: {e}")).in_file(&shown)),
+                    Err(e) => diags.push(
+                        Diagnostic::error("unreadable", format!("cannot read template: {}", e.reason()))
+                            .in_file(&shown),
+                    ),
                 }
             }
         }
@@ -199,7 +205,7 @@ pub fn with_template_sources(
         if d.code != "template-error" || d.span.is_none() || map.get(f).is_some() {
             continue;
         }
-        if let Ok(text) = std::fs::read_to_string(project.join(f)) {
+        if let Ok(text) = fsread::read_text_checked(&project.join(f), fsread::Kind::Template) {
             map.insert(crown_engine::SourceFile::new(f.clone(), text));
         }
     }

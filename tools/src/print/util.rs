@@ -1,5 +1,6 @@
 //! Small helpers shared by the print modules: data URIs, pack files, hashing, numbers.
 
+use crown_engine::fsread;
 use std::path::{Component, Path, PathBuf};
 
 use crown_engine::content::Pack;
@@ -56,10 +57,10 @@ pub fn pack_file_in(pack: &Pack, pack_id: &str, rel: &str) -> Result<(PathBuf, V
     }
     let shown = Path::new("content").join(pack_id).join(relp);
     let full = pack.project.join(&shown);
-    match std::fs::read(&full) {
+    match fsread::read_checked_in(&pack.project, &full, fsread::Kind::Art) {
         Ok(b) => Ok((shown, b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!("`{}` does not exist", shown.display())),
-        Err(e) => Err(format!("cannot read `{}`: {e}", shown.display())),
+        Err(e) if e.is_not_found() => Err(format!("`{}` does not exist", shown.display())),
+        Err(e) => Err(format!("cannot read `{}`: {}", shown.display(), e.reason())),
     }
 }
 

@@ -42,8 +42,8 @@ pub struct SimArgs {
     pub command: Option<SimCommand>,
     /// The pack, by id or path.
     pub pack: Option<String>,
-    /// Players per game (default: the scenario's seats or the pack's minimum).
-    #[arg(long)]
+    /// Players per game (default: the scenario's seats or the pack's minimum; 1 to 64).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     pub players: Option<usize>,
     /// Scenario id (default: the pack's default scenario).
     #[arg(long)]
@@ -56,11 +56,12 @@ pub struct SimArgs {
     /// greedy); the last repeats.
     #[arg(long, value_delimiter = ',')]
     pub agents: Vec<String>,
-    /// Number of games.
+    /// Number of games (at least 1; games stream into integer sums, so no upper bound
+    /// but time).
     #[arg(long, default_value_t = 1000)]
     pub games: u64,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads (default: all cores; 1 to 256).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     pub threads: Option<usize>,
     /// Print one JSON object (every figure) instead of the table.
     #[arg(long)]
@@ -69,8 +70,9 @@ pub struct SimArgs {
     /// JSON depends on nothing but the options and the content.
     #[arg(long)]
     pub timing: bool,
-    /// Stop after this many failed games (the summary still covers the games played).
-    #[arg(long, default_value_t = 10)]
+    /// Stop after this many failed games, at least 1 (the summary still covers the games
+    /// played).
+    #[arg(long, default_value_t = 10, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=1_000_000_000))]
     pub max_failures: u64,
     /// Who sits where: `fixed` (the --agents order), `rotate` (game i moves everyone i
     /// seats on, so each bot sits in each seat equally) or `random` (seeded per game).

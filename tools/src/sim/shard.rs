@@ -57,7 +57,8 @@ pub fn write(path: &Path, file: &StatsFile) -> Result<(), String> {
 }
 
 pub fn read(path: &Path) -> Result<StatsFile, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = crown_engine::fsread::read_text_checked(path, crown_engine::fsread::Kind::Shard)
+        .map_err(|e| format!("{}: {}", path.display(), e.reason()))?;
     let f: StatsFile = serde_json::from_str(&text)
         .map_err(|e| format!("{}: not a `crown sim --out` statistics file ({e})", path.display()))?;
     if f.format != FORMAT {
