@@ -1339,9 +1339,9 @@ fn merge_rules(lib: &rhai::AST, ast: &rhai::AST, name: &str) -> Arc<rhai::AST> {
 fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) -> ScriptOut {
     let path = l.project.scripts_dir(&s.pack).join(&s.rel);
     let shown = l.shown(&path);
-    let bytes = match crate::fsread::read_checked(&path, crate::fsread::Kind::Script).map_err(std::io::Error::from) {
+    let bytes = match crate::fsread::read_checked(&path, crate::fsread::Kind::Script) {
         Ok(b) => b,
-        Err(e) => {
+        Err(crate::fsread::ReadError::Io(_, e)) if e.kind() == std::io::ErrorKind::NotFound => {
             let mut d = Diagnostic::error(
                 "missing-script",
                 format!("script `{}` cannot be read: {}", shown.display(), io_reason(&e)),
@@ -1357,6 +1357,15 @@ fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) 
             }
             let hint = format!("create {} or fix the path (it is relative to scripts/{}/)", shown.display(), s.pack);
             return ScriptOut::failed(vec![d.hint(hint)], None);
+        }
+        Err(e) => {
+            // There, but refused: too large, not a file, or unreadable.
+            let d = Diagnostic::error("unreadable", format!("script `{}` is refused: {}", shown.display(), e.reason()));
+            let d = match l.sources.get(&s.file) {
+                Some(f) if s.span != (0..0) => d.at(f, s.span.clone()),
+                _ => d.in_file(shown.clone()),
+            };
+            return ScriptOut::failed(vec![d], None);
         }
     };
     if let Ok(canon) = path.canonicalize() {
