@@ -125,7 +125,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(6))]
+    #![proptest_config(config(4))]
 
     /// A game recorded to a file (and read back) replays to the same transcript.
     #[test]
