@@ -7,6 +7,14 @@ use crate::out;
 
 pub fn run(project: &Project, args: &SchemaArgs) -> i32 {
     let dir = args.out.clone().unwrap_or_else(|| project.root.join("docs").join("schema"));
+    // Every file can be written, or none is: a bad path does not leave half the set new.
+    for (name, _) in schema::all() {
+        let path = dir.join(name);
+        if let Err(e) = out::check_writable(&path) {
+            eprintln!("error: cannot write {}: {e}; nothing was written", path.display());
+            return 1;
+        }
+    }
     for (name, s) in schema::all() {
         let path = dir.join(name);
         if let Err(e) = out::write_atomic(&path, schema::to_json(&s).as_bytes()) {

@@ -1003,6 +1003,11 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
         Err(code) => return code,
     };
     let out_dir = args.out.clone().unwrap_or_else(|| project.root.join("build").join("print").join(pack.id()));
+    // The folder takes files, before anything is rendered.
+    if let Err(e) = out::check_writable(&out_dir.join(".crown-print")) {
+        eprintln!("error: cannot write into {}: {e}", out_dir.display());
+        return 1;
+    }
     let mut formats = args.format.clone();
     formats.sort();
     formats.dedup();
@@ -1112,6 +1117,10 @@ pub fn run_reference(project: &Project, args: &ReferenceArgs) -> i32 {
         PaperArg::A4 => Paper::A4,
         PaperArg::Letter => Paper::Letter,
     };
+    if let Err(e) = out::check_writable(&out_path) {
+        eprintln!("error: cannot write {}: {e}", out_path.display());
+        return 1;
+    }
     match render_reference(&pack, format, paper) {
         Ok((bytes, diags)) => {
             out::print_diagnostics(&diags, &pack.sources);
