@@ -70,25 +70,11 @@ fn run_load(project: &Project, id: &str, opts: LoadOptions, cache: Option<&mut C
     Loaded { pack: if errors { None } else { pack }, diagnostics: diags, sources: l.sources }
 }
 
-/// Diagnostics that an error in a TOML file may cause elsewhere: a definition the broken
-/// file held is missing, so references to it dangle and its script looks unused.
-const FOLLOW_ONS: &[&str] = &[
-    "dangling-reference",
-    "unused-script",
-    "unknown-id",
-    "unknown-value-key",
-    "unknown-attr",
-    "unknown-keyword",
-    "unknown-deck",
-    "unknown-supply",
-    "unknown-option",
-    "unknown-seat-value",
-    "unknown-space-key",
-    "card-in-no-deck",
-    "counter-never-set",
-    "mark-never-set",
-    "zone-named-once",
-];
+/// Diagnostics that an error in a TOML file may cause elsewhere beyond [`NAME_FOLLOW_ONS`]:
+/// a definition the broken file held is missing, so references to it dangle and its
+/// script looks unused; what scripts write may be missing with it.
+const FILE_FOLLOW_ONS: &[&str] =
+    &["dangling-reference", "unused-script", "counter-never-set", "mark-never-set", "zone-named-once"];
 
 /// Name checks that need every script of the pack (what they write, which decks they
 /// build, which zones they name): not made while a script does not compile.
@@ -126,7 +112,8 @@ fn suppress_follow_ons(diags: &mut Vec<Diagnostic>) {
     if !whole && !diags.iter().any(entry) {
         return;
     }
-    let follow_ons = if whole { FOLLOW_ONS } else { NAME_FOLLOW_ONS };
+    let follow_ons: Vec<&str> =
+        if whole { NAME_FOLLOW_ONS.iter().chain(FILE_FOLLOW_ONS).copied().collect() } else { NAME_FOLLOW_ONS.to_vec() };
     let is_root = |d: &Diagnostic| if whole { lost(d) } else { entry(d) };
     let held: Vec<&'static str> = diags.iter().filter(|d| follow_ons.contains(&d.code)).map(|d| d.code).collect();
     diags.retain(|d| !follow_ons.contains(&d.code));

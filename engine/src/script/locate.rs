@@ -32,12 +32,7 @@ static ENGINE: OnceLock<Engine> = OnceLock::new();
 
 /// The shared engine's configuration plus a debugger that notes each statement.
 pub(super) fn engine() -> &'static Engine {
-    ENGINE.get_or_init(|| {
-        let mut e = super::build_engine();
-        #[allow(deprecated)] // "volatile", not deprecated
-        e.register_debugger(|_, dbg| dbg, step);
-        e
-    })
+    super::engine_with_debugger(&ENGINE, step)
 }
 
 fn step(

@@ -64,6 +64,26 @@ pub fn engine() -> &'static Engine {
     ENGINE.get_or_init(build_engine)
 }
 
+/// A debugger's step callback (see `register_debugger`).
+pub(crate) type Step = fn(
+    rhai::EvalContext,
+    rhai::debugger::DebuggerEvent,
+    rhai::ASTNode,
+    Option<&str>,
+    rhai::Position,
+) -> Result<rhai::debugger::DebuggerCommand, Box<rhai::EvalAltResult>>;
+
+/// The shared engine's configuration plus a debugger calling `step` (the profiler's and
+/// the limit locator's engines), built once into `cell`.
+fn engine_with_debugger(cell: &'static OnceLock<Engine>, step: Step) -> &'static Engine {
+    cell.get_or_init(|| {
+        let mut e = build_engine();
+        #[allow(deprecated)] // "volatile", not deprecated
+        e.register_debugger(|_, dbg| dbg, step);
+        e
+    })
+}
+
 fn build_engine() -> Engine {
     let mut e = Engine::new_raw();
     StandardPackage::new().register_into_engine(&mut e);

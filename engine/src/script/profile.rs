@@ -108,12 +108,7 @@ static ENGINE: OnceLock<Engine> = OnceLock::new();
 
 /// The profiling engine: the shared engine's configuration plus the debugger callback.
 pub(super) fn engine() -> &'static Engine {
-    ENGINE.get_or_init(|| {
-        let mut e = super::build_engine();
-        #[allow(deprecated)] // "volatile", not deprecated
-        e.register_debugger(|_, dbg| dbg, step);
-        e
-    })
+    super::engine_with_debugger(&ENGINE, step)
 }
 
 /// Start profiling the scripts of `pack` on this thread (games must be played on it).
