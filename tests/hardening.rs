@@ -119,6 +119,31 @@ fn serve_refuses_hostile_requests_and_keeps_answering() {
     assert!(s.child.try_wait().unwrap().is_none(), "crown serve exited");
 }
 
+/// Event streams are capped: past 64 open at once a new one is refused with 503, and the
+/// page itself is still served.
+#[test]
+fn serve_caps_open_event_streams() {
+    let s = Server::start();
+    let me = format!("127.0.0.1:{}", s.port);
+    let request = format!("GET /events HTTP/1.1\r\nHost: {me}\r\n\r\n");
+    let open = |_| {
+        let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        c.write_all(request.as_bytes()).unwrap();
+        let mut head = [0u8; 12];
+        c.read_exact(&mut head).unwrap();
+        (c, String::from_utf8_lossy(&head).to_string())
+    };
+    let held: Vec<(TcpStream, String)> = (0..64).map(open).collect();
+    assert!(
+        held.iter().all(|(_, h)| h.starts_with("HTTP/1.1 200")),
+        "{:?}",
+        held.iter().map(|h| &h.1).collect::<Vec<_>>()
+    );
+    assert_eq!(s.get("/events", &me), 503);
+    assert_eq!(s.get("/", &me), 200);
+}
+
 /// A campaign save reached through a symbolic link is written through it: the link stays
 /// a link and the file it points to holds the new save.
 #[test]

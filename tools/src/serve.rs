@@ -332,7 +332,13 @@ struct AppState {
     shared: Arc<Shared>,
     generations: tokio::sync::watch::Receiver<u64>,
     port: u16,
+    /// Event streams open at once (each page holds one); past the cap a new one is refused.
+    streams: Arc<tokio::sync::Semaphore>,
 }
+
+/// The most event streams served at once: far more than the browser tabs a designer
+/// keeps open, few enough that a runaway page cannot hold the server's memory.
+const MAX_EVENT_STREAMS: usize = 64;
 
 fn plain(status: u16, body: &'static str) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
@@ -375,7 +381,10 @@ async fn answer(State(st): State<AppState>, req: Request) -> Response {
                 None => plain(404, "no such face\n"),
             }
         }
-        Reply::Events => events(st.generations).into_response(),
+        Reply::Events => match st.streams.clone().try_acquire_owned() {
+            Ok(permit) => events(st.generations, permit).into_response(),
+            Err(_) => plain(503, "too many open event streams\n"),
+        },
     }
 }
 
@@ -383,8 +392,10 @@ async fn answer(State(st): State<AppState>, req: Request) -> Response {
 /// comment every 15 seconds finds closed connections.
 fn events(
     rx: tokio::sync::watch::Receiver<u64>,
+    permit: tokio::sync::OwnedSemaphorePermit,
 ) -> Sse<impl futures_util::stream::Stream<Item = Result<Event, std::convert::Infallible>>> {
-    let stream = futures_util::stream::unfold((rx, true), |(mut rx, first)| async move {
+    // The permit lives as long as the stream: closing the page frees its place.
+    let stream = futures_util::stream::unfold((rx, true, permit), |(mut rx, first, permit)| async move {
         if !first && rx.changed().await.is_err() {
             return None;
         }
@@ -393,7 +404,7 @@ fn events(
         if first {
             event = event.retry(Duration::from_millis(500));
         }
-        Some((Ok(event), (rx, false)))
+        Some((Ok(event), (rx, false, permit)))
     });
     Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)).text("ping"))
 }
@@ -411,7 +422,8 @@ fn start_http(
     std::thread::Builder::new().name("crown-serve-http".into()).spawn(move || {
         runtime.block_on(async move {
             let Ok(listener) = tokio::net::TcpListener::from_std(listener) else { return };
-            let app = Router::new().fallback(answer).with_state(AppState { shared, generations, port });
+            let streams = Arc::new(tokio::sync::Semaphore::new(MAX_EVENT_STREAMS));
+            let app = Router::new().fallback(answer).with_state(AppState { shared, generations, port, streams });
             if let Err(e) = axum::serve(listener, app).await {
                 eprintln!("error: the preview server stopped: {e}");
             }
