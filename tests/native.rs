@@ -1,4 +1,4 @@
-//! The native baseline (`crown_engine::native`) against the scripted Take the Kingdom: for
+//! The native baseline (the `crown-native` crate) against the scripted Take the Kingdom: for
 //! the same pack, scenario, seed, players and agents both must write the same transcript,
 //! byte for byte. A difference is a bug in one of them (differential testing of the
 //! scripted rules); the first differing line is shown with the lines before it.
@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crown_engine::content::Pack;
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::{agent, Game, GameConfig, Status};
-use crown_engine::native;
+use crown_native as native;
 
 fn pack() -> Arc<Pack> {
     crate::common::load_pack(&crate::common::repo_project(), "take-the-kingdom").expect("pack loads")

@@ -8,7 +8,6 @@ pub mod content;
 pub mod diag;
 pub mod fsread;
 pub mod game;
-pub mod native;
 pub mod script;
 
 pub use diag::{Diagnostic, Severity, SourceFile, SourceMap};

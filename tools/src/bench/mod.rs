@@ -293,7 +293,7 @@ pub struct TtkFigures {
 }
 
 /// Take the Kingdom games/s on one thread, 4 random bots, transcripts off: the scripted
-/// pack and the native baseline (`crown_engine::native`), in alternating batches over the
+/// pack and the native baseline (the `crown-native` crate), in alternating batches over the
 /// same seeds so that both see the same machine load.
 pub fn ttk_figures(project: &Project, games: u64) -> Result<TtkFigures, String> {
     let pack = session::load(project, "take-the-kingdom").map_err(|_| "the pack does not load".to_string())?;
@@ -314,7 +314,7 @@ pub fn ttk_figures(project: &Project, games: u64) -> Result<TtkFigures, String> 
             let seed = crown_engine::game::rng::derive_seed(first, i);
             let mut cfg = crown_engine::game::GameConfig::new(seed, 4);
             cfg.transcript = false;
-            let r = crown_engine::native::run_game(pack.clone(), cfg, session::bots(&kinds, seed));
+            let r = crown_native::run_game(pack.clone(), cfg, session::bots(&kinds, seed));
             if let crown_engine::game::Status::Failed(f) = &r.outcome.status {
                 return Err(format!("native game failed: {f}"));
             }

@@ -1,16 +1,16 @@
 //! Take the Kingdom in plain Rust: a line-by-line port of `scripts/take-the-kingdom/rules.rhai`
 //! and its card and noble scripts, with its own compact state (see the module docs of
-//! [`crate::native`]). Function names follow the script's, so the two can be read side by
+//! [`crate`]). Function names follow the script's, so the two can be read side by
 //! side; each state change writes the transcript line the matching host function writes.
 
 use std::sync::Arc;
 
 use super::NativeResult;
-use crate::content::model::Scalar;
-use crate::content::{DefKind, Pack};
-use crate::game::agent::{Agent, ChoiceRequest};
-use crate::game::rng::{derive_seed, GameRng};
-use crate::game::{GameConfig, Outcome, ScriptFailure, Status};
+use crown_engine::content::model::Scalar;
+use crown_engine::content::{DefKind, Pack};
+use crown_engine::game::agent::{Agent, ChoiceRequest};
+use crown_engine::game::rng::{derive_seed, GameRng};
+use crown_engine::game::{GameConfig, Outcome, ScriptFailure, Status};
 
 type R<T> = Result<T, String>;
 
@@ -527,7 +527,7 @@ struct T {
     greedy_rng: Vec<GameRng>,
     blank: Vec<String>,
     out: Option<String>,
-    seats: Vec<crate::content::model::Seat>,
+    seats: Vec<crown_engine::content::model::Seat>,
     choices: u64,
     turn: u64,
     over: Option<(Vec<usize>, String)>,

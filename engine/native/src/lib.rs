@@ -1,6 +1,7 @@
-//! The native baseline: Take the Kingdom's rules written directly in plain Rust.
+//! The native baseline: Take the Kingdom's rules written directly in plain Rust, in a crate of
+//! its own (`crown-native`): a benchmark and a test oracle, not part of the library a designer links.
 //!
-//! This module is **the performance baseline and the differential oracle** for the
+//! This crate is **the performance baseline and the differential oracle** for the
 //! scripted `take-the-kingdom` pack (`content/take-the-kingdom`, `scripts/take-the-kingdom`).
 //! It is not how Crown plays games (packs are always played by their scripts); it exists to
 //!
@@ -9,7 +10,7 @@
 //! - check the scripted rules: for the same pack, seed, scenario, players and agents, it
 //!   writes a transcript byte-identical to the one the scripted game writes (every event
 //!   line, every choice line, the `# result` line), using the same random stream
-//!   ([`crate::game::rng::GameRng`], the same draws in the same order) and asking the agents
+//!   ([`crown_engine::game::rng::GameRng`], the same draws in the same order) and asking the agents
 //!   the same questions (same prompt, same option labels in the same order). Any
 //!   difference is a bug in one of the two (`tests/native.rs`).
 //!
@@ -22,9 +23,9 @@
 //! four solo difficulties). Agents: `random` and `first` are called as they are; `scripted`
 //! (and any other agent) gets the same prompt and labels; `greedy` is played natively with
 //! the rules' `greedy_score` ported to Rust and the same tie-breaking stream as
-//! [`crate::game::agent::GreedyAgent`] built with the game's seed. Agents other than
+//! [`crown_engine::game::agent::GreedyAgent`] built with the game's seed. Agents other than
 //! `greedy` get an empty `options` slice (only `labels` is filled). A game that fails (an
-//! agent error) ends with [`crate::game::Status::Failed`], but its `error:` transcript line
+//! agent error) ends with [`crown_engine::game::Status::Failed`], but its `error:` transcript line
 //! does not carry the script location the scripted engine adds.
 //!
 //! When `cfg.transcript` is false no text is formatted at all: labels and prompts are only
@@ -36,7 +37,7 @@ use std::sync::Arc;
 
 /// The result of one native game.
 pub struct NativeResult {
-    pub outcome: crate::game::Outcome,
+    pub outcome: crown_engine::game::Outcome,
     /// The transcript text (as `crown_engine::game::record::transcript_text` gives it),
     /// when `cfg.transcript` is true.
     pub transcript: Option<String>,
@@ -45,9 +46,9 @@ pub struct NativeResult {
 /// Play one game of Take the Kingdom natively. `pack` must be the `take-the-kingdom` pack
 /// (or one that keeps its card behaviours); `agents` one per seat.
 pub fn run_game(
-    pack: Arc<crate::content::Pack>,
-    cfg: crate::game::GameConfig,
-    agents: Vec<Box<dyn crate::game::agent::Agent>>,
+    pack: Arc<crown_engine::content::Pack>,
+    cfg: crown_engine::game::GameConfig,
+    agents: Vec<Box<dyn crown_engine::game::agent::Agent>>,
 ) -> NativeResult {
     ttk::run(pack, cfg, agents)
 }
