@@ -1,0 +1,160 @@
+//! Host functions: The board: spaces, adjacency, pieces, supplies.
+
+use super::*;
+
+pub(super) fn register(e: &mut Engine) {
+    e.register_fn("spaces", || with(|g| Ok((0..g.state.spaces.len() as i64).map(Dynamic::from).collect::<Array>())));
+    e.register_fn("space", |id: ImmutableString| {
+        with(|g| Ok(g.state.space_ids.get(id.as_str()).map_or(-1, |&s| i64::from(s))))
+    });
+    e.register_fn("space_id", |s: i64| with(|g| Ok(g.state.spaces[sp(g, s)? as usize].id.clone())));
+    e.register_fn("space_name", |s: i64| with(|g| Ok(g.state.spaces[sp(g, s)? as usize].name.clone())));
+    e.register_fn("adjacent", |s: i64| with(|g| Ok(ints(g.state.spaces[sp(g, s)? as usize].adjacent.clone()))));
+    e.register_fn("neighbors", |s: i64, diagonal: bool| {
+        with(|g| Ok(ints(g.state.grid_neighbors(sp(g, s)?, diagonal))))
+    });
+    e.register_fn("xy", |s: i64| {
+        with(|g| {
+            let (x, y) = g.state.space_xy(sp(g, s)?).ok_or("this space is not on a grid")?;
+            Ok(vec![Dynamic::from(x), Dynamic::from(y)])
+        })
+    });
+    e.register_fn("space_at", |x: i64, y: i64| with(|g| Ok(g.state.space_at(x, y).map_or(-1, i64::from))));
+    e.register_fn("space_attr", |s: i64, k: ImmutableString| {
+        with(|g| Ok(g.state.spaces[sp(g, s)? as usize].attrs.get(k.as_str()).cloned().unwrap_or_default()))
+    });
+    e.register_fn("space_value", |s: i64, k: ImmutableString| {
+        with(|g| Ok(g.state.spaces[sp(g, s)? as usize].values.get(k.as_str()).copied().unwrap_or(0)))
+    });
+    e.register_fn("pieces_at", |s: i64| {
+        with(|g| {
+            let s = sp(g, s)?;
+            Ok(g.state
+                .pieces
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.space == Some(s))
+                .map(|(i, _)| Dynamic::from(i as i64))
+                .collect::<Array>())
+        })
+    });
+    e.register_fn("pieces_of", |owner: i64, kind: ImmutableString| {
+        with(|g| {
+            Ok(g.state
+                .pieces
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.space.is_some() && p.owner == owner && (kind.is_empty() || p.kind == kind.as_str()))
+                .map(|(i, _)| Dynamic::from(i as i64))
+                .collect::<Array>())
+        })
+    });
+    e.register_fn("place", |kind: ImmutableString, s: i64, owner: i64| {
+        with(|g| {
+            let s = sp(g, s)?;
+            let left = g.state.supplies.get_mut(kind.as_str()).ok_or_else(|| format!("no supply `{kind}`"))?;
+            if *left <= 0 {
+                return Ok(-1);
+            }
+            *left -= 1;
+            let id = g.state.pieces.len();
+            g.state.pieces.push(Piece { kind: kind.to_string(), owner, space: Some(s), attrs: Default::default() });
+            g.log(|st| {
+                let who = if owner >= 0 {
+                    format!(" for {}", st.players.get(owner as usize).map_or("?", |x| x.name.as_str()))
+                } else {
+                    String::new()
+                };
+                format!("place {kind}~{id}{who} at {}", st.spaces[s as usize].id)
+            });
+            Ok(id as i64)
+        })
+    });
+    e.register_fn("move_piece", |p: i64, s: i64| {
+        with(|g| {
+            let p = pc(g, p)?;
+            let s = sp(g, s)?;
+            let from = g.state.pieces[p].space.ok_or("that piece is back in its supply")?;
+            g.state.pieces[p].space = Some(s);
+            g.log(|st| {
+                let kind = &st.pieces[p].kind;
+                format!("move {kind}~{p} {} -> {}", st.spaces[from as usize].id, st.spaces[s as usize].id)
+            });
+            Ok(())
+        })
+    });
+    e.register_fn("return_piece", |p: i64| {
+        with(|g| {
+            let p = pc(g, p)?;
+            if let Some(from) = g.state.pieces[p].space.take() {
+                let kind = g.state.pieces[p].kind.clone();
+                *g.state.supplies.entry(kind.clone()).or_insert(0) += 1;
+                g.log(|st| format!("return {kind}~{p} from {} to supply", st.spaces[from as usize].id));
+            }
+            Ok(())
+        })
+    });
+    e.register_fn("piece_kind", |p: i64| with(|g| Ok(g.state.pieces[pc(g, p)?].kind.clone())));
+    e.register_fn("piece_owner", |p: i64| with(|g| Ok(g.state.pieces[pc(g, p)?].owner)));
+    e.register_fn("set_piece_owner", |p: i64, o: i64| {
+        with(|g| {
+            let p = pc(g, p)?;
+            g.state.pieces[p].owner = o;
+            Ok(())
+        })
+    });
+    e.register_fn("piece_space", |p: i64| with(|g| Ok(g.state.pieces[pc(g, p)?].space.map_or(-1, i64::from))));
+    e.register_fn("piece_get", |p: i64, k: ImmutableString| {
+        with(|g| Ok(g.state.pieces[pc(g, p)?].attrs.get(k.as_str()).copied().unwrap_or(0)))
+    });
+    e.register_fn("piece_set", |p: i64, k: ImmutableString, v: i64| {
+        with(|g| {
+            let p = pc(g, p)?;
+            g.state.pieces[p].attrs.insert(k.to_string(), v);
+            g.log(|st| format!("{}~{p} {k} = {v}", st.pieces[p].kind));
+            Ok(())
+        })
+    });
+    e.register_fn("supply", |kind: ImmutableString| {
+        with(|g| Ok(g.state.supplies.get(kind.as_str()).copied().unwrap_or(0)))
+    });
+    e.register_fn("take", |kind: ImmutableString, n: i64| {
+        with(|g| {
+            let left = g.state.supplies.get_mut(kind.as_str()).ok_or_else(|| format!("no supply `{kind}`"))?;
+            let got = n.clamp(0, *left);
+            *left -= got;
+            if got > 0 {
+                let rest = *left;
+                g.log(|_| format!("take {got} {kind} from supply ({rest} left)"));
+            }
+            Ok(got)
+        })
+    });
+    e.register_fn("give_back", |kind: ImmutableString, n: i64| {
+        with(|g| {
+            let left = g.state.supplies.get_mut(kind.as_str()).ok_or_else(|| format!("no supply `{kind}`"))?;
+            *left += n.max(0);
+            let rest = *left;
+            if n > 0 {
+                g.log(|_| format!("return {n} {kind} to supply ({rest} left)"));
+            }
+            Ok(())
+        })
+    });
+    e.register_fn("reachable", |s: i64, budget: i64, diagonal: bool, into_occupied: bool| {
+        with(|g| {
+            let s = sp(g, s)?;
+            let r = g.state.reachable(s, budget.min(64), diagonal, into_occupied);
+            let mut v: Vec<(i64, u32)> = r.into_iter().map(|(k, d)| (d, k)).collect();
+            v.sort_unstable();
+            Ok(v.into_iter().map(|(_, k)| Dynamic::from(i64::from(k))).collect::<Array>())
+        })
+    });
+    e.register_fn("distance", |from: i64, to: i64, budget: i64, diagonal: bool| {
+        with(|g| {
+            let from = sp(g, from)?;
+            let to = sp(g, to)?;
+            Ok(g.state.reachable(from, budget.min(64), diagonal, true).get(&to).copied().unwrap_or(-1))
+        })
+    });
+}

@@ -1,0 +1,308 @@
+//! Host functions: Card instances: names, kinds, keywords, values and attributes of the face up, marks, stickers, stages and sides.
+
+use super::*;
+
+pub(super) fn register(e: &mut Engine) {
+    e.register_fn("def_of", |c: i64| {
+        with(|g| Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def.id.clone()))
+    });
+    e.register_fn("distinct_defs", |cs: Array| {
+        with(|g| {
+            let mut seen: Vec<u32> = Vec::with_capacity(cs.len());
+            let mut out = Array::with_capacity(cs.len());
+            for x in cs {
+                let c = x.as_int().map_err(|t| format!("distinct_defs expects card ids, not {t}"))?;
+                let def = g.state.cards[cd(g, c)? as usize].def;
+                if !seen.contains(&def) {
+                    seen.push(def);
+                    out.push(x);
+                }
+            }
+            Ok(out)
+        })
+    });
+    e.register_fn("name_of", |c: i64| {
+        with(|g| {
+            let c = cd(g, c)?;
+            let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
+            Ok(match (stage_of(g, c), back_up(g, c)) {
+                (Some(s), _) => s.name.clone(),
+                (None, Some(b)) if !b.name.is_empty() => b.name.clone(),
+                _ => d.name.clone(),
+            })
+        })
+    });
+    e.register_fn("kind_of", |c: i64| {
+        with(|g| Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def.kind.clone()))
+    });
+    e.register_fn("has_keyword", |c: i64, k: ImmutableString| {
+        with(|g| {
+            let c = cd(g, c)?;
+            Ok(card_has_keyword(g, c, &k))
+        })
+    });
+    e.register_fn("with_keyword", |cs: Array, k: ImmutableString| {
+        with(|g| {
+            let mut out = Array::new();
+            for x in cs {
+                let c = x.as_int().map_err(|t| format!("with_keyword expects card ids, not {t}"))?;
+                if card_has_keyword(g, cd(g, c)?, &k) {
+                    out.push(x);
+                }
+            }
+            Ok(out)
+        })
+    });
+    e.register_fn("value", |c: i64, k: ImmutableString| with(|g| strict_value(g, cd(g, c)?, &k)));
+    e.register_fn("value_or", |c: i64, k: ImmutableString, d: i64| {
+        with(|g| Ok(card_value(g, cd(g, c)?, &k).unwrap_or(d)))
+    });
+    e.register_fn("attr", |c: i64, k: ImmutableString| {
+        with(|g| {
+            let c = cd(g, c)?;
+            if let Some(v) = stage_of(g, c).and_then(|s| s.attrs.get(k.as_str())) {
+                return Ok(v.clone());
+            }
+            if let Some(v) = back_up(g, c).and_then(|b| b.attrs.get(k.as_str())) {
+                return Ok(v.clone());
+            }
+            Ok(g.pack.defs[g.state.cards[c as usize].def as usize]
+                .def
+                .attrs
+                .get(k.as_str())
+                .cloned()
+                .unwrap_or_default())
+        })
+    });
+    e.register_fn("mark", |c: i64, k: ImmutableString| {
+        with(|g| Ok(g.state.cards[cd(g, c)? as usize].marks.get(k.as_str()).copied().unwrap_or(0)))
+    });
+    e.register_fn("set_mark", |c: i64, k: ImmutableString, v: i64| set_mark(c, &k, |_| v));
+    e.register_fn("add_mark", |c: i64, k: ImmutableString, d: i64| set_mark(c, &k, |o| o.saturating_add(d)));
+    e.register_fn("attach", |c: i64, host: i64| {
+        with(|g| {
+            let c = cd(g, c)?;
+            let h = cd(g, host)?;
+            if c == h {
+                return Err("a card cannot be attached to itself".into());
+            }
+            let mut x = h;
+            for _ in 0..64 {
+                match g.state.cards[x as usize].host {
+                    Some(up) if up == c => return Err("attaching would make a loop of cards".into()),
+                    Some(up) => x = up,
+                    None => break,
+                }
+            }
+            let from = g.state.effective_zone(c);
+            g.state.detach_from_place(c);
+            g.state.cards[c as usize].host = Some(h);
+            g.state.cards[h as usize].attached.push(c);
+            let owner = g.state.cards[h as usize].owner;
+            g.state.cards[c as usize].owner = owner;
+            g.log(|s| format!("attach {} under {} (from {})", card_ref_s(s, c), card_ref_s(s, h), s.zone_label(from)));
+            Ok(())
+        })
+    });
+    e.register_fn("attached", |c: i64| with(|g| Ok(ints(g.state.cards[cd(g, c)? as usize].attached.clone()))));
+    e.register_fn("host_of", |c: i64| with(|g| Ok(g.state.cards[cd(g, c)? as usize].host.map_or(-1, i64::from))));
+    e.register_fn("owner_of", |c: i64| with(|g| Ok(g.state.cards[cd(g, c)? as usize].owner.map_or(-1, i64::from))));
+    e.register_fn("set_owner", |c: i64, p: i64| {
+        with(|g| {
+            let c = cd(g, c)?;
+            let o = if p < 0 { None } else { Some(pl(g, p)? as u8) };
+            g.state.cards[c as usize].owner = o;
+            Ok(())
+        })
+    });
+    e.register_fn("side", |c: i64| {
+        with(|g| {
+            let c = cd(g, c)?;
+            Ok(if back_up(g, c).is_some() { "back" } else { "front" }.to_string())
+        })
+    });
+    e.register_fn("set_side", |c: i64, side: ImmutableString| {
+        with(|g| {
+            let c = cd(g, c)?;
+            let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
+            if !d.stages.is_empty() {
+                return Err(format!("`{}` has stages: turn it with `set_stage`", d.id));
+            }
+            if d.back.is_none() {
+                return Err(format!("`{}` has no back face (a `back` table in its definition)", d.id));
+            }
+            let to = match side.as_str() {
+                "front" => StagePosition::FrontTop,
+                "back" => StagePosition::BackTop,
+                _ => return Err(format!("`{side}` is not a side (front or back)")),
+            };
+            if g.state.cards[c as usize].stage != to {
+                g.state.cards[c as usize].stage = to;
+                g.log(|s| format!("turn over {}: {side} side up", card_ref_s(s, c)));
+            }
+            Ok(())
+        })
+    });
+    e.register_fn("face_up", |c: i64| with(|g| Ok(g.state.cards[cd(g, c)? as usize].face_up)));
+    e.register_fn("set_face_up", |c: i64, up: bool| {
+        with(|g| {
+            let c = cd(g, c)?;
+            if g.state.cards[c as usize].face_up != up {
+                g.state.cards[c as usize].face_up = up;
+                g.log(|s| format!("turn {} face {}", card_ref_s(s, c), if up { "up" } else { "down" }));
+            }
+            Ok(())
+        })
+    });
+    e.register_fn("stage", |c: i64| with(|g| Ok(g.state.cards[cd(g, c)? as usize].stage.as_str().to_string())));
+    e.register_fn("set_stage", |c: i64, pos: ImmutableString| {
+        with(|g| {
+            let c = cd(g, c)?;
+            let to = StagePosition::parse(&pos)
+                .ok_or_else(|| format!("`{pos}` is not a stage (front-top, front-bottom, back-top, back-bottom)"))?;
+            let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
+            if !d.stages.iter().any(|s| s.position == to) {
+                return Err(format!("`{}` has no stage `{pos}`", d.id));
+            }
+            let from = g.state.cards[c as usize].stage;
+            if from != to {
+                g.state.cards[c as usize].stage = to;
+                let how = from.turn_to(to);
+                g.log(|s| format!("{how} {} {} -> {}", card_ref_s(s, c), from.as_str(), to.as_str()));
+            }
+            Ok(from.turn_to(to).to_string())
+        })
+    });
+    e.register_fn("stages", |c: i64| {
+        with(|g| {
+            let d = &g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def;
+            Ok(d.stages.iter().map(|s| Dynamic::from(s.position.as_str().to_string())).collect::<Array>())
+        })
+    });
+    e.register_fn("upgrades", |c: i64| {
+        with(|g| {
+            let c = cd(g, c)?;
+            let from = g.state.cards[c as usize].stage;
+            let Some(st) = stage_of(g, c) else {
+                return Ok(Array::new());
+            };
+            Ok(st
+                .upgrades
+                .iter()
+                .map(|u| {
+                    let mut m = Map::new();
+                    m.insert("to".into(), Dynamic::from(u.to.as_str().to_string()));
+                    m.insert("turn".into(), Dynamic::from(from.turn_to(u.to).to_string()));
+                    let cost: Map = u.cost.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect();
+                    m.insert("cost".into(), Dynamic::from(cost));
+                    Dynamic::from(m)
+                })
+                .collect::<Array>())
+        })
+    });
+    e.register_fn("checkboxes", |c: i64| {
+        with(|g| {
+            Ok(stage_of(g, cd(g, c)?)
+                .map(|s| s.checkboxes.iter().map(|x| Dynamic::from(x.clone())).collect::<Array>())
+                .unwrap_or_default())
+        })
+    });
+    e.register_fn("add_sticker", |c: i64, s: ImmutableString| {
+        with(|g| {
+            let c = cd(g, c)?;
+            g.state.cards[c as usize].stickers.push(s.to_string());
+            g.log(|st| format!("sticker {s} on {}", card_ref_s(st, c)));
+            Ok(())
+        })
+    });
+    e.register_fn("stickers", |c: i64| {
+        with(|g| {
+            Ok(g.state.cards[cd(g, c)? as usize].stickers.iter().map(|s| Dynamic::from(s.clone())).collect::<Array>())
+        })
+    });
+    e.register_fn("create_card", |id: ImmutableString, z: i64| {
+        with(|g| {
+            let d = def_idx(g, &id)?;
+            let z = zn(g, z)?;
+            let c = g.create_card(d, z);
+            g.log(|s| format!("create {} in {}", card_ref_s(s, c), s.zone_label(z)));
+            Ok(i64::from(c))
+        })
+    });
+    e.register_fn("create_cards", |id: ImmutableString, n: i64, z: i64| {
+        with(|g| {
+            let d = def_idx(g, &id)?;
+            let z = zn(g, z)?;
+            if !(0..=10_000).contains(&n) {
+                return Err(format!("create_cards: {n} copies is out of range"));
+            }
+            let made: Vec<u32> = (0..n).map(|_| g.create_card(d, z)).collect();
+            g.log(|s| format!("create {n} x {id} in {}", s.zone_label(z)));
+            Ok(ints(made))
+        })
+    });
+    e.register_fn("create_deck", |deck: ImmutableString, z: i64| {
+        with(|g| {
+            let z = zn(g, z)?;
+            let defs: Vec<(u32, i64)> = g
+                .pack
+                .defs
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.kind == DefKind::Card && d.def.decks.iter().any(|x| x == deck.as_str()))
+                .map(|(i, d)| (i as u32, d.def.count))
+                .collect();
+            let mut made = Vec::new();
+            for (d, n) in defs {
+                for _ in 0..n {
+                    made.push(g.create_card(d, z));
+                }
+            }
+            let n = made.len();
+            g.log(|s| format!("create deck {deck}: {n} cards in {}", s.zone_label(z)));
+            Ok(ints(made))
+        })
+    });
+}
+
+/// One face of a definition as scripts read it (`def_faces`, `def_back`).
+pub(super) fn face_map(
+    face: &str,
+    name: &str,
+    keywords: &[String],
+    values: &std::collections::BTreeMap<String, i64>,
+    cost: &std::collections::BTreeMap<String, i64>,
+    attrs: &std::collections::BTreeMap<String, String>,
+    text: &str,
+) -> Map {
+    let ints = |m: &std::collections::BTreeMap<String, i64>| -> Map {
+        m.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect()
+    };
+    let mut m = Map::new();
+    m.insert("face".into(), Dynamic::from(face.to_string()));
+    m.insert("name".into(), Dynamic::from(name.to_string()));
+    m.insert("keywords".into(), Dynamic::from(keywords.iter().map(|k| Dynamic::from(k.clone())).collect::<Array>()));
+    m.insert("values".into(), Dynamic::from(ints(values)));
+    m.insert("cost".into(), Dynamic::from(ints(cost)));
+    let attrs: Map = attrs.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(v.clone()))).collect();
+    m.insert("attrs".into(), Dynamic::from(attrs));
+    m.insert("text".into(), Dynamic::from(text.to_string()));
+    m
+}
+
+fn set_mark(c: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {
+    with(|g| {
+        let c = cd(g, c)?;
+        let old = g.state.cards[c as usize].marks.get(k).copied().unwrap_or(0);
+        let new = f(old);
+        if new != old {
+            if new == 0 {
+                g.state.cards[c as usize].marks.remove(k);
+            } else {
+                g.state.cards[c as usize].marks.insert(k.to_string(), new);
+            }
+            g.log(|s| format!("mark {} {k} {old} -> {new}", card_ref_s(s, c)));
+        }
+        Ok(new)
+    })
+}

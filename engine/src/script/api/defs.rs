@@ -1,0 +1,112 @@
+//! Host functions: Definitions by id: their fields, faces and costs, as written in the pack.
+
+use super::cards::face_map;
+use super::*;
+
+pub(super) fn register(e: &mut Engine) {
+    fn def_field<T: Clone + Send + Sync + 'static>(
+        e: &mut Engine,
+        name: &str,
+        f: fn(&crate::content::model::Definition) -> T,
+    ) {
+        e.register_fn(name, move |id: ImmutableString| with(|g| Ok(f(&g.pack.defs[def_idx(g, &id)? as usize].def))));
+    }
+    def_field(e, "def_name", |d| d.name.clone());
+    def_field(e, "def_kind", |d| d.kind.clone());
+    def_field(e, "def_count", |d| d.count);
+    def_field(e, "def_text", |d| d.text.clone());
+    def_field(e, "def_cards", |d| d.cards.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>());
+    def_field(e, "def_keywords", |d| d.keywords.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>());
+    e.register_fn("def_value", |id: ImmutableString, k: ImmutableString| {
+        with(|g| {
+            let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
+            d.values.get(k.as_str()).copied().ok_or_else(|| {
+                format!("`{id}` has no value `{k}`; use def_value_or(id, \"{k}\", 0) where it may be missing")
+            })
+        })
+    });
+    e.register_fn("def_value_or", |id: ImmutableString, k: ImmutableString, dflt: i64| {
+        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.values.get(k.as_str()).copied().unwrap_or(dflt)))
+    });
+    e.register_fn("def_cost", |id: ImmutableString| {
+        with(|g| {
+            let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
+            Ok(d.cost.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect::<Map>())
+        })
+    });
+    e.register_fn("def_back", |id: ImmutableString| {
+        with(|g| {
+            let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
+            let b =
+                d.back.as_ref().ok_or_else(|| format!("`{id}` has no back face (a `back` table in its definition)"))?;
+            Ok(face_map(
+                "back",
+                if b.name.is_empty() { &d.name } else { &b.name },
+                &[],
+                &b.values,
+                &b.cost,
+                &b.attrs,
+                &b.text,
+            ))
+        })
+    });
+    e.register_fn("did_you_mean", |word: ImmutableString, known: Array| {
+        let names: Vec<String> = known.iter().map(|k| k.to_string()).collect();
+        crate::diag::did_you_mean(&word, names.iter().map(String::as_str)).unwrap_or("").to_string()
+    });
+    e.register_fn("def_faces", |id: ImmutableString| {
+        with(|g| {
+            let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
+            let mut out = Array::new();
+            if d.stages.is_empty() {
+                out.push(Dynamic::from(face_map("front", &d.name, &d.keywords, &d.values, &d.cost, &d.attrs, &d.text)));
+            }
+            for st in &d.stages {
+                let empty = std::collections::BTreeMap::new();
+                out.push(Dynamic::from(face_map(
+                    st.position.as_str(),
+                    &st.name,
+                    &st.keywords,
+                    &st.values,
+                    &empty,
+                    &st.attrs,
+                    &st.text,
+                )));
+            }
+            if let Some(b) = &d.back {
+                let name = if b.name.is_empty() { &d.name } else { &b.name };
+                out.push(Dynamic::from(face_map("back", name, &[], &b.values, &b.cost, &b.attrs, &b.text)));
+            }
+            Ok(out)
+        })
+    });
+    e.register_fn("def_attr", |id: ImmutableString, k: ImmutableString| {
+        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.attrs.get(k.as_str()).cloned().unwrap_or_default()))
+    });
+    e.register_fn("def_has_keyword", |id: ImmutableString, k: ImmutableString| {
+        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.keywords.iter().any(|x| x == k.as_str())))
+    });
+    e.register_fn("def_exists", |id: ImmutableString| with(|g| Ok(g.pack.index.contains_key(id.as_str()))));
+    e.register_fn("defs", |kind: ImmutableString| {
+        with(|g| {
+            let k = DefKind::ALL
+                .into_iter()
+                .find(|k| k.as_str() == kind.as_str())
+                .ok_or_else(|| format!("`{kind}` is not card, plaque, noble or leader"))?;
+            Ok(g.pack.defs_of(k).map(|d| Dynamic::from(d.def.id.clone())).collect::<Array>())
+        })
+    });
+    e.register_fn("defs_in_deck", |deck: ImmutableString| {
+        with(|g| {
+            Ok(g.pack
+                .defs
+                .iter()
+                .filter(|d| d.def.decks.iter().any(|x| x == deck.as_str()))
+                .map(|d| Dynamic::from(d.def.id.clone()))
+                .collect::<Array>())
+        })
+    });
+    e.register_fn("def_serial", |id: ImmutableString| {
+        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.serial.unwrap_or(-1)))
+    });
+}

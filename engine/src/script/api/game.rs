@@ -1,0 +1,130 @@
+//! Host functions: The game: turns, options, scenario, randomness, checkpoints, the log and the end.
+
+use super::*;
+
+pub(super) fn register(e: &mut Engine) {
+    e.register_fn("choose", choose);
+    e.register_fn("invoke", invoke);
+    e.register_fn("has_fn", has_fn);
+    e.register_fn("fold", fold);
+    e.register_fn("get", |k: ImmutableString| {
+        with(|g| Ok(g.state.globals.get(k.as_str()).cloned().unwrap_or(Dynamic::UNIT)))
+    });
+    e.register_fn("get_or", |k: ImmutableString, d: Dynamic| {
+        with(|g| Ok(g.state.globals.get(k.as_str()).cloned().unwrap_or(d)))
+    });
+    e.register_fn("set", |k: ImmutableString, v: Dynamic| {
+        with(|g| {
+            if g.transcript.is_some() && (v.is_int() || v.is_bool() || v.is_string()) {
+                let changed = g
+                    .state
+                    .globals
+                    .get(k.as_str())
+                    .is_none_or(|old| old.to_string() != v.to_string() || old.type_name() != v.type_name());
+                if changed {
+                    let shown = v.to_string();
+                    g.log(|_| format!("set {k} = {shown}"));
+                }
+            }
+            g.state.globals.insert(k.to_string(), v);
+            Ok(())
+        })
+    });
+    e.register_fn("roll", |n: i64| {
+        with(|g| {
+            if n < 1 {
+                return Err(format!("roll({n}): a die needs at least one side"));
+            }
+            let v = g.state.rng.below(n as u64) as i64 + 1;
+            g.log(|_| format!("roll d{n} -> {v}"));
+            Ok(v)
+        })
+    });
+    e.register_fn("random", |n: i64| {
+        with(|g| {
+            if n < 1 {
+                return Err(format!("random({n}): needs at least 1"));
+            }
+            Ok(g.state.rng.below(n as u64) as i64)
+        })
+    });
+    e.register_fn("shuffle_list", |a: Array| {
+        with(|g| {
+            let mut a = a;
+            g.state.rng.shuffle(&mut a);
+            Ok(a)
+        })
+    });
+    e.register_fn("option", |k: ImmutableString| {
+        with(|g| Ok(g.options.get(k.as_str()).map(scalar_to_dynamic).unwrap_or(Dynamic::UNIT)))
+    });
+    e.register_fn("option_or", |k: ImmutableString, d: Dynamic| {
+        with(|g| Ok(g.options.get(k.as_str()).map(scalar_to_dynamic).unwrap_or(d)))
+    });
+    e.register_fn("scenario", || with(|g| Ok(g.scenario.clone().unwrap_or_default())));
+    e.register_fn("seat_character", |p: i64| {
+        with(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.character.clone()).unwrap_or_default()))
+    });
+    e.register_fn("seat_cards", |p: i64| {
+        with(|g| {
+            Ok(g.seats
+                .get(pl(g, p)?)
+                .map(|s| s.cards.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>())
+                .unwrap_or_default())
+        })
+    });
+    e.register_fn("seat_agent", |p: i64| {
+        with(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.agent.clone()).unwrap_or_default()))
+    });
+    e.register_fn("seat_value", |p: i64, k: ImmutableString| {
+        with(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.values.get(k.as_str()).copied()).unwrap_or(0)))
+    });
+    e.register_fn("agent_kind", |p: i64| {
+        with(|g| Ok(g.agents[pl(g, p)?].as_ref().map_or(String::new(), |a| a.kind())))
+    });
+    e.register_fn("turn_number", || with(|g| Ok(g.state.turn as i64)));
+    e.register_fn("log", |s: ImmutableString| {
+        with(|g| {
+            g.log(|_| s.to_string());
+            Ok(())
+        })
+    });
+    e.register_fn("note_play", |p: i64, c: i64| {
+        with(|g| {
+            let p = pl(g, p)?;
+            let c = cd(g, c)?;
+            let d = g.state.cards[c as usize].def;
+            g.plays[p].push(d);
+            Ok(())
+        })
+    });
+    e.register_fn("checkpoint", || {
+        with(|g| {
+            g.at_checkpoint = true;
+            Ok(())
+        })
+    });
+    e.register_fn("end_game", |winners: Array, reason: ImmutableString| {
+        with(|g| {
+            let mut w = Vec::new();
+            for x in winners {
+                let p = x.as_int().map_err(|_| "end_game: winners must be player numbers".to_string())?;
+                w.push(pl(g, p)?);
+            }
+            if g.over.is_none() {
+                g.log(|s| {
+                    let names: Vec<&str> = w.iter().map(|&p| s.players[p].name.as_str()).collect();
+                    let scores: Vec<String> = s.players.iter().map(|p| format!("{} {}", p.name, p.score)).collect();
+                    format!(
+                        "game over: {} wins ({reason}); scores: {}",
+                        if names.is_empty() { "nobody".into() } else { names.join(" and ") },
+                        scores.join(", ")
+                    )
+                });
+                g.over = Some((w, reason.to_string()));
+            }
+            Ok(())
+        })
+    });
+    e.register_fn("is_over", || with(|g| Ok(g.over.is_some())));
+}

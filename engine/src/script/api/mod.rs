@@ -1,0 +1,943 @@
+//! The functions scripts call, and how games run them.
+//!
+//! While a game runs, it sits in a thread-local slot; host functions borrow it for the
+//! length of one call and never hold the borrow while a script or an agent runs. The
+//! game is therefore implicit in scripts: `draw(zone("deck"), pzone(p, "hand"))`.
+//! Each function here is listed in [`super::docs::API`], from which
+//! `docs/script-api.md` is generated.
+
+use std::cell::RefCell;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use rhai::{Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Scope, AST};
+
+use crate::content::model::StagePosition;
+use crate::content::{DefKind, Pack};
+use crate::game::agent::ChoiceRequest;
+use crate::game::state::{Piece, Visibility, NO_ZONE};
+use crate::game::{card_ref, scalar_to_dynamic, Choice, Game, Outcome, ScriptFailure, Status};
+
+mod board;
+mod cards;
+mod defs;
+mod game;
+mod players;
+mod zones;
+
+type R<T> = Result<T, Box<EvalAltResult>>;
+
+thread_local! {
+    static CURRENT: RefCell<Option<Game>> = const { RefCell::new(None) };
+    static FAILURE: RefCell<Option<ScriptFailure>> = const { RefCell::new(None) };
+    static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static PANIC_AT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Remember where in Crown's source a caught panic happened (a program's panic hook calls
+/// this), for the failure's message.
+pub fn note_caught_panic(location: String) {
+    PANIC_AT.with(|p| *p.borrow_mut() = Some(location));
+}
+
+/// Whether a panic on this thread would be caught and reported as the failure of a game
+/// (a program's panic hook may then stay quiet instead of printing it).
+pub fn panic_is_caught() -> bool {
+    CATCHING.with(std::cell::Cell::get)
+}
+
+/// Host calls into scripts (`invoke`, `fold`) may nest this deep.
+const MAX_HOST_DEPTH: usize = 24;
+
+/// Borrow the running game for one host call.
+///
+/// A panic inside the call becomes the script error of that call, so the game fails with
+/// the script position of the call that set it off (and the process goes on).
+fn with<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
+    CURRENT.with(|c| {
+        let mut b = c.try_borrow_mut().map_err(|_| Box::<EvalAltResult>::from("internal: game busy"))?;
+        let g = b.as_mut().ok_or_else(|| Box::<EvalAltResult>::from("no game is running"))?;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| f(g))) {
+            Ok(r) => r.map_err(Into::into),
+            Err(panic) => Err(panic_message(panic.as_ref(), "in a host function").into()),
+        }
+    })
+}
+
+/// The message of a caught panic, with where in Crown's source it happened when known.
+fn panic_message(panic: &(dyn std::any::Any + Send), place: &str) -> String {
+    let msg = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into());
+    let at = PANIC_AT.with(|p| p.borrow_mut().take()).map(|l| format!(" (at {l})")).unwrap_or_default();
+    format!("internal error {place} (a bug in Crown, please report it): {msg}{at}")
+}
+
+/// Run `f` with the game installed as the current one, then take it back.
+pub fn with_installed<T>(game: Game, f: impl FnOnce() -> T) -> (Game, T) {
+    refresh_def_ids(&game.pack);
+    CURRENT.with(|c| *c.borrow_mut() = Some(game));
+    FAILURE.with(|f| *f.borrow_mut() = None);
+    let out = f();
+    let game = CURRENT.with(|c| c.borrow_mut().take()).expect("game installed");
+    (game, out)
+}
+
+/// Play a game to its end. See [`Game::run`].
+pub fn run_game(game: Game) -> (Game, Outcome) {
+    let (mut game, mut status) = with_installed(game, drive);
+    if let Status::Failed(f) = &mut status {
+        locate_limit(&mut game, f);
+    }
+    let outcome = game.outcome(status);
+    (game, outcome)
+}
+
+/// Whether a failure is a script hitting a limit (which Rhai reports at the call that
+/// started the script).
+fn hit_a_limit(f: &ScriptFailure) -> bool {
+    f.message.starts_with("the script ran more than")
+        || f.message.starts_with("calls nested more than")
+        || f.message.ends_with("grew past its limit")
+        || f.message.contains("Too many variables")
+}
+
+/// Put a limit failure at the statement that hit the limit: play the game again from its
+/// seed with its choices, noting statements (see [`super::locate`]).
+fn locate_limit(game: &mut Game, f: &mut ScriptFailure) {
+    if !hit_a_limit(f) || super::locate::active() {
+        return;
+    }
+    let Some(mut cfg) = game.started.clone() else { return };
+    cfg.transcript = false;
+    let seats = game.state.players.len();
+    let file = crate::game::record::GameFile::from_game(game, vec!["human".to_string(); seats], String::new());
+    let Ok(again) = Game::new(game.pack.clone(), cfg, file.scripted_agents()) else { return };
+    let ((_, status), at) = super::locate::last_statement(|| with_installed(again, drive));
+    if let (Status::Failed(f2), Some(at)) = (status, at) {
+        // Only the same failure is located (a pack reloaded mid-game may differ).
+        if f2.message == f.message {
+            let logged = format!("error: {f}");
+            // A rules function run from a card script carries the card script's name.
+            let pack = &game.pack;
+            let own = |p: &str| pack.scripts.iter().find(|s| s.path.to_string_lossy().replace('\\', "/") == p);
+            let script = match (own(&at.source), pack.rules_script()) {
+                (Some(s), Some(rules))
+                    if !s.functions.contains(&at.function) && rules.functions.contains(&at.function) =>
+                {
+                    rules.path.to_string_lossy().replace('\\', "/")
+                }
+                _ => at.source,
+            };
+            f.script = Some(script);
+            f.line = at.line;
+            f.column = at.column;
+            // The transcript's error line says the same.
+            if let Some(last) = game.transcript.as_mut().and_then(|t| t.iter_mut().rev().find(|l| **l == logged)) {
+                *last = format!("error: {f}");
+            }
+        }
+    }
+}
+
+fn drive() -> Status {
+    let was_catching = CATCHING.with(|c| c.replace(true));
+    PANIC_AT.with(|p| *p.borrow_mut() = None);
+    let r = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<Status, ScriptFailure> {
+        let has_turn =
+            with(|g| Ok(g.pack.rules_script().is_some_and(|s| s.functions.contains("turn")))).unwrap_or(false);
+        if !has_turn {
+            return Err(ScriptFailure {
+                message: "the rules script defines no `turn()` function".into(),
+                script: rules_path(),
+                line: 0,
+                column: 0,
+                definitions: Vec::new(),
+                trace: Vec::new(),
+            });
+        }
+        let _ = rules_call("setup", Vec::new())?;
+        loop {
+            let (over, limit) = with(|g| {
+                if g.over.is_some() {
+                    return Ok((true, false));
+                }
+                if g.state.turn >= g.max_turns {
+                    return Ok((false, true));
+                }
+                g.state.turn += 1;
+                let t = g.state.turn;
+                g.log(|_| format!("-- turn {t}"));
+                Ok((false, false))
+            })
+            .map_err(|e| plain_failure(e.to_string()))?;
+            if over {
+                return Ok(Status::Finished);
+            }
+            if limit {
+                let _ = with(|g| {
+                    let t = g.max_turns;
+                    g.log(|_| format!("stopped: turn limit of {t} reached"));
+                    Ok(())
+                });
+                return Ok(Status::TurnLimit);
+            }
+            let _ = rules_call("turn", Vec::new())?;
+            let paused = with(|g| {
+                let p = g.pause_at_checkpoint && g.at_checkpoint && g.over.is_none();
+                g.at_checkpoint = false;
+                if p {
+                    g.log(|_| "paused at a checkpoint".to_string());
+                }
+                Ok(p)
+            })
+            .map_err(|e| plain_failure(e.to_string()))?;
+            if paused {
+                return Ok(Status::Paused);
+            }
+        }
+    }));
+    CATCHING.with(|c| c.set(was_catching));
+    match r {
+        Ok(Ok(s)) => s,
+        Ok(Err(f)) => {
+            let _ = with(|g| {
+                let msg = f.to_string();
+                g.log(|_| format!("error: {msg}"));
+                Ok(())
+            });
+            Status::Failed(f)
+        }
+        Err(panic) => Status::Failed(plain_failure(panic_message(panic.as_ref(), "outside the scripts"))),
+    }
+}
+
+fn plain_failure(message: String) -> ScriptFailure {
+    ScriptFailure { message, script: None, line: 0, column: 0, definitions: Vec::new(), trace: Vec::new() }
+}
+
+fn rules_path() -> Option<String> {
+    with(|g| Ok(g.pack.rules_script().map(|s| s.path.display().to_string()))).ok().flatten()
+}
+
+/// Call a function of the rules script, if it defines it.
+fn rules_call(name: &str, args: Vec<Dynamic>) -> Result<Dynamic, ScriptFailure> {
+    let ast = with(|g| {
+        let s = g.pack.rules_script().ok_or("the pack has no rules script")?;
+        Ok(s.functions.contains(name).then(|| s.ast.clone()))
+    })
+    .map_err(|e| plain_failure(e.to_string()))?;
+    let Some(ast) = ast else {
+        return Ok(Dynamic::UNIT);
+    };
+    call_script_fn(&ast, name, args).map_err(|e| take_failure().unwrap_or_else(|| to_failure_in(&e, &ast, Some(name))))
+}
+
+/// Call `name` in a compiled script with the shared engine (the script's top-level code
+/// is not run).
+pub fn call_script_fn(ast: &AST, name: &str, args: Vec<Dynamic>) -> R<Dynamic> {
+    let mut scope = Scope::new();
+    let opts = CallFnOptions::new().eval_ast(false).rewind_scope(false);
+    let profiling = super::profile::active();
+    if profiling {
+        super::profile::enter(ast.source(), name);
+    }
+    let r = super::engine().call_fn_with_options::<Dynamic>(opts, &mut scope, ast, name, args);
+    if profiling {
+        super::profile::leave();
+    }
+    r
+}
+
+fn take_failure() -> Option<ScriptFailure> {
+    FAILURE.with(|f| f.borrow_mut().take())
+}
+
+/// Turn a Rhai error into a located failure naming the script and its definitions.
+pub fn to_failure(err: &EvalAltResult, ast: &AST) -> ScriptFailure {
+    to_failure_in(err, ast, None)
+}
+
+/// As [`to_failure`], knowing which function was called (to locate errors that carry no
+/// position, such as running out of operations, at that function's definition).
+pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> ScriptFailure {
+    let mut source = ast.source().map(str::to_string);
+    let mut trace: Vec<String> = called.map(|c| vec![c.to_string()]).unwrap_or_default();
+    let mut e = err;
+    let mut pos = e.position();
+    while let EvalAltResult::ErrorInFunctionCall(name, src, inner, p) = e {
+        if trace.last().map(String::as_str) != Some(name.as_str()) {
+            trace.push(name.to_string());
+        }
+        if !src.is_empty() {
+            source = Some(src.clone());
+        }
+        pos = if inner.position().is_none() { *p } else { inner.position() };
+        e = inner;
+    }
+    if !e.position().is_none() {
+        pos = e.position();
+    }
+    let message = match e {
+        EvalAltResult::ErrorTooManyOperations(_) => {
+            format!("the script ran more than {} operations in one call (an endless loop?)", super::LIMITS.operations)
+        }
+        EvalAltResult::ErrorStackOverflow(_) => {
+            format!("calls nested more than {} deep (endless recursion?)", super::LIMITS.call_levels)
+        }
+        EvalAltResult::ErrorDataTooLarge(what, _) => format!("{what} grew past its limit"),
+        other => {
+            let s = other.to_string();
+            plain_words(s.split(" (line ").next().unwrap_or(&s))
+        }
+    };
+    let definitions = source
+        .as_deref()
+        .map(|s| {
+            with(|g| {
+                Ok(g.pack
+                    .defs
+                    .iter()
+                    .filter(|d| {
+                        d.script.is_some_and(|i| g.pack.scripts[i].path.to_string_lossy().replace('\\', "/") == s)
+                    })
+                    .map(|d| d.def.id.clone())
+                    .collect())
+            })
+            .unwrap_or_default()
+        })
+        .unwrap_or_default();
+    let (mut line, mut column) = (pos.line().unwrap_or(0), pos.position().unwrap_or(0));
+    if line == 0 {
+        // No position (operations or stack limits): point at the innermost function.
+        if let (Some(src), Some(func)) = (source.as_deref(), trace.last()) {
+            if let Ok(Some(l)) = with(|g| Ok(fn_line(&g.pack, src, func))) {
+                line = l;
+                column = 1;
+            }
+        }
+    }
+    ScriptFailure { message, script: source, line, column, definitions, trace }
+}
+
+/// Rhai's messages name Rust types (`i64`, `ImmutableString`); a designer reads the
+/// script's words for them (`int`, `string`).
+pub fn plain_words(msg: &str) -> String {
+    const WORDS: &[(&str, &str)] = &[
+        ("alloc::string::String", "string"),
+        ("rhai::ImmutableString", "string"),
+        ("ImmutableString", "string"),
+        ("&str", "string"),
+        ("String", "string"),
+        ("i64", "int"),
+        ("rhai::Array", "array"),
+        ("rhai::Map", "map"),
+        ("rhai::FnPtr", "function"),
+        ("FnPtr", "function"),
+        ("rhai::Dynamic", "any value"),
+        ("Dynamic", "any value"),
+        ("()", "nothing"),
+    ];
+    let mut out = String::with_capacity(msg.len());
+    let mut rest = msg;
+    'scan: while !rest.is_empty() {
+        // Only whole words are replaced (`String` inside `ToString` is left alone).
+        let boundary = out.chars().last().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == ':'));
+        if boundary {
+            for (rust, word) in WORDS {
+                if let Some(after) = rest.strip_prefix(rust) {
+                    if after.chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_')) {
+                        out.push_str(word);
+                        rest = after;
+                        continue 'scan;
+                    }
+                }
+            }
+        }
+        let c = rest.chars().next().expect("not empty");
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// The line where `fn name(` is defined in a script, from the loaded sources.
+pub(crate) fn fn_line_in(sources: &crate::diag::SourceMap, script: &std::path::Path, name: &str) -> Option<usize> {
+    let file = sources.get(script)?;
+    let needle = format!("fn {name}(");
+    file.text.lines().position(|l| l.trim_start().starts_with(&needle)).map(|i| i + 1)
+}
+
+/// The line where `fn name(` is defined in a script of the pack.
+pub(crate) fn fn_line(pack: &Pack, script: &str, name: &str) -> Option<usize> {
+    let file = pack.sources.get(std::path::Path::new(script))?;
+    let needle = format!("fn {name}(");
+    file.text.lines().position(|l| l.trim_start().starts_with(&needle)).map(|i| i + 1)
+}
+
+/// `print` and `debug` go to the transcript, capped per game.
+pub fn log_print(kind: &str, s: &str) {
+    let _ = with(|g| {
+        g.print_lines += 1;
+        let cap = super::LIMITS.print_lines;
+        let line = if g.print_lines < cap {
+            let line: String = s.chars().take(500).collect();
+            format!("{kind}: {line}")
+        } else if g.print_lines == cap {
+            format!("{kind}: (further output dropped: more than {cap} lines)")
+        } else {
+            return Ok(());
+        };
+        if let Some(echo) = &mut g.echo {
+            echo(&line);
+        }
+        g.log(|_| line);
+        Ok(())
+    });
+}
+
+// ---- argument checks ----
+
+fn pl(g: &Game, p: i64) -> Result<usize, String> {
+    if p >= 0 && (p as usize) < g.state.players.len() {
+        Ok(p as usize)
+    } else {
+        Err(format!("no player {p} (players are 0 to {})", g.state.players.len() as i64 - 1))
+    }
+}
+
+fn cd(g: &Game, c: i64) -> Result<u32, String> {
+    if c >= 0 && (c as usize) < g.state.cards.len() {
+        Ok(c as u32)
+    } else {
+        Err(format!("no card {c}"))
+    }
+}
+
+fn zn(g: &Game, z: i64) -> Result<u32, String> {
+    if z >= 0 && (z as usize) < g.state.zones.len() {
+        Ok(z as u32)
+    } else {
+        Err(format!("no zone {z}"))
+    }
+}
+
+fn sp(g: &Game, s: i64) -> Result<u32, String> {
+    if s >= 0 && (s as usize) < g.state.spaces.len() {
+        Ok(s as u32)
+    } else {
+        Err(format!("no board space {s}"))
+    }
+}
+
+fn pc(g: &Game, p: i64) -> Result<usize, String> {
+    if p >= 0 && (p as usize) < g.state.pieces.len() {
+        Ok(p as usize)
+    } else {
+        Err(format!("no piece {p}"))
+    }
+}
+
+fn def_idx(g: &Game, id: &str) -> Result<u32, String> {
+    g.pack.index.get(id).map(|&i| i as u32).ok_or_else(|| {
+        let hint = crate::diag::did_you_mean(id, g.pack.defs.iter().map(|d| d.def.id.as_str()))
+            .map(|s| format!(" (did you mean `{s}`?)"))
+            .unwrap_or_default();
+        format!("no definition `{id}`{hint}")
+    })
+}
+
+fn stage_of(g: &Game, c: u32) -> Option<&crate::content::model::Stage> {
+    let card = &g.state.cards[c as usize];
+    let d = &g.pack.defs[card.def as usize].def;
+    d.stages.iter().find(|s| s.position == card.stage)
+}
+
+/// The back face of a two-sided card (a definition with a `back` table and no stages)
+/// when it is the side up.
+fn back_up(g: &Game, c: u32) -> Option<&crate::content::model::Face> {
+    let card = &g.state.cards[c as usize];
+    let d = &g.pack.defs[card.def as usize].def;
+    let back = matches!(card.stage, StagePosition::BackTop | StagePosition::BackBottom);
+    d.back.as_ref().filter(|_| back && d.stages.is_empty())
+}
+
+/// A card's value on the face that is up: its current stage's (if it has stages), its
+/// back's (when turned over), else its definition's; plus one for every sticker of that
+/// name. `None` when the face holds no such value and no sticker names it.
+fn card_value(g: &Game, c: u32, k: &str) -> Option<i64> {
+    let card = &g.state.cards[c as usize];
+    let base = match (stage_of(g, c), back_up(g, c)) {
+        (Some(st), _) => st.values.get(k).copied(),
+        (None, Some(b)) => b.values.get(k).copied(),
+        (None, None) => g.pack.defs[card.def as usize].def.values.get(k).copied(),
+    };
+    let stickers = card.stickers.iter().filter(|s| s.as_str() == k).count() as i64;
+    match base {
+        Some(v) => Some(v + stickers),
+        None if stickers > 0 => Some(stickers),
+        None => None,
+    }
+}
+
+/// Which face of a card is up, for messages: `front`, `back` or the stage's position.
+fn face_word(g: &Game, c: u32) -> &'static str {
+    match (stage_of(g, c), back_up(g, c)) {
+        (Some(st), _) => st.position.as_str(),
+        (None, Some(_)) => "back",
+        (None, None) => "front",
+    }
+}
+
+/// `value(c, k)`: a value the face up lacks is an error naming the card and the face.
+fn strict_value(g: &Game, c: u32, k: &str) -> Result<i64, String> {
+    card_value(g, c, k).ok_or_else(|| {
+        format!(
+            "{} has no value `{k}` on its {} face; use value_or(c, \"{k}\", 0) where it may be missing",
+            card_ref(&g.pack, &g.state, c),
+            face_word(g, c)
+        )
+    })
+}
+
+/// Whether the card's definition or its current stage has keyword `k`.
+fn card_has_keyword(g: &Game, c: u32, k: &str) -> bool {
+    let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
+    stage_of(g, c).is_some_and(|s| s.keywords.iter().any(|x| x == k)) || d.keywords.iter().any(|x| x == k)
+}
+
+fn zone_visibility(s: &str) -> Result<Visibility, String> {
+    Ok(match s {
+        "public" => Visibility::Public,
+        "owner" => Visibility::Owner,
+        "hidden" => Visibility::Hidden,
+        _ => return Err(format!("visibility `{s}` is not public, owner or hidden")),
+    })
+}
+
+fn label_of(opt: &Dynamic) -> Result<String, String> {
+    if opt.is_map() {
+        // Borrow the map in place (a clone would copy every option's fields).
+        if let Some(m) = opt.read_lock::<Map>() {
+            return m.get("label").map(|l| l.to_string()).ok_or_else(|| "an option map needs a `label`".to_string());
+        }
+    }
+    if opt.is_string() {
+        return Ok(opt.to_string());
+    }
+    Ok(opt.to_string())
+}
+
+fn ints(a: Vec<u32>) -> Array {
+    a.into_iter().map(|x| Dynamic::from(i64::from(x))).collect()
+}
+
+// ---- choices and hooks (these release the game while a script or agent runs) ----
+
+fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
+    if options.is_empty() {
+        return Err(format!("choose(\"{prompt}\") was given no options").into());
+    }
+    // Options with the same label are the same choice: keep the first of each.
+    let mut labels: Vec<String> = Vec::with_capacity(options.len());
+    let mut keep: Vec<usize> = Vec::with_capacity(options.len());
+    for (i, o) in options.iter().enumerate() {
+        let l = label_of(o)?;
+        if !labels.contains(&l) {
+            labels.push(l);
+            keep.push(i);
+        }
+    }
+    let options: Array =
+        if keep.len() == options.len() { options } else { keep.iter().map(|&i| options[i].clone()).collect() };
+    // Live reload happens between choices.
+    maybe_reload();
+    let (player, step, agent, pack, name, view) = with(|g| {
+        let player = pl(g, p)?;
+        let step = g.state.choices;
+        g.state.choices += 1;
+        if labels.len() == 1 {
+            return Ok((player, step, None, g.pack.clone(), String::new(), None));
+        }
+        let agent = g.agents[player].take().ok_or("internal: agent busy")?;
+        let view = agent.wants_view().then(|| g.view(player));
+        Ok((player, step, Some(agent), g.pack.clone(), g.state.players[player].name.clone(), view))
+    })?;
+    let (index, asked) = match agent {
+        None => (0, false),
+        Some(mut a) => {
+            if let Some(v) = view {
+                a.show(&v);
+            }
+            let req = ChoiceRequest {
+                step,
+                player,
+                player_name: &name,
+                prompt: &prompt,
+                labels: &labels,
+                options: &options,
+                pack: &pack,
+            };
+            let r = a.choose(&req);
+            with(|g| {
+                g.agents[player] = Some(a);
+                Ok(())
+            })?;
+            match r {
+                Ok(i) if i < labels.len() => (i, true),
+                Ok(i) => return Err(format!("agent chose option {i} of {}", labels.len()).into()),
+                Err(msg) => {
+                    FAILURE.with(|f| {
+                        f.borrow_mut().get_or_insert_with(|| plain_failure(msg.clone()));
+                    });
+                    return Err(msg.into());
+                }
+            }
+        }
+    };
+    let label = labels[index].clone();
+    with(|g| {
+        g.log(|s| {
+            let who = &s.players[player].name;
+            if asked {
+                format!("choice {step} {who}: {prompt} -> {label}")
+            } else {
+                format!("choice {step} {who}: {prompt} -> {label} (only option)")
+            }
+        });
+        g.choices.push(Choice { step, player, prompt: prompt.to_string(), label: label.clone(), asked });
+        Ok(())
+    })?;
+    Ok(options[index].clone())
+}
+
+fn maybe_reload() {
+    let hook = with(|g| Ok(g.reload.take())).ok().flatten();
+    let Some(mut hook) = hook else { return };
+    let new = hook();
+    let _ = with(|g| {
+        g.reload = Some(hook);
+        if let Some(pack) = new {
+            swap_pack(g, pack);
+        }
+        Ok(())
+    });
+}
+
+/// Continue the game with a reloaded pack: card instances keep their state and take
+/// their definition's new values and script. A reload that removed a definition still in
+/// play is refused and logged.
+pub fn swap_pack(g: &mut Game, pack: Arc<Pack>) {
+    let mut map = Vec::with_capacity(g.pack.defs.len());
+    for d in &g.pack.defs {
+        map.push(pack.index.get(&d.def.id).map(|&i| i as u32));
+    }
+    let mut missing: Vec<String> = Vec::new();
+    let used = g.state.cards.iter().map(|c| c.def).chain(g.state.players.iter().filter_map(|p| p.character));
+    for d in used {
+        if map[d as usize].is_none() {
+            let id = g.pack.defs[d as usize].def.id.clone();
+            if !missing.contains(&id) {
+                missing.push(id);
+            }
+        }
+    }
+    if !missing.is_empty() {
+        g.log(|_| {
+            format!(
+                "reload refused: {} removed while in play; the game keeps the previous definitions",
+                missing.join(", ")
+            )
+        });
+        return;
+    }
+    for c in &mut g.state.cards {
+        c.def = map[c.def as usize].unwrap_or(c.def);
+    }
+    for p in &mut g.state.players {
+        p.character = p.character.map(|d| map[d as usize].unwrap_or(d));
+    }
+    for plays in &mut g.plays {
+        for d in plays.iter_mut() {
+            *d = map[*d as usize].unwrap_or(*d);
+        }
+    }
+    // What scripts worked out from the old definitions (globals named `cache:...`) is
+    // worked out again from the new ones.
+    g.state.globals.retain(|k, _| !k.starts_with(crate::game::save::CACHE_PREFIX));
+    let version = pack.manifest.version.clone();
+    let what = reload_changes(&g.pack, &pack);
+    refresh_def_ids(&pack);
+    g.pack = pack;
+    g.log(|_| format!("reload: definitions and scripts reloaded (version {version}){what}"));
+}
+
+/// What a reload changed, for its transcript line: `: changed a, b; added c; removed d;
+/// rules script changed` (empty when nothing did). A definition changed when its TOML or
+/// its script's text did.
+fn reload_changes(old: &Pack, new: &Pack) -> String {
+    let script_hash = |p: &Pack, d: &crate::content::Def| d.script.map(|i| p.scripts[i].hash);
+    let (mut changed, mut added) = (Vec::new(), Vec::new());
+    for d in &new.defs {
+        match old.index.get(&d.def.id).map(|&i| &old.defs[i]) {
+            Some(o) if o.def != d.def || script_hash(old, o) != script_hash(new, d) => changed.push(d.def.id.as_str()),
+            Some(_) => {}
+            None => added.push(d.def.id.as_str()),
+        }
+    }
+    let removed: Vec<&str> =
+        old.defs.iter().filter(|d| !new.index.contains_key(&d.def.id)).map(|d| d.def.id.as_str()).collect();
+    let mut parts = Vec::new();
+    for (word, ids) in [("changed", changed), ("added", added), ("removed", removed)] {
+        if !ids.is_empty() {
+            parts.push(format!("{word} {}", ids.join(", ")));
+        }
+    }
+    if old.rules_script().map(|s| s.hash) != new.rules_script().map(|s| s.hash) {
+        parts.push("rules script changed".into());
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", parts.join("; "))
+    }
+}
+
+/// The script index of a card (instance id) or definition (id string), if it has one.
+fn target_script(g: &Game, target: &Dynamic) -> Result<Option<usize>, String> {
+    let def = if let Ok(c) = target.as_int() {
+        g.state.cards.get(c as usize).map(|c| c.def).ok_or_else(|| format!("no card {c}"))?
+    } else {
+        let id = target.to_string();
+        def_idx(g, &id)?
+    };
+    Ok(g.pack.defs[def as usize].script)
+}
+
+/// The AST of the target's script when that script itself defines `name` (only the
+/// AST handle is shared; nothing else is copied).
+fn target_fn(g: &Game, target: &Dynamic, name: &str) -> Result<Option<Arc<AST>>, String> {
+    Ok(target_script(g, target)?.and_then(|i| {
+        let s = &g.pack.scripts[i];
+        s.functions.contains(name).then(|| s.ast.clone())
+    }))
+}
+
+fn enter_call() -> R<()> {
+    with(|g| {
+        g.call_depth += 1;
+        if g.call_depth > MAX_HOST_DEPTH {
+            g.call_depth -= 1;
+            return Err(format!(
+                "`invoke`/`fold` nested more than {MAX_HOST_DEPTH} deep (endless recursion through hooks?)"
+            ));
+        }
+        Ok(())
+    })
+}
+
+fn leave_call() {
+    let _ = with(|g| {
+        g.call_depth = g.call_depth.saturating_sub(1);
+        Ok(())
+    });
+}
+
+/// Call into another script; on failure remember the innermost located error.
+fn nested_call(ast: &AST, name: &str, args: Vec<Dynamic>) -> R<Dynamic> {
+    enter_call()?;
+    let r = call_script_fn(ast, name, args);
+    leave_call();
+    r.map_err(|e| {
+        let f = to_failure_in(&e, ast, Some(name));
+        let msg = f.to_string();
+        FAILURE.with(|slot| {
+            slot.borrow_mut().get_or_insert(f);
+        });
+        Box::<EvalAltResult>::from(msg)
+    })
+}
+
+fn invoke(target: Dynamic, name: ImmutableString, args: Array) -> R<Dynamic> {
+    let Some(ast) = with(|g| target_fn(g, &target, &name))? else {
+        return Ok(Dynamic::UNIT);
+    };
+    nested_call(&ast, &name, args)
+}
+
+fn has_fn(target: Dynamic, name: ImmutableString) -> R<bool> {
+    with(|g| Ok(target_script(g, &target)?.is_some_and(|i| g.pack.scripts[i].functions.contains(name.as_str()))))
+}
+
+/// Sources whose hooks `fold` consults: each player's character, then cards in active
+/// zones (bottom to top) and the cards attached under them.
+fn fold_sources(g: &Game, hook: &str) -> Vec<(Arc<AST>, Dynamic)> {
+    let mut out = Vec::new();
+    let has = |def: u32| -> Option<Arc<AST>> {
+        let si = g.pack.defs[def as usize].script?;
+        let s = &g.pack.scripts[si];
+        s.functions.contains(hook).then(|| s.ast.clone())
+    };
+    for (i, p) in g.state.players.iter().enumerate() {
+        if p.out {
+            continue;
+        }
+        if let Some(ast) = p.character.and_then(has) {
+            out.push((ast, Dynamic::from(i as i64)));
+        }
+    }
+    for z in g.state.zones.iter().filter(|z| z.active) {
+        for &c in &z.cards {
+            let mut stack = vec![c];
+            while let Some(x) = stack.pop() {
+                let card = &g.state.cards[x as usize];
+                if let Some(ast) = has(card.def) {
+                    out.push((ast, Dynamic::from(i64::from(x))));
+                }
+                stack.extend(card.attached.iter().rev().copied());
+            }
+        }
+    }
+    out
+}
+
+fn fold(hook: ImmutableString, value: Dynamic, args: Array) -> R<Dynamic> {
+    let sources = with(|g| Ok(fold_sources(g, &hook)))?;
+    let mut v = value;
+    for (ast, source) in sources {
+        let mut a = Vec::with_capacity(args.len() + 2);
+        a.push(source);
+        a.push(v);
+        a.extend(args.iter().cloned());
+        v = nested_call(&ast, &hook, a)?;
+    }
+    Ok(v)
+}
+
+// ---- registration ----
+
+/// Register Crown's API on the engine.
+pub fn register(e: &mut Engine) {
+    players::register(e);
+    zones::register(e);
+    cards::register(e);
+    defs::register(e);
+    board::register(e);
+    game::register(e);
+}
+
+fn move_card(c: i64, z: i64, bottom: bool) -> R<()> {
+    with(|g| {
+        let c = cd(g, c)?;
+        let z = zn(g, z)?;
+        let from = g.state.effective_zone(c);
+        g.state.put_in_zone(c, z, bottom);
+        g.log(|s| {
+            let r = card_ref_s(s, c);
+            format!("move {r} {} -> {}{}", s.zone_label(from), s.zone_label(z), if bottom { " (bottom)" } else { "" })
+        });
+        Ok(())
+    })
+}
+
+/// Transcript name of a card without the pack (the pack is reached through the game).
+fn card_ref_s(s: &crate::game::state::State, c: u32) -> String {
+    // The definition id is resolved by `Game::log` callers through `card_ref`; here we
+    // only have the state, so go through the current thread's pack index snapshot.
+    DEF_IDS.with(|ids| {
+        let ids = ids.borrow();
+        match s.cards.get(c as usize) {
+            Some(card) => format!("{}#{}", ids.get(card.def as usize).map_or("?", |x| x.as_str()), c),
+            None => format!("?#{c}"),
+        }
+    })
+}
+
+thread_local! {
+    /// Definition ids of the running game's pack, for transcript lines.
+    static DEF_IDS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+fn refresh_def_ids(pack: &Pack) {
+    DEF_IDS.with(|ids| {
+        let mut ids = ids.borrow_mut();
+        if ids.len() != pack.defs.len() || ids.iter().zip(&pack.defs).any(|(a, d)| *a != d.def.id) {
+            *ids = pack.defs.iter().map(|d| d.def.id.clone()).collect();
+        }
+    });
+}
+
+/// Keep transcript card names in step with the game's pack; call when installing a game.
+pub fn prepare(pack: &Pack) {
+    refresh_def_ids(pack);
+}
+
+/// `card_ref` for callers outside scripts.
+pub fn describe_card(g: &Game, c: u32) -> String {
+    card_ref(&g.pack, &g.state, c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_use_the_scripts_words_for_types() {
+        assert_eq!(
+            plain_words("Function not found: double_it (i64, ImmutableString)"),
+            "Function not found: double_it (int, string)"
+        );
+        assert_eq!(
+            plain_words("Data type incorrect: i64 (expecting &str)"),
+            "Data type incorrect: int (expecting string)"
+        );
+        assert_eq!(plain_words("returns () not rhai::Map"), "returns nothing not map");
+        assert_eq!(plain_words("ToString and i64x stay"), "ToString and i64x stay");
+    }
+    use crate::content::{load_pack, LoadOptions, Project};
+    use crate::game::{agent, GameConfig};
+
+    /// A one-seat game of a minimal pack (nothing run yet).
+    fn tiny_game(tag: &str) -> Game {
+        let root = std::env::temp_dir().join(format!("crown-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for (rel, text) in [
+            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
+            ("scripts/p/rules.rhai", "fn setup() {}\nfn turn() { end_game([], \"done\"); }\n"),
+        ] {
+            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(&root), "p", LoadOptions::default());
+        let _ = std::fs::remove_dir_all(&root);
+        let pack = Arc::new(loaded.pack.expect("the pack loads"));
+        Game::new(pack, GameConfig::new(1, 1), vec![agent::bot("first", 1, 0).unwrap()]).unwrap()
+    }
+
+    #[test]
+    fn a_reload_drops_cache_globals_and_keeps_the_others() {
+        let mut game = tiny_game("reload-cache");
+        game.state.globals.insert("cache:fx:a".into(), Dynamic::from(1_i64));
+        game.state.globals.insert("score".into(), Dynamic::from(2_i64));
+        let pack = game.pack.clone();
+        swap_pack(&mut game, pack);
+        let keys: Vec<&String> = game.state.globals.keys().collect();
+        assert_eq!(keys, ["score"]);
+        // Nothing changed, so the reload line names nothing.
+        let last = game.transcript.as_ref().and_then(|t| t.last()).unwrap();
+        assert_eq!(last, "reload: definitions and scripts reloaded (version 1)");
+    }
+
+    #[test]
+    fn a_panic_inside_a_host_call_becomes_that_calls_error() {
+        let game = tiny_game("host-panic");
+        let (game, r) = with_installed(game, || with(|_| -> Result<(), String> { panic!("boom") }));
+        let e = r.expect_err("the panic is an error").to_string();
+        assert!(e.contains("internal error in a host function") && e.contains("boom"), "{e}");
+        // The game is still there, usable, and no longer borrowed.
+        let (_, again) = with_installed(game, || with(|g| Ok(g.state.turn)));
+        assert_eq!(again.unwrap(), 0);
+    }
+}

@@ -1,0 +1,104 @@
+//! Host functions: Seats: counters, characters, scores, who is still in.
+
+use super::*;
+
+pub(super) fn register(e: &mut Engine) {
+    e.register_fn("players", || with(|g| Ok(g.state.players.len() as i64)));
+    e.register_fn("player_name", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].name.clone())));
+    e.register_fn("character", |p: i64| {
+        with(|g| {
+            let p = pl(g, p)?;
+            Ok(g.state.players[p].character.map_or(String::new(), |d| g.pack.defs[d as usize].def.id.clone()))
+        })
+    });
+    e.register_fn("set_character", |p: i64, id: ImmutableString| {
+        with(|g| {
+            let p = pl(g, p)?;
+            let d = def_idx(g, &id)?;
+            if !g.pack.defs[d as usize].kind.is_character() {
+                return Err(format!("`{id}` is not a noble or leader"));
+            }
+            g.state.players[p].character = Some(d);
+            g.log(|s| format!("{} is {id}", s.players[p].name));
+            Ok(())
+        })
+    });
+    e.register_fn("counter", |p: i64, k: ImmutableString| {
+        with(|g| Ok(g.state.players[pl(g, p)?].counters.get(k.as_str()).copied().unwrap_or(0)))
+    });
+    e.register_fn("set_counter", |p: i64, k: ImmutableString, v: i64| set_counter(p, &k, |_| v));
+    e.register_fn("add_counter", |p: i64, k: ImmutableString, d: i64| set_counter(p, &k, |old| old.saturating_add(d)));
+    e.register_fn("hide_counter", |p: i64, k: ImmutableString| {
+        with(|g| {
+            let p = pl(g, p)?;
+            let h = &mut g.state.players[p].hidden;
+            if !h.iter().any(|x| x == k.as_str()) {
+                h.push(k.to_string());
+            }
+            Ok(())
+        })
+    });
+    e.register_fn("eliminate", |p: i64| {
+        with(|g| {
+            let p = pl(g, p)?;
+            if !g.state.players[p].out {
+                g.state.players[p].out = true;
+                g.log(|s| format!("{} is out of the game", s.players[p].name));
+            }
+            Ok(())
+        })
+    });
+    e.register_fn("restore", |p: i64| {
+        with(|g| {
+            let p = pl(g, p)?;
+            g.state.players[p].out = false;
+            g.log(|s| format!("{} is back in the game", s.players[p].name));
+            Ok(())
+        })
+    });
+    e.register_fn("is_out", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].out)));
+    e.register_fn("alive", || {
+        with(|g| {
+            Ok(g.state
+                .players
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| !p.out)
+                .map(|(i, _)| Dynamic::from(i as i64))
+                .collect::<Array>())
+        })
+    });
+    e.register_fn("alive_after", |p: i64| {
+        with(|g| {
+            let start = pl(g, p)?;
+            let n = g.state.players.len();
+            Ok((1..n)
+                .map(|k| (start + k) % n)
+                .filter(|&q| !g.state.players[q].out)
+                .map(|q| Dynamic::from(q as i64))
+                .collect::<Array>())
+        })
+    });
+    e.register_fn("set_score", |p: i64, v: i64| {
+        with(|g| {
+            let p = pl(g, p)?;
+            g.state.players[p].score = v;
+            g.log(|s| format!("score {} = {v}", s.players[p].name));
+            Ok(())
+        })
+    });
+    e.register_fn("score", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].score)));
+}
+
+fn set_counter(p: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {
+    with(|g| {
+        let p = pl(g, p)?;
+        let old = g.state.players[p].counters.get(k).copied().unwrap_or(0);
+        let new = f(old);
+        if new != old {
+            g.state.players[p].counters.insert(k.to_string(), new);
+            g.log(|s| format!("{} {k} {old} -> {new}", s.players[p].name));
+        }
+        Ok(new)
+    })
+}

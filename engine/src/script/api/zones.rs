@@ -1,0 +1,99 @@
+//! Host functions: Zones and moving cards between them.
+
+use super::*;
+
+pub(super) fn register(e: &mut Engine) {
+    e.register_fn("zone", |name: ImmutableString| with(|g| Ok(i64::from(g.state.zone_id(None, &name)))));
+    e.register_fn("pzone", |p: i64, name: ImmutableString| {
+        with(|g| {
+            let p = pl(g, p)?;
+            Ok(i64::from(g.state.zone_id(Some(p as u8), &name)))
+        })
+    });
+    e.register_fn("cards", |z: i64| {
+        with(|g| {
+            Ok(g.state.zones[zn(g, z)? as usize]
+                .cards
+                .iter()
+                .rev()
+                .map(|&c| Dynamic::from(i64::from(c)))
+                .collect::<Array>())
+        })
+    });
+    e.register_fn("cards_up", |z: i64| {
+        with(|g| {
+            Ok(g.state.zones[zn(g, z)? as usize].cards.iter().map(|&c| Dynamic::from(i64::from(c))).collect::<Array>())
+        })
+    });
+    e.register_fn("count", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.len() as i64)));
+    e.register_fn("top", |z: i64| {
+        with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.last().map_or(-1, |&c| i64::from(c))))
+    });
+    e.register_fn("bottom", |z: i64| {
+        with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.first().map_or(-1, |&c| i64::from(c))))
+    });
+    e.register_fn("move_card", |c: i64, z: i64| move_card(c, z, false));
+    e.register_fn("move_bottom", |c: i64, z: i64| move_card(c, z, true));
+    e.register_fn("draw", |from: i64, to: i64| -> R<i64> {
+        let top = with(|g| Ok(g.state.zones[zn(g, from)? as usize].cards.last().map_or(-1, |&c| i64::from(c))))?;
+        if top >= 0 {
+            move_card(top, to, false)?;
+        }
+        Ok(top)
+    });
+    e.register_fn("shuffle", |z: i64| {
+        with(|g| {
+            let z = zn(g, z)?;
+            let mut cards = std::mem::take(&mut g.state.zones[z as usize].cards);
+            g.state.rng.shuffle(&mut cards);
+            let n = cards.len();
+            g.state.zones[z as usize].cards = cards;
+            g.log(|s| format!("shuffle {} ({n} cards)", s.zone_label(z)));
+            Ok(())
+        })
+    });
+    e.register_fn("zone_of", |c: i64| {
+        with(|g| {
+            let c = cd(g, c)?;
+            let z = g.state.effective_zone(c);
+            Ok(if z == NO_ZONE { -1 } else { i64::from(z) })
+        })
+    });
+    e.register_fn("zone_name", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].name.clone())));
+    e.register_fn("zone_owner", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].owner.map_or(-1, i64::from))));
+    e.register_fn("set_active", |z: i64, on: bool| {
+        with(|g| {
+            let z = zn(g, z)?;
+            g.state.zones[z as usize].active = on;
+            Ok(())
+        })
+    });
+    e.register_fn("set_visibility", |z: i64, v: ImmutableString| {
+        with(|g| {
+            let z = zn(g, z)?;
+            g.state.zones[z as usize].visibility = zone_visibility(&v)?;
+            Ok(())
+        })
+    });
+    e.register_fn("find_in", |z: i64, id: ImmutableString| {
+        with(|g| {
+            let z = zn(g, z)?;
+            let d = def_idx(g, &id)?;
+            Ok(g.state.zones[z as usize]
+                .cards
+                .iter()
+                .rev()
+                .find(|&&c| g.state.cards[c as usize].def == d)
+                .map_or(-1, |&c| i64::from(c)))
+        })
+    });
+    e.register_fn("remove_card", |c: i64| {
+        with(|g| {
+            let c = cd(g, c)?;
+            let from = g.state.effective_zone(c);
+            g.state.detach_from_place(c);
+            g.log(|s| format!("remove {} from {} (out of the game)", card_ref_s(s, c), s.zone_label(from)));
+            Ok(())
+        })
+    });
+}
