@@ -74,15 +74,29 @@ impl<R: BufRead + Send, W: Write + Send> Agent for HumanAgent<R, W> {
                 Err(e) => return Err(format!("cannot read input: {e}")),
             }
             let t = line.trim();
-            if let Ok(n) = t.parse::<usize>() {
-                if (1..=req.labels.len()).contains(&n) {
-                    return Ok(n - 1);
-                }
+            let picked = match t.parse::<usize>() {
+                Ok(n) if (1..=req.labels.len()).contains(&n) => Some(n - 1),
+                _ => req.labels.iter().position(|l| l.eq_ignore_ascii_case(t)),
+            };
+            let Some(i) = picked else {
+                let _ = writeln!(self.output, "'{t}' is not an option: type a number from 1 to {}", req.labels.len());
+                continue;
+            };
+            // A choice the rules mark with `confirm` (resigning, ending the game) is asked
+            // again before it is taken.
+            let Some(question) = req.confirm(i) else { return Ok(i) };
+            let _ = write!(self.output, "{question} (y/n)> ");
+            let _ = self.output.flush();
+            let mut answer = String::new();
+            match self.input.read_line(&mut answer) {
+                Ok(0) => return Err("input ended: the game was abandoned".into()),
+                Ok(_) => {}
+                Err(e) => return Err(format!("cannot read input: {e}")),
             }
-            if let Some(i) = req.labels.iter().position(|l| l.eq_ignore_ascii_case(t)) {
+            if matches!(answer.trim().to_lowercase().as_str(), "y" | "yes") {
                 return Ok(i);
             }
-            let _ = writeln!(self.output, "'{t}' is not an option: type a number from 1 to {}", req.labels.len());
+            let _ = writeln!(self.output, "not taken; choose again");
         }
     }
     fn kind(&self) -> String {
@@ -354,5 +368,41 @@ mod tests {
         assert!(text.contains("hand@P1: "), "{}", &text[..text.len().min(2000)]);
         // Not the engine's plain view of the other seat's hidden hand.
         assert!(!text.contains("hand@P2: "), "{}", &text[..text.len().min(2000)]);
+    }
+
+    /// A choice the rules mark with `confirm` is asked again; "n" puts the menu back.
+    #[test]
+    fn a_choice_marked_confirm_is_asked_again() {
+        let project = Project::new(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+        let pack = Arc::new(load_pack(&project, "take-the-kingdom", LoadOptions::default()).pack.expect("pack loads"));
+        let resign = rhai_map(&[("label", "Resign"), ("confirm", "Resigning ends the game. Resign?")]);
+        let pass = rhai_map(&[("label", "Pass")]);
+        let options = vec![pass, resign];
+        let labels = vec!["Pass".to_string(), "Resign".to_string()];
+        let req = ChoiceRequest {
+            step: 0,
+            player: 0,
+            player_name: "P1",
+            prompt: "Your action",
+            labels: &labels,
+            options: &options,
+            pack: &pack,
+        };
+        let ask = |input: &str| {
+            let out = Shared::default();
+            let mut h = HumanAgent { input: std::io::Cursor::new(input.as_bytes().to_vec()), output: out.clone() };
+            let got = h.choose(&req);
+            let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+            (got, text)
+        };
+        let (got, text) = ask("2\nn\n1\n");
+        assert_eq!(got, Ok(0), "{text}");
+        assert!(text.contains("Resigning ends the game. Resign? (y/n)> not taken; choose again"), "{text}");
+        assert_eq!(ask("2\ny\n").0, Ok(1));
+        assert_eq!(ask("1\n").0, Ok(0));
+    }
+
+    fn rhai_map(pairs: &[(&str, &str)]) -> crown_engine::script::Dynamic {
+        crown_engine::script::map_of(pairs)
     }
 }

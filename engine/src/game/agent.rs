@@ -21,6 +21,15 @@ pub struct ChoiceRequest<'a> {
     pub pack: &'a Arc<Pack>,
 }
 
+impl ChoiceRequest<'_> {
+    /// The question to ask again before option `i` is taken, when the rules give the
+    /// option a `confirm` text (resigning, a choice that ends the game). Bots ignore it.
+    pub fn confirm(&self, i: usize) -> Option<String> {
+        let m = self.options.get(i)?.read_lock::<rhai::Map>()?;
+        m.get("confirm").map(|c| c.to_string())
+    }
+}
+
 /// Something that makes decisions for a seat.
 pub trait Agent: Send {
     /// Pick one of `req.labels` by index. An `Err` stops the game with that message.

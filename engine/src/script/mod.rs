@@ -111,6 +111,14 @@ fn build_engine() -> Engine {
     e
 }
 
+pub use rhai::Dynamic;
+
+/// A script map of text entries (for tools and tests that build options by hand).
+pub fn map_of(pairs: &[(&str, &str)]) -> Dynamic {
+    let m: rhai::Map = pairs.iter().map(|(k, v)| ((*k).into(), Dynamic::from(v.to_string()))).collect();
+    Dynamic::from(m)
+}
+
 /// Compile a script's text; `name` becomes the source name errors report.
 pub fn compile(name: &str, text: &str) -> Result<AST, ParseError> {
     let mut ast = engine().compile(text)?;
