@@ -336,6 +336,13 @@ struct AppState {
     streams: Arc<tokio::sync::Semaphore>,
 }
 
+/// The most connections open at once (event streams included); past it a new one is
+/// closed unanswered.
+const MAX_CONNECTIONS: usize = 256;
+
+/// How long a client may take to send a request's head before the connection is closed.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The most event streams served at once: far more than the browser tabs a designer
 /// keeps open, few enough that a runaway page cannot hold the server's memory.
 const MAX_EVENT_STREAMS: usize = 64;
@@ -424,8 +431,29 @@ fn start_http(
             let Ok(listener) = tokio::net::TcpListener::from_std(listener) else { return };
             let streams = Arc::new(tokio::sync::Semaphore::new(MAX_EVENT_STREAMS));
             let app = Router::new().fallback(answer).with_state(AppState { shared, generations, port, streams });
-            if let Err(e) = axum::serve(listener, app).await {
-                eprintln!("error: the preview server stopped: {e}");
+            // Each connection is served by hyper directly (as `axum::serve` would), with a
+            // time limit on reading a request's head and a cap on open connections.
+            let connections = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+            loop {
+                let stream = match listener.accept().await {
+                    Ok((stream, _)) => stream,
+                    Err(e) => {
+                        eprintln!("error: the preview server cannot accept a connection: {e}");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        continue;
+                    }
+                };
+                // Past the cap the connection is closed at once.
+                let Ok(permit) = connections.clone().try_acquire_owned() else { continue };
+                let service = hyper_util::service::TowerToHyperService::new(app.clone());
+                tokio::spawn(async move {
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .timer(hyper_util::rt::TokioTimer::new())
+                        .header_read_timeout(HEADER_READ_TIMEOUT)
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                        .await;
+                    drop(permit);
+                });
             }
         });
     })?;
