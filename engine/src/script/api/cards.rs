@@ -306,3 +306,64 @@ fn set_mark(c: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {
         Ok(new)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::content::{load_pack, LoadOptions, Project};
+    use crate::game::{agent, Game, GameConfig};
+    use std::sync::Arc;
+
+    /// Run `probe()` of a rules script over a one-card pack whose card has a back face.
+    fn probe(body: &str) -> Result<String, String> {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let root = std::env::temp_dir().join(format!("crown-cards-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let card = "[[card]]\nid = \"axe\"\nname = \"Axe\"\ncount = 0\nvalues = { a = 1 }\nattrs = { t = \"front\", keep = \"yes\" }\nback = { name = \"Great Axe\", values = { a = 2, b = 3 }, attrs = { t = \"back\" } }\n";
+        let rules = format!("fn setup() {{}}\nfn turn() {{ end_game([], \"done\"); }}\nfn probe() {{\n{body}\n}}\n");
+        for (rel, text) in [
+            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
+            ("content/p/cards/a.toml", card),
+            ("scripts/p/rules.rhai", rules.as_str()),
+        ] {
+            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(&root), "p", LoadOptions::default());
+        let _ = std::fs::remove_dir_all(&root);
+        let pack = Arc::new(loaded.pack.expect("the pack loads"));
+        let ast = pack.rules_script().unwrap().ast.clone();
+        let game = Game::new(pack, GameConfig::new(1, 1), vec![agent::bot("first", 1, 0).unwrap()]).unwrap();
+        let (_, r) = super::super::with_installed(game, || super::super::call_script_fn(&ast, "probe", Vec::new()));
+        r.map(|v| v.to_string()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_side_up_is_what_value_attr_and_name_of_read() {
+        let got = probe(
+            "let c = create_card(\"axe\", zone(\"z\"));\n\
+             let front = [side(c), value(c, \"a\"), attr(c, \"t\"), name_of(c)];\n\
+             set_side(c, \"back\");\n\
+             [front, [side(c), value(c, \"a\"), value(c, \"b\"), attr(c, \"t\"), attr(c, \"keep\"), name_of(c)]]",
+        );
+        assert_eq!(got.unwrap(), r#"[["front", 1, "front", "Axe"], ["back", 2, 3, "back", "yes", "Great Axe"]]"#);
+    }
+
+    #[test]
+    fn a_value_the_face_lacks_is_an_error_unless_read_with_value_or() {
+        let e = probe("let c = create_card(\"axe\", zone(\"z\"));\nvalue(c, \"b\")").unwrap_err();
+        assert!(e.contains("axe#0 has no value `b` on its front face"), "{e}");
+        assert_eq!(probe("let c = create_card(\"axe\", zone(\"z\"));\nvalue_or(c, \"b\", 7)").unwrap(), "7");
+        let e = probe("def_value(\"axe\", \"zz\")").unwrap_err();
+        assert!(e.contains("`axe` has no value `zz`"), "{e}");
+        assert_eq!(probe("def_value_or(\"axe\", \"zz\", 4)").unwrap(), "4");
+        let e = probe("let c = create_card(\"axe\", zone(\"z\"));\nset_side(c, \"edge\")").unwrap_err();
+        assert!(e.contains("`edge` is not a side"), "{e}");
+    }
+
+    #[test]
+    fn def_faces_lists_every_face_as_written() {
+        let got = probe("let out = [];\nfor f in def_faces(\"axe\") { out.push([f.face, f.name, f.values]); }\nout");
+        assert_eq!(got.unwrap(), r#"[["front", "Axe", #{"a": 1}], ["back", "Great Axe", #{"a": 2, "b": 3}]]"#);
+    }
+}
