@@ -543,14 +543,7 @@ struct T {
 pub fn run(pack: Arc<Pack>, cfg: GameConfig, agents: Vec<Box<dyn Agent>>) -> NativeResult {
     let fail = |msg: String, turns: u64| NativeResult {
         outcome: Outcome {
-            status: Status::Failed(ScriptFailure {
-                message: msg,
-                script: None,
-                line: 0,
-                column: 0,
-                definitions: Vec::new(),
-                trace: Vec::new(),
-            }),
+            status: Status::Failed(ScriptFailure::plain(msg)),
             winners: Vec::new(),
             reason: String::new(),
             scores: Vec::new(),
@@ -674,14 +667,7 @@ pub fn run(pack: Arc<Pack>, cfg: GameConfig, agents: Vec<Box<dyn Agent>>) -> Nat
         Ok(s) => s,
         Err(msg) => {
             tlog!(t, "error: {msg}");
-            Status::Failed(ScriptFailure {
-                message: msg,
-                script: None,
-                line: 0,
-                column: 0,
-                definitions: Vec::new(),
-                trace: Vec::new(),
-            })
+            Status::Failed(ScriptFailure::plain(msg))
         }
     };
     let (winners, reason) = t.over.clone().unwrap_or_default();

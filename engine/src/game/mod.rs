@@ -70,6 +70,21 @@ pub struct ScriptFailure {
     pub trace: Vec<String>,
 }
 
+impl ScriptFailure {
+    /// A failure with a message and no place in a script (set-up errors, a replay that
+    /// diverged, the native baseline's errors).
+    pub fn plain(message: impl Into<String>) -> Self {
+        ScriptFailure {
+            message: message.into(),
+            script: None,
+            line: 0,
+            column: 0,
+            definitions: Vec::new(),
+            trace: Vec::new(),
+        }
+    }
+}
+
 impl fmt::Display for ScriptFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.script {

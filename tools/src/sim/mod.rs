@@ -157,14 +157,7 @@ pub fn simulate(
 /// What a game that could not be set up counts as.
 fn failed_outcome(message: String) -> Outcome {
     Outcome {
-        status: Status::Failed(ScriptFailure {
-            message,
-            script: None,
-            line: 0,
-            column: 0,
-            definitions: Vec::new(),
-            trace: Vec::new(),
-        }),
+        status: Status::Failed(ScriptFailure::plain(message)),
         winners: Vec::new(),
         reason: String::new(),
         scores: Vec::new(),

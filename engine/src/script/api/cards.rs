@@ -25,10 +25,9 @@ pub(super) fn register(e: &mut Engine) {
         with(|g| {
             let c = cd(g, c)?;
             let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
-            Ok(match (stage_of(g, c), back_up(g, c)) {
-                (Some(s), _) => s.name.clone(),
-                (None, Some(b)) if !b.name.is_empty() => b.name.clone(),
-                _ => d.name.clone(),
+            Ok(match stage_of(g, c) {
+                Some(s) => s.name.clone(),
+                None => back_up(g, c).filter(|b| !b.name.is_empty()).map_or_else(|| d.name.clone(), |b| b.name.clone()),
             })
         })
     });
