@@ -17,6 +17,7 @@ mod print;
 mod profile;
 mod props;
 mod schema;
+mod search;
 pub(crate) mod serve;
 mod sim;
 mod soak;

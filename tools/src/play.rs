@@ -387,6 +387,7 @@ mod tests {
             labels: &labels,
             options: &options,
             pack: &pack,
+            fork: None,
         };
         let ask = |input: &str| {
             let out = Shared::default();

@@ -66,10 +66,13 @@ pub fn agent_kinds(
             .get(i)
             .or(agents.last())
             .cloned()
-            .or_else(|| seats.get(i).and_then(|s| s.agent.clone()).filter(|a| agent::AGENT_KINDS.contains(&a.as_str())))
+            .or_else(|| seats.get(i).and_then(|s| s.agent.clone()).filter(|a| agent::unknown_kind(a).is_none()))
             .unwrap_or_else(|| default.to_string());
-        if k != "human" && !agent::AGENT_KINDS.contains(&k.as_str()) {
-            return Err(format!("unknown agent `{k}` (agents: human, {})", agent::AGENT_KINDS.join(", ")));
+        if let Some((msg, near)) = agent::unknown_kind(&k) {
+            return Err(format!(
+                "unknown agent: {msg}{}",
+                near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
+            ));
         }
         kinds.push(k);
     }

@@ -1136,6 +1136,7 @@ impl T {
                         labels: ls,
                         options: &[],
                         pack: &pack,
+                        fork: None,
                     };
                     let r = self.agents[p].choose(&req);
                     self.pl[p].name = name;

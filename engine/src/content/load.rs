@@ -528,6 +528,10 @@ impl PackLoad<'_> {
                 manifest_allow.entry(code).or_default().extend(names);
             }
             manifest.check.allow = manifest_allow;
+            // The search bot's defaults, unless this pack sets its own.
+            if manifest.search.is_none() {
+                manifest.search = b.manifest.search;
+            }
             // And its vocabulary, with this pack's additions.
             let mut vocabulary = b.manifest.vocabulary.clone();
             for (kind, v) in std::mem::take(&mut manifest.vocabulary) {

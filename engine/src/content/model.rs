@@ -86,6 +86,34 @@ pub struct PackManifest {
     /// keyword or resource the vocabulary does not list is an error at load.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub vocabulary: BTreeMap<String, Vocabulary>,
+    /// The `search` bot's default budget for this pack (`search:ROLLOUTS:DEPTH` overrides it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchConfig>,
+}
+
+/// `[search]` in `pack.toml`: how hard the `search` bot looks ahead by default.
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Rollouts per decision (1 to 100000; default 32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollouts: Option<u32>,
+    /// Turns each rollout plays before the rules' `evaluate(p)` (or the scores) rank the
+    /// seats (1 to 100000); left out, rollouts play to the end of the game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// How the seats play in a rollout: `random` (the default) or `greedy` (the rules'
+    /// `greedy_score`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<SearchPolicy>,
+}
+
+/// A rollout policy of the `search` bot.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchPolicy {
+    Random,
+    Greedy,
 }
 
 /// `[vocabulary.<kind>]`: the keys definitions of one kind may carry on any of their faces

@@ -1,5 +1,6 @@
 //! Agents answer choices: `random` (seeded), `first`, `greedy` (the pack's
-//! `greedy_score`), `scripted` (replays recorded labels). A person at a terminal is an
+//! `greedy_score`), `search` (Monte Carlo search, [`super::search`]), `scripted` (replays
+//! recorded labels). A person at a terminal is an
 //! agent too, provided by the `crown` binary.
 
 use std::sync::Arc;
@@ -7,6 +8,7 @@ use std::sync::Arc;
 use rhai::Dynamic;
 
 use super::rng::{derive_seed, GameRng};
+use super::ForkPoint;
 use crate::content::Pack;
 
 /// What an agent is asked.
@@ -19,6 +21,10 @@ pub struct ChoiceRequest<'a> {
     pub labels: &'a [String],
     pub options: &'a [Dynamic],
     pub pack: &'a Arc<Pack>,
+    /// For agents that [`Agent::wants_fork`]: the table at the start of this turn and the
+    /// choices made since (step and label), from which the game can be played again up to
+    /// this choice.
+    pub fork: Option<(&'a ForkPoint, &'a [(u64, String)])>,
 }
 
 impl ChoiceRequest<'_> {
@@ -38,6 +44,11 @@ pub trait Agent: Send {
     fn kind(&self) -> String;
     /// Whether this agent wants to see the table before each choice (a person does).
     fn wants_view(&self) -> bool {
+        false
+    }
+    /// Whether the agent searches ahead: it is then given a fork point of the game with
+    /// each choice ([`ChoiceRequest::fork`]).
+    fn wants_fork(&self) -> bool {
         false
     }
     /// Shown the table before a choice, when `wants_view` is true.
@@ -183,13 +194,16 @@ pub fn quote_list(labels: &[String]) -> String {
 }
 
 /// Agent kinds that can be built from a name.
-pub const AGENT_KINDS: &[&str] = &["random", "first", "greedy"];
+pub const AGENT_KINDS: &[&str] = &["random", "first", "greedy", "search"];
 
 /// Why `kind` names no agent a game file may use (`human` or a bot kind), and the nearest
 /// kind; `None` when it is one.
 pub fn unknown_kind(kind: &str) -> Option<(String, Option<&'static str>)> {
     if kind == "human" || AGENT_KINDS.contains(&kind) {
         return None;
+    }
+    if let Some(spec) = super::search::SearchSpec::parse(kind) {
+        return spec.err().map(|e| (e, None));
     }
     let near = crate::diag::did_you_mean(kind, AGENT_KINDS.iter().copied());
     Some((format!("`{kind}` is not an agent (agents: human, {})", AGENT_KINDS.join(", ")), near))
@@ -201,6 +215,9 @@ pub fn bot(kind: &str, game_seed: u64, seat: usize) -> Option<Box<dyn Agent>> {
         "random" => Box::new(RandomAgent::new(game_seed, seat)),
         "first" => Box::new(FirstAgent),
         "greedy" => Box::new(GreedyAgent::new(game_seed, seat)),
-        _ => return None,
+        _ => match super::search::SearchSpec::parse(kind)? {
+            Ok(spec) => Box::new(super::search::SearchAgent::new(kind, spec, game_seed, seat)),
+            Err(_) => return None,
+        },
     })
 }

@@ -6,6 +6,7 @@ pub mod agent;
 pub mod record;
 pub mod rng;
 pub mod save;
+pub mod search;
 pub mod state;
 
 use std::collections::BTreeMap;
@@ -175,6 +176,25 @@ pub struct Game {
     /// How the game was set up, while it can be played again from its seed with its
     /// choices (not after a resume from a save): used to locate a script that ran away.
     pub(crate) started: Option<GameConfig>,
+    /// The table at the start of the current turn (or before set-up), kept only while an
+    /// agent asks for it ([`Agent::wants_fork`]): what a search agent plays from.
+    pub(crate) fork_point: Option<Box<ForkPoint>>,
+    /// Run once on the game just before choice `.0` is asked (a search agent hides what
+    /// the deciding seat cannot know at that point of a rollout).
+    pub(crate) fork_hook: Option<(u64, ForkHook)>,
+}
+
+/// Changes a forked game at the moment of a choice (see [`Game::fork_hook`]).
+pub type ForkHook = Box<dyn FnOnce(&mut Game) + Send>;
+
+/// A copy of the game from which the current turn can be played again.
+pub struct ForkPoint {
+    /// The game at the start of the turn (no agents, no transcript).
+    pub game: Game,
+    /// Whether the copy was taken before `setup()` (then a replay runs set-up first).
+    pub before_setup: bool,
+    /// How many choices the game had made when the copy was taken.
+    pub choices_before: usize,
 }
 
 impl Game {
@@ -357,7 +377,46 @@ impl Game {
             reload: None,
             echo: None,
             started: Some(started),
+            fork_point: None,
+            fork_hook: None,
         })
+    }
+
+    /// A copy of the table to play on from here: the same pack, state, options and turn
+    /// limit, with no agents (the caller seats its own), no transcript, no reload or echo
+    /// hooks, and no way to be played again from its seed.
+    pub fn fork(&self) -> Game {
+        Game {
+            pack: self.pack.clone(),
+            state: self.state.clone(),
+            agents: (0..self.agents.len()).map(|_| None).collect(),
+            seed: self.seed,
+            scenario: self.scenario.clone(),
+            options: self.options.clone(),
+            seats: self.seats.clone(),
+            transcript: None,
+            choices: Vec::new(),
+            over: self.over.clone(),
+            plays: self.plays.clone(),
+            max_turns: self.max_turns,
+            print_lines: self.print_lines,
+            call_depth: 0,
+            pause_at_checkpoint: false,
+            at_checkpoint: false,
+            reload: None,
+            echo: None,
+            started: None,
+            fork_point: None,
+            fork_hook: None,
+        }
+    }
+
+    /// Keep a fork point when an agent wants one (before set-up and at each turn's start).
+    pub(crate) fn mark_fork_point(&mut self, before_setup: bool) {
+        if self.agents.iter().flatten().any(|a| a.wants_fork()) {
+            let game = self.fork();
+            self.fork_point = Some(Box::new(ForkPoint { game, before_setup, choices_before: self.choices.len() }));
+        }
     }
 
     /// Add a transcript line (built only when a transcript is kept).

@@ -197,8 +197,9 @@ stops its game with an error naming the script file and line.\n\n\
 **How the engine calls a pack.** The rules script (`scripts/<pack>/rules.rhai`) defines `fn setup()`, \
 called once, and `fn turn()`, called again and again until a script calls `end_game(winners, reason)`; \
 after the pack's `max_turns` calls (default 500) the game is stopped and reported as too long. \
-Optional: `fn greedy_score(p, prompt, option) -> int` ranks options for the `greedy` bot, and \
-`fn render() -> string` draws the table for a person at the terminal. Top-level statements of scripts do \
+Optional: `fn greedy_score(p, prompt, option) -> int` ranks options for the `greedy` bot, \
+`fn evaluate(p) -> int` says how well seat `p` stands when a `search` bot's rollout stops before the end \
+(higher is better; without it the scores are compared), and `fn render() -> string` draws the table for a person at the terminal. Top-level statements of scripts do \
 not run: put setup in `setup()` and constants in functions.\n\n\
 **Card, noble, leader and plaque scripts** (named by `script = \"...\"` in a definition) define functions \
 the rules call with `invoke(card_or_id, \"on_play\", [args])`, or hooks consulted with `fold`. Every function \

@@ -10,6 +10,7 @@ use crate::{golden, session, sim};
 
 pub mod balance;
 pub mod project;
+pub mod search;
 pub mod watch;
 
 pub use project::{generate_project, load_time_ms, reload_time_ms};
@@ -22,8 +23,8 @@ pub struct BenchArgs {
     /// Smaller workloads (under a minute).
     #[arg(long)]
     pub quick: bool,
-    /// Only these groups, comma-separated: load, packs, ttk, sim, rhai, pdf, check, golden, watch,
-    /// campaign, memory.
+    /// Only these groups, comma-separated: load, packs, ttk, sim, search, rhai, pdf, check,
+    /// golden, watch, campaign, memory.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
 }
@@ -128,6 +129,16 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
                 }
             }
             Err(e) => eprintln!("sim: {e}"),
+        }
+    }
+    if args.wants("search") {
+        match search::figures(project, if args.quick { 2 } else { 6 }) {
+            Ok(f) => {
+                for (key, value, text) in f {
+                    say(&key, value, text);
+                }
+            }
+            Err(e) => eprintln!("search: {e}"),
         }
     }
     if args.wants("rhai") {

@@ -21,6 +21,39 @@ impl Tally {
     }
 }
 
+/// Final scores of one group of player-games: count, sum and sum of squares (integers,
+/// so merging is exact).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScoreSum {
+    pub n: u64,
+    pub sum: i64,
+    pub sum_sq: u128,
+}
+
+impl ScoreSum {
+    pub fn add(&mut self, o: ScoreSum) {
+        self.n += o.n;
+        self.sum = self.sum.saturating_add(o.sum);
+        self.sum_sq = self.sum_sq.saturating_add(o.sum_sq);
+    }
+
+    pub fn one(score: i64) -> ScoreSum {
+        ScoreSum { n: 1, sum: score, sum_sq: u128::from(score.unsigned_abs()).pow(2) }
+    }
+
+    /// Mean and its interval (normal approximation, `z` standard errors).
+    pub fn mean_ci(&self, z: f64) -> Option<(f64, f64, f64)> {
+        if self.n == 0 {
+            return None;
+        }
+        let n = self.n as f64;
+        let mean = self.sum as f64 / n;
+        let var = if self.n > 1 { ((self.sum_sq as f64) - n * mean * mean).max(0.0) / (n - 1.0) } else { 0.0 };
+        let half = z * (var / n).sqrt();
+        Some((mean, mean - half, mean + half))
+    }
+}
+
 /// One card's player-games: those in which its owner played it / drew it, and the wins
 /// among them. The "not played" side is the run's player-games minus these.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,6 +101,9 @@ pub struct Stats {
     pub player_games: Tally,
     /// Per role (the `--agents` entry, before seating): player-games and wins.
     pub roles: Vec<Tally>,
+    /// Per role: final scores of the player-games (games that did not fail).
+    #[serde(default)]
+    pub role_scores: Vec<ScoreSum>,
     /// Per character id (or `seat N` when a game has none).
     pub characters: BTreeMap<String, Tally>,
     /// Per card id.
@@ -135,6 +171,7 @@ impl Acc {
         }
         if s.roles.len() < roles.len() {
             s.roles.resize(roles.len(), Tally::default());
+            s.role_scores.resize(roles.len(), ScoreSum::default());
         }
         match Class::of(o) {
             Class::Failed => {
@@ -170,6 +207,7 @@ impl Acc {
             s.player_games.add(Tally { games: 1, wins: w });
             if let Some(&r) = roles.get(seat) {
                 s.roles[r].add(Tally { games: 1, wins: w });
+                s.role_scores[r].add(ScoreSum::one(o.scores.get(seat).copied().unwrap_or(0)));
             }
             let key = match o.characters.get(seat) {
                 Some(Some(c)) => c.clone(),
@@ -252,6 +290,12 @@ impl Stats {
         }
         for (i, t) in o.roles.into_iter().enumerate() {
             self.roles[i].add(t);
+        }
+        if self.role_scores.len() < o.role_scores.len() {
+            self.role_scores.resize(o.role_scores.len(), ScoreSum::default());
+        }
+        for (i, t) in o.role_scores.into_iter().enumerate() {
+            self.role_scores[i].add(t);
         }
         for (k, v) in o.characters {
             self.characters.entry(k).or_default().add(v);

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::interval::{newcombe, rate, wilson_z, z_for};
 use super::plan::SeatOrder;
-use super::stats::Stats;
+use super::stats::{ScoreSum, Stats};
 use crown_engine::content::Pack;
 
 /// What a run was: everything but the statistics. Shards of one run have equal `RunInfo`.
@@ -133,6 +133,17 @@ pub fn summary(run: &RunInfo, s: &Stats) -> Value {
     }
     let agents: serde_json::Map<String, Value> =
         by_agent.into_iter().map(|(k, (g, w))| (k.to_string(), share(w, g, z))).collect();
+    let mut scores_by_agent: BTreeMap<&str, ScoreSum> = BTreeMap::new();
+    for (r, t) in s.role_scores.iter().enumerate() {
+        scores_by_agent.entry(run.agents.get(r).map_or("?", String::as_str)).or_default().add(*t);
+    }
+    let scores: serde_json::Map<String, Value> = scores_by_agent
+        .into_iter()
+        .filter_map(|(k, t)| {
+            let (m, lo, hi) = t.mean_ci(z)?;
+            Some((k.to_string(), json!({ "games": t.n, "mean": round4(m), "ci": [round4(lo), round4(hi)] })))
+        })
+        .collect();
     let base = s.player_games;
     let cards: serde_json::Map<String, Value> = s
         .cards
@@ -202,6 +213,7 @@ pub fn summary(run: &RunInfo, s: &Stats) -> Value {
         "seats": seats,
         "characters": characters,
         "by_agent": agents,
+        "score_by_agent": scores,
         "player_games": share(base.wins, base.games, z),
         "drawn_recorded": s.drawn_recorded,
         "cards": cards,
@@ -292,6 +304,19 @@ pub fn print(v: &Value) {
         println!("\nwin rate by agent (player-games)");
         for (k, s) in a {
             println!("{}", share_row(k, s));
+        }
+    }
+    if let Some(a) = v["score_by_agent"].as_object().filter(|a| !a.is_empty()) {
+        println!("\nfinal score by agent (mean and its {conf:.0}% interval; player-games)");
+        for (k, s) in a {
+            println!(
+                "  {:<34} {:>8.1}  [{:.1}-{:.1}]  {}",
+                k,
+                s["mean"].as_f64().unwrap_or(0.0),
+                s["ci"][0].as_f64().unwrap_or(0.0),
+                s["ci"][1].as_f64().unwrap_or(0.0),
+                s["games"]
+            );
         }
     }
     println!("\nwin rate by character (player-games)");

@@ -154,8 +154,22 @@ fn drive() -> Status {
                 ..ScriptFailure::plain("the rules script defines no `turn()` function")
             });
         }
+        with(|g| {
+            g.mark_fork_point(true);
+            Ok(())
+        })
+        .map_err(|e| ScriptFailure::plain(e.to_string()))?;
         let _ = rules_call("setup", Vec::new())?;
-        loop {
+        turns(false)
+    }));
+    finish_drive(r, was_catching)
+}
+
+/// Play turns until the game ends, hits its turn limit or pauses; `resume_turn` plays the
+/// turn already counted first (a fork taken at a turn's start).
+fn turns(mut resume_turn: bool) -> Result<Status, ScriptFailure> {
+    loop {
+        if !resume_turn {
             let (over, limit) = with(|g| {
                 if g.over.is_some() {
                     return Ok((true, false));
@@ -166,6 +180,7 @@ fn drive() -> Status {
                 g.state.turn += 1;
                 let t = g.state.turn;
                 g.log(|_| format!("-- turn {t}"));
+                g.mark_fork_point(false);
                 Ok((false, false))
             })
             .map_err(|e| ScriptFailure::plain(e.to_string()))?;
@@ -180,21 +195,53 @@ fn drive() -> Status {
                 });
                 return Ok(Status::TurnLimit);
             }
-            let _ = rules_call("turn", Vec::new())?;
-            let paused = with(|g| {
-                let p = g.pause_at_checkpoint && g.at_checkpoint && g.over.is_none();
-                g.at_checkpoint = false;
-                if p {
-                    g.log(|_| "paused at a checkpoint".to_string());
-                }
-                Ok(p)
-            })
-            .map_err(|e| ScriptFailure::plain(e.to_string()))?;
-            if paused {
-                return Ok(Status::Paused);
-            }
         }
-    }));
+        resume_turn = false;
+        let _ = rules_call("turn", Vec::new())?;
+        let paused = with(|g| {
+            let p = g.pause_at_checkpoint && g.at_checkpoint && g.over.is_none();
+            g.at_checkpoint = false;
+            if p {
+                g.log(|_| "paused at a checkpoint".to_string());
+            }
+            Ok(p)
+        })
+        .map_err(|e| ScriptFailure::plain(e.to_string()))?;
+        if paused {
+            return Ok(Status::Paused);
+        }
+    }
+}
+
+/// Play a forked game (see [`crate::game::Game::fork`]) on from its fork point: set-up
+/// first when the copy was taken before it, else the turn it was taken at. Then, with the
+/// game still installed, `then` reads what it needs (a search agent's evaluation).
+pub fn play_fork<T>(game: Game, before_setup: bool, then: impl FnOnce(&Status) -> T) -> (Game, Status, T) {
+    let (game, (status, out)) = with_installed(game, || {
+        let was_catching = CATCHING.with(|c| c.replace(true));
+        let r = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<Status, ScriptFailure> {
+            if before_setup {
+                let _ = rules_call("setup", Vec::new())?;
+                turns(false)
+            } else {
+                turns(true)
+            }
+        }));
+        let status = finish_drive(r, was_catching);
+        let out = then(&status);
+        (status, out)
+    });
+    (game, status, out)
+}
+
+/// Call an optional rules function while a game is installed (`None` when the rules do
+/// not define it).
+pub fn call_rules_fn(name: &str, args: Vec<Dynamic>) -> Option<Result<Dynamic, ScriptFailure>> {
+    let defined = with(|g| Ok(g.pack.rules_script().is_some_and(|s| s.functions.contains(name)))).unwrap_or(false);
+    defined.then(|| rules_call(name, args))
+}
+
+fn finish_drive(r: std::thread::Result<Result<Status, ScriptFailure>>, was_catching: bool) -> Status {
     CATCHING.with(|c| c.set(was_catching));
     match r {
         Ok(Ok(s)) => s,
@@ -550,16 +597,33 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
         if keep.len() == options.len() { options } else { keep.iter().map(|&i| options[i].clone()).collect() };
     // Live reload happens between choices.
     maybe_reload();
-    let (player, step, agent, pack, name, view) = with(|g| {
+    let (player, step, agent, pack, name, view, fork) = with(|g| {
         let player = pl(g, p)?;
         let step = g.state.choices;
         g.state.choices += 1;
+        if g.fork_hook.as_ref().is_some_and(|(at, _)| *at == step) {
+            if let Some((_, hook)) = g.fork_hook.take() {
+                hook(g);
+            }
+        }
         if labels.len() == 1 {
-            return Ok((player, step, None, g.pack.clone(), String::new(), None));
+            return Ok((player, step, None, g.pack.clone(), String::new(), None, None));
         }
         let agent = g.agents[player].take().ok_or("internal: agent busy")?;
         let view = agent.wants_view().then(|| g.view(player));
-        Ok((player, step, Some(agent), g.pack.clone(), g.state.players[player].name.clone(), view))
+        // A searching agent gets the turn's fork point and the choices made since.
+        let fork = match (agent.wants_fork(), g.fork_point.take()) {
+            (true, Some(fp)) => {
+                let since: Vec<(u64, String)> =
+                    g.choices.iter().skip(fp.choices_before).map(|c| (c.step, c.label.clone())).collect();
+                Some((fp, since))
+            }
+            (_, fp) => {
+                g.fork_point = fp;
+                None
+            }
+        };
+        Ok((player, step, Some(agent), g.pack.clone(), g.state.players[player].name.clone(), view, fork))
     })?;
     let (index, asked) = match agent {
         None => (0, false),
@@ -575,10 +639,14 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
                 labels: &labels,
                 options: &options,
                 pack: &pack,
+                fork: fork.as_ref().map(|(fp, since)| (&**fp, since.as_slice())),
             };
             let r = a.choose(&req);
             with(|g| {
                 g.agents[player] = Some(a);
+                if let Some((fp, _)) = fork {
+                    g.fork_point.get_or_insert(fp);
+                }
                 Ok(())
             })?;
             match r {

@@ -1,0 +1,576 @@
+//! The `search` bot: Monte Carlo search over determinised hidden information, for any
+//! pack, through the same choice interface as every other agent.
+//!
+//! At each decision with more than one option the agent plays the game on from there
+//! many times ("rollouts"), each time from a copy of the table:
+//! 1. the copy is the table at the start of the current turn (the game keeps one while a
+//!    searching agent sits at it, [`super::ForkPoint`]); the choices already made this
+//!    turn are made again, so the copy reaches this very decision with the same state;
+//! 2. there, what the deciding seat cannot know is dealt again at random
+//!    ("determinised"): the order of every hidden zone, and the cards in other seats'
+//!    hidden hands (pooled with the one deck they draw from when the pack has exactly
+//!    one hidden zone of that kind of card), and the random stream is reseeded, so a
+//!    rollout never uses the real deck order or the real future dice;
+//! 3. the option under test is taken, and every seat then plays by the rollout policy
+//!    (at random, or as the `greedy` bot does) until the game ends, or for `depth` turns,
+//!    after which the pack's `evaluate(p)` (or each seat's score) ranks the seats.
+//!
+//! Options are picked for rollouts by UCB1 (each option once, then the most promising
+//! more often); the option with the best mean is played. With a budget in rollouts the
+//! agent is deterministic for a seed; a budget in milliseconds is not (it depends on the
+//! machine), which its kind name says.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rhai::Dynamic;
+
+use super::agent::{Agent, ChoiceRequest, GreedyAgent, RandomAgent};
+use super::rng::{derive_seed, GameRng};
+use super::state::Visibility;
+use super::{Game, Status};
+use crate::content::model::SearchPolicy;
+
+/// How much a search agent may spend on one decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// This many rollouts (deterministic).
+    Rollouts(u32),
+    /// As many rollouts as fit in this many milliseconds (at least one per option).
+    Millis(u32),
+}
+
+/// How the seats play during a rollout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// Uniformly at random (fast, blind).
+    Random,
+    /// The pack's `greedy_score` (slower, plays like the `greedy` bot).
+    Greedy,
+}
+
+impl Policy {
+    pub fn parse(s: &str) -> Option<Policy> {
+        match s {
+            "random" => Some(Policy::Random),
+            "greedy" => Some(Policy::Greedy),
+            _ => None,
+        }
+    }
+}
+
+/// A search agent's settings, from its kind name: `search`, then optionally `:ROLLOUTS`
+/// or `:MSms`, then in any order `:DEPTH` (turns per rollout) or `:end`, and `:random` or
+/// `:greedy` (the rollout policy). What it leaves out comes from the pack's `[search]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchSpec {
+    /// `None`: the pack's `[search] rollouts`, else [`DEFAULT_ROLLOUTS`].
+    pub budget: Option<Budget>,
+    /// Turns a rollout plays before the seats are ranked (`u64::MAX`: to the end);
+    /// `None`: the pack's `[search] depth`, else to the end of the game.
+    pub depth: Option<u64>,
+    /// `None`: the pack's `[search] policy`, else random.
+    pub policy: Option<Policy>,
+}
+
+/// Rollouts per decision when neither the kind name nor the pack gives a budget.
+pub const DEFAULT_ROLLOUTS: u32 = 32;
+const MAX_ROLLOUTS: u32 = 100_000;
+const MAX_MILLIS: u32 = 600_000;
+const MAX_DEPTH: u64 = 100_000;
+
+impl SearchSpec {
+    /// `None` when `kind` is not a search agent at all; `Some(Err)` when it is one with
+    /// bad settings.
+    pub fn parse(kind: &str) -> Option<Result<SearchSpec, String>> {
+        let rest = match kind.strip_prefix("search") {
+            Some("") => return Some(Ok(SearchSpec { budget: None, depth: None, policy: None })),
+            Some(r) => r.strip_prefix(':')?,
+            None => return None,
+        };
+        let bad = |why: String| {
+            Err(format!(
+                "`{kind}`: {why} (a search agent is `search`, then optionally `:ROLLOUTS` or `:MSms`, `:DEPTH` in turns or `:end`, `:random` or `:greedy`; e.g. `search:64:12:greedy`)"
+            ))
+        };
+        let mut spec = SearchSpec { budget: None, depth: None, policy: None };
+        for (i, part) in rest.split(':').enumerate() {
+            if let Some(p) = Policy::parse(part) {
+                if spec.policy.replace(p).is_some() {
+                    return Some(bad("the rollout policy is given twice".into()));
+                }
+            } else if part == "end" {
+                if spec.depth.replace(u64::MAX).is_some() {
+                    return Some(bad("the depth is given twice".into()));
+                }
+            } else if let Some(ms) = part.strip_suffix("ms").filter(|_| i == 0) {
+                match ms.parse::<u32>() {
+                    Ok(v) if (1..=MAX_MILLIS).contains(&v) => spec.budget = Some(Budget::Millis(v)),
+                    _ => return Some(bad(format!("the time budget must be 1 to {MAX_MILLIS} ms"))),
+                }
+            } else if i == 0 {
+                match part.parse::<u32>() {
+                    Ok(v) if (1..=MAX_ROLLOUTS).contains(&v) => spec.budget = Some(Budget::Rollouts(v)),
+                    _ => {
+                        return Some(bad(format!(
+                            "`{part}` is not a budget (1 to {MAX_ROLLOUTS} rollouts, or a time like 100ms)"
+                        )))
+                    }
+                }
+            } else {
+                match part.parse::<u64>() {
+                    Ok(v) if (1..=MAX_DEPTH).contains(&v) && spec.depth.is_none() => spec.depth = Some(v),
+                    Ok(_) if spec.depth.is_some() => return Some(bad("the depth is given twice".into())),
+                    _ => {
+                        return Some(bad(format!(
+                            "`{part}` is not a depth (1 to {MAX_DEPTH} turns, or `end`) nor a policy"
+                        )))
+                    }
+                }
+            }
+        }
+        Some(Ok(spec))
+    }
+}
+
+/// The settings of one decision: the kind name's, else the pack's, else the defaults.
+#[derive(Debug, Clone, Copy)]
+struct Resolved {
+    budget: Budget,
+    depth: Option<u64>,
+    policy: Policy,
+}
+
+/// The search bot of one seat.
+pub struct SearchAgent {
+    kind: String,
+    spec: SearchSpec,
+    rng: GameRng,
+}
+
+impl SearchAgent {
+    pub fn new(kind: &str, spec: SearchSpec, game_seed: u64, seat: usize) -> Self {
+        SearchAgent {
+            kind: kind.to_string(),
+            spec,
+            rng: GameRng::new(derive_seed(game_seed ^ 0x5EA2_C400, seat as u64 + 1)),
+        }
+    }
+}
+
+/// What one rollout came to, for the deciding seat.
+#[derive(Debug, Clone, Copy)]
+struct Rollout {
+    option: usize,
+    /// Share of the win (1/k among k winners), for games of two or more seats that ended
+    /// with winners; else the seat's rank by evaluation (1 best, 0 worst, ties halved).
+    multi: f64,
+    /// Solo games: won, and the evaluation (score) to compare rollouts by.
+    won: bool,
+    eval: f64,
+}
+
+impl Agent for SearchAgent {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        let Some((fp, since)) = req.fork else {
+            return Err(format!("the {} agent was given no copy of the table to search from", self.kind));
+        };
+        let n = req.labels.len();
+        let seats = fp.game.state.players.len();
+        let pack_config = req.pack.manifest.search.unwrap_or_default();
+        let spec = Resolved {
+            budget: self.spec.budget.unwrap_or(Budget::Rollouts(pack_config.rollouts.unwrap_or(DEFAULT_ROLLOUTS))),
+            depth: self.spec.depth.or(pack_config.depth.map(u64::from)),
+            policy: self
+                .spec
+                .policy
+                .or(pack_config.policy.map(|p| match p {
+                    SearchPolicy::Random => Policy::Random,
+                    SearchPolicy::Greedy => Policy::Greedy,
+                }))
+                .unwrap_or(Policy::Random),
+        };
+        let base = self.rng.below(u64::MAX);
+        let snapshot = fp.game.fork();
+        let before_setup = fp.before_setup;
+        let prefix: Arc<Vec<(u64, String)>> = Arc::new(since.to_vec());
+        let (target, player) = (req.step, req.player);
+        let labels = req.labels.to_vec();
+        // The rollouts run on a thread of their own: the game being decided sits in this
+        // thread's game slot, and each rollout installs its own copy there.
+        let results = std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .name("crown-search".into())
+                .stack_size(16 * 1024 * 1024)
+                .spawn_scoped(s, move || {
+                    search(&snapshot, before_setup, &prefix, target, player, &labels, spec, base, seats)
+                })
+                .map_err(|e| format!("the search agent could not start its thread: {e}"))?
+                .join()
+                .map_err(|_| "the search agent's thread panicked".to_string())?
+        })?;
+        Ok(best_option(&results, n, seats))
+    }
+    fn kind(&self) -> String {
+        self.kind.clone()
+    }
+    fn wants_fork(&self) -> bool {
+        true
+    }
+    fn rng_state(&self) -> Option<String> {
+        Some(self.rng.state())
+    }
+    fn set_rng_state(&mut self, state: &str) -> Result<(), String> {
+        self.rng = GameRng::from_state(state)?;
+        Ok(())
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn search(
+    snapshot: &Game,
+    before_setup: bool,
+    prefix: &Arc<Vec<(u64, String)>>,
+    target: u64,
+    player: usize,
+    labels: &[String],
+    spec: Resolved,
+    base: u64,
+    seats: usize,
+) -> Result<Vec<Rollout>, String> {
+    let n = labels.len();
+    let started = Instant::now();
+    let mut results: Vec<Rollout> = Vec::new();
+    let mut r: u64 = 0;
+    loop {
+        let done = match spec.budget {
+            Budget::Rollouts(k) => r >= u64::from(k),
+            Budget::Millis(ms) => r >= n as u64 && started.elapsed() >= Duration::from_millis(u64::from(ms)),
+        };
+        if done {
+            break;
+        }
+        let option = pick(&results, n, seats);
+        let seed = derive_seed(base, r);
+        results.push(rollout(snapshot, before_setup, prefix, target, player, labels, option, seed, spec)?);
+        r += 1;
+    }
+    Ok(results)
+}
+
+/// The value of a rollout to the deciding seat, in 0..=1. Solo: two thirds for a win,
+/// one third for the evaluation scaled between the lowest and highest seen in this
+/// decision's rollouts.
+fn values(results: &[Rollout], seats: usize) -> Vec<f64> {
+    if seats > 1 {
+        return results.iter().map(|x| x.multi).collect();
+    }
+    let lo = results.iter().map(|x| x.eval).fold(f64::INFINITY, f64::min);
+    let hi = results.iter().map(|x| x.eval).fold(f64::NEG_INFINITY, f64::max);
+    results
+        .iter()
+        .map(|x| {
+            let scaled = if hi > lo { (x.eval - lo) / (hi - lo) } else { 0.5 };
+            // A win counts for more than any score, the score decides among wins (and
+            // among losses).
+            (2.0 * f64::from(u8::from(x.won)) + scaled) / 3.0
+        })
+        .collect()
+}
+
+fn means(results: &[Rollout], n: usize, seats: usize) -> (Vec<u32>, Vec<f64>) {
+    let mut visits = vec![0u32; n];
+    let mut total = vec![0f64; n];
+    for (x, v) in results.iter().zip(values(results, seats)) {
+        visits[x.option] += 1;
+        total[x.option] += v;
+    }
+    let mean = total.iter().zip(&visits).map(|(t, &v)| if v == 0 { 0.0 } else { t / f64::from(v) }).collect();
+    (visits, mean)
+}
+
+/// The next option to try: each once, in order, then by UCB1.
+fn pick(results: &[Rollout], n: usize, seats: usize) -> usize {
+    let (visits, mean) = means(results, n, seats);
+    if let Some(i) = visits.iter().position(|&v| v == 0) {
+        return i;
+    }
+    let ln = (results.len() as f64).ln();
+    let mut best = (0, f64::NEG_INFINITY);
+    for i in 0..n {
+        let u = mean[i] + (2.0 * ln / f64::from(visits[i])).sqrt();
+        if u > best.1 {
+            best = (i, u);
+        }
+    }
+    best.0
+}
+
+/// The option with the best mean; ties go to the more visited, then the earlier.
+fn best_option(results: &[Rollout], n: usize, seats: usize) -> usize {
+    let (visits, mean) = means(results, n, seats);
+    let mut best = 0;
+    for i in 1..n {
+        if (mean[i], visits[i]) > (mean[best], visits[best]) {
+            best = i;
+        }
+    }
+    best
+}
+
+#[allow(clippy::too_many_arguments)]
+fn rollout(
+    snapshot: &Game,
+    before_setup: bool,
+    prefix: &Arc<Vec<(u64, String)>>,
+    target: u64,
+    player: usize,
+    labels: &[String],
+    option: usize,
+    seed: u64,
+    spec: Resolved,
+) -> Result<Rollout, String> {
+    let mut g = snapshot.fork();
+    if let Some(d) = spec.depth {
+        g.max_turns = g.max_turns.min(g.state.turn.saturating_add(d));
+    }
+    let seats = g.state.players.len();
+    for (q, slot) in g.agents.iter_mut().enumerate() {
+        *slot = Some(Box::new(ForkAgent {
+            prefix: prefix.clone(),
+            target,
+            forced: option,
+            labels: labels.to_vec(),
+            policy: match spec.policy {
+                Policy::Random => Box::new(RandomAgent::new(seed, q)),
+                Policy::Greedy => Box::new(GreedyAgent::new(seed, q)),
+            },
+        }));
+    }
+    g.fork_hook = Some((target, Box::new(move |g: &mut Game| determinise(g, player, seed))));
+    let (g, status, evals) = crate::script::api::play_fork(g, before_setup, |_| {
+        (0..seats)
+            .map(|q| crate::script::api::call_rules_fn("evaluate", vec![Dynamic::from(q as i64)]))
+            .collect::<Vec<_>>()
+    });
+    if let Status::Failed(f) = &status {
+        // A copy that did not reach the decision is a fault of the search, not of the
+        // pack: say so rather than play on blind.
+        if f.message.starts_with(DIVERGED) {
+            return Err(f.message.clone());
+        }
+    }
+    let mut eval = Vec::with_capacity(seats);
+    for (q, e) in evals.into_iter().enumerate() {
+        eval.push(match e {
+            None => g.state.players[q].score as f64,
+            Some(Ok(v)) => v.as_int().map(|i| i as f64).map_err(|_| {
+                format!("the rules' evaluate({q}) returned {} where an integer was expected", v.type_name())
+            })?,
+            Some(Err(f)) if matches!(status, Status::Failed(_)) => {
+                let _ = f;
+                0.0
+            }
+            Some(Err(f)) => return Err(format!("the rules' evaluate({q}) failed: {f}")),
+        });
+    }
+    let failed = matches!(status, Status::Failed(_));
+    let winners = g.over.as_ref().map(|(w, _)| w.clone()).unwrap_or_default();
+    let won = !failed && winners.contains(&player);
+    let multi = if failed {
+        0.0
+    } else if !winners.is_empty() && matches!(status, Status::Finished) {
+        if won {
+            1.0 / winners.len() as f64
+        } else {
+            0.0
+        }
+    } else {
+        rank(&eval, player)
+    };
+    Ok(Rollout { option, multi, won, eval: if failed { f64::MIN } else { eval[player] } })
+}
+
+/// Where seat `p` stands by evaluation: 1 above every other seat, 0 below all, ties halved.
+fn rank(eval: &[f64], p: usize) -> f64 {
+    if eval.len() < 2 {
+        return 0.5;
+    }
+    let mine = eval[p];
+    let mut above = 0.0;
+    for (q, &e) in eval.iter().enumerate() {
+        if q != p {
+            above += if mine > e {
+                1.0
+            } else if mine == e {
+                0.5
+            } else {
+                0.0
+            };
+        }
+    }
+    above / (eval.len() - 1) as f64
+}
+
+const DIVERGED: &str = "search: the copy of the table did not reach the decision";
+
+/// Plays one seat of a rollout: the turn's earlier choices again, then the option under
+/// test, then its policy.
+struct ForkAgent {
+    prefix: Arc<Vec<(u64, String)>>,
+    target: u64,
+    forced: usize,
+    labels: Vec<String>,
+    policy: Box<dyn Agent>,
+}
+
+impl Agent for ForkAgent {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        if req.step > self.target {
+            return self.policy.choose(req);
+        }
+        let wanted = if req.step == self.target {
+            (req.labels == self.labels.as_slice()).then_some(self.forced)
+        } else {
+            self.prefix
+                .binary_search_by_key(&req.step, |(s, _)| *s)
+                .ok()
+                .and_then(|i| req.labels.iter().position(|l| *l == self.prefix[i].1))
+        };
+        wanted.ok_or_else(|| {
+            format!(
+                "{DIVERGED} (step {}: {} asked \"{}\" with options [{}]); please report this",
+                req.step,
+                req.player_name,
+                req.prompt,
+                super::agent::quote_list(req.labels)
+            )
+        })
+    }
+    fn kind(&self) -> String {
+        "rollout".into()
+    }
+}
+
+/// Deal again what seat `p` cannot see, and reseed the random stream.
+///
+/// Hidden zones (decks) are shuffled in place. Cards in another seat's own-eyes-only
+/// zones (hands) are pooled, by kind of definition, with the one hidden zone holding
+/// that kind when there is exactly one (a shared draw pile or that seat's own deck),
+/// else with the same-named zones of the other seats; each pool is dealt back into the
+/// same places, so every zone keeps its size and its mix of kinds.
+pub fn determinise(g: &mut Game, p: usize, seed: u64) {
+    let mut rng = GameRng::new(derive_seed(seed, 0xD371));
+    let s = &mut g.state;
+    let kind_of = |c: u32| g.pack.defs[s.cards[c as usize].def as usize].kind as u8;
+    // Hidden zones holding each kind, by owner (None: shared).
+    let mut hidden_with: std::collections::BTreeMap<(u8, Option<u8>), Vec<u32>> = Default::default();
+    for (z, zone) in s.zones.iter().enumerate() {
+        if zone.visibility == Visibility::Hidden {
+            let mut kinds: Vec<u8> = zone.cards.iter().map(|&c| kind_of(c)).collect();
+            kinds.sort_unstable();
+            kinds.dedup();
+            for k in kinds {
+                hidden_with.entry((k, zone.owner)).or_default().push(z as u32);
+            }
+        }
+    }
+    #[derive(PartialEq, Eq, PartialOrd, Ord)]
+    enum Pool {
+        Zone(u32),
+        Name(String),
+    }
+    let mut pools: std::collections::BTreeMap<(u8, Pool), Vec<(u32, usize)>> = Default::default();
+    for (z, zone) in s.zones.iter().enumerate() {
+        let unseen = match zone.visibility {
+            Visibility::Hidden => true,
+            Visibility::Owner => zone.owner != Some(p as u8),
+            Visibility::Public => false,
+        };
+        if !unseen {
+            continue;
+        }
+        for (i, &c) in zone.cards.iter().enumerate() {
+            let k = kind_of(c);
+            let pool = if zone.visibility == Visibility::Hidden {
+                Pool::Zone(z as u32)
+            } else {
+                let own = hidden_with.get(&(k, zone.owner)).filter(|v| v.len() == 1);
+                let shared = hidden_with.get(&(k, None)).filter(|v| v.len() == 1);
+                match own.or(shared) {
+                    Some(v) => Pool::Zone(v[0]),
+                    None => Pool::Name(zone.name.clone()),
+                }
+            };
+            pools.entry((k, pool)).or_default().push((z as u32, i));
+        }
+    }
+    for slots in pools.values() {
+        let mut cards: Vec<u32> = slots.iter().map(|&(z, i)| s.zones[z as usize].cards[i]).collect();
+        let faces: Vec<bool> = cards.iter().map(|&c| s.cards[c as usize].face_up).collect();
+        rng.shuffle(&mut cards);
+        for ((&(z, i), &c), &up) in slots.iter().zip(&cards).zip(&faces) {
+            s.zones[z as usize].cards[i] = c;
+            let owner = s.zones[z as usize].owner;
+            let card = &mut s.cards[c as usize];
+            card.zone = z;
+            card.face_up = up;
+            if owner.is_some() {
+                card.owner = owner;
+            }
+        }
+    }
+    s.rng = GameRng::new(derive_seed(seed, 0x5EED));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_names_parse_with_budgets_depths_and_policies() {
+        let p = |k: &str| SearchSpec::parse(k);
+        let spec = |budget, depth, policy| Some(Ok(SearchSpec { budget, depth, policy }));
+        assert_eq!(p("random"), None);
+        assert_eq!(p("searching"), None);
+        assert_eq!(p("search"), spec(None, None, None));
+        assert_eq!(p("search:64"), spec(Some(Budget::Rollouts(64)), None, None));
+        assert_eq!(p("search:8:end"), spec(Some(Budget::Rollouts(8)), Some(u64::MAX), None));
+        assert_eq!(p("search:100ms:8"), spec(Some(Budget::Millis(100)), Some(8), None));
+        assert_eq!(p("search:greedy"), spec(None, None, Some(Policy::Greedy)));
+        assert_eq!(p("search:16:greedy:6"), spec(Some(Budget::Rollouts(16)), Some(6), Some(Policy::Greedy)));
+        for bad in [
+            "search:0",
+            "search:x",
+            "search:64:0",
+            "search:64:8:1",
+            "search:",
+            "search:0ms",
+            "search:8:8ms",
+            "search:greedy:random",
+        ] {
+            assert!(matches!(p(bad), Some(Err(_))), "{bad}");
+        }
+    }
+
+    #[test]
+    fn rank_is_one_above_all_zero_below_all_and_ties_halved() {
+        assert_eq!(rank(&[5.0, 1.0, 2.0], 0), 1.0);
+        assert_eq!(rank(&[0.0, 1.0, 2.0], 0), 0.0);
+        assert_eq!(rank(&[3.0, 3.0], 1), 0.5);
+        assert_eq!(rank(&[7.0], 0), 0.5);
+    }
+
+    #[test]
+    fn options_are_each_tried_once_then_the_best_is_played() {
+        let r = |option, multi| Rollout { option, multi, won: false, eval: 0.0 };
+        assert_eq!(pick(&[], 3, 2), 0);
+        assert_eq!(pick(&[r(0, 0.0)], 3, 2), 1);
+        let results = [r(0, 0.0), r(1, 1.0), r(2, 0.5), r(1, 1.0)];
+        assert_eq!(best_option(&results, 3, 2), 1);
+        // Solo: a win counts over any score; scores are scaled between the lowest and highest.
+        let solo = |option, won, eval| Rollout { option, multi: 0.0, won, eval };
+        assert_eq!(best_option(&[solo(0, false, 90.0), solo(1, true, 10.0)], 2, 1), 1);
+        assert_eq!(best_option(&[solo(0, true, 90.0), solo(1, true, 10.0)], 2, 1), 0);
+    }
+}
