@@ -918,23 +918,49 @@ impl<'p> Expander<'p> {
                 v
             }
             "total" => {
-                let kinds = match args.get("of") {
-                    None => vec![DefKind::Card],
-                    Some(a) => match DefKind::ALL
-                        .iter()
-                        .find(|k| k.as_str() == a.value || format!("{}s", k.as_str()) == a.value)
-                    {
-                        Some(k) => vec![*k],
-                        None => {
-                            self.error(
-                                "bad-placeholder",
-                                &a.value_span,
-                                format!("`of` is card, plaque, noble or leader, not `{}`", a.value),
-                                None,
-                            );
+                let of = args.str("of").unwrap_or("card");
+                if matches!(of, "space" | "spaces" | "supply" | "supplies") {
+                    let board = self.board(&p.span)?;
+                    for k in ["kind", "deck", "keyword", "ids", "serial", "pack"] {
+                        if let Some(a) = args.get(k) {
+                            self.error("bad-placeholder", &a.span, format!("`{k}` does not apply to `of=\"{of}\"` (use `where`)"), None);
                             return None;
                         }
-                    },
+                    }
+                    let filter = match args.get("where") {
+                        None => None,
+                        Some(a) => match a.value.split_once('=') {
+                            Some((k, v)) => Some((k.trim().to_string(), v.trim().to_string())),
+                            None => {
+                                self.error("bad-placeholder", &a.value_span, "`where` is `attribute=value`", None);
+                                return None;
+                            }
+                        },
+                    };
+                    let keep = |attrs: &BTreeMap<String, String>| filter.as_ref().is_none_or(|(k, v)| attrs.get(k) == Some(v));
+                    let n: i64 = if of.starts_with("space") {
+                        board.space.iter().filter(|s| keep(&s.attrs)).count() as i64
+                    } else {
+                        board.supply.iter().filter(|s| keep(&s.attrs)).map(|s| s.count).sum()
+                    };
+                    if n == 0 {
+                        self.error("empty-selection", &p.span, format!("this placeholder counts no {of}"), None);
+                        return None;
+                    }
+                    return Some(n.to_string());
+                }
+                let kinds = match DefKind::ALL.iter().find(|k| k.as_str() == of || format!("{}s", k.as_str()) == of) {
+                    Some(k) => vec![*k],
+                    None => {
+                        let a = args.get("of").expect("given");
+                        self.error(
+                            "bad-placeholder",
+                            &a.value_span,
+                            format!("`of` is card, plaque, noble, leader, space or supply, not `{of}`"),
+                            None,
+                        );
+                        return None;
+                    }
                 };
                 let sel = self.select(&kinds, &args, &p.span)?;
                 Some(sel.defs.iter().map(|d| d.def.count).sum::<i64>().to_string())
@@ -989,6 +1015,23 @@ impl<'p> Expander<'p> {
                 self.error("unknown-id", span, "this pack has no board.toml", None);
                 None
             }
+        }
+    }
+
+    /// An attribute's value as shown: the name of the space or definition it names, else
+    /// the value written as words.
+    fn attr_text(&self, v: &str) -> String {
+        if let Some((b, _)) = &self.pack.board {
+            if let Some(s) = b.space.iter().find(|s| s.id == v) {
+                return s.name.clone();
+            }
+            if let Some(s) = b.supply.iter().find(|s| s.id == v && !s.name.is_empty()) {
+                return s.name.clone();
+            }
+        }
+        match self.pack.get(v) {
+            Some(d) => d.def.name.clone(),
+            None => label(v),
         }
     }
 
@@ -1290,7 +1333,11 @@ impl<'p> Expander<'p> {
         let mut anchors = Vec::new();
         for id in ids {
             if !self.shown.contains_key(id) {
-                let a = self.anchor_for(&format!("def-{id}"));
+                let base = match id.split_once(':') {
+                    Some((kind, rest)) => format!("{kind}-{rest}"),
+                    None => format!("def-{id}"),
+                };
+                let a = self.anchor_for(&base);
                 self.shown.insert(id.clone(), a.clone());
                 anchors.push(a);
             }
@@ -1310,8 +1357,11 @@ impl<'p> Expander<'p> {
             if serials {
                 h("#");
             }
-            h(&label(&groups[0].def.kind.as_str().to_string()));
-            h("Copies");
+            let copies = groups.iter().any(|g| g.count != 1);
+            h(&label(groups[0].def.kind.as_str()));
+            if copies {
+                h("Copies");
+            }
             if costs {
                 h("Cost");
             }
@@ -1336,7 +1386,9 @@ impl<'p> Expander<'p> {
                     cells.push(t(g.serial.map(|s| s.to_string()).unwrap_or_default()));
                 }
                 cells.push(t(g.def.def.name.clone()));
-                cells.push(t(g.count.to_string()));
+                if copies {
+                    cells.push(t(g.count.to_string()));
+                }
                 if costs {
                     cells.push(t(cost_text(&g.def.def.cost)));
                 }
@@ -1344,7 +1396,7 @@ impl<'p> Expander<'p> {
                     cells.push(t(g.def.def.values.get(v).map(|x| x.to_string()).unwrap_or_else(|| "—".into())));
                 }
                 for a in &cols.attrs {
-                    cells.push(t(g.def.def.attrs.get(a).map(|x| label(x)).unwrap_or_else(|| "—".into())));
+                    cells.push(t(g.def.def.attrs.get(a).map(|x| self.attr_text(x)).unwrap_or_else(|| "—".into())));
                 }
                 if decks {
                     cells.push(t(g.decks.iter().map(|d| label(d)).collect::<Vec<_>>().join(", ")));

@@ -571,11 +571,15 @@ impl<'a> Flow<'a> {
             let font = if r == 0 { FontId::SansBold } else { FontId::Sans };
             for (i, c) in row.iter().enumerate() {
                 let plain: String = c.replace("**", "");
-                let longest =
-                    plain.lines().map(|l| layout::measure(l, font, self.icons)).fold(0.0, f32::max) * 2.8 + 2.6;
-                want[i] = want[i].max(longest);
                 let w = plain.split_whitespace().map(|x| fonts::width_em(font, x)).fold(0.0, f32::max) * 2.8 + 2.6;
                 word[i] = word[i].max(w);
+                // A header may wrap between its words; the cells below set the width.
+                let longest = if r == 0 {
+                    w
+                } else {
+                    plain.lines().map(|l| layout::measure(l, font, self.icons)).fold(0.0, f32::max) * 2.8 + 2.6
+                };
+                want[i] = want[i].max(longest);
             }
         }
         let total: f32 = want.iter().sum();
@@ -586,16 +590,21 @@ impl<'a> Flow<'a> {
         // Narrow columns keep their width; the others share what is left by weight.
         let mut widths = vec![0.0f32; n];
         let mut fixed = vec![false; n];
+        // The first column names the row: it keeps its width unless that is very wide.
+        if want[0] <= full * 0.25 {
+            widths[0] = want[0];
+            fixed[0] = true;
+        }
         loop {
             let used: f32 = (0..n).filter(|&i| fixed[i]).map(|i| widths[i]).sum();
-            let weight: f32 = (0..n).filter(|&i| !fixed[i]).map(|i| want[i].sqrt()).sum();
+            let weight: f32 = (0..n).filter(|&i| !fixed[i]).map(|i| want[i]).sum();
             let left = full - used;
             let mut changed = false;
             for i in 0..n {
                 if fixed[i] {
                     continue;
                 }
-                let share = left * want[i].sqrt() / weight.max(1e-3);
+                let share = left * want[i] / weight.max(1e-3);
                 if want[i] <= share {
                     widths[i] = want[i];
                     fixed[i] = true;
@@ -605,7 +614,7 @@ impl<'a> Flow<'a> {
             if !changed {
                 for i in 0..n {
                     if !fixed[i] {
-                        widths[i] = (left * want[i].sqrt() / weight.max(1e-3)).max(word[i].min(left * 0.5));
+                        widths[i] = (left * want[i] / weight.max(1e-3)).max(word[i].min(left * 0.5));
                     }
                 }
                 break;
