@@ -208,6 +208,7 @@ pub const SPECS: &[Spec] = &[
         usage: "{{ cost pawn wood }}",
     },
     Spec { name: "count", block: false, positional: &["id"], named: &[], usage: "{{ count pikemen }}" },
+    Spec { name: "serial", block: false, positional: &["id"], named: &[], usage: "{{ serial coronation }}" },
     Spec { name: "name", block: false, positional: &["id"], named: &["stage", "side"], usage: "{{ name pikemen }}" },
     Spec {
         name: "attr",
@@ -856,6 +857,18 @@ impl<'p> Expander<'p> {
                 found
             }
             "count" => self.def(pos(0)).map(|d| d.def.count.to_string()),
+            "serial" => {
+                let d = self.def(pos(0))?;
+                if d.def.serial.is_none() {
+                    self.error(
+                        "unknown-value",
+                        &pos(0).value_span,
+                        format!("`{}` has no serial number", d.def.id),
+                        None,
+                    );
+                }
+                d.def.serial.map(|n| n.to_string())
+            }
             "name" => {
                 let d = self.def(pos(0))?;
                 self.face(d, &args).map(|f| f.name.to_string())
@@ -923,7 +936,12 @@ impl<'p> Expander<'p> {
                     let board = self.board(&p.span)?;
                     for k in ["kind", "deck", "keyword", "ids", "serial", "pack"] {
                         if let Some(a) = args.get(k) {
-                            self.error("bad-placeholder", &a.span, format!("`{k}` does not apply to `of=\"{of}\"` (use `where`)"), None);
+                            self.error(
+                                "bad-placeholder",
+                                &a.span,
+                                format!("`{k}` does not apply to `of=\"{of}\"` (use `where`)"),
+                                None,
+                            );
                             return None;
                         }
                     }
@@ -937,7 +955,8 @@ impl<'p> Expander<'p> {
                             }
                         },
                     };
-                    let keep = |attrs: &BTreeMap<String, String>| filter.as_ref().is_none_or(|(k, v)| attrs.get(k) == Some(v));
+                    let keep =
+                        |attrs: &BTreeMap<String, String>| filter.as_ref().is_none_or(|(k, v)| attrs.get(k) == Some(v));
                     let n: i64 = if of.starts_with("space") {
                         board.space.iter().filter(|s| keep(&s.attrs)).count() as i64
                     } else {
@@ -1215,7 +1234,7 @@ impl<'p> Expander<'p> {
             let Some(columns) = self.columns(&sel, &args) else { return Vec::new() };
             // Cards of several kinds are grouped under a heading per kind.
             let by_kind: BTreeSet<String> = sel.defs.iter().map(|d| print_kind(d)).collect();
-            if spec.name == "cards" && by_kind.len() > 1 && args.get("sort").is_none() {
+            if spec.name == "cards" && by_kind.len() > 1 && args.get("sort").is_none() && !as_table {
                 let mut out = Vec::new();
                 let level = (self.level + 1).min(3);
                 for k in by_kind {
@@ -1358,7 +1377,11 @@ impl<'p> Expander<'p> {
                 h("#");
             }
             let copies = groups.iter().any(|g| g.count != 1);
+            let kinds = groups.iter().map(|g| print_kind(g.def)).collect::<BTreeSet<_>>().len() > 1;
             h(&label(groups[0].def.kind.as_str()));
+            if kinds {
+                h("Kind");
+            }
             if copies {
                 h("Copies");
             }
@@ -1386,6 +1409,9 @@ impl<'p> Expander<'p> {
                     cells.push(t(g.serial.map(|s| s.to_string()).unwrap_or_default()));
                 }
                 cells.push(t(g.def.def.name.clone()));
+                if kinds {
+                    cells.push(t(label(&print_kind(g.def))));
+                }
                 if copies {
                     cells.push(t(g.count.to_string()));
                 }
