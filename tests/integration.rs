@@ -16,6 +16,7 @@ mod native;
 mod print;
 mod profile;
 mod props;
+mod reference;
 mod schema;
 pub(crate) mod serve;
 mod sim;

@@ -654,12 +654,14 @@ fn parse_placeholder(chars: &[(char, usize)], end: usize) -> Result<Placeholder,
                 return Err(SyntaxError::new(off(q)..off(q) + 1, "a quoted value that is never closed")
                     .hint("end it with `\"` before `}}`"));
             }
+            // The value's span leaves the quotes out.
+            let span = off(q + 1)..off(*k);
             *k += 1;
-            Ok((v, off(q)..off(*k)))
+            Ok((v, span))
         };
         if inner[k].0 == '"' {
             let (v, vs) = quoted(&mut k)?;
-            args.push(Arg { key: None, value: v, span: vs.clone(), value_span: vs });
+            args.push(Arg { key: None, value: v, span: off(a0)..off(k), value_span: vs });
             continue;
         }
         let (ws, we) = word(&mut k);
@@ -682,7 +684,7 @@ fn parse_placeholder(chars: &[(char, usize)], end: usize) -> Result<Placeholder,
                 let (s, e) = word(&mut k);
                 (inner[s..e].iter().map(|c| c.0).collect(), off(s)..off(e))
             };
-            args.push(Arg { key: Some(w), value: v, span: off(a0)..vs.end, value_span: vs });
+            args.push(Arg { key: Some(w), value: v, span: off(a0)..off(k), value_span: vs });
         } else {
             args.push(Arg { key: None, value: w, span: off(ws)..off(we), value_span: off(ws)..off(we) });
         }
@@ -746,7 +748,8 @@ mod tests {
         assert_eq!(p.args.len(), 3);
         assert_eq!(p.args[0].key.as_deref(), Some("kind"));
         assert_eq!(p.args[0].value, "attack");
-        assert_eq!(&text[p.args[0].value_span.clone()], "\"attack\"");
+        assert_eq!(&text[p.args[0].value_span.clone()], "attack");
+        assert_eq!(&text[p.args[0].span.clone()], "kind=\"attack\"");
         assert_eq!(p.args[2].value, "attack, solo");
     }
 
