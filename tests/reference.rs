@@ -13,7 +13,8 @@ use crown_tools::print::{self, Paper, ReferenceFormat};
 use crate::common::{crown_bin, edit_after, project_copy, repo_project};
 
 /// Every shipped pack, the expansion included.
-const PACKS: &[&str] = &["take-the-kingdom", "the-last-kingdom", "kingdom-legacy", "kingdom-legacy-saltroad", "kingdoms-in-conflict"];
+const PACKS: &[&str] =
+    &["take-the-kingdom", "the-last-kingdom", "kingdom-legacy", "kingdom-legacy-saltroad", "kingdoms-in-conflict"];
 
 fn load(root: &Path, id: &str) -> Pack {
     let loaded = load_pack(&Project::new(root), id, LoadOptions { compile_scripts: false });
@@ -68,7 +69,13 @@ fn html_text(html: &str) -> String {
             _ => {}
         }
     }
-    squeeze(&out.replace("&amp;", "&").replace("&#x27;", "'").replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">"))
+    squeeze(
+        &out.replace("&amp;", "&")
+            .replace("&#x27;", "'")
+            .replace("&quot;", "\"")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">"),
+    )
 }
 
 /// The headings of one level in the HTML (`<h2 ...>Text</h2>`), as text.
@@ -96,12 +103,16 @@ fn every_shipped_pack_has_a_rules_reference_in_html_markdown_and_pdf() {
         let md = String::from_utf8(render(&pack, ReferenceFormat::Md)).unwrap();
         let pdf = render(&pack, ReferenceFormat::Pdf);
         // The sections a rules reference must have: setup, a turn, the end and scoring.
-        let sections: Vec<String> = headings(&html, 2).iter().chain(&headings(&html, 3)).map(|h| h.to_lowercase()).collect();
+        let sections: Vec<String> =
+            headings(&html, 2).iter().chain(&headings(&html, 3)).map(|h| h.to_lowercase()).collect();
         for want in ["setup", "turn", "end of the game", "scoring"] {
             assert!(sections.iter().any(|h| h.contains(want)), "{id}: no `{want}` section in {sections:?}");
         }
         // Generated content: tables and card lists from the definitions.
-        assert!(html.contains("<table>") && html.contains("<article class=\"entry\""), "{id}: no generated tables or entries");
+        assert!(
+            html.contains("<table>") && html.contains("<article class=\"entry\""),
+            "{id}: no generated tables or entries"
+        );
         assert!(md.contains("| --- |") && md.contains("## Setup"), "{id}: Markdown without its tables or setup");
         // A cross-reference is a link in HTML and Markdown, and `Name (p. N)` in the PDF.
         assert!(html.contains("<a class=\"ref\" href=\"#def-"), "{id}: no cross-reference in the HTML");
@@ -128,13 +139,22 @@ fn regex_like_page_ref(text: &str) -> bool {
 fn entries(html: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for part in html.split("<article class=\"entry\"").skip(1) {
-        let title = part.split("<span>").nth(1).and_then(|s| s.split("</span>").next()).map(html_text).unwrap_or_default();
-        let badge = part.split("<span class=\"count\">").nth(1).and_then(|s| s.split("</span>").next()).map(html_text).unwrap_or_default();
+        let title =
+            part.split("<span>").nth(1).and_then(|s| s.split("</span>").next()).map(html_text).unwrap_or_default();
+        let badge = part
+            .split("<span class=\"count\">")
+            .nth(1)
+            .and_then(|s| s.split("</span>").next())
+            .map(html_text)
+            .unwrap_or_default();
         let meta = part.split("<div class=\"meta\">").nth(1).and_then(|s| s.split("</div>").next()).map(html_text);
-        out.push((title, match meta {
-            Some(m) => format!("{badge} · {m}"),
-            None => badge,
-        }));
+        out.push((
+            title,
+            match meta {
+                Some(m) => format!("{badge} · {m}"),
+                None => badge,
+            },
+        ));
     }
     out
 }
@@ -183,7 +203,10 @@ fn the_reference_follows_the_toml() {
     assert!(after.contains("exactly 12 points, the castle's 4 included"));
     assert!(!after.contains("until you hold 5 cards"));
     // The tables follow too.
-    assert!(after.contains("| <a id=\"def-castle\"></a>Castle") || after.contains("*×6 · Castle · Defence 4"), "{after}");
+    assert!(
+        after.contains("| <a id=\"def-castle\"></a>Castle") || after.contains("*×6 · Castle · Defence 4"),
+        "{after}"
+    );
 }
 
 /// A small pack written into a temporary project, with a rules document.
@@ -216,7 +239,11 @@ fn pack_with_rules(rules: &str) -> tempfile::TempDir {
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(crown_bin()).args(args).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -274,7 +301,11 @@ fn a_placeholder_or_link_that_names_nothing_is_an_error_at_its_place() {
     assert!(!out_file.exists(), "a reference was written despite the errors");
 
     // Fixed, both pass and the numbers are in.
-    std::fs::write(dir.path().join("content/tiny/rules.md"), "# Setup\n\nDraw {{ option hand }} cards, then play [[spear]] for {{ value spear attack }}.\n\n{{ cards }}\n").unwrap();
+    std::fs::write(
+        dir.path().join("content/tiny/rules.md"),
+        "# Setup\n\nDraw {{ option hand }} cards, then play [[spear]] for {{ value spear attack }}.\n\n{{ cards }}\n",
+    )
+    .unwrap();
     assert_eq!(run(&["--project", root, "check", "tiny"]).0, 0);
     let (code, _, err) = run(&["--project", root, "reference", "tiny", "--out", out_file.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
@@ -284,7 +315,9 @@ fn a_placeholder_or_link_that_names_nothing_is_an_error_at_its_place() {
 
 #[test]
 fn syntax_mistakes_in_the_rules_document_are_located_too() {
-    let dir = pack_with_rules("# Setup\n\nAn **open bold.\n\n{{ cards kind=\"attack }}\n\n| a | b |\n| c | d |\n\nA {{ value spear }} too.\n");
+    let dir = pack_with_rules(
+        "# Setup\n\nAn **open bold.\n\n{{ cards kind=\"attack }}\n\n| a | b |\n| c | d |\n\nA {{ value spear }} too.\n",
+    );
     let pack = load(dir.path(), "tiny");
     let (diags, _) = print::reference::check_rules(&pack);
     let got: Vec<String> = diags.iter().map(|d| format!("{}:{}:{} {}", d.code, d.line, d.column, d.message)).collect();

@@ -149,6 +149,15 @@ pub fn rules_path(pack_id: &str) -> PathBuf {
     PathBuf::from("content").join(pack_id).join("rules.md")
 }
 
+/// Whether the pack or a pack it extends has a rules document (or something standing where
+/// one would be, which reading then reports).
+pub fn has_rules(pack: &Pack) -> bool {
+    pack.chain.iter().any(|id| std::fs::symlink_metadata(pack.project.join(rules_path(id))).is_ok())
+}
+
+/// Syntax errors reported per rules document; past this, one more error counts the rest.
+const MAX_SYNTAX_ERRORS: usize = 50;
+
 /// What a placeholder accepts.
 pub struct Spec {
     pub name: &'static str,
@@ -243,6 +252,12 @@ struct Chapter {
 
 /// Read the rules documents of a pack and its chain and expand them.
 pub fn build(pack: &Pack, icons: &IconSet) -> Built {
+    build_with(pack, icons, true)
+}
+
+/// [`build`]; without `catalogue`, chapters of packs with no rules document are left out
+/// (there is nothing in them to check).
+fn build_with(pack: &Pack, icons: &IconSet, catalogue: bool) -> Built {
     let mut diags = Vec::new();
     let mut chapters = Vec::new();
     // `chain` lists the pack first: chapters go base first.
@@ -306,18 +321,27 @@ pub fn build(pack: &Pack, icons: &IconSet) -> Built {
         match ch.file {
             Some(file) => {
                 let (md, errors) = rules_md::parse(&file.text);
-                for e in errors {
+                let more = errors.len().saturating_sub(MAX_SYNTAX_ERRORS);
+                for e in errors.into_iter().take(MAX_SYNTAX_ERRORS) {
                     x.diags.push(Diagnostic::error("rules-syntax", e.message).at(&file, e.span).maybe_hint(e.hint));
+                }
+                if more > 0 {
+                    x.diags.push(
+                        Diagnostic::error("rules-syntax", format!("{more} more syntax errors in this file"))
+                            .in_file(&file.path)
+                            .hint("fix the first ones: one unclosed `**`, `{{` or `[[` can make many"),
+                    );
                 }
                 x.file = Some(file.clone());
                 let out = x.blocks(&md);
                 blocks.extend(out);
                 sources.push(file);
             }
-            None => {
+            None if catalogue => {
                 x.file = None;
                 blocks.extend(x.catalogue(&ch.pack));
             }
+            None => {}
         }
     }
     // Links find their targets once everything is shown; a target that is nowhere in the
@@ -2049,7 +2073,7 @@ fn entry(pack: &Pack, d: &Def, cols: &Columns) -> Entry {
 /// Expand the rules documents of a pack for `crown check`: only the diagnostics (and the
 /// documents read, for their snippets).
 pub fn check(pack: &Pack, icons: &IconSet) -> (Vec<Diagnostic>, Vec<SourceFile>) {
-    let b = build(pack, icons);
+    let b = build_with(pack, icons, false);
     (b.diagnostics, b.sources)
 }
 

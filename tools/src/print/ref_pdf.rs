@@ -266,7 +266,7 @@ impl<'a> Flow<'a> {
             return;
         }
         let mut tail: Vec<Item> = page.split_off(split_at);
-        moved.extend(tail.drain(..));
+        moved.append(&mut tail);
         let Some(start) = moved.first().map(|i| i.y as f32) else { return };
         let dx = f64::from(self.col_w + GUTTER);
         let dy = f64::from(top - start);

@@ -21,7 +21,7 @@ pub fn body(doc: &Doc, icons: &IconSet, flavor: Flavor) -> String {
     let mut out = String::new();
     let w = Writer { icons, flavor, level: std::cell::Cell::new(0) };
     for b in &doc.blocks {
-        w.block(b, &mut out, 0);
+        w.block(b, &mut out);
     }
     if flavor == Flavor::Markdown {
         while out.contains("\n\n\n") {
@@ -145,7 +145,7 @@ impl Writer<'_> {
         anchors.iter().map(|a| format!("<a id=\"{}\"></a>", html_escape(a))).collect()
     }
 
-    fn block(&self, b: &Block, out: &mut String, depth: usize) {
+    fn block(&self, b: &Block, out: &mut String) {
         match b {
             Block::Heading { level, text, anchor, color } => {
                 self.level.set(*level);
@@ -174,7 +174,7 @@ impl Writer<'_> {
                         let marker = if *ordered { format!("{}. ", n + 1) } else { "- ".into() };
                         let mut inner = String::new();
                         for b in item {
-                            self.block(b, &mut inner, depth + 1);
+                            self.block(b, &mut inner);
                         }
                         let pad = " ".repeat(marker.len());
                         let text = inner.trim().lines().collect::<Vec<_>>();
@@ -199,12 +199,12 @@ impl Writer<'_> {
                             [Block::Para(r), rest @ ..] => {
                                 out.push_str(&self.rich(r));
                                 for b in rest {
-                                    self.block(b, out, depth + 1);
+                                    self.block(b, out);
                                 }
                             }
                             blocks => {
                                 for b in blocks {
-                                    self.block(b, out, depth + 1);
+                                    self.block(b, out);
                                 }
                             }
                         }
@@ -216,7 +216,7 @@ impl Writer<'_> {
             Block::Note(inner) => {
                 let mut s = String::new();
                 for b in inner {
-                    self.block(b, &mut s, depth + 1);
+                    self.block(b, &mut s);
                 }
                 if self.md() {
                     for l in s.trim().lines() {

@@ -54,10 +54,8 @@ fn context(pack: &Pack, doc: &ref_doc::Doc) -> Value {
 
 /// The rules documents of a pack and its chain that exist, for diagnostics' snippets.
 pub fn rules_sources(pack: &Pack) -> SourceMap {
-    let (icons, _) = IconSet::for_pack(pack);
-    let built = ref_doc::build(pack, &icons);
     let mut map = pack.sources.clone();
-    for f in built.sources {
+    for f in check_rules(pack).1 {
         map.insert(f);
     }
     map
@@ -67,6 +65,9 @@ pub fn rules_sources(pack: &Pack) -> SourceMap {
 /// icon that names nothing, at its line and column. The documents read are returned for
 /// the snippets.
 pub fn check_rules(pack: &Pack) -> (Vec<Diagnostic>, Vec<crown_engine::diag::SourceFile>) {
+    if !ref_doc::has_rules(pack) {
+        return (Vec::new(), Vec::new());
+    }
     let (icons, _) = IconSet::for_pack(pack);
     ref_doc::check(pack, &icons)
 }
@@ -106,7 +107,7 @@ pub fn render_reference(
                     format!("{} failed: {e}", templates.origin(name).describe(name)),
                 )]
             })?;
-            text.into_bytes()
+            text.trim_start().as_bytes().to_vec()
         }
         ReferenceFormat::Pdf => ref_pdf::write(&doc, &templates, &icons, context(pack, &doc)["pack"].clone(), paper)?,
     };

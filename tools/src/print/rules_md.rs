@@ -144,7 +144,7 @@ pub fn parse(text: &str) -> (Vec<Block>, Vec<SyntaxError>) {
         lines.push(Line { text: t, offset });
         offset += l.len() + 1;
     }
-    let blocks = parse_blocks(&lines, &mut errors);
+    let blocks = parse_blocks(&lines, &mut errors, 0);
     (blocks, errors)
 }
 
@@ -215,7 +215,20 @@ fn starts_block(l: &Line<'_>) -> bool {
         && (heading_level(t).is_some() || t.starts_with('|') || t.starts_with('>') || list_marker(t).is_some())
 }
 
-fn parse_blocks(lines: &[Line<'_>], errors: &mut Vec<SyntaxError>) -> Vec<Block> {
+/// How deep lists and notes may nest in one another.
+const MAX_DEPTH: usize = 8;
+/// How deep bold and italic may nest in one another.
+const MAX_EMPHASIS: usize = 4;
+
+fn parse_blocks(lines: &[Line<'_>], errors: &mut Vec<SyntaxError>, depth: usize) -> Vec<Block> {
+    if depth > MAX_DEPTH {
+        let first = lines.iter().find(|l| !l.is_blank()).map_or(0, |l| l.offset);
+        errors.push(
+            SyntaxError::new(first..first + 1, format!("lists and notes nested more than {MAX_DEPTH} deep"))
+                .hint("a rules reference reads best with one or two levels"),
+        );
+        return Vec::new();
+    }
     let mut blocks = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -259,12 +272,12 @@ fn parse_blocks(lines: &[Line<'_>], errors: &mut Vec<SyntaxError>) -> Vec<Block>
                 inner.push(Line { text: &after[skip..], offset: l.offset + 1 + skip });
                 j += 1;
             }
-            blocks.push(Block::Note(parse_blocks(&inner, errors)));
+            blocks.push(Block::Note(parse_blocks(&inner, errors, depth + 1)));
             i = j;
             continue;
         }
         if let Some((ordered, _)) = list_marker(t.text) {
-            let (block, next) = parse_list(lines, i, ordered, errors);
+            let (block, next) = parse_list(lines, i, ordered, errors, depth);
             blocks.push(block);
             i = next;
             continue;
@@ -289,7 +302,13 @@ fn parse_blocks(lines: &[Line<'_>], errors: &mut Vec<SyntaxError>) -> Vec<Block>
 }
 
 /// A list starting at `lines[start]`; returns it and the index of the first line after it.
-fn parse_list(lines: &[Line<'_>], start: usize, ordered: bool, errors: &mut Vec<SyntaxError>) -> (Block, usize) {
+fn parse_list(
+    lines: &[Line<'_>],
+    start: usize,
+    ordered: bool,
+    errors: &mut Vec<SyntaxError>,
+    depth: usize,
+) -> (Block, usize) {
     let base = lines[start].indent();
     let mut items = Vec::new();
     let mut i = start;
@@ -335,7 +354,7 @@ fn parse_list(lines: &[Line<'_>], start: usize, ordered: bool, errors: &mut Vec<
             j -= 1;
             item_lines.pop();
         }
-        items.push(parse_blocks(&item_lines, errors));
+        items.push(parse_blocks(&item_lines, errors, depth + 1));
         i = j;
         // A blank line between items keeps the list going.
         let mut k = i;
@@ -466,6 +485,16 @@ pub fn parse_inline(segs: &[(usize, &str)], errors: &mut Vec<SyntaxError>) -> Ve
         chars.extend(s.char_indices().map(|(i, c)| (c, off + i)));
     }
     let end_off = segs.last().map_or(0, |(o, s)| o + s.len());
+    // Where the next `}}` and `]]` start, from each character on (one pass, so that a
+    // paragraph full of unclosed `{{` stays linear).
+    let n = chars.len();
+    let mut next_brace = vec![n; n + 1];
+    let mut next_bracket = vec![n; n + 1];
+    for k in (0..n).rev() {
+        let pair = |c: char| chars[k].0 == c && chars.get(k + 1).is_some_and(|x| x.0 == c);
+        next_brace[k] = if pair('}') { k } else { next_brace[k + 1] };
+        next_bracket[k] = if pair(']') { k } else { next_bracket[k + 1] };
+    }
     let at = |i: usize| chars.get(i).map_or(end_off, |c| c.1);
     let end_of = |i: usize| chars.get(i).map_or(end_off, |c| c.1 + c.0.len_utf8());
 
@@ -480,7 +509,6 @@ pub fn parse_inline(segs: &[(usize, &str)], errors: &mut Vec<SyntaxError>) -> Ve
         }
     };
     let mut i = 0;
-    let n = chars.len();
     while i < n {
         let c = chars[i].0;
         let next = chars.get(i + 1).map(|x| x.0);
@@ -504,6 +532,9 @@ pub fn parse_inline(segs: &[(usize, &str)], errors: &mut Vec<SyntaxError>) -> Ve
                 let (content, _, _) = stack.pop().expect("open run");
                 let run = if bold { Inline::Bold(content) } else { Inline::Italic(content) };
                 stack.last_mut().expect("a level").0.push(run);
+            } else if stack.len() > MAX_EMPHASIS {
+                errors.push(SyntaxError::new(at(i)..at(i) + 1, "bold and italic nested too deeply"));
+                text.push_str(if bold { "**" } else { "*" });
             } else {
                 stack.push((Vec::new(), i, bold));
             }
@@ -512,7 +543,7 @@ pub fn parse_inline(segs: &[(usize, &str)], errors: &mut Vec<SyntaxError>) -> Ve
         }
         if c == '{' && next == Some('{') {
             // A placeholder: up to the matching `}}`.
-            let close = (i + 2..n.saturating_sub(1)).find(|&k| chars[k].0 == '}' && chars[k + 1].0 == '}');
+            let close = Some(next_brace[(i + 2).min(n)]).filter(|&k| k < n);
             let Some(close) = close else {
                 errors.push(
                     SyntaxError::new(at(i)..at(i) + 2, "this placeholder is never closed")
@@ -531,7 +562,7 @@ pub fn parse_inline(segs: &[(usize, &str)], errors: &mut Vec<SyntaxError>) -> Ve
             continue;
         }
         if c == '[' && next == Some('[') {
-            let close = (i + 2..n.saturating_sub(1)).find(|&k| chars[k].0 == ']' && chars[k + 1].0 == ']');
+            let close = Some(next_bracket[(i + 2).min(n)]).filter(|&k| k < n);
             let Some(close) = close else {
                 errors.push(
                     SyntaxError::new(at(i)..at(i) + 2, "this link is never closed")
@@ -780,6 +811,18 @@ mod tests {
         assert!(msgs.contains(&"a table without its `| --- |` line"), "{msgs:?}");
         let t = e.iter().find(|e| e.message.starts_with("a table")).unwrap();
         assert_eq!(t.span.start, text.find("| a").unwrap());
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let (_, e) = parse(&">".repeat(100_000));
+        assert!(e.iter().any(|e| e.message.contains("nested more than")), "{e:?}");
+        let (_, e) = parse(&"* **".repeat(50_000));
+        assert!(e.iter().any(|e| e.message.contains("nested too deeply")));
+        // Unclosed openers do not make parsing quadratic.
+        let t = std::time::Instant::now();
+        let (_, e) = parse(&"{{ [[ ".repeat(200_000));
+        assert!(!e.is_empty() && t.elapsed().as_secs() < 10);
     }
 
     #[test]
