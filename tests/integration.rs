@@ -16,6 +16,7 @@ mod native;
 mod print;
 mod profile;
 mod props;
+mod reference;
 mod schema;
 mod search;
 pub(crate) mod serve;

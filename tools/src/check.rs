@@ -10,10 +10,16 @@ use crate::out;
 
 /// What `crown check` validates beyond loading the pack, so that every command that shows
 /// diagnostics (`check`, `watch`, `serve`, `play --watch`) shows the same: the printed
-/// faces (templates, icons, art, fonts) and the golden game files (pack, scenario,
-/// players, agents). Game files read are added to `sources`.
+/// faces (templates, icons, art, fonts), the rules documents (every placeholder and link
+/// of `content/<pack>/rules.md` names something) and the golden game files (pack,
+/// scenario, players, agents). Rules documents and game files read are added to `sources`.
 pub fn beyond_load(project: &Project, pack: &Arc<Pack>, sources: &mut SourceMap) -> Vec<Diagnostic> {
     let mut all = crate::print::check_faces(pack);
+    let (rules, docs) = crate::print::reference::check_rules(pack);
+    all.extend(rules);
+    for f in docs {
+        sources.insert(f);
+    }
     let (games, files) = crate::golden::check_games(project, pack);
     all.extend(games);
     for f in files {

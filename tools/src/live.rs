@@ -124,6 +124,8 @@ pub enum ChangeKind {
     Script,
     /// `content/<pack>/templates/*`: card faces only.
     Template,
+    /// `content/<pack>/rules.md`: the rules document, checked again with the pack.
+    Rules,
     /// Art, icons and other files of the pack folder: card faces only.
     Asset,
     /// `tests/golden/<pack>/*`.
@@ -141,6 +143,7 @@ impl ChangeKind {
             ChangeKind::Board => "board",
             ChangeKind::Script => "script",
             ChangeKind::Template => "template",
+            ChangeKind::Rules => "rules document",
             ChangeKind::Asset => "asset",
             ChangeKind::Golden => "golden game",
             ChangeKind::Folder => "folder",
@@ -207,6 +210,7 @@ pub fn classify(root: &Path, path: &Path) -> Option<Change> {
         ["content", pack, "scenarios", f] if f.ends_with(".toml") => mk(pack, ChangeKind::Scenario),
         ["content", pack, "cards" | "scenarios", .., f] if !f.contains('.') => mk(pack, ChangeKind::Folder),
         ["content", pack, "templates", ..] => mk(pack, ChangeKind::Template),
+        ["content", pack, "rules.md"] => mk(pack, ChangeKind::Rules),
         ["content", pack, .., f] if f.contains('.') && !f.ends_with(".toml") => mk(pack, ChangeKind::Asset),
         ["content", pack, .., f] if !f.contains('.') => mk(pack, ChangeKind::Folder),
         ["scripts", pack, ..] => {
@@ -920,6 +924,7 @@ mod tests {
         assert_eq!(k("content/a/scenarios/s.toml"), Some(("a".into(), ChangeKind::Scenario)));
         assert_eq!(k("content/a/templates/card.svg"), Some(("a".into(), ChangeKind::Template)));
         assert_eq!(k("content/a/art/x.png"), Some(("a".into(), ChangeKind::Asset)));
+        assert_eq!(k("content/a/rules.md"), Some(("a".into(), ChangeKind::Rules)));
         assert_eq!(k("scripts/a/cards/x.rhai"), Some(("a".into(), ChangeKind::Script)));
         assert_eq!(k("scripts/a/cards"), Some(("a".into(), ChangeKind::Folder)));
         assert_eq!(k("tests/golden/a/g.game.toml"), Some(("a".into(), ChangeKind::Golden)));

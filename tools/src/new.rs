@@ -35,6 +35,7 @@ fn new_pack(project: &Project, name: &str) -> i32 {
         (dir.join("pack.toml"), PACK.replace("{id}", name).replace("{name}", &title)),
         (dir.join("cards").join("cards.toml"), CARDS.to_string()),
         (dir.join("scenarios").join("standard.toml"), SCENARIO.to_string()),
+        (dir.join("rules.md"), RULES_MD.replace("{name}", &title)),
         (project.scripts_dir(name).join("rules.rhai"), RULES.to_string()),
         (project.scripts_dir(name).join("cards").join("double.rhai"), DOUBLE.to_string()),
         (project.golden_dir(name).join("README.md"), GOLDEN_README.replace("{id}", name)),
@@ -186,6 +187,27 @@ name = "Standard game"
 text = "First to 15 points wins; when the deck runs out, the highest score wins."
 default = true
 options = { target = 15, hand = 3 }
+"#;
+
+const RULES_MD: &str = r#"<!-- The rules of {name}, for `crown reference`. Placeholders ({{ ... }}) bring in
+     what the cards and scenarios say: see "The rules reference" in Crown's designer's guide. -->
+# Setup
+
+Shuffle the {{ total }} cards into one deck and deal {{ option hand }} to each player.
+
+# A turn
+
+Play one card from your hand: it scores its points (after a [[double]], your next scoring
+card counts twice). Then draw a card.
+
+# End of the game and scoring
+
+The first player to reach {{ option target }} points wins at once. When a player has no
+card left to play, the game ends and the highest score wins; tied players share the win.
+
+# The cards
+
+{{ cards as="table" values="points" }}
 "#;
 
 const RULES: &str = r#"// Rules of the game. The engine calls setup() once, then turn() until end_game().

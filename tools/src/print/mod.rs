@@ -26,8 +26,12 @@ pub mod fonts;
 pub mod icons;
 pub mod layout;
 pub mod raster;
+pub mod ref_doc;
+pub mod ref_pdf;
+pub mod ref_text;
 pub mod reference;
 pub mod render;
+pub mod rules_md;
 pub mod sheet;
 pub mod templates;
 pub mod util;
@@ -1121,9 +1125,10 @@ pub fn run_reference(project: &Project, args: &ReferenceArgs) -> i32 {
         eprintln!("error: cannot write {}: {e}", out_path.display());
         return 1;
     }
+    let sources = reference::rules_sources(&pack);
     match render_reference(&pack, format, paper) {
         Ok((bytes, diags)) => {
-            out::print_diagnostics(&diags, &pack.sources);
+            out::print_diagnostics(&diags, &sources);
             if let Err(e) = out::write_atomic(&out_path, &bytes) {
                 eprintln!("error: cannot write {}: {e}", out_path.display());
                 return 1;
@@ -1133,7 +1138,12 @@ pub fn run_reference(project: &Project, args: &ReferenceArgs) -> i32 {
             i32::from(errors > 0)
         }
         Err(diags) => {
-            out::print_diagnostics(&diags, &pack.sources);
+            out::print_diagnostics(&diags, &sources);
+            eprintln!(
+                "{}: nothing written; fix the errors above (`crown check {}` finds them too)",
+                pack.id(),
+                pack.id()
+            );
             1
         }
     }
