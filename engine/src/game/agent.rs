@@ -116,29 +116,29 @@ impl GreedyAgent {
     }
 }
 
+/// The rules' `greedy_score(player, prompt, option)` of each option of a choice; `None`
+/// when the rules define no `greedy_score`.
+pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String> {
+    let Some(rules) = req.pack.rules_script().filter(|r| r.functions.contains("greedy_score")) else {
+        return Ok(None);
+    };
+    let ast = rules.ast.clone();
+    let mut scores = Vec::with_capacity(req.options.len());
+    for opt in req.options {
+        let args = vec![Dynamic::from(req.player as i64), Dynamic::from(req.prompt.to_string()), opt.clone()];
+        let v = crate::script::api::call_script_fn(&ast, "greedy_score", args).map_err(|e| e.to_string())?;
+        scores.push(v.as_int().map_err(|t| format!("greedy_score returned {t} where an integer was expected"))?);
+    }
+    Ok(Some(scores))
+}
+
 impl Agent for GreedyAgent {
     fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
-        let Some(rules) = req.pack.rules_script() else {
+        let Some(scores) = greedy_scores(req)? else {
             return Ok(self.rng.below(req.labels.len() as u64) as usize);
         };
-        if !rules.functions.contains("greedy_score") {
-            return Ok(self.rng.below(req.labels.len() as u64) as usize);
-        }
-        let ast = rules.ast.clone();
-        let mut best: Vec<usize> = Vec::new();
-        let mut best_score = i64::MIN;
-        for (i, opt) in req.options.iter().enumerate() {
-            let args = vec![Dynamic::from(req.player as i64), Dynamic::from(req.prompt.to_string()), opt.clone()];
-            let v = crate::script::api::call_script_fn(&ast, "greedy_score", args).map_err(|e| e.to_string())?;
-            let s = v.as_int().unwrap_or(0);
-            if s > best_score {
-                best_score = s;
-                best.clear();
-                best.push(i);
-            } else if s == best_score {
-                best.push(i);
-            }
-        }
+        let top = scores.iter().copied().max().unwrap_or(0);
+        let best: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] == top).collect();
         Ok(best[self.rng.below(best.len() as u64) as usize])
     }
     fn kind(&self) -> String {

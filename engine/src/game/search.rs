@@ -16,7 +16,13 @@
 //!    after which the pack's `evaluate(p)` (or each seat's score) ranks the seats.
 //!
 //! Options are picked for rollouts by UCB1 (each option once, then the most promising
-//! more often); the option with the best mean is played. With a budget in rollouts the
+//! more often); the option with the best mean is played. When the pack has a
+//! `greedy_score` and the budget is in rollouts, only its best-ranked options are
+//! searched (four rollouts each, at least two options), in its order, which also breaks
+//! ties. A finished rollout is worth the seat's share of the win; one cut short by the
+//! depth is judged by the seat's margin over the best other seat (its evaluation minus
+//! theirs), scaled over the decision's rollouts into 0.2 to 0.8. Solo, a win counts for two thirds and the
+//! scaled evaluation for one third. With a budget in rollouts the
 //! agent is deterministic for a seed; a budget in milliseconds is not (it depends on the
 //! machine), which its kind name says.
 
@@ -75,6 +81,9 @@ pub struct SearchSpec {
 
 /// Rollouts per decision when neither the kind name nor the pack gives a budget.
 pub const DEFAULT_ROLLOUTS: u32 = 32;
+/// With a budget in rollouts and a pack `greedy_score`, only the options it ranks best
+/// are searched: as many as get this many rollouts each (at least two).
+const ROLLOUTS_PER_OPTION: usize = 4;
 const MAX_ROLLOUTS: u32 = 100_000;
 const MAX_MILLIS: u32 = 600_000;
 const MAX_DEPTH: u64 = 100_000;
@@ -162,9 +171,12 @@ impl SearchAgent {
 #[derive(Debug, Clone, Copy)]
 struct Rollout {
     option: usize,
-    /// Share of the win (1/k among k winners), for games of two or more seats that ended
-    /// with winners; else the seat's rank by evaluation (1 best, 0 worst, ties halved).
-    multi: f64,
+    /// Games of two or more seats: the share of the win (1/k among k winners, 1/seats
+    /// when a finished game has no winner, 0 when the rollout failed); `None` when the
+    /// rollout stopped before the end (then `margin` decides).
+    share: Option<f64>,
+    /// The seat's evaluation minus the best other seat's.
+    margin: f64,
     /// Solo games: won, and the evaluation (score) to compare rollouts by.
     won: bool,
     eval: f64,
@@ -190,12 +202,30 @@ impl Agent for SearchAgent {
                 }))
                 .unwrap_or(Policy::Random),
         };
+        // The options to search: all of them, or when the budget is too small to try
+        // each a few times, the ones the pack's greedy_score likes best (in its order,
+        // which also breaks ties between equal means).
+        let candidates: Vec<usize> = match super::agent::greedy_scores(req)? {
+            Some(scores) => {
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
+                if let Budget::Rollouts(k) = spec.budget {
+                    order.truncate((k as usize / ROLLOUTS_PER_OPTION).max(2));
+                }
+                order
+            }
+            None => (0..n).collect(),
+        };
+        if candidates.len() == 1 {
+            return Ok(candidates[0]);
+        }
         let base = self.rng.below(u64::MAX);
         let snapshot = fp.game.fork();
         let before_setup = fp.before_setup;
         let prefix: Arc<Vec<(u64, String)>> = Arc::new(since.to_vec());
         let (target, player) = (req.step, req.player);
         let labels = req.labels.to_vec();
+        let tried = candidates.clone();
         // The rollouts run on a thread of their own: the game being decided sits in this
         // thread's game slot, and each rollout installs its own copy there.
         let results = std::thread::scope(|s| {
@@ -203,13 +233,13 @@ impl Agent for SearchAgent {
                 .name("crown-search".into())
                 .stack_size(16 * 1024 * 1024)
                 .spawn_scoped(s, move || {
-                    search(&snapshot, before_setup, &prefix, target, player, &labels, spec, base, seats)
+                    search(&snapshot, before_setup, &prefix, target, player, &labels, &tried, spec, base, seats)
                 })
                 .map_err(|e| format!("the search agent could not start its thread: {e}"))?
                 .join()
                 .map_err(|_| "the search agent's thread panicked".to_string())?
         })?;
-        Ok(best_option(&results, n, seats))
+        Ok(candidates[best_option(&results, candidates.len(), seats)])
     }
     fn kind(&self) -> String {
         self.kind.clone()
@@ -234,11 +264,12 @@ fn search(
     target: u64,
     player: usize,
     labels: &[String],
+    candidates: &[usize],
     spec: Resolved,
     base: u64,
     seats: usize,
 ) -> Result<Vec<Rollout>, String> {
-    let n = labels.len();
+    let n = candidates.len();
     let started = Instant::now();
     let mut results: Vec<Rollout> = Vec::new();
     let mut r: u64 = 0;
@@ -252,7 +283,9 @@ fn search(
         }
         let option = pick(&results, n, seats);
         let seed = derive_seed(base, r);
-        results.push(rollout(snapshot, before_setup, prefix, target, player, labels, option, seed, spec)?);
+        let mut x = rollout(snapshot, before_setup, prefix, target, player, labels, candidates[option], seed, spec)?;
+        x.option = option;
+        results.push(x);
         r += 1;
     }
     Ok(results)
@@ -263,7 +296,16 @@ fn search(
 /// decision's rollouts.
 fn values(results: &[Rollout], seats: usize) -> Vec<f64> {
     if seats > 1 {
-        return results.iter().map(|x| x.multi).collect();
+        // Rollouts cut short are judged by their margin, scaled between the lowest and
+        // highest margins seen in this decision into 0.2..0.8: less sure than a game that
+        // was won (1) or lost (0).
+        let open = results.iter().filter(|x| x.share.is_none());
+        let lo = open.clone().map(|x| x.margin).fold(f64::INFINITY, f64::min);
+        let hi = open.map(|x| x.margin).fold(f64::NEG_INFINITY, f64::max);
+        return results
+            .iter()
+            .map(|x| x.share.unwrap_or(0.2 + 0.6 * if hi > lo { (x.margin - lo) / (hi - lo) } else { 0.5 }))
+            .collect();
     }
     let lo = results.iter().map(|x| x.eval).fold(f64::INFINITY, f64::min);
     let hi = results.iter().map(|x| x.eval).fold(f64::NEG_INFINITY, f64::max);
@@ -306,7 +348,8 @@ fn pick(results: &[Rollout], n: usize, seats: usize) -> usize {
     best.0
 }
 
-/// The option with the best mean; ties go to the more visited, then the earlier.
+/// The option with the best mean; ties go to the more visited, then the earlier (the
+/// candidates come in the greedy order when the pack has one).
 fn best_option(results: &[Rollout], n: usize, seats: usize) -> usize {
     let (visits, mean) = means(results, n, seats);
     let mut best = 0;
@@ -375,41 +418,22 @@ fn rollout(
         });
     }
     let failed = matches!(status, Status::Failed(_));
+    let finished = matches!(status, Status::Finished);
     let winners = g.over.as_ref().map(|(w, _)| w.clone()).unwrap_or_default();
-    let won = !failed && winners.contains(&player);
-    let multi = if failed {
-        0.0
-    } else if !winners.is_empty() && matches!(status, Status::Finished) {
-        if won {
-            1.0 / winners.len() as f64
-        } else {
-            0.0
-        }
+    let won = finished && winners.contains(&player);
+    let share = if failed {
+        Some(0.0)
+    } else if finished && winners.is_empty() {
+        Some(1.0 / seats as f64)
+    } else if finished {
+        Some(if won { 1.0 / winners.len() as f64 } else { 0.0 })
     } else {
-        rank(&eval, player)
+        None
     };
-    Ok(Rollout { option, multi, won, eval: if failed { f64::MIN } else { eval[player] } })
-}
-
-/// Where seat `p` stands by evaluation: 1 above every other seat, 0 below all, ties halved.
-fn rank(eval: &[f64], p: usize) -> f64 {
-    if eval.len() < 2 {
-        return 0.5;
-    }
-    let mine = eval[p];
-    let mut above = 0.0;
-    for (q, &e) in eval.iter().enumerate() {
-        if q != p {
-            above += if mine > e {
-                1.0
-            } else if mine == e {
-                0.5
-            } else {
-                0.0
-            };
-        }
-    }
-    above / (eval.len() - 1) as f64
+    let best_other =
+        eval.iter().enumerate().filter(|&(q, _)| q != player).map(|(_, &e)| e).fold(f64::NEG_INFINITY, f64::max);
+    let margin = if best_other.is_finite() { eval[player] - best_other } else { 0.0 };
+    Ok(Rollout { option, share, margin, won, eval: if failed { f64::MIN } else { eval[player] } })
 }
 
 const DIVERGED: &str = "search: the copy of the table did not reach the decision";
@@ -554,22 +578,18 @@ mod tests {
     }
 
     #[test]
-    fn rank_is_one_above_all_zero_below_all_and_ties_halved() {
-        assert_eq!(rank(&[5.0, 1.0, 2.0], 0), 1.0);
-        assert_eq!(rank(&[0.0, 1.0, 2.0], 0), 0.0);
-        assert_eq!(rank(&[3.0, 3.0], 1), 0.5);
-        assert_eq!(rank(&[7.0], 0), 0.5);
-    }
-
-    #[test]
     fn options_are_each_tried_once_then_the_best_is_played() {
-        let r = |option, multi| Rollout { option, multi, won: false, eval: 0.0 };
+        let r = |option, share| Rollout { option, share: Some(share), margin: 0.0, won: false, eval: 0.0 };
         assert_eq!(pick(&[], 3, 2), 0);
         assert_eq!(pick(&[r(0, 0.0)], 3, 2), 1);
         let results = [r(0, 0.0), r(1, 1.0), r(2, 0.5), r(1, 1.0)];
         assert_eq!(best_option(&results, 3, 2), 1);
+        // Rollouts cut short: the larger margin is the better, a finished win better still.
+        let cut = |option, margin| Rollout { option, share: None, margin, won: false, eval: 0.0 };
+        assert_eq!(best_option(&[cut(0, -3.0), cut(1, 4.0)], 2, 2), 1);
+        assert_eq!(best_option(&[cut(0, 9.0), cut(1, 4.0), r(2, 1.0)], 3, 2), 2);
         // Solo: a win counts over any score; scores are scaled between the lowest and highest.
-        let solo = |option, won, eval| Rollout { option, multi: 0.0, won, eval };
+        let solo = |option, won, eval| Rollout { option, share: None, margin: 0.0, won, eval };
         assert_eq!(best_option(&[solo(0, false, 90.0), solo(1, true, 10.0)], 2, 1), 1);
         assert_eq!(best_option(&[solo(0, true, 90.0), solo(1, true, 10.0)], 2, 1), 0);
     }
