@@ -406,6 +406,15 @@ fn the_last_kingdom_two_players_at_the_terminal() {
 }
 
 #[test]
+fn kingdom_legacy_at_the_terminal() {
+    let s = sit("kingdom-legacy", Some("prologue"), 1, &[], &keystrokes(3000));
+    // A solo game: no other seat, no bot; the person's state before every decision.
+    assert!(s.stdout.contains(&s.shown), "{}", tail(&s.stdout));
+    assert!(s.watch.missing_counters.is_empty(), "{:?}", s.watch.missing_counters.first());
+    assert!(s.watch.statuses > 20);
+}
+
+#[test]
 fn log_levels() {
     let args = |level: &str| -> Vec<String> {
         ["play", "take-the-kingdom", "--seed", "3", "--agents", "human,random", "--log", level]
