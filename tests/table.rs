@@ -415,6 +415,18 @@ fn kingdom_legacy_at_the_terminal() {
 }
 
 #[test]
+fn kingdoms_in_conflict_at_the_terminal() {
+    let s = sit("kingdoms-in-conflict", None, 1, &["greedy"], &keystrokes(400));
+    s.assert_all("kingdoms-in-conflict");
+    assert!(s.bot_decisions() > 20);
+    // The board is drawn on request only, not at every decision.
+    let boards = s.shown.matches("Tiles:").count();
+    assert!(boards <= 2, "the board was drawn {boards} times");
+}
+
+/// `--log public` tells the person what a spectator is told (their own draws by number);
+/// `--log debug` says what it shows and shows the engine's lines.
+#[test]
 fn log_levels() {
     let args = |level: &str| -> Vec<String> {
         ["play", "take-the-kingdom", "--seed", "3", "--agents", "human,random", "--log", level]
