@@ -172,8 +172,9 @@ impl Agent for WebSeat {
     }
 }
 
-/// The zones seat `viewer` can see cards of: its own zones whole, a shared pile's top card
-/// and its count, a hidden pile by its count only. Empty zones are left out.
+/// The zones seat `viewer` can see cards of: its own zones and public ones whole (a large
+/// shared pile by its top card and count), a hidden pile by its count only. Empty zones
+/// are left out.
 pub fn zones(g: &Game, viewer: usize) -> Vec<ZoneView> {
     let s = &g.state;
     let card = |c: u32| card_view(g, viewer, c, 0);
@@ -184,8 +185,8 @@ pub fn zones(g: &Game, viewer: usize) -> Vec<ZoneView> {
         let cards: Vec<CardView> = match (z.visibility, z.owner) {
             (Visibility::Hidden, _) => Vec::new(),
             (Visibility::Owner, _) if !mine => Vec::new(),
-            // A shared pile: its top card.
-            (Visibility::Public, None) if z.cards.len() > 3 => {
+            // A large shared pile (a discard pile): its top card.
+            (Visibility::Public, None) if z.cards.len() > 12 => {
                 z.cards.last().map(|&c| vec![card(c)]).unwrap_or_default()
             }
             _ => z.cards.iter().map(|&c| card(c)).collect(),
