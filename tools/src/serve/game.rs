@@ -114,6 +114,8 @@ pub struct View {
     pub error: Option<String>,
     /// Reloads of the rules during the game: at which decision each took over.
     pub reloads: Vec<usize>,
+    /// What the scripts wrote with `print()` and `debug()`.
+    pub script_output: Vec<String>,
 }
 
 /// What the person's seat found when its decisions ran out.
@@ -312,6 +314,13 @@ impl Session {
                 }
             }
         }));
+        let prints: Arc<Mutex<Vec<String>>> = Arc::default();
+        let p = prints.clone();
+        game.echo = Some(Box::new(move |line: &str| {
+            if let Ok(mut p) = p.lock() {
+                p.push(line.to_string());
+            }
+        }));
         // Reloads take over at the first choice after the decision they came at.
         let mut later: Vec<(usize, Arc<Pack>)> = self.packs[1..].iter().filter(|p| p.0 <= upto).cloned().collect();
         later.reverse();
@@ -367,6 +376,7 @@ impl Session {
             over,
             error,
             reloads: self.packs[1..].iter().map(|p| p.0).collect(),
+            script_output: prints.lock().map(|p| p.clone()).unwrap_or_default(),
         };
         (game, view)
     }
@@ -485,6 +495,33 @@ mod tests {
         // Going back before it: the reload takes over from there.
         s.rewind(1);
         assert_eq!(s.packs[1].0, 1);
+    }
+
+    #[test]
+    fn what_the_scripts_print_is_shown() {
+        let root = tempfile::tempdir().unwrap();
+        for (rel, text) in [
+            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 2, max = 2 }\n"),
+            (
+                "scripts/p/rules.rhai",
+                "fn setup() { print(\"hello\"); }\nfn turn() { let p = choose(0, \"Act\", [\"Wait\", \"Win\"]); \
+                 log(`P1 chose ${p}`); if p == \"Win\" { end_game([0], \"won\"); } }\n",
+            ),
+        ] {
+            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.path().join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(root.path()), "p", LoadOptions::default());
+        let p = Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)));
+        let setup = Setup { pack: "p".into(), scenario: None, seed: 1, kinds: vec!["human".into(), "first".into()] };
+        let mut s = Session::new(setup, p).unwrap();
+        s.choose(1).unwrap();
+        let (_, v) = s.replay(None);
+        assert_eq!(v.script_output, ["print: hello"]);
+        assert_eq!(v.over.as_deref(), Some("game over: P1 wins (won); scores: P1 0, P2 0"));
+        assert_eq!(v.log.iter().map(|l| l.text.as_str()).collect::<Vec<_>>()[0], "P1 chose Win");
+        // Over: no decision waits, and the table is still drawn (the engine's views).
+        assert!(v.options.is_empty() && v.status.contains("You are P1"), "{}", v.status);
     }
 
     #[test]

@@ -90,7 +90,8 @@ pre { background: #fffdf7; border: 1px solid #d8cfbd; padding: 8px; white-space:
     <div id="reloads"></div>
   </section>
   <section><h2>Table</h2><div id="zones"></div></section>
-  <section><h2>What happened</h2><ol id="log"></ol></section>
+  <section><h2>What happened</h2><ol id="log"></ol>
+    <div id="scripts" hidden><h3>What the scripts printed</h3><pre id="script-output"></pre></div></section>
 </div>
 <script>
 const PACKS = @PACKS@;
@@ -230,6 +231,8 @@ function show(v) {
   $("undo").disabled = v.total === 0 || at !== null;
   $("back").disabled = v.step === 0;
   $("forward").disabled = at === null;
+  $("scripts").hidden = v.script_output.length === 0;
+  $("script-output").textContent = v.script_output.join("\n");
   $("reloads").textContent = v.reloads.length ? "Rules reloaded at decision " + v.reloads.join(", ") + "." : "";
 }
 
