@@ -174,10 +174,7 @@ pub struct Game {
     /// Shown each line a script writes with `print()` or `debug()` as it is written
     /// (`crown play` puts them on standard error); they also go to the transcript.
     pub echo: Option<Echo>,
-    /// What the players were told, each line with its readers (see [`narrate`]); kept
-    /// when the transcript is.
-    pub narration: Vec<narrate::Said>,
-    /// Hears every transcript line and narrated line as it is written.
+    /// Hears every transcript line and narrated line (see [`narrate`]) as it is written.
     pub listener: Option<narrate::Listener>,
     /// How the game was set up, while it can be played again from its seed with its
     /// choices (not after a resume from a save): used to locate a script that ran away.
@@ -363,7 +360,6 @@ impl Game {
             at_checkpoint: false,
             reload: None,
             echo: None,
-            narration: Vec::new(),
             listener: None,
             started: Some(started),
         })
@@ -392,17 +388,13 @@ impl Game {
             return;
         }
         let (text, others) = text(&self.state);
-        let at = self.transcript.as_ref().map_or(0, Vec::len);
-        let said = narrate::Said { to, text, others, at };
+        let said = narrate::Said { to, text, others };
         let names: Vec<&str> = self.state.players.iter().map(|p| p.name.as_str()).collect();
         for line in said.transcript_lines(&names) {
             self.log(|_| line);
         }
         if let Some(f) = &mut self.listener {
             f(narrate::Heard::Said(&said), view::Table { pack: &self.pack, state: &self.state });
-        }
-        if self.transcript.is_some() {
-            self.narration.push(said);
         }
     }
 

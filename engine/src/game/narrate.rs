@@ -25,15 +25,12 @@ pub struct Said {
     pub text: String,
     /// What the seats not in `to` read instead; `None`: nothing.
     pub others: Option<String>,
-    /// How many transcript lines were written before this one (where it sits in the
-    /// transcript, when one is kept).
-    pub at: usize,
 }
 
 impl Said {
     /// A line everyone reads.
     pub fn public(text: impl Into<String>) -> Said {
-        Said { to: Vec::new(), text: text.into(), others: None, at: 0 }
+        Said { to: Vec::new(), text: text.into(), others: None }
     }
 
     /// Whether every seat reads the same text.
@@ -141,7 +138,6 @@ mod tests {
             to: vec![0],
             text: "P1 looks at P2's hand: Guthrum".into(),
             others: Some("P1 looks at a card of P2's hand".into()),
-            at: 0,
         };
         assert_eq!(s.for_seat(0), Some("P1 looks at P2's hand: Guthrum"));
         assert_eq!(s.for_seat(1), Some("P1 looks at a card of P2's hand"));
@@ -161,7 +157,7 @@ mod tests {
 
     #[test]
     fn levels_show_what_they_promise() {
-        let private = Said { to: vec![1], text: "secret".into(), others: Some("summary".into()), at: 0 };
+        let private = Said { to: vec![1], text: "secret".into(), others: Some("summary".into()) };
         assert_eq!(LogLevel::Private.shown(Heard::Said(&private), &[1]), Some("secret"));
         assert_eq!(LogLevel::Private.shown(Heard::Said(&private), &[0]), Some("summary"));
         assert_eq!(LogLevel::Public.shown(Heard::Said(&private), &[1]), Some("summary"));
