@@ -22,6 +22,7 @@ mod search;
 pub(crate) mod serve;
 mod sim;
 mod soak;
+mod table;
 mod tlk;
 mod ttk;
 mod watch;

@@ -235,7 +235,8 @@ fn menu(p) { let out = []; for o in snap().action_menu(p) { out.push(o.label); }
 // The detailed options under one action-menu entry: their labels.
 fn subs(p, entry) {
     for o in snap().action_menu(p) {
-        if o.label == entry { let out = []; for x in o.subs { out.push(x.label); } return out; }
+        // An entry names its targets after a colon ("Attack with pawn at 1,1: Blue's ...").
+        if o.label == entry || o.label.starts_with(entry + ":") { let out = []; for x in o.subs { out.push(x.label); } return out; }
     }
     []
 }
@@ -438,7 +439,8 @@ fn a_move_gains_the_tile_and_a_haste_move_gains_nothing() {
         same(rank_at(2, 8), 1, "pawn arrived");
         "#,
     );
-    assert!(t.transcript().contains("Red's pawn haste-moves and gains nothing"));
+    assert!(t.transcript().contains("Red's pawn haste-moves from "), "{}", t.transcript());
+    assert!(t.transcript().contains(" and gains nothing"), "{}", t.transcript());
     done(&t);
 }
 
@@ -525,7 +527,7 @@ fn no_unit_is_offered_at_eight_units_and_walls_go_on_ones_own_grey_tiles() {
         let s = snap();
         let labels = [];
         for o in s.buy_menu(0) { labels.push(o.label); }
-        same(labels, ["Buy nothing", "Buy a wall"], "eight units: walls only");
+        same(labels, ["Buy nothing", "Buy a wall (1 stone, 1 of any material, 1 of any food)"], "eight units: walls only, its price shown");
         let tiles = [];
         for k in s.free_wall_tiles(0) { tiles.push(space_id(k)); }
         same(tiles.len(), 7, "north grey tiles without a wall");
@@ -822,7 +824,7 @@ fn pillage_keeps_what_fits_and_returns_the_rest_to_the_supply() {
         unit(0, 1, 4, 8);
         let m = menu(0);
         expect(!m.some(|l| l.starts_with("Pillage")), `no room, no pillage: ${m}`);
-        expect(m.contains("Raze with pawn at 4,8"), "raze needs no room");
+        expect(m.contains("Raze with pawn at 4,8: Blue's South pile 4 (1 grain)"), `raze needs no room, and names its target: ${m}`);
         "#,
     );
     done(&t);

@@ -1144,7 +1144,7 @@ fn an_effect_edited_in_the_card_file_changes_the_game() {
         let (g, o) = new_game(p, None, 3, "greedy").run();
         let t = transcript_text(&g, &o);
         let i = t.find("Use #1 Pinewood").expect("the greedy bot uses the Pinewood");
-        t[i..].lines().take(3).collect::<Vec<_>>().join("\n")
+        t[i..].lines().take(4).collect::<Vec<_>>().join("\n")
     };
     let before = first_use(&pack(BASE));
     let after = first_use(&edited);

@@ -302,3 +302,142 @@ fn a_broken_edit_shows_its_diagnostic_and_the_fix_clears_it() {
     assert_eq!(page.eval(&format!("document.body.innerText.includes('{at}')")), json!(false));
     assert_eq!(page.eval("window.crownLoads"), json!(1));
 }
+
+// ---- a game in the page ----
+
+/// Click what `click` finds (JavaScript returning the element) and wait for the page to
+/// show the server's answer.
+fn click(page: &mut Cdp, click: &str) {
+    let before = page.eval("window.crownPlayUpdates").as_u64().unwrap_or(0);
+    let clicked =
+        page.eval(&format!("(() => {{ const e = {click}; if (!e) return false; e.click(); return true; }})()"));
+    assert_eq!(clicked, json!(true), "nothing to click: {click}");
+    page.wait_for(&format!("window.crownPlayUpdates > {before}"), LOAD);
+}
+
+/// A game against a bot in `crown serve`'s page, driven to its end in Chromium: the
+/// options as buttons, the narrated log, a confirmation asked for, undo, a look back at an
+/// earlier decision, the rules reloaded mid-game with the game kept, and the game saved as
+/// a golden game that `crown test` then passes.
+#[test]
+fn a_game_against_a_bot_is_played_to_its_end_in_the_page() {
+    let server = Server::start();
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    page.call("Page.navigate", json!({ "url": format!("{}play", server.url) }));
+    page.wait_for(
+        "document.getElementById('pack') !== null && document.getElementById('pack').options.length > 0",
+        LOAD,
+    );
+    page.eval("document.getElementById('seed').value = '3'; document.getElementById('agents').value = 'human,random'");
+    click(&mut page, "document.getElementById('start')");
+    page.wait_for("document.querySelectorAll('#options button.option').length > 1", LOAD);
+    assert!(page.eval("document.getElementById('prompt').textContent").as_str().unwrap().contains("Choose your noble"));
+    // The first noble: Anne.
+    click(&mut page, "document.querySelector('#options button.option')");
+    page.wait_for("document.getElementById('status').textContent.includes('Anne, Viscountess of Narbonne')", LOAD);
+
+    // A few decisions, then undo one.
+    for _ in 0..3 {
+        click(&mut page, "document.querySelector('#options button.option')");
+    }
+    let step = page.eval("view.step").as_u64().unwrap();
+    assert_eq!(step, 4);
+    click(&mut page, "document.getElementById('undo')");
+    assert_eq!(page.eval("view.step").as_u64().unwrap(), 3);
+    assert_eq!(page.eval("view.total").as_u64().unwrap(), 3);
+    click(&mut page, "document.querySelector('#options button.option')");
+
+    // A look back at an earlier decision: its options shown but not to be taken, then now.
+    click(&mut page, "document.getElementById('back')");
+    assert_eq!(page.eval("view.step").as_u64().unwrap(), 3);
+    assert_eq!(page.eval("document.getElementById('past').hidden"), json!(false));
+    assert_eq!(page.eval("document.querySelector('#options button.option').disabled"), json!(true));
+    click(&mut page, "document.querySelector('#log li.decision[data-step=\"1\"]')");
+    assert_eq!(page.eval("view.step").as_u64().unwrap(), 1);
+    click(&mut page, "document.getElementById('now')");
+    assert_eq!(page.eval("view.step").as_u64().unwrap(), 4);
+
+    // The rules reloaded mid-game: the game keeps its decisions and shows the new name.
+    let nobles = server.root.join("content/take-the-kingdom/nobles.toml");
+    let text = std::fs::read_to_string(&nobles).unwrap();
+    std::fs::write(&nobles, text.replacen("Anne, Viscountess of Narbonne", "Anne, Countess of the Marches", 1))
+        .unwrap();
+    page.wait_for("document.getElementById('status').textContent.includes('Anne, Countess of the Marches')", LIVE);
+    assert_eq!(page.eval("view.step").as_u64().unwrap(), 4);
+    assert!(page.eval("document.getElementById('reloads').textContent").as_str().unwrap().contains("decision 4"));
+
+    // On to the end, taking the first option; once, an option that asks for confirmation
+    // is declined, then taken.
+    let mut confirmed = false;
+    for _ in 0..400 {
+        if page.eval("view.over !== null || view.options.length === 0") == json!(true) {
+            break;
+        }
+        let ask = page.eval("view.options.findIndex(o => o.confirm)").as_i64().unwrap_or(-1);
+        if !confirmed && ask >= 0 {
+            page.eval(&format!("document.querySelector('#options button.option[data-i=\"{ask}\"]').click()"));
+            assert_eq!(page.eval("document.getElementById('confirm').hidden"), json!(false));
+            page.eval("document.getElementById('no').click()");
+            assert_eq!(page.eval("document.getElementById('confirm').hidden"), json!(true));
+            page.eval(&format!("document.querySelector('#options button.option[data-i=\"{ask}\"]').click()"));
+            click(&mut page, "document.getElementById('yes')");
+            confirmed = true;
+            continue;
+        }
+        click(&mut page, "document.querySelector('#options button.option')");
+    }
+    assert!(confirmed, "no option asked for confirmation");
+    let over = page.eval("document.getElementById('over').textContent");
+    assert!(over.as_str().unwrap().starts_with("game over: "), "{over}");
+    assert_eq!(page.eval("document.getElementById('error').textContent"), json!(""));
+    // The table drawn with the printed faces, and the log of what happened.
+    page.wait_for("document.querySelectorAll('#zones .card img').length > 0", LOAD);
+    let log = page.eval("document.getElementById('log').innerText").as_str().unwrap().to_string();
+    assert!(log.contains("P2 ") && log.contains("game over: "), "{log}");
+    assert!(!log.contains('#'), "engine notation in the log: {log}");
+
+    // Saved as a golden game, which `crown test` passes.
+    page.eval("document.getElementById('save-name').value = 'browser-game'");
+    click(&mut page, "document.getElementById('save')");
+    page.wait_for("document.getElementById('saved').textContent.includes('browser-game.game.toml')", LOAD);
+    let file = server.root.join("tests/golden/take-the-kingdom/browser-game.game.toml");
+    let saved = std::fs::read_to_string(&file).unwrap();
+    assert!(saved.contains("agents = [\"human\", \"random\"]") && saved.contains("label = "), "{saved}");
+    let out = Command::new(crown_bin())
+        .args(["--project", &server.root.to_string_lossy(), "test", "take-the-kingdom/browser-game"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    // A second save under the same name is refused.
+    click(&mut page, "document.getElementById('save')");
+    assert!(page.eval("document.getElementById('error').textContent").as_str().unwrap().contains("exists"));
+}
+
+/// A game action from a page elsewhere is refused: without the page's header, or from
+/// another origin.
+#[test]
+fn game_actions_from_elsewhere_are_refused() {
+    let server = Server::start();
+    let port = server.url.trim_end_matches('/').rsplit(':').next().unwrap().to_string();
+    let post = |headers: &[(&str, &str)]| {
+        let mut s = TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+        let mut req = format!(
+            "POST /play/new?pack=take-the-kingdom HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n"
+        );
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        std::io::Write::write_all(&mut s, req.as_bytes()).unwrap();
+        let mut answer = String::new();
+        std::io::Read::read_to_string(&mut s, &mut answer).unwrap();
+        answer
+    };
+    assert!(post(&[]).starts_with("HTTP/1.1 403"));
+    assert!(post(&[("X-Crown", "play"), ("Origin", "http://evil.test")]).starts_with("HTTP/1.1 403"));
+    let ok = post(&[("X-Crown", "play"), ("Origin", &format!("http://127.0.0.1:{port}"))]);
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    assert!(ok.contains("\"prompt\":\"Choose your noble\""), "{ok}");
+}

@@ -1066,10 +1066,13 @@ fn render_shows_kingdoms_with_damage_and_hides_traps() {
         kingdom_with_land(1, "maria");
         set_mark(w, "hp", 1);
         add_counter(0, "defence", -2);
-        let r = render();
-        expect(r.contains("P1 (Anne, Viscountess of Narbonne, 6): defence 7, 0 in hand\n"), r);
+        let r = render(1);
+        expect(r.contains("P1 (Anne, Viscountess of Narbonne, 6): defence 7, 1 land, 0 in hand\n"), r);
         expect(r.contains("    Land 1 (1): Walls (1/3), Hills (2), trap\n"), r);
-        expect(!r.contains("real"), "the kind of trap is not shown");
+        expect(!r.contains("real"), "the kind of trap is not shown to a rival");
+        let mine = render(0);
+        expect(mine.contains("    Land 1 (1): Walls (1/3), Hills (2), trap: Trap (real)\n"), mine);
+        expect(mine.contains("You, P1 (Anne, Viscountess of Narbonne, 6): defence 7, lands 1, plays 0"), mine);
         "#,
     );
     done(&t);

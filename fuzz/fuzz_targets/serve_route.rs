@@ -20,8 +20,14 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(percent_decode(encoded).as_deref(), Some(name.as_str()));
         }
         Reply::Refused(code, _) => assert!((400..500).contains(&code)),
-        Reply::Page | Reply::Fragment | Reply::Events => {
+        Reply::Page | Reply::Fragment | Reply::Events | Reply::PlayPage => {
             assert!(crown_tools::serve::host_allowed(host, port));
+        }
+        Reply::Play(call) => {
+            assert!(crown_tools::serve::host_allowed(host, port));
+            // Game actions are POST requests, the game's state a GET.
+            let post = call != crown_tools::serve::PlayCall::State;
+            assert_eq!(method == "POST", post);
         }
     }
 });

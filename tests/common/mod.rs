@@ -100,9 +100,24 @@ impl crown_engine::game::agent::Agent for QueuedAgent {
                 Ok(0)
             };
         };
-        req.labels.iter().position(|l| *l == want).ok_or_else(|| {
-            format!("{} was asked \"{}\": no option '{want}' among {:?}", req.player_name, req.prompt, req.labels)
-        })
+        // The label as written, else the one option whose label is it followed by its
+        // cost or effect (`Use No Mercy` for `Use No Mercy (2 tokens): ...`).
+        if let Some(i) = req.labels.iter().position(|l| *l == want) {
+            return Ok(i);
+        }
+        let longer: Vec<usize> = (0..req.labels.len())
+            .filter(|&i| {
+                let rest = req.labels[i].strip_prefix(want.as_str()).unwrap_or("");
+                rest.starts_with(" (") || rest.starts_with(": ")
+            })
+            .collect();
+        match longer[..] {
+            [i] => Ok(i),
+            _ => Err(format!(
+                "{} was asked \"{}\": no option '{want}' among {:?}",
+                req.player_name, req.prompt, req.labels
+            )),
+        }
     }
     fn kind(&self) -> String {
         "test".into()

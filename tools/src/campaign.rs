@@ -79,9 +79,11 @@ pub struct PlayArgs {
     /// Write this sitting's transcript here.
     #[arg(long)]
     pub transcript: Option<PathBuf>,
-    /// Print every transcript line of the sitting.
-    #[arg(long)]
-    pub verbose: bool,
+    /// What the game tells you as it goes: `private` (the default: what your seat may
+    /// know), `public` (what a spectator sees) or `debug` (every transcript line, hidden
+    /// information included).
+    #[arg(long, default_value = "private", value_parser = crown_engine::game::narrate::LogLevel::parse)]
+    pub log: crown_engine::game::narrate::LogLevel,
 }
 
 #[derive(Debug, Args)]
@@ -186,10 +188,25 @@ pub fn play_sitting(
     round: bool,
     transcript: bool,
 ) -> Result<Sitting, String> {
+    play_sitting_told(save, pack, scenario, agents, round, transcript, None)
+}
+
+/// [`play_sitting`], with a listener told every line as it is written (a person at the
+/// terminal).
+pub fn play_sitting_told(
+    save: &SaveFile,
+    pack: Arc<Pack>,
+    scenario: Option<String>,
+    agents: Vec<Box<dyn Agent>>,
+    round: bool,
+    transcript: bool,
+    listener: Option<crown_engine::game::narrate::Listener>,
+) -> Result<Sitting, String> {
     let mut game = save.resume(pack, scenario, agents, round)?;
     if !transcript {
         game.transcript = None;
     }
+    game.listener = listener;
     let (game, outcome) = game.run();
     let text = if transcript { transcript_text(&game, &outcome) } else { String::new() };
     let status = match &outcome.status {
@@ -201,16 +218,18 @@ pub fn play_sitting(
     Ok(Sitting { game, outcome, save, transcript: text })
 }
 
-/// Agents for the seats of a save: `human` is the person at this terminal.
-pub fn agents_for(save: &SaveFile, kinds: &[String]) -> Result<Vec<Box<dyn Agent>>, String> {
+/// Agents for the seats of a save: `human` is the person at this terminal, who has been
+/// told the lines kept in `seen`.
+pub fn agents_for(save: &SaveFile, kinds: &[String], seen: &crate::table::Seen) -> Result<Vec<Box<dyn Agent>>, String> {
     let mut out: Vec<Box<dyn Agent>> = Vec::new();
     for seat in 0..save.player.len() {
         let k = kinds.get(seat).or(kinds.last()).map_or("human", String::as_str);
         if k == "human" {
-            out.push(Box::new(play::HumanAgent {
-                input: std::io::BufReader::new(std::io::stdin()),
-                output: std::io::stdout(),
-            }));
+            out.push(Box::new(play::TablePlayer::with_log(
+                std::io::BufReader::new(std::io::stdin()),
+                std::io::stdout(),
+                seen.clone(),
+            )));
         } else {
             out.push(
                 agent::bot(k, save.seed, seat)
@@ -241,7 +260,8 @@ fn run_play(project: &Project, args: &PlayArgs) -> i32 {
     if pack.id() == save.pack && pack.manifest.version != save.pack_version {
         println!("note: saved with {} {}, now {}", save.pack, save.pack_version, pack.manifest.version);
     }
-    let agents = match agents_for(&save, &args.agent) {
+    let seen = crate::table::Seen::default();
+    let agents = match agents_for(&save, &args.agent, &seen) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("error: {e}");
@@ -268,21 +288,18 @@ fn run_play(project: &Project, args: &PlayArgs) -> i32 {
         save.sittings + 1,
         kinds.join(", ")
     );
-    let sitting = match play_sitting(&save, pack, args.scenario.clone(), agents, round, true) {
+    let humans: Vec<usize> = kinds.iter().enumerate().filter(|(_, k)| *k == "human").map(|(i, _)| i).collect();
+    if args.log == crown_engine::game::narrate::LogLevel::Debug {
+        println!("debug log: every transcript line is shown, with every seat's hidden information");
+    }
+    let listener = crate::table::listener(args.log, humans, seen, |line| println!("{line}"));
+    let sitting = match play_sitting_told(&save, pack, args.scenario.clone(), agents, round, true, Some(listener)) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {}: {e}; the save was not changed", args.save.display());
             return 1;
         }
     };
-    if args.verbose {
-        print!("{}", sitting.transcript);
-    } else {
-        let lines: Vec<&str> = sitting.transcript.lines().collect();
-        for l in &lines[lines.len().saturating_sub(12)..] {
-            println!("{l}");
-        }
-    }
     if let Some(path) = &args.transcript {
         if let Err(e) = out::write_atomic(path, sitting.transcript.as_bytes()) {
             match out::keep_unsaved(path, sitting.transcript.as_bytes()) {

@@ -17,6 +17,7 @@ pub mod schema;
 pub mod serve;
 pub mod session;
 pub mod sim;
+pub mod table;
 pub mod watch;
 
 use std::ffi::OsString;

@@ -9,10 +9,12 @@ use std::time::Duration;
 use clap::Args;
 use crown_engine::content::{Pack, Project};
 use crown_engine::game::agent::{self, Agent, ChoiceRequest};
+use crown_engine::game::narrate::LogLevel;
 use crown_engine::game::record::{transcript_text, GameFile};
 use crown_engine::game::{Game, GameConfig, Status};
 
 use crate::live::{FsWatcher, ReloadOptions, Reloader};
+use crate::table::{self, Renderer, Seen, ViewKind};
 use crate::{out, session};
 
 #[derive(Debug, Args)]
@@ -37,9 +39,11 @@ pub struct PlayArgs {
     /// Write the transcript here when the game ends.
     #[arg(long)]
     pub transcript: Option<PathBuf>,
-    /// Print every transcript line as the game goes.
-    #[arg(long)]
-    pub verbose: bool,
+    /// What the game tells you as it goes: `private` (the default: what your seat may
+    /// know: every public event and your own hidden ones), `public` (what a spectator sees)
+    /// or `debug` (every transcript line, every seat's hidden cards included).
+    #[arg(long, default_value = "private", value_parser = LogLevel::parse)]
+    pub log: LogLevel,
     /// Reload the pack's definitions and scripts between choices when its files change,
     /// keeping the game as it stands.
     #[arg(long)]
@@ -52,122 +56,149 @@ pub struct PlayArgs {
     pub poll: bool,
 }
 
-/// A person choosing at the terminal: numbered options, re-asked on bad input.
+/// A person choosing at the terminal: numbered options, re-asked on bad input; a few
+/// words ask for something else than an option (see [`HumanAgent::ask`]).
 pub struct HumanAgent<R: BufRead + Send, W: Write + Send> {
     pub input: R,
     pub output: W,
 }
 
-impl<R: BufRead + Send, W: Write + Send> Agent for HumanAgent<R, W> {
-    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
-        let _ = writeln!(self.output, "\n{}, {}:", req.player_name, req.prompt);
+/// What the words typed at a menu other than an option ask for.
+const COMMANDS: &str = "board (the whole table), status (your state again), log (what happened lately), help";
+
+impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
+    fn read_line(&mut self) -> Result<String, String> {
+        let mut line = String::new();
+        match self.input.read_line(&mut line) {
+            Ok(0) => Err("input ended: the game was abandoned".into()),
+            Ok(_) => Ok(line.trim().to_string()),
+            Err(e) => Err(format!("cannot read input: {e}")),
+        }
+    }
+
+    /// Ask the menu of `req`. A line that is neither an option's number nor its label is
+    /// handed to `command`; what it returns is shown and the menu asked again (`None`: not
+    /// a command either).
+    pub fn ask(
+        &mut self,
+        req: &ChoiceRequest<'_>,
+        command: &mut dyn FnMut(&str) -> Option<String>,
+    ) -> Result<usize, String> {
+        let _ = writeln!(self.output, "{}, {}:", req.player_name, req.prompt);
         for (i, l) in req.labels.iter().enumerate() {
             let _ = writeln!(self.output, "  {:>2}. {l}", i + 1);
         }
         loop {
             let _ = write!(self.output, "choose 1-{}> ", req.labels.len());
             let _ = self.output.flush();
-            let mut line = String::new();
-            match self.input.read_line(&mut line) {
-                Ok(0) => return Err("input ended: the game was abandoned".into()),
-                Ok(_) => {}
-                Err(e) => return Err(format!("cannot read input: {e}")),
-            }
-            let t = line.trim();
+            let t = self.read_line()?;
             let picked = match t.parse::<usize>() {
                 Ok(n) if (1..=req.labels.len()).contains(&n) => Some(n - 1),
-                _ => req.labels.iter().position(|l| l.eq_ignore_ascii_case(t)),
+                _ => req.labels.iter().position(|l| l.eq_ignore_ascii_case(&t)),
             };
             let Some(i) = picked else {
-                let _ = writeln!(self.output, "'{t}' is not an option: type a number from 1 to {}", req.labels.len());
+                match command(&t.to_lowercase()) {
+                    Some(text) => {
+                        let _ = writeln!(self.output, "{}", text.trim_end());
+                        let _ = writeln!(self.output, "{}, {}:", req.player_name, req.prompt);
+                        for (i, l) in req.labels.iter().enumerate() {
+                            let _ = writeln!(self.output, "  {:>2}. {l}", i + 1);
+                        }
+                    }
+                    None => {
+                        let _ = writeln!(
+                            self.output,
+                            "'{t}' is not an option: type a number from 1 to {}, or {COMMANDS}",
+                            req.labels.len()
+                        );
+                    }
+                }
                 continue;
             };
-            // A choice the rules mark with `confirm` (resigning, ending the game) is asked
-            // again before it is taken.
+            // A choice the rules mark with `confirm` (resigning, passing with actions
+            // left) is asked again before it is taken.
             let Some(question) = req.confirm(i) else { return Ok(i) };
             let _ = write!(self.output, "{question} (y/n)> ");
             let _ = self.output.flush();
-            let mut answer = String::new();
-            match self.input.read_line(&mut answer) {
-                Ok(0) => return Err("input ended: the game was abandoned".into()),
-                Ok(_) => {}
-                Err(e) => return Err(format!("cannot read input: {e}")),
-            }
-            if matches!(answer.trim().to_lowercase().as_str(), "y" | "yes") {
+            let answer = self.read_line()?;
+            if matches!(answer.to_lowercase().as_str(), "y" | "yes") {
                 return Ok(i);
             }
             let _ = writeln!(self.output, "not taken; choose again");
         }
     }
+}
+
+impl<R: BufRead + Send, W: Write + Send> Agent for HumanAgent<R, W> {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        let _ = writeln!(self.output);
+        self.ask(req, &mut |_| None)
+    }
     fn kind(&self) -> String {
         "human".into()
     }
-    fn wants_view(&self) -> bool {
-        true
-    }
-    fn show(&mut self, view: &str) {
-        let _ = writeln!(self.output, "\n{view}");
-    }
 }
 
-/// A person at the terminal, shown the table as the rules script's `render()` draws it
-/// (public information, followed by the player's own cards from the engine's view), or
-/// the engine's [`Game::view`](crown_engine::game::Game::view) when the pack has no
-/// `render()` or it fails.
+/// A person at the terminal, shown before each decision what their seat needs (the
+/// rules' `render_status(viewer)`, else their counters and own cards), the whole table on
+/// request (`board`: the rules' `render(viewer)`, else the engine's view), and the
+/// narration their seat may read as it happens (printed by the game's listener, see
+/// [`table::listener`]; `log` shows it again).
 pub struct TablePlayer<R: BufRead + Send, W: Write + Send> {
     pub human: HumanAgent<R, W>,
-    view: Option<String>,
-    render_failed: bool,
+    renderer: Renderer,
+    seen: Seen,
 }
 
 impl<R: BufRead + Send, W: Write + Send> TablePlayer<R, W> {
     pub fn new(input: R, output: W) -> Self {
-        TablePlayer { human: HumanAgent { input, output }, view: None, render_failed: false }
+        Self::with_log(input, output, Seen::default())
     }
 
-    fn rendered(&mut self, req: &ChoiceRequest<'_>) -> Option<String> {
-        if self.render_failed {
-            return None;
-        }
-        let rules = req.pack.rules_script().filter(|s| s.functions.contains("render"))?;
-        match crown_engine::script::api::call_script_fn(&rules.ast, "render", Vec::new()) {
-            Ok(v) => {
-                let mut text = v.to_string().trim_end().to_string();
-                if let Some(view) = &self.view {
-                    let mine = format!("@{}:", req.player_name);
-                    for l in view.lines().filter(|l| l.contains(&mine) && !l.ends_with(" card(s)")) {
-                        text.push('\n');
-                        text.push_str(l);
-                    }
-                }
-                Some(text)
-            }
-            Err(e) => {
-                self.render_failed = true;
-                let f = crown_engine::script::api::to_failure_in(&e, &rules.ast, Some("render"));
-                let _ = writeln!(self.human.output, "(render() failed; the plain table is shown from now on: {f})");
-                None
-            }
-        }
+    /// A person who has been shown the narrated lines kept in `seen`.
+    pub fn with_log(input: R, output: W, seen: Seen) -> Self {
+        TablePlayer { human: HumanAgent { input, output }, renderer: Renderer::default(), seen }
     }
 }
 
 impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
     fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
-        if let Some(table) = self.rendered(req).or_else(|| self.view.clone()) {
-            let _ = writeln!(self.human.output, "\n{}", table.trim_end());
+        let (status, note) = self.renderer.draw(req.pack, req.player, ViewKind::Status);
+        if let Some(n) = note {
+            let _ = writeln!(self.human.output, "{n}");
         }
-        self.view = None;
-        self.human.choose(req)
+        let _ = writeln!(self.human.output, "\n{status}");
+        let (renderer, seen) = (&mut self.renderer, &self.seen);
+        let mut command = |word: &str| -> Option<String> {
+            match word {
+                "board" | "b" | "table" => {
+                    let (text, note) = renderer.draw(req.pack, req.player, ViewKind::Board);
+                    Some(note.map_or(text.clone(), |n| format!("{n}\n{text}")))
+                }
+                "status" | "s" => {
+                    let (text, note) = renderer.draw(req.pack, req.player, ViewKind::Status);
+                    Some(note.map_or(text.clone(), |n| format!("{n}\n{text}")))
+                }
+                "log" | "l" => {
+                    let lines = seen.lock().map(|s| s.clone()).unwrap_or_default();
+                    let from = lines.len().saturating_sub(30);
+                    Some(if lines.is_empty() {
+                        "(nothing has been told yet)".to_string()
+                    } else {
+                        lines[from..].join("\n")
+                    })
+                }
+                "help" | "h" | "?" => Some(format!(
+                    "Type an option's number (or its label), or: {COMMANDS}. A choice that ends something \
+                     for good asks y/n first."
+                )),
+                _ => None,
+            }
+        };
+        self.human.ask(req, &mut command)
     }
     fn kind(&self) -> String {
         "human".into()
-    }
-    fn wants_view(&self) -> bool {
-        true
-    }
-    fn show(&mut self, view: &str) {
-        self.view = Some(view.to_string());
     }
 }
 
@@ -197,12 +228,17 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
             return 1;
         }
     }
+    let seen = Seen::default();
     let agents: Vec<Box<dyn Agent>> = kinds
         .iter()
         .enumerate()
         .map(|(i, k)| -> Box<dyn Agent> {
             if k == "human" {
-                Box::new(TablePlayer::new(std::io::BufReader::new(std::io::stdin()), std::io::stdout()))
+                Box::new(TablePlayer::with_log(
+                    std::io::BufReader::new(std::io::stdin()),
+                    std::io::stdout(),
+                    seen.clone(),
+                ))
             } else {
                 agent::bot(k, args.seed, i).expect("known agent")
             }
@@ -217,8 +253,14 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
             return 2;
         }
     };
-    // What the scripts print (print() and debug()) is shown as it happens.
-    game.echo = Some(Box::new(|line| eprintln!("script {line}")));
+    // What the scripts print (print() and debug()) is shown as it happens (the debug log
+    // shows them in their place among the transcript's lines).
+    if args.log != LogLevel::Debug {
+        game.echo = Some(Box::new(|line| eprintln!("script {line}")));
+    }
+    // What happens is told as it happens, as the person's seats may know it.
+    let humans: Vec<usize> = kinds.iter().enumerate().filter(|(_, k)| *k == "human").map(|(i, _)| i).collect();
+    game.listener = Some(table::listener(args.log, humans, seen, |line| println!("{line}")));
     println!(
         "{} {} — seed {}, {} players ({})",
         pack.manifest.name,
@@ -227,6 +269,16 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
         players,
         kinds.join(", ")
     );
+    match args.log {
+        LogLevel::Debug => println!(
+            "debug log: every transcript line is shown, with every seat's hidden information (hands, face-down cards)"
+        ),
+        LogLevel::Public => println!("public log: what a spectator sees (your own hidden draws are not told either)"),
+        LogLevel::Private => {}
+    }
+    if kinds.iter().any(|k| k == "human") {
+        println!("at a menu, type an option's number, or: {COMMANDS}");
+    }
     if args.watch {
         match live_reload(project, &args.pack, args.poll, args.debounce) {
             Ok(hook) => game.reload = Some(hook),
@@ -239,14 +291,8 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
     }
     let (game, outcome) = game.run();
     let text = transcript_text(&game, &outcome);
-    if args.verbose {
-        print!("{text}");
-    } else {
-        // The last events, so the end of the game is visible.
-        let lines: Vec<&str> = text.lines().collect();
-        for l in &lines[lines.len().saturating_sub(12)..] {
-            println!("{l}");
-        }
+    if let Status::TurnLimit = outcome.status {
+        println!("the game stopped at the turn limit ({} turns)", game.max_turns);
     }
     if let Some(path) = &args.transcript {
         if let Err(e) = out::write_atomic(path, text.as_bytes()) {
@@ -345,11 +391,11 @@ mod tests {
         }
     }
 
-    fn play_with(pack: &str) -> String {
+    fn play_with(pack: &str, keys: &str) -> String {
         let project = Project::new(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
         let pack = Arc::new(load_pack(&project, pack, LoadOptions::default()).pack.expect("pack loads"));
         let out = Shared::default();
-        let input = std::io::Cursor::new("1\n".repeat(400).into_bytes());
+        let input = std::io::Cursor::new(keys.repeat(200).into_bytes());
         let agents: Vec<Box<dyn Agent>> =
             vec![Box::new(TablePlayer::new(input, out.clone())), agent::bot("first", 1, 1).unwrap()];
         let game = Game::new(pack, GameConfig::new(1, 2), agents).unwrap();
@@ -359,15 +405,53 @@ mod tests {
     }
 
     #[test]
-    fn the_table_is_drawn_by_render_with_the_players_own_cards() {
-        let text = play_with("take-the-kingdom");
-        // Take the Kingdom's render(): the deck line and one line per player.
-        assert!(text.contains("\ndeck "), "{}", &text[..text.len().min(2000)]);
-        assert!(text.contains("P2 (") || text.contains("P2:"), "{}", &text[..text.len().min(2000)]);
-        // The person's own hand, from the engine's view.
-        assert!(text.contains("hand@P1: "), "{}", &text[..text.len().min(2000)]);
-        // Not the engine's plain view of the other seat's hidden hand.
-        assert!(!text.contains("hand@P2: "), "{}", &text[..text.len().min(2000)]);
+    fn the_status_comes_before_each_decision_and_the_board_on_request() {
+        let text = play_with("take-the-kingdom", "board\n1\n");
+        let head = &text[text.len().saturating_sub(3000)..];
+        // render_status(viewer): the person's counters and hand, one line per rival.
+        assert!(text.contains("You, P1 (") && text.contains("your hand: "), "{head}");
+        // `board`: the rules' render(viewer), the deck line first.
+        assert!(text.contains("> deck 94, discard 0\nYou, P1: defence 0"), "{head}");
+        // Never the engine's plain view of the other seat's hidden hand.
+        assert!(!text.contains("hand@P2"), "{head}");
+    }
+
+    /// Without render hooks the engine draws both: the seat's counters and own cards,
+    /// and its plain view of the table.
+    #[test]
+    fn without_render_hooks_the_engine_draws_the_table() {
+        let root = tempfile::tempdir().unwrap();
+        for (rel, text) in [
+            (
+                "content/p/pack.toml",
+                "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 2, max = 2 }\n\
+                 show_counters = [\"gold\"]\ncounter_names = { gold = \"gold coins\" }\n",
+            ),
+            (
+                "content/p/cards.toml",
+                "[[card]]\nid = \"coin\"\nname = \"Coin\"\nkind = \"card\"\ncount = 4\ndecks = [\"main\"]\n",
+            ),
+            (
+                "scripts/p/rules.rhai",
+                "fn setup() { create_deck(\"main\", zone(\"deck\")); for p in 0..2 { draw(zone(\"deck\"), pzone(p, \"hand\")); set_counter(p, \"gold\", 3); } }\n\
+                 fn turn() { let p = turn_number() % 2; choose(p, \"Act\", [\"Wait\", \"Win\"]); end_game([p], \"done\"); }\n",
+            ),
+        ] {
+            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.path().join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(root.path()), "p", LoadOptions::default());
+        let pack = Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)));
+        let out = Shared::default();
+        let input = std::io::Cursor::new(b"board\n1\n".to_vec());
+        let agents: Vec<Box<dyn Agent>> =
+            vec![agent::bot("first", 1, 0).unwrap(), Box::new(TablePlayer::new(input, out.clone()))];
+        let (_, outcome) = Game::new(pack, GameConfig::new(1, 2), agents).unwrap().run();
+        assert!(matches!(outcome.status, Status::Finished), "{:?}", outcome.status);
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert!(text.contains("You are P2: gold coins 3\n  your hand: Coin\n"), "{text}");
+        assert!(text.contains("P1: gold coins 3\nP2 <- you: gold coins 3\n"), "{text}");
+        assert!(text.contains("hand@P1: 1 card(s)"), "{text}");
     }
 
     /// A choice the rules mark with `confirm` is asked again; "n" puts the menu back.

@@ -1285,6 +1285,7 @@ impl T {
     }
 
     fn add_defence(&mut self, p: usize, c: u32, line: u32) {
+        tlog!(self, "{} puts {} on {}", self.pname(p), self.name(c), self.line_name(line));
         self.attach(c, line);
         let hp = self.d(c).defence;
         self.setm(c, M::Role, 1);
@@ -1889,7 +1890,7 @@ impl T {
 
     fn penalty_drawn(&mut self, p: usize, c: u32) -> R<()> {
         if self.keeps_penalty(p) {
-            tlog!(self, "{} keeps {} to use on a rival", self.pname(p), self.name(c));
+            tlog!(self, "to {}: {} keeps {} to use on a rival", self.pname(p), self.pname(p), self.name(c));
             return Ok(());
         }
         self.strike(p, c)
@@ -1928,11 +1929,18 @@ impl T {
         }
         match self.d(c).beh {
             Beh::Famine => {
+                tlog!(self, "{} may not defend this turn, nor answer out of turn until their next turn", self.pname(p));
                 self.setc(p, C::NoDefend, 1);
                 self.setc(p, C::Famine, 1);
             }
-            Beh::Disease => self.setc(p, C::NoAttack, 1),
-            Beh::Plague => self.setc(p, C::NoPlay, 1),
+            Beh::Disease => {
+                tlog!(self, "{} may not attack this turn", self.pname(p));
+                self.setc(p, C::NoAttack, 1);
+            }
+            Beh::Plague => {
+                tlog!(self, "{} may play no other card this turn", self.pname(p));
+                self.setc(p, C::NoPlay, 1);
+            }
             _ => {}
         }
         Ok(())
@@ -2028,17 +2036,44 @@ impl T {
 
     fn top_up(&mut self, p: usize) -> R<()> {
         let size = self.hand_size(p);
+        let mut drawn: Vec<u32> = Vec::new();
         while (self.count(hand(p)) as i64) < size {
             let Some(c) = self.draw(Z_DECK, hand(p)) else { break };
             self.addc(p, C::Acted, 1);
             if self.kw(c, K_PENALTY) {
+                self.tell_draws(p, &drawn);
+                drawn.clear();
                 self.penalty_drawn(p, c)?;
                 if self.is_out(p) || self.over.is_some() {
                     break;
                 }
+            } else {
+                drawn.push(c);
             }
         }
+        self.tell_draws(p, &drawn);
         Ok(())
+    }
+
+    /// The script's `tell_draws`: the cards to `p` (repeats folded as `names_text` does),
+    /// how many to the others.
+    fn tell_draws(&mut self, p: usize, drawn: &[u32]) {
+        if drawn.is_empty() || self.out.is_none() {
+            return;
+        }
+        let mut names: Vec<(&str, usize)> = Vec::new();
+        for &c in drawn {
+            let n = self.name(c);
+            match names.iter_mut().find(|(m, _)| *m == n) {
+                Some(e) => e.1 += 1,
+                None => names.push((n, 1)),
+            }
+        }
+        let list: Vec<String> =
+            names.into_iter().map(|(n, k)| if k > 1 { format!("{n} ×{k}") } else { n.to_string() }).collect();
+        let k = drawn.len();
+        tlog!(self, "to {}: {} draws {}", self.pname(p), self.pname(p), list.join(", "));
+        tlog!(self, "to others: {} draws {k} {}", self.pname(p), if k == 1 { "card" } else { "cards" });
     }
 
     fn fortune_draw(&mut self, p: usize, n: i64) -> R<()> {
@@ -2055,8 +2090,11 @@ impl T {
             let Some(c) = self.draw(from, hand(p)) else { continue };
             if self.kw(c, K_PENALTY) {
                 self.penalty_drawn(p, c)?;
-            } else if self.is_enemy(p) {
-                self.enemy_use(p, c)?;
+            } else {
+                self.tell_draws(p, &[c]);
+                if self.is_enemy(p) {
+                    self.enemy_use(p, c)?;
+                }
             }
             if self.over.is_some() || self.is_out(p) {
                 return Ok(());
@@ -2125,6 +2163,7 @@ impl T {
             };
             taken.push(ch);
             self.set_character(p, ch);
+            tlog!(self, "{} plays as {}", self.pname(p), self.defs[ch as usize].name);
         }
 
         if self.set.survival {
@@ -2217,6 +2256,7 @@ impl T {
                 let o = opts[i];
                 let c = o.card as u32;
                 if o.line < 0 {
+                    tlog!(self, "{} builds a new {}", self.pname(p), self.name(c));
                     self.add_line(p, c, false);
                 } else {
                     self.add_defence(p, c, o.line as u32);
@@ -2348,6 +2388,12 @@ impl T {
             )?;
             let o = opts[i];
             if matches!(o.lab, Lab::End) {
+                tlog!(
+                    self,
+                    "{} ends the turn with {n} {} unused",
+                    self.pname(p),
+                    if n == 1 { "play" } else { "plays" }
+                );
                 return Ok(true);
             }
             self.do_turn_option(p, o)?;
@@ -2577,6 +2623,13 @@ impl T {
                 let o = opts[i];
                 let (q, l) = (o.owner as usize, o.line as u32);
                 self.move_card(c, Z_PLAY);
+                tlog!(
+                    self,
+                    "{} plays Sabotage on the trap under {}'s {}",
+                    self.pname(p),
+                    self.pname(q),
+                    self.line_name(l)
+                );
                 let r = self.offer_answer(q, p, c, 2)?;
                 if r == Ans::Through {
                     tlog!(
@@ -2710,9 +2763,21 @@ impl T {
     }
 
     fn strike_mutiny(&mut self, p: usize, c: u32, o: Opt) -> R<()> {
-        self.move_card(c, Z_PLAY);
         let q = o.owner as usize;
         let d = o.card as u32;
+        self.move_card(c, Z_PLAY);
+        if self.out.is_some() {
+            let host = self.cards[d as usize].host;
+            let host = if host == NONE { d } else { host };
+            tlog!(
+                self,
+                "{} plays Mutiny on {}'s {} on {}",
+                self.pname(p),
+                self.pname(q),
+                self.name(d),
+                self.line_name(host)
+            );
+        }
         let r = self.offer_answer(q, p, c, 3)?;
         if r == Ans::Through {
             tlog!(self, "{}'s {} mutiny and leave", self.pname(q), self.name(d));
@@ -2726,6 +2791,7 @@ impl T {
 
     fn quake(&mut self, p: usize, c: u32, q: usize) -> R<()> {
         self.move_card(c, Z_PLAY);
+        tlog!(self, "{} plays Earthquake on {}'s kingdom", self.pname(p), self.pname(q));
         let r = self.offer_answer(q, p, c, 3)?;
         if r == Ans::Buy {
             return Ok(());
@@ -2752,6 +2818,7 @@ impl T {
 
     fn freeze(&mut self, p: usize, c: u32, q: usize) -> R<()> {
         self.move_card(c, Z_PLAY);
+        tlog!(self, "{} plays Freeze on {}'s army", self.pname(p), self.pname(q));
         let r = self.offer_answer(q, p, c, 3)?;
         if r == Ans::Buy {
             return Ok(());
@@ -2894,10 +2961,17 @@ impl T {
                 self.discard(c);
             }
         }
+        let mut told: Vec<String> = Vec::new();
         for (p, &g) in given.iter().enumerate() {
             if g >= 0 {
                 self.move_card(g as u32, hand(p));
+                if self.out.is_some() {
+                    told.push(format!("{} takes {}", self.pname(p), self.card_label(g as u32)));
+                }
             }
+        }
+        if !told.is_empty() {
+            tlog!(self, "Round {r}: {}", told.join(", "));
         }
         for (p, &g) in given.iter().enumerate() {
             if self.over.is_some() {

@@ -1695,6 +1695,7 @@ fn declared_names(
         d.add(Names::SpaceKey, b.space.iter().flat_map(|s| s.values.keys().chain(s.attrs.keys()).cloned()));
     }
     d.add(Names::Counter, manifest.show_counters.iter().cloned());
+    d.add(Names::Counter, manifest.counter_names.keys().cloned());
     // So do the names the pack's vocabulary declares.
     for v in manifest.vocabulary.values() {
         d.add(Names::ValueKey, v.values.iter().flat_map(|m| m.keys().cloned()));

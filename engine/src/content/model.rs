@@ -79,6 +79,10 @@ pub struct PackManifest {
     /// Names of the per-player counters the terminal shows during `crown play`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub show_counters: Vec<String>,
+    /// How people are told each counter's name (`vp = "victory points"`), at the terminal
+    /// and in the browser; a counter not listed is shown by its key.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counter_names: BTreeMap<String, String>,
     /// What `crown check` should not warn about in this pack.
     #[serde(default, skip_serializing_if = "CheckConfig::is_empty")]
     pub check: CheckConfig,

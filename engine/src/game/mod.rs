@@ -3,11 +3,13 @@
 //! `end_game`), with a turn limit and script errors reported, never hung or crashed.
 
 pub mod agent;
+pub mod narrate;
 pub mod record;
 pub mod rng;
 pub mod save;
 pub mod search;
 pub mod state;
+pub mod view;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -173,6 +175,8 @@ pub struct Game {
     /// Shown each line a script writes with `print()` or `debug()` as it is written
     /// (`crown play` puts them on standard error); they also go to the transcript.
     pub echo: Option<Echo>,
+    /// Hears every transcript line and narrated line (see [`narrate`]) as it is written.
+    pub listener: Option<narrate::Listener>,
     /// How the game was set up, while it can be played again from its seed with its
     /// choices (not after a resume from a save): used to locate a script that ran away.
     pub(crate) started: Option<GameConfig>,
@@ -376,6 +380,7 @@ impl Game {
             at_checkpoint: false,
             reload: None,
             echo: None,
+            listener: None,
             started: Some(started),
             fork_point: None,
             fork_hook: None,
@@ -405,6 +410,7 @@ impl Game {
             at_checkpoint: false,
             reload: None,
             echo: None,
+            listener: None,
             started: None,
             fork_point: None,
             fork_hook: None,
@@ -419,11 +425,36 @@ impl Game {
         }
     }
 
-    /// Add a transcript line (built only when a transcript is kept).
+    /// Add a transcript line (built only when a transcript is kept or a listener hears it).
     #[inline]
     pub fn log(&mut self, line: impl FnOnce(&State) -> String) {
+        if self.transcript.is_none() && self.listener.is_none() {
+            return;
+        }
+        let l = line(&self.state);
+        if let Some(f) = &mut self.listener {
+            f(narrate::Heard::Line(&l), view::Table { pack: &self.pack, state: &self.state });
+        }
         if let Some(t) = &mut self.transcript {
-            t.push(line(&self.state));
+            t.push(l);
+        }
+    }
+
+    /// Narrate a line to the seats in `to` (empty: everyone), with what the other seats
+    /// read instead (see [`narrate`]). It goes to the transcript as well. Nothing is built
+    /// when neither a transcript nor a listener is kept.
+    pub fn say(&mut self, to: Vec<usize>, text: impl FnOnce(&State) -> (String, Option<String>)) {
+        if self.transcript.is_none() && self.listener.is_none() {
+            return;
+        }
+        let (text, others) = text(&self.state);
+        let said = narrate::Said { to, text, others };
+        let names: Vec<&str> = self.state.players.iter().map(|p| p.name.as_str()).collect();
+        for line in said.transcript_lines(&names) {
+            self.log(|_| line);
+        }
+        if let Some(f) = &mut self.listener {
+            f(narrate::Heard::Said(&said), view::Table { pack: &self.pack, state: &self.state });
         }
     }
 
@@ -490,7 +521,14 @@ impl Game {
                 .counters
                 .iter()
                 .filter(|(k, _)| shown.is_empty() || shown.contains(k))
-                .map(|(k, v)| if i != viewer && p.hidden.contains(k) { format!("{k} ?") } else { format!("{k} {v}") })
+                .map(|(k, v)| {
+                    let label = self.counter_label(k);
+                    if i != viewer && p.hidden.contains(k) {
+                        format!("{label} ?")
+                    } else {
+                        format!("{label} {v}")
+                    }
+                })
                 .collect();
             out.push_str(&format!(
                 "{}{}{}{}: {}\n",
@@ -512,7 +550,13 @@ impl Game {
             };
             let label = z.label(&s.players);
             if visible {
-                let names: Vec<String> = z.cards.iter().rev().map(|&c| self.describe_card(c, viewer)).collect();
+                // A pile top first; a hand oldest first, so that it keeps its order from one
+                // look to the next.
+                let names: Vec<String> = if z.visibility == state::Visibility::Owner {
+                    z.cards.iter().map(|&c| self.describe_card(c, viewer)).collect()
+                } else {
+                    z.cards.iter().rev().map(|&c| self.describe_card(c, viewer)).collect()
+                };
                 out.push_str(&format!("  {label}: {}\n", names.join(" | ")));
             } else {
                 let _ = zi;

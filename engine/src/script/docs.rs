@@ -166,11 +166,19 @@ pub const API: &[Entry] = &[
     f("Game", "seat_value(p, k) -> int", "A number the scenario gives seat `p`."),
     f("Game", "agent_kind(p) -> string", "The kind of agent playing seat `p` (`human`, `random`, `greedy`, `scripted`...)."),
     f("Game", "turn_number() -> int", "How many times `turn()` has been called."),
-    f("Game", "log(text)", "Add a line to the transcript."),
+    f("Game", "log(text)", "Tell every player what happened, in the game's words (\"Bea plays Trebuchet on Ann's Land 2\"): a narrated line, shown at the terminal and in the browser, and written to the transcript. It must not name anything a player may not see."),
+    f("Game", "log_to(who, text)", "Tell only the seats `who` (a player or an array of players) something the others may not know (\"Bea draws Walls\"). Written to the transcript as `to Bea: text`."),
+    f("Game", "log_to(who, text, others)", "Tell the seats `who` the whole of it and every other seat `others` instead (\"Bea draws 2 cards\"). Written to the transcript as `to Bea: text` then `to others: others`."),
     f("Game", "note_play(p, c)", "Record that `p` played card `c` (for `crown sim` card statistics)."),
     f("Game", "end_game(winners, reason)", "End the game: an array of winning players and why. Set scores first with `set_score`."),
     f("Game", "is_over() -> bool", "Whether `end_game` was called."),
     f("Game", "checkpoint()", "Mark a safe point to suspend the game (between rounds of a campaign, say). When the game was started to pause at checkpoints (`crown campaign play`), it stops once the current `turn()` returns, and its state can be saved and resumed; otherwise nothing happens."),
+    // Table
+    f("Table", "can_see(viewer, c) -> bool", "Whether seat `viewer` may read card `c`: it lies (or is attached under a card lying) in a public zone or a zone of the viewer's own the viewer may see, and it is face up or the viewer's. Render hooks use it so that nothing hidden is drawn."),
+    f("Table", "counter_label(k) -> string", "How the pack names counter `k` to people (`counter_names` in pack.toml), else `k`."),
+    f("Table", "counters_text(p, viewer) -> string", "Player `p`'s counters as `viewer` sees them: the pack's `show_counters`, `label value` each, `?` for one `p` keeps behind a screen."),
+    f("Table", "names_text(cards, viewer) -> string", "The cards' names as `viewer` may read them (\"a face-down card\" otherwise), in the order given, repeats folded (`Deny ×2`)."),
+    f("Table", "columns(rows) -> string", "Rows (arrays of cells) laid out in aligned columns, one line each."),
 ];
 
 /// The Markdown reference.
@@ -197,9 +205,13 @@ stops its game with an error naming the script file and line.\n\n\
 **How the engine calls a pack.** The rules script (`scripts/<pack>/rules.rhai`) defines `fn setup()`, \
 called once, and `fn turn()`, called again and again until a script calls `end_game(winners, reason)`; \
 after the pack's `max_turns` calls (default 500) the game is stopped and reported as too long. \
-Optional: `fn greedy_score(p, prompt, option) -> int` ranks options for the `greedy` bot, \
+Optional: `fn greedy_score(p, prompt, option) -> int` ranks options for the `greedy` bot; \
 `fn evaluate(p) -> int` says how well seat `p` stands when a `search` bot's rollout stops before the end \
-(higher is better; without it the scores are compared), and `fn render() -> string` draws the table for a person at the terminal. Top-level statements of scripts do \
+(higher is better; without it the scores are compared); \
+`fn render_status(viewer) -> string` draws, in a few lines, what a person needs before each decision (their \
+counters, their hand in a stable order, the public state that matters) and `fn render(viewer) -> string` the \
+whole table as that seat sees it (asked for with `board`), both at the terminal and in the browser. Without \
+them the engine shows the seat's counters and own cards, and its plain view of the table. Top-level statements of scripts do \
 not run: put setup in `setup()` and constants in functions.\n\n\
 **Card, noble, leader and plaque scripts** (named by `script = \"...\"` in a definition) define functions \
 the rules call with `invoke(card_or_id, \"on_play\", [args])`, or hooks consulted with `fold`. Every function \

@@ -85,7 +85,21 @@ pub(super) fn register(e: &mut Engine) {
     e.register_fn("turn_number", || with(|g| Ok(g.state.turn as i64)));
     e.register_fn("log", |s: ImmutableString| {
         with(|g| {
-            g.log(|_| s.to_string());
+            g.say(Vec::new(), |_| (s.to_string(), None));
+            Ok(())
+        })
+    });
+    e.register_fn("log_to", |who: Dynamic, s: ImmutableString| {
+        with(|g| {
+            let to = seats(g, &who, "log_to")?;
+            g.say(to, |_| (s.to_string(), None));
+            Ok(())
+        })
+    });
+    e.register_fn("log_to", |who: Dynamic, s: ImmutableString, others: ImmutableString| {
+        with(|g| {
+            let to = seats(g, &who, "log_to")?;
+            g.say(to, |_| (s.to_string(), Some(others.to_string())));
             Ok(())
         })
     });
@@ -112,14 +126,15 @@ pub(super) fn register(e: &mut Engine) {
                 w.push(pl(g, p)?);
             }
             if g.over.is_none() {
-                g.log(|s| {
+                g.say(Vec::new(), |s| {
                     let names: Vec<&str> = w.iter().map(|&p| s.players[p].name.as_str()).collect();
                     let scores: Vec<String> = s.players.iter().map(|p| format!("{} {}", p.name, p.score)).collect();
-                    format!(
+                    let line = format!(
                         "game over: {} wins ({reason}); scores: {}",
                         if names.is_empty() { "nobody".into() } else { names.join(" and ") },
                         scores.join(", ")
-                    )
+                    );
+                    (line, None)
                 });
                 g.over = Some((w, reason.to_string()));
             }
@@ -127,4 +142,27 @@ pub(super) fn register(e: &mut Engine) {
         })
     });
     e.register_fn("is_over", || with(|g| Ok(g.over.is_some())));
+}
+
+/// The seats a private line is for: a player number or an array of them (at least one).
+fn seats(g: &Game, who: &Dynamic, f: &str) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    if let Ok(p) = who.as_int() {
+        out.push(pl(g, p)?);
+    } else if let Some(a) = who.read_lock::<Array>() {
+        for x in a.iter() {
+            let p = x.as_int().map_err(|_| format!("{f}: the seats must be player numbers, not {}", x.type_name()))?;
+            let p = pl(g, p)?;
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        if out.is_empty() {
+            return Err(format!("{f}: no seat to tell (an empty array); use log(text) for a line everyone reads"));
+        }
+        out.sort_unstable();
+    } else {
+        return Err(format!("{f}: the first argument is a player number or an array of them, not {}", who.type_name()));
+    }
+    Ok(out)
 }

@@ -23,6 +23,7 @@ mod cards;
 mod defs;
 mod game;
 mod players;
+mod table;
 mod zones;
 
 type R<T> = Result<T, Box<EvalAltResult>>;
@@ -83,6 +84,13 @@ pub fn with_installed<T>(game: Game, f: impl FnOnce() -> T) -> (Game, T) {
     let out = f();
     let game = CURRENT.with(|c| c.borrow_mut().take()).expect("game installed");
     (game, out)
+}
+
+/// Read the game being played on this thread, if one is installed and not borrowed:
+/// an agent deciding for a seat (a person at the terminal or in the browser) may look at
+/// the table this way while the game waits for its decision.
+pub fn with_game<T>(f: impl FnOnce(&Game) -> T) -> Option<T> {
+    CURRENT.with(|c| c.try_borrow().ok().and_then(|b| b.as_ref().map(f)))
 }
 
 /// Play a game to its end. See [`Game::run`].
@@ -890,6 +898,7 @@ pub fn register(e: &mut Engine) {
     defs::register(e);
     board::register(e);
     game::register(e);
+    table::register(e);
 }
 
 fn move_card(c: i64, z: i64, bottom: bool) -> R<()> {

@@ -43,7 +43,7 @@ pub(super) fn register(e: &mut Engine) {
             let p = pl(g, p)?;
             if !g.state.players[p].out {
                 g.state.players[p].out = true;
-                g.log(|s| format!("{} is out of the game", s.players[p].name));
+                g.say(Vec::new(), |s| (format!("{} is out of the game", s.players[p].name), None));
             }
             Ok(())
         })
@@ -52,7 +52,7 @@ pub(super) fn register(e: &mut Engine) {
         with(|g| {
             let p = pl(g, p)?;
             g.state.players[p].out = false;
-            g.log(|s| format!("{} is back in the game", s.players[p].name));
+            g.say(Vec::new(), |s| (format!("{} is back in the game", s.players[p].name), None));
             Ok(())
         })
     });

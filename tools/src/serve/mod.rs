@@ -11,6 +11,16 @@
 //!
 //! Faces are rendered with the print templates ([`crate::print::Printer`]) and kept by
 //! their print cache key, so a reload renders only the faces whose key changed.
+//!
+//! `/play` hosts a game against bots ([`game`]): the table drawn with the same faces, the
+//! options as buttons, the narrated log, undo and stepping back through the log, reloads
+//! of the rules applied to the game in progress, and saving it as a golden game. Its
+//! actions are POST requests without a body, accepted only with the page's own
+//! `X-Crown: play` header and, when the browser sends one, an `Origin` of this server (a
+//! page elsewhere can neither set the header nor pass the check).
+
+pub mod game;
+mod page;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -234,7 +244,7 @@ li.diag .where { font-family: monospace; } li.error .where { color: #a11; } li.w
 li.diag pre { background: #222; color: #eee; padding: 6px; overflow-x: auto; font-size: 12px; }
 #live { position: fixed; top: 6px; right: 10px; font-size: 12px; color: #666; }
 </style></head>
-<body><div id="live">connecting…</div><main id="main">
+<body><div id="live">connecting…</div><p><a href="/play">Play a game against bots →</a></p><main id="main">
 "#;
 
 const PAGE_TAIL: &str = r#"</main>
@@ -282,7 +292,26 @@ pub enum Reply {
     Fragment,
     Events,
     Face(String),
+    /// The game page.
+    PlayPage,
+    /// A request about the game in the page (`/play/...`).
+    Play(PlayCall),
     Refused(u16, &'static str),
+}
+
+/// What a `/play/...` request asks of the game in the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlayCall {
+    /// GET: the game as it stands (or at decision `at`).
+    State,
+    /// POST: start a game.
+    New,
+    /// POST: take an option.
+    Choose,
+    /// POST: go back to a decision, dropping the later ones.
+    Rewind,
+    /// POST: save the game as a golden game.
+    Save,
 }
 
 /// Route one request: its method, its path (still percent-encoded) and its `Host`.
@@ -291,11 +320,23 @@ pub fn route(method: &str, path: &str, host: Option<&[u8]>, port: u16) -> Reply 
     if !host_allowed(host, port) {
         return Reply::Refused(421, "this server answers only to 127.0.0.1 and localhost\n");
     }
+    let action = match path {
+        "/play/new" => Some(PlayCall::New),
+        "/play/choose" => Some(PlayCall::Choose),
+        "/play/rewind" => Some(PlayCall::Rewind),
+        "/play/save" => Some(PlayCall::Save),
+        _ => None,
+    };
+    if let Some(call) = action {
+        return if method == "POST" { Reply::Play(call) } else { Reply::Refused(405, "POST only\n") };
+    }
     if method != "GET" && method != "HEAD" {
         return Reply::Refused(405, "GET only\n");
     }
     match path {
         "/" => Reply::Page,
+        "/play" => Reply::PlayPage,
+        "/play/state" => Reply::Play(PlayCall::State),
         "/fragment" => Reply::Fragment,
         "/events" => Reply::Events,
         p => match p.strip_prefix("/face/").and_then(|p| p.strip_suffix(".svg")) {
@@ -327,9 +368,19 @@ pub fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// The game in the page and what it needs: the project (where golden games are saved) and
+/// the packs as last loaded without errors.
+#[derive(Default)]
+pub struct Play {
+    pub root: PathBuf,
+    pub packs: Mutex<BTreeMap<String, Arc<Pack>>>,
+    pub session: Mutex<Option<game::Session>>,
+}
+
 #[derive(Clone)]
 struct AppState {
     shared: Arc<Shared>,
+    play: Arc<Play>,
     generations: tokio::sync::watch::Receiver<u64>,
     port: u16,
     /// Event streams open at once (each page holds one); past the cap a new one is refused.
@@ -392,7 +443,134 @@ async fn answer(State(st): State<AppState>, req: Request) -> Response {
             Ok(permit) => events(st.generations, permit).into_response(),
             Err(_) => plain(503, "too many open event streams\n"),
         },
+        Reply::PlayPage => ok("text/html; charset=utf-8", page::play_page(&st.play)),
+        Reply::Play(call) => {
+            if call != PlayCall::State && !same_origin(req.headers(), st.port) {
+                return plain(403, "game actions come from the game page only\n");
+            }
+            let query = query_pairs(req.uri().query().unwrap_or(""));
+            let play = st.play.clone();
+            let r = tokio::task::spawn_blocking(move || with_big_stack(move || play_call(&play, call, &query))).await;
+            match r {
+                Ok(Ok(json)) => ok("application/json", json),
+                Ok(Err((code, msg))) => {
+                    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST);
+                    let body = serde_json::json!({ "error": msg }).to_string();
+                    (status, [(header::CONTENT_TYPE, "application/json"), (header::CACHE_CONTROL, "no-store")], body)
+                        .into_response()
+                }
+                Err(_) => plain(500, "the game could not be played\n"),
+            }
+        }
     }
+}
+
+/// Whether a game action comes from this server's own page: it carries the page's
+/// `X-Crown: play` header (a form elsewhere cannot set one, and a script elsewhere would
+/// need a preflight this server never grants), and its `Origin`, if any, is this server.
+fn same_origin(headers: &axum::http::HeaderMap, port: u16) -> bool {
+    if headers.get("x-crown").map(|v| v.as_bytes()) != Some(b"play") {
+        return false;
+    }
+    match headers.get(header::ORIGIN) {
+        None => true,
+        Some(o) => {
+            let o = o.as_bytes();
+            o == format!("http://127.0.0.1:{port}").as_bytes() || o == format!("http://localhost:{port}").as_bytes()
+        }
+    }
+}
+
+/// `a=1&b=x%20y` into its pairs (`+` is a space); malformed escapes leave a pair out.
+pub fn query_pairs(q: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for part in q.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        if let (Some(k), Some(v)) = (percent_decode(&k.replace('+', " ")), percent_decode(&v.replace('+', " "))) {
+            out.insert(k, v);
+        }
+    }
+    out
+}
+
+/// Run `f` on a thread with the stack simulations use (scripts may nest deep), and wait.
+fn with_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .name("crown-serve-game".into())
+        .stack_size(16 * 1024 * 1024)
+        .spawn(f)
+        .expect("a game thread")
+        .join()
+        .unwrap_or_else(|p| std::panic::resume_unwind(p))
+}
+
+type PlayResult = Result<String, (u16, String)>;
+
+/// Carry out one `/play/...` request; the JSON answer.
+fn play_call(play: &Play, call: PlayCall, q: &BTreeMap<String, String>) -> PlayResult {
+    let number = |k: &str| -> Result<Option<usize>, (u16, String)> {
+        q.get(k).map(|v| v.parse::<usize>().map_err(|_| (400, format!("`{k}` is not a number: `{v}`")))).transpose()
+    };
+    let mut guard = play.session.lock().map_err(|_| (500, "the game is unavailable".to_string()))?;
+    if call == PlayCall::New {
+        let id = q.get("pack").cloned().unwrap_or_default();
+        let pack = play
+            .packs
+            .lock()
+            .ok()
+            .and_then(|p| p.get(&id).cloned())
+            .ok_or_else(|| (400, format!("no pack `{id}` is loaded without errors")))?;
+        let scenario = q.get("scenario").filter(|s| !s.is_empty()).cloned();
+        let players = crate::session::player_count(&pack, scenario.as_deref(), number("players")?);
+        let wanted: Vec<String> = q
+            .get("agents")
+            .map(|a| a.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect())
+            .unwrap_or_default();
+        let wanted = if wanted.is_empty() { vec!["human".to_string(), "random".to_string()] } else { wanted };
+        let kinds = crate::session::agent_kinds(&pack, scenario.as_deref(), players, &wanted, "random")
+            .map_err(|e| (400, e))?;
+        let seed = q.get("seed").map(|v| v.parse::<u64>().map_err(|_| (400, format!("`seed` is not a number: `{v}`"))));
+        let seed = seed.transpose()?.unwrap_or(1);
+        let setup = game::Setup { pack: id, scenario, seed, kinds };
+        *guard = Some(game::Session::new(setup, pack).map_err(|e| (400, e))?);
+    }
+    let session = guard.as_mut().ok_or((404, "no game: start one".to_string()))?;
+    // Rules reloaded since the last request take over from where the game stands.
+    if let Some(p) = play.packs.lock().ok().and_then(|p| p.get(&session.setup.pack).cloned()) {
+        session.reloaded(p);
+    }
+    let mut extra = serde_json::Map::new();
+    let at = match call {
+        PlayCall::State => number("at")?,
+        PlayCall::New => None,
+        PlayCall::Choose => {
+            let i = number("i")?.ok_or((400, "which option? (`i`)".to_string()))?;
+            session.choose(i).map_err(|e| (409, e))?;
+            None
+        }
+        PlayCall::Rewind => {
+            let to = number("to")?.ok_or((400, "back to which decision? (`to`)".to_string()))?;
+            session.rewind(to);
+            None
+        }
+        PlayCall::Save => {
+            let name = q.get("name").cloned().unwrap_or_default();
+            let description = q.get("description").cloned().unwrap_or_default();
+            let wrote = session.save_golden(&play.root, &name, &description).map_err(|e| (400, e))?;
+            let shown: Vec<String> = wrote
+                .iter()
+                .map(|p| p.strip_prefix(&play.root).unwrap_or(p).to_string_lossy().replace('\\', "/"))
+                .collect();
+            extra.insert("saved".into(), serde_json::json!(shown));
+            None
+        }
+    };
+    let (_, view) = session.replay(at);
+    let mut v = serde_json::to_value(&view).map_err(|e| (500, e.to_string()))?;
+    if let Some(m) = v.as_object_mut() {
+        m.extend(extra);
+    }
+    Ok(v.to_string())
 }
 
 /// The server-sent event stream: the current generation at once, then each new one; a
@@ -421,6 +599,7 @@ fn events(
 fn start_http(
     listener: TcpListener,
     shared: Arc<Shared>,
+    play: Arc<Play>,
     generations: tokio::sync::watch::Receiver<u64>,
 ) -> std::io::Result<()> {
     let port = listener.local_addr()?.port();
@@ -430,7 +609,7 @@ fn start_http(
         runtime.block_on(async move {
             let Ok(listener) = tokio::net::TcpListener::from_std(listener) else { return };
             let streams = Arc::new(tokio::sync::Semaphore::new(MAX_EVENT_STREAMS));
-            let app = Router::new().fallback(answer).with_state(AppState { shared, generations, port, streams });
+            let app = Router::new().fallback(answer).with_state(AppState { shared, play, generations, port, streams });
             // Each connection is served by hyper directly (as `axum::serve` would), with a
             // time limit on reading a request's head and a cap on open connections.
             let connections = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
@@ -467,9 +646,11 @@ pub fn serve(listener: TcpListener, mut reloader: Reloader, mut watcher: FsWatch
     if let Ok(mut s) = shared.snapshot.lock() {
         rebuild(&reloader, &mut s);
     }
+    let play = Arc::new(Play { root: reloader.project.root.clone(), ..Play::default() });
+    publish_packs(&reloader, &play);
     let first = shared.snapshot.lock().map(|s| s.generation).unwrap_or(0);
     let (generations, rx) = tokio::sync::watch::channel(first);
-    if let Err(e) = start_http(listener, shared.clone(), rx) {
+    if let Err(e) = start_http(listener, shared.clone(), play.clone(), rx) {
         eprintln!("error: cannot start the server thread: {e}");
         return 1;
     }
@@ -489,6 +670,7 @@ pub fn serve(listener: TcpListener, mut reloader: Reloader, mut watcher: FsWatch
             Ok(mut s) => rebuild(&reloader, &mut s),
             Err(_) => 0,
         };
+        publish_packs(&reloader, &play);
         if let Ok(s) = shared.snapshot.lock() {
             generations.send_replace(s.generation);
         }
@@ -506,6 +688,18 @@ pub fn serve(listener: TcpListener, mut reloader: Reloader, mut watcher: FsWatch
         let _ = std::io::stdout().flush();
     }
     0
+}
+
+/// The packs loaded without errors, for the game page (a pack with errors keeps its last
+/// good load, as the preview does).
+fn publish_packs(reloader: &Reloader, play: &Play) {
+    if let Ok(mut packs) = play.packs.lock() {
+        for (id, st) in &reloader.packs {
+            if let Some(p) = &st.pack {
+                packs.insert(id.clone(), p.clone());
+            }
+        }
+    }
 }
 
 pub fn run(project: &Project, args: &ServeArgs) -> i32 {
@@ -567,5 +761,21 @@ mod tests {
         }
         assert!(matches!(route("GET", "/", None, 7878), Reply::Refused(421, _)));
         assert!(matches!(route("DELETE", "/", me, 7878), Reply::Refused(405, _)));
+        // The game: its page and state by GET, its actions by POST only.
+        assert_eq!(route("GET", "/play", me, 7878), Reply::PlayPage);
+        assert_eq!(route("GET", "/play/state", me, 7878), Reply::Play(PlayCall::State));
+        assert_eq!(route("POST", "/play/choose", me, 7878), Reply::Play(PlayCall::Choose));
+        assert!(matches!(route("GET", "/play/choose", me, 7878), Reply::Refused(405, _)));
+        assert!(matches!(route("POST", "/play/save", Some(b"evil.test:7878"), 7878), Reply::Refused(421, _)));
+        assert!(matches!(route("POST", "/", me, 7878), Reply::Refused(405, _)));
+    }
+
+    #[test]
+    fn query_pairs_decode_and_skip_malformed_escapes() {
+        let q = query_pairs("name=my-game&description=a+quiet%20game&bad=%zz&i=2&&flag");
+        assert_eq!(q.get("description").map(String::as_str), Some("a quiet game"));
+        assert_eq!(q.get("i").map(String::as_str), Some("2"));
+        assert_eq!(q.get("flag").map(String::as_str), Some(""));
+        assert!(!q.contains_key("bad"));
     }
 }

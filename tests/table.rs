@@ -1,0 +1,453 @@
+//! Playing a shipped pack at the terminal, as a person sees it (`crown play` with a
+//! scripted standard input, one person against bots).
+//!
+//! Each game is played twice: by the `crown` binary, and in this process with the same
+//! person at the same keyboard (the terminal's own `TablePlayer` writing to a buffer) and
+//! a listener that checks every line at the moment it is shown against the table as it
+//! stands. The binary's output must hold the in-process output whole, so what is checked
+//! here is what the binary showed. The checks:
+//!
+//! - **no hidden card of another seat is named**: no narrated line, status or board shown
+//!   to the person names a card that lies in another seat's hand (or face down before
+//!   them) and that the person has never seen, unless a copy of that name is in sight
+//!   (lines the rules tell the person alone, such as a look at a rival's hand, excepted);
+//! - **every bot action is told**: after a bot's choices (a run of them, such as a card
+//!   and then its target), a line naming the bot is shown before anyone else decides;
+//!   narrated lines are sentences (no `card#12`, no `->`);
+//! - **the person's counters are shown before each of their decisions** (the pack's
+//!   `show_counters`, as `counters_text` writes them).
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+
+use crown_engine::content::Pack;
+use crown_engine::game::agent::{self, Agent, ChoiceRequest};
+use crown_engine::game::narrate::Heard;
+use crown_engine::game::view::Table;
+use crown_engine::game::{Game, GameConfig, Status};
+use crown_engine::script::api::with_game;
+use crown_tools::play::TablePlayer;
+use crown_tools::table::Seen;
+
+use crate::common::{crown_bin, load_pack, repo_project};
+
+/// A writer the test reads afterwards.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Shared {
+    fn len(&self) -> usize {
+        self.0.lock().unwrap().len()
+    }
+    fn text_from(&self, from: usize) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()[from..]).into_owned()
+    }
+}
+
+/// What happened, in order.
+#[derive(Debug, Clone)]
+enum Event {
+    /// A bot seat decided.
+    Bot(usize),
+    /// The person decided.
+    Person,
+    /// A line was told to the person.
+    Told(String),
+}
+
+/// What the checks found.
+#[derive(Default)]
+struct Watch {
+    events: Vec<Event>,
+    /// Card instances the person has seen at some moment.
+    seen: BTreeSet<u32>,
+    /// Hidden names found in what was shown: (the text, the name).
+    leaks: Vec<(String, String)>,
+    /// Decisions of the person whose status lacked their counters: (status, counters).
+    missing_counters: Vec<(String, String)>,
+    /// Statuses shown (one per decision of the person).
+    statuses: usize,
+}
+
+impl Watch {
+    /// Note what `viewer` can see now; the names that must not be shown now.
+    fn forbidden(&mut self, t: Table<'_>, viewer: usize) -> BTreeSet<String> {
+        let s = t.state;
+        let mut hidden = BTreeSet::new();
+        let mut visible = BTreeSet::new();
+        for c in 0..s.cards.len() as u32 {
+            if t.can_see(viewer, c) {
+                self.seen.insert(c);
+                visible.insert(t.card_name(c).to_string());
+                continue;
+            }
+            let z = s.effective_zone(c);
+            if z == u32::MAX || self.seen.contains(&c) {
+                continue;
+            }
+            let held = s.zones[z as usize].owner.or(s.cards[c as usize].owner);
+            if held.is_some_and(|o| o as usize != viewer) {
+                hidden.insert(t.card_name(c).to_string());
+            }
+        }
+        hidden.difference(&visible).cloned().collect()
+    }
+
+    fn check(&mut self, text: &str, forbidden: &BTreeSet<String>) {
+        for name in forbidden {
+            if names_word(text, name) {
+                self.leaks.push((text.to_string(), name.clone()));
+            }
+        }
+    }
+}
+
+/// Whether `text` holds `name` as whole words.
+fn names_word(text: &str, name: &str) -> bool {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(name) {
+        let at = from + i;
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
+        if !word(before) && !word(after) {
+            return true;
+        }
+        from = at + name.len();
+    }
+    false
+}
+
+/// The person's seat: the terminal's own player, watched.
+struct Person {
+    inner: TablePlayer<std::io::Cursor<Vec<u8>>, Shared>,
+    out: Shared,
+    watch: Arc<Mutex<Watch>>,
+}
+
+impl Agent for Person {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        let from = self.out.len();
+        let viewer = req.player;
+        let (forbidden, counters) = with_game(|g| {
+            let f = self.watch.lock().unwrap().forbidden(g.table(), viewer);
+            (f, g.counters_text(viewer, viewer))
+        })
+        .expect("the game is there while the person decides");
+        let r = self.inner.choose(req);
+        let shown = self.out.text_from(from);
+        let mut w = self.watch.lock().unwrap();
+        w.check(&shown, &forbidden);
+        w.statuses += 1;
+        if !shown.contains(&counters) {
+            w.missing_counters.push((shown.clone(), counters));
+        }
+        w.events.push(Event::Person);
+        r
+    }
+    fn kind(&self) -> String {
+        "human".into()
+    }
+}
+
+/// A bot, watched.
+struct Bot {
+    inner: Box<dyn Agent>,
+    seat: usize,
+    watch: Arc<Mutex<Watch>>,
+}
+
+impl Agent for Bot {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        let r = self.inner.choose(req);
+        self.watch.lock().unwrap().events.push(Event::Bot(self.seat));
+        r
+    }
+    fn kind(&self) -> String {
+        self.inner.kind()
+    }
+}
+
+/// A game at the terminal and what was checked.
+struct Sitting {
+    /// The binary's standard output.
+    stdout: String,
+    /// What the person was shown, in this process.
+    shown: String,
+    watch: Watch,
+    game: Game,
+    names: Vec<String>,
+}
+
+/// The person's keystrokes: a look at the board and the log, then options 1, 2, 3 in
+/// turn, each followed by a `y` (which confirms a choice that asks, and is otherwise
+/// refused as an option).
+fn keystrokes(decisions: usize) -> String {
+    let mut s = String::from("board\nlog\nhelp\n");
+    for i in 0..decisions {
+        s.push_str(&format!("{}\ny\n", 1 + i % 3));
+    }
+    s
+}
+
+/// Play `pack` with the person in seat 0 and `bots` in the other seats, in the binary and
+/// in this process.
+fn sit(pack_id: &str, scenario: Option<&str>, seed: u64, bots: &[&str], input: &str) -> Sitting {
+    let players = 1 + bots.len();
+    let mut kinds = vec!["human".to_string()];
+    kinds.extend(bots.iter().map(|b| b.to_string()));
+    let mut args = vec![
+        "play".to_string(),
+        pack_id.to_string(),
+        "--seed".into(),
+        seed.to_string(),
+        "--players".into(),
+        players.to_string(),
+        "--agents".into(),
+        kinds.join(","),
+    ];
+    if let Some(s) = scenario {
+        args.push("--scenario".into());
+        args.push(s.into());
+    }
+    let stdout = run_bin(&args, input);
+
+    let pack: Arc<Pack> = load_pack(&repo_project(), pack_id).unwrap();
+    let watch = Arc::new(Mutex::new(Watch::default()));
+    let out = Shared::default();
+    let seen = Seen::default();
+    let mut agents: Vec<Box<dyn Agent>> = Vec::new();
+    agents.push(Box::new(Person {
+        inner: TablePlayer::with_log(std::io::Cursor::new(input.as_bytes().to_vec()), out.clone(), seen.clone()),
+        out: out.clone(),
+        watch: watch.clone(),
+    }));
+    for (i, b) in bots.iter().enumerate() {
+        let inner = agent::bot(b, seed, i + 1).unwrap();
+        agents.push(Box::new(Bot { inner, seat: i + 1, watch: watch.clone() }));
+    }
+    let mut cfg = GameConfig::new(seed, players);
+    cfg.scenario = scenario.map(str::to_string);
+    let mut game = Game::new(pack, cfg, agents).unwrap();
+    let (w, mut o, told) = (watch.clone(), out.clone(), seen);
+    game.listener = Some(Box::new(move |heard: Heard<'_>, t: Table<'_>| {
+        if let Heard::Said(s) = heard {
+            let mut w = w.lock().unwrap();
+            let forbidden = w.forbidden(t, 0);
+            if let Some(line) = s.for_seat(0) {
+                let _ = writeln!(o, "{line}");
+                told.lock().unwrap().push(line.to_string());
+                // A line the rules tell the person alone may name what the rules let them
+                // see (a look at a rival's hand); every other line is checked.
+                if !s.to.contains(&0) {
+                    w.check(line, &forbidden);
+                }
+                w.events.push(Event::Told(line.to_string()));
+            }
+        } else {
+            // Every event moves cards: keep track of what the person saw.
+            w.lock().unwrap().forbidden(t, 0);
+        }
+    }));
+    let (game, outcome) = game.run();
+    if let Status::Failed(f) = &outcome.status {
+        panic!("{pack_id}: the game failed: {f}\n{}", tail(&out.text_from(0)));
+    }
+    let names = game.state.players.iter().map(|p| p.name.clone()).collect();
+    let shown = out.text_from(0);
+    let watch = std::mem::take(&mut *watch.lock().unwrap());
+    Sitting { stdout, shown, watch, game, names }
+}
+
+fn run_bin(args: &[String], input: &str) -> String {
+    let mut child = Command::new(crown_bin())
+        .args(args)
+        .current_dir(repo_project().root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the crown binary starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let keys = input.to_string();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(keys.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    let _ = feeder.join();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "crown {} failed: {}\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr),
+        tail(&stdout)
+    );
+    stdout
+}
+
+fn tail(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(40)..].join("\n")
+}
+
+impl Sitting {
+    /// Every check of the module's header; `what` names the game in messages.
+    fn assert_all(&self, what: &str) {
+        if !self.stdout.contains(&self.shown) {
+            // Where the two part: the first line of this process's output the binary's
+            // output does not have at that place.
+            let start = self.shown.lines().next().and_then(|l| self.stdout.find(l)).unwrap_or(0);
+            let (a, b): (Vec<&str>, Vec<&str>) = (self.shown.lines().collect(), self.stdout[start..].lines().collect());
+            let i = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+            panic!(
+                "{what}: the binary showed something else than the same game played here, from line {i}:\n--- here:\n{}\n--- binary:\n{}",
+                a[i.saturating_sub(5)..(i + 5).min(a.len())].join("\n"),
+                b[i.saturating_sub(5)..(i + 5).min(b.len())].join("\n")
+            );
+        }
+        let w = &self.watch;
+        assert!(w.statuses > 3, "{what}: the person decided only {} times", w.statuses);
+        if let Some((text, name)) = w.leaks.first() {
+            panic!("{what}: {} hidden card name(s) shown; first: `{name}` in:\n{text}", w.leaks.len());
+        }
+        if let Some((status, counters)) = w.missing_counters.first() {
+            panic!("{what}: the person's counters `{counters}` were not shown before a decision:\n{status}");
+        }
+        // Every run of a bot's choices is told in a line naming the bot before anyone
+        // else decides.
+        let mut pending: Option<(usize, usize)> = None;
+        let silent = |seat: usize, at: usize| -> String {
+            let from = at.saturating_sub(12);
+            let around: Vec<String> = self.watch.events[from..(at + 3).min(self.watch.events.len())]
+                .iter()
+                .map(|e| format!("{e:?}"))
+                .collect();
+            format!("{what}: {} acted and nothing said so:\n{}", self.names[seat], around.join("\n"))
+        };
+        for (i, e) in w.events.iter().enumerate() {
+            match e {
+                Event::Bot(s) => match pending {
+                    Some((p, at)) if p != *s => panic!("{}", silent(p, at)),
+                    Some(_) => {}
+                    None => pending = Some((*s, i)),
+                },
+                Event::Person => {
+                    if let Some((p, at)) = pending {
+                        panic!("{}", silent(p, at));
+                    }
+                }
+                Event::Told(line) => {
+                    assert!(
+                        !line.contains(" -> ") && !line.contains('#'),
+                        "{what}: a narrated line in the engine's notation: {line}"
+                    );
+                    if let Some((p, _)) = pending {
+                        if names_word(line, &self.names[p]) {
+                            pending = None;
+                        }
+                    }
+                }
+            }
+        }
+        if let Some((p, at)) = pending {
+            panic!("{}", silent(p, at));
+        }
+    }
+
+    fn bot_decisions(&self) -> usize {
+        self.watch.events.iter().filter(|e| matches!(e, Event::Bot(_))).count()
+    }
+}
+
+#[test]
+fn take_the_kingdom_at_the_terminal() {
+    let s = sit("take-the-kingdom", None, 3, &["random", "greedy"], &keystrokes(400));
+    s.assert_all("take-the-kingdom");
+    assert!(s.bot_decisions() > 20);
+    // The person's own draws are told by name, the others' by number.
+    assert!(s.shown.contains("P1 draws "), "{}", tail(&s.shown));
+    assert!(s.shown.lines().any(|l| l.starts_with("P2 draws ") && l.ends_with(" cards")), "{}", tail(&s.shown));
+    assert!(s.game.state.players.len() == 3);
+}
+
+#[test]
+fn take_the_kingdom_solo_at_the_terminal() {
+    let s = sit("take-the-kingdom", Some("solo-easy"), 5, &["first", "first"], &keystrokes(200));
+    s.assert_all("take-the-kingdom solo");
+    // The enemy kingdoms are run by the rules; what they do is told all the same.
+    assert!(s.shown.contains("Enemy 1 "), "{}", tail(&s.shown));
+}
+
+#[test]
+fn the_last_kingdom_at_the_terminal() {
+    let s = sit("the-last-kingdom", None, 2, &["random", "greedy"], &keystrokes(600));
+    s.assert_all("the-last-kingdom");
+    assert!(s.bot_decisions() > 20);
+}
+
+#[test]
+fn the_last_kingdom_two_players_at_the_terminal() {
+    let s = sit("the-last-kingdom", None, 4, &["greedy"], &keystrokes(600));
+    s.assert_all("the-last-kingdom, 2 players");
+    assert!(s.bot_decisions() > 20);
+}
+
+#[test]
+fn kingdom_legacy_at_the_terminal() {
+    let s = sit("kingdom-legacy", Some("prologue"), 1, &[], &keystrokes(3000));
+    // A solo game: no other seat, no bot; the person's state before every decision.
+    assert!(s.stdout.contains(&s.shown), "{}", tail(&s.stdout));
+    assert!(s.watch.missing_counters.is_empty(), "{:?}", s.watch.missing_counters.first());
+    assert!(s.watch.statuses > 20);
+}
+
+#[test]
+fn kingdoms_in_conflict_at_the_terminal() {
+    let s = sit("kingdoms-in-conflict", None, 1, &["greedy"], &keystrokes(400));
+    s.assert_all("kingdoms-in-conflict");
+    assert!(s.bot_decisions() > 20);
+    // The board is drawn on request only, not at every decision.
+    let boards = s.shown.matches("Tiles:").count();
+    assert!(boards <= 2, "the board was drawn {boards} times");
+}
+
+/// `--log public` tells the person what a spectator is told (their own draws by number);
+/// `--log debug` says what it shows and shows the engine's lines.
+#[test]
+fn log_levels() {
+    let args = |level: &str| -> Vec<String> {
+        ["play", "take-the-kingdom", "--seed", "3", "--agents", "human,random", "--log", level]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let public = run_bin(&args("public"), &keystrokes(300));
+    assert!(public.contains("public log:"), "{}", tail(&public));
+    assert!(public.lines().any(|l| l.starts_with("P1 draws ") && l.ends_with(" cards")), "{}", tail(&public));
+    assert!(!public.contains("move "), "{}", tail(&public));
+    let debug = run_bin(&args("debug"), &keystrokes(300));
+    assert!(debug.contains("debug log: every transcript line"), "{}", tail(&debug));
+    assert!(debug.lines().any(|l| l.starts_with("move ") && l.contains("hand@P2")), "{}", tail(&debug));
+    assert!(debug.contains("to P2: P2 draws "), "{}", tail(&debug));
+    let bad = Command::new(crown_bin())
+        .args(["play", "take-the-kingdom", "--log", "loud"])
+        .current_dir(repo_project().root)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("public, private, debug"));
+}

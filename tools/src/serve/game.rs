@@ -1,0 +1,556 @@
+//! A game against bots in the preview page (`crown serve`, `/play`).
+//!
+//! A session is the game's set-up and the person's decisions so far, by label. Every view
+//! is worked out by playing the game again from its seed with those decisions, up to the
+//! decision asked for: the person's seat answers from the list and, when it runs out, takes
+//! note of the decision the game waits for (its prompt and options, what the seat is shown
+//! and told) and stops the game there. Undo and stepping back through the log are therefore
+//! the same game cut shorter, and they cost nothing to keep. A reload of the rules applies
+//! from the decision the game stood at when it came, as `crown play --watch` applies it at
+//! the next choice: the session keeps each pack with the decision it took over from.
+//!
+//! A session can be saved as a golden game: its game file (the person's decisions) and the
+//! transcript replaying it gives, in `tests/golden/<pack>/`.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crown_engine::content::Pack;
+use crown_engine::game::agent::{self, Agent, ChoiceRequest};
+use crown_engine::game::narrate::Heard;
+use crown_engine::game::record::GameFile;
+use crown_engine::game::state::Visibility;
+use crown_engine::game::view::Table;
+use crown_engine::game::{Game, GameConfig, Status};
+use crown_engine::script::api::{with_game, with_installed};
+use serde::Serialize;
+
+use crate::out;
+use crate::table::{Renderer, ViewKind};
+
+/// What the person asked for when starting a game.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub pack: String,
+    pub scenario: Option<String>,
+    pub seed: u64,
+    /// Who plays each seat: `human` (the person, exactly one) or a bot kind.
+    pub kinds: Vec<String>,
+}
+
+/// A game in the page: its set-up, the person's decisions and the packs it was played with.
+pub struct Session {
+    pub setup: Setup,
+    /// The person's seat.
+    pub seat: usize,
+    /// The person's decisions so far, by label.
+    pub choices: Vec<String>,
+    /// The pack in force from each point on: (the person's decisions made when it took
+    /// over, the pack). The first is the pack the game started with.
+    pub packs: Vec<(usize, Arc<Pack>)>,
+}
+
+/// One option of the decision the game waits for.
+#[derive(Debug, Clone, Serialize)]
+pub struct OptionView {
+    pub label: String,
+    /// The question a person is asked again before taking it, if any.
+    pub confirm: Option<String>,
+}
+
+/// A card as the seat sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CardView {
+    /// Its definition id, the name of its printed face (`/face/PACK/ID.svg`); empty when
+    /// the seat may not see it.
+    pub id: String,
+    pub name: String,
+    /// Cards tucked under it.
+    pub under: Vec<CardView>,
+}
+
+/// A zone as the seat sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ZoneView {
+    pub label: String,
+    /// How many cards it holds (all of them, shown or not).
+    pub count: usize,
+    /// The cards shown: every card of the seat's own zones, the top card of a shared pile.
+    pub cards: Vec<CardView>,
+}
+
+/// A narrated line the seat was told, and how many of the person's decisions came before.
+#[derive(Debug, Clone, Serialize)]
+pub struct LogLine {
+    pub at: usize,
+    pub text: String,
+}
+
+/// Everything the page shows of the game at one point.
+#[derive(Debug, Clone, Serialize)]
+pub struct View {
+    pub pack: String,
+    pub pack_name: String,
+    pub seed: u64,
+    pub names: Vec<String>,
+    pub kinds: Vec<String>,
+    pub seat: usize,
+    /// The person's decisions made at this point.
+    pub step: usize,
+    /// The person's decisions made in the whole session.
+    pub total: usize,
+    pub prompt: Option<String>,
+    pub options: Vec<OptionView>,
+    /// What the rules draw before a decision (`render_status`) and the whole table
+    /// (`render`), for the seat.
+    pub status: String,
+    pub board: String,
+    pub zones: Vec<ZoneView>,
+    pub log: Vec<LogLine>,
+    /// The last line of the game once it is over.
+    pub over: Option<String>,
+    /// A failure of the game (a script error, a recorded decision no longer offered).
+    pub error: Option<String>,
+    /// Reloads of the rules during the game: at which decision each took over.
+    pub reloads: Vec<usize>,
+    /// What the scripts wrote with `print()` and `debug()`.
+    pub script_output: Vec<String>,
+}
+
+/// What the person's seat found when its decisions ran out.
+#[derive(Default)]
+struct Pending {
+    prompt: String,
+    options: Vec<OptionView>,
+    status: String,
+    board: String,
+    zones: Vec<ZoneView>,
+}
+
+/// The person's seat in a replay: answers from the session's decisions, then notes the
+/// decision the game waits for and stops the game.
+struct WebSeat {
+    choices: Vec<String>,
+    answered: Arc<AtomicUsize>,
+    pending: Arc<Mutex<Option<Pending>>>,
+    renderer: Renderer,
+}
+
+/// The message a replay stops with when the person's decisions run out.
+const WAITING: &str = "waiting for the person's decision";
+
+impl Agent for WebSeat {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        let n = self.answered.load(Ordering::SeqCst);
+        if let Some(label) = self.choices.get(n) {
+            let i = req.labels.iter().position(|l| l == label).ok_or_else(|| {
+                format!(
+                    "your decision {} ('{label}') is no longer among the options of \"{}\"; continue from decision {n} to \
+                     play on",
+                    n + 1,
+                    req.prompt
+                )
+            })?;
+            self.answered.store(n + 1, Ordering::SeqCst);
+            return Ok(i);
+        }
+        let (status, _) = self.renderer.draw(req.pack, req.player, ViewKind::Status);
+        let (board, _) = self.renderer.draw(req.pack, req.player, ViewKind::Board);
+        let zones = with_game(|g| zones(g, req.player)).unwrap_or_default();
+        let options = req
+            .labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| OptionView { label: l.clone(), confirm: req.confirm(i) })
+            .collect();
+        if let Ok(mut p) = self.pending.lock() {
+            *p = Some(Pending { prompt: req.prompt.to_string(), options, status, board, zones });
+        }
+        Err(WAITING.into())
+    }
+    fn kind(&self) -> String {
+        "human".into()
+    }
+}
+
+/// The zones seat `viewer` can see cards of: its own zones and public ones whole (a large
+/// shared pile by its top card and count), a hidden pile by its count only. Empty zones
+/// are left out.
+pub fn zones(g: &Game, viewer: usize) -> Vec<ZoneView> {
+    let s = &g.state;
+    let card = |c: u32| card_view(g, viewer, c, 0);
+    let mut out = Vec::new();
+    for z in s.zones.iter().filter(|z| !z.cards.is_empty()) {
+        let mine = z.owner == Some(viewer as u8);
+        let label = if mine { format!("your {}", z.name) } else { z.label(&s.players) };
+        let cards: Vec<CardView> = match (z.visibility, z.owner) {
+            (Visibility::Hidden, _) => Vec::new(),
+            (Visibility::Owner, _) if !mine => Vec::new(),
+            // A large shared pile (a discard pile): its top card.
+            (Visibility::Public, None) if z.cards.len() > 12 => {
+                z.cards.last().map(|&c| vec![card(c)]).unwrap_or_default()
+            }
+            _ => z.cards.iter().map(|&c| card(c)).collect(),
+        };
+        out.push(ZoneView { label, count: z.cards.len(), cards });
+    }
+    out
+}
+
+fn card_view(g: &Game, viewer: usize, c: u32, depth: usize) -> CardView {
+    let s = &g.state;
+    let seen = g.can_see(viewer, c);
+    let under = if depth < 4 {
+        s.cards[c as usize].attached.iter().map(|&a| card_view(g, viewer, a, depth + 1)).collect()
+    } else {
+        Vec::new()
+    };
+    if !seen {
+        return CardView { id: String::new(), name: "a face-down card".into(), under };
+    }
+    CardView {
+        id: g.pack.defs[s.cards[c as usize].def as usize].def.id.clone(),
+        name: g.card_name(c).to_string(),
+        under,
+    }
+}
+
+impl Session {
+    /// A new session; `pack` is the pack as loaded now.
+    pub fn new(setup: Setup, pack: Arc<Pack>) -> Result<Session, String> {
+        let humans: Vec<usize> =
+            setup.kinds.iter().enumerate().filter(|(_, k)| *k == "human").map(|(i, _)| i).collect();
+        let [seat] = humans[..] else {
+            return Err(format!("a game in the page has one person and bots: {} seats are `human`", humans.len()));
+        };
+        for k in &setup.kinds {
+            if k != "human" && !agent::AGENT_KINDS.contains(&k.as_str()) {
+                return Err(format!("unknown agent `{k}` (agents: human, {})", agent::AGENT_KINDS.join(", ")));
+            }
+        }
+        let s = Session { setup, seat, choices: Vec::new(), packs: vec![(0, pack)] };
+        // The set-up must make a game (players in range, a known scenario).
+        s.start(s.packs[0].1.clone(), Vec::new()).map(|_| s)
+    }
+
+    fn start(&self, pack: Arc<Pack>, agents: Vec<Box<dyn Agent>>) -> Result<Game, String> {
+        let agents = if agents.is_empty() {
+            (0..self.setup.kinds.len()).map(|i| agent::bot("first", self.setup.seed, i).expect("first agent")).collect()
+        } else {
+            agents
+        };
+        let mut cfg = GameConfig::new(self.setup.seed, self.setup.kinds.len());
+        cfg.scenario = self.setup.scenario.clone();
+        Game::new(pack, cfg, agents)
+    }
+
+    /// The latest pack of the session.
+    pub fn pack(&self) -> &Arc<Pack> {
+        &self.packs[self.packs.len() - 1].1
+    }
+
+    /// A reloaded pack: it takes over from the decision the game stands at.
+    pub fn reloaded(&mut self, pack: Arc<Pack>) {
+        if Arc::ptr_eq(self.pack(), &pack) {
+            return;
+        }
+        let at = self.choices.len();
+        // A reload that comes back to the same decision replaces the one before it.
+        if self.packs.len() > 1 && self.packs[self.packs.len() - 1].0 == at {
+            self.packs.pop();
+        }
+        self.packs.push((at, pack));
+    }
+
+    /// Go back to decision `to` (keeping the decisions before it); later reloads take
+    /// over from there.
+    pub fn rewind(&mut self, to: usize) {
+        self.choices.truncate(to);
+        for p in &mut self.packs {
+            p.0 = p.0.min(to);
+        }
+        // Of several packs taking over at the same decision, the latest is the one in force.
+        let mut kept: Vec<(usize, Arc<Pack>)> = Vec::new();
+        for p in self.packs.drain(..) {
+            if kept.last().is_some_and(|k| k.0 == p.0) && kept.len() > 1 {
+                kept.pop();
+            }
+            kept.push(p);
+        }
+        self.packs = kept;
+    }
+
+    /// Play the game again from its seed with the first `upto` decisions (all of them when
+    /// `None`); the game as it then stands, and the view of it.
+    pub fn replay(&self, upto: Option<usize>) -> (Game, View) {
+        let upto = upto.unwrap_or(self.choices.len()).min(self.choices.len());
+        let answered = Arc::new(AtomicUsize::new(0));
+        let pending: Arc<Mutex<Option<Pending>>> = Arc::default();
+        let seat = self.seat;
+        let mut agents: Vec<Box<dyn Agent>> = Vec::new();
+        for (i, k) in self.setup.kinds.iter().enumerate() {
+            if i == seat {
+                agents.push(Box::new(WebSeat {
+                    choices: self.choices[..upto].to_vec(),
+                    answered: answered.clone(),
+                    pending: pending.clone(),
+                    renderer: Renderer::default(),
+                }));
+            } else {
+                agents.push(agent::bot(k, self.setup.seed, i).expect("a known agent"));
+            }
+        }
+        let mut game = self.start(self.packs[0].1.clone(), agents).expect("the session's set-up makes a game");
+        // What the seat is told, with the number of decisions made before each line.
+        let log: Arc<Mutex<Vec<LogLine>>> = Arc::default();
+        let (l, a) = (log.clone(), answered.clone());
+        game.listener = Some(Box::new(move |heard: Heard<'_>, _: Table<'_>| {
+            if let Heard::Said(s) = heard {
+                if let Some(text) = s.for_seat(seat) {
+                    if let Ok(mut l) = l.lock() {
+                        l.push(LogLine { at: a.load(Ordering::SeqCst), text: text.to_string() });
+                    }
+                }
+            }
+        }));
+        let prints: Arc<Mutex<Vec<String>>> = Arc::default();
+        let p = prints.clone();
+        game.echo = Some(Box::new(move |line: &str| {
+            if let Ok(mut p) = p.lock() {
+                p.push(line.to_string());
+            }
+        }));
+        // Reloads take over at the first choice after the decision they came at.
+        let mut later: Vec<(usize, Arc<Pack>)> = self.packs[1..].iter().filter(|p| p.0 <= upto).cloned().collect();
+        later.reverse();
+        let a = answered.clone();
+        game.reload = Some(Box::new(move || {
+            let n = a.load(Ordering::SeqCst);
+            let mut next = None;
+            while later.last().is_some_and(|p| p.0 <= n) {
+                next = later.pop().map(|p| p.1);
+            }
+            next
+        }));
+        let (game, outcome) = game.run();
+        let waiting = pending.lock().ok().and_then(|mut p| p.take());
+        let step = answered.load(Ordering::SeqCst);
+        let error = match &outcome.status {
+            Status::Failed(f) if waiting.is_none() || f.message != WAITING => Some(f.to_string()),
+            Status::TurnLimit => Some(format!("the game stopped at the turn limit ({} turns)", game.max_turns)),
+            _ => None,
+        };
+        let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+        let over = match outcome.status {
+            Status::Finished => log.last().map(|l| l.text.clone()),
+            _ => None,
+        };
+        let (game, p) = match waiting {
+            Some(p) => (game, p),
+            // Over (or failed): the table as it stands, drawn for the seat.
+            None => with_installed(game, || {
+                let mut r = Renderer::default();
+                let pack = with_game(|g| g.pack.clone()).expect("installed");
+                let (status, _) = r.draw(&pack, seat, ViewKind::Status);
+                let (board, _) = r.draw(&pack, seat, ViewKind::Board);
+                let zones = with_game(|g| zones(g, seat)).unwrap_or_default();
+                Pending { prompt: String::new(), options: Vec::new(), status, board, zones }
+            }),
+        };
+        let view = View {
+            pack: game.pack.id().to_string(),
+            pack_name: game.pack.manifest.name.clone(),
+            seed: self.setup.seed,
+            names: game.state.players.iter().map(|p| p.name.clone()).collect(),
+            kinds: self.setup.kinds.clone(),
+            seat,
+            step,
+            total: self.choices.len(),
+            prompt: (!p.options.is_empty()).then_some(p.prompt),
+            options: p.options,
+            status: p.status,
+            board: p.board,
+            zones: p.zones,
+            log,
+            over,
+            error,
+            reloads: self.packs[1..].iter().map(|p| p.0).collect(),
+            script_output: prints.lock().map(|p| p.clone()).unwrap_or_default(),
+        };
+        (game, view)
+    }
+
+    /// Take option `i` of the decision the game waits for now.
+    pub fn choose(&mut self, i: usize) -> Result<(), String> {
+        let (_, view) = self.replay(None);
+        if view.step < self.choices.len() {
+            return Err(view.error.unwrap_or_else(|| "the game did not reach your last decision".into()));
+        }
+        let o = view.options.get(i).ok_or_else(|| match view.options.len() {
+            0 => "the game waits for no decision".to_string(),
+            n => format!("option {} of {n}", i + 1),
+        })?;
+        self.choices.push(o.label.clone());
+        Ok(())
+    }
+
+    /// Save the session as golden game `name` of its pack under `project_root`: the game
+    /// file (the person's decisions, the bots by kind) and the transcript it replays to,
+    /// with the latest pack. Refuses a name in use. Returns the files written.
+    pub fn save_golden(&self, project_root: &Path, name: &str, description: &str) -> Result<Vec<PathBuf>, String> {
+        if name.is_empty()
+            || name.len() > 64
+            || !name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            || name.starts_with('-')
+        {
+            return Err(format!("`{name}` is not a golden game name (lowercase letters, digits and dashes)"));
+        }
+        let (game, _) = self.replay(None);
+        let pack = self.pack().clone();
+        let dir = project_root.join("tests/golden").join(pack.id());
+        let file_path = dir.join(format!("{name}.game.toml"));
+        let transcript_path = dir.join(format!("{name}.transcript"));
+        for p in [&file_path, &transcript_path] {
+            if p.exists() {
+                return Err(format!("{} exists: choose another name", p.display()));
+            }
+        }
+        let file = GameFile::from_game(&game, self.setup.kinds.clone(), description.to_string());
+        // The transcript is what replaying the file gives, so `crown test` passes at once;
+        // when the latest rules no longer offer a recorded decision, the fallback agent
+        // plays on and the file says where.
+        let replayed = file.replay_full(pack)?;
+        let file = file.accepted(&replayed);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        for p in [&file_path, &transcript_path] {
+            out::check_writable(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+        }
+        out::write_atomic(&file_path, file.to_toml().as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", file_path.display()))?;
+        out::write_atomic(&transcript_path, replayed.transcript.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", transcript_path.display()))?;
+        Ok(vec![file_path, transcript_path])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crown_engine::content::{load_pack, LoadOptions, Project};
+
+    fn pack(id: &str) -> Arc<Pack> {
+        let project = Project::new(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+        Arc::new(load_pack(&project, id, LoadOptions::default()).pack.expect("the pack loads"))
+    }
+
+    fn session() -> Session {
+        let setup = Setup {
+            pack: "take-the-kingdom".into(),
+            scenario: None,
+            seed: 3,
+            kinds: vec!["human".into(), "random".into()],
+        };
+        Session::new(setup, pack("take-the-kingdom")).unwrap()
+    }
+
+    #[test]
+    fn a_session_replays_to_its_decisions_and_goes_back() {
+        let mut s = session();
+        let (_, v) = s.replay(None);
+        assert_eq!((v.step, v.prompt.as_deref()), (0, Some("Choose your noble")));
+        for _ in 0..5 {
+            s.choose(0).unwrap();
+        }
+        let (_, now) = s.replay(None);
+        assert_eq!((now.step, now.total), (5, 5));
+        assert!(now.status.contains("Anne, Viscountess of Narbonne"), "{}", now.status);
+        // A look back is the same game cut shorter; the session keeps its decisions.
+        let (_, past) = s.replay(Some(2));
+        assert_eq!((past.step, past.total), (2, 5));
+        assert!(past.log.len() < now.log.len());
+        assert!(now.log.iter().all(|l| l.at <= 5) && now.log.windows(2).all(|w| w[0].at <= w[1].at));
+        s.rewind(4);
+        assert_eq!(s.choices.len(), 4);
+        assert_eq!(s.replay(None).1.step, 4);
+        assert!(s.choose(99).unwrap_err().contains("option 100 of"));
+    }
+
+    #[test]
+    fn a_reload_takes_over_where_the_game_stands() {
+        let mut s = session();
+        s.choose(0).unwrap();
+        s.choose(0).unwrap();
+        let newer = pack("take-the-kingdom");
+        s.reloaded(newer.clone());
+        s.reloaded(newer.clone());
+        assert_eq!(s.packs.len(), 2);
+        assert_eq!(s.packs[1].0, 2);
+        let (game, v) = s.replay(None);
+        assert!(Arc::ptr_eq(&game.pack, &newer));
+        assert_eq!((v.step, v.reloads.clone()), (2, vec![2]));
+        // Looking back before the reload plays the game with the pack it had then.
+        let (old, _) = s.replay(Some(1));
+        assert!(Arc::ptr_eq(&old.pack, &s.packs[0].1));
+        // Going back before it: the reload takes over from there.
+        s.rewind(1);
+        assert_eq!(s.packs[1].0, 1);
+    }
+
+    #[test]
+    fn what_the_scripts_print_is_shown() {
+        let root = tempfile::tempdir().unwrap();
+        for (rel, text) in [
+            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 2, max = 2 }\n"),
+            (
+                "scripts/p/rules.rhai",
+                "fn setup() { print(\"hello\"); }\nfn turn() { let p = choose(0, \"Act\", [\"Wait\", \"Win\"]); \
+                 log(`P1 chose ${p}`); if p == \"Win\" { end_game([0], \"won\"); } }\n",
+            ),
+        ] {
+            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.path().join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(root.path()), "p", LoadOptions::default());
+        let p = Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)));
+        let setup = Setup { pack: "p".into(), scenario: None, seed: 1, kinds: vec!["human".into(), "first".into()] };
+        let mut s = Session::new(setup, p).unwrap();
+        s.choose(1).unwrap();
+        let (_, v) = s.replay(None);
+        assert_eq!(v.script_output, ["print: hello"]);
+        assert_eq!(v.over.as_deref(), Some("game over: P1 wins (won); scores: P1 0, P2 0"));
+        assert_eq!(v.log.iter().map(|l| l.text.as_str()).collect::<Vec<_>>()[0], "P1 chose Win");
+        // Over: no decision waits, and the table is still drawn (the engine's views).
+        assert!(v.options.is_empty() && v.status.contains("You are P1"), "{}", v.status);
+    }
+
+    #[test]
+    fn one_person_and_bots_only() {
+        let setup = |kinds: &[&str]| Setup {
+            pack: "take-the-kingdom".into(),
+            scenario: None,
+            seed: 1,
+            kinds: kinds.iter().map(|k| k.to_string()).collect(),
+        };
+        let p = pack("take-the-kingdom");
+        assert!(Session::new(setup(&["human", "human"]), p.clone()).err().unwrap().contains("2 seats are `human`"));
+        assert!(Session::new(setup(&["human", "clever"]), p.clone()).err().unwrap().contains("unknown agent `clever`"));
+        assert!(Session::new(setup(&["human"]), p).err().unwrap().contains("1 players"));
+    }
+
+    #[test]
+    fn a_golden_name_is_checked_and_never_replaces_a_file() {
+        let mut s = session();
+        s.choose(0).unwrap();
+        let root = tempfile::tempdir().unwrap();
+        assert!(s.save_golden(root.path(), "Bad Name", "").unwrap_err().contains("not a golden game name"));
+        let wrote = s.save_golden(root.path(), "one-noble", "a noble taken").unwrap();
+        assert!(wrote[0].ends_with("tests/golden/take-the-kingdom/one-noble.game.toml"));
+        let file = GameFile::parse(&std::fs::read_to_string(&wrote[0]).unwrap()).unwrap();
+        assert_eq!(file.description, "a noble taken");
+        assert_eq!(file.choices.len(), 1);
+        // The decisions ran out where the person stopped: the fallback played on, as noted.
+        assert_eq!(file.continued.len(), 1);
+        assert!(s.save_golden(root.path(), "one-noble", "").unwrap_err().contains("exists"));
+    }
+}
