@@ -67,7 +67,7 @@ pub struct PlayArgs {
     /// Play the whole game to its end.
     #[arg(long)]
     pub game: bool,
-    /// Who plays, per seat, comma-separated (the last repeats): human, random, first, greedy.
+    /// Who plays, per seat, comma-separated (the last repeats): human, random, first, greedy, search.
     #[arg(long, value_delimiter = ',', default_value = "human")]
     pub agent: Vec<String>,
     /// Switch scenario (kept in the save), e.g. an expansion's scenario after the base game.

@@ -30,7 +30,7 @@ pub struct PlayArgs {
     /// Number of players. (1 to 64)
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     pub players: Option<usize>,
-    /// Agent per seat, comma-separated: human, random, first, greedy (default: human, then random).
+    /// Agent per seat, comma-separated: human, random, first, greedy, search[:ROLLOUTS][:DEPTH][:POLICY] (default: human, then random).
     #[arg(long, value_delimiter = ',')]
     pub agents: Vec<String>,
     /// Write the game file (pack, scenario, seed, players, choices) here when the game ends.

@@ -94,7 +94,7 @@ pub struct BotTableArgs {
     /// games in `crown sim` and `crown profile`).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Agent per seat, comma-separated (random, first, greedy); the last repeats.
+    /// Agent per seat, comma-separated (random, first, greedy, search[:ROLLOUTS][:DEPTH][:POLICY], e.g. search:64:12:greedy); the last repeats.
     #[arg(long, value_delimiter = ',')]
     pub agents: Vec<String>,
 }

@@ -32,7 +32,7 @@ pub struct RecordArgs {
     /// Scenario id.
     #[arg(long)]
     pub scenario: Option<String>,
-    /// Agent per seat (random, first, greedy), comma-separated; the last repeats.
+    /// Agent per seat (random, first, greedy, search[:ROLLOUTS][:DEPTH][:POLICY]), comma-separated; the last repeats.
     #[arg(long, value_delimiter = ',')]
     pub agents: Vec<String>,
     /// The game file to write (`NAME.game.toml`); the transcript goes beside it.

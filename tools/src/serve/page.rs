@@ -59,7 +59,7 @@ pre { background: #fffdf7; border: 1px solid #d8cfbd; padding: 8px; white-space:
   <label>Pack <select id="pack"></select></label>
   <label>Scenario <select id="scenario"></select></label>
   <label>Players <input id="players" type="number" min="1" max="64" style="width: 4em"></label>
-  <label>Seats <input id="agents" value="human,random" size="24" title="human (you, once) and bots: random, first, greedy"></label>
+  <label>Seats <input id="agents" value="human,random" size="24" title="human (you, once) and bots: random, first, greedy, search"></label>
   <label>Seed <input id="seed" type="number" value="1" style="width: 6em"></label>
   <button id="start" type="button">Start a game</button>
 </form>
