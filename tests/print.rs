@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
-use crown_tools::print::{self, Format, Geometry, Paper, PrintOptions, Printer, Side};
+use crown_tools::print::{self, Duplex, Format, Geometry, Orientation, Paper, PrintOptions, Printer, Side};
 use lopdf::content::Content;
 use lopdf::{Document, Object};
 
@@ -231,17 +231,20 @@ fn pdf_has_a4_pages_cards_at_their_places_and_embedded_fonts() {
 }
 
 #[test]
-fn backs_are_mirrored_and_crop_marks_sit_outside_the_cut() {
+fn backs_are_mirrored_and_crop_marks_sit_outside_the_cut_and_inside_the_margin() {
     let pack = demo();
     let out = tempfile::tempdir().unwrap();
     let mut o = opts(out.path(), &[Format::Pdf]);
     o.backs = true;
-    o.crop_marks = true;
+    o.page.crop_marks = true;
+    o.page.gutter_mm = 6.0;
     o.bleed_mm = 3.0;
-    o.paper = Paper::Letter;
+    o.page.paper = Paper::Letter;
+    o.page.orientation = Some(Orientation::Portrait);
     let report = print::render_pack(&pack, &o).unwrap();
     let pdf = report.pdf.unwrap();
-    // 3 mm bleed: 69x94 mm cells; within 5 mm margins Letter (215.9x279.4 mm) takes 2x2.
+    // 3 mm bleed and a 6 mm gutter: 69x94 mm cells. Inside 4.2 mm margins, with room for
+    // the outer bleed and the marks, portrait Letter (215.9x279.4 mm) takes 2x2.
     assert_eq!((pdf.grid.cols, pdf.grid.rows), (2, 2));
     assert_eq!(pdf.backs, pdf.fronts);
     let doc = Document::load(&pdf.path).unwrap();
@@ -266,8 +269,8 @@ fn backs_are_mirrored_and_crop_marks_sit_outside_the_cut() {
     let back_ids: Vec<_> = pdf.placements.iter().filter(|p| p.page == 2).map(|p| p.id.clone()).collect();
     let front_ids: Vec<_> = pdf.placements.iter().filter(|p| p.page == 1).map(|p| p.id.clone()).collect();
     assert_eq!(back_ids, front_ids);
-    // Crop marks: strokes in the margin, outside every card (bleed included), on the
-    // extension of the cut lines; on front pages only.
+    // Crop marks: strokes outside every card (bleed included), on the extension of the
+    // cut lines, inside the printable area; on front pages only.
     let marks = |page| -> Vec<Box4> {
         let cards = card_rects(&doc, page, w, h);
         page_clips(&doc, page)
@@ -281,7 +284,8 @@ fn backs_are_mirrored_and_crop_marks_sit_outside_the_cut() {
             .collect()
     };
     let front_marks = marks(pages[&1]);
-    // Two columns and two rows: 4 vertical cut lines x 2 ends + 4 horizontal x 2 ends.
+    // Two columns and two rows, each card with its own cut lines: 4 vertical cut lines
+    // x 2 ends + 4 horizontal x 2 ends.
     assert_eq!(front_marks.len(), 16, "{front_marks:?}");
     let bleed = 3.0 * MM;
     for (x, _) in &fronts {
@@ -289,6 +293,16 @@ fn backs_are_mirrored_and_crop_marks_sit_outside_the_cut() {
         assert!(
             front_marks.iter().any(|m| (m.0 - cut).abs() < 0.05 && (m.2 - cut).abs() < 0.05),
             "no mark on the cut line at {cut}"
+        );
+    }
+    let margin = 4.2 * MM;
+    for m in &front_marks {
+        assert!(
+            m.0 >= margin - 0.01
+                && m.1 >= margin - 0.01
+                && m.2 <= 612.0 - margin + 0.01
+                && m.3 <= 792.0 - margin + 0.01,
+            "a crop mark reaches into the margin: {m:?}"
         );
     }
     assert!(marks(pages[&2]).is_empty(), "crop marks on a back page");
@@ -742,4 +756,241 @@ fn poppler_reads_a_printed_pack_at_its_paper_size_with_embedded_fonts_and_ink_on
     let px = &buf[..frame.buffer_size()];
     let dark = px.chunks(3).filter(|c| c.iter().map(|&v| u32::from(v)).sum::<u32>() < 600).count();
     assert!(dark * 20 > px.len() / 3, "page one is nearly blank: {dark} dark pixels of {}", px.len() / 3);
+}
+
+/// `crown print PACK --format pdf` of a shipped pack with more arguments: the PDF.
+fn print_shipped(pack: &str, out: &Path, extra: &[&str]) -> PathBuf {
+    let root = crate::common::repo_project().root;
+    let (root, out_s) = (root.to_string_lossy().to_string(), out.to_string_lossy().to_string());
+    let mut args = vec!["--project", &root, "print", pack, "--format", "pdf", "--out", &out_s];
+    args.extend_from_slice(extra);
+    assert_eq!(crown(&args), 0, "crown {}", args.join(" "));
+    out.join(format!("{pack}.pdf"))
+}
+
+/// What pdfinfo says: the number of pages and the first page's size in points.
+fn pdf_pages_and_size(pdf: &Path) -> (u32, (f64, f64)) {
+    let info = poppler("pdfinfo", &[pdf.as_os_str()]);
+    let field = |k: &str| {
+        info.lines().find_map(|l| l.strip_prefix(k)).map(str::trim).unwrap_or_else(|| panic!("no {k} in:\n{info}"))
+    };
+    let size: Vec<f64> = field("Page size:").split_whitespace().filter_map(|w| w.parse().ok()).take(2).collect();
+    (field("Pages:").parse().unwrap(), (size[0], size[1]))
+}
+
+#[test]
+fn letter_with_bleed_holds_nine_poker_cards_and_every_paper_prints_at_its_size() {
+    let out = tempfile::tempdir().unwrap();
+    let near = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() < 0.1 && (a.1 - b.1).abs() < 0.1;
+    // Take the Kingdom's 114 poker cards with 3 mm bleed on Letter: neighbours share
+    // their bleed, nine to a portrait page, 13 pages.
+    let pdf = print_shipped("take-the-kingdom", &out.path().join("letter"), &["--paper", "letter", "--bleed", "3"]);
+    let (pages, size) = pdf_pages_and_size(&pdf);
+    assert_eq!(pages, 13);
+    assert!(near(size, (612.0, 792.0)), "{size:?}");
+    // Crop marks need room outside the bleed: landscape then holds more (4x2).
+    let pdf = print_shipped(
+        "take-the-kingdom",
+        &out.path().join("marks"),
+        &["--paper", "letter", "--bleed", "3", "--crop-marks"],
+    );
+    let (pages, size) = pdf_pages_and_size(&pdf);
+    assert_eq!(pages, 15);
+    assert!(near(size, (792.0, 612.0)), "{size:?}");
+    // Larger papers take 6x3 landscape; a size of one's own, in the orientation asked for.
+    for (paper, expected) in [("a3", (1190.55, 841.89)), ("tabloid", (1224.0, 792.0))] {
+        let pdf = print_shipped("take-the-kingdom", &out.path().join(paper), &["--paper", paper]);
+        let (pages, size) = pdf_pages_and_size(&pdf);
+        assert_eq!(pages, 7, "{paper}");
+        assert!(near(size, expected), "{paper}: {size:?}");
+    }
+    let pdf = print_shipped(
+        "take-the-kingdom",
+        &out.path().join("custom"),
+        &["--paper", "450x300", "--orientation", "portrait"],
+    );
+    let (_, size) = pdf_pages_and_size(&pdf);
+    assert!(near(size, (300.0 * MM, 450.0 * MM)), "{size:?}");
+}
+
+#[test]
+fn duplex_margin_and_gutter_put_every_card_and_back_where_the_pdf_draws_it() {
+    let pack = demo();
+    for (duplex, orientation) in [
+        (Duplex::Long, Orientation::Portrait),
+        (Duplex::Short, Orientation::Portrait),
+        (Duplex::Long, Orientation::Landscape),
+        (Duplex::Short, Orientation::Landscape),
+        (Duplex::None, Orientation::Portrait),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let mut o = opts(out.path(), &[Format::Pdf]);
+        o.backs = true;
+        o.page.duplex = duplex;
+        o.page.orientation = Some(orientation);
+        o.page.margin_mm = 12.0;
+        o.page.gutter_mm = 4.0;
+        let what = format!("{duplex:?} {orientation:?}");
+        let pdf = print::render_pack(&pack, &o).unwrap().pdf.unwrap();
+        let (pw, ph) = pdf.grid.paper_mm;
+        let doc = Document::load(&pdf.path).unwrap();
+        let pages = doc.get_pages();
+        let mb = media_box(&doc, pages[&1]);
+        assert!((mb[2] - pw * MM).abs() < 0.01 && (mb[3] - ph * MM).abs() < 0.01, "{what}: {mb:?}");
+        assert_eq!(pw > ph, orientation == Orientation::Landscape, "{what}");
+        let on_page = |n: usize| -> Vec<&print::Placement> { pdf.placements.iter().filter(|p| p.page == n).collect() };
+        let (fronts, backs) = (on_page(1), on_page(2));
+        assert!(fronts.len() > 1 && fronts.len() == backs.len(), "{what}");
+        // The PDF draws the cards where the report says.
+        for (n, placed) in [(1, &fronts), (2, &backs)] {
+            let mut drawn = card_rects(&doc, pages[&(n as u32)], 63.0 * MM, 88.0 * MM);
+            let mut expected: Vec<(f64, f64)> = placed
+                .iter()
+                .map(|p| (((p.x_mm * MM) * 100.0).round() / 100.0, ((ph - p.y_mm) * MM * 100.0).round() / 100.0))
+                .collect();
+            let key = |a: &(f64, f64), b: &(f64, f64)| b.1.total_cmp(&a.1).then(a.0.total_cmp(&b.0));
+            drawn.sort_by(key);
+            expected.sort_by(key);
+            assert_eq!(drawn.len(), expected.len(), "{what} page {n}");
+            for (d, e) in drawn.iter().zip(&expected) {
+                assert!(
+                    (d.0 - e.0).abs() < 0.05 && (d.1 - e.1).abs() < 0.05,
+                    "{what} page {n}: drawn {d:?}, expected {e:?}"
+                );
+            }
+        }
+        // Nothing in the margin; neighbours a gutter apart.
+        for p in fronts.iter().chain(&backs) {
+            assert!(
+                p.x_mm >= 12.0 && p.y_mm >= 12.0 && p.x_mm + 63.0 <= pw - 12.0 && p.y_mm + 88.0 <= ph - 12.0,
+                "{what}"
+            );
+        }
+        let mut xs: Vec<f64> = fronts.iter().map(|p| p.x_mm).collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup_by(|a, b| (*a - *b).abs() < 1e-6);
+        assert!(xs.windows(2).all(|w| (w[1] - w[0] - 67.0).abs() < 1e-6), "{what}: {xs:?}");
+        // Each back behind its front once the sheet is turned the way the printer turns it.
+        for (f, b) in fronts.iter().zip(&backs) {
+            assert_eq!(f.id, b.id);
+            let mirror_x = (pw - f.x_mm - 63.0, f.y_mm);
+            let mirror_y = (f.x_mm, ph - f.y_mm - 88.0);
+            let expected = match (duplex, orientation) {
+                (Duplex::None, _) => (f.x_mm, f.y_mm),
+                (Duplex::Long, Orientation::Portrait) | (Duplex::Short, Orientation::Landscape) => mirror_x,
+                _ => mirror_y,
+            };
+            assert!((b.x_mm - expected.0).abs() < 1e-6 && (b.y_mm - expected.1).abs() < 1e-6, "{what}: {f:?} {b:?}");
+        }
+    }
+}
+
+#[test]
+fn neighbours_without_a_gutter_share_their_bleed() {
+    let pack = demo();
+    let out = tempfile::tempdir().unwrap();
+    let mut o = opts(out.path(), &[Format::Pdf]);
+    o.bleed_mm = 3.0;
+    let pdf = print::render_pack(&pack, &o).unwrap().pdf.unwrap();
+    assert_eq!((pdf.grid.cols, pdf.grid.rows), (3, 3), "nine poker cards with bleed on A4");
+    let doc = Document::load(&pdf.path).unwrap();
+    let page = doc.get_pages()[&1];
+    let (clips, _) = page_clips(&doc, page);
+    let ph = 297.0;
+    let has_clip = |x0: f64, y0: f64, x1: f64, y1: f64| {
+        let (x0, x1, top, bottom) = (x0 * MM, x1 * MM, (ph - y0) * MM, (ph - y1) * MM);
+        clips.iter().any(|c| {
+            (c.0 - x0).abs() < 0.05
+                && (c.2 - x1).abs() < 0.05
+                && (c.3 - top).abs() < 0.05
+                && (c.1 - bottom).abs() < 0.05
+        })
+    };
+    let first = &pdf.placements[0];
+    let centre = &pdf.placements[4];
+    // The top-left card keeps its bleed on the grid's outer edges only...
+    assert!(has_clip(first.x_mm - 3.0, first.y_mm - 3.0, first.x_mm + 63.0, first.y_mm + 88.0), "{clips:?}");
+    // ...and the centre one is cut exactly at its neighbours' cut lines.
+    assert!(has_clip(centre.x_mm, centre.y_mm, centre.x_mm + 63.0, centre.y_mm + 88.0), "{clips:?}");
+    assert!((centre.x_mm - first.x_mm - 63.0).abs() < 1e-9);
+}
+
+/// Pixels of one colour family in a column of a page drawn by pdftoppm at 150 DPI.
+fn guide_pixels(pdf: &Path, dir: &Path, x_mm: f64, y0_mm: f64, y1_mm: f64, is: fn(u8, u8, u8) -> bool) -> usize {
+    let prefix = dir.join("guides");
+    let _ = std::fs::remove_file(dir.join("guides-1.png"));
+    poppler(
+        "pdftoppm",
+        &[
+            "-r".as_ref(),
+            "150".as_ref(),
+            "-f".as_ref(),
+            "1".as_ref(),
+            "-l".as_ref(),
+            "1".as_ref(),
+            "-png".as_ref(),
+            pdf.as_os_str(),
+            prefix.as_os_str(),
+        ],
+    );
+    let png = dir.join("guides-1.png");
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&png).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let frame = reader.next_frame(&mut buf).unwrap();
+    let (w, channels) = (frame.width as usize, frame.line_size / frame.width as usize);
+    let px = |mm: f64| (mm / 25.4 * 150.0).round() as usize;
+    let mut n = 0;
+    for y in px(y0_mm)..px(y1_mm) {
+        for x in px(x_mm).saturating_sub(1)..=px(x_mm) + 1 {
+            let i = y * frame.line_size + x.min(w - 1) * channels;
+            if is(buf[i], buf[i + 1], buf[i + 2]) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn guides_show_the_cut_line_and_the_safe_zone() {
+    let pack = demo();
+    let out = tempfile::tempdir().unwrap();
+    let mut o = opts(out.path(), &[Format::Pdf]);
+    o.page.guides = true;
+    let pdf = print::render_pack(&pack, &o).unwrap().pdf.unwrap();
+    let p = pdf.placements[0].clone();
+    let magenta = |r: u8, g: u8, b: u8| r > g.saturating_add(60) && b > g.saturating_add(60);
+    let cyan = |r: u8, g: u8, b: u8| b > r.saturating_add(80) && g > r.saturating_add(50);
+    // The safe zone runs 3 mm inside the cut line (dashed), the cut line on it.
+    let safe = guide_pixels(&pdf.path, out.path(), p.x_mm + 3.0, p.y_mm + 10.0, p.y_mm + 78.0, magenta);
+    assert!(safe > 40, "safe-zone guide: {safe} pixels");
+    let cut = guide_pixels(&pdf.path, out.path(), p.x_mm, p.y_mm + 10.0, p.y_mm + 78.0, cyan);
+    assert!(cut > 100, "cut-line guide: {cut} pixels");
+    // Without --guides, neither.
+    o.page.guides = false;
+    let plain = print::render_pack(&pack, &o).unwrap().pdf.unwrap();
+    assert_eq!(guide_pixels(&plain.path, out.path(), p.x_mm + 3.0, p.y_mm + 10.0, p.y_mm + 78.0, magenta), 0);
+}
+
+#[test]
+fn layout_options_are_checked() {
+    let dir = temp_pack("layout", &[("cards/c.toml", "#:schema ../../../docs/schema/cards.schema.json\n[[card]]\nid = \"a\"\nname = \"A\"\nkind = \"action\"\ntext = \"Draw.\"\n")]);
+    let root = dir.path().to_str().unwrap();
+    let out = dir.path().join("out");
+    let out_s = out.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut a = vec!["--project", root, "print", "layout", "--out", out_s, "--format", "pdf"];
+        a.extend_from_slice(extra);
+        crown(&a)
+    };
+    assert_eq!(run(&["--paper", "a3", "--orientation", "landscape", "--duplex", "short", "--guides"]), 0);
+    assert_eq!(run(&["--paper", "a5"]), 2);
+    assert_eq!(run(&["--paper", "10x20"]), 2);
+    assert_eq!(run(&["--margin=-1"]), 2);
+    assert_eq!(run(&["--margin", "120"]), 2);
+    assert_eq!(run(&["--gutter", "500"]), 2);
+    assert_eq!(run(&["--duplex", "sideways"]), 2);
+    // A margin that leaves no room for a card.
+    assert_eq!(run(&["--margin", "80"]), 2);
 }

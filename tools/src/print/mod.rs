@@ -48,7 +48,7 @@ use serde::Serialize;
 
 pub use reference::{render_reference, ReferenceFormat};
 pub use render::{parse_svg, Geometry, Printer, Side};
-pub use sheet::{Grid, Paper, Placement};
+pub use sheet::{Duplex, Grid, Orientation, PageSetup, Paper, Placement};
 
 use crate::out;
 
@@ -87,15 +87,32 @@ pub struct PrintArgs {
     /// (default: the pack's card_size, else poker).
     #[arg(long)]
     pub size: Option<String>,
-    /// Paper of the PDF.
-    #[arg(long, value_enum, default_value = "a4")]
-    pub paper: PaperArg,
+    /// Paper of the PDF: a4, letter, a3, tabloid or WxH in millimetres (e.g. 300x450).
+    #[arg(long, default_value = "a4")]
+    pub paper: String,
+    /// Which way up the paper is (default: whichever holds more cards; portrait when equal).
+    #[arg(long, value_enum)]
+    pub orientation: Option<Orientation>,
+    /// The printer's unprintable border, in millimetres: no card, bleed or mark is put in it.
+    #[arg(long, default_value_t = sheet::DEFAULT_MARGIN_MM)]
+    pub margin: f64,
+    /// Space between neighbouring cards, in millimetres (narrower than twice the bleed,
+    /// neighbours share their bleed).
+    #[arg(long, default_value_t = 0.0)]
+    pub gutter: f64,
+    /// How the printer turns the sheet for the backs: over its long edge, its short edge,
+    /// or not at all (backs printed on their own, placed like their fronts).
+    #[arg(long, value_enum, default_value = "long")]
+    pub duplex: Duplex,
     /// Bleed around each card, in millimetres.
     #[arg(long, default_value_t = 0.0)]
     pub bleed: f64,
-    /// Draw crop marks outside the cut lines.
+    /// Draw crop marks outside the cut lines (inside the margin).
     #[arg(long)]
     pub crop_marks: bool,
+    /// Draw guides on every card: the cut line, the bleed edge and the safe zone.
+    #[arg(long)]
+    pub guides: bool,
     /// Print a back for every card (two-sided pieces always get theirs).
     #[arg(long)]
     pub backs: bool,
@@ -133,9 +150,9 @@ pub struct PrintOptions {
     pub formats: Vec<Format>,
     /// Card size in millimetres; `None` for the pack's.
     pub size_mm: Option<(f64, f64)>,
-    pub paper: Paper,
+    /// Paper, orientation, margin, gutter, duplex, crop marks and guides of the PDF.
+    pub page: PageSetup,
     pub bleed_mm: f64,
-    pub crop_marks: bool,
     pub backs: bool,
     pub dpi: u32,
     pub only: Vec<String>,
@@ -143,15 +160,15 @@ pub struct PrintOptions {
 }
 
 impl PrintOptions {
-    /// Defaults: every format, poker or the pack's size, A4, no bleed, 300 DPI.
+    /// Defaults: every format, poker or the pack's size, A4 in either orientation, no
+    /// bleed, 300 DPI.
     pub fn new(out: impl Into<PathBuf>) -> PrintOptions {
         PrintOptions {
             out: out.into(),
             formats: vec![Format::Pdf, Format::Png, Format::Svg, Format::Tts],
             size_mm: None,
-            paper: Paper::A4,
+            page: PageSetup::default(),
             bleed_mm: 0.0,
-            crop_marks: false,
             backs: false,
             dpi: 300,
             only: Vec::new(),
@@ -279,15 +296,24 @@ pub fn geometry(pack: &Pack, opts: &PrintOptions) -> Result<Geometry, Diagnostic
 pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagnostic>> {
     let geom = geometry(pack, opts).map_err(|d| vec![d])?;
     let grid = if opts.wants(Format::Pdf) {
-        Some(Grid::plan(opts.paper, geom).ok_or_else(|| {
-            let (pw, ph) = opts.paper.mm();
+        opts.page.check().map_err(|m| vec![Diagnostic::error("bad-layout", m)])?;
+        Some(Grid::plan(&opts.page, geom).ok_or_else(|| {
+            let (pw, ph) = opts.page.paper.mm();
+            let marks = if opts.page.crop_marks { " and room for crop marks" } else { "" };
             vec![Diagnostic::error(
                 "card-too-large",
                 format!(
-                    "a {}x{} mm card with {} mm bleed does not fit on {pw}x{ph} mm paper",
-                    geom.w, geom.h, geom.bleed
+                    "a {}x{} mm card with {} mm bleed does not fit on {} paper ({}x{} mm) inside {} mm margins{marks}",
+                    geom.w,
+                    geom.h,
+                    geom.bleed,
+                    opts.page.paper.name(),
+                    util::num(pw),
+                    util::num(ph),
+                    util::num(opts.page.margin_mm)
                 ),
-            )]
+            )
+            .hint("use a larger --paper, a smaller --margin or --size, or less --bleed")]
         })?)
     } else {
         None
@@ -336,13 +362,8 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     let index_of = |id: &str, side: Side| face_index.get(&(id, side)).copied();
     let plan = grid.map(|g| (g, paginate(&defs, &g, geom, opts.backs, &index_of)));
     let title = format!("{} {}: cards", pack.manifest.name, pack.manifest.version);
-    let pdf_job = plan.as_ref().map(|(g, (pages, ..))| PdfJob {
-        grid: g,
-        geom,
-        pages,
-        crop_marks: opts.crop_marks,
-        title: &title,
-    });
+    let pdf_job =
+        plan.as_ref().map(|(g, (pages, ..))| PdfJob { grid: g, geom, pages, setup: &opts.page, title: &title });
     let (outs, pdf_result) = run_jobs(&printer, &jobs, opts, &cache, need_trees, pdf_job);
 
     let mut report =
@@ -520,7 +541,7 @@ struct PdfJob<'a> {
     grid: &'a Grid,
     geom: Geometry,
     pages: &'a [sheet::PagePlan],
-    crop_marks: bool,
+    setup: &'a PageSetup,
     title: &'a str,
 }
 
@@ -558,7 +579,7 @@ fn run_jobs(
                     }
                     have.get(&i).cloned().flatten()
                 };
-                sheet::write_pdf(p.grid, p.geom, p.pages, &mut get, p.crop_marks, p.title)
+                sheet::write_pdf(p.grid, p.geom, p.pages, &mut get, p.setup, p.title)
             })
         });
         let sender = &tx;
@@ -720,13 +741,13 @@ fn paginate(
             for (slot, (d, f, b)) in chunk.iter().enumerate() {
                 fp.slots.push((slot, *f));
                 fronts += 1;
-                let (x, y) = grid.cell(slot, Side::Front);
+                let (x, y) = grid.card_at(slot, Side::Front);
                 placements.push(Placement {
                     page: page_no,
                     side: "front",
                     id: d.def.id.clone(),
-                    x_mm: x + geom.bleed,
-                    y_mm: y + geom.bleed,
+                    x_mm: x,
+                    y_mm: y,
                     w_mm: geom.w,
                     h_mm: geom.h,
                 });
@@ -734,13 +755,13 @@ fn paginate(
                     if let Some(b) = b {
                         bp.slots.push((slot, *b));
                         back_count += 1;
-                        let (x, y) = grid.cell(slot, Side::Back);
+                        let (x, y) = grid.card_at(slot, Side::Back);
                         placements.push(Placement {
                             page: page_no + 1,
                             side: "back",
                             id: d.def.id.clone(),
-                            x_mm: x + geom.bleed,
-                            y_mm: y + geom.bleed,
+                            x_mm: x,
+                            y_mm: y,
                             w_mm: geom.w,
                             h_mm: geom.h,
                         });
@@ -998,6 +1019,29 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
         eprintln!("error: --dpi must be between 50 and 1200, not {}", args.dpi);
         return 2;
     }
+    let Some(paper) = Paper::parse(&args.paper) else {
+        let d = Diagnostic::error("unknown-paper", format!("unknown paper `{}`", args.paper))
+            .maybe_hint(
+                crown_engine::diag::did_you_mean(&args.paper, ["a4", "letter", "a3", "tabloid"])
+                    .map(|n| format!("did you mean `{n}`?")),
+            )
+            .hint("use a4, letter, a3, tabloid or WxH in millimetres (50 to 2000 a side), e.g. 300x450");
+        out::print_diagnostics(&[d], &SourceMap::default());
+        return 2;
+    };
+    let page = PageSetup {
+        paper,
+        orientation: args.orientation,
+        margin_mm: args.margin,
+        gutter_mm: args.gutter,
+        duplex: args.duplex,
+        crop_marks: args.crop_marks,
+        guides: args.guides,
+    };
+    if let Err(m) = page.check() {
+        eprintln!("error: {m}");
+        return 2;
+    }
     let pack = match load(project, &args.pack) {
         Ok(p) => p,
         Err(code) => return code,
@@ -1015,12 +1059,8 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
         out: out_dir,
         formats,
         size_mm,
-        paper: match args.paper {
-            PaperArg::A4 => Paper::A4,
-            PaperArg::Letter => Paper::Letter,
-        },
+        page,
         bleed_mm: args.bleed,
-        crop_marks: args.crop_marks,
         backs: args.backs,
         dpi: args.dpi,
         only: args.only.clone(),
@@ -1032,8 +1072,9 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
         Err(diags) => {
             out::print_diagnostics(&diags, &templates::with_template_sources(&project.root, &pack.sources, &diags));
             // Option problems are usage errors; broken templates are content errors.
-            let usage =
-                diags.iter().any(|d| matches!(d.code, "bad-bleed" | "unknown-size" | "card-too-large" | "unknown-id"));
+            let usage = diags.iter().any(|d| {
+                matches!(d.code, "bad-bleed" | "bad-layout" | "unknown-size" | "card-too-large" | "unknown-id")
+            });
             return if usage { 2 } else { 1 };
         }
     };
@@ -1041,7 +1082,7 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
     let mut parts = Vec::new();
     if let Some(p) = &report.pdf {
         parts.push(format!(
-            "{} ({} page{}, {} front{}, {} back{}, {}x{} per page)",
+            "{} ({} page{}, {} front{}, {} back{}, {}x{} per page, {} {})",
             p.path.display(),
             p.pages,
             plural(p.pages),
@@ -1050,7 +1091,12 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
             p.backs,
             plural(p.backs),
             p.grid.cols,
-            p.grid.rows
+            p.grid.rows,
+            opts.page.paper.name(),
+            match p.grid.orientation {
+                Orientation::Portrait => "portrait",
+                Orientation::Landscape => "landscape",
+            }
         ));
     }
     if opts.wants(Format::Png) {
