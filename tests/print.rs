@@ -327,9 +327,10 @@ fn pngs_and_deck_sheets_have_the_right_sizes() {
     assert_eq!(manifest["cell_px"], serde_json::json!([409, 571]));
     let sheets = manifest["sheets"].as_array().unwrap();
     let cards = sheets.iter().find(|s| s["deck"] == "cards").unwrap();
-    assert_eq!(cards["cards"].as_array().unwrap().len(), 6);
-    assert_eq!((cards["cols"].as_u64(), cards["rows"].as_u64()), (Some(6), Some(1)));
-    assert_eq!(png_size(&out.path().join("tts").join(cards["image"].as_str().unwrap())), (6 * 409, 571));
+    // One slot per copy: trebuchet x2, palisade x3 and four single cards.
+    assert_eq!(cards["cards"].as_array().unwrap().len(), 9);
+    assert_eq!((cards["cols"].as_u64(), cards["rows"].as_u64()), (Some(9), Some(1)));
+    assert_eq!(png_size(&out.path().join("tts").join(cards["image"].as_str().unwrap())), (9 * 409, 571));
     assert!(cards["backs"].is_string(), "the stage card has a back of its own");
     assert_eq!(png_size(&out.path().join("tts/back.png")), (409, 571));
     for s in sheets {
@@ -993,4 +994,161 @@ fn layout_options_are_checked() {
     assert_eq!(run(&["--duplex", "sideways"]), 2);
     // A margin that leaves no room for a card.
     assert_eq!(run(&["--margin", "80"]), 2);
+}
+
+/// What Tabletop Simulator reads in a saved object (`Saves/Saved Objects/*.json`): the
+/// fields of a custom deck and of its cards, with their types.
+const TTS_SAVED_OBJECT_SCHEMA: &str = r##"{
+  "type": "object",
+  "required": ["SaveName", "ObjectStates"],
+  "properties": {
+    "SaveName": { "type": "string" },
+    "ObjectStates": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/object" } }
+  },
+  "$defs": {
+    "transform": {
+      "type": "object",
+      "required": ["posX", "posY", "posZ", "rotX", "rotY", "rotZ", "scaleX", "scaleY", "scaleZ"],
+      "additionalProperties": { "type": "number" }
+    },
+    "sheet": {
+      "type": "object",
+      "required": ["FaceURL", "BackURL", "NumWidth", "NumHeight", "BackIsHidden", "UniqueBack"],
+      "properties": {
+        "FaceURL": { "type": "string", "minLength": 1 },
+        "BackURL": { "type": "string", "minLength": 1 },
+        "NumWidth": { "type": "integer", "minimum": 1, "maximum": 10 },
+        "NumHeight": { "type": "integer", "minimum": 1, "maximum": 7 },
+        "BackIsHidden": { "type": "boolean" },
+        "UniqueBack": { "type": "boolean" },
+        "Type": { "type": "integer" }
+      }
+    },
+    "customDeck": {
+      "type": "object",
+      "minProperties": 1,
+      "propertyNames": { "pattern": "^[1-9][0-9]*$" },
+      "additionalProperties": { "$ref": "#/$defs/sheet" }
+    },
+    "object": {
+      "type": "object",
+      "required": ["GUID", "Name", "Transform", "Nickname"],
+      "properties": {
+        "GUID": { "type": "string", "pattern": "^[0-9a-f]{6}$" },
+        "Name": { "enum": ["DeckCustom", "Card"] },
+        "Transform": { "$ref": "#/$defs/transform" },
+        "Nickname": { "type": "string" },
+        "Description": { "type": "string" },
+        "CardID": { "type": "integer", "minimum": 100 },
+        "DeckIDs": { "type": "array", "items": { "type": "integer", "minimum": 100 } },
+        "CustomDeck": { "$ref": "#/$defs/customDeck" },
+        "ContainedObjects": { "type": "array", "items": { "$ref": "#/$defs/object" } }
+      },
+      "if": { "properties": { "Name": { "const": "DeckCustom" } } },
+      "then": { "required": ["DeckIDs", "CustomDeck", "ContainedObjects"] },
+      "else": { "required": ["CardID", "CustomDeck"] }
+    }
+  }
+}"##;
+
+/// The local file a `file:///` URL names.
+fn file_of(url: &str) -> PathBuf {
+    let path = url.strip_prefix("file://").unwrap_or_else(|| panic!("not a file URL: {url}"));
+    let mut out = Vec::new();
+    let b = path.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            out.push(u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).unwrap(), 16).unwrap());
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    PathBuf::from(String::from_utf8(out).unwrap())
+}
+
+#[test]
+fn tabletop_simulator_saved_objects_hold_every_copy_with_its_name_and_sheets() {
+    let root = crate::common::repo_project().root;
+    let pack = load(&root, "the-last-kingdom");
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("my prints");
+    let report = print::render_pack(&pack, &opts(&dir, &[Format::Tts])).unwrap();
+    assert_eq!(report.errors(), 0, "{:#?}", report.diagnostics);
+    let tts = report.tts.unwrap();
+    let schema: serde_json::Value = serde_json::from_str(TTS_SAVED_OBJECT_SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let cell = tts.cell_px;
+    let mut kinds = Vec::new();
+    for path in &tts.saved_objects {
+        let save: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let errors: Vec<String> =
+            validator.iter_errors(&save).map(|e| format!("{e} at {}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
+        let deck = &save["ObjectStates"][0];
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let kind = name.strip_prefix("the-last-kingdom-").unwrap().trim_end_matches('s').to_string();
+        // Every copy of every definition of this kind, in order, by name.
+        let expected: Vec<&crown_engine::content::Def> = pack
+            .defs
+            .iter()
+            .filter(|d| d.kind.as_str() == kind && d.def.count > 0)
+            .flat_map(|d| std::iter::repeat_n(d, d.def.count as usize))
+            .collect();
+        let cards: Vec<&serde_json::Value> = if deck["Name"] == "DeckCustom" {
+            let ids = deck["DeckIDs"].as_array().unwrap();
+            let contained = deck["ContainedObjects"].as_array().unwrap();
+            assert_eq!(ids.len(), contained.len(), "{name}");
+            for (id, card) in ids.iter().zip(contained) {
+                assert_eq!(*id, card["CardID"], "{name}: DeckIDs follow ContainedObjects");
+            }
+            contained.iter().collect()
+        } else {
+            vec![deck]
+        };
+        assert_eq!(cards.len(), expected.len(), "{name}: one card per copy");
+        for (card, d) in cards.iter().zip(&expected) {
+            assert_eq!(card["Nickname"], d.def.name.as_str());
+            assert_eq!(card["GMNotes"], d.def.id.as_str());
+            // CardID = sheet key x 100 + slot; the sheet is declared on the deck (and on
+            // the card) and its image holds that slot.
+            let id = card["CardID"].as_u64().unwrap();
+            let key = (id / 100).to_string();
+            let sheets = if deck["Name"] == "DeckCustom" { &deck["CustomDeck"] } else { &card["CustomDeck"] };
+            let sheet = &sheets[&key];
+            assert_eq!(&card["CustomDeck"][&key], sheet);
+            let (cols, rows) = (sheet["NumWidth"].as_u64().unwrap(), sheet["NumHeight"].as_u64().unwrap());
+            assert!(id % 100 < cols * rows, "{name}: slot {} outside a {cols}x{rows} sheet", id % 100);
+            let face = file_of(sheet["FaceURL"].as_str().unwrap());
+            assert_eq!(png_size(&face), (cols as u32 * cell.0, rows as u32 * cell.1), "{}", face.display());
+            let back = file_of(sheet["BackURL"].as_str().unwrap());
+            assert!(back.is_file(), "{}", back.display());
+            assert_eq!(sheet["UniqueBack"], back.file_name().unwrap().to_string_lossy().ends_with("-backs.png"));
+        }
+        // Counted per definition: each id as many times as its count.
+        let mut by_id: BTreeMap<String, i64> = BTreeMap::new();
+        for c in &cards {
+            *by_id.entry(c["GMNotes"].as_str().unwrap().to_string()).or_default() += 1;
+        }
+        for d in &expected {
+            assert_eq!(by_id[&d.def.id], d.def.count, "{name}: {}", d.def.id);
+        }
+        assert!(path.with_extension("png").is_file(), "the saved object's picture");
+        kinds.push(kind);
+    }
+    kinds.sort();
+    assert_eq!(kinds, ["card", "leader", "plaque"]);
+    // The URLs name the files where they are (spaces escaped).
+    let text = std::fs::read_to_string(&tts.saved_objects[0]).unwrap();
+    assert!(text.contains("my%20prints/tts/the-last-kingdom-"), "{text}");
+
+    // --tts-url: the sheets will be on the web.
+    let mut o = opts(&out.path().join("web"), &[Format::Tts]);
+    o.tts_url = Some("https://example.org/decks/".into());
+    let report = print::render_pack(&pack, &o).unwrap();
+    let text = std::fs::read_to_string(&report.tts.unwrap().saved_objects[0]).unwrap();
+    assert!(text.contains("\"FaceURL\": \"https://example.org/decks/the-last-kingdom-cards-1.png\""), "{text}");
+    assert!(!text.contains("file://"));
 }

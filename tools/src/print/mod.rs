@@ -7,7 +7,9 @@
 //! - `templates`: the tera templates (built in, overridable per pack) and their functions.
 //! - `context`: what a template sees for one definition.
 //! - `render`: one definition side to SVG, with diagnostics naming the card.
-//! - `sheet`: PDF pages (krilla + krilla-svg); `raster`: PNGs and deck sheets (resvg).
+//! - `sheet`: PDF pages (krilla + krilla-svg): paper, orientation, margins, gutters,
+//!   duplex, crop marks, guides; `raster`: PNGs and deck sheets (resvg).
+//! - `tts`: deck sheets, their manifest and Tabletop Simulator saved objects.
 //! - `cache`: which SVG/PNG outputs are still current.
 //! - `reference`: the rules reference (HTML, Markdown, PDF).
 //! - `bench`: the printing benchmark `crown bench` runs.
@@ -30,6 +32,7 @@ pub mod reference;
 pub mod render;
 pub mod sheet;
 pub mod templates;
+pub mod tts;
 pub mod util;
 
 use crown_engine::fsread;
@@ -40,7 +43,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use crown_engine::content::{load_pack, Def, DefKind, LoadOptions, Pack, Project};
+use crown_engine::content::{load_pack, Def, LoadOptions, Pack, Project};
 use crown_engine::diag::{Diagnostic, Severity, SourceMap};
 use rayon::prelude::*;
 use resvg::usvg;
@@ -49,6 +52,7 @@ use serde::Serialize;
 pub use reference::{render_reference, ReferenceFormat};
 pub use render::{parse_svg, Geometry, Printer, Side};
 pub use sheet::{Duplex, Grid, Orientation, PageSetup, Paper, Placement};
+pub use tts::TtsReport;
 
 use crate::out;
 
@@ -125,6 +129,10 @@ pub struct PrintArgs {
     /// Render every face again, ignoring the cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Where the deck sheets will be put on the web (e.g. https://example.org/decks): the
+    /// Tabletop Simulator saved objects then name them there instead of by file:/// URLs.
+    #[arg(long, value_name = "URL")]
+    pub tts_url: Option<String>,
 }
 
 /// Arguments of `crown reference`.
@@ -157,6 +165,8 @@ pub struct PrintOptions {
     pub dpi: u32,
     pub only: Vec<String>,
     pub use_cache: bool,
+    /// Base URL of the deck sheets in the saved objects; `None` for file URLs.
+    pub tts_url: Option<String>,
 }
 
 impl PrintOptions {
@@ -173,6 +183,7 @@ impl PrintOptions {
             dpi: 300,
             only: Vec::new(),
             use_cache: true,
+            tts_url: None,
         }
     }
 
@@ -235,13 +246,6 @@ pub struct PdfReport {
     pub backs: usize,
     pub grid: Grid,
     pub placements: Vec<Placement>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct TtsReport {
-    pub manifest: PathBuf,
-    pub sheets: Vec<PathBuf>,
-    pub cell_px: (u32, u32),
 }
 
 /// One face to produce.
@@ -433,9 +437,14 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     }
 
     if opts.wants(Format::Tts) {
-        match write_tts(pack, &defs, geom, &trees, &index_of, out_dir, tts_back.as_deref()) {
+        let urls = match &opts.tts_url {
+            Some(u) => tts::Urls::Base(u.clone()),
+            None => tts::Urls::Local,
+        };
+        match tts::write(pack, &defs, geom, &trees, &index_of, out_dir, tts_back.as_deref(), &urls) {
             Ok(t) => {
                 report.written.extend(t.sheets.iter().cloned());
+                report.written.extend(t.saved_objects.iter().cloned());
                 report.written.push(t.manifest.clone());
                 report.tts = Some(t);
             }
@@ -777,153 +786,6 @@ fn paginate(
     (pages, placements, fronts, back_count)
 }
 
-#[derive(Serialize)]
-struct TtsManifest<'a> {
-    pack: &'a str,
-    version: &'a str,
-    card_size_mm: (f64, f64),
-    cell_px: (u32, u32),
-    back: String,
-    sheets: Vec<TtsSheet>,
-}
-
-#[derive(Serialize)]
-struct TtsSheet {
-    /// `cards`, `plaques`, `nobles` or `leaders`: which pile the sheet belongs to.
-    deck: String,
-    image: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    backs: Option<String>,
-    cols: usize,
-    rows: usize,
-    cards: Vec<TtsCard>,
-}
-
-#[derive(Serialize)]
-struct TtsCard {
-    slot: usize,
-    row: usize,
-    col: usize,
-    id: String,
-    name: String,
-    kind: String,
-    count: i64,
-}
-
-fn write_tts(
-    pack: &Pack,
-    defs: &[&Def],
-    geom: Geometry,
-    trees: &[Option<Arc<usvg::Tree>>],
-    index_of: &(dyn Fn(&str, Side) -> Option<usize> + Sync),
-    out_dir: &Path,
-    back_of: Option<&str>,
-) -> Result<TtsReport, Diagnostic> {
-    let dir = out_dir.join("tts");
-    // The deck sheets are made anew each time: clear what an earlier run left.
-    if let Ok(rd) = std::fs::read_dir(&dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_file() && p.extension().is_some_and(|x| x == "png" || x == "json") {
-                let _ = std::fs::remove_file(p);
-            }
-        }
-    }
-    let cell = raster::tts_cell(geom);
-    let err = |e: String| Diagnostic::error("tts-error", format!("deck sheets: {e}"));
-    let raster_cell = |t: usize| -> Option<Result<resvg::tiny_skia::Pixmap, String>> {
-        trees.get(t)?.as_ref().map(|tree| raster::rasterize(tree, cell.0, cell.1, Some(()), geom))
-    };
-    let back_tree = back_of.and_then(|id| index_of(id, Side::Back));
-    let generic_back = back_tree.and_then(&raster_cell).transpose().map_err(err)?;
-    let back_png = match &generic_back {
-        Some(pm) => raster::encode(pm, None).map_err(err)?,
-        None => {
-            let mut pm = resvg::tiny_skia::Pixmap::new(cell.0, cell.1).ok_or_else(|| err("bad cell size".into()))?;
-            pm.fill(resvg::tiny_skia::Color::from_rgba8(0x2b, 0x2f, 0x3a, 255));
-            raster::encode(&pm, None).map_err(err)?
-        }
-    };
-    let back_path = dir.join("back.png");
-    out::write_atomic(&back_path, &back_png).map_err(|e| io_diag(&back_path, &e))?;
-    let mut sheets = Vec::new();
-    let mut files = vec![back_path];
-    let with_front: Vec<&&Def> =
-        defs.iter().filter(|d| index_of(&d.def.id, Side::Front).is_some_and(|t| trees[t].is_some())).collect();
-    // One deck (a run of sheets) per kind of definition: cards, plaques, nobles, leaders.
-    for kind in DefKind::ALL {
-        let of_kind: Vec<&&Def> = with_front.iter().copied().filter(|d| d.kind == kind).collect();
-        for (n, chunk) in of_kind.chunks(raster::TTS_PER_SHEET).enumerate() {
-            let (cols, rows) = raster::tts_grid(chunk.len());
-            let cells: Vec<resvg::tiny_skia::Pixmap> = chunk
-                .par_iter()
-                .map(|d| raster_cell(index_of(&d.def.id, Side::Front).expect("front")).expect("tree"))
-                .collect::<Result<_, _>>()
-                .map_err(err)?;
-            let deck = format!("{}s", kind.as_str());
-            let image = format!("{}-{deck}-{}.png", pack.id(), n + 1);
-            let bytes = raster::compose(&cells, cols, rows, cell).map_err(err)?;
-            let path = dir.join(&image);
-            out::write_atomic(&path, &bytes).map_err(|e| io_diag(&path, &e))?;
-            files.push(path);
-            let mut backs = None;
-            if chunk.iter().any(|d| Printer::two_sided(d)) {
-                let back_cells: Vec<resvg::tiny_skia::Pixmap> = chunk
-                    .par_iter()
-                    .map(|d| {
-                        let own = if Printer::two_sided(d) { index_of(&d.def.id, Side::Back) } else { None };
-                        match own.and_then(raster_cell) {
-                            Some(r) => r,
-                            None => Ok(generic_back
-                                .clone()
-                                .unwrap_or_else(|| resvg::tiny_skia::Pixmap::new(cell.0, cell.1).expect("cell"))),
-                        }
-                    })
-                    .collect::<Result<_, _>>()
-                    .map_err(err)?;
-                let name = format!("{}-{deck}-{}-backs.png", pack.id(), n + 1);
-                let bytes = raster::compose(&back_cells, cols, rows, cell).map_err(err)?;
-                let path = dir.join(&name);
-                out::write_atomic(&path, &bytes).map_err(|e| io_diag(&path, &e))?;
-                files.push(path);
-                backs = Some(name);
-            }
-            sheets.push(TtsSheet {
-                deck,
-                image,
-                backs,
-                cols,
-                rows,
-                cards: chunk
-                    .iter()
-                    .enumerate()
-                    .map(|(i, d)| TtsCard {
-                        slot: i,
-                        row: i / cols,
-                        col: i % cols,
-                        id: d.def.id.clone(),
-                        name: d.def.name.clone(),
-                        kind: context::print_kind(d),
-                        count: d.def.count,
-                    })
-                    .collect(),
-            });
-        }
-    }
-    let manifest = TtsManifest {
-        pack: pack.id(),
-        version: &pack.manifest.version,
-        card_size_mm: (geom.w, geom.h),
-        cell_px: cell,
-        back: "back.png".into(),
-        sheets,
-    };
-    let path = dir.join(format!("{}-deck.json", pack.id()));
-    let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
-    out::write_atomic(&path, text.as_bytes()).map_err(|e| io_diag(&path, &e))?;
-    Ok(TtsReport { manifest: path, sheets: files, cell_px: cell })
-}
-
 /// The SVG of one definition's front, and of its back when it has one of its own: what a
 /// live preview shows. Uses the pack's templates and icons, no bleed.
 pub fn card_svg(pack: &Pack, id: &str, size_mm: Option<(f64, f64)>) -> Result<CardSvg, Vec<Diagnostic>> {
@@ -1065,6 +927,7 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
         dpi: args.dpi,
         only: args.only.clone(),
         use_cache: !args.no_cache,
+        tts_url: args.tts_url.clone(),
     };
     let started = Instant::now();
     let report = match render_pack(&pack, &opts) {
@@ -1121,7 +984,12 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
         parts.push(format!("{} face{} failed", report.failed, plural(report.failed)));
     }
     if let Some(t) = &report.tts {
-        parts.push(format!("deck sheets and {}", t.manifest.display()));
+        parts.push(format!(
+            "deck sheets, {} Tabletop Simulator saved object{} and {}",
+            t.saved_objects.len(),
+            plural(t.saved_objects.len()),
+            t.manifest.display()
+        ));
     }
     let errors = report.errors();
     let warnings = report.diagnostics.len() - errors;

@@ -527,7 +527,13 @@ mod tests {
 
     #[test]
     fn the_grid_is_centred_and_leaves_the_margin_and_room_for_marks() {
-        let s = PageSetup { margin_mm: 10.0, crop_marks: true, gutter_mm: 2.0, ..on(Paper::A4) };
+        let s = PageSetup {
+            margin_mm: 10.0,
+            crop_marks: true,
+            gutter_mm: 2.0,
+            orientation: Some(Orientation::Portrait),
+            ..on(Paper::A4)
+        };
         let grid = Grid::plan(&s, g(63.0, 88.0, 3.0)).unwrap();
         // 210 - 2 x (10 + 3 + 3) = 178 mm across: two cards and a gutter (128 mm).
         assert_eq!((grid.cols, grid.rows), (2, 2));
