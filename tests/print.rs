@@ -1152,3 +1152,197 @@ fn tabletop_simulator_saved_objects_hold_every_copy_with_its_name_and_sheets() {
     assert!(text.contains("\"FaceURL\": \"https://example.org/decks/the-last-kingdom-cards-1.png\""), "{text}");
     assert!(!text.contains("file://"));
 }
+
+/// A copy of shipped packs (content and scripts) in a temporary project.
+fn copy_of_shipped(packs: &[&str]) -> tempfile::TempDir {
+    let root = crate::common::repo_project().root;
+    let dir = tempfile::tempdir().unwrap();
+    for pack in packs {
+        for top in ["content", "scripts"] {
+            let from = root.join(top).join(pack);
+            for e in walkdir::WalkDir::new(&from).into_iter().flatten() {
+                let to = dir.path().join(top).join(pack).join(e.path().strip_prefix(&from).unwrap());
+                if e.file_type().is_dir() {
+                    std::fs::create_dir_all(&to).unwrap();
+                } else {
+                    std::fs::copy(e.path(), &to).unwrap();
+                }
+            }
+        }
+    }
+    dir
+}
+
+#[test]
+fn doc_template_examples_render() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/printing.md")).unwrap();
+    let mut examples = Vec::new();
+    let mut block: Option<String> = None;
+    for line in doc.lines() {
+        match (&mut block, line.trim()) {
+            (None, "```tera") => block = Some(String::new()),
+            (Some(b), "```") => {
+                examples.push(std::mem::take(b));
+                block = None;
+            }
+            (Some(b), _) => {
+                b.push_str(line);
+                b.push('\n');
+            }
+            _ => {}
+        }
+    }
+    assert!(examples.len() >= 2, "the template examples of docs/printing.md are fenced as ```tera");
+    // Every kind of piece (cards, stages, plaques, nobles, leaders) and "any" costs.
+    let dir = copy_of_shipped(&["kingdoms-in-conflict"]);
+    for top in ["content", "scripts"] {
+        let demo = fixtures().join(top).join("print-demo");
+        for e in walkdir::WalkDir::new(&demo).into_iter().flatten() {
+            let to = dir.path().join(top).join("print-demo").join(e.path().strip_prefix(&demo).unwrap());
+            if e.file_type().is_dir() {
+                std::fs::create_dir_all(&to).unwrap();
+            } else {
+                std::fs::copy(e.path(), &to).unwrap();
+            }
+        }
+    }
+    for (n, example) in examples.iter().enumerate() {
+        for pack_id in ["print-demo", "kingdoms-in-conflict"] {
+            let templates = dir.path().join("content").join(pack_id).join("templates");
+            std::fs::create_dir_all(&templates).unwrap();
+            for t in ["card-front.svg", "character-front.svg", "plaque-front.svg", "stages-front.svg"] {
+                std::fs::write(templates.join(t), example).unwrap();
+            }
+            let pack = load(dir.path(), pack_id);
+            for d in &pack.defs {
+                let svg = print::card_svg(&pack, &d.def.id, None)
+                    .unwrap_or_else(|e| panic!("example {} on {}: {e:#?}", n + 1, d.def.id));
+                let errors: Vec<_> = svg.diagnostics.iter().filter(|x| x.is_error()).collect();
+                assert!(errors.is_empty(), "example {} on {}: {errors:#?}\n{example}", n + 1, d.def.id);
+                print::parse_svg(&svg.front).unwrap_or_else(|e| panic!("example {} on {}: {e}", n + 1, d.def.id));
+                assert!(svg.front.contains(&d.def.name.replace('&', "&amp;")), "example {}", n + 1);
+            }
+        }
+    }
+}
+
+#[test]
+fn new_templates_copies_what_the_pack_uses_and_keeps_what_is_there() {
+    let dir = copy_of_shipped(&["kingdom-legacy", "kingdom-legacy-saltroad"]);
+    let root = dir.path().to_str().unwrap();
+    // The base pack takes a copy of two built-in templates and changes one.
+    assert_eq!(
+        crown(&["--project", root, "new", "templates", "kingdom-legacy", "--only", "card-front.svg,macros.svg"]),
+        0
+    );
+    let base = dir.path().join("content/kingdom-legacy/templates");
+    let builtin: BTreeMap<&str, &str> = print::templates::BUILTIN.iter().copied().collect();
+    assert_eq!(std::fs::read_to_string(base.join("macros.svg")).unwrap(), builtin["macros.svg"]);
+    assert!(!base.join("card-back.svg").exists(), "--only copies only those");
+    let mine = builtin["card-front.svg"].replace(
+        "{{ m::footer(card=card, pack=pack, geom=geom) }}",
+        "<!-- base look -->\n{{ m::footer(card=card, pack=pack, geom=geom) }}",
+    );
+    std::fs::write(base.join("card-front.svg"), &mine).unwrap();
+    // The expansion gets every template, the base pack's own where it has one.
+    assert_eq!(crown(&["--project", root, "new", "templates", "kingdom-legacy-saltroad"]), 0);
+    let exp = dir.path().join("content/kingdom-legacy-saltroad/templates");
+    for (name, text) in print::templates::BUILTIN {
+        let written = std::fs::read_to_string(exp.join(name)).unwrap();
+        if *name == "card-front.svg" {
+            assert_eq!(written, mine);
+        } else {
+            assert_eq!(written, *text, "{name}");
+        }
+    }
+    // Never overwritten.
+    std::fs::write(exp.join("card-back.svg"), "{{ nonsense").unwrap();
+    assert_eq!(crown(&["--project", root, "new", "templates", "kingdom-legacy-saltroad"]), 0);
+    assert_eq!(std::fs::read_to_string(exp.join("card-back.svg")).unwrap(), "{{ nonsense");
+    assert_eq!(crown(&["--project", root, "new", "templates", "kingdom-legacy", "--only", "card-frnt.svg"]), 2);
+    assert_eq!(crown(&["--project", root, "new", "templates", "no-such-pack"]), 2);
+}
+
+#[test]
+fn an_expansion_prints_in_its_base_packs_style() {
+    let base_pack = r##"#:schema ../../docs/schema/pack.schema.json
+id = "base"
+name = "Base Game"
+version = "2.0.0"
+players = { min = 1, max = 2 }
+card_size = "mini"
+[icons]
+torch = "icons/torch.svg"
+[colors]
+spell = "#123456"
+back = "#654321"
+[print]
+hide_values = ["weight"]
+"##;
+    let exp_pack = r##"#:schema ../../docs/schema/pack.schema.json
+id = "exp"
+name = "The Expansion"
+version = "0.3.0"
+players = { min = 1, max = 2 }
+extends = "base"
+[colors]
+curse = "#abcdef"
+"##;
+    let card = |id: &str| {
+        format!("[[card]]\nid = \"{id}\"\nname = \"{id}\"\nkind = \"spell\"\nvalues = {{ weight = 3, power = 2 }}\ntext = \"Light the :torch:.\"\n")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("content/base/pack.toml", base_pack.to_string()),
+        (
+            "content/base/icons/torch.svg",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 10 10\"><circle cx=\"5\" cy=\"5\" r=\"4\"/></svg>"
+                .to_string(),
+        ),
+        ("content/base/cards/c.toml", card("old")),
+        ("content/exp/pack.toml", exp_pack.to_string()),
+        ("content/exp/cards/c.toml", card("new")),
+        ("scripts/base/rules.rhai", "fn setup() {}\nfn turn() { end_game([], \"test\"); }\n".to_string()),
+    ];
+    for (rel, text) in files {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let pack = load(dir.path(), "exp");
+    let out = dir.path().join("out");
+    let mut o = opts(&out, &[Format::Svg]);
+    o.backs = true;
+    let report = print::render_pack(&pack, &o).unwrap();
+    assert!(report.diagnostics.is_empty(), "{:#?}", report.diagnostics);
+    let svg = |name: &str| std::fs::read_to_string(out.join("svg").join(name)).unwrap();
+    for id in ["old", "new"] {
+        let front = svg(&format!("{id}.svg"));
+        // The base pack's card size, band colour, icon file and hidden value.
+        assert!(front.contains("width=\"44mm\""), "{id}: {front}");
+        assert!(front.contains("#123456"), "{id}: the base pack's colour");
+        assert!(front.contains("id=\"icon-torch\""), "{id}: the base pack's icon");
+        assert!(!front.contains("Weight") && front.contains("Power"), "{id}: hidden value");
+        assert!(svg(&format!("{id}.back.svg")).contains("#654321"), "{id}: the base pack's back colour");
+        assert!(svg(&format!("{id}.back.svg")).contains("Base Game"), "{id}: the game's name on the back");
+    }
+    // Each card's footer names its own pack.
+    assert!(svg("old.svg").contains("Base Game 2.0.0"));
+    assert!(svg("new.svg").contains("The Expansion 0.3.0"));
+}
+
+#[test]
+fn any_costs_show_what_may_pay_them_and_hidden_values_stay_off_the_faces() {
+    let root = crate::common::repo_project().root;
+    let kic = load(&root, "kingdoms-in-conflict");
+    let officer = print::card_svg(&kic, "officer", None).unwrap().front;
+    // `any-material` and `any-food`: the icons of the board's supplies of each group.
+    for icon in ["metal", "stone", "wood", "livestock", "grain", "fish"] {
+        assert!(officer.contains(&format!("href=\"#icon-{icon}\"")), "{icon}");
+    }
+    assert!(!officer.contains(" any<"), "an ambiguous `any` label: {officer}");
+    assert!(officer.contains(">HP 2<"), "two-letter values are abbreviations");
+    let ttk = load(&root, "take-the-kingdom");
+    let archers = print::card_svg(&ttk, "archers", None).unwrap().front;
+    assert!(archers.contains(">3<") && !archers.contains("Solo"), "{archers}");
+}

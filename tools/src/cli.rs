@@ -88,6 +88,15 @@ pub enum NewArgs {
         #[arg(long, default_value = "action")]
         kind: String,
     },
+    /// Copy the print templates the pack uses (built in, or from the pack it extends) into
+    /// its templates/ folder, to edit. Files already there are kept.
+    Templates {
+        /// The pack, by id or path.
+        pack: String,
+        /// Only these templates (names, comma-separated, e.g. card-front.svg,macros.svg).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+    },
 }
 
 #[derive(Debug, Args)]

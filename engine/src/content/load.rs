@@ -353,6 +353,8 @@ struct Layer {
     refs: Vec<Ref>,
     rules: Option<ScriptRef>,
     file_hashes: BTreeMap<PathBuf, u64>,
+    /// The pack whose folder holds each icon's file.
+    icon_packs: BTreeMap<String, String>,
 }
 
 struct PackLoad<'p> {
@@ -521,6 +523,8 @@ impl PackLoad<'_> {
         let mut all_refs = Vec::new();
         let mut rules = None;
         let mut hashes = BTreeMap::new();
+        let mut icon_packs: BTreeMap<String, String> = BTreeMap::new();
+        let own_icons: Vec<String> = manifest.icons.keys().cloned().collect();
         if let Some(b) = base {
             // What the extended packs accept, this one accepts too (their scripts run here).
             let mut manifest_allow = b.manifest.check.allow.clone();
@@ -545,6 +549,26 @@ impl PackLoad<'_> {
                 union(&mut into.costs, v.costs, |a, b| a.extend(b));
             }
             manifest.vocabulary = vocabulary;
+            // And its printed look: colours, icons (whose files stay in the folder of the
+            // pack that names them), card size and print settings, each overridden or
+            // added to by this pack's own.
+            let mut colors = b.manifest.colors.clone();
+            colors.extend(std::mem::take(&mut manifest.colors));
+            manifest.colors = colors;
+            let mut icons = b.manifest.icons.clone();
+            icons.extend(std::mem::take(&mut manifest.icons));
+            manifest.icons = icons;
+            icon_packs = b.icon_packs;
+            if manifest.card_size.is_none() {
+                manifest.card_size = b.manifest.card_size.clone();
+            }
+            let mut hide = b.manifest.print.hide_values.clone();
+            for v in std::mem::take(&mut manifest.print.hide_values) {
+                if !hide.contains(&v) {
+                    hide.push(v);
+                }
+            }
+            manifest.print.hide_values = hide;
             chain.extend(b.chain);
             defs = b.defs;
             all_scenarios = b.scenarios;
@@ -554,6 +578,9 @@ impl PackLoad<'_> {
             if board.is_none() {
                 board = b.board;
             }
+        }
+        for name in own_icons {
+            icon_packs.insert(name, id.to_string());
         }
         if hashes.is_empty() {
             hashes = file_hashes;
@@ -714,6 +741,7 @@ impl PackLoad<'_> {
             refs: all_refs,
             rules,
             file_hashes: hashes,
+            icon_packs,
         })
     }
 
@@ -900,7 +928,8 @@ impl PackLoad<'_> {
     }
 
     fn finish(&mut self, layer: Layer) -> Option<Pack> {
-        let Layer { manifest, manifest_origin, chain, defs, scenarios, board, refs, rules, file_hashes } = layer;
+        let Layer { manifest, manifest_origin, chain, defs, scenarios, board, refs, rules, file_hashes, icon_packs } =
+            layer;
         let mfile = self.sources.get(&manifest_origin.file).cloned();
         if let Some(f) = &mfile {
             self.check_manifest(&manifest, f);
@@ -1220,6 +1249,7 @@ impl PackLoad<'_> {
             rules: rules_idx,
             sources,
             file_hashes,
+            icon_packs,
         })
     }
 

@@ -194,6 +194,9 @@ pub struct Pack {
     pub sources: SourceMap,
     /// Content hash of every file loaded, by shown path.
     pub file_hashes: BTreeMap<PathBuf, u64>,
+    /// For each icon of `manifest.icons`, the pack whose folder its file is relative to
+    /// (an expansion inherits the icons of the packs it extends).
+    pub icon_packs: BTreeMap<String, String>,
 }
 
 impl Pack {

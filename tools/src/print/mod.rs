@@ -845,6 +845,18 @@ pub struct CardSvg {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// Load a pack for printing: its scripts are not compiled unless that is what it takes
+/// to see that the hooks its definitions name are there.
+pub fn load_for_print(project: &Project, id: &str) -> crown_engine::content::Loaded {
+    let loaded = load_pack(project, id, LoadOptions { compile_scripts: false });
+    // Without compiling, the loader cannot see the functions a script defines and reports
+    // every hook as missing; in that case only, load again with the scripts compiled.
+    if loaded.pack.is_none() && loaded.diagnostics.iter().filter(|d| d.is_error()).all(|d| d.code == "missing-hook") {
+        return load_pack(project, id, LoadOptions::default());
+    }
+    loaded
+}
+
 fn load(project: &Project, name: &str) -> Result<Pack, i32> {
     let (proj, id) = match project.resolve(name) {
         Ok(x) => x,
@@ -853,12 +865,7 @@ fn load(project: &Project, name: &str) -> Result<Pack, i32> {
             return Err(2);
         }
     };
-    let mut loaded = load_pack(&proj, &id, LoadOptions { compile_scripts: false });
-    // Without compiling, the loader cannot see the functions a script defines and reports
-    // every hook as missing; in that case only, load again with the scripts compiled.
-    if loaded.pack.is_none() && loaded.diagnostics.iter().filter(|d| d.is_error()).all(|d| d.code == "missing-hook") {
-        loaded = load_pack(&proj, &id, LoadOptions::default());
-    }
+    let loaded = load_for_print(&proj, &id);
     match loaded.pack {
         Some(p) => Ok(p),
         None => {
