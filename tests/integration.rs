@@ -20,6 +20,7 @@ mod schema;
 pub(crate) mod serve;
 mod sim;
 mod soak;
+mod spreadsheets;
 mod tlk;
 mod ttk;
 mod watch;

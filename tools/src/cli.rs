@@ -44,6 +44,9 @@ pub enum Command {
     /// A campaign kept in a save file, played one round or one game at a time.
     #[command(subcommand)]
     Campaign(crate::campaign::CampaignArgs),
+    /// Write a pack's definitions as CSV or TOML (`crown export csv PACK`).
+    #[command(subcommand)]
+    Export(crate::export::ExportArgs),
     /// Reload packs as their files change: validate, render changed cards, replay goldens.
     Watch(crate::watch::WatchArgs),
     /// A local preview page of every card and the current diagnostics, updated live.

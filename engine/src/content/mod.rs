@@ -9,6 +9,7 @@ pub mod load;
 pub mod model;
 pub mod schema;
 pub mod set;
+pub mod table;
 pub mod vocabulary;
 
 use std::collections::{BTreeMap, BTreeSet};
