@@ -361,6 +361,27 @@ fn a_full_sheet_of_cards_stays_within_ten_by_seven() {
     assert_eq!(sheets[0]["cards"].as_array().unwrap().len(), 69);
     assert_eq!(png_size(&out.join("tts").join(sheets[0]["image"].as_str().unwrap())), (4090, 3997));
     assert_eq!(sheets[1]["cards"].as_array().unwrap().len(), 6);
+    // Printed again, the sheets whose faces did not change are kept; after one card of
+    // the second sheet changes, only that sheet is drawn again.
+    let tts = print::render_pack(&pack, &opts(&out, &[Format::Tts])).unwrap().tts.unwrap();
+    assert_eq!((tts.drawn, tts.kept), (0, 4), "back, two sheets, the thumbnail");
+    let first = std::fs::read(out.join("tts").join(sheets[0]["image"].as_str().unwrap())).unwrap();
+    std::fs::write(
+        dir.path().join("content/many/cards/c.toml"),
+        text.replace("name = \"Card 72\"", "name = \"Card 72 (new)\""),
+    )
+    .unwrap();
+    let pack = load(dir.path(), "many");
+    let tts = print::render_pack(&pack, &opts(&out, &[Format::Tts])).unwrap().tts.unwrap();
+    assert_eq!((tts.drawn, tts.kept), (1, 3));
+    assert_eq!(std::fs::read(out.join("tts").join(sheets[0]["image"].as_str().unwrap())).unwrap(), first);
+    let save = std::fs::read_to_string(out.join("tts/many-cards.json")).unwrap();
+    assert!(save.contains("Card 72 (new)"));
+    // Without the cache, everything is drawn.
+    let mut o = opts(&out, &[Format::Tts]);
+    o.use_cache = false;
+    let tts = print::render_pack(&pack, &o).unwrap().tts.unwrap();
+    assert_eq!((tts.drawn, tts.kept), (4, 0));
 }
 
 /// Compare with (or, with CROWN_UPDATE_SNAPSHOTS=1, write) tests/print-snapshots/<name>.
@@ -618,6 +639,11 @@ fn reprinting_after_one_edit_renders_only_that_card() {
     print::render_pack(&load(dir.path(), "inc"), &o).unwrap();
     assert!(!out.join("png/c5.png").exists() && !out.join("svg/c5.svg").exists());
     assert!(out.join("png/mine.png").exists());
+    // A print of the PDF alone leaves the SVG files, and what the cache says of them, as
+    // they were.
+    print::render_pack(&load(dir.path(), "inc"), &opts(&out, &[Format::Pdf])).unwrap();
+    let r = print::render_pack(&load(dir.path(), "inc"), &opts(&out, &[Format::Svg])).unwrap();
+    assert_eq!((r.svg_rendered, r.svg_cached), (0, 1));
 }
 
 #[test]

@@ -373,6 +373,8 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     let mut report =
         Report { pack: pack.id().to_string(), out: out_dir.clone(), faces: jobs.len(), ..Report::default() };
     let mut trees: Vec<Option<Arc<usvg::Tree>>> = Vec::with_capacity(outs.len());
+    // Each face's cache key, and whether it rendered without a problem.
+    let face_keys: Vec<(u64, bool)> = jobs.iter().zip(&outs).map(|(j, o)| (j.key, o.diags.is_empty())).collect();
     for (j, o) in jobs.iter().zip(outs) {
         diags.extend(o.diags);
         report.written.extend(o.written);
@@ -398,9 +400,10 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         }
         let svg_rel = format!("svg/{}.svg", j.stem);
         let png_rel = format!("png/{}.png", j.stem);
+        // A face rendered only for the PDF or the deck sheets left its SVG file as it was.
         match o.cache_svg {
             Some(k) => cache.set(&svg_rel, k),
-            None if o.svg_rendered || o.failed => cache.remove(&svg_rel),
+            None if (o.svg_rendered && opts.wants(Format::Svg)) || o.failed => cache.remove(&svg_rel),
             None => {}
         }
         match o.cache_png {
@@ -441,7 +444,8 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
             Some(u) => tts::Urls::Base(u.clone()),
             None => tts::Urls::Local,
         };
-        match tts::write(pack, &defs, geom, &trees, &index_of, out_dir, tts_back.as_deref(), &urls) {
+        let faces = tts::Faces { trees: &trees, keys: &face_keys, index_of: &index_of };
+        match tts::write(pack, &defs, geom, &faces, out_dir, tts_back.as_deref(), &urls, &mut cache, opts.use_cache) {
             Ok(t) => {
                 report.written.extend(t.sheets.iter().cloned());
                 report.written.extend(t.saved_objects.iter().cloned());

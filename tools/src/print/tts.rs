@@ -36,6 +36,9 @@ pub struct TtsReport {
     /// One Tabletop Simulator saved object per deck.
     pub saved_objects: Vec<std::path::PathBuf>,
     pub cell_px: (u32, u32),
+    /// Images drawn this run, and those kept because their faces had not changed.
+    pub drawn: usize,
+    pub kept: usize,
 }
 
 #[derive(Serialize)]
@@ -194,70 +197,53 @@ fn object(
     }
 }
 
+/// The faces of the pack's jobs, for the deck sheets: `trees[i]` is face `i` (or `None`
+/// when it could not be rendered), `keys[i]` its cache key and whether it rendered
+/// without a diagnostic (only such faces' sheets are recorded in the cache).
+pub struct Faces<'a> {
+    pub trees: &'a [Option<Arc<usvg::Tree>>],
+    pub keys: &'a [(u64, bool)],
+    pub index_of: &'a (dyn Fn(&str, Side) -> Option<usize> + Sync),
+}
+
+/// One image to write: each slot a face, or `None` for the plain back colour.
+struct Image {
+    path: std::path::PathBuf,
+    slots: Vec<Option<usize>>,
+    cols: usize,
+    rows: usize,
+}
+
 /// The deck sheets of every kind of piece, their manifest and one saved object per
-/// deck. `trees[index_of(id, side)]` are the rendered faces; `back_of` names the
-/// definition whose generic back is the common back.
+/// deck. `back_of` names the definition whose generic back is the common back. A sheet
+/// whose faces are those it was made from (the print cache says so) is kept as it is.
 #[allow(clippy::too_many_arguments)]
 pub fn write(
     pack: &Pack,
     defs: &[&Def],
     geom: Geometry,
-    trees: &[Option<Arc<usvg::Tree>>],
-    index_of: &(dyn Fn(&str, Side) -> Option<usize> + Sync),
+    faces: &Faces<'_>,
     out_dir: &Path,
     back_of: Option<&str>,
     urls: &Urls,
+    cache: &mut super::cache::Cache,
+    use_cache: bool,
 ) -> Result<TtsReport, Diagnostic> {
+    let (trees, index_of) = (faces.trees, faces.index_of);
     let dir = out_dir.join("tts");
-    // The deck sheets are made anew each time: clear what an earlier run left.
-    if let Ok(rd) = std::fs::read_dir(&dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_file() && p.extension().is_some_and(|x| x == "png" || x == "json") {
-                let _ = std::fs::remove_file(p);
-            }
-        }
-    }
     let cell = raster::tts_cell(geom);
     let err = |e: String| Diagnostic::error("tts-error", format!("deck sheets: {e}"));
     let with_front: Vec<&Def> =
         defs.iter().copied().filter(|d| index_of(&d.def.id, Side::Front).is_some_and(|t| trees[t].is_some())).collect();
-    // Every face a sheet shows, rasterised once however many copies it has.
-    let mut wanted: Vec<usize> = Vec::new();
     let back_tree = back_of.and_then(|id| index_of(id, Side::Back)).filter(|t| trees[*t].is_some());
-    wanted.extend(back_tree);
-    for d in &with_front {
-        wanted.extend(index_of(&d.def.id, Side::Front));
-        if Printer::two_sided(d) {
-            wanted.extend(index_of(&d.def.id, Side::Back).filter(|t| trees[*t].is_some()));
-        }
-    }
-    wanted.sort_unstable();
-    wanted.dedup();
-    let cells: BTreeMap<usize, Pixmap> = wanted
-        .par_iter()
-        .map(|&t| {
-            let tree = trees[t].as_ref().expect("a rendered face");
-            raster::rasterize(tree, cell.0, cell.1, Some(()), geom).map(|pm| (t, pm))
-        })
-        .collect::<Result<_, _>>()
-        .map_err(err)?;
-    let blank = {
-        let mut pm = Pixmap::new(cell.0, cell.1).ok_or_else(|| err("bad cell size".into()))?;
-        pm.fill(resvg::tiny_skia::Color::from_rgba8(0x2b, 0x2f, 0x3a, 255));
-        pm
-    };
-    let generic_back = back_tree.and_then(|t| cells.get(&t)).unwrap_or(&blank);
     let back_path = dir.join("back.png");
-    out::write_atomic(&back_path, &raster::encode(generic_back, None).map_err(err)?)
-        .map_err(|e| io_diag(&back_path, &e))?;
+    // Sheets to compose and encode, all at once on the thread pool once they are known.
+    let mut images: Vec<Image> = vec![Image { path: back_path.clone(), slots: vec![back_tree], cols: 1, rows: 1 }];
     let back_url = urls.of(&back_path);
     let mut sheets = Vec::new();
     let mut decks = Vec::new();
-    let mut files = vec![back_path];
+    let mut files = Vec::new();
     let mut saved_objects = Vec::new();
-    // Sheets to compose and encode, all at once on the thread pool once they are known.
-    let mut images: Vec<(std::path::PathBuf, Vec<&Pixmap>, usize, usize)> = Vec::new();
     let scale = (geom.w.min(geom.h) / 63.0 * 100.0).round() / 100.0;
     // One deck (a run of sheets) per kind of definition: cards, plaques, nobles, leaders.
     for (deck_no, kind) in DefKind::ALL.into_iter().enumerate() {
@@ -278,27 +264,26 @@ pub fn write(
         let n_sheets = copies.len().div_ceil(raster::TTS_PER_SHEET);
         for (n, chunk) in copies.chunks(raster::TTS_PER_SHEET).enumerate() {
             let (cols, rows) = raster::tts_grid(chunk.len());
-            let front_of = |d: &Def| &cells[&index_of(&d.def.id, Side::Front).expect("a front")];
-            let fronts: Vec<&Pixmap> = chunk.iter().map(|(d, _)| front_of(d)).collect();
+            let fronts: Vec<Option<usize>> = chunk.iter().map(|(d, _)| index_of(&d.def.id, Side::Front)).collect();
             thumbnail.get_or_insert(fronts[0]);
             let image = format!("{}-{deck}-{}.png", pack.id(), n + 1);
             let path = dir.join(&image);
             let face_url = urls.of(&path);
-            images.push((path, fronts, cols, rows));
+            images.push(Image { path, slots: fronts, cols, rows });
             let mut backs = None;
             let mut sheet_back_url = back_url.clone();
             if chunk.iter().any(|(d, _)| Printer::two_sided(d)) {
-                let back_cells: Vec<&Pixmap> = chunk
+                let back_cells: Vec<Option<usize>> = chunk
                     .iter()
                     .map(|(d, _)| {
                         let own = if Printer::two_sided(d) { index_of(&d.def.id, Side::Back) } else { None };
-                        own.and_then(|t| cells.get(&t)).unwrap_or(generic_back)
+                        own.filter(|t| trees[*t].is_some()).or(back_tree)
                     })
                     .collect();
                 let name = format!("{}-{deck}-{}-backs.png", pack.id(), n + 1);
                 let path = dir.join(&name);
                 sheet_back_url = urls.of(&path);
-                images.push((path, back_cells, cols, rows));
+                images.push(Image { path, slots: back_cells, cols, rows });
                 backs = Some(name);
             }
             let key = n + 1;
@@ -386,20 +371,73 @@ pub fn write(
         out::write_atomic(&path, text.as_bytes()).map_err(|e| io_diag(&path, &e))?;
         saved_objects.push(path);
         // The game shows a PNG of the same name as the saved object's picture.
-        if let Some(pm) = thumbnail {
-            images.push((dir.join(format!("{}-{deck}.png", pack.id())), vec![pm], 1, 1));
+        if let Some(t) = thumbnail {
+            images.push(Image {
+                path: dir.join(format!("{}-{deck}.png", pack.id())),
+                slots: vec![t],
+                cols: 1,
+                rows: 1,
+            });
         }
         decks.push(DeckSummary { deck, saved_object: name, cards: copies.len(), sheets: n_sheets });
     }
-    let written: Vec<std::path::PathBuf> = images
-        .into_par_iter()
-        .map(|(path, cells, cols, rows)| {
-            let bytes = raster::compose(&cells, cols, rows, cell).map_err(err)?;
-            out::write_atomic(&path, &bytes).map_err(|e| io_diag(&path, &e))?;
-            Ok(path)
+    // Which images are still what their faces would make; only the others are drawn,
+    // from faces rasterised once however many slots show them.
+    let rel = |p: &Path| format!("tts/{}", p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default());
+    let keyed: Vec<(u64, bool)> = images
+        .iter()
+        .map(|im| {
+            let mut h = util::Hasher::default();
+            h.u64(u64::from(cell.0)).u64(u64::from(cell.1)).u64(im.cols as u64).u64(im.rows as u64);
+            let mut clean = true;
+            for s in &im.slots {
+                let (k, c) = s.map_or((0, true), |t| faces.keys[t]);
+                h.u64(k);
+                clean &= c;
+            }
+            (h.finish(), clean)
         })
-        .collect::<Result<_, Diagnostic>>()?;
-    files.extend(written);
+        .collect();
+    let stale: Vec<bool> = images
+        .iter()
+        .zip(&keyed)
+        .map(|(im, (k, clean))| !(use_cache && *clean && cache.fresh(&rel(&im.path), *k)))
+        .collect();
+    let mut wanted: Vec<usize> =
+        images.iter().zip(&stale).filter(|(_, s)| **s).flat_map(|(im, _)| im.slots.iter().flatten().copied()).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let cells: BTreeMap<usize, Pixmap> = wanted
+        .par_iter()
+        .map(|&t| {
+            let tree = trees[t].as_ref().expect("a rendered face");
+            raster::rasterize(tree, cell.0, cell.1, Some(()), geom).map(|pm| (t, pm))
+        })
+        .collect::<Result<_, _>>()
+        .map_err(err)?;
+    let blank = {
+        let mut pm = Pixmap::new(cell.0, cell.1).ok_or_else(|| err("bad cell size".into()))?;
+        pm.fill(resvg::tiny_skia::Color::from_rgba8(0x2b, 0x2f, 0x3a, 255));
+        pm
+    };
+    images
+        .par_iter()
+        .zip(&stale)
+        .filter(|(_, s)| **s)
+        .map(|(im, _)| {
+            let slots: Vec<&Pixmap> = im.slots.iter().map(|s| s.map_or(&blank, |t| &cells[&t])).collect();
+            let bytes = raster::compose(&slots, im.cols, im.rows, cell).map_err(err)?;
+            out::write_atomic(&im.path, &bytes).map_err(|e| io_diag(&im.path, &e))
+        })
+        .collect::<Result<Vec<()>, Diagnostic>>()?;
+    for ((im, (k, clean)), s) in images.iter().zip(&keyed).zip(&stale) {
+        match (*s, *clean && use_cache) {
+            (true, true) => cache.set(&rel(&im.path), *k),
+            (true, false) => cache.remove(&rel(&im.path)),
+            (false, _) => {}
+        }
+        files.push(im.path.clone());
+    }
     let manifest = Manifest {
         pack: pack.id(),
         version: &pack.manifest.version,
@@ -412,7 +450,21 @@ pub fn write(
     let path = dir.join(format!("{}-deck.json", pack.id()));
     let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
     out::write_atomic(&path, text.as_bytes()).map_err(|e| io_diag(&path, &e))?;
-    Ok(TtsReport { manifest: path, sheets: files, saved_objects, cell_px: cell })
+    // What an earlier run left that this one did not make (a deck that shrank, a pack
+    // that lost its plaques) goes.
+    let made: std::collections::BTreeSet<&Path> =
+        files.iter().chain(&saved_objects).chain(std::iter::once(&path)).map(|p| p.as_path()).collect();
+    if let Ok(rd) = std::fs::read_dir(&dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_file() && p.extension().is_some_and(|x| x == "png" || x == "json") && !made.contains(p.as_path()) {
+                let _ = std::fs::remove_file(&p);
+                cache.remove(&rel(&p));
+            }
+        }
+    }
+    let drawn = stale.iter().filter(|s| **s).count();
+    Ok(TtsReport { manifest: path, sheets: files, saved_objects, cell_px: cell, drawn, kept: stale.len() - drawn })
 }
 
 #[cfg(test)]
