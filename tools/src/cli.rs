@@ -37,7 +37,7 @@ pub enum Command {
     Sim(Box<crate::sim::SimArgs>),
     /// Play bot games with the script profiler on: time per script function and line.
     Profile(crate::profile::ProfileArgs),
-    /// Render printable card sheets: PDF, PNG per card, SVG, virtual-tabletop deck sheets.
+    /// Render printable card sheets: PDF, PNG per card, SVG, Tabletop Simulator decks.
     Print(crate::print::PrintArgs),
     /// Generate a rules reference (HTML, PDF or Markdown) from the pack's definitions.
     Reference(crate::print::ReferenceArgs),

@@ -66,7 +66,7 @@ pub enum Format {
     Png,
     /// One SVG per card face.
     Svg,
-    /// Virtual-tabletop deck sheets and their manifest.
+    /// Virtual-tabletop deck sheets, their manifest and Tabletop Simulator saved objects.
     Tts,
 }
 
