@@ -22,6 +22,7 @@ mod search;
 pub(crate) mod serve;
 mod sim;
 mod soak;
+mod spreadsheets;
 mod table;
 mod tlk;
 mod ttk;

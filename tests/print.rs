@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
-use crown_tools::print::{self, Format, Geometry, Paper, PrintOptions, Printer, Side};
+use crown_tools::print::{self, Duplex, Format, Geometry, Orientation, Paper, PrintOptions, Printer, Side};
 use lopdf::content::Content;
 use lopdf::{Document, Object};
 
@@ -231,17 +231,20 @@ fn pdf_has_a4_pages_cards_at_their_places_and_embedded_fonts() {
 }
 
 #[test]
-fn backs_are_mirrored_and_crop_marks_sit_outside_the_cut() {
+fn backs_are_mirrored_and_crop_marks_sit_outside_the_cut_and_inside_the_margin() {
     let pack = demo();
     let out = tempfile::tempdir().unwrap();
     let mut o = opts(out.path(), &[Format::Pdf]);
     o.backs = true;
-    o.crop_marks = true;
+    o.page.crop_marks = true;
+    o.page.gutter_mm = 6.0;
     o.bleed_mm = 3.0;
-    o.paper = Paper::Letter;
+    o.page.paper = Paper::Letter;
+    o.page.orientation = Some(Orientation::Portrait);
     let report = print::render_pack(&pack, &o).unwrap();
     let pdf = report.pdf.unwrap();
-    // 3 mm bleed: 69x94 mm cells; within 5 mm margins Letter (215.9x279.4 mm) takes 2x2.
+    // 3 mm bleed and a 6 mm gutter: 69x94 mm cells. Inside 4.2 mm margins, with room for
+    // the outer bleed and the marks, portrait Letter (215.9x279.4 mm) takes 2x2.
     assert_eq!((pdf.grid.cols, pdf.grid.rows), (2, 2));
     assert_eq!(pdf.backs, pdf.fronts);
     let doc = Document::load(&pdf.path).unwrap();
@@ -266,8 +269,8 @@ fn backs_are_mirrored_and_crop_marks_sit_outside_the_cut() {
     let back_ids: Vec<_> = pdf.placements.iter().filter(|p| p.page == 2).map(|p| p.id.clone()).collect();
     let front_ids: Vec<_> = pdf.placements.iter().filter(|p| p.page == 1).map(|p| p.id.clone()).collect();
     assert_eq!(back_ids, front_ids);
-    // Crop marks: strokes in the margin, outside every card (bleed included), on the
-    // extension of the cut lines; on front pages only.
+    // Crop marks: strokes outside every card (bleed included), on the extension of the
+    // cut lines, inside the printable area; on front pages only.
     let marks = |page| -> Vec<Box4> {
         let cards = card_rects(&doc, page, w, h);
         page_clips(&doc, page)
@@ -281,7 +284,8 @@ fn backs_are_mirrored_and_crop_marks_sit_outside_the_cut() {
             .collect()
     };
     let front_marks = marks(pages[&1]);
-    // Two columns and two rows: 4 vertical cut lines x 2 ends + 4 horizontal x 2 ends.
+    // Two columns and two rows, each card with its own cut lines: 4 vertical cut lines
+    // x 2 ends + 4 horizontal x 2 ends.
     assert_eq!(front_marks.len(), 16, "{front_marks:?}");
     let bleed = 3.0 * MM;
     for (x, _) in &fronts {
@@ -289,6 +293,16 @@ fn backs_are_mirrored_and_crop_marks_sit_outside_the_cut() {
         assert!(
             front_marks.iter().any(|m| (m.0 - cut).abs() < 0.05 && (m.2 - cut).abs() < 0.05),
             "no mark on the cut line at {cut}"
+        );
+    }
+    let margin = 4.2 * MM;
+    for m in &front_marks {
+        assert!(
+            m.0 >= margin - 0.01
+                && m.1 >= margin - 0.01
+                && m.2 <= 612.0 - margin + 0.01
+                && m.3 <= 792.0 - margin + 0.01,
+            "a crop mark reaches into the margin: {m:?}"
         );
     }
     assert!(marks(pages[&2]).is_empty(), "crop marks on a back page");
@@ -313,9 +327,10 @@ fn pngs_and_deck_sheets_have_the_right_sizes() {
     assert_eq!(manifest["cell_px"], serde_json::json!([409, 571]));
     let sheets = manifest["sheets"].as_array().unwrap();
     let cards = sheets.iter().find(|s| s["deck"] == "cards").unwrap();
-    assert_eq!(cards["cards"].as_array().unwrap().len(), 6);
-    assert_eq!((cards["cols"].as_u64(), cards["rows"].as_u64()), (Some(6), Some(1)));
-    assert_eq!(png_size(&out.path().join("tts").join(cards["image"].as_str().unwrap())), (6 * 409, 571));
+    // One slot per copy: trebuchet x2, palisade x3 and four single cards.
+    assert_eq!(cards["cards"].as_array().unwrap().len(), 9);
+    assert_eq!((cards["cols"].as_u64(), cards["rows"].as_u64()), (Some(9), Some(1)));
+    assert_eq!(png_size(&out.path().join("tts").join(cards["image"].as_str().unwrap())), (9 * 409, 571));
     assert!(cards["backs"].is_string(), "the stage card has a back of its own");
     assert_eq!(png_size(&out.path().join("tts/back.png")), (409, 571));
     for s in sheets {
@@ -346,6 +361,27 @@ fn a_full_sheet_of_cards_stays_within_ten_by_seven() {
     assert_eq!(sheets[0]["cards"].as_array().unwrap().len(), 69);
     assert_eq!(png_size(&out.join("tts").join(sheets[0]["image"].as_str().unwrap())), (4090, 3997));
     assert_eq!(sheets[1]["cards"].as_array().unwrap().len(), 6);
+    // Printed again, the sheets whose faces did not change are kept; after one card of
+    // the second sheet changes, only that sheet is drawn again.
+    let tts = print::render_pack(&pack, &opts(&out, &[Format::Tts])).unwrap().tts.unwrap();
+    assert_eq!((tts.drawn, tts.kept), (0, 4), "back, two sheets, the thumbnail");
+    let first = std::fs::read(out.join("tts").join(sheets[0]["image"].as_str().unwrap())).unwrap();
+    std::fs::write(
+        dir.path().join("content/many/cards/c.toml"),
+        text.replace("name = \"Card 72\"", "name = \"Card 72 (new)\""),
+    )
+    .unwrap();
+    let pack = load(dir.path(), "many");
+    let tts = print::render_pack(&pack, &opts(&out, &[Format::Tts])).unwrap().tts.unwrap();
+    assert_eq!((tts.drawn, tts.kept), (1, 3));
+    assert_eq!(std::fs::read(out.join("tts").join(sheets[0]["image"].as_str().unwrap())).unwrap(), first);
+    let save = std::fs::read_to_string(out.join("tts/many-cards.json")).unwrap();
+    assert!(save.contains("Card 72 (new)"));
+    // Without the cache, everything is drawn.
+    let mut o = opts(&out, &[Format::Tts]);
+    o.use_cache = false;
+    let tts = print::render_pack(&pack, &o).unwrap().tts.unwrap();
+    assert_eq!((tts.drawn, tts.kept), (4, 0));
 }
 
 /// Compare with (or, with CROWN_UPDATE_SNAPSHOTS=1, write) tests/print-snapshots/<name>.
@@ -603,6 +639,11 @@ fn reprinting_after_one_edit_renders_only_that_card() {
     print::render_pack(&load(dir.path(), "inc"), &o).unwrap();
     assert!(!out.join("png/c5.png").exists() && !out.join("svg/c5.svg").exists());
     assert!(out.join("png/mine.png").exists());
+    // A print of the PDF alone leaves the SVG files, and what the cache says of them, as
+    // they were.
+    print::render_pack(&load(dir.path(), "inc"), &opts(&out, &[Format::Pdf])).unwrap();
+    let r = print::render_pack(&load(dir.path(), "inc"), &opts(&out, &[Format::Svg])).unwrap();
+    assert_eq!((r.svg_rendered, r.svg_cached), (0, 1));
 }
 
 #[test]
@@ -742,4 +783,592 @@ fn poppler_reads_a_printed_pack_at_its_paper_size_with_embedded_fonts_and_ink_on
     let px = &buf[..frame.buffer_size()];
     let dark = px.chunks(3).filter(|c| c.iter().map(|&v| u32::from(v)).sum::<u32>() < 600).count();
     assert!(dark * 20 > px.len() / 3, "page one is nearly blank: {dark} dark pixels of {}", px.len() / 3);
+}
+
+/// `crown print PACK --format pdf` of a shipped pack with more arguments: the PDF.
+fn print_shipped(pack: &str, out: &Path, extra: &[&str]) -> PathBuf {
+    let root = crate::common::repo_project().root;
+    let (root, out_s) = (root.to_string_lossy().to_string(), out.to_string_lossy().to_string());
+    let mut args = vec!["--project", &root, "print", pack, "--format", "pdf", "--out", &out_s];
+    args.extend_from_slice(extra);
+    assert_eq!(crown(&args), 0, "crown {}", args.join(" "));
+    out.join(format!("{pack}.pdf"))
+}
+
+/// What pdfinfo says: the number of pages and the first page's size in points.
+fn pdf_pages_and_size(pdf: &Path) -> (u32, (f64, f64)) {
+    let info = poppler("pdfinfo", &[pdf.as_os_str()]);
+    let field = |k: &str| {
+        info.lines().find_map(|l| l.strip_prefix(k)).map(str::trim).unwrap_or_else(|| panic!("no {k} in:\n{info}"))
+    };
+    let size: Vec<f64> = field("Page size:").split_whitespace().filter_map(|w| w.parse().ok()).take(2).collect();
+    (field("Pages:").parse().unwrap(), (size[0], size[1]))
+}
+
+#[test]
+fn letter_with_bleed_holds_nine_poker_cards_and_every_paper_prints_at_its_size() {
+    let out = tempfile::tempdir().unwrap();
+    let near = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() < 0.1 && (a.1 - b.1).abs() < 0.1;
+    // Take the Kingdom's 114 poker cards with 3 mm bleed on Letter: neighbours share
+    // their bleed, nine to a portrait page, 13 pages.
+    let pdf = print_shipped("take-the-kingdom", &out.path().join("letter"), &["--paper", "letter", "--bleed", "3"]);
+    let (pages, size) = pdf_pages_and_size(&pdf);
+    assert_eq!(pages, 13);
+    assert!(near(size, (612.0, 792.0)), "{size:?}");
+    // Crop marks need room outside the bleed: landscape then holds more (4x2).
+    let pdf = print_shipped(
+        "take-the-kingdom",
+        &out.path().join("marks"),
+        &["--paper", "letter", "--bleed", "3", "--crop-marks"],
+    );
+    let (pages, size) = pdf_pages_and_size(&pdf);
+    assert_eq!(pages, 15);
+    assert!(near(size, (792.0, 612.0)), "{size:?}");
+    // Larger papers take 6x3 landscape; a size of one's own, in the orientation asked for.
+    for (paper, expected) in [("a3", (1190.55, 841.89)), ("tabloid", (1224.0, 792.0))] {
+        let pdf = print_shipped("take-the-kingdom", &out.path().join(paper), &["--paper", paper]);
+        let (pages, size) = pdf_pages_and_size(&pdf);
+        assert_eq!(pages, 7, "{paper}");
+        assert!(near(size, expected), "{paper}: {size:?}");
+    }
+    let pdf = print_shipped(
+        "take-the-kingdom",
+        &out.path().join("custom"),
+        &["--paper", "450x300", "--orientation", "portrait"],
+    );
+    let (_, size) = pdf_pages_and_size(&pdf);
+    assert!(near(size, (300.0 * MM, 450.0 * MM)), "{size:?}");
+}
+
+#[test]
+fn duplex_margin_and_gutter_put_every_card_and_back_where_the_pdf_draws_it() {
+    let pack = demo();
+    for (duplex, orientation) in [
+        (Duplex::Long, Orientation::Portrait),
+        (Duplex::Short, Orientation::Portrait),
+        (Duplex::Long, Orientation::Landscape),
+        (Duplex::Short, Orientation::Landscape),
+        (Duplex::None, Orientation::Portrait),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let mut o = opts(out.path(), &[Format::Pdf]);
+        o.backs = true;
+        o.page.duplex = duplex;
+        o.page.orientation = Some(orientation);
+        o.page.margin_mm = 12.0;
+        o.page.gutter_mm = 4.0;
+        let what = format!("{duplex:?} {orientation:?}");
+        let pdf = print::render_pack(&pack, &o).unwrap().pdf.unwrap();
+        let (pw, ph) = pdf.grid.paper_mm;
+        let doc = Document::load(&pdf.path).unwrap();
+        let pages = doc.get_pages();
+        let mb = media_box(&doc, pages[&1]);
+        assert!((mb[2] - pw * MM).abs() < 0.01 && (mb[3] - ph * MM).abs() < 0.01, "{what}: {mb:?}");
+        assert_eq!(pw > ph, orientation == Orientation::Landscape, "{what}");
+        let on_page = |n: usize| -> Vec<&print::Placement> { pdf.placements.iter().filter(|p| p.page == n).collect() };
+        let (fronts, backs) = (on_page(1), on_page(2));
+        assert!(fronts.len() > 1 && fronts.len() == backs.len(), "{what}");
+        // The PDF draws the cards where the report says.
+        for (n, placed) in [(1, &fronts), (2, &backs)] {
+            let mut drawn = card_rects(&doc, pages[&(n as u32)], 63.0 * MM, 88.0 * MM);
+            let mut expected: Vec<(f64, f64)> = placed
+                .iter()
+                .map(|p| (((p.x_mm * MM) * 100.0).round() / 100.0, ((ph - p.y_mm) * MM * 100.0).round() / 100.0))
+                .collect();
+            let key = |a: &(f64, f64), b: &(f64, f64)| b.1.total_cmp(&a.1).then(a.0.total_cmp(&b.0));
+            drawn.sort_by(key);
+            expected.sort_by(key);
+            assert_eq!(drawn.len(), expected.len(), "{what} page {n}");
+            for (d, e) in drawn.iter().zip(&expected) {
+                assert!(
+                    (d.0 - e.0).abs() < 0.05 && (d.1 - e.1).abs() < 0.05,
+                    "{what} page {n}: drawn {d:?}, expected {e:?}"
+                );
+            }
+        }
+        // Nothing in the margin; neighbours a gutter apart.
+        for p in fronts.iter().chain(&backs) {
+            assert!(
+                p.x_mm >= 12.0 && p.y_mm >= 12.0 && p.x_mm + 63.0 <= pw - 12.0 && p.y_mm + 88.0 <= ph - 12.0,
+                "{what}"
+            );
+        }
+        let mut xs: Vec<f64> = fronts.iter().map(|p| p.x_mm).collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup_by(|a, b| (*a - *b).abs() < 1e-6);
+        assert!(xs.windows(2).all(|w| (w[1] - w[0] - 67.0).abs() < 1e-6), "{what}: {xs:?}");
+        // Each back behind its front once the sheet is turned the way the printer turns it.
+        for (f, b) in fronts.iter().zip(&backs) {
+            assert_eq!(f.id, b.id);
+            let mirror_x = (pw - f.x_mm - 63.0, f.y_mm);
+            let mirror_y = (f.x_mm, ph - f.y_mm - 88.0);
+            let expected = match (duplex, orientation) {
+                (Duplex::None, _) => (f.x_mm, f.y_mm),
+                (Duplex::Long, Orientation::Portrait) | (Duplex::Short, Orientation::Landscape) => mirror_x,
+                _ => mirror_y,
+            };
+            assert!((b.x_mm - expected.0).abs() < 1e-6 && (b.y_mm - expected.1).abs() < 1e-6, "{what}: {f:?} {b:?}");
+        }
+    }
+}
+
+#[test]
+fn neighbours_without_a_gutter_share_their_bleed() {
+    let pack = demo();
+    let out = tempfile::tempdir().unwrap();
+    let mut o = opts(out.path(), &[Format::Pdf]);
+    o.bleed_mm = 3.0;
+    let pdf = print::render_pack(&pack, &o).unwrap().pdf.unwrap();
+    assert_eq!((pdf.grid.cols, pdf.grid.rows), (3, 3), "nine poker cards with bleed on A4");
+    let doc = Document::load(&pdf.path).unwrap();
+    let page = doc.get_pages()[&1];
+    let (clips, _) = page_clips(&doc, page);
+    let ph = 297.0;
+    let has_clip = |x0: f64, y0: f64, x1: f64, y1: f64| {
+        let (x0, x1, top, bottom) = (x0 * MM, x1 * MM, (ph - y0) * MM, (ph - y1) * MM);
+        clips.iter().any(|c| {
+            (c.0 - x0).abs() < 0.05
+                && (c.2 - x1).abs() < 0.05
+                && (c.3 - top).abs() < 0.05
+                && (c.1 - bottom).abs() < 0.05
+        })
+    };
+    let first = &pdf.placements[0];
+    let centre = &pdf.placements[4];
+    // The top-left card keeps its bleed on the grid's outer edges only...
+    assert!(has_clip(first.x_mm - 3.0, first.y_mm - 3.0, first.x_mm + 63.0, first.y_mm + 88.0), "{clips:?}");
+    // ...and the centre one is cut exactly at its neighbours' cut lines.
+    assert!(has_clip(centre.x_mm, centre.y_mm, centre.x_mm + 63.0, centre.y_mm + 88.0), "{clips:?}");
+    assert!((centre.x_mm - first.x_mm - 63.0).abs() < 1e-9);
+}
+
+/// Pixels of one colour family in a column of a page drawn by pdftoppm at 150 DPI.
+fn guide_pixels(pdf: &Path, dir: &Path, x_mm: f64, y0_mm: f64, y1_mm: f64, is: fn(u8, u8, u8) -> bool) -> usize {
+    let prefix = dir.join("guides");
+    let _ = std::fs::remove_file(dir.join("guides-1.png"));
+    poppler(
+        "pdftoppm",
+        &[
+            "-r".as_ref(),
+            "150".as_ref(),
+            "-f".as_ref(),
+            "1".as_ref(),
+            "-l".as_ref(),
+            "1".as_ref(),
+            "-png".as_ref(),
+            pdf.as_os_str(),
+            prefix.as_os_str(),
+        ],
+    );
+    let png = dir.join("guides-1.png");
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&png).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let frame = reader.next_frame(&mut buf).unwrap();
+    let (w, channels) = (frame.width as usize, frame.line_size / frame.width as usize);
+    let px = |mm: f64| (mm / 25.4 * 150.0).round() as usize;
+    let mut n = 0;
+    for y in px(y0_mm)..px(y1_mm) {
+        for x in px(x_mm).saturating_sub(1)..=px(x_mm) + 1 {
+            let i = y * frame.line_size + x.min(w - 1) * channels;
+            if is(buf[i], buf[i + 1], buf[i + 2]) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn guides_show_the_cut_line_and_the_safe_zone() {
+    let pack = demo();
+    let out = tempfile::tempdir().unwrap();
+    let mut o = opts(out.path(), &[Format::Pdf]);
+    o.page.guides = true;
+    let pdf = print::render_pack(&pack, &o).unwrap().pdf.unwrap();
+    let p = pdf.placements[0].clone();
+    let magenta = |r: u8, g: u8, b: u8| r > g.saturating_add(60) && b > g.saturating_add(60);
+    let cyan = |r: u8, g: u8, b: u8| b > r.saturating_add(80) && g > r.saturating_add(50);
+    // The safe zone runs 3 mm inside the cut line (dashed), the cut line on it.
+    let safe = guide_pixels(&pdf.path, out.path(), p.x_mm + 3.0, p.y_mm + 10.0, p.y_mm + 78.0, magenta);
+    assert!(safe > 40, "safe-zone guide: {safe} pixels");
+    let cut = guide_pixels(&pdf.path, out.path(), p.x_mm, p.y_mm + 10.0, p.y_mm + 78.0, cyan);
+    assert!(cut > 100, "cut-line guide: {cut} pixels");
+    // Without --guides, neither.
+    o.page.guides = false;
+    let plain = print::render_pack(&pack, &o).unwrap().pdf.unwrap();
+    assert_eq!(guide_pixels(&plain.path, out.path(), p.x_mm + 3.0, p.y_mm + 10.0, p.y_mm + 78.0, magenta), 0);
+}
+
+#[test]
+fn layout_options_are_checked() {
+    let dir = temp_pack("layout", &[("cards/c.toml", "#:schema ../../../docs/schema/cards.schema.json\n[[card]]\nid = \"a\"\nname = \"A\"\nkind = \"action\"\ntext = \"Draw.\"\n")]);
+    let root = dir.path().to_str().unwrap();
+    let out = dir.path().join("out");
+    let out_s = out.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut a = vec!["--project", root, "print", "layout", "--out", out_s, "--format", "pdf"];
+        a.extend_from_slice(extra);
+        crown(&a)
+    };
+    assert_eq!(run(&["--paper", "a3", "--orientation", "landscape", "--duplex", "short", "--guides"]), 0);
+    assert_eq!(run(&["--paper", "a5"]), 2);
+    assert_eq!(run(&["--paper", "10x20"]), 2);
+    assert_eq!(run(&["--margin=-1"]), 2);
+    assert_eq!(run(&["--margin", "120"]), 2);
+    assert_eq!(run(&["--gutter", "500"]), 2);
+    assert_eq!(run(&["--duplex", "sideways"]), 2);
+    // A margin that leaves no room for a card.
+    assert_eq!(run(&["--margin", "80"]), 2);
+}
+
+/// What Tabletop Simulator reads in a saved object (`Saves/Saved Objects/*.json`): the
+/// fields of a custom deck and of its cards, with their types.
+const TTS_SAVED_OBJECT_SCHEMA: &str = r##"{
+  "type": "object",
+  "required": ["SaveName", "ObjectStates"],
+  "properties": {
+    "SaveName": { "type": "string" },
+    "ObjectStates": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/object" } }
+  },
+  "$defs": {
+    "transform": {
+      "type": "object",
+      "required": ["posX", "posY", "posZ", "rotX", "rotY", "rotZ", "scaleX", "scaleY", "scaleZ"],
+      "additionalProperties": { "type": "number" }
+    },
+    "sheet": {
+      "type": "object",
+      "required": ["FaceURL", "BackURL", "NumWidth", "NumHeight", "BackIsHidden", "UniqueBack"],
+      "properties": {
+        "FaceURL": { "type": "string", "minLength": 1 },
+        "BackURL": { "type": "string", "minLength": 1 },
+        "NumWidth": { "type": "integer", "minimum": 1, "maximum": 10 },
+        "NumHeight": { "type": "integer", "minimum": 1, "maximum": 7 },
+        "BackIsHidden": { "type": "boolean" },
+        "UniqueBack": { "type": "boolean" },
+        "Type": { "type": "integer" }
+      }
+    },
+    "customDeck": {
+      "type": "object",
+      "minProperties": 1,
+      "propertyNames": { "pattern": "^[1-9][0-9]*$" },
+      "additionalProperties": { "$ref": "#/$defs/sheet" }
+    },
+    "object": {
+      "type": "object",
+      "required": ["GUID", "Name", "Transform", "Nickname"],
+      "properties": {
+        "GUID": { "type": "string", "pattern": "^[0-9a-f]{6}$" },
+        "Name": { "enum": ["DeckCustom", "Card"] },
+        "Transform": { "$ref": "#/$defs/transform" },
+        "Nickname": { "type": "string" },
+        "Description": { "type": "string" },
+        "CardID": { "type": "integer", "minimum": 100 },
+        "DeckIDs": { "type": "array", "items": { "type": "integer", "minimum": 100 } },
+        "CustomDeck": { "$ref": "#/$defs/customDeck" },
+        "ContainedObjects": { "type": "array", "items": { "$ref": "#/$defs/object" } }
+      },
+      "if": { "properties": { "Name": { "const": "DeckCustom" } } },
+      "then": { "required": ["DeckIDs", "CustomDeck", "ContainedObjects"] },
+      "else": { "required": ["CardID", "CustomDeck"] }
+    }
+  }
+}"##;
+
+/// The local file a `file:///` URL names.
+fn file_of(url: &str) -> PathBuf {
+    let path = url.strip_prefix("file://").unwrap_or_else(|| panic!("not a file URL: {url}"));
+    let mut out = Vec::new();
+    let b = path.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            out.push(u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).unwrap(), 16).unwrap());
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    PathBuf::from(String::from_utf8(out).unwrap())
+}
+
+#[test]
+fn tabletop_simulator_saved_objects_hold_every_copy_with_its_name_and_sheets() {
+    let root = crate::common::repo_project().root;
+    let pack = load(&root, "the-last-kingdom");
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("my prints");
+    let report = print::render_pack(&pack, &opts(&dir, &[Format::Tts])).unwrap();
+    assert_eq!(report.errors(), 0, "{:#?}", report.diagnostics);
+    let tts = report.tts.unwrap();
+    let schema: serde_json::Value = serde_json::from_str(TTS_SAVED_OBJECT_SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let cell = tts.cell_px;
+    let mut kinds = Vec::new();
+    for path in &tts.saved_objects {
+        let save: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let errors: Vec<String> =
+            validator.iter_errors(&save).map(|e| format!("{e} at {}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
+        let deck = &save["ObjectStates"][0];
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let kind = name.strip_prefix("the-last-kingdom-").unwrap().trim_end_matches('s').to_string();
+        // Every copy of every definition of this kind, in order, by name.
+        let expected: Vec<&crown_engine::content::Def> = pack
+            .defs
+            .iter()
+            .filter(|d| d.kind.as_str() == kind && d.def.count > 0)
+            .flat_map(|d| std::iter::repeat_n(d, d.def.count as usize))
+            .collect();
+        let cards: Vec<&serde_json::Value> = if deck["Name"] == "DeckCustom" {
+            let ids = deck["DeckIDs"].as_array().unwrap();
+            let contained = deck["ContainedObjects"].as_array().unwrap();
+            assert_eq!(ids.len(), contained.len(), "{name}");
+            for (id, card) in ids.iter().zip(contained) {
+                assert_eq!(*id, card["CardID"], "{name}: DeckIDs follow ContainedObjects");
+            }
+            contained.iter().collect()
+        } else {
+            vec![deck]
+        };
+        assert_eq!(cards.len(), expected.len(), "{name}: one card per copy");
+        for (card, d) in cards.iter().zip(&expected) {
+            assert_eq!(card["Nickname"], d.def.name.as_str());
+            assert_eq!(card["GMNotes"], d.def.id.as_str());
+            // CardID = sheet key x 100 + slot; the sheet is declared on the deck (and on
+            // the card) and its image holds that slot.
+            let id = card["CardID"].as_u64().unwrap();
+            let key = (id / 100).to_string();
+            let sheets = if deck["Name"] == "DeckCustom" { &deck["CustomDeck"] } else { &card["CustomDeck"] };
+            let sheet = &sheets[&key];
+            assert_eq!(&card["CustomDeck"][&key], sheet);
+            let (cols, rows) = (sheet["NumWidth"].as_u64().unwrap(), sheet["NumHeight"].as_u64().unwrap());
+            assert!(id % 100 < cols * rows, "{name}: slot {} outside a {cols}x{rows} sheet", id % 100);
+            let face = file_of(sheet["FaceURL"].as_str().unwrap());
+            assert_eq!(png_size(&face), (cols as u32 * cell.0, rows as u32 * cell.1), "{}", face.display());
+            let back = file_of(sheet["BackURL"].as_str().unwrap());
+            assert!(back.is_file(), "{}", back.display());
+            assert_eq!(sheet["UniqueBack"], back.file_name().unwrap().to_string_lossy().ends_with("-backs.png"));
+        }
+        // Counted per definition: each id as many times as its count.
+        let mut by_id: BTreeMap<String, i64> = BTreeMap::new();
+        for c in &cards {
+            *by_id.entry(c["GMNotes"].as_str().unwrap().to_string()).or_default() += 1;
+        }
+        for d in &expected {
+            assert_eq!(by_id[&d.def.id], d.def.count, "{name}: {}", d.def.id);
+        }
+        assert!(path.with_extension("png").is_file(), "the saved object's picture");
+        kinds.push(kind);
+    }
+    kinds.sort();
+    assert_eq!(kinds, ["card", "leader", "plaque"]);
+    // The URLs name the files where they are (spaces escaped).
+    let text = std::fs::read_to_string(&tts.saved_objects[0]).unwrap();
+    assert!(text.contains("my%20prints/tts/the-last-kingdom-"), "{text}");
+
+    // --tts-url: the sheets will be on the web.
+    let mut o = opts(&out.path().join("web"), &[Format::Tts]);
+    o.tts_url = Some("https://example.org/decks/".into());
+    let report = print::render_pack(&pack, &o).unwrap();
+    let text = std::fs::read_to_string(&report.tts.unwrap().saved_objects[0]).unwrap();
+    assert!(text.contains("\"FaceURL\": \"https://example.org/decks/the-last-kingdom-cards-1.png\""), "{text}");
+    assert!(!text.contains("file://"));
+}
+
+/// A copy of shipped packs (content and scripts) in a temporary project.
+fn copy_of_shipped(packs: &[&str]) -> tempfile::TempDir {
+    let root = crate::common::repo_project().root;
+    let dir = tempfile::tempdir().unwrap();
+    for pack in packs {
+        for top in ["content", "scripts"] {
+            let from = root.join(top).join(pack);
+            for e in walkdir::WalkDir::new(&from).into_iter().flatten() {
+                let to = dir.path().join(top).join(pack).join(e.path().strip_prefix(&from).unwrap());
+                if e.file_type().is_dir() {
+                    std::fs::create_dir_all(&to).unwrap();
+                } else {
+                    std::fs::copy(e.path(), &to).unwrap();
+                }
+            }
+        }
+    }
+    dir
+}
+
+#[test]
+fn doc_template_examples_render() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/printing.md")).unwrap();
+    let mut examples = Vec::new();
+    let mut block: Option<String> = None;
+    for line in doc.lines() {
+        match (&mut block, line.trim()) {
+            (None, "```tera") => block = Some(String::new()),
+            (Some(b), "```") => {
+                examples.push(std::mem::take(b));
+                block = None;
+            }
+            (Some(b), _) => {
+                b.push_str(line);
+                b.push('\n');
+            }
+            _ => {}
+        }
+    }
+    assert!(examples.len() >= 2, "the template examples of docs/printing.md are fenced as ```tera");
+    // Every kind of piece (cards, stages, plaques, nobles, leaders) and "any" costs.
+    let dir = copy_of_shipped(&["kingdoms-in-conflict"]);
+    for top in ["content", "scripts"] {
+        let demo = fixtures().join(top).join("print-demo");
+        for e in walkdir::WalkDir::new(&demo).into_iter().flatten() {
+            let to = dir.path().join(top).join("print-demo").join(e.path().strip_prefix(&demo).unwrap());
+            if e.file_type().is_dir() {
+                std::fs::create_dir_all(&to).unwrap();
+            } else {
+                std::fs::copy(e.path(), &to).unwrap();
+            }
+        }
+    }
+    for (n, example) in examples.iter().enumerate() {
+        for pack_id in ["print-demo", "kingdoms-in-conflict"] {
+            let templates = dir.path().join("content").join(pack_id).join("templates");
+            std::fs::create_dir_all(&templates).unwrap();
+            for t in ["card-front.svg", "character-front.svg", "plaque-front.svg", "stages-front.svg"] {
+                std::fs::write(templates.join(t), example).unwrap();
+            }
+            let pack = load(dir.path(), pack_id);
+            for d in &pack.defs {
+                let svg = print::card_svg(&pack, &d.def.id, None)
+                    .unwrap_or_else(|e| panic!("example {} on {}: {e:#?}", n + 1, d.def.id));
+                let errors: Vec<_> = svg.diagnostics.iter().filter(|x| x.is_error()).collect();
+                assert!(errors.is_empty(), "example {} on {}: {errors:#?}\n{example}", n + 1, d.def.id);
+                print::parse_svg(&svg.front).unwrap_or_else(|e| panic!("example {} on {}: {e}", n + 1, d.def.id));
+                assert!(svg.front.contains(&d.def.name.replace('&', "&amp;")), "example {}", n + 1);
+            }
+        }
+    }
+}
+
+#[test]
+fn new_templates_copies_what_the_pack_uses_and_keeps_what_is_there() {
+    let dir = copy_of_shipped(&["kingdom-legacy", "kingdom-legacy-saltroad"]);
+    let root = dir.path().to_str().unwrap();
+    // The base pack takes a copy of two built-in templates and changes one.
+    assert_eq!(
+        crown(&["--project", root, "new", "templates", "kingdom-legacy", "--only", "card-front.svg,macros.svg"]),
+        0
+    );
+    let base = dir.path().join("content/kingdom-legacy/templates");
+    let builtin: BTreeMap<&str, &str> = print::templates::BUILTIN.iter().copied().collect();
+    assert_eq!(std::fs::read_to_string(base.join("macros.svg")).unwrap(), builtin["macros.svg"]);
+    assert!(!base.join("card-back.svg").exists(), "--only copies only those");
+    let mine = builtin["card-front.svg"].replace(
+        "{{ m::footer(card=card, pack=pack, geom=geom) }}",
+        "<!-- base look -->\n{{ m::footer(card=card, pack=pack, geom=geom) }}",
+    );
+    std::fs::write(base.join("card-front.svg"), &mine).unwrap();
+    // The expansion gets every template, the base pack's own where it has one.
+    assert_eq!(crown(&["--project", root, "new", "templates", "kingdom-legacy-saltroad"]), 0);
+    let exp = dir.path().join("content/kingdom-legacy-saltroad/templates");
+    for (name, text) in print::templates::BUILTIN {
+        let written = std::fs::read_to_string(exp.join(name)).unwrap();
+        if *name == "card-front.svg" {
+            assert_eq!(written, mine);
+        } else {
+            assert_eq!(written, *text, "{name}");
+        }
+    }
+    // Never overwritten.
+    std::fs::write(exp.join("card-back.svg"), "{{ nonsense").unwrap();
+    assert_eq!(crown(&["--project", root, "new", "templates", "kingdom-legacy-saltroad"]), 0);
+    assert_eq!(std::fs::read_to_string(exp.join("card-back.svg")).unwrap(), "{{ nonsense");
+    assert_eq!(crown(&["--project", root, "new", "templates", "kingdom-legacy", "--only", "card-frnt.svg"]), 2);
+    assert_eq!(crown(&["--project", root, "new", "templates", "no-such-pack"]), 2);
+}
+
+#[test]
+fn an_expansion_prints_in_its_base_packs_style() {
+    let base_pack = r##"#:schema ../../docs/schema/pack.schema.json
+id = "base"
+name = "Base Game"
+version = "2.0.0"
+players = { min = 1, max = 2 }
+card_size = "mini"
+[icons]
+torch = "icons/torch.svg"
+[colors]
+spell = "#123456"
+back = "#654321"
+[print]
+hide_values = ["weight"]
+"##;
+    let exp_pack = r##"#:schema ../../docs/schema/pack.schema.json
+id = "exp"
+name = "The Expansion"
+version = "0.3.0"
+players = { min = 1, max = 2 }
+extends = "base"
+[colors]
+curse = "#abcdef"
+"##;
+    let card = |id: &str| {
+        format!("[[card]]\nid = \"{id}\"\nname = \"{id}\"\nkind = \"spell\"\nvalues = {{ weight = 3, power = 2 }}\ntext = \"Light the :torch:.\"\n")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("content/base/pack.toml", base_pack.to_string()),
+        (
+            "content/base/icons/torch.svg",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 10 10\"><circle cx=\"5\" cy=\"5\" r=\"4\"/></svg>"
+                .to_string(),
+        ),
+        ("content/base/cards/c.toml", card("old")),
+        ("content/exp/pack.toml", exp_pack.to_string()),
+        ("content/exp/cards/c.toml", card("new")),
+        ("scripts/base/rules.rhai", "fn setup() {}\nfn turn() { end_game([], \"test\"); }\n".to_string()),
+    ];
+    for (rel, text) in files {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let pack = load(dir.path(), "exp");
+    let out = dir.path().join("out");
+    let mut o = opts(&out, &[Format::Svg]);
+    o.backs = true;
+    let report = print::render_pack(&pack, &o).unwrap();
+    assert!(report.diagnostics.is_empty(), "{:#?}", report.diagnostics);
+    let svg = |name: &str| std::fs::read_to_string(out.join("svg").join(name)).unwrap();
+    for id in ["old", "new"] {
+        let front = svg(&format!("{id}.svg"));
+        // The base pack's card size, band colour, icon file and hidden value.
+        assert!(front.contains("width=\"44mm\""), "{id}: {front}");
+        assert!(front.contains("#123456"), "{id}: the base pack's colour");
+        assert!(front.contains("id=\"icon-torch\""), "{id}: the base pack's icon");
+        assert!(!front.contains("Weight") && front.contains("Power"), "{id}: hidden value");
+        assert!(svg(&format!("{id}.back.svg")).contains("#654321"), "{id}: the base pack's back colour");
+        assert!(svg(&format!("{id}.back.svg")).contains("Base Game"), "{id}: the game's name on the back");
+    }
+    // Each card's footer names its own pack.
+    assert!(svg("old.svg").contains("Base Game 2.0.0"));
+    assert!(svg("new.svg").contains("The Expansion 0.3.0"));
+}
+
+#[test]
+fn any_costs_show_what_may_pay_them_and_hidden_values_stay_off_the_faces() {
+    let root = crate::common::repo_project().root;
+    let kic = load(&root, "kingdoms-in-conflict");
+    let officer = print::card_svg(&kic, "officer", None).unwrap().front;
+    // `any-material` and `any-food`: the icons of the board's supplies of each group.
+    for icon in ["metal", "stone", "wood", "livestock", "grain", "fish"] {
+        assert!(officer.contains(&format!("href=\"#icon-{icon}\"")), "{icon}");
+    }
+    assert!(!officer.contains(" any<"), "an ambiguous `any` label: {officer}");
+    assert!(officer.contains(">HP 2<"), "two-letter values are abbreviations");
+    let ttk = load(&root, "take-the-kingdom");
+    let archers = print::card_svg(&ttk, "archers", None).unwrap().front;
+    assert!(archers.contains(">3<") && !archers.contains("Solo"), "{archers}");
 }

@@ -37,13 +37,16 @@ pub enum Command {
     Sim(Box<crate::sim::SimArgs>),
     /// Play bot games with the script profiler on: time per script function and line.
     Profile(crate::profile::ProfileArgs),
-    /// Render printable card sheets: PDF, PNG per card, SVG, virtual-tabletop deck sheets.
+    /// Render printable card sheets: PDF, PNG per card, SVG, Tabletop Simulator decks.
     Print(crate::print::PrintArgs),
     /// Generate a rules reference (HTML, PDF or Markdown) from the pack's definitions.
     Reference(crate::print::ReferenceArgs),
     /// A campaign kept in a save file, played one round or one game at a time.
     #[command(subcommand)]
     Campaign(crate::campaign::CampaignArgs),
+    /// Write a pack's definitions as CSV or TOML (`crown export csv PACK`).
+    #[command(subcommand)]
+    Export(crate::export::ExportArgs),
     /// Reload packs as their files change: validate, render changed cards, replay goldens.
     Watch(crate::watch::WatchArgs),
     /// A local preview page of every card and the current diagnostics, updated live.
@@ -87,6 +90,15 @@ pub enum NewArgs {
         /// The card kind.
         #[arg(long, default_value = "action")]
         kind: String,
+    },
+    /// Copy the print templates the pack uses (built in, or from the pack it extends) into
+    /// its templates/ folder, to edit. Files already there are kept.
+    Templates {
+        /// The pack, by id or path.
+        pack: String,
+        /// Only these templates (names, comma-separated, e.g. card-front.svg,macros.svg).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
     },
 }
 

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod campaign;
 pub mod check;
 pub mod cli;
+pub mod export;
 pub mod golden;
 pub mod live;
 pub mod new;
@@ -49,6 +50,7 @@ where
         cli::Command::Sim(a) => sim::run(&project, &a),
         cli::Command::Profile(a) => profile::run(&project, &a),
         cli::Command::Print(a) => print::run_print(&project, &a),
+        cli::Command::Export(a) => export::run(&project, &a),
         cli::Command::Reference(a) => print::run_reference(&project, &a),
         cli::Command::Campaign(a) => campaign::run(&project, &a),
         cli::Command::Watch(a) => watch::run(&project, &a),

@@ -180,6 +180,8 @@ pub fn ignored(name: &str) -> bool {
             .any(|e| name.ends_with(e))
         || name.eq_ignore_ascii_case("thumbs.db")
         || name.starts_with("___jb_")
+        // Office programs' lock files: `~$cards.xlsx`, `.~lock.cards.ods#`.
+        || name.starts_with("~$")
 }
 
 /// Classify a path (absolute, or relative to the project root). `None` for paths outside
@@ -202,11 +204,17 @@ pub fn classify(root: &Path, path: &Path) -> Option<Change> {
         ["content", pack] | ["scripts", pack] | ["tests", "golden", pack] => mk(pack, ChangeKind::Folder),
         ["content", pack, "pack.toml"] => mk(pack, ChangeKind::Manifest),
         ["content", pack, "board.toml"] => mk(pack, ChangeKind::Board),
-        ["content", pack, "plaques.toml" | "nobles.toml" | "leaders.toml" | "cards.toml"] => {
+        // Definition lists: TOML, or a spreadsheet (CSV, XLSX, ODS) of the same name.
+        ["content", pack, f]
+            if crown_engine::content::table::is_definition_list(f)
+                && ["plaques.", "nobles.", "leaders.", "cards."].iter().any(|s| f.starts_with(s)) =>
+        {
             mk(pack, ChangeKind::Definition)
         }
         ["content", pack, "cards" | "scenarios"] => mk(pack, ChangeKind::Folder),
-        ["content", pack, "cards", .., f] if f.ends_with(".toml") => mk(pack, ChangeKind::Definition),
+        ["content", pack, "cards", .., f] if crown_engine::content::table::is_definition_list(f) => {
+            mk(pack, ChangeKind::Definition)
+        }
         ["content", pack, "scenarios", f] if f.ends_with(".toml") => mk(pack, ChangeKind::Scenario),
         ["content", pack, "cards" | "scenarios", .., f] if !f.contains('.') => mk(pack, ChangeKind::Folder),
         ["content", pack, "templates", ..] => mk(pack, ChangeKind::Template),
@@ -920,6 +928,10 @@ mod tests {
         let k = |s: &str| classify(root, &root.join(s)).map(|c| (c.pack, c.kind));
         assert_eq!(k("content/a/cards/x.toml"), Some(("a".into(), ChangeKind::Definition)));
         assert_eq!(k("content/a/nobles.toml"), Some(("a".into(), ChangeKind::Definition)));
+        assert_eq!(k("content/a/cards/list.csv"), Some(("a".into(), ChangeKind::Definition)));
+        assert_eq!(k("content/a/cards/list.xlsx"), Some(("a".into(), ChangeKind::Definition)));
+        assert_eq!(k("content/a/plaques.ods"), Some(("a".into(), ChangeKind::Definition)));
+        assert_eq!(k("content/a/cards/~$list.xlsx"), None);
         assert_eq!(k("content/a/pack.toml"), Some(("a".into(), ChangeKind::Manifest)));
         assert_eq!(k("content/a/scenarios/s.toml"), Some(("a".into(), ChangeKind::Scenario)));
         assert_eq!(k("content/a/templates/card.svg"), Some(("a".into(), ChangeKind::Template)));

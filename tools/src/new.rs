@@ -1,4 +1,5 @@
-//! `crown new`: scaffold a small but playable pack, or a card skeleton. Never overwrites.
+//! `crown new`: scaffold a small but playable pack, a card skeleton, or a pack's own copy
+//! of the print templates. Never overwrites.
 
 use std::path::Path;
 
@@ -11,6 +12,7 @@ pub fn run(project: &Project, args: &NewArgs) -> i32 {
     match args {
         NewArgs::Pack { name } => new_pack(project, name),
         NewArgs::Card { pack, id, kind } => new_card(project, pack, id, kind),
+        NewArgs::Templates { pack, only } => new_templates(project, pack, only),
     }
 }
 
@@ -119,6 +121,79 @@ fn new_card(project: &Project, pack: &str, id: &str, kind: &str) -> i32 {
             1
         }
     }
+}
+
+/// Copy every template the pack uses (or those of `only`) into its `templates/` folder:
+/// the built-in ones, or a base pack's own where the pack extends one that has them.
+fn new_templates(project: &Project, pack: &str, only: &[String]) -> i32 {
+    let (proj, pack_id) = match project.resolve(pack) {
+        Ok(x) => x,
+        Err(d) => {
+            eprintln!("{d}");
+            return 2;
+        }
+    };
+    let loaded = crate::print::load_for_print(&proj, &pack_id);
+    let Some(pack) = loaded.pack else {
+        out::print_diagnostics(&loaded.diagnostics, &loaded.sources);
+        eprintln!("{pack_id}: fix the pack first (see `crown check {pack_id}`)");
+        return 1;
+    };
+    let (sources, diags) = crate::print::templates::sources(&pack);
+    if diags.iter().any(|d| d.is_error()) {
+        out::print_diagnostics(&diags, &pack.sources);
+        return 1;
+    }
+    for name in only {
+        if !sources.contains_key(name) {
+            let hint = crown_engine::diag::did_you_mean(name, sources.keys().map(String::as_str))
+                .map(|n| format!(" (did you mean `{n}`?)"))
+                .unwrap_or_default();
+            eprintln!(
+                "error: there is no template `{name}`{hint}; templates: {}",
+                sources.keys().cloned().collect::<Vec<_>>().join(", ")
+            );
+            return 2;
+        }
+    }
+    let dir = proj.pack_dir(&pack_id).join("templates");
+    let own = std::path::PathBuf::from("content").join(&pack_id).join("templates");
+    let (mut created, mut kept) = (0, 0);
+    for (name, (text, origin)) in &sources {
+        if !only.is_empty() && !only.contains(name) {
+            continue;
+        }
+        let path = dir.join(name);
+        let from = match origin {
+            crate::print::templates::Origin::Pack(p) if p.starts_with(&own) => {
+                println!("kept    {} (the pack's own)", rel(&proj, &path));
+                kept += 1;
+                continue;
+            }
+            crate::print::templates::Origin::Pack(p) => format!("from {}", p.display()),
+            crate::print::templates::Origin::Builtin => "built in".to_string(),
+        };
+        match out::write_new(&path, text) {
+            Ok(true) => {
+                println!("created {} ({from})", rel(&proj, &path));
+                created += 1;
+            }
+            Ok(false) => {
+                println!("kept    {} (already exists)", rel(&proj, &path));
+                kept += 1;
+            }
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                return 1;
+            }
+        }
+    }
+    println!(
+        "\n{created} template{} written, {kept} kept. Edit them, then `crown print {pack_id}`; delete the ones you",
+        if created == 1 { "" } else { "s" }
+    );
+    println!("leave unchanged, so that they keep following Crown's built-in ones.");
+    0
 }
 
 fn rel(project: &Project, p: &Path) -> String {

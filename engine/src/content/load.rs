@@ -62,6 +62,7 @@ fn run_load(project: &Project, id: &str, opts: LoadOptions, cache: Option<&mut C
     diags.sort_by(|a, b| (a.severity, &a.file, a.line, a.column).cmp(&(b.severity, &b.file, b.line, b.column)));
     diags.dedup();
     suppress_follow_ons(&mut diags);
+    super::table::label_cells(&mut diags, &l.sources);
     if let Some(p) = &pack {
         // `[check] allow = { code = ["*"] }`: every warning of that code is left out.
         diags.retain(|d| d.is_error() || !p.manifest.check.allows(d.code, None));
@@ -83,7 +84,7 @@ const PACK_WIDE: &[&str] = &["counter-never-set", "mark-never-set", "zone-named-
 /// Errors after which what a file or pack holds is unknown (not one bad entry, whose id is
 /// still known, but a whole file or pack that could not be read).
 const LOST_CONTENT: &[&str] =
-    &["toml-syntax", "invalid-utf8", "unreadable", "extends-cycle", "bad-path", "unknown-pack"];
+    &["toml-syntax", "csv-syntax", "invalid-utf8", "unreadable", "extends-cycle", "bad-path", "unknown-pack"];
 
 /// Diagnostics that follow from one definition a TOML file could not give (an entry with
 /// an error is left out): the names it held look missing to the scripts.
@@ -353,6 +354,8 @@ struct Layer {
     refs: Vec<Ref>,
     rules: Option<ScriptRef>,
     file_hashes: BTreeMap<PathBuf, u64>,
+    /// The pack whose folder holds each icon's file.
+    icon_packs: BTreeMap<String, String>,
 }
 
 struct PackLoad<'p> {
@@ -374,6 +377,8 @@ struct PackLoad<'p> {
 enum FileKind {
     Manifest,
     Defs(DefKind),
+    /// A definition list kept in a spreadsheet.
+    Table(DefKind, super::table::TableFormat),
     Scenario,
     Board,
 }
@@ -521,6 +526,8 @@ impl PackLoad<'_> {
         let mut all_refs = Vec::new();
         let mut rules = None;
         let mut hashes = BTreeMap::new();
+        let mut icon_packs: BTreeMap<String, String> = BTreeMap::new();
+        let own_icons: Vec<String> = manifest.icons.keys().cloned().collect();
         if let Some(b) = base {
             // What the extended packs accept, this one accepts too (their scripts run here).
             let mut manifest_allow = b.manifest.check.allow.clone();
@@ -549,6 +556,26 @@ impl PackLoad<'_> {
                 union(&mut into.costs, v.costs, |a, b| a.extend(b));
             }
             manifest.vocabulary = vocabulary;
+            // And its printed look: colours, icons (whose files stay in the folder of the
+            // pack that names them), card size and print settings, each overridden or
+            // added to by this pack's own.
+            let mut colors = b.manifest.colors.clone();
+            colors.extend(std::mem::take(&mut manifest.colors));
+            manifest.colors = colors;
+            let mut icons = b.manifest.icons.clone();
+            icons.extend(std::mem::take(&mut manifest.icons));
+            manifest.icons = icons;
+            icon_packs = b.icon_packs;
+            if manifest.card_size.is_none() {
+                manifest.card_size = b.manifest.card_size.clone();
+            }
+            let mut hide = b.manifest.print.hide_values.clone();
+            for v in std::mem::take(&mut manifest.print.hide_values) {
+                if !hide.contains(&v) {
+                    hide.push(v);
+                }
+            }
+            manifest.print.hide_values = hide;
             chain.extend(b.chain);
             defs = b.defs;
             all_scenarios = b.scenarios;
@@ -558,6 +585,9 @@ impl PackLoad<'_> {
             if board.is_none() {
                 board = b.board;
             }
+        }
+        for name in own_icons {
+            icon_packs.insert(name, id.to_string());
         }
         if hashes.is_empty() {
             hashes = file_hashes;
@@ -718,6 +748,7 @@ impl PackLoad<'_> {
             refs: all_refs,
             rules,
             file_hashes: hashes,
+            icon_packs,
         })
     }
 
@@ -808,18 +839,27 @@ impl PackLoad<'_> {
             let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
                 continue;
             };
-            if !name.ends_with(".toml") {
+            if !super::table::is_definition_list(name) {
                 continue;
             }
             let depth = rel.components().count();
-            let kind = match (top, depth, name) {
-                (_, 1, "pack.toml") => Some(FileKind::Manifest),
-                (_, 1, "cards.toml") | ("cards", _, _) => Some(FileKind::Defs(DefKind::Card)),
-                (_, 1, "plaques.toml") => Some(FileKind::Defs(DefKind::Plaque)),
-                (_, 1, "nobles.toml") => Some(FileKind::Defs(DefKind::Noble)),
-                (_, 1, "leaders.toml") => Some(FileKind::Defs(DefKind::Leader)),
-                (_, 1, "board.toml") => Some(FileKind::Board),
-                ("scenarios", 2, _) => Some(FileKind::Scenario),
+            // A definition list is TOML or a spreadsheet (CSV, XLSX, ODS) of the same name.
+            let (stem, defs_kind) = match super::table::TableFormat::of(name) {
+                Some(f) => (name.rsplit_once('.').map_or(name, |(s, _)| s), Some(f)),
+                None => (name.strip_suffix(".toml").unwrap_or(name), None),
+            };
+            let list = |k: DefKind| match defs_kind {
+                Some(f) => FileKind::Table(k, f),
+                None => FileKind::Defs(k),
+            };
+            let kind = match (top, depth, stem, defs_kind) {
+                (_, 1, "pack", None) => Some(FileKind::Manifest),
+                (_, 1, "cards", _) | ("cards", _, _, _) => Some(list(DefKind::Card)),
+                (_, 1, "plaques", _) => Some(list(DefKind::Plaque)),
+                (_, 1, "nobles", _) => Some(list(DefKind::Noble)),
+                (_, 1, "leaders", _) => Some(list(DefKind::Leader)),
+                (_, 1, "board", None) => Some(FileKind::Board),
+                ("scenarios", 2, _, None) => Some(FileKind::Scenario),
                 _ => None,
             };
             match kind {
@@ -827,7 +867,7 @@ impl PackLoad<'_> {
                 None => self.diags.push(
                     Diagnostic::warning("unknown-file", format!("`{}` is not a file Crown loads", rel.display()))
                         .in_file(self.shown(&path))
-                        .hint("definition files are pack.toml, cards/*.toml, plaques.toml, nobles.toml, leaders.toml, board.toml and scenarios/*.toml"),
+                        .hint("definition files are pack.toml, cards/*.toml, plaques.toml, nobles.toml, leaders.toml, board.toml and scenarios/*.toml; card lists may also be .csv, .xlsx or .ods"),
                 ),
             }
         }
@@ -904,7 +944,8 @@ impl PackLoad<'_> {
     }
 
     fn finish(&mut self, layer: Layer) -> Option<Pack> {
-        let Layer { manifest, manifest_origin, chain, defs, scenarios, board, refs, rules, file_hashes } = layer;
+        let Layer { manifest, manifest_origin, chain, defs, scenarios, board, refs, rules, file_hashes, icon_packs } =
+            layer;
         let mfile = self.sources.get(&manifest_origin.file).cloned();
         if let Some(f) = &mfile {
             self.check_manifest(&manifest, f);
@@ -1224,6 +1265,7 @@ impl PackLoad<'_> {
             rules: rules_idx,
             sources,
             file_hashes,
+            icon_packs,
         })
     }
 
@@ -1771,6 +1813,9 @@ fn parse_file_cached(
 }
 
 fn parse_bytes(bytes: &[u8], hash: u64, shown: &Path, kind: FileKind, pack: &str) -> FileOut {
+    if let FileKind::Table(dk, format) = kind {
+        return parse_table(bytes, hash, shown, dk, format, pack);
+    }
     let mut out = FileOut { hash, ..FileOut::default() };
     let text = match decode(bytes, shown) {
         Ok(t) => t,
@@ -1791,6 +1836,7 @@ fn parse_bytes(bytes: &[u8], hash: u64, shown: &Path, kind: FileKind, pack: &str
             },
             FileKind::Scenario => "a scenario needs at least id and name",
             FileKind::Board => "add [[space]], [grid] or [[supply]] tables, or delete the file",
+            FileKind::Table(..) => "add a header row and one row per definition, or delete the file",
         }));
         out.source = Some(src);
         return out;
@@ -1865,44 +1911,7 @@ fn parse_bytes(bytes: &[u8], hash: u64, shown: &Path, kind: FileKind, pack: &str
                     continue;
                 };
                 for item in items.iter() {
-                    let id_span = item.get_ref().get("id").map(|v| v.span()).unwrap_or(item.span());
-                    match deserialize::<Definition>(item.clone(), &src) {
-                        Ok(def) => {
-                            let before = out.diags.len();
-                            check_definition(&def, item, &src, &mut out.diags);
-                            if out.diags.len() > before {
-                                continue;
-                            }
-                            collect_def_refs(&def, item, shown, &mut out.refs);
-                            let sref = def.script.as_ref().map(|s| ScriptRef {
-                                pack: pack.to_string(),
-                                rel: s.clone(),
-                                file: shown.to_path_buf(),
-                                span: item.get_ref().get("script").map(|v| v.span()).unwrap_or(0..0),
-                                hooks: def
-                                    .hooks
-                                    .iter()
-                                    .enumerate()
-                                    .map(|(i, h)| {
-                                        (h.clone(), span_at(item, &[P::K("hooks"), P::I(i)]).unwrap_or(id_span.clone()))
-                                    })
-                                    .collect(),
-                            });
-                            if sref.is_none() && !def.hooks.is_empty() {
-                                out.diags.push(
-                                    Diagnostic::error(
-                                        "hooks-without-script",
-                                        format!("`{}` names hooks but no script", def.id),
-                                    )
-                                    .at(&src, item.get_ref().get("hooks").map(|v| v.span()).unwrap_or(id_span.clone()))
-                                    .hint("add `script = \"path.rhai\"`"),
-                                );
-                                continue;
-                            }
-                            out.defs.push((dk, def, origin_for(item.span(), id_span), sref));
-                        }
-                        Err(d) => out.diags.push(*d),
-                    }
+                    take_definition(dk, item, &src, shown, pack, &mut out);
                 }
             }
         }
@@ -1940,6 +1949,8 @@ fn parse_bytes(bytes: &[u8], hash: u64, shown: &Path, kind: FileKind, pack: &str
                 Err(d) => out.diags.push(*d),
             }
         }
+        // Spreadsheets are read by `parse_table`.
+        FileKind::Table(..) => {}
         FileKind::Board => {
             let value = Spanned::new(root_span.clone(), DeValue::Table(table.clone()));
             match deserialize::<BoardFile>(value.clone(), &src) {
@@ -1953,6 +1964,111 @@ fn parse_bytes(bytes: &[u8], hash: u64, shown: &Path, kind: FileKind, pack: &str
                 Err(d) => out.diags.push(*d),
             }
         }
+    }
+    out.source = Some(src);
+    out
+}
+
+/// Check one definition (a `[[card]]` table, or a spreadsheet row made into one) and add
+/// it, with its references and script, to what its file defines.
+fn take_definition(
+    dk: DefKind,
+    item: &Spanned<DeValue<'_>>,
+    src: &SourceFile,
+    shown: &Path,
+    pack: &str,
+    out: &mut FileOut,
+) {
+    let id_span = item.get_ref().get("id").map(|v| v.span()).unwrap_or(item.span());
+    match deserialize::<Definition>(item.clone(), src) {
+        Ok(def) => {
+            let before = out.diags.len();
+            check_definition(&def, item, src, &mut out.diags);
+            if out.diags.len() > before {
+                return;
+            }
+            collect_def_refs(&def, item, shown, &mut out.refs);
+            let sref = def.script.as_ref().map(|s| ScriptRef {
+                pack: pack.to_string(),
+                rel: s.clone(),
+                file: shown.to_path_buf(),
+                span: item.get_ref().get("script").map(|v| v.span()).unwrap_or(0..0),
+                hooks: def
+                    .hooks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, h)| (h.clone(), span_at(item, &[P::K("hooks"), P::I(i)]).unwrap_or(id_span.clone())))
+                    .collect(),
+            });
+            if sref.is_none() && !def.hooks.is_empty() {
+                out.diags.push(
+                    Diagnostic::error("hooks-without-script", format!("`{}` names hooks but no script", def.id))
+                        .at(src, item.get_ref().get("hooks").map(|v| v.span()).unwrap_or(id_span.clone()))
+                        .hint("add `script = \"path.rhai\"`"),
+                );
+                return;
+            }
+            out.defs.push((
+                dk,
+                def,
+                Origin { file: shown.to_path_buf(), span: item.span(), id_span, pack: pack.to_string() },
+                sref,
+            ));
+        }
+        Err(d) => out.diags.push(*d),
+    }
+}
+
+/// A definition list kept in a spreadsheet: each row checked as a `[[card]]` table would
+/// be, its diagnostics on its cells, labelled with their row and column.
+fn parse_table(
+    bytes: &[u8],
+    hash: u64,
+    shown: &Path,
+    dk: DefKind,
+    format: super::table::TableFormat,
+    pack: &str,
+) -> FileOut {
+    use super::table;
+    let mut out = FileOut { hash, ..FileOut::default() };
+    let sheet = match format {
+        table::TableFormat::Csv => {
+            let text = match decode(bytes, shown) {
+                Ok(t) => t,
+                Err(d) => {
+                    out.diags.push(*d);
+                    return out;
+                }
+            };
+            match table::parse_csv(&text) {
+                Ok(s) => s,
+                Err((msg, span)) => {
+                    let src = SourceFile::new(shown, text.as_str());
+                    out.diags.push(Diagnostic::error("csv-syntax", format!("invalid CSV: {msg}")).at(&src, span).hint(
+                        "a cell with a comma, quote or line break is written in double quotes, a quote inside as two",
+                    ));
+                    out.source = Some(src);
+                    return out;
+                }
+            }
+        }
+        _ => match table::read_workbook(bytes, format) {
+            Ok(s) => s,
+            Err(e) => {
+                out.diags.push(
+                    Diagnostic::error("unreadable", format!("cannot read the spreadsheet: {e}"))
+                        .in_file(shown)
+                        .hint("save it again as .xlsx or .ods (or export it as .csv)"),
+                );
+                return out;
+            }
+        },
+    };
+    let src = SourceFile::new(shown, sheet.shown.as_str());
+    let (items, diags) = table::rows_to_items(&sheet, &src);
+    out.diags.extend(diags);
+    for item in &items {
+        take_definition(dk, item, &src, shown, pack, &mut out);
     }
     out.source = Some(src);
     out

@@ -9,6 +9,7 @@ pub mod load;
 pub mod model;
 pub mod schema;
 pub mod set;
+pub mod table;
 pub mod vocabulary;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -194,6 +195,9 @@ pub struct Pack {
     pub sources: SourceMap,
     /// Content hash of every file loaded, by shown path.
     pub file_hashes: BTreeMap<PathBuf, u64>,
+    /// For each icon of `manifest.icons`, the pack whose folder its file is relative to
+    /// (an expansion inherits the icons of the packs it extends).
+    pub icon_packs: BTreeMap<String, String>,
 }
 
 impl Pack {

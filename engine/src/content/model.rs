@@ -73,6 +73,9 @@ pub struct PackManifest {
     /// Colour (CSS) of each card kind's band when printing.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub colors: BTreeMap<String, String>,
+    /// How `crown print` presents the pieces (values to leave off the faces).
+    #[serde(default, skip_serializing_if = "PrintConfig::is_empty")]
+    pub print: PrintConfig,
     /// Rules steps (turns) after which a game is stopped and reported as too long.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_turns: Option<u32>,
@@ -139,6 +142,23 @@ pub struct Vocabulary {
     /// Resources a `cost` (or an upgrade's cost) may name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub costs: Option<Vec<String>>,
+}
+
+/// `[print]` in `pack.toml`: how printed faces present the pieces. An expansion inherits
+/// it from the pack it extends, adding its own.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PrintConfig {
+    /// Values the rules read that no player needs to see (`solo = 2`, a count for the
+    /// scripts, say): left off every printed face. Scripts still read them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hide_values: Vec<String>,
+}
+
+impl PrintConfig {
+    pub fn is_empty(&self) -> bool {
+        self.hide_values.is_empty()
+    }
 }
 
 /// `[check]` in `pack.toml`: warnings the designer has looked at and accepts.

@@ -178,6 +178,23 @@ fn face_problems(v: &Vocabulary, face: &FaceKeys<'_>, kind: &str) -> Vec<(String
 fn locate(d: Diagnostic, f: &SourceFile, from: usize, word: &str) -> Diagnostic {
     let text = &f.text;
     let from = from.min(text.len());
+    // In a spreadsheet a key is written once, in the header row (`value.atack`), above
+    // the row of the definition: look there when the row does not hold it.
+    let is_sheet = f.path.file_name().and_then(|n| n.to_str()).and_then(super::table::TableFormat::of).is_some();
+    if is_sheet {
+        if let Some(span) = find_word(text, from, word).or_else(|| find_word(text, 0, word)) {
+            return d.at(f, span);
+        }
+        return d.at(f, from..from);
+    }
+    match find_word(text, from, word) {
+        Some(span) => d.at(f, span),
+        None => d.at(f, from..from),
+    }
+}
+
+/// The first occurrence of `word` at or after `from` that is a whole word.
+fn find_word(text: &str, from: usize, word: &str) -> Option<std::ops::Range<usize>> {
     let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
     let mut at = from;
     while let Some(i) = text.get(at..).and_then(|t| t.find(word)) {
@@ -186,11 +203,11 @@ fn locate(d: Diagnostic, f: &SourceFile, from: usize, word: &str) -> Diagnostic 
         let before = text[..start].chars().next_back();
         let after = text[end..].chars().next();
         if !before.is_some_and(is_word) && !after.is_some_and(is_word) {
-            return d.at(f, start..end);
+            return Some(start..end);
         }
         at = end;
     }
-    d.at(f, from..from)
+    None
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! The output cache: `<out>/.crown-print-cache.json` maps each SVG and PNG written to the
-//! hash of what produced it (definition, templates, icons, geometry, DPI). A re-print
+//! The output cache: `<out>/.crown-print-cache.json` maps each SVG, PNG and deck sheet
+//! written to the hash of what produced it (definition, templates, icons, geometry, DPI;
+//! for a deck sheet, its faces' hashes). A re-print
 //! renders only the faces whose hash changed or whose file is gone. Faces that had any
 //! diagnostic are never recorded, so their problems are reported again next time.
 
@@ -15,7 +16,8 @@ const VERSION: u32 = 1;
 pub struct Cache {
     version: u32,
     entries: BTreeMap<String, String>,
-    /// The SVG and PNG files found in the output folder when the cache was loaded.
+    /// The SVG, PNG and deck-sheet files found in the output folder when the cache was
+    /// loaded.
     #[serde(skip)]
     present: BTreeSet<String>,
 }
@@ -29,7 +31,7 @@ impl Cache {
             .filter(|c| c.version == VERSION)
             .unwrap_or(Cache { version: VERSION, entries: BTreeMap::new(), present: BTreeSet::new() });
         // One listing per folder instead of one look-up per file.
-        for dir in ["svg", "png"] {
+        for dir in ["svg", "png", "tts"] {
             if let Ok(rd) = std::fs::read_dir(out.join(dir)) {
                 for e in rd.flatten() {
                     if e.file_type().is_ok_and(|t| t.is_file()) {

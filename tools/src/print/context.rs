@@ -100,28 +100,64 @@ pub fn print_kind(d: &Def) -> String {
     }
 }
 
+/// A short label for a value or cost without an icon: its first three letters, or for
+/// `any-<group>` the whole of it (`any food`), so two kinds of "any" never print alike.
 fn short(key: &str) -> String {
-    key.chars().take(3).collect()
+    match key.strip_prefix("any-").or_else(|| key.strip_prefix("any_")) {
+        Some(group) => format!("any {}", group.replace(['-', '_'], " ")),
+        None => key.chars().take(3).collect(),
+    }
 }
 
-fn numbers(map: &BTreeMap<String, i64>, icons: &IconSet) -> Vec<Value> {
+/// Costs as templates see them: each also lists, under `any`, the icons of what may pay
+/// it when it is `any-<group>` and the board's supplies name that group
+/// (`attrs.group = "food"`); empty otherwise.
+fn costs(pack: &Pack, map: &BTreeMap<String, i64>, icons: &IconSet) -> Vec<Value> {
+    let mut out = numbers(map, icons, &[]);
+    for c in &mut out {
+        let key = c["key"].as_str().unwrap_or_default();
+        let group = key.strip_prefix("any-").or_else(|| key.strip_prefix("any_"));
+        let members: Vec<Value> = match (group, &pack.board) {
+            (Some(g), Some((board, _))) => board
+                .supply
+                .iter()
+                .filter(|s| s.attrs.get("group").is_some_and(|x| x == g))
+                .filter_map(|s| {
+                    let icon = icons.href(&s.id)?;
+                    let name = if s.name.is_empty() { label(&s.id) } else { s.name.clone() };
+                    Some(json!({ "key": s.id, "name": name, "icon": icon }))
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        c["any"] = Value::Array(members);
+    }
+    out
+}
+
+/// Values or costs as templates see them, less those the pack's `[print] hide_values`
+/// leaves off the faces.
+fn numbers(map: &BTreeMap<String, i64>, icons: &IconSet, hidden: &[String]) -> Vec<Value> {
     map.iter()
+        .filter(|(k, _)| !hidden.contains(k))
         .map(|(k, v)| json!({ "key": k, "label": label(k), "short": short(k), "value": v, "icon": icons.href(k) }))
         .collect()
 }
 
-fn face_json(face: &Face, front: &Definition, icons: &IconSet, side_label: &str) -> Value {
+fn face_json(pack: &Pack, face: &Face, front: &Definition, icons: &IconSet, side_label: &str) -> Value {
+    let hidden = &pack.manifest.print.hide_values;
     json!({
         "name": if face.name.is_empty() { front.name.clone() } else { face.name.clone() },
         "text": face.text,
-        "values": numbers(&face.values, icons),
-        "cost": numbers(&face.cost, icons),
+        "values": numbers(&face.values, icons, hidden),
+        "cost": costs(pack, &face.cost, icons),
         "attrs": face.attrs,
         "side_label": face.attrs.get("side").cloned().unwrap_or_else(|| side_label.to_string()),
     })
 }
 
-fn stage_json(s: &Stage, def: &Definition, icons: &IconSet) -> Value {
+fn stage_json(pack: &Pack, s: &Stage, def: &Definition, icons: &IconSet) -> Value {
+    let hidden = &pack.manifest.print.hide_values;
     let production: BTreeMap<String, i64> =
         s.values.iter().filter(|(k, _)| k.as_str() != "fame").map(|(k, v)| (k.clone(), *v)).collect();
     let upgrades: Vec<Value> = s
@@ -134,7 +170,7 @@ fn stage_json(s: &Stage, def: &Definition, icons: &IconSet) -> Value {
                 .find(|t| t.position == u.to)
                 .map_or_else(|| u.to.as_str().to_string(), |t| t.name.clone());
             json!({
-                "cost": numbers(&u.cost, icons),
+                "cost": costs(pack, &u.cost, icons),
                 "to": u.to.as_str(),
                 "to_name": to_name,
                 "turn": if s.position.turn_to(u.to) == "flip" { "flip" } else { "rotate" },
@@ -150,9 +186,9 @@ fn stage_json(s: &Stage, def: &Definition, icons: &IconSet) -> Value {
         "position": s.position.as_str(),
         "name": s.name,
         "keywords": s.keywords,
-        "values": numbers(&s.values, icons),
-        "production": numbers(&production, icons),
-        "fame": s.values.get("fame"),
+        "values": numbers(&s.values, icons, hidden),
+        "production": numbers(&production, icons, hidden),
+        "fame": s.values.get("fame").filter(|_| !hidden.iter().any(|h| h == "fame")),
         "text": s.text,
         "attrs": s.attrs,
         "checkboxes": checkboxes,
@@ -161,15 +197,24 @@ fn stage_json(s: &Stage, def: &Definition, icons: &IconSet) -> Value {
 }
 
 /// Everything a card template sees under `card`. `art` is the art's data URI (or None
-/// with `art_missing` naming the file when it could not be read).
-pub fn card_json(pack: &Pack, d: &Def, icons: &IconSet, art: Option<&str>, art_missing: Option<&str>) -> Value {
+/// with `art_missing` naming the file when it could not be read); `packs` is
+/// [`chain_names`].
+pub fn card_json(
+    pack: &Pack,
+    d: &Def,
+    icons: &IconSet,
+    art: Option<&str>,
+    art_missing: Option<&str>,
+    packs: &BTreeMap<String, Value>,
+) -> Value {
     let def = &d.def;
+    let hidden = &pack.manifest.print.hide_values;
     let kind = print_kind(d);
     let kind_label = label(&kind);
     let mut type_bits = vec![kind_label.clone()];
     type_bits.extend(def.keywords.iter().filter(|k| !k.eq_ignore_ascii_case(&kind)).map(|k| label(k)));
     // Nobles and leaders: their first value is the headline number, the rest are stats.
-    let mut stats = numbers(&def.values, icons);
+    let mut stats = numbers(&def.values, icons, hidden);
     let headline = if d.kind.is_character() {
         let pick =
             ["number", "initiative", "rank", "strength"].iter().find_map(|k| stats.iter().position(|v| v["key"] == *k));
@@ -188,7 +233,12 @@ pub fn card_json(pack: &Pack, d: &Def, icons: &IconSet, art: Option<&str>, art_m
         .map(|(n, c)| if *c > 1 { format!("{n} ×{c}") } else { n.clone() })
         .collect::<Vec<_>>()
         .join(", ");
-    let stage = |p: StagePosition| def.stages.iter().find(|s| s.position == p).map(|s| stage_json(s, def, icons));
+    let stage = |p: StagePosition| def.stages.iter().find(|s| s.position == p).map(|s| stage_json(pack, s, def, icons));
+    // The pack the definition comes from (a base pack's card printed in an expansion
+    // keeps its own name on its footer).
+    let own = packs.get(&d.origin.pack).cloned().unwrap_or_else(
+        || json!({ "id": pack.manifest.id, "name": pack.manifest.name, "version": pack.manifest.version }),
+    );
     let deck_label =
         if d.kind.is_character() { Some(label(d.kind.as_str())) } else { def.decks.first().map(|s| label(s)) };
     json!({
@@ -201,10 +251,11 @@ pub fn card_json(pack: &Pack, d: &Def, icons: &IconSet, art: Option<&str>, art_m
         "keywords": def.keywords,
         "count": def.count,
         "serial": def.serial,
-        "values": numbers(&def.values, icons),
+        "pack": own,
+        "values": numbers(&def.values, icons, hidden),
         "stats": if d.kind.is_character() { stats } else { Vec::new() },
         "headline": headline,
-        "cost": numbers(&def.cost, icons),
+        "cost": costs(pack, &def.cost, icons),
         "text": def.text,
         "flavor": def.flavor,
         "attrs": def.attrs,
@@ -215,15 +266,35 @@ pub fn card_json(pack: &Pack, d: &Def, icons: &IconSet, art: Option<&str>, art_m
         "art": art,
         "kind_icon": icons.href(&kind),
         "art_missing": art_missing,
-        "stages": def.stages.iter().map(|s| stage_json(s, def, icons)).collect::<Vec<_>>(),
+        "stages": def.stages.iter().map(|s| stage_json(pack, s, def, icons)).collect::<Vec<_>>(),
         "stage_front_top": stage(StagePosition::FrontTop),
         "stage_front_bottom": stage(StagePosition::FrontBottom),
         "stage_back_top": stage(StagePosition::BackTop),
         "stage_back_bottom": stage(StagePosition::BackBottom),
         "side_label": def.attrs.get("side").cloned().unwrap_or_else(|| if d.kind == DefKind::Plaque { "Front side".into() } else { kind_label.clone() }),
-        "face": def.back.as_ref().map(|f| face_json(f, def, icons, "Reverse side")),
+        "face": def.back.as_ref().map(|f| face_json(pack, f, def, icons, "Reverse side")),
         "has_back": def.back.is_some(),
     })
+}
+
+/// `{id, name, version}` of the printed pack and of each pack it extends (read from its
+/// `pack.toml` as loaded), by id.
+pub fn chain_names(pack: &Pack) -> BTreeMap<String, Value> {
+    let m = &pack.manifest;
+    let mut out = BTreeMap::new();
+    for id in &pack.chain {
+        let shown = std::path::Path::new("content").join(id).join("pack.toml");
+        let base = (id != &m.id)
+            .then(|| pack.sources.get(&shown))
+            .flatten()
+            .and_then(|f| toml::from_str::<crown_engine::content::model::PackManifest>(&f.text).ok());
+        let v = match base {
+            Some(b) => json!({ "id": id, "name": b.name, "version": b.version }),
+            None => json!({ "id": m.id, "name": m.name, "version": m.version }),
+        };
+        out.insert(id.clone(), v);
+    }
+    out
 }
 
 #[cfg(test)]

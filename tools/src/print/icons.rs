@@ -12,7 +12,7 @@ use std::path::Path;
 use crown_engine::content::Pack;
 use crown_engine::diag::Diagnostic;
 
-use super::util::{data_uri, pack_file};
+use super::util::{data_uri, pack_file_in};
 
 /// The built-in icons, by name.
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -134,8 +134,10 @@ impl IconSet {
                 set.add(alias, svg.as_bytes()).expect("built-in icons are valid");
             }
         }
-        let manifest_file = Path::new("content").join(pack.id()).join("pack.toml");
         for (name, target) in &pack.manifest.icons {
+            // An icon an expansion inherits lives in the folder of the pack that names it.
+            let owner = pack.icon_packs.get(name).map_or(pack.id(), String::as_str);
+            let manifest_file = Path::new("content").join(owner).join("pack.toml");
             hasher.extend_from_slice(name.as_bytes());
             hasher.extend_from_slice(target.as_bytes());
             if !target.ends_with(".svg") {
@@ -154,7 +156,7 @@ impl IconSet {
                 }
                 continue;
             }
-            match pack_file(pack, target) {
+            match pack_file_in(pack, owner, target) {
                 Ok((shown, bytes)) => {
                     if !looks_like_svg(&bytes) {
                         diags.push(

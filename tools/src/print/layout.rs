@@ -462,6 +462,7 @@ pub(crate) mod tests {
             rules: None,
             sources: Default::default(),
             file_hashes: Default::default(),
+            icon_packs: Default::default(),
         }
     }
 

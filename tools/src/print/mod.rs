@@ -7,7 +7,9 @@
 //! - `templates`: the tera templates (built in, overridable per pack) and their functions.
 //! - `context`: what a template sees for one definition.
 //! - `render`: one definition side to SVG, with diagnostics naming the card.
-//! - `sheet`: PDF pages (krilla + krilla-svg); `raster`: PNGs and deck sheets (resvg).
+//! - `sheet`: PDF pages (krilla + krilla-svg): paper, orientation, margins, gutters,
+//!   duplex, crop marks, guides; `raster`: PNGs and deck sheets (resvg).
+//! - `tts`: deck sheets, their manifest and Tabletop Simulator saved objects.
 //! - `cache`: which SVG/PNG outputs are still current.
 //! - `reference`: the rules reference (HTML, Markdown, PDF).
 //! - `bench`: the printing benchmark `crown bench` runs.
@@ -34,6 +36,7 @@ pub mod render;
 pub mod rules_md;
 pub mod sheet;
 pub mod templates;
+pub mod tts;
 pub mod util;
 
 use crown_engine::fsread;
@@ -44,7 +47,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use crown_engine::content::{load_pack, Def, DefKind, LoadOptions, Pack, Project};
+use crown_engine::content::{load_pack, Def, LoadOptions, Pack, Project};
 use crown_engine::diag::{Diagnostic, Severity, SourceMap};
 use rayon::prelude::*;
 use resvg::usvg;
@@ -52,7 +55,8 @@ use serde::Serialize;
 
 pub use reference::{render_reference, ReferenceFormat};
 pub use render::{parse_svg, Geometry, Printer, Side};
-pub use sheet::{Grid, Paper, Placement};
+pub use sheet::{Duplex, Grid, Orientation, PageSetup, Paper, Placement};
+pub use tts::TtsReport;
 
 use crate::out;
 
@@ -66,7 +70,7 @@ pub enum Format {
     Png,
     /// One SVG per card face.
     Svg,
-    /// Virtual-tabletop deck sheets and their manifest.
+    /// Virtual-tabletop deck sheets, their manifest and Tabletop Simulator saved objects.
     Tts,
 }
 
@@ -91,15 +95,32 @@ pub struct PrintArgs {
     /// (default: the pack's card_size, else poker).
     #[arg(long)]
     pub size: Option<String>,
-    /// Paper of the PDF.
-    #[arg(long, value_enum, default_value = "a4")]
-    pub paper: PaperArg,
+    /// Paper of the PDF: a4, letter, a3, tabloid or WxH in millimetres (e.g. 300x450).
+    #[arg(long, default_value = "a4")]
+    pub paper: String,
+    /// Which way up the paper is (default: whichever holds more cards; portrait when equal).
+    #[arg(long, value_enum)]
+    pub orientation: Option<Orientation>,
+    /// The printer's unprintable border, in millimetres: no card, bleed or mark is put in it.
+    #[arg(long, default_value_t = sheet::DEFAULT_MARGIN_MM)]
+    pub margin: f64,
+    /// Space between neighbouring cards, in millimetres (narrower than twice the bleed,
+    /// neighbours share their bleed).
+    #[arg(long, default_value_t = 0.0)]
+    pub gutter: f64,
+    /// How the printer turns the sheet for the backs: over its long edge, its short edge,
+    /// or not at all (backs printed on their own, placed like their fronts).
+    #[arg(long, value_enum, default_value = "long")]
+    pub duplex: Duplex,
     /// Bleed around each card, in millimetres.
     #[arg(long, default_value_t = 0.0)]
     pub bleed: f64,
-    /// Draw crop marks outside the cut lines.
+    /// Draw crop marks outside the cut lines (inside the margin).
     #[arg(long)]
     pub crop_marks: bool,
+    /// Draw guides on every card: the cut line, the bleed edge and the safe zone.
+    #[arg(long)]
+    pub guides: bool,
     /// Print a back for every card (two-sided pieces always get theirs).
     #[arg(long)]
     pub backs: bool,
@@ -112,6 +133,10 @@ pub struct PrintArgs {
     /// Render every face again, ignoring the cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Where the deck sheets will be put on the web (e.g. https://example.org/decks): the
+    /// Tabletop Simulator saved objects then name them there instead of by file:/// URLs.
+    #[arg(long, value_name = "URL")]
+    pub tts_url: Option<String>,
 }
 
 /// Arguments of `crown reference`.
@@ -137,29 +162,32 @@ pub struct PrintOptions {
     pub formats: Vec<Format>,
     /// Card size in millimetres; `None` for the pack's.
     pub size_mm: Option<(f64, f64)>,
-    pub paper: Paper,
+    /// Paper, orientation, margin, gutter, duplex, crop marks and guides of the PDF.
+    pub page: PageSetup,
     pub bleed_mm: f64,
-    pub crop_marks: bool,
     pub backs: bool,
     pub dpi: u32,
     pub only: Vec<String>,
     pub use_cache: bool,
+    /// Base URL of the deck sheets in the saved objects; `None` for file URLs.
+    pub tts_url: Option<String>,
 }
 
 impl PrintOptions {
-    /// Defaults: every format, poker or the pack's size, A4, no bleed, 300 DPI.
+    /// Defaults: every format, poker or the pack's size, A4 in either orientation, no
+    /// bleed, 300 DPI.
     pub fn new(out: impl Into<PathBuf>) -> PrintOptions {
         PrintOptions {
             out: out.into(),
             formats: vec![Format::Pdf, Format::Png, Format::Svg, Format::Tts],
             size_mm: None,
-            paper: Paper::A4,
+            page: PageSetup::default(),
             bleed_mm: 0.0,
-            crop_marks: false,
             backs: false,
             dpi: 300,
             only: Vec::new(),
             use_cache: true,
+            tts_url: None,
         }
     }
 
@@ -224,13 +252,6 @@ pub struct PdfReport {
     pub placements: Vec<Placement>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct TtsReport {
-    pub manifest: PathBuf,
-    pub sheets: Vec<PathBuf>,
-    pub cell_px: (u32, u32),
-}
-
 /// One face to produce.
 struct Job<'a> {
     def: &'a Def,
@@ -283,15 +304,24 @@ pub fn geometry(pack: &Pack, opts: &PrintOptions) -> Result<Geometry, Diagnostic
 pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagnostic>> {
     let geom = geometry(pack, opts).map_err(|d| vec![d])?;
     let grid = if opts.wants(Format::Pdf) {
-        Some(Grid::plan(opts.paper, geom).ok_or_else(|| {
-            let (pw, ph) = opts.paper.mm();
+        opts.page.check().map_err(|m| vec![Diagnostic::error("bad-layout", m)])?;
+        Some(Grid::plan(&opts.page, geom).ok_or_else(|| {
+            let (pw, ph) = opts.page.paper.mm();
+            let marks = if opts.page.crop_marks { " and room for crop marks" } else { "" };
             vec![Diagnostic::error(
                 "card-too-large",
                 format!(
-                    "a {}x{} mm card with {} mm bleed does not fit on {pw}x{ph} mm paper",
-                    geom.w, geom.h, geom.bleed
+                    "a {}x{} mm card with {} mm bleed does not fit on {} paper ({}x{} mm) inside {} mm margins{marks}",
+                    geom.w,
+                    geom.h,
+                    geom.bleed,
+                    opts.page.paper.name(),
+                    util::num(pw),
+                    util::num(ph),
+                    util::num(opts.page.margin_mm)
                 ),
-            )]
+            )
+            .hint("use a larger --paper, a smaller --margin or --size, or less --bleed")]
         })?)
     } else {
         None
@@ -340,18 +370,15 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     let index_of = |id: &str, side: Side| face_index.get(&(id, side)).copied();
     let plan = grid.map(|g| (g, paginate(&defs, &g, geom, opts.backs, &index_of)));
     let title = format!("{} {}: cards", pack.manifest.name, pack.manifest.version);
-    let pdf_job = plan.as_ref().map(|(g, (pages, ..))| PdfJob {
-        grid: g,
-        geom,
-        pages,
-        crop_marks: opts.crop_marks,
-        title: &title,
-    });
+    let pdf_job =
+        plan.as_ref().map(|(g, (pages, ..))| PdfJob { grid: g, geom, pages, setup: &opts.page, title: &title });
     let (outs, pdf_result) = run_jobs(&printer, &jobs, opts, &cache, need_trees, pdf_job);
 
     let mut report =
         Report { pack: pack.id().to_string(), out: out_dir.clone(), faces: jobs.len(), ..Report::default() };
     let mut trees: Vec<Option<Arc<usvg::Tree>>> = Vec::with_capacity(outs.len());
+    // Each face's cache key, and whether it rendered without a problem.
+    let face_keys: Vec<(u64, bool)> = jobs.iter().zip(&outs).map(|(j, o)| (j.key, o.diags.is_empty())).collect();
     for (j, o) in jobs.iter().zip(outs) {
         diags.extend(o.diags);
         report.written.extend(o.written);
@@ -377,9 +404,10 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         }
         let svg_rel = format!("svg/{}.svg", j.stem);
         let png_rel = format!("png/{}.png", j.stem);
+        // A face rendered only for the PDF or the deck sheets left its SVG file as it was.
         match o.cache_svg {
             Some(k) => cache.set(&svg_rel, k),
-            None if o.svg_rendered || o.failed => cache.remove(&svg_rel),
+            None if (o.svg_rendered && opts.wants(Format::Svg)) || o.failed => cache.remove(&svg_rel),
             None => {}
         }
         match o.cache_png {
@@ -416,9 +444,15 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     }
 
     if opts.wants(Format::Tts) {
-        match write_tts(pack, &defs, geom, &trees, &index_of, out_dir, tts_back.as_deref()) {
+        let urls = match &opts.tts_url {
+            Some(u) => tts::Urls::Base(u.clone()),
+            None => tts::Urls::Local,
+        };
+        let faces = tts::Faces { trees: &trees, keys: &face_keys, index_of: &index_of };
+        match tts::write(pack, &defs, geom, &faces, out_dir, tts_back.as_deref(), &urls, &mut cache, opts.use_cache) {
             Ok(t) => {
                 report.written.extend(t.sheets.iter().cloned());
+                report.written.extend(t.saved_objects.iter().cloned());
                 report.written.push(t.manifest.clone());
                 report.tts = Some(t);
             }
@@ -524,7 +558,7 @@ struct PdfJob<'a> {
     grid: &'a Grid,
     geom: Geometry,
     pages: &'a [sheet::PagePlan],
-    crop_marks: bool,
+    setup: &'a PageSetup,
     title: &'a str,
 }
 
@@ -562,7 +596,7 @@ fn run_jobs(
                     }
                     have.get(&i).cloned().flatten()
                 };
-                sheet::write_pdf(p.grid, p.geom, p.pages, &mut get, p.crop_marks, p.title)
+                sheet::write_pdf(p.grid, p.geom, p.pages, &mut get, p.setup, p.title)
             })
         });
         let sender = &tx;
@@ -724,13 +758,13 @@ fn paginate(
             for (slot, (d, f, b)) in chunk.iter().enumerate() {
                 fp.slots.push((slot, *f));
                 fronts += 1;
-                let (x, y) = grid.cell(slot, Side::Front);
+                let (x, y) = grid.card_at(slot, Side::Front);
                 placements.push(Placement {
                     page: page_no,
                     side: "front",
                     id: d.def.id.clone(),
-                    x_mm: x + geom.bleed,
-                    y_mm: y + geom.bleed,
+                    x_mm: x,
+                    y_mm: y,
                     w_mm: geom.w,
                     h_mm: geom.h,
                 });
@@ -738,13 +772,13 @@ fn paginate(
                     if let Some(b) = b {
                         bp.slots.push((slot, *b));
                         back_count += 1;
-                        let (x, y) = grid.cell(slot, Side::Back);
+                        let (x, y) = grid.card_at(slot, Side::Back);
                         placements.push(Placement {
                             page: page_no + 1,
                             side: "back",
                             id: d.def.id.clone(),
-                            x_mm: x + geom.bleed,
-                            y_mm: y + geom.bleed,
+                            x_mm: x,
+                            y_mm: y,
                             w_mm: geom.w,
                             h_mm: geom.h,
                         });
@@ -758,153 +792,6 @@ fn paginate(
         }
     }
     (pages, placements, fronts, back_count)
-}
-
-#[derive(Serialize)]
-struct TtsManifest<'a> {
-    pack: &'a str,
-    version: &'a str,
-    card_size_mm: (f64, f64),
-    cell_px: (u32, u32),
-    back: String,
-    sheets: Vec<TtsSheet>,
-}
-
-#[derive(Serialize)]
-struct TtsSheet {
-    /// `cards`, `plaques`, `nobles` or `leaders`: which pile the sheet belongs to.
-    deck: String,
-    image: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    backs: Option<String>,
-    cols: usize,
-    rows: usize,
-    cards: Vec<TtsCard>,
-}
-
-#[derive(Serialize)]
-struct TtsCard {
-    slot: usize,
-    row: usize,
-    col: usize,
-    id: String,
-    name: String,
-    kind: String,
-    count: i64,
-}
-
-fn write_tts(
-    pack: &Pack,
-    defs: &[&Def],
-    geom: Geometry,
-    trees: &[Option<Arc<usvg::Tree>>],
-    index_of: &(dyn Fn(&str, Side) -> Option<usize> + Sync),
-    out_dir: &Path,
-    back_of: Option<&str>,
-) -> Result<TtsReport, Diagnostic> {
-    let dir = out_dir.join("tts");
-    // The deck sheets are made anew each time: clear what an earlier run left.
-    if let Ok(rd) = std::fs::read_dir(&dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_file() && p.extension().is_some_and(|x| x == "png" || x == "json") {
-                let _ = std::fs::remove_file(p);
-            }
-        }
-    }
-    let cell = raster::tts_cell(geom);
-    let err = |e: String| Diagnostic::error("tts-error", format!("deck sheets: {e}"));
-    let raster_cell = |t: usize| -> Option<Result<resvg::tiny_skia::Pixmap, String>> {
-        trees.get(t)?.as_ref().map(|tree| raster::rasterize(tree, cell.0, cell.1, Some(()), geom))
-    };
-    let back_tree = back_of.and_then(|id| index_of(id, Side::Back));
-    let generic_back = back_tree.and_then(&raster_cell).transpose().map_err(err)?;
-    let back_png = match &generic_back {
-        Some(pm) => raster::encode(pm, None).map_err(err)?,
-        None => {
-            let mut pm = resvg::tiny_skia::Pixmap::new(cell.0, cell.1).ok_or_else(|| err("bad cell size".into()))?;
-            pm.fill(resvg::tiny_skia::Color::from_rgba8(0x2b, 0x2f, 0x3a, 255));
-            raster::encode(&pm, None).map_err(err)?
-        }
-    };
-    let back_path = dir.join("back.png");
-    out::write_atomic(&back_path, &back_png).map_err(|e| io_diag(&back_path, &e))?;
-    let mut sheets = Vec::new();
-    let mut files = vec![back_path];
-    let with_front: Vec<&&Def> =
-        defs.iter().filter(|d| index_of(&d.def.id, Side::Front).is_some_and(|t| trees[t].is_some())).collect();
-    // One deck (a run of sheets) per kind of definition: cards, plaques, nobles, leaders.
-    for kind in DefKind::ALL {
-        let of_kind: Vec<&&Def> = with_front.iter().copied().filter(|d| d.kind == kind).collect();
-        for (n, chunk) in of_kind.chunks(raster::TTS_PER_SHEET).enumerate() {
-            let (cols, rows) = raster::tts_grid(chunk.len());
-            let cells: Vec<resvg::tiny_skia::Pixmap> = chunk
-                .par_iter()
-                .map(|d| raster_cell(index_of(&d.def.id, Side::Front).expect("front")).expect("tree"))
-                .collect::<Result<_, _>>()
-                .map_err(err)?;
-            let deck = format!("{}s", kind.as_str());
-            let image = format!("{}-{deck}-{}.png", pack.id(), n + 1);
-            let bytes = raster::compose(&cells, cols, rows, cell).map_err(err)?;
-            let path = dir.join(&image);
-            out::write_atomic(&path, &bytes).map_err(|e| io_diag(&path, &e))?;
-            files.push(path);
-            let mut backs = None;
-            if chunk.iter().any(|d| Printer::two_sided(d)) {
-                let back_cells: Vec<resvg::tiny_skia::Pixmap> = chunk
-                    .par_iter()
-                    .map(|d| {
-                        let own = if Printer::two_sided(d) { index_of(&d.def.id, Side::Back) } else { None };
-                        match own.and_then(raster_cell) {
-                            Some(r) => r,
-                            None => Ok(generic_back
-                                .clone()
-                                .unwrap_or_else(|| resvg::tiny_skia::Pixmap::new(cell.0, cell.1).expect("cell"))),
-                        }
-                    })
-                    .collect::<Result<_, _>>()
-                    .map_err(err)?;
-                let name = format!("{}-{deck}-{}-backs.png", pack.id(), n + 1);
-                let bytes = raster::compose(&back_cells, cols, rows, cell).map_err(err)?;
-                let path = dir.join(&name);
-                out::write_atomic(&path, &bytes).map_err(|e| io_diag(&path, &e))?;
-                files.push(path);
-                backs = Some(name);
-            }
-            sheets.push(TtsSheet {
-                deck,
-                image,
-                backs,
-                cols,
-                rows,
-                cards: chunk
-                    .iter()
-                    .enumerate()
-                    .map(|(i, d)| TtsCard {
-                        slot: i,
-                        row: i / cols,
-                        col: i % cols,
-                        id: d.def.id.clone(),
-                        name: d.def.name.clone(),
-                        kind: context::print_kind(d),
-                        count: d.def.count,
-                    })
-                    .collect(),
-            });
-        }
-    }
-    let manifest = TtsManifest {
-        pack: pack.id(),
-        version: &pack.manifest.version,
-        card_size_mm: (geom.w, geom.h),
-        cell_px: cell,
-        back: "back.png".into(),
-        sheets,
-    };
-    let path = dir.join(format!("{}-deck.json", pack.id()));
-    let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
-    out::write_atomic(&path, text.as_bytes()).map_err(|e| io_diag(&path, &e))?;
-    Ok(TtsReport { manifest: path, sheets: files, cell_px: cell })
 }
 
 /// The SVG of one definition's front, and of its back when it has one of its own: what a
@@ -966,6 +853,18 @@ pub struct CardSvg {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// Load a pack for printing: its scripts are not compiled unless that is what it takes
+/// to see that the hooks its definitions name are there.
+pub fn load_for_print(project: &Project, id: &str) -> crown_engine::content::Loaded {
+    let loaded = load_pack(project, id, LoadOptions { compile_scripts: false });
+    // Without compiling, the loader cannot see the functions a script defines and reports
+    // every hook as missing; in that case only, load again with the scripts compiled.
+    if loaded.pack.is_none() && loaded.diagnostics.iter().filter(|d| d.is_error()).all(|d| d.code == "missing-hook") {
+        return load_pack(project, id, LoadOptions::default());
+    }
+    loaded
+}
+
 fn load(project: &Project, name: &str) -> Result<Pack, i32> {
     let (proj, id) = match project.resolve(name) {
         Ok(x) => x,
@@ -974,12 +873,7 @@ fn load(project: &Project, name: &str) -> Result<Pack, i32> {
             return Err(2);
         }
     };
-    let mut loaded = load_pack(&proj, &id, LoadOptions { compile_scripts: false });
-    // Without compiling, the loader cannot see the functions a script defines and reports
-    // every hook as missing; in that case only, load again with the scripts compiled.
-    if loaded.pack.is_none() && loaded.diagnostics.iter().filter(|d| d.is_error()).all(|d| d.code == "missing-hook") {
-        loaded = load_pack(&proj, &id, LoadOptions::default());
-    }
+    let loaded = load_for_print(&proj, &id);
     match loaded.pack {
         Some(p) => Ok(p),
         None => {
@@ -1002,6 +896,29 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
         eprintln!("error: --dpi must be between 50 and 1200, not {}", args.dpi);
         return 2;
     }
+    let Some(paper) = Paper::parse(&args.paper) else {
+        let d = Diagnostic::error("unknown-paper", format!("unknown paper `{}`", args.paper))
+            .maybe_hint(
+                crown_engine::diag::did_you_mean(&args.paper, ["a4", "letter", "a3", "tabloid"])
+                    .map(|n| format!("did you mean `{n}`?")),
+            )
+            .hint("use a4, letter, a3, tabloid or WxH in millimetres (50 to 2000 a side), e.g. 300x450");
+        out::print_diagnostics(&[d], &SourceMap::default());
+        return 2;
+    };
+    let page = PageSetup {
+        paper,
+        orientation: args.orientation,
+        margin_mm: args.margin,
+        gutter_mm: args.gutter,
+        duplex: args.duplex,
+        crop_marks: args.crop_marks,
+        guides: args.guides,
+    };
+    if let Err(m) = page.check() {
+        eprintln!("error: {m}");
+        return 2;
+    }
     let pack = match load(project, &args.pack) {
         Ok(p) => p,
         Err(code) => return code,
@@ -1019,16 +936,13 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
         out: out_dir,
         formats,
         size_mm,
-        paper: match args.paper {
-            PaperArg::A4 => Paper::A4,
-            PaperArg::Letter => Paper::Letter,
-        },
+        page,
         bleed_mm: args.bleed,
-        crop_marks: args.crop_marks,
         backs: args.backs,
         dpi: args.dpi,
         only: args.only.clone(),
         use_cache: !args.no_cache,
+        tts_url: args.tts_url.clone(),
     };
     let started = Instant::now();
     let report = match render_pack(&pack, &opts) {
@@ -1036,8 +950,9 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
         Err(diags) => {
             out::print_diagnostics(&diags, &templates::with_template_sources(&project.root, &pack.sources, &diags));
             // Option problems are usage errors; broken templates are content errors.
-            let usage =
-                diags.iter().any(|d| matches!(d.code, "bad-bleed" | "unknown-size" | "card-too-large" | "unknown-id"));
+            let usage = diags.iter().any(|d| {
+                matches!(d.code, "bad-bleed" | "bad-layout" | "unknown-size" | "card-too-large" | "unknown-id")
+            });
             return if usage { 2 } else { 1 };
         }
     };
@@ -1045,7 +960,7 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
     let mut parts = Vec::new();
     if let Some(p) = &report.pdf {
         parts.push(format!(
-            "{} ({} page{}, {} front{}, {} back{}, {}x{} per page)",
+            "{} ({} page{}, {} front{}, {} back{}, {}x{} per page, {} {})",
             p.path.display(),
             p.pages,
             plural(p.pages),
@@ -1054,7 +969,12 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
             p.backs,
             plural(p.backs),
             p.grid.cols,
-            p.grid.rows
+            p.grid.rows,
+            opts.page.paper.name(),
+            match p.grid.orientation {
+                Orientation::Portrait => "portrait",
+                Orientation::Landscape => "landscape",
+            }
         ));
     }
     if opts.wants(Format::Png) {
@@ -1079,7 +999,12 @@ pub fn run_print(project: &Project, args: &PrintArgs) -> i32 {
         parts.push(format!("{} face{} failed", report.failed, plural(report.failed)));
     }
     if let Some(t) = &report.tts {
-        parts.push(format!("deck sheets and {}", t.manifest.display()));
+        parts.push(format!(
+            "deck sheets, {} Tabletop Simulator saved object{} and {}",
+            t.saved_objects.len(),
+            plural(t.saved_objects.len()),
+            t.manifest.display()
+        ));
     }
     let errors = report.errors();
     let warnings = report.diagnostics.len() - errors;

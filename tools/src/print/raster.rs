@@ -86,7 +86,7 @@ pub fn tts_grid(n: usize) -> (usize, usize) {
 }
 
 /// Compose card images (already at cell size) into one sheet.
-pub fn compose(cells: &[Pixmap], cols: usize, rows: usize, cell: (u32, u32)) -> Result<Vec<u8>, String> {
+pub fn compose(cells: &[&Pixmap], cols: usize, rows: usize, cell: (u32, u32)) -> Result<Vec<u8>, String> {
     let mut sheet = Pixmap::new(cell.0 * cols as u32, cell.1 * rows as u32).ok_or("sheet too large")?;
     sheet.fill(resvg::tiny_skia::Color::WHITE);
     for (i, pm) in cells.iter().enumerate() {

@@ -92,6 +92,8 @@ pub struct Printer<'p> {
     base_hash: u64,
     back_color: Rgb,
     back_ink: Rgb,
+    /// Names and versions of the pack and the packs it extends.
+    packs: std::collections::BTreeMap<String, Value>,
 }
 
 impl std::fmt::Debug for Printer<'_> {
@@ -126,6 +128,31 @@ impl<'p> Printer<'p> {
                 );
             }
         }
+        let mut carried = std::collections::BTreeSet::new();
+        for d in &pack.defs {
+            carried.extend(d.def.values.keys().map(String::as_str));
+            for st in &d.def.stages {
+                carried.extend(st.values.keys().map(String::as_str));
+            }
+            if let Some(b) = &d.def.back {
+                carried.extend(b.values.keys().map(String::as_str));
+            }
+        }
+        for v in &pack.manifest.print.hide_values {
+            if !carried.contains(v.as_str()) {
+                diags.push(
+                    Diagnostic::warning(
+                        "unknown-value",
+                        format!("`[print] hide_values` names `{v}`, a value no definition of the pack carries"),
+                    )
+                    .in_file(&manifest_file)
+                    .maybe_hint(
+                        crown_engine::diag::did_you_mean(v, carried.iter().copied())
+                            .map(|n| format!("did you mean `{n}`?")),
+                    ),
+                );
+            }
+        }
         let m = &pack.manifest;
         let mut h = Hasher::default();
         h.u64(RENDERER_VERSION)
@@ -136,10 +163,13 @@ impl<'p> Printer<'p> {
             .str(&m.version)
             .str(&format!("{:?}", m.colors))
             .str(&format!("{:?}", m.icons))
+            .str(&format!("{:?}", m.print))
             .str(&format!("{:?}", (geom.w.to_bits(), geom.h.to_bits(), geom.bleed.to_bits())));
         let back_color = m.colors.get("back").and_then(|s| Rgb::parse(s)).unwrap_or(Rgb(0x2b, 0x2f, 0x3a));
         let back_ink = m.colors.get("back-ink").and_then(|s| Rgb::parse(s)).unwrap_or(Rgb(0xe8, 0xd9, 0xb0));
-        Ok((Printer { pack, templates, icons, geom, base_hash: h.finish(), back_color, back_ink }, diags))
+        let packs = context::chain_names(pack);
+        h.str(&format!("{packs:?}"));
+        Ok((Printer { pack, templates, icons, geom, base_hash: h.finish(), back_color, back_ink, packs }, diags))
     }
 
     /// Whether a definition has a back of its own (stages on the back, or a `back` face).
@@ -222,12 +252,16 @@ impl<'p> Printer<'p> {
                 }
             }
         }
-        let card = context::card_json(self.pack, d, &self.icons, art_uri.as_deref(), art_missing.as_deref());
+        let card =
+            context::card_json(self.pack, d, &self.icons, art_uri.as_deref(), art_missing.as_deref(), &self.packs);
         let colors = Colors { band: kind_color(self.pack, &context::print_kind(d)) };
         let (color, color_dark, color_light) = colors.json();
         let m = &self.pack.manifest;
         json!({
             "pack": { "id": m.id, "name": m.name, "version": m.version, "description": m.description },
+            // The game the pack belongs to: the pack at the root of its `extends` chain,
+            // whose name the common back shows so that expansion cards shuffle in unseen.
+            "game": self.pack.chain.last().and_then(|id| self.packs.get(id)).cloned().unwrap_or(Value::Null),
             "geom": self.geom.design(),
             "card": card,
             "side": side.as_str(),

@@ -73,49 +73,7 @@ impl Templates {
     /// The built-in templates, overridden and extended by the files in the `templates/`
     /// folder of the pack and of the packs it extends (the outermost pack wins).
     pub fn load(pack: &Pack, icons: Arc<IconSet>) -> Result<Templates, Vec<Diagnostic>> {
-        let mut sources: BTreeMap<String, (String, Origin)> = BTreeMap::new();
-        for (name, text) in BUILTIN {
-            sources.insert((*name).to_string(), ((*text).to_string(), Origin::Builtin));
-        }
-        let mut diags = Vec::new();
-        // `chain` lists the pack first, then what it extends: apply the base packs first.
-        for id in pack.chain.iter().rev() {
-            let shown_dir = PathBuf::from("content").join(id).join("templates");
-            let Ok(rd) = std::fs::read_dir(pack.project.join(&shown_dir)) else {
-                continue;
-            };
-            let mut names: Vec<_> = rd.flatten().filter_map(|e| e.file_name().to_str().map(String::from)).collect();
-            names.sort();
-            for name in names {
-                if name.starts_with('.') || name.ends_with('~') {
-                    continue;
-                }
-                let ok_ext = [".svg", ".html", ".md"].iter().any(|e| name.ends_with(e));
-                let shown = shown_dir.join(&name);
-                if !ok_ext {
-                    diags.push(
-                        Diagnostic::warning(
-                            "unknown-template",
-                            format!("`{}` is not used: templates end in .svg, .html or .md", shown.display()),
-                        )
-                        .in_file(&shown),
-                    );
-                    continue;
-                }
-                let full = pack.project.join(&shown);
-                match fsread::read_checked_in(&pack.project, &full, fsread::Kind::Template)
-                    .and_then(|b| fsread::into_text(&full, b))
-                {
-                    Ok(text) => {
-                        sources.insert(name, (text, Origin::Pack(shown)));
-                    }
-                    Err(e) => diags.push(
-                        Diagnostic::error("unreadable", format!("cannot read template: {}", e.reason()))
-                            .in_file(&shown),
-                    ),
-                }
-            }
-        }
+        let (sources, mut diags) = sources(pack);
         let mut hasher = Hasher::default();
         for (name, (text, _)) in &sources {
             hasher.str(name).str(text);
@@ -169,6 +127,56 @@ impl Templates {
     pub fn origin(&self, name: &str) -> Origin {
         self.origins.get(name).cloned().unwrap_or(Origin::Builtin)
     }
+}
+
+/// The text and origin of every template a pack uses: the built-in ones, overridden and
+/// extended by the files in the `templates/` folder of the packs it extends and then of
+/// the pack itself (the outermost pack wins). Unreadable files and files that are not
+/// templates come back as diagnostics.
+pub fn sources(pack: &Pack) -> (BTreeMap<String, (String, Origin)>, Vec<Diagnostic>) {
+    let mut sources: BTreeMap<String, (String, Origin)> = BTreeMap::new();
+    for (name, text) in BUILTIN {
+        sources.insert((*name).to_string(), ((*text).to_string(), Origin::Builtin));
+    }
+    let mut diags = Vec::new();
+    // `chain` lists the pack first, then what it extends: apply the base packs first.
+    for id in pack.chain.iter().rev() {
+        let shown_dir = PathBuf::from("content").join(id).join("templates");
+        let Ok(rd) = std::fs::read_dir(pack.project.join(&shown_dir)) else {
+            continue;
+        };
+        let mut names: Vec<_> = rd.flatten().filter_map(|e| e.file_name().to_str().map(String::from)).collect();
+        names.sort();
+        for name in names {
+            if name.starts_with('.') || name.ends_with('~') {
+                continue;
+            }
+            let ok_ext = [".svg", ".html", ".md"].iter().any(|e| name.ends_with(e));
+            let shown = shown_dir.join(&name);
+            if !ok_ext {
+                diags.push(
+                    Diagnostic::warning(
+                        "unknown-template",
+                        format!("`{}` is not used: templates end in .svg, .html or .md", shown.display()),
+                    )
+                    .in_file(&shown),
+                );
+                continue;
+            }
+            let full = pack.project.join(&shown);
+            match fsread::read_checked_in(&pack.project, &full, fsread::Kind::Template)
+                .and_then(|b| fsread::into_text(&full, b))
+            {
+                Ok(text) => {
+                    sources.insert(name, (text, Origin::Pack(shown)));
+                }
+                Err(e) => diags.push(
+                    Diagnostic::error("unreadable", format!("cannot read template: {}", e.reason())).in_file(&shown),
+                ),
+            }
+        }
+    }
+    (sources, diags)
 }
 
 /// A template that does not parse: tera's ` --> line:column` becomes the diagnostic's

@@ -112,6 +112,10 @@ pub fn num(x: f64) -> String {
 
 /// `attack` -> `Attack`, `solo-attack` -> `Solo attack`.
 pub fn label(key: &str) -> String {
+    // Two letters are an abbreviation: `hp` is HP, `vp` VP.
+    if key.chars().count() <= 2 {
+        return key.to_uppercase();
+    }
     let spaced = key.replace(['-', '_'], " ");
     let mut c = spaced.chars();
     match c.next() {

@@ -1,0 +1,163 @@
+//! `crown export csv|toml`: a pack's definitions written as a CSV definition list (the
+//! columns `crown check` reads back) or as TOML tables, so a designer can move a card
+//! list between TOML and a spreadsheet either way.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+use crown_engine::content::{DefKind, Project};
+use crown_engine::diag::SourceMap;
+
+use crate::out;
+
+#[derive(Debug, Subcommand)]
+pub enum ExportArgs {
+    /// Write definitions as CSV (one row per definition, one file per kind).
+    Csv(CsvArgs),
+    /// Write definitions as TOML (`[[card]]` tables, one file per kind), e.g. to move a
+    /// list kept in a spreadsheet back to TOML.
+    Toml(CsvArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    Card,
+    Plaque,
+    Noble,
+    Leader,
+}
+
+impl KindArg {
+    fn kind(self) -> DefKind {
+        match self {
+            KindArg::Card => DefKind::Card,
+            KindArg::Plaque => DefKind::Plaque,
+            KindArg::Noble => DefKind::Noble,
+            KindArg::Leader => DefKind::Leader,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CsvArgs {
+    /// The pack, by id or path.
+    pub pack: String,
+    /// Only definitions of this kind (default: every kind the pack defines, a file each).
+    #[arg(long, value_enum)]
+    pub kind: Option<KindArg>,
+    /// Output file, `-` for standard output (default:
+    /// <project>/build/export/<pack>/<kind>s.csv or .toml). Needs --kind when the pack has
+    /// more than one kind of definition.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(project: &Project, args: &ExportArgs) -> i32 {
+    match args {
+        ExportArgs::Csv(a) => export(project, a, Form::Csv),
+        ExportArgs::Toml(a) => export(project, a, Form::Toml),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Csv,
+    Toml,
+}
+
+/// Definitions of one kind as a TOML definition file.
+fn to_toml(kind: DefKind, defs: Vec<crown_engine::content::model::Definition>) -> Result<String, String> {
+    use crown_engine::content::model::{CardFile, LeaderFile, NobleFile, PlaqueFile};
+    let (text, schema) = match kind {
+        DefKind::Card => (toml::to_string(&CardFile { card: defs }), "../../../docs/schema/cards.schema.json"),
+        DefKind::Plaque => (toml::to_string(&PlaqueFile { plaque: defs }), "../../docs/schema/plaques.schema.json"),
+        DefKind::Noble => (toml::to_string(&NobleFile { noble: defs }), "../../docs/schema/nobles.schema.json"),
+        DefKind::Leader => (toml::to_string(&LeaderFile { leader: defs }), "../../docs/schema/leaders.schema.json"),
+    };
+    Ok(format!("#:schema {schema}\n{}", text.map_err(|e| e.to_string())?))
+}
+
+fn export(project: &Project, args: &CsvArgs, form: Form) -> i32 {
+    let (proj, id) = match project.resolve(&args.pack) {
+        Ok(x) => x,
+        Err(d) => {
+            out::print_diagnostics(&[d], &SourceMap::default());
+            return 2;
+        }
+    };
+    let loaded = crate::print::load_for_print(&proj, &id);
+    let Some(pack) = loaded.pack else {
+        out::print_diagnostics(&loaded.diagnostics, &loaded.sources);
+        eprintln!("{id}: {} error(s); fix them (see `crown check {id}`) before exporting", loaded.errors());
+        return 1;
+    };
+    // The pack's own definitions (an expansion's, not its base pack's), in file order.
+    let kinds: Vec<DefKind> = match args.kind {
+        Some(k) => vec![k.kind()],
+        None => {
+            DefKind::ALL.into_iter().filter(|k| pack.defs.iter().any(|d| d.kind == *k && d.origin.pack == id)).collect()
+        }
+    };
+    if kinds.is_empty() {
+        eprintln!("error: `{id}` defines no card, plaque, noble or leader of its own");
+        return 1;
+    }
+    if args.out.is_some() && kinds.len() > 1 {
+        eprintln!(
+            "error: `{id}` has {} kinds of definition and --out names one file: add --kind ({})",
+            kinds.len(),
+            kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
+        );
+        return 2;
+    }
+    let mut code = 0;
+    for kind in kinds {
+        let mut defs: Vec<&crown_engine::content::Def> =
+            pack.defs.iter().filter(|d| d.kind == kind && d.origin.pack == id).collect();
+        defs.sort_by(|a, b| (&a.origin.file, a.origin.span.start).cmp(&(&b.origin.file, b.origin.span.start)));
+        if defs.is_empty() {
+            eprintln!("error: `{id}` has no {} of its own", kind.as_str());
+            code = 1;
+            continue;
+        }
+        let list: Vec<&crown_engine::content::model::Definition> = defs.iter().map(|d| &d.def).collect();
+        let text = match form {
+            Form::Csv => crown_engine::content::table::to_csv(&list),
+            Form::Toml => to_toml(kind, list.into_iter().cloned().collect()).map_err(|e| vec![e]),
+        };
+        let text = match text {
+            Ok(t) => t,
+            Err(problems) => {
+                for p in problems {
+                    eprintln!("error: {p}");
+                }
+                eprintln!("{id}: nothing written for its {}s; keep those definitions in TOML", kind.as_str());
+                code = 1;
+                continue;
+            }
+        };
+        let ext = if form == Form::Csv { "csv" } else { "toml" };
+        let path = args.out.clone().unwrap_or_else(|| {
+            proj.root.join("build").join("export").join(&id).join(format!("{}s.{ext}", kind.as_str()))
+        });
+        if path.as_os_str() == "-" {
+            print!("{text}");
+            continue;
+        }
+        if let Err(e) = out::write_atomic(&path, text.as_bytes()) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return 1;
+        }
+        let place =
+            if kind == DefKind::Card { format!("cards/<name>.{ext}") } else { format!("{}s.{ext}", kind.as_str()) };
+        println!("{}: {} {}s written to {}", id, defs.len(), kind.as_str(), path.display());
+        if form == Form::Csv {
+            println!(
+                "  to keep them in a spreadsheet, move it to content/{id}/{place} (or save it from your spreadsheet as .xlsx or .ods) and delete the TOML it came from"
+            );
+        } else {
+            println!("  to keep them in TOML, move it to content/{id}/{place} and delete the list it came from");
+        }
+    }
+    code
+}
