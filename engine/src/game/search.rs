@@ -21,8 +21,8 @@
 //! searched (four rollouts each, at least two options), in its order, which also breaks
 //! ties. A finished rollout is worth the seat's share of the win; one cut short by the
 //! depth is judged by the seat's margin over the best other seat (its evaluation minus
-//! theirs), scaled over the decision's rollouts into 0.2 to 0.8. Solo, a win counts for two thirds and the
-//! scaled evaluation for one third. With a budget in rollouts the
+//! theirs), scaled over the decision's rollouts into 0.2 to 0.8. Solo, the evaluation
+//! alone decides (scaled over the decision's rollouts), finished or not. With a budget in rollouts the
 //! agent is deterministic for a seed; a budget in milliseconds is not (it depends on the
 //! machine), which its kind name says.
 
@@ -177,8 +177,7 @@ struct Rollout {
     share: Option<f64>,
     /// The seat's evaluation minus the best other seat's.
     margin: f64,
-    /// Solo games: won, and the evaluation (score) to compare rollouts by.
-    won: bool,
+    /// Solo games: the evaluation (score) to compare rollouts by.
     eval: f64,
 }
 
@@ -291,9 +290,8 @@ fn search(
     Ok(results)
 }
 
-/// The value of a rollout to the deciding seat, in 0..=1. Solo: two thirds for a win,
-/// one third for the evaluation scaled between the lowest and highest seen in this
-/// decision's rollouts.
+/// The value of a rollout to the deciding seat, in 0..=1. Solo: the evaluation scaled
+/// between the lowest and highest seen in this decision's rollouts.
 fn values(results: &[Rollout], seats: usize) -> Vec<f64> {
     if seats > 1 {
         // Rollouts cut short are judged by their margin, scaled between the lowest and
@@ -307,17 +305,12 @@ fn values(results: &[Rollout], seats: usize) -> Vec<f64> {
             .map(|x| x.share.unwrap_or(0.2 + 0.6 * if hi > lo { (x.margin - lo) / (hi - lo) } else { 0.5 }))
             .collect();
     }
+    // Solo, the evaluation alone judges a rollout, finished or not: many solo games
+    // always end in a "win" (the realm is scored), and rushing to the end would look
+    // best. A pack whose solo game can be lost says so in its evaluate(p).
     let lo = results.iter().map(|x| x.eval).fold(f64::INFINITY, f64::min);
     let hi = results.iter().map(|x| x.eval).fold(f64::NEG_INFINITY, f64::max);
-    results
-        .iter()
-        .map(|x| {
-            let scaled = if hi > lo { (x.eval - lo) / (hi - lo) } else { 0.5 };
-            // A win counts for more than any score, the score decides among wins (and
-            // among losses).
-            (2.0 * f64::from(u8::from(x.won)) + scaled) / 3.0
-        })
-        .collect()
+    results.iter().map(|x| if hi > lo { (x.eval - lo) / (hi - lo) } else { 0.5 }).collect()
 }
 
 fn means(results: &[Rollout], n: usize, seats: usize) -> (Vec<u32>, Vec<f64>) {
@@ -433,7 +426,7 @@ fn rollout(
     let best_other =
         eval.iter().enumerate().filter(|&(q, _)| q != player).map(|(_, &e)| e).fold(f64::NEG_INFINITY, f64::max);
     let margin = if best_other.is_finite() { eval[player] - best_other } else { 0.0 };
-    Ok(Rollout { option, share, margin, won, eval: if failed { f64::MIN } else { eval[player] } })
+    Ok(Rollout { option, share, margin, eval: if failed { f64::MIN } else { eval[player] } })
 }
 
 const DIVERGED: &str = "search: the copy of the table did not reach the decision";
@@ -579,18 +572,18 @@ mod tests {
 
     #[test]
     fn options_are_each_tried_once_then_the_best_is_played() {
-        let r = |option, share| Rollout { option, share: Some(share), margin: 0.0, won: false, eval: 0.0 };
+        let r = |option, share| Rollout { option, share: Some(share), margin: 0.0, eval: 0.0 };
         assert_eq!(pick(&[], 3, 2), 0);
         assert_eq!(pick(&[r(0, 0.0)], 3, 2), 1);
         let results = [r(0, 0.0), r(1, 1.0), r(2, 0.5), r(1, 1.0)];
         assert_eq!(best_option(&results, 3, 2), 1);
         // Rollouts cut short: the larger margin is the better, a finished win better still.
-        let cut = |option, margin| Rollout { option, share: None, margin, won: false, eval: 0.0 };
+        let cut = |option, margin| Rollout { option, share: None, margin, eval: 0.0 };
         assert_eq!(best_option(&[cut(0, -3.0), cut(1, 4.0)], 2, 2), 1);
         assert_eq!(best_option(&[cut(0, 9.0), cut(1, 4.0), r(2, 1.0)], 3, 2), 2);
-        // Solo: a win counts over any score; scores are scaled between the lowest and highest.
-        let solo = |option, won, eval| Rollout { option, share: None, margin: 0.0, won, eval };
-        assert_eq!(best_option(&[solo(0, false, 90.0), solo(1, true, 10.0)], 2, 1), 1);
-        assert_eq!(best_option(&[solo(0, true, 90.0), solo(1, true, 10.0)], 2, 1), 0);
+        // Solo: the evaluation decides, whether the rollout reached the end or not.
+        let solo = |option, eval| Rollout { option, share: None, margin: 0.0, eval };
+        assert_eq!(best_option(&[solo(0, 90.0), solo(1, 10.0)], 2, 1), 0);
+        assert_eq!(best_option(&[solo(0, 10.0), solo(1, 90.0), solo(0, 20.0)], 2, 1), 1);
     }
 }
