@@ -464,8 +464,10 @@ impl Agent for ForkAgent {
             )
         })
     }
+    /// A rollout seat is its policy (`greedy` or `random`), so rules that prepare hints
+    /// only for the greedy bot prepare them here too.
     fn kind(&self) -> String {
-        "rollout".into()
+        self.policy.kind()
     }
 }
 

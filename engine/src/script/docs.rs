@@ -164,7 +164,7 @@ pub const API: &[Entry] = &[
     f("Game", "seat_cards(p) -> array", "Card ids the scenario gives seat `p`."),
     f("Game", "seat_agent(p) -> string", "The agent kind the scenario suggests for seat `p`, or \"\"."),
     f("Game", "seat_value(p, k) -> int", "A number the scenario gives seat `p`."),
-    f("Game", "agent_kind(p) -> string", "The kind of agent playing seat `p` (`human`, `random`, `greedy`, `scripted`...)."),
+    f("Game", "agent_kind(p) -> string", "The kind of agent playing seat `p` (`human`, `random`, `first`, `greedy`, `scripted`, or a search bot as named: `search`, `search:64:12:greedy`...; inside a search bot's rollouts, each seat is its rollout policy, `greedy` or `random`)."),
     f("Game", "turn_number() -> int", "How many times `turn()` has been called."),
     f("Game", "log(text)", "Tell every player what happened, in the game's words (\"Bea plays Trebuchet on Ann's Land 2\"): a narrated line, shown at the terminal and in the browser, and written to the transcript. It must not name anything a player may not see."),
     f("Game", "log_to(who, text)", "Tell only the seats `who` (a player or an array of players) something the others may not know (\"Bea draws Walls\"). Written to the transcript as `to Bea: text`."),
