@@ -465,6 +465,19 @@ fn slug(text: &str) -> String {
 }
 
 /// The named arguments of a placeholder, checked against its spec.
+/// How a board selection names what it selects, in its errors.
+struct BoardPick {
+    one: &'static str,
+    many: &'static str,
+    example: &'static str,
+}
+
+impl BoardPick {
+    fn new(one: &'static str, many: &'static str, example: &'static str) -> Self {
+        BoardPick { one, many, example }
+    }
+}
+
 struct Args<'a> {
     named: BTreeMap<&'a str, &'a Arg>,
     positional: Vec<&'a Arg>,
@@ -1632,35 +1645,16 @@ impl<'p> Expander<'p> {
 
     fn spaces_block(&mut self, args: &Args<'_>, span: &Range<usize>) -> Vec<Block> {
         let Some(b) = self.board(span) else { return Vec::new() };
-        let mut spaces: Vec<&crown_engine::content::model::SpaceDef> = b.space.iter().collect();
-        if let Some(a) = args.get("ids") {
-            let ids = Self::list(Some(a));
-            for id in &ids {
-                if !spaces.iter().any(|s| &s.id == id) {
-                    let hint =
-                        did_you_mean(id, b.space.iter().map(|s| s.id.as_str())).map(|n| format!("did you mean `{n}`?"));
-                    self.error("unknown-id", &a.value_span, format!("the board has no space `{id}`"), hint);
-                    return Vec::new();
-                }
-            }
-            spaces = ids.iter().filter_map(|id| b.space.iter().find(|s| &s.id == id)).collect();
-        }
-        if let Some(a) = args.get("where") {
-            let Some((k, v)) = a.value.split_once('=') else {
-                self.error(
-                    "bad-placeholder",
-                    &a.value_span,
-                    "`where` is `attribute=value`",
-                    Some("for example `where=\"kind=region\"`".into()),
-                );
-                return Vec::new();
-            };
-            spaces.retain(|s| s.attrs.get(k.trim()).is_some_and(|x| x == v.trim()));
-        }
-        if spaces.is_empty() {
-            self.error("empty-selection", span, "this placeholder selects no spaces", None);
+        let Some(spaces) = self.select_on_board(
+            args,
+            span,
+            &b.space,
+            |s| &s.id,
+            |s| &s.attrs,
+            BoardPick::new("space", "spaces", "kind=region"),
+        ) else {
             return Vec::new();
-        }
+        };
         let all_values: BTreeSet<String> = spaces.iter().flat_map(|s| s.values.keys().cloned()).collect();
         let all_attrs: BTreeSet<String> = spaces.iter().flat_map(|s| s.attrs.keys().cloned()).collect();
         let mut cols = |key: &str, all: &BTreeSet<String>, default_all: bool| -> Option<Vec<String>> {
@@ -1732,20 +1726,30 @@ impl<'p> Expander<'p> {
         vec![Block::Table(Table { header, rows })]
     }
 
-    fn supplies_block(&mut self, args: &Args<'_>, span: &Range<usize>) -> Vec<Block> {
-        let Some(b) = self.board(span) else { return Vec::new() };
-        let mut list: Vec<&crown_engine::content::model::SupplyDef> = b.supply.iter().collect();
+    /// Narrow `all` by the placeholder's `ids=` (each must exist) and
+    /// `where="attribute=value"`; `None` once an error is reported (an unknown id, a bad
+    /// `where`, or nothing left).
+    fn select_on_board<'t, T>(
+        &mut self,
+        args: &Args<'_>,
+        span: &Range<usize>,
+        all: &'t [T],
+        id: impl Fn(&T) -> &String,
+        attrs: impl Fn(&T) -> &BTreeMap<String, String>,
+        what: BoardPick,
+    ) -> Option<Vec<&'t T>> {
+        let mut list: Vec<&T> = all.iter().collect();
         if let Some(a) = args.get("ids") {
             let ids = Self::list(Some(a));
-            for id in &ids {
-                if !list.iter().any(|s| &s.id == id) {
-                    let hint = did_you_mean(id, b.supply.iter().map(|s| s.id.as_str()))
+            for wanted in &ids {
+                if !all.iter().any(|s| id(s) == wanted) {
+                    let hint = did_you_mean(wanted, all.iter().map(|s| id(s).as_str()))
                         .map(|n| format!("did you mean `{n}`?"));
-                    self.error("unknown-id", &a.value_span, format!("the board has no supply `{id}`"), hint);
-                    return Vec::new();
+                    self.error("unknown-id", &a.value_span, format!("the board has no {} `{wanted}`", what.one), hint);
+                    return None;
                 }
             }
-            list = ids.iter().filter_map(|id| b.supply.iter().find(|s| &s.id == id)).collect();
+            list = ids.iter().filter_map(|wanted| all.iter().find(|s| id(s) == wanted)).collect();
         }
         if let Some(a) = args.get("where") {
             let Some((k, v)) = a.value.split_once('=') else {
@@ -1753,16 +1757,31 @@ impl<'p> Expander<'p> {
                     "bad-placeholder",
                     &a.value_span,
                     "`where` is `attribute=value`",
-                    Some("for example `where=\"kind=resource\"`".into()),
+                    Some(format!("for example `where=\"{}\"`", what.example)),
                 );
-                return Vec::new();
+                return None;
             };
-            list.retain(|s| s.attrs.get(k.trim()).is_some_and(|x| x == v.trim()));
+            list.retain(|s| attrs(s).get(k.trim()).is_some_and(|x| x == v.trim()));
         }
         if list.is_empty() {
-            self.error("empty-selection", span, "this placeholder selects no supplies", None);
-            return Vec::new();
+            self.error("empty-selection", span, format!("this placeholder selects no {}", what.many), None);
+            return None;
         }
+        Some(list)
+    }
+
+    fn supplies_block(&mut self, args: &Args<'_>, span: &Range<usize>) -> Vec<Block> {
+        let Some(b) = self.board(span) else { return Vec::new() };
+        let Some(list) = self.select_on_board(
+            args,
+            span,
+            &b.supply,
+            |s| &s.id,
+            |s| &s.attrs,
+            BoardPick::new("supply", "supplies", "kind=resource"),
+        ) else {
+            return Vec::new();
+        };
         let rows = list
             .iter()
             .map(|s| Row {
