@@ -32,6 +32,7 @@ pub mod ref_text;
 pub mod reference;
 pub mod render;
 pub mod rules_md;
+pub mod sandbox;
 pub mod sheet;
 pub mod templates;
 pub mod util;
@@ -410,7 +411,7 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         let bytes =
             result.map_err(|e| vec![Diagnostic::error("pdf-error", format!("could not write the PDF: {e}"))])?;
         let path = out_dir.join(format!("{}.pdf", pack.id()));
-        out::write_atomic(&path, &bytes).map_err(|e| vec![io_diag(&path, &e)])?;
+        out::write_atomic_in(out_dir, &path, &bytes).map_err(|e| vec![io_diag(&path, &e)])?;
         report.written.push(path.clone());
         report.pdf = Some(PdfReport { path, pages: pages.len(), fronts, backs, grid, placements });
     }
@@ -630,7 +631,7 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
     }
     if want_svg && !svg_fresh {
         let path = out_dir.join(&svg_rel);
-        match out::write_atomic(&path, svg.as_bytes()) {
+        match out::write_atomic_in(&opts.out, &path, svg.as_bytes()) {
             Ok(()) => {
                 o.written.push(path);
                 if clean {
@@ -664,7 +665,7 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
     if want_png && !png_fresh {
         let path = out_dir.join(&png_rel);
         match raster::face_png(&tree, printer.geom, opts.dpi) {
-            Ok(bytes) => match out::write_atomic(&path, &bytes) {
+            Ok(bytes) => match out::write_atomic_in(&opts.out, &path, &bytes) {
                 Ok(()) => {
                     o.written.push(path);
                     if clean {
@@ -828,7 +829,7 @@ fn write_tts(
         }
     };
     let back_path = dir.join("back.png");
-    out::write_atomic(&back_path, &back_png).map_err(|e| io_diag(&back_path, &e))?;
+    out::write_atomic_in(out_dir, &back_path, &back_png).map_err(|e| io_diag(&back_path, &e))?;
     let mut sheets = Vec::new();
     let mut files = vec![back_path];
     let with_front: Vec<&&Def> =
@@ -847,7 +848,7 @@ fn write_tts(
             let image = format!("{}-{deck}-{}.png", pack.id(), n + 1);
             let bytes = raster::compose(&cells, cols, rows, cell).map_err(err)?;
             let path = dir.join(&image);
-            out::write_atomic(&path, &bytes).map_err(|e| io_diag(&path, &e))?;
+            out::write_atomic_in(out_dir, &path, &bytes).map_err(|e| io_diag(&path, &e))?;
             files.push(path);
             let mut backs = None;
             if chunk.iter().any(|d| Printer::two_sided(d)) {
@@ -867,7 +868,7 @@ fn write_tts(
                 let name = format!("{}-{deck}-{}-backs.png", pack.id(), n + 1);
                 let bytes = raster::compose(&back_cells, cols, rows, cell).map_err(err)?;
                 let path = dir.join(&name);
-                out::write_atomic(&path, &bytes).map_err(|e| io_diag(&path, &e))?;
+                out::write_atomic_in(out_dir, &path, &bytes).map_err(|e| io_diag(&path, &e))?;
                 files.push(path);
                 backs = Some(name);
             }
@@ -903,7 +904,7 @@ fn write_tts(
     };
     let path = dir.join(format!("{}-deck.json", pack.id()));
     let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
-    out::write_atomic(&path, text.as_bytes()).map_err(|e| io_diag(&path, &e))?;
+    out::write_atomic_in(out_dir, &path, text.as_bytes()).map_err(|e| io_diag(&path, &e))?;
     Ok(TtsReport { manifest: path, sheets: files, cell_px: cell })
 }
 
