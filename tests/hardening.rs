@@ -268,7 +268,7 @@ fn campaign_round_is_kept_when_the_save_becomes_a_folder() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("cannot write c.save.toml"), "{err}");
     let kept = kept_path(&err);
-    assert_eq!(kept, std::path::PathBuf::from(format!("c.save.toml.unsaved-{pid}")), "{err}");
+    assert_eq!(kept, std::path::PathBuf::from(format!("./c.save.toml.unsaved-{pid}")), "{err}");
     let text = std::fs::read_to_string(root.join(&kept)).unwrap();
     let save = crown_engine::game::save::SaveFile::parse(&text).unwrap();
     assert_eq!((save.status.as_str(), save.sittings, save.games), ("finished", 1, 1), "the game as played");

@@ -606,8 +606,10 @@ fn app(shared: Arc<Shared>, play: Arc<Play>, generations: tokio::sync::watch::Re
 }
 
 /// Serve one connection with hyper directly (as `axum::serve` would), with a time limit
-/// on reading a request's head.
-async fn serve_connection<I>(io: I, app: Router)
+/// on reading a request's head. With `half_close`, requests sent before the client closed
+/// its side are still answered (the raw entry point sends a whole connection, then ends
+/// its input); the socket server closes at once, as hyper does by default.
+async fn serve_connection<I>(io: I, app: Router, half_close: bool)
 where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -615,6 +617,7 @@ where
     let _ = hyper::server::conn::http1::Builder::new()
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(HEADER_READ_TIMEOUT)
+        .half_close(half_close)
         .serve_connection(hyper_util::rt::TokioIo::new(io), service)
         .await;
 }
@@ -622,7 +625,8 @@ where
 /// The server's whole request handling (hyper's HTTP/1 parser, the router, the checks
 /// and the handlers) over a project's packs, without a socket: raw bytes in, raw bytes
 /// out. For the fuzz target (`fuzz/fuzz_targets/serve_route.rs`) and tests; `crown serve`
-/// runs the same [`app`] and [`serve_connection`] on its listener.
+/// runs the same [`app`] and [`serve_connection`] on its listener (the one difference:
+/// here the requests of a connection whose input has ended are still answered).
 pub struct RawServer {
     runtime: tokio::runtime::Runtime,
     app: Router,
@@ -663,7 +667,7 @@ impl RawServer {
             // Writing, reading and serving at once (a pipelined request may not be read
             // before an answer is), all on this task, so a panic while serving is the
             // caller's panic.
-            let serving = tokio::time::timeout(limit, serve_connection(server, app));
+            let serving = tokio::time::timeout(limit, serve_connection(server, app, true));
             let writing = async move {
                 let _ = to_server.write_all(request).await;
                 let _ = to_server.shutdown().await;
@@ -709,7 +713,7 @@ fn start_http(
                 let Ok(permit) = connections.clone().try_acquire_owned() else { continue };
                 let app = app.clone();
                 tokio::spawn(async move {
-                    serve_connection(stream, app).await;
+                    serve_connection(stream, app, false).await;
                     drop(permit);
                 });
             }
