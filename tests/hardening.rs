@@ -99,6 +99,12 @@ fn serve_refuses_hostile_requests_and_keeps_answering() {
         assert_eq!(s.get("/", host), 421, "Host {host:?}");
     }
     assert_eq!(s.status(b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n"), 421);
+    // A seat count past what the command line allows (it once sized a vector: capacity
+    // overflow in the game thread), found by the serve_route fuzz target.
+    let huge = format!(
+        "POST /play/new?pack=tiny&players=7273703029523728157 HTTP/1.1\r\nHost: {me}\r\nX-Crown: play\r\nConnection: close\r\n\r\n"
+    );
+    assert_eq!(s.status(huge.as_bytes()), 400);
     // Two Host headers are malformed, whichever comes first.
     let two = format!("GET / HTTP/1.1\r\nHost: {me}\r\nHost: evil.example\r\nConnection: close\r\n\r\n");
     assert_eq!(s.status(two.as_bytes()), 400);

@@ -525,7 +525,13 @@ fn play_call(play: &Play, call: PlayCall, q: &BTreeMap<String, String>) -> PlayR
             .and_then(|p| p.get(&id).cloned())
             .ok_or_else(|| (400, format!("no pack `{id}` is loaded without errors")))?;
         let scenario = q.get("scenario").filter(|s| !s.is_empty()).cloned();
-        let players = crate::session::player_count(&pack, scenario.as_deref(), number("players")?);
+        // The seat count the command line allows (`--players`, 1 to 64): a number from the
+        // query reaches nothing that sizes memory by it unchecked.
+        let asked = number("players")?;
+        if asked.is_some_and(|n| !(1..=64).contains(&n)) {
+            return Err((400, format!("`players` must be 1 to 64, not {}", q["players"])));
+        }
+        let players = crate::session::player_count(&pack, scenario.as_deref(), asked);
         let wanted: Vec<String> = q
             .get("agents")
             .map(|a| a.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect())
@@ -871,6 +877,15 @@ mod tests {
         // The event stream ends after its first event here (no reloads come).
         let a = s.answer(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n", Duration::from_secs(5));
         assert!(String::from_utf8_lossy(&a).contains("event: reload"));
+        // A seat count the command line would refuse is refused (it once sized a vector).
+        let new = |players: &str| {
+            status(&format!(
+                "POST /play/new?pack=tiny&players={players} HTTP/1.1\r\nHost: 127.0.0.1:7878\r\nX-Crown: play\r\n\r\n"
+            ))
+        };
+        assert_eq!(new("7273703029523728157"), "400");
+        assert_eq!(new("0"), "400");
+        assert_eq!(new("2"), "200");
         // Pipelined: both answered on the one connection.
         let two = "GET /fragment HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n".repeat(2);
         let a = s.answer(two.as_bytes(), Duration::from_secs(5));
