@@ -42,12 +42,16 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()>
     Ok(())
 }
 
-/// Whether the request's bytes hold a `Host` header naming this server.
+/// Whether the request's bytes hold a `Host` header naming this server (on any line:
+/// the name in any case, the value with its surrounding blanks).
 fn names_this_server(request: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(request).to_ascii_lowercase();
-    [format!("host: 127.0.0.1:{PORT}"), format!("host: localhost:{PORT}"), format!("host:127.0.0.1:{PORT}"), format!("host:localhost:{PORT}")]
-        .iter()
-        .any(|h| text.contains(h.as_str()))
+    String::from_utf8_lossy(request).split(['\r', '\n']).any(|line| {
+        line.split_once(':').is_some_and(|(name, value)| {
+            let value = value.trim_matches([' ', '\t']).to_ascii_lowercase();
+            name.eq_ignore_ascii_case("host")
+                && (value == format!("127.0.0.1:{PORT}") || value == format!("localhost:{PORT}"))
+        })
+    })
 }
 
 fuzz_target!(|data: &[u8]| {
