@@ -63,7 +63,21 @@ pub fn main(args: &[String]) -> Result<bool, String> {
         }
     }
     let root = repo_root();
-    let bin = if build { build_release(&root)? } else { release_bin(&root) };
+    if build {
+        build_release(&root)?;
+        // The run in a process of its own: the compilers the build ran are this process's
+        // children, and getrusage would report their peak memory (several hundred MiB)
+        // instead of the cases'.
+        let me = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+        let mut again: Vec<String> = vec!["hostile".into(), "--no-build".into()];
+        if keep {
+            again.push("--keep".into());
+        }
+        again.extend(filters);
+        let status = Command::new(me).args(&again).status().map_err(|e| format!("cannot run the cases: {e}"))?;
+        return Ok(status.success());
+    }
+    let bin = release_bin(&root);
     if !bin.is_file() {
         return Err(format!("{} is missing: run without --no-build", bin.display()));
     }
