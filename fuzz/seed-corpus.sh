@@ -28,10 +28,16 @@ find "$repo/scripts" "$repo/tests/invalid" -name '*.rhai' | sort | while read -r
     n=$((n + 1))
     cp "$f" "$here/corpus/compile_script/seed-$n.rhai"
 done
+# serve_route: raw HTTP requests (one connection each).
 mkdir -p "$here/corpus/serve_route"
-printf 'GET\000/\000127.0.0.1:7878' > "$here/corpus/serve_route/seed-page"
-printf 'GET\000/face/tiny/a%%20b.svg\000localhost:7878' > "$here/corpus/serve_route/seed-face"
-printf 'GET\000/events\000evil.example:7878' > "$here/corpus/serve_route/seed-rebinding"
+s="$here/corpus/serve_route"
+printf 'GET / HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n' > "$s/seed-page"
+printf 'GET /fragment HTTP/1.1\r\nHost: localhost:7878\r\n\r\nGET /events HTTP/1.1\r\nHost: localhost:7878\r\n\r\n' > "$s/seed-pipelined"
+printf 'GET /face/tiny/coin.svg?k=1 HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n' > "$s/seed-face"
+printf 'GET /face/tiny/a%%20b%%zz.svg HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n' > "$s/seed-face-escapes"
+printf 'GET /events HTTP/1.1\r\nHost: evil.example:7878\r\n\r\n' > "$s/seed-rebinding"
+printf 'POST /play/new?pack=tiny&players=2&agents=human,first&seed=3 HTTP/1.1\r\nHost: 127.0.0.1:7878\r\nX-Crown: play\r\n\r\nPOST /play/choose?i=0 HTTP/1.1\r\nHost: 127.0.0.1:7878\r\nX-Crown: play\r\n\r\nGET /play/state?at=1 HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\nPOST /play/rewind?to=0 HTTP/1.1\r\nHost: 127.0.0.1:7878\r\nX-Crown: play\r\n\r\n' > "$s/seed-game"
+printf 'GET /play HTTP/1.1\r\nHost: 127.0.0.1:7878\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n' > "$s/seed-body"
 for t in load_pack game_file compile_script serve_route; do
     echo "$t: $(ls "$here/corpus/$t" | wc -l) files"
 done

@@ -99,6 +99,15 @@ fn serve_refuses_hostile_requests_and_keeps_answering() {
         assert_eq!(s.get("/", host), 421, "Host {host:?}");
     }
     assert_eq!(s.status(b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n"), 421);
+    // A seat count past what the command line allows (it once sized a vector: capacity
+    // overflow in the game thread), found by the serve_route fuzz target.
+    let huge = format!(
+        "POST /play/new?pack=tiny&players=7273703029523728157 HTTP/1.1\r\nHost: {me}\r\nX-Crown: play\r\nConnection: close\r\n\r\n"
+    );
+    assert_eq!(s.status(huge.as_bytes()), 400);
+    // Two Host headers are malformed, whichever comes first.
+    let two = format!("GET / HTTP/1.1\r\nHost: {me}\r\nHost: evil.example\r\nConnection: close\r\n\r\n");
+    assert_eq!(s.status(two.as_bytes()), 400);
     // Methods, bodies, oversized heads.
     assert_eq!(s.status(format!("POST / HTTP/1.1\r\nHost: {me}\r\nConnection: close\r\n\r\n").as_bytes()), 405);
     assert_eq!(
@@ -176,4 +185,129 @@ fn an_unwritable_result_is_kept_elsewhere() {
     let kept = crown_tools::out::keep_unsaved(&folder, b"the round").unwrap();
     assert_eq!(std::fs::read(&kept).unwrap(), b"the round");
     assert!(folder.is_dir());
+}
+
+/// `crown campaign play FILE --game --agent human,first` in `root`, with `TMPDIR` set: the
+/// child, a reader of its standard output (sent on as it comes) and its standard input.
+fn campaign_at_the_table(root: &Path, save: &str, tmp: &Path) -> (Child, std::sync::mpsc::Receiver<String>) {
+    let mut child = Command::new(crown_bin())
+        .arg("--project")
+        .arg(root)
+        .args(["campaign", "play", save, "--game", "--agent", "human,first"])
+        .current_dir(root)
+        .env("TMPDIR", tmp)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = out.read(&mut buf) {
+            if n == 0 || tx.send(String::from_utf8_lossy(&buf[..n]).to_string()).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
+/// Wait until the output so far holds `what` (the game waits at the person's first menu).
+fn wait_for(rx: &std::sync::mpsc::Receiver<String>, what: &str) -> String {
+    let mut seen = String::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !seen.contains(what) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(s) => seen.push_str(&s),
+            Err(_) => panic!("no `{what}` in the output within 30 s:\n{seen}"),
+        }
+    }
+    seen
+}
+
+/// Answer the first option at every menu to the end of the game; exit code and standard error.
+fn answer_to_the_end(mut child: Child) -> (Option<i32>, String) {
+    let mut stdin = child.stdin.take().unwrap();
+    let _ = stdin.write_all("1\n".repeat(400).as_bytes());
+    drop(stdin);
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    (child.wait().unwrap().code(), err)
+}
+
+/// The file a message names after "is kept in ".
+fn kept_path(err: &str) -> std::path::PathBuf {
+    let rest = err.split("the new save is kept in ").nth(1).unwrap_or_else(|| panic!("no kept file named in: {err}"));
+    std::path::PathBuf::from(rest.split(" (move it").next().unwrap().trim())
+}
+
+/// A round played at the table is never lost: when the save cannot be written once the
+/// game is over (here a folder has taken its place while the game waited for the
+/// person's first choice; that works as root too, where permissions would not stop a
+/// write), the new save is kept beside it as `NAME.unsaved-PID`, the message names that
+/// file, and it holds the game as played.
+#[test]
+fn campaign_round_is_kept_when_the_save_becomes_a_folder() {
+    let dir = tiny_project();
+    let root = dir.path();
+    let tmp = root.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let o = Command::new(crown_bin())
+        .arg("--project")
+        .arg(root)
+        .args(["campaign", "new", "tiny", "--save", "c.save.toml"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (child, rx) = campaign_at_the_table(root, "c.save.toml", &tmp);
+    let pid = child.id();
+    wait_for(&rx, "choose 1-");
+    // The round is under way: the save's place now holds a folder.
+    std::fs::remove_file(root.join("c.save.toml")).unwrap();
+    std::fs::create_dir(root.join("c.save.toml")).unwrap();
+    let (code, err) = answer_to_the_end(child);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("cannot write c.save.toml"), "{err}");
+    let kept = kept_path(&err);
+    assert_eq!(kept, std::path::PathBuf::from(format!("./c.save.toml.unsaved-{pid}")), "{err}");
+    let text = std::fs::read_to_string(root.join(&kept)).unwrap();
+    let save = crown_engine::game::save::SaveFile::parse(&text).unwrap();
+    assert_eq!((save.status.as_str(), save.sittings, save.games), ("finished", 1, 1), "the game as played");
+    assert!(root.join("c.save.toml").is_dir(), "the folder is left as it was");
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "nothing went to the temporary folder");
+}
+
+/// When the folder the save was in cannot take a file either (it has become a file),
+/// the new save goes to the system's temporary folder, named in the message.
+#[test]
+fn campaign_round_is_kept_in_the_temporary_folder_when_its_folder_is_gone() {
+    let dir = tiny_project();
+    let root = dir.path();
+    let tmp = root.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let o = Command::new(crown_bin())
+        .arg("--project")
+        .arg(root)
+        .args(["campaign", "new", "tiny", "--save", "saves/c.save.toml"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (child, rx) = campaign_at_the_table(root, "saves/c.save.toml", &tmp);
+    let pid = child.id();
+    wait_for(&rx, "choose 1-");
+    std::fs::rename(root.join("saves"), root.join("saves-moved")).unwrap();
+    std::fs::write(root.join("saves"), "now a file").unwrap();
+    let (code, err) = answer_to_the_end(child);
+    assert_eq!(code, Some(1), "{err}");
+    let kept = kept_path(&err);
+    assert_eq!(kept, tmp.join(format!("c.save.toml.unsaved-{pid}")), "{err}");
+    let save = crown_engine::game::save::SaveFile::parse(&std::fs::read_to_string(&kept).unwrap()).unwrap();
+    assert_eq!((save.status.as_str(), save.sittings), ("finished", 1));
+    assert_eq!(std::fs::read_to_string(root.join("saves")).unwrap(), "now a file");
 }

@@ -57,8 +57,8 @@ fn corpus() {
         }
         if run.timed_out {
             problems.push("did not finish: killed after the hard timeout".to_string());
-        } else if run.elapsed > TIME_LIMIT {
-            problems.push(format!("took {:?} (limit {TIME_LIMIT:?})", run.elapsed));
+        } else if run.elapsed > case.time_limit {
+            problems.push(format!("took {:?} (limit {:?})", run.elapsed, case.time_limit));
         }
         if run.raw_stderr.contains("panicked") || run.raw_stderr.contains("RUST_BACKTRACE") {
             problems.push("panicked".to_string());
@@ -201,7 +201,7 @@ struct Symlink {
 /// args = ["check", "tiny"]      # crown arguments after --project; {project}, {outside} expand
 /// exit = 1                      # optional, the default
 /// known_issue = "..."           # optional: what is still wrong with the diagnostic, and where
-/// delete = ["content/tiny/x"]   # optional: base files to remove
+/// delete = ["content/tiny/x"]   # optional: base files (or folders) to remove
 /// [[generate]]                  # optional: files with awkward bytes
 /// path = "scripts/tiny/rules.rhai"
 /// parts = [{ text = "(", repeat = 10000 }, { hex = "ff fe" }]   # `{n}` counts repetitions
@@ -214,6 +214,8 @@ struct Symlink {
 /// target = "loop.toml"
 /// fifo = ["content/tiny/cards/pipe.toml"]   # optional: named pipes (mkfifo)
 /// mkdir = ["out/print.pdf"]     # optional: folders to make
+/// stdin = "/dev/zero"           # optional: the command's input (a file in the project, or absolute)
+/// time_limit = 6                # optional: seconds, for a case that tests a time limit (at most 10)
 /// ```
 #[derive(Debug)]
 struct Case {
@@ -230,6 +232,10 @@ struct Case {
     /// Folders the harness makes, e.g. where a command expects to write a file.
     mkdir: Vec<String>,
     delete: Vec<String>,
+    /// Where the command's standard input comes from (none when not given).
+    stdin: Option<String>,
+    /// The case's time bar (the corpus's two seconds unless it tests a time limit).
+    time_limit: Duration,
     /// A shortcoming of the recorded diagnostic still to fix, with where.
     known_issue: Option<String>,
     dir: PathBuf,
@@ -290,6 +296,8 @@ impl Case {
                 "fifo",
                 "mkdir",
                 "delete",
+                "stdin",
+                "time_limit",
                 "known_issue",
             ],
             "case.toml",
@@ -344,6 +352,14 @@ impl Case {
             fifo: get_strs(&t, "fifo")?,
             mkdir: get_strs(&t, "mkdir")?,
             delete: get_strs(&t, "delete")?,
+            stdin: get_str(&t, "stdin")?,
+            time_limit: match t.get("time_limit") {
+                None => TIME_LIMIT,
+                Some(v) => match v.as_integer() {
+                    Some(n @ 1..=10) => Duration::from_secs(n as u64),
+                    _ => return Err("`time_limit` must be 1 to 10 seconds".into()),
+                },
+            },
             known_issue: get_str(&t, "known_issue")?,
             dir: dir.to_path_buf(),
         })
@@ -412,7 +428,9 @@ fn build_project(case: &Case, tmp: &Path) -> Result<PathBuf, String> {
         }
     }
     for d in &case.delete {
-        std::fs::remove_file(project.join(d)).map_err(|e| format!("delete {d}: {e}"))?;
+        let p = project.join(d);
+        let r = if p.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
+        r.map_err(|e| format!("delete {d}: {e}"))?;
     }
     for g in &case.generate {
         let mut bytes = Vec::new();
@@ -471,7 +489,10 @@ fn run_case(case: &Case) -> Result<Run, String> {
         .current_dir(&project)
         .env("NO_COLOR", "1")
         .env_remove("RUST_BACKTRACE")
-        .stdin(Stdio::null())
+        .stdin(match &case.stdin {
+            None => Stdio::null(),
+            Some(f) => Stdio::from(std::fs::File::open(project.join(f)).map_err(|e| format!("stdin {f}: {e}"))?),
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -25,21 +25,35 @@ pub const TEMPLATE_LIMIT: u64 = 4 * MIB;
 pub const ART_LIMIT: u64 = 32 * MIB;
 /// A font file.
 pub const FONT_LIMIT: u64 = 32 * MIB;
-/// A game file (`*.game.toml`).
-pub const GAME_FILE_LIMIT: u64 = 16 * MIB;
-/// A golden game's transcript.
-pub const TRANSCRIPT_LIMIT: u64 = 64 * MIB;
-/// A campaign save.
-pub const SAVE_LIMIT: u64 = 64 * MIB;
+/// A game file (`*.game.toml`): a few hundred bytes, plus a few per decision a person
+/// made. Parsing takes tens of times the file's size in memory.
+pub const GAME_FILE_LIMIT: u64 = 2 * MIB;
+/// A golden game's transcript (the shipped ones are at most 130 KiB).
+pub const TRANSCRIPT_LIMIT: u64 = 16 * MIB;
+/// A campaign save (tens of KiB for a whole campaign; parsing takes tens of times the
+/// file's size in memory).
+pub const SAVE_LIMIT: u64 = 8 * MIB;
 /// A `crown sim --out` statistics file (a shard).
-pub const SHARD_LIMIT: u64 = 64 * MIB;
+pub const SHARD_LIMIT: u64 = 16 * MIB;
+/// A pack's rules document (`rules.md`; the shipped ones are at most 16 KiB): laying it
+/// out takes up to about 150 times its size in memory.
+pub const RULES_DOC_LIMIT: u64 = MIB;
 /// Crown's own bookkeeping files (print cache, accepted golden games).
 pub const INDEX_LIMIT: u64 = 16 * MIB;
+/// The most pixels a raster image (art, an icon) may have: a small file can declare a
+/// huge picture (a PNG of zeros compresses a thousandfold), and decoding it takes four
+/// bytes a pixel. 40 million is a 7,300 × 5,500 photograph; a poker card printed at the
+/// highest `--dpi` (1200) is 12 million.
+pub const ART_PIXELS_LIMIT: u64 = 40_000_000;
+/// The longest side of a raster image, in pixels.
+pub const ART_SIDE_LIMIT: u32 = 20_000;
 
 /// What a file is for, which sets its size limit and names it in errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Definition,
+    /// A pack's rules document (`rules.md`).
+    RulesDocument,
     Script,
     Template,
     Art,
@@ -56,6 +70,7 @@ impl Kind {
     pub const fn limit(self) -> u64 {
         match self {
             Kind::Definition => DEFINITION_LIMIT,
+            Kind::RulesDocument => RULES_DOC_LIMIT,
             Kind::Script => SCRIPT_LIMIT,
             Kind::Template => TEMPLATE_LIMIT,
             Kind::Art => ART_LIMIT,
@@ -72,6 +87,7 @@ impl Kind {
     pub const fn name(self) -> &'static str {
         match self {
             Kind::Definition => "a definition file",
+            Kind::RulesDocument => "a rules document",
             Kind::Script => "a script",
             Kind::Template => "a template",
             Kind::Art => "art",
@@ -96,13 +112,17 @@ pub enum ReadError {
     TooLarge { path: PathBuf, kind: Kind, size: u64 },
     /// The path resolves outside the folder it must stay in.
     Outside { path: PathBuf, target: PathBuf },
+    /// A raster image declares more pixels than art may have.
+    TooManyPixels { path: PathBuf, width: u32, height: u32 },
 }
 
 impl ReadError {
     pub fn path(&self) -> &Path {
         match self {
             ReadError::Io(p, _) | ReadError::NotAFile(p, _) => p,
-            ReadError::TooLarge { path, .. } | ReadError::Outside { path, .. } => path,
+            ReadError::TooLarge { path, .. }
+            | ReadError::Outside { path, .. }
+            | ReadError::TooManyPixels { path, .. } => path,
         }
     }
 
@@ -121,6 +141,11 @@ impl ReadError {
             ReadError::Outside { target, .. } => {
                 format!("it resolves outside the project, to {}", target.display())
             }
+            ReadError::TooManyPixels { width, height, .. } => format!(
+                "it is an image of {width} × {height} pixels, over the limit for art ({} million pixels, \
+                 {ART_SIDE_LIMIT} on a side)",
+                ART_PIXELS_LIMIT / 1_000_000
+            ),
         }
     }
 }
@@ -210,7 +235,63 @@ pub fn read_checked(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge { path: path.to_path_buf(), kind, size: bytes.len() as u64 });
     }
+    if kind == Kind::Art {
+        if let Some((width, height)) = image_size(&bytes) {
+            if u64::from(width) * u64::from(height) > ART_PIXELS_LIMIT || width.max(height) > ART_SIDE_LIMIT {
+                return Err(ReadError::TooManyPixels { path: path.to_path_buf(), width, height });
+            }
+        }
+    }
     Ok(bytes)
+}
+
+/// The width and height a raster image declares (PNG, JPEG, GIF, WebP), read from its
+/// header without decoding it; `None` for other files (SVG) or a header that does not
+/// read.
+pub fn image_size(b: &[u8]) -> Option<(u32, u32)> {
+    let be32 = |i: usize| b.get(i..i + 4).map(|x| u32::from_be_bytes([x[0], x[1], x[2], x[3]]));
+    let be16 = |i: usize| b.get(i..i + 2).map(|x| u32::from(u16::from_be_bytes([x[0], x[1]])));
+    let le16 = |i: usize| b.get(i..i + 2).map(|x| u32::from(u16::from_le_bytes([x[0], x[1]])));
+    let le24 = |i: usize| b.get(i..i + 3).map(|x| u32::from_le_bytes([x[0], x[1], x[2], 0]));
+    if b.starts_with(b"\x89PNG\r\n\x1a\n") && b.get(12..16) == Some(b"IHDR") {
+        return Some((be32(16)?, be32(20)?));
+    }
+    if b.starts_with(b"GIF8") {
+        return Some((le16(6)?, le16(8)?));
+    }
+    if b.len() > 16 && &b[0..4] == b"RIFF" && &b[8..12] == b"WEBP" {
+        return match &b[12..16] {
+            b"VP8 " => Some((le16(26)? & 0x3fff, le16(28)? & 0x3fff)),
+            b"VP8L" => {
+                let bits = u32::from_le_bytes(b.get(21..25)?.try_into().ok()?);
+                Some(((bits & 0x3fff) + 1, ((bits >> 14) & 0x3fff) + 1))
+            }
+            b"VP8X" => Some((le24(24)? + 1, le24(27)? + 1)),
+            _ => None,
+        };
+    }
+    if b.starts_with(&[0xff, 0xd8]) {
+        // Walk the segments to the first start of frame (SOF0-SOF15 but DHT, JPG, DAC).
+        let mut i = 2;
+        while i + 4 <= b.len() {
+            if b[i] != 0xff {
+                return None;
+            }
+            let marker = b[i + 1];
+            if marker == 0xff {
+                i += 1;
+                continue;
+            }
+            if (0xc0..=0xcf).contains(&marker) && !matches!(marker, 0xc4 | 0xc8 | 0xcc) {
+                return Some((be16(i + 7)?, be16(i + 5)?));
+            }
+            if marker == 0xda || marker == 0xd9 {
+                return None;
+            }
+            i += 2 + be16(i + 2)? as usize;
+        }
+    }
+    None
 }
 
 /// [`read_checked`], as UTF-8 text (a byte-order mark is kept; invalid UTF-8 is an
@@ -242,6 +323,9 @@ pub fn read_checked_in(root: &Path, path: &Path, kind: Kind) -> Result<Vec<u8>, 
         ReadError::Io(_, e) => ReadError::Io(path.to_path_buf(), e),
         ReadError::NotAFile(_, w) => ReadError::NotAFile(path.to_path_buf(), w),
         ReadError::TooLarge { kind, size, .. } => ReadError::TooLarge { path: path.to_path_buf(), kind, size },
+        ReadError::TooManyPixels { width, height, .. } => {
+            ReadError::TooManyPixels { path: path.to_path_buf(), width, height }
+        }
         o @ ReadError::Outside { .. } => o,
     })
 }
@@ -281,6 +365,40 @@ mod tests {
         let d = std::env::temp_dir().join(format!("crown-fsread-{}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
         d
+    }
+
+    /// Image headers are read for their size; a declared decompression bomb is refused
+    /// as art before anything decodes it.
+    #[test]
+    fn image_sizes_from_headers() {
+        let png = |w: u32, h: u32| {
+            let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+            b.extend_from_slice(&w.to_be_bytes());
+            b.extend_from_slice(&h.to_be_bytes());
+            b.extend_from_slice(&[1, 0, 0, 0, 0]);
+            b
+        };
+        assert_eq!(image_size(&png(30000, 20)), Some((30000, 20)));
+        assert_eq!(image_size(b"GIF89a\x10\x00\x20\x00"), Some((16, 32)));
+        // JPEG: SOI, an APP0 segment of 16 bytes, then SOF0 with height 600, width 800.
+        let mut jpeg = vec![0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10];
+        jpeg.extend_from_slice(&[0; 14]);
+        jpeg.extend_from_slice(&[0xff, 0xc0, 0x00, 0x11, 0x08, 0x02, 0x58, 0x03, 0x20, 0x03]);
+        assert_eq!(image_size(&jpeg), Some((800, 600)));
+        let mut webp = b"RIFF\0\0\0\0WEBPVP8X\x0a\0\0\0\0\0\0\0".to_vec();
+        webp.extend_from_slice(&[0x1f, 0x4e, 0x00, 0x0f, 0x27, 0x00]); // 20000 x 10000
+        assert_eq!(image_size(&webp), Some((20000, 10000)));
+        assert_eq!(image_size(b"<svg xmlns='http://www.w3.org/2000/svg'/>"), None);
+        let dir = std::env::temp_dir().join(format!("crown-fsread-img-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bomb = dir.join("bomb.png");
+        std::fs::write(&bomb, png(30000, 30000)).unwrap();
+        let e = read_checked(&bomb, Kind::Art).unwrap_err();
+        assert!(e.reason().contains("30000 × 30000 pixels"), "{}", e.reason());
+        std::fs::write(&bomb, png(6000, 6000)).unwrap();
+        assert!(read_checked(&bomb, Kind::Art).is_ok());
+        assert!(read_checked(&bomb, Kind::Definition).is_ok(), "only art is looked at as an image");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

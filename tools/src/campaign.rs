@@ -153,8 +153,11 @@ fn run_new(project: &Project, args: &NewArgs) -> i32 {
             return 2;
         }
     };
-    if let Err(e) = write_save(&args.save, &save) {
-        eprintln!("error: {e}");
+    // Nothing has been played yet, so nothing is kept elsewhere when this fails.
+    let written =
+        save.to_text().and_then(|text| out::write_atomic(&args.save, text.as_bytes()).map_err(|e| e.to_string()));
+    if let Err(e) = written {
+        eprintln!("error: cannot write {}: {e}; nothing was written", out::shown(&args.save.display().to_string()));
         return 1;
     }
     println!(
@@ -468,11 +471,21 @@ pub fn summary(save: &SaveFile, pack: Option<&Pack>) -> String {
         save.card.len() - in_box,
         save.card.iter().filter(|c| c.zone.as_deref() == Some("destroyed")).count()
     ));
-    for z in &save.zone {
-        let mut cards: Vec<_> = save.card.iter().filter(|c| c.zone.as_deref() == Some(z.key.as_str())).collect();
-        if cards.is_empty() {
-            continue;
+    // Cards by zone and by the card they are under, once (a save may list many).
+    let mut by_zone: std::collections::BTreeMap<&str, Vec<&crown_engine::game::save::SavedCard>> =
+        std::collections::BTreeMap::new();
+    let mut under: std::collections::BTreeMap<_, Vec<&crown_engine::game::save::SavedCard>> =
+        std::collections::BTreeMap::new();
+    for c in &save.card {
+        if let Some(z) = c.zone.as_deref() {
+            by_zone.entry(z).or_default().push(c);
         }
+        if let Some(h) = c.host {
+            under.entry(h).or_default().push(c);
+        }
+    }
+    for z in &save.zone {
+        let Some(mut cards) = by_zone.remove(z.key.as_str()) else { continue };
         cards.sort_by_key(|c| c.pos);
         if z.key == "box" {
             // The box is read in serial order; only what is there matters.
@@ -493,7 +506,7 @@ pub fn summary(save: &SaveFile, pack: Option<&Pack>) -> String {
         }
         for c in cards {
             s.push_str(&format!("  {}\n", label(c)));
-            for u in save.card.iter().filter(|u| u.host == Some(c.n)) {
+            for u in under.get(&c.n).into_iter().flatten() {
                 s.push_str(&format!("    under it: {}\n", label(u)));
             }
         }

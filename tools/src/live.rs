@@ -797,11 +797,7 @@ impl Reloader {
             let rel_tr = rel_to(&self.project.root, &case.transcript_file);
             let named = changed_files.iter().any(|f| *f == rel_game || *f == rel_tr);
             let wanted = named || everything || {
-                let text = crown_engine::fsread::read_text_checked(
-                    &case.transcript_file,
-                    crown_engine::fsread::Kind::Transcript,
-                )
-                .unwrap_or_default();
+                let text = case.read_transcript().ok().flatten().unwrap_or_default();
                 text.lines().any(|l| {
                     l.strip_prefix("# scenario ").is_some_and(|s| rep.scenarios_changed.iter().any(|x| x == s.trim()))
                         || golden::definitions_in(l).iter().any(|d| touched.contains(d.as_str()))

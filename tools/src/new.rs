@@ -24,7 +24,7 @@ fn valid_id(s: &str) -> bool {
 
 fn new_pack(project: &Project, name: &str) -> i32 {
     if !valid_id(name) {
-        eprintln!("error: `{name}` is not a valid pack id (lowercase letters, digits, `-` and `_`)");
+        eprintln!("error: `{}` is not a valid pack id (lowercase letters, digits, `-` and `_`)", out::shown(name));
         return 2;
     }
     let dir = project.pack_dir(name);
@@ -43,7 +43,7 @@ fn new_pack(project: &Project, name: &str) -> i32 {
         (project.golden_dir(name).join("README.md"), GOLDEN_README.replace("{id}", name)),
     ];
     for (path, text) in &files {
-        match out::write_new(path, text) {
+        match out::write_new(&project.root, path, text) {
             Ok(true) => println!("created {}", rel(project, path)),
             Ok(false) => println!("kept    {} (already exists)", rel(project, path)),
             Err(e) => {
@@ -66,7 +66,7 @@ fn new_pack(project: &Project, name: &str) -> i32 {
         Ok((file, transcript)) => {
             let tpath = crate::golden::transcript_path(&game);
             for (path, text) in [(&game, file.to_toml()), (&tpath, transcript)] {
-                match out::write_new(path, &text) {
+                match out::write_new(&project.root, path, &text) {
                     Ok(true) => println!("created {}", rel(project, path)),
                     Ok(false) => println!("kept    {} (already exists)", rel(project, path)),
                     Err(e) => {
@@ -95,7 +95,12 @@ fn new_card(project: &Project, pack: &str, id: &str, kind: &str) -> i32 {
         }
     };
     if !valid_id(id) {
-        eprintln!("error: `{id}` is not a valid card id (lowercase letters, digits, `-` and `_`)");
+        eprintln!("error: `{}` is not a valid card id (lowercase letters, digits, `-` and `_`)", out::shown(id));
+        return 2;
+    }
+    // The kind is written into the card file as it is: only a plain word may go there.
+    if !valid_id(kind) {
+        eprintln!("error: `{}` is not a valid card kind (lowercase letters, digits, `-` and `_`)", out::shown(kind));
         return 2;
     }
     let loaded = load_pack(&proj, &pack_id, LoadOptions { compile_scripts: false });
@@ -107,7 +112,7 @@ fn new_card(project: &Project, pack: &str, id: &str, kind: &str) -> i32 {
     }
     let path = proj.pack_dir(&pack_id).join("cards").join(format!("{id}.toml"));
     let text = CARD.replace("{id}", id).replace("{name}", &title_case(id)).replace("{kind}", kind);
-    match out::write_new(&path, &text) {
+    match out::write_new(&proj.root, &path, &text) {
         Ok(true) => {
             println!("created {}", rel(&proj, &path));
             0

@@ -73,6 +73,67 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     })
 }
 
+/// Where a write to `path` lands ([`write_target`]), checked to stay inside the folder
+/// `root`: for files Crown derives from a project or an output folder (golden
+/// transcripts, new cards, schemas, the faces of a print) rather than files the command
+/// line names. A symbolic link there, or a linked folder on the way, that leads out of
+/// `root` is refused, so a downloaded project cannot make Crown overwrite a file
+/// elsewhere.
+pub fn target_inside(root: &Path, path: &Path) -> std::io::Result<PathBuf> {
+    let target = write_target(path)?;
+    let root = std::fs::canonicalize(root)?;
+    let resolved = resolve_existing(&target)?;
+    if resolved.starts_with(&root) {
+        Ok(target)
+    } else {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it leads outside {}, to {}", root.display(), resolved.display()),
+        ))
+    }
+}
+
+/// `path` with its longest existing ancestor resolved (links followed) and the rest
+/// appended as written; a `..` in the part that does not exist yet is refused.
+fn resolve_existing(path: &Path) -> std::io::Result<PathBuf> {
+    let abs = if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir()?.join(path) };
+    let mut rest = Vec::new();
+    let mut cur = abs.as_path();
+    loop {
+        match std::fs::canonicalize(cur) {
+            Ok(mut resolved) => {
+                for part in rest.iter().rev() {
+                    resolved.push(part);
+                }
+                return Ok(resolved);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let (Some(name), Some(parent)) = (cur.file_name(), cur.parent()) else {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        "a path that cannot be resolved",
+                    ));
+                };
+                rest.push(name.to_os_string());
+                cur = parent;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// [`write_atomic`], refusing a target that leads outside `root` ([`target_inside`]).
+pub fn write_atomic_in(root: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let target = target_inside(root, path)?;
+    write_atomic(&target, bytes)
+}
+
+/// [`check_writable`], refusing a target that leads outside `root` ([`target_inside`]).
+pub fn check_writable_in(root: &Path, path: &Path) -> std::io::Result<()> {
+    let target = target_inside(root, path)?;
+    check_writable(&target)
+}
+
 /// Check, before long work, that [`write_atomic`] can write `path`: what stands there
 /// (through links) is a regular file or nothing, and a file can be made in its folder
 /// (a probe file is made and removed). The error does not name the file; callers do.
@@ -95,18 +156,100 @@ pub fn keep_unsaved(path: &Path, bytes: &[u8]) -> Option<PathBuf> {
     [beside, std::env::temp_dir().join(&spare)].into_iter().find(|p| write_atomic(p, bytes).is_ok())
 }
 
-/// Write a new file; never overwrite an existing one.
-pub fn write_new(path: &Path, text: &str) -> std::io::Result<bool> {
+/// The longest line a person's answer may be (a menu choice, a command, y/n). A longer
+/// line (or input that never ends a line, such as `/dev/zero`) is refused rather than
+/// held in memory.
+pub const MAX_INPUT_LINE: usize = 4096;
+
+/// Read one line of a person's input, without its line end. `Ok(None)` at the end of
+/// input; an error for a line longer than [`MAX_INPUT_LINE`] bytes (the rest of it is
+/// not read) or one that is not UTF-8.
+pub fn read_input_line(input: &mut impl std::io::BufRead) -> std::io::Result<Option<String>> {
+    let mut line = Vec::new();
+    let mut limited = std::io::Read::take(&mut *input, MAX_INPUT_LINE as u64 + 1);
+    let n = std::io::BufRead::read_until(&mut limited, b'\n', &mut line)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if line.len() > MAX_INPUT_LINE && line.last() != Some(&b'\n') {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("an input line longer than {MAX_INPUT_LINE} bytes"),
+        ));
+    }
+    let text = String::from_utf8(line)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "input that is not UTF-8 text"))?;
+    Ok(Some(text.trim_end_matches(['\n', '\r']).to_string()))
+}
+
+/// A name or path from the command line or a file, shown in a message: control
+/// characters (escape sequences, a bell, line breaks) are written as escapes, so echoing
+/// hostile text cannot drive the terminal.
+pub fn shown(s: &str) -> String {
+    if s.chars().any(char::is_control) {
+        s.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+    } else {
+        s.to_string()
+    }
+}
+
+/// Write a new file inside `root` ([`write_atomic_in`]); never overwrite an existing one.
+pub fn write_new(root: &Path, path: &Path, text: &str) -> std::io::Result<bool> {
     if path.exists() || path.symlink_metadata().is_ok() {
         return Ok(false);
     }
-    write_atomic(path, text.as_bytes())?;
+    write_atomic_in(root, path, text.as_bytes())?;
     Ok(true)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Derived files stay inside their folder: a link, or a linked folder on the way, that
+    /// leads out is refused and nothing is written; links inside are followed.
+    #[cfg(unix)]
+    #[test]
+    fn writes_inside_a_folder_stay_inside() {
+        let dir = std::env::temp_dir().join(format!("crown-out-inside-{}", std::process::id()));
+        let (root, outside) = (dir.join("project"), dir.join("outside"));
+        std::fs::create_dir_all(root.join("real")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("bashrc"), "keep").unwrap();
+        std::os::unix::fs::symlink(outside.join("bashrc"), root.join("link.txt")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("away")).unwrap();
+        std::os::unix::fs::symlink("real", root.join("here")).unwrap();
+        let e = write_atomic_in(&root, &root.join("link.txt"), b"x").unwrap_err();
+        assert!(e.to_string().contains("leads outside"), "{e}");
+        assert!(write_atomic_in(&root, &root.join("away/new/file.txt"), b"x").is_err());
+        assert!(check_writable_in(&root, &root.join("away/probe.txt")).is_err());
+        assert!(write_atomic_in(&root, &root.join("x/../../outside/y.txt"), b"x").is_err());
+        assert_eq!(std::fs::read_to_string(outside.join("bashrc")).unwrap(), "keep");
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1, "nothing made outside");
+        write_atomic_in(&root, &root.join("here/a/b.txt"), b"in").unwrap();
+        assert_eq!(std::fs::read_to_string(root.join("real/a/b.txt")).unwrap(), "in");
+        assert!(write_new(&root, &root.join("new.txt"), "n").unwrap());
+        assert!(!write_new(&root, &root.join("new.txt"), "again").unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn input_lines_are_bounded() {
+        let mut r = std::io::BufReader::new(&b"1\r\nyes\n\xff\n"[..]);
+        assert_eq!(read_input_line(&mut r).unwrap().as_deref(), Some("1"));
+        assert_eq!(read_input_line(&mut r).unwrap().as_deref(), Some("yes"));
+        assert!(read_input_line(&mut r).is_err(), "not UTF-8");
+        assert_eq!(read_input_line(&mut r).unwrap(), None);
+        // An endless line is refused after the limit, never read whole.
+        let mut zero = std::io::BufReader::new(std::io::repeat(0));
+        let e = read_input_line(&mut zero).unwrap_err();
+        assert!(e.to_string().contains("longer than 4096 bytes"), "{e}");
+        let exact = format!("{}\n", "a".repeat(MAX_INPUT_LINE));
+        let mut r = std::io::BufReader::new(exact.as_bytes());
+        assert_eq!(read_input_line(&mut r).unwrap().map(|l| l.len()), Some(MAX_INPUT_LINE));
+        assert_eq!(shown("evil\n\u{1b}]0;x\u{7}"), "evil\\n\\u{1b}]0;x\\u{7}");
+        assert_eq!(shown("tіny"), "tіny");
+    }
 
     /// Threads writing the same target never share a temporary file: every write succeeds,
     /// the file holds one whole write, and no temporary file is left.

@@ -68,11 +68,10 @@ const COMMANDS: &str = "board (the whole table), status (your state again), log 
 
 impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
     fn read_line(&mut self) -> Result<String, String> {
-        let mut line = String::new();
-        match self.input.read_line(&mut line) {
-            Ok(0) => Err("input ended: the game was abandoned".into()),
-            Ok(_) => Ok(line.trim().to_string()),
-            Err(e) => Err(format!("cannot read input: {e}")),
+        match crate::out::read_input_line(&mut self.input) {
+            Ok(None) => Err("input ended: the game was abandoned".into()),
+            Ok(Some(line)) => Ok(line.trim().to_string()),
+            Err(e) => Err(format!("cannot read input ({e}): the game was abandoned")),
         }
     }
 
@@ -108,7 +107,8 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
                     None => {
                         let _ = writeln!(
                             self.output,
-                            "'{t}' is not an option: type a number from 1 to {}, or {COMMANDS}",
+                            "'{}' is not an option: type a number from 1 to {}, or {COMMANDS}",
+                            crate::out::shown(&t),
                             req.labels.len()
                         );
                     }

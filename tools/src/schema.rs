@@ -7,17 +7,29 @@ use crate::out;
 
 pub fn run(project: &Project, args: &SchemaArgs) -> i32 {
     let dir = args.out.clone().unwrap_or_else(|| project.root.join("docs").join("schema"));
+    // The schemas stay inside the folder named with --out, or else inside the project: a
+    // schema file that is a link leading elsewhere is refused, never written through.
+    let root = match &args.out {
+        Some(d) => match std::fs::create_dir_all(d) {
+            Ok(()) => d.clone(),
+            Err(e) => {
+                eprintln!("error: cannot write into {}: {e}; nothing was written", d.display());
+                return 1;
+            }
+        },
+        None => project.root.clone(),
+    };
     // Every file can be written, or none is: a bad path does not leave half the set new.
     for (name, _) in schema::all() {
         let path = dir.join(name);
-        if let Err(e) = out::check_writable(&path) {
+        if let Err(e) = out::check_writable_in(&root, &path) {
             eprintln!("error: cannot write {}: {e}; nothing was written", path.display());
             return 1;
         }
     }
     for (name, s) in schema::all() {
         let path = dir.join(name);
-        if let Err(e) = out::write_atomic(&path, schema::to_json(&s).as_bytes()) {
+        if let Err(e) = out::write_atomic_in(&root, &path, schema::to_json(&s).as_bytes()) {
             eprintln!("error: cannot write {}: {e}", path.display());
             return 1;
         }

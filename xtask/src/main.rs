@@ -4,6 +4,9 @@
 //!   (when missing), then run `cargo test --workspace ARGS...`. This is the README's test
 //!   command and what CI runs.
 //! - `cargo xtask provision`: only the first half.
+//! - `cargo xtask hostile [--no-build] [--keep] [FILTER...]`: build `crown` in release mode
+//!   and run the hostile-input set of `tests/hostile/` against it, each case under a
+//!   20 s and 1 GiB limit, watching every file it could touch ([`hostile`]).
 //!
 //! This is the one place that calls a package manager. Tests, build scripts and library
 //! code never do: a test that needs a program it cannot find fails with a message that
@@ -11,6 +14,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+
+mod hostile;
 
 /// An outside program a test drives, and where it comes from.
 struct Program {
@@ -55,10 +60,16 @@ fn main() -> ExitCode {
             }
             Err(e) => fail(&e),
         },
+        Some("hostile") => match hostile::main(&args[1..]) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(e) => fail(&e),
+        },
         _ => {
             eprintln!(
                 "usage: cargo xtask test [ARGS...]   install the programs the tests use, then `cargo test --workspace ARGS...`\n\
-                 \x20      cargo xtask provision          only install the programs"
+                 \x20      cargo xtask provision          only install the programs\n\
+                 \x20      cargo xtask hostile [FILTER]   run the hostile-input set against the release binary"
             );
             ExitCode::from(2)
         }

@@ -34,6 +34,19 @@ pub struct Limits {
     pub functions: usize,
     /// Lines `print`/`debug` may add to one game's log.
     pub print_lines: usize,
+    /// Operations per game, every hook call together (a turn that loops near the
+    /// per-call limit, turn after turn).
+    pub game_operations: u64,
+    /// Seconds one hook call may run, not counting the time a player takes to decide:
+    /// operations that each do much work (padding an array of 20,000 in a loop, calls
+    /// through `invoke` nested in loops) pass the operation count slowly.
+    pub call_seconds: u64,
+    /// The process's resident memory, in MiB, past which a running script is stopped
+    /// (checked on Linux): maps of long strings, or counters, marks and stickers
+    /// added in a loop, grow the game's memory without any one value passing a limit.
+    pub memory_mib: u64,
+    /// Card instances one game may hold (`create_card`, `create_cards`, `create_deck`).
+    pub cards: usize,
 }
 
 pub const LIMITS: Limits = Limits {
@@ -46,6 +59,10 @@ pub const LIMITS: Limits = Limits {
     variables: 1_000,
     functions: 2_000,
     print_lines: 500,
+    game_operations: 100_000_000,
+    call_seconds: 3,
+    memory_mib: 512,
+    cards: 200_000,
 };
 
 static ENGINE: OnceLock<Engine> = OnceLock::new();
@@ -105,8 +122,10 @@ fn build_engine() -> Engine {
     e.disable_symbol("eval");
     e.on_print(|s| api::log_print("print", s));
     e.on_debug(|s, _, _| api::log_print("debug", s));
-    // No progress callback: the operation limit is checked by the engine itself, and a
-    // callback would be called on every single operation.
+    // The operation limit per call is checked by the engine itself; the callback (called
+    // on every operation, so it does little) counts the game's operations and, every few
+    // thousand, looks at the time and memory a runaway script would take.
+    e.on_progress(api::progress);
     api::register(&mut e);
     e
 }

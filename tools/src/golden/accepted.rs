@@ -87,13 +87,14 @@ pub fn read(file: &Path) -> Option<State> {
     serde_json::from_str(&crown_engine::fsread::read_text_checked(file, crown_engine::fsread::Kind::Index).ok()?).ok()
 }
 
-/// Write the state if it differs from what is on disk; whether it wrote.
-pub fn write(file: &Path, st: &State) -> std::io::Result<bool> {
+/// Write the state if it differs from what is on disk; whether it wrote. The file stays
+/// inside the project `root` (a link leading out of it is refused).
+pub fn write(root: &Path, file: &Path, st: &State) -> std::io::Result<bool> {
     if read(file).as_ref() == Some(st) {
         return Ok(false);
     }
     let text = serde_json::to_string_pretty(st).map_err(std::io::Error::other)? + "\n";
-    crate::out::write_atomic(file, text.as_bytes())?;
+    crate::out::write_atomic_in(root, file, text.as_bytes())?;
     Ok(true)
 }
 

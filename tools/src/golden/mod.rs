@@ -77,6 +77,45 @@ pub struct Case {
     pub transcript_file: PathBuf,
     /// `pack/name`.
     pub name: String,
+    /// The folder the game's files are read from and written to, never out of: the
+    /// project (or, for a game file named on the command line outside it, the file's own
+    /// folder). A golden file that is a link leading out of it is refused, so a
+    /// downloaded project can neither show a file from elsewhere in a diff nor have
+    /// `--bless` overwrite it.
+    pub root: PathBuf,
+}
+
+impl Case {
+    /// The game file's text, read inside [`Case::root`].
+    pub fn read_game_file(&self) -> Result<String, fsread::ReadError> {
+        fsread::read_checked_in(&self.root, &self.game_file, fsread::Kind::GameFile)
+            .and_then(|b| fsread::into_text(&self.game_file, b))
+    }
+
+    /// The transcript's text, read inside [`Case::root`]: `Ok(None)` when there is none yet.
+    pub fn read_transcript(&self) -> Result<Option<String>, fsread::ReadError> {
+        match fsread::read_checked_in(&self.root, &self.transcript_file, fsread::Kind::Transcript)
+            .and_then(|b| fsread::into_text(&self.transcript_file, b))
+        {
+            Ok(t) => Ok(Some(t)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The folder a game file named on the command line may be read and accepted in: the
+/// project when the file is inside it, else the file's own folder.
+fn named_root(project: &Project, file: &Path) -> PathBuf {
+    let folder = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let (Ok(root), Ok(folder)) = (project.root.canonicalize(), folder.canonicalize()) else {
+        return project.root.clone();
+    };
+    if folder.starts_with(&root) {
+        root
+    } else {
+        folder
+    }
 }
 
 /// The transcript path beside a game file.
@@ -105,6 +144,7 @@ pub fn discover(project: &Project, packs: &[String]) -> Vec<Case> {
                 transcript_file: transcript_path(&f),
                 name: format!("{p}/{stem}"),
                 game_file: f,
+                root: project.root.clone(),
             });
         }
     }
@@ -125,7 +165,7 @@ pub fn check_games(
     let mut sources = Vec::new();
     for case in discover(project, &[pack.id().to_string()]) {
         let shown = case.game_file.strip_prefix(&project.root).unwrap_or(&case.game_file).to_path_buf();
-        let text = match fsread::read_text_checked(&case.game_file, fsread::Kind::GameFile) {
+        let text = match case.read_game_file() {
             Ok(t) => t,
             Err(e) => {
                 let e = e.reason();
@@ -249,7 +289,7 @@ pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
         ),
         None => format!("fix {} (or remove it with its transcript)", case.game_file.display()),
     };
-    let text = match fsread::read_text_checked(&case.game_file, fsread::Kind::GameFile) {
+    let text = match case.read_game_file() {
         Ok(t) => t,
         Err(e) => {
             return Verdict::Broken {
@@ -298,7 +338,18 @@ pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
             fix: format!("fix the error, then run `crown test {}`", case.name),
         };
     }
-    let old = fsread::read_text_checked(&case.transcript_file, fsread::Kind::Transcript).unwrap_or_default();
+    let old = match case.read_transcript() {
+        Ok(t) => t.unwrap_or_default(),
+        Err(e) => {
+            return Verdict::Broken {
+                report: format!("{}: cannot read: {}", case.transcript_file.display(), e.reason()),
+                fix: format!(
+                    "replace it with a regular file inside the project (or delete it and run `crown test --bless {}`)",
+                    case.name
+                ),
+            }
+        }
+    };
     let new = replayed.transcript.clone();
     let accepted = file.accepted(&replayed);
     let new_file = (accepted != file).then(|| accepted.to_toml());
@@ -322,15 +373,7 @@ pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
             c.step, c.agent
         ));
     }
-    let diff = if old == new {
-        String::new()
-    } else {
-        similar::TextDiff::from_lines(&old, &new)
-            .unified_diff()
-            .context_radius(context)
-            .header("expected", "now")
-            .to_string()
-    };
+    let diff = if old == new { String::new() } else { unified_diff(&old, &new, context) };
     let named = old.lines().chain(new.lines()).flat_map(definitions_in).collect();
     Verdict::Differs(Box::new(Change {
         report,
@@ -341,6 +384,55 @@ pub fn check_case(case: &Case, pack: &Arc<Pack>, context: usize) -> Verdict {
         new_file,
         involved,
     }))
+}
+
+/// The minimal diff takes time in proportion to the changed lines times the lines that
+/// differ, up to the square of the changed lines: it is made only while that square stays
+/// under this (10,000 changed lines; a whole changed golden game is a few thousand). Past
+/// it (a transcript of a million lines with nothing in common with the new one) the diff
+/// is the old changed part removed and the new one added, in time in proportion to the
+/// lines.
+const MAX_DIFF_WORK: u64 = 100_000_000;
+
+/// The unified diff of two transcripts (`--diff`), minimal unless the changed parts are
+/// too large to align (see [`MAX_DIFF_WORK`]).
+fn unified_diff(old: &str, new: &str, context: usize) -> String {
+    let (a, b): (Vec<&str>, Vec<&str>) = (old.split_inclusive('\n').collect(), new.split_inclusive('\n').collect());
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..].iter().rev().zip(b[head..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let (mid_a, mid_b) = (&a[head..a.len() - tail], &b[head..b.len() - tail]);
+    let changed = (mid_a.len() + mid_b.len()) as u64;
+    if changed.saturating_mul(changed) <= MAX_DIFF_WORK {
+        return similar::TextDiff::from_lines(old, new)
+            .unified_diff()
+            .context_radius(context)
+            .header("expected", "now")
+            .to_string();
+    }
+    let line = |sign: char, l: &str| format!("{sign}{l}{}", if l.ends_with('\n') { "" } else { "\n" });
+    let before = head.saturating_sub(context);
+    let after = tail.min(context);
+    let count = |n: usize| head - before + n + after;
+    let mut out = format!(
+        "--- expected\n+++ now\n@@ -{},{} +{},{} @@\n",
+        before + 1,
+        count(mid_a.len()),
+        before + 1,
+        count(mid_b.len())
+    );
+    for l in &a[before..head] {
+        out.push_str(&line(' ', l));
+    }
+    for l in mid_a {
+        out.push_str(&line('-', l));
+    }
+    for l in mid_b {
+        out.push_str(&line('+', l));
+    }
+    for l in &a[a.len() - tail..a.len() - tail + after] {
+        out.push_str(&line(' ', l));
+    }
+    out
 }
 
 /// The `# result` line of a transcript, without its prefix.
@@ -575,6 +667,7 @@ fn cases_for(project: &Project, targets: &[String]) -> Result<Vec<Case>, String>
                 name: format!("{pack}/{stem}"),
                 pack,
                 transcript_file: transcript_path(&f),
+                root: named_root(project, &f),
                 game_file: f,
             });
         } else if t.contains('/') {
@@ -619,13 +712,13 @@ fn targets_whole_packs(targets: &[String]) -> bool {
 fn accept(case: &Case, change: &Change) -> Result<Vec<PathBuf>, String> {
     let mut wrote = Vec::new();
     if let Some(text) = &change.new_file {
-        out::write_atomic(&case.game_file, text.as_bytes())
+        out::write_atomic_in(&case.root, &case.game_file, text.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", case.game_file.display()))?;
         wrote.push(case.game_file.clone());
     }
-    let old = fsread::read_text_checked(&case.transcript_file, fsread::Kind::Transcript).unwrap_or_default();
+    let old = case.read_transcript().ok().flatten().unwrap_or_default();
     if old != change.new {
-        out::write_atomic(&case.transcript_file, change.new.as_bytes())
+        out::write_atomic_in(&case.root, &case.transcript_file, change.new.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", case.transcript_file.display()))?;
         wrote.push(case.transcript_file.clone());
     }
@@ -637,10 +730,9 @@ fn ask(question: &str) -> char {
     use std::io::Write;
     print!("{question} ");
     let _ = std::io::stdout().flush();
-    let mut line = String::new();
-    match std::io::stdin().read_line(&mut line) {
-        Ok(0) | Err(_) => 'q',
-        Ok(_) => line.trim().chars().next().map_or(' ', |c| c.to_ascii_lowercase()),
+    match crate::out::read_input_line(&mut std::io::stdin().lock()) {
+        Ok(None) | Err(_) => 'q',
+        Ok(Some(line)) => line.trim().chars().next().map_or(' ', |c| c.to_ascii_lowercase()),
     }
 }
 
@@ -792,7 +884,7 @@ pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
     for (id, p) in &packs {
         if let (Ok(p), true, false) = (p, whole, unsettled.contains(id)) {
             let file = accepted::path(project, id);
-            match accepted::write(&file, &accepted::state_of(p)) {
+            match accepted::write(&project.root, &file, &accepted::state_of(p)) {
                 Ok(true) => println!("noted what {id}'s golden games were accepted against in {}", file.display()),
                 Ok(false) => {}
                 Err(e) => println!("warning: cannot write {}: {e}", file.display()),
@@ -824,7 +916,7 @@ pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
 fn explain(project: &Project, cases: &[Case], id: &str) -> i32 {
     let mut hits = 0;
     for c in cases {
-        let t = fsread::read_text_checked(&c.transcript_file, fsread::Kind::Transcript).unwrap_or_default();
+        let t = c.read_transcript().ok().flatten().unwrap_or_default();
         let n = t.lines().filter(|l| definitions_in(l).iter().any(|d| d == id)).count();
         if n > 0 {
             hits += 1;
@@ -858,6 +950,23 @@ fn explain(project: &Project, cases: &[Case], id: &str) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Transcripts with nothing in common past a large size are diffed in linear time:
+    /// the old middle removed, the new one added, with the context around them.
+    #[test]
+    fn huge_diffs_stay_linear() {
+        let old: String = (0..20_000).map(|i| format!("old {i}\n")).collect();
+        let new: String = (0..300).map(|i| format!("new {i}\n")).collect();
+        let (old, new) = (format!("same\n{old}end\n"), format!("same\n{new}end\n"));
+        let start = std::time::Instant::now();
+        let d = unified_diff(&old, &new, 1);
+        assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+        assert!(d.starts_with("--- expected\n+++ now\n@@ -1,20002 +1,302 @@\n same\n-old 0\n"), "{}", &d[..80]);
+        assert!(d.ends_with("+new 299\n end\n"), "{}", &d[d.len() - 40..]);
+        // Small changes keep the minimal diff.
+        let d = unified_diff("a\nb\nc\n", "a\nx\nc\n", 1);
+        assert_eq!(d, "--- expected\n+++ now\n@@ -1,3 +1,3 @@\n a\n-b\n+x\n c\n");
+    }
 
     #[test]
     fn finds_definitions_in_lines() {

@@ -34,6 +34,7 @@ pub mod ref_text;
 pub mod reference;
 pub mod render;
 pub mod rules_md;
+pub mod sandbox;
 pub mod sheet;
 pub mod templates;
 pub mod tts;
@@ -438,7 +439,7 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         let bytes =
             result.map_err(|e| vec![Diagnostic::error("pdf-error", format!("could not write the PDF: {e}"))])?;
         let path = out_dir.join(format!("{}.pdf", pack.id()));
-        out::write_atomic(&path, &bytes).map_err(|e| vec![io_diag(&path, &e)])?;
+        out::write_atomic_in(out_dir, &path, &bytes).map_err(|e| vec![io_diag(&path, &e)])?;
         report.written.push(path.clone());
         report.pdf = Some(PdfReport { path, pages: pages.len(), fronts, backs, grid, placements });
     }
@@ -664,7 +665,7 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
     }
     if want_svg && !svg_fresh {
         let path = out_dir.join(&svg_rel);
-        match out::write_atomic(&path, svg.as_bytes()) {
+        match out::write_atomic_in(&opts.out, &path, svg.as_bytes()) {
             Ok(()) => {
                 o.written.push(path);
                 if clean {
@@ -698,7 +699,7 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
     if want_png && !png_fresh {
         let path = out_dir.join(&png_rel);
         match raster::face_png(&tree, printer.geom, opts.dpi) {
-            Ok(bytes) => match out::write_atomic(&path, &bytes) {
+            Ok(bytes) => match out::write_atomic_in(&opts.out, &path, &bytes) {
                 Ok(()) => {
                     o.written.push(path);
                     if clean {

@@ -39,9 +39,25 @@ pub fn encode(pm: &Pixmap, dpi: Option<u32>) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// The most pixels one image Crown draws may have (four bytes each while it is drawn):
+/// a tarot card at 1200 dpi is 19 million; a metre-wide card at that resolution would
+/// be over a billion.
+pub const MAX_PIXELS: u64 = 64_000_000;
+
+/// A `w` x `h` image to draw on, refused past [`MAX_PIXELS`].
+fn canvas(w: u32, h: u32) -> Result<Pixmap, String> {
+    if u64::from(w) * u64::from(h) > MAX_PIXELS {
+        return Err(format!(
+            "a {w}x{h} image is over the limit of {} million pixels: use a lower --dpi or a smaller card size",
+            MAX_PIXELS / 1_000_000
+        ));
+    }
+    Pixmap::new(w, h).ok_or_else(|| format!("cannot make a {w}x{h} image"))
+}
+
 /// Rasterise a face into `w` x `h` pixels; with `trim` the bleed is cut off first.
 pub fn rasterize(tree: &usvg::Tree, w: u32, h: u32, trim: Option<()>, geom: Geometry) -> Result<Pixmap, String> {
-    let mut pm = Pixmap::new(w, h).ok_or_else(|| format!("cannot make a {w}x{h} image"))?;
+    let mut pm = canvas(w, h)?;
     pm.fill(resvg::tiny_skia::Color::WHITE);
     let size = tree.size();
     let (fw, fh) = geom.full();
@@ -87,7 +103,8 @@ pub fn tts_grid(n: usize) -> (usize, usize) {
 
 /// Compose card images (already at cell size) into one sheet.
 pub fn compose(cells: &[&Pixmap], cols: usize, rows: usize, cell: (u32, u32)) -> Result<Vec<u8>, String> {
-    let mut sheet = Pixmap::new(cell.0 * cols as u32, cell.1 * rows as u32).ok_or("sheet too large")?;
+    let (w, h) = (u64::from(cell.0) * cols as u64, u64::from(cell.1) * rows as u64);
+    let mut sheet = canvas(u32::try_from(w).unwrap_or(u32::MAX), u32::try_from(h).unwrap_or(u32::MAX))?;
     sheet.fill(resvg::tiny_skia::Color::WHITE);
     for (i, pm) in cells.iter().enumerate() {
         let (r, c) = (i / cols, i % cols);

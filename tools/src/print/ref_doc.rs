@@ -264,7 +264,7 @@ fn build_with(pack: &Pack, icons: &IconSet, catalogue: bool) -> Built {
     for id in pack.chain.iter().rev() {
         let shown = rules_path(id);
         let full = pack.project.join(&shown);
-        let file = match fsread::read_checked_in(&pack.project, &full, fsread::Kind::Definition)
+        let file = match fsread::read_checked_in(&pack.project, &full, fsread::Kind::RulesDocument)
             .and_then(|b| fsread::into_text(&full, b))
         {
             Ok(text) => Some(SourceFile::new(shown.clone(), text)),

@@ -110,6 +110,19 @@ impl Templates {
         if diags.iter().any(Diagnostic::is_error) {
             return Err(diags);
         }
+        // The limits every drawing runs under (see `sandbox`).
+        for set in [&mut tera, &mut md] {
+            if let Err((first, e)) = super::sandbox::harden(set) {
+                let d = Diagnostic::error("template-error", e);
+                diags.push(match origins.get(&first) {
+                    Some(Origin::Pack(p)) => d.in_file(p),
+                    _ => d,
+                });
+            }
+        }
+        if diags.iter().any(Diagnostic::is_error) {
+            return Err(diags);
+        }
         Ok(Templates { tera, md, origins, hash: hasher.finish() })
     }
 
@@ -121,7 +134,7 @@ impl Templates {
     pub fn render(&self, name: &str, context: &Value) -> Result<String, String> {
         let ctx = tera::Context::from_value(context.clone()).map_err(|e| error_chain(&e))?;
         let t = if name.ends_with(".md") { &self.md } else { &self.tera };
-        t.render(name, &ctx).map_err(|e| error_chain(&e))
+        super::sandbox::render(t, name, &ctx).map_err(|e| error_chain(&e))
     }
 
     pub fn origin(&self, name: &str) -> Origin {
@@ -253,6 +266,7 @@ pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
         }
         src = s.source();
     }
+    parts.retain(|p| !super::sandbox::is_hidden_call(p));
     parts.join(": ").replace('\n', " ")
 }
 

@@ -368,7 +368,7 @@ pub fn write(
         let name = format!("{}-{deck}.json", pack.id());
         let path = dir.join(&name);
         let text = serde_json::to_string_pretty(&save).unwrap_or_default();
-        out::write_atomic(&path, text.as_bytes()).map_err(|e| io_diag(&path, &e))?;
+        out::write_atomic_in(out_dir, &path, text.as_bytes()).map_err(|e| io_diag(&path, &e))?;
         saved_objects.push(path);
         // The game shows a PNG of the same name as the saved object's picture.
         if let Some(t) = thumbnail {
@@ -427,7 +427,7 @@ pub fn write(
         .map(|(im, _)| {
             let slots: Vec<&Pixmap> = im.slots.iter().map(|s| s.map_or(&blank, |t| &cells[&t])).collect();
             let bytes = raster::compose(&slots, im.cols, im.rows, cell).map_err(err)?;
-            out::write_atomic(&im.path, &bytes).map_err(|e| io_diag(&im.path, &e))
+            out::write_atomic_in(out_dir, &im.path, &bytes).map_err(|e| io_diag(&im.path, &e))
         })
         .collect::<Result<Vec<()>, Diagnostic>>()?;
     for ((im, (k, clean)), s) in images.iter().zip(&keyed).zip(&stale) {
@@ -449,7 +449,7 @@ pub fn write(
     };
     let path = dir.join(format!("{}-deck.json", pack.id()));
     let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
-    out::write_atomic(&path, text.as_bytes()).map_err(|e| io_diag(&path, &e))?;
+    out::write_atomic_in(out_dir, &path, text.as_bytes()).map_err(|e| io_diag(&path, &e))?;
     // What an earlier run left that this one did not make (a deck that shrank, a pack
     // that lost its plaques) goes.
     let made: std::collections::BTreeSet<&Path> =

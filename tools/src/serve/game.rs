@@ -422,13 +422,14 @@ impl Session {
         // plays on and the file says where.
         let replayed = file.replay_full(pack)?;
         let file = file.accepted(&replayed);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        // Both files stay inside the project: a golden folder or file that is a link
+        // leading elsewhere is refused before anything is made.
         for p in [&file_path, &transcript_path] {
-            out::check_writable(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            out::check_writable_in(project_root, p).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
         }
-        out::write_atomic(&file_path, file.to_toml().as_bytes())
+        out::write_atomic_in(project_root, &file_path, file.to_toml().as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", file_path.display()))?;
-        out::write_atomic(&transcript_path, replayed.transcript.as_bytes())
+        out::write_atomic_in(project_root, &transcript_path, replayed.transcript.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", transcript_path.display()))?;
         Ok(vec![file_path, transcript_path])
     }

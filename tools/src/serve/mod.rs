@@ -411,6 +411,10 @@ fn ok(ctype: &'static str, body: String) -> Response {
 async fn answer(State(st): State<AppState>, req: Request) -> Response {
     let has_body = req.headers().get(header::CONTENT_LENGTH).is_some_and(|v| v.as_bytes() != b"0")
         || req.headers().contains_key(header::TRANSFER_ENCODING);
+    // Two Host headers are a malformed request (RFC 9112), whatever the first one says.
+    if req.headers().get_all(header::HOST).iter().count() > 1 {
+        return plain(400, "more than one Host header\n");
+    }
     let host = req.headers().get(header::HOST).map(|h| h.as_bytes());
     let reply = route(req.method().as_str(), req.uri().path(), host, st.port);
     let head: usize =
@@ -521,7 +525,13 @@ fn play_call(play: &Play, call: PlayCall, q: &BTreeMap<String, String>) -> PlayR
             .and_then(|p| p.get(&id).cloned())
             .ok_or_else(|| (400, format!("no pack `{id}` is loaded without errors")))?;
         let scenario = q.get("scenario").filter(|s| !s.is_empty()).cloned();
-        let players = crate::session::player_count(&pack, scenario.as_deref(), number("players")?);
+        // The seat count the command line allows (`--players`, 1 to 64): a number from the
+        // query reaches nothing that sizes memory by it unchecked.
+        let asked = number("players")?;
+        if asked.is_some_and(|n| !(1..=64).contains(&n)) {
+            return Err((400, format!("`players` must be 1 to 64, not {}", q["players"])));
+        }
+        let players = crate::session::player_count(&pack, scenario.as_deref(), asked);
         let wanted: Vec<String> = q
             .get("agents")
             .map(|a| a.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect())
@@ -594,6 +604,91 @@ fn events(
     Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)).text("ping"))
 }
 
+/// The request handling of the server: every request goes to [`answer`] (the routing,
+/// the checks, the pages, faces, events and the game's actions).
+fn app(shared: Arc<Shared>, play: Arc<Play>, generations: tokio::sync::watch::Receiver<u64>, port: u16) -> Router {
+    let streams = Arc::new(tokio::sync::Semaphore::new(MAX_EVENT_STREAMS));
+    Router::new().fallback(answer).with_state(AppState { shared, play, generations, port, streams })
+}
+
+/// Serve one connection with hyper directly (as `axum::serve` would), with a time limit
+/// on reading a request's head. With `half_close`, requests sent before the client closed
+/// its side are still answered (the raw entry point sends a whole connection, then ends
+/// its input); the socket server closes at once, as hyper does by default.
+async fn serve_connection<I>(io: I, app: Router, half_close: bool)
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let service = hyper_util::service::TowerToHyperService::new(app);
+    let _ = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .half_close(half_close)
+        .serve_connection(hyper_util::rt::TokioIo::new(io), service)
+        .await;
+}
+
+/// The server's whole request handling (hyper's HTTP/1 parser, the router, the checks
+/// and the handlers) over a project's packs, without a socket: raw bytes in, raw bytes
+/// out. For the fuzz target (`fuzz/fuzz_targets/serve_route.rs`) and tests; `crown serve`
+/// runs the same [`app`] and [`serve_connection`] on its listener (the one difference:
+/// here the requests of a connection whose input has ended are still answered).
+pub struct RawServer {
+    runtime: tokio::runtime::Runtime,
+    app: Router,
+    /// The port requests must name in their `Host`.
+    pub port: u16,
+}
+
+impl RawServer {
+    /// Load the packs of `project` (all of them when `packs` is empty) and render the page
+    /// as `crown serve` does. The event stream ends after its first event (no reloads
+    /// come), so every answer ends.
+    pub fn new(project: &Project, packs: &[String], port: u16) -> Result<RawServer, String> {
+        let reloader = Reloader::new(project, packs, ReloadOptions::default()).map_err(|d| d.to_string())?;
+        let shared = Arc::new(Shared::default());
+        if let Ok(mut s) = shared.snapshot.lock() {
+            rebuild(&reloader, &mut s);
+        }
+        let play = Arc::new(Play { root: reloader.project.root.clone(), ..Play::default() });
+        publish_packs(&reloader, &play);
+        let (_, generations) = tokio::sync::watch::channel(1);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(RawServer { runtime, app: app(shared, play, generations, port), port })
+    }
+
+    /// Send `request` as the whole of one connection (then the end of input) and return
+    /// everything the server answered before closing it, or what came within `limit`.
+    /// A panic in the handling is not caught: it reaches the caller.
+    pub fn answer(&self, request: &[u8], limit: Duration) -> Vec<u8> {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let app = self.app.clone();
+        self.runtime.block_on(async move {
+            let (client, server) = tokio::io::duplex(64 * 1024);
+            let (mut from_server, mut to_server) = tokio::io::split(client);
+            // Writing, reading and serving at once (a pipelined request may not be read
+            // before an answer is), all on this task, so a panic while serving is the
+            // caller's panic.
+            let serving = tokio::time::timeout(limit, serve_connection(server, app, true));
+            let writing = async move {
+                let _ = to_server.write_all(request).await;
+                let _ = to_server.shutdown().await;
+            };
+            let reading = async move {
+                let mut answer = Vec::new();
+                let _ = tokio::time::timeout(limit, from_server.read_to_end(&mut answer)).await;
+                answer
+            };
+            let (_, _, answer) = tokio::join!(serving, writing, reading);
+            answer
+        })
+    }
+}
+
 /// Answer HTTP on `listener` from a thread of its own (a single-threaded tokio runtime:
 /// the page, its fragment, faces and the event stream are all small and quick).
 fn start_http(
@@ -608,10 +703,8 @@ fn start_http(
     std::thread::Builder::new().name("crown-serve-http".into()).spawn(move || {
         runtime.block_on(async move {
             let Ok(listener) = tokio::net::TcpListener::from_std(listener) else { return };
-            let streams = Arc::new(tokio::sync::Semaphore::new(MAX_EVENT_STREAMS));
-            let app = Router::new().fallback(answer).with_state(AppState { shared, play, generations, port, streams });
-            // Each connection is served by hyper directly (as `axum::serve` would), with a
-            // time limit on reading a request's head and a cap on open connections.
+            let app = app(shared, play, generations, port);
+            // A cap on open connections; past it a new one is closed at once.
             let connections = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
             loop {
                 let stream = match listener.accept().await {
@@ -624,13 +717,9 @@ fn start_http(
                 };
                 // Past the cap the connection is closed at once.
                 let Ok(permit) = connections.clone().try_acquire_owned() else { continue };
-                let service = hyper_util::service::TowerToHyperService::new(app.clone());
+                let app = app.clone();
                 tokio::spawn(async move {
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .timer(hyper_util::rt::TokioTimer::new())
-                        .header_read_timeout(HEADER_READ_TIMEOUT)
-                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                        .await;
+                    serve_connection(stream, app, false).await;
                     drop(permit);
                 });
             }
@@ -768,6 +857,39 @@ mod tests {
         assert!(matches!(route("GET", "/play/choose", me, 7878), Reply::Refused(405, _)));
         assert!(matches!(route("POST", "/play/save", Some(b"evil.test:7878"), 7878), Reply::Refused(421, _)));
         assert!(matches!(route("POST", "/", me, 7878), Reply::Refused(405, _)));
+    }
+
+    /// The raw-bytes entry point runs the server's own handling: hyper's parser, the
+    /// router and the handlers, pipelined requests and all, and every answer ends.
+    #[test]
+    fn raw_server_answers_like_the_socket() {
+        let tiny = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/invalid/_base/tiny");
+        let s = RawServer::new(&Project::new(&tiny), &[], 7878).unwrap();
+        let status = |req: &str| {
+            let a = s.answer(req.as_bytes(), Duration::from_secs(5));
+            String::from_utf8_lossy(&a).get(9..12).unwrap_or("").to_string()
+        };
+        assert_eq!(status("GET / HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n"), "200");
+        assert_eq!(status("GET / HTTP/1.1\r\nHost: evil.example:7878\r\n\r\n"), "421");
+        assert_eq!(status("GET / HTTP/1.1\r\nHost: 127.0.0.1:7878\r\nHost: evil.example\r\n\r\n"), "400");
+        assert_eq!(status("GET /face/%zz.svg HTTP/1.1\r\nHost: localhost:7878\r\n\r\n"), "400");
+        assert_eq!(status("\x00\x01 garbage\r\n\r\n"), "400");
+        // The event stream ends after its first event here (no reloads come).
+        let a = s.answer(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n", Duration::from_secs(5));
+        assert!(String::from_utf8_lossy(&a).contains("event: reload"));
+        // A seat count the command line would refuse is refused (it once sized a vector).
+        let new = |players: &str| {
+            status(&format!(
+                "POST /play/new?pack=tiny&players={players} HTTP/1.1\r\nHost: 127.0.0.1:7878\r\nX-Crown: play\r\n\r\n"
+            ))
+        };
+        assert_eq!(new("7273703029523728157"), "400");
+        assert_eq!(new("0"), "400");
+        assert_eq!(new("2"), "200");
+        // Pipelined: both answered on the one connection.
+        let two = "GET /fragment HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n".repeat(2);
+        let a = s.answer(two.as_bytes(), Duration::from_secs(5));
+        assert_eq!(String::from_utf8_lossy(&a).matches("HTTP/1.1 200").count(), 2);
     }
 
     #[test]

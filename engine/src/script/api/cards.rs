@@ -223,6 +223,7 @@ pub(super) fn register(e: &mut Engine) {
         with(|g| {
             let d = def_idx(g, &id)?;
             let z = zn(g, z)?;
+            room_for_cards(g, 1, "create_card")?;
             let c = g.create_card(d, z);
             g.log(|s| format!("create {} in {}", card_ref_s(s, c), s.zone_label(z)));
             Ok(i64::from(c))
@@ -235,6 +236,7 @@ pub(super) fn register(e: &mut Engine) {
             if !(0..=10_000).contains(&n) {
                 return Err(format!("create_cards: {n} copies is out of range"));
             }
+            room_for_cards(g, n as usize, "create_cards")?;
             let made: Vec<u32> = (0..n).map(|_| g.create_card(d, z)).collect();
             g.log(|s| format!("create {n} x {id} in {}", s.zone_label(z)));
             Ok(ints(made))
@@ -251,6 +253,7 @@ pub(super) fn register(e: &mut Engine) {
                 .filter(|(_, d)| d.kind == DefKind::Card && d.def.decks.iter().any(|x| x == deck.as_str()))
                 .map(|(i, d)| (i as u32, d.def.count))
                 .collect();
+            room_for_cards(g, defs.iter().map(|(_, n)| (*n).max(0) as usize).sum(), "create_deck")?;
             let mut made = Vec::new();
             for (d, n) in defs {
                 for _ in 0..n {
@@ -262,6 +265,18 @@ pub(super) fn register(e: &mut Engine) {
             Ok(ints(made))
         })
     });
+}
+
+/// Whether the game may hold `n` more card instances (see `Limits::cards`).
+fn room_for_cards(g: &Game, n: usize, what: &str) -> Result<(), String> {
+    let limit = crate::script::LIMITS.cards;
+    if g.state.cards.len().saturating_add(n) > limit {
+        return Err(format!(
+            "{what}: the game would hold more than {limit} cards ({} already; cards made in a loop?)",
+            g.state.cards.len()
+        ));
+    }
+    Ok(())
 }
 
 /// One face of a definition as scripts read it (`def_faces`, `def_back`).

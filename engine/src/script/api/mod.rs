@@ -6,9 +6,10 @@
 //! Each function here is listed in [`super::docs::API`], from which
 //! `docs/script-api.md` is generated.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::time::Instant;
 
 use rhai::{Array, CallFnOptions, Dynamic, Engine, EvalAltResult, ImmutableString, Map, Scope, AST};
 
@@ -50,6 +51,99 @@ pub fn panic_is_caught() -> bool {
 /// Host calls into scripts (`invoke`, `fold`) may nest this deep.
 const MAX_HOST_DEPTH: usize = 24;
 
+// The meter of running scripts on this thread (see [`progress`]).
+thread_local! {
+    /// Script calls running (nested through `invoke` and the like).
+    static CALLS: Cell<usize> = const { Cell::new(0) };
+    /// When the outermost call started (moved on by the time agents took to decide).
+    static CALL_START: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// The operation count the engine last reported for the running call.
+    static CALL_OPS: Cell<u64> = const { Cell::new(0) };
+    /// Operations of the finished calls of the game installed on this thread.
+    static GAME_OPS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How often (in operations) [`progress`] looks at the clock and the memory.
+const METER_EVERY: u64 = 8192;
+
+/// The engine's progress callback, called on every operation with the running call's
+/// count: stops the script (with the message as the termination token) when the game
+/// passes its operations, the call its time, or the process its memory.
+pub(crate) fn progress(ops: u64) -> Option<Dynamic> {
+    CALL_OPS.with(|c| c.set(ops));
+    if !ops.is_multiple_of(METER_EVERY) {
+        return None;
+    }
+    let l = super::LIMITS;
+    if GAME_OPS.with(Cell::get).saturating_add(ops) > l.game_operations {
+        return Some(
+            format!(
+                "the game ran more than {} script operations in all (a loop that runs in every turn?)",
+                l.game_operations
+            )
+            .into(),
+        );
+    }
+    if CALL_START.with(Cell::get).is_some_and(|t| t.elapsed().as_secs() >= l.call_seconds) {
+        return Some(
+            format!(
+                "the script ran for more than {} seconds in one call (slow operations in a loop, or calls through \
+                 `invoke` nested in loops?)",
+                l.call_seconds
+            )
+            .into(),
+        );
+    }
+    if resident_mib().is_some_and(|m| m > l.memory_mib) {
+        return Some(
+            format!(
+                "Crown's memory passed {} MiB while the script ran (the script keeps adding data: long strings in \
+                 a map, counters, marks or stickers in a loop?)",
+                l.memory_mib
+            )
+            .into(),
+        );
+    }
+    None
+}
+
+/// The process's resident memory in MiB (Linux: `/proc/self/statm`, in 4 KiB pages).
+fn resident_mib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
+    Some((pages * 4096) >> 20)
+}
+
+/// One script call on this thread: the outermost one starts the clock; each adds its
+/// operations to the game's when it ends (also when it unwinds).
+struct CallMeter;
+
+impl CallMeter {
+    fn start() -> CallMeter {
+        if CALLS.with(|c| {
+            c.set(c.get() + 1);
+            c.get() == 1
+        }) {
+            CALL_START.with(|t| t.set(Some(Instant::now())));
+        }
+        CALL_OPS.with(|c| c.set(0));
+        CallMeter
+    }
+}
+
+impl Drop for CallMeter {
+    fn drop(&mut self) {
+        let ops = CALL_OPS.with(|c| c.replace(0));
+        GAME_OPS.with(|g| g.set(g.get().saturating_add(ops)));
+        CALLS.with(|c| c.set(c.get().saturating_sub(1)));
+    }
+}
+
+/// Time an agent took to decide does not count as the running call's time.
+fn not_counting(spent: std::time::Duration) {
+    CALL_START.with(|t| t.set(t.get().map(|s| s + spent)));
+}
+
 /// Borrow the running game for one host call.
 ///
 /// A panic inside the call becomes the script error of that call, so the game fails with
@@ -79,6 +173,7 @@ fn panic_message(panic: &(dyn std::any::Any + Send), place: &str) -> String {
 /// Run `f` with the game installed as the current one, then take it back.
 pub fn with_installed<T>(game: Game, f: impl FnOnce() -> T) -> (Game, T) {
     refresh_def_ids(&game.pack);
+    GAME_OPS.with(|g| g.set(0));
     CURRENT.with(|c| *c.borrow_mut() = Some(game));
     FAILURE.with(|f| *f.borrow_mut() = None);
     let out = f();
@@ -291,7 +386,9 @@ pub fn call_script_fn(ast: &AST, name: &str, args: Vec<Dynamic>) -> R<Dynamic> {
     if profiling {
         super::profile::enter(ast.source(), name);
     }
+    let meter = CallMeter::start();
     let r = super::engine().call_fn_with_options::<Dynamic>(opts, &mut scope, ast, name, args);
+    drop(meter);
     if profiling {
         super::profile::leave();
     }
@@ -335,6 +432,8 @@ pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> Sc
             format!("calls nested more than {} deep (endless recursion?)", super::LIMITS.call_levels)
         }
         EvalAltResult::ErrorDataTooLarge(what, _) => format!("{what} grew past its limit"),
+        // Stopped by `progress`: the token is the message.
+        EvalAltResult::ErrorTerminated(why, _) => why.to_string(),
         other => {
             let s = other.to_string();
             plain_words(s.split(" (line ").next().unwrap_or(&s))
@@ -649,7 +748,9 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
                 pack: &pack,
                 fork: fork.as_ref().map(|(fp, since)| (&**fp, since.as_slice())),
             };
+            let asked_at = Instant::now();
             let r = a.choose(&req);
+            not_counting(asked_at.elapsed());
             with(|g| {
                 g.agents[player] = Some(a);
                 if let Some((fp, _)) = fork {
