@@ -178,7 +178,7 @@ fn new_templates(project: &Project, pack: &str, only: &[String]) -> i32 {
             crate::print::templates::Origin::Pack(p) => format!("from {}", p.display()),
             crate::print::templates::Origin::Builtin => "built in".to_string(),
         };
-        match out::write_new(&path, text) {
+        match out::write_new(&proj.root, &path, text) {
             Ok(true) => {
                 println!("created {} ({from})", rel(&proj, &path));
                 created += 1;
