@@ -270,6 +270,24 @@ fn done(t: &Table) {
 
 // ---- upkeep ------------------------------------------------------------------------------
 
+/// The upkeep bands are pack.toml's `upkeep_bands`: edited in a copy of the pack, the
+/// army eats what the new bands say.
+#[test]
+fn upkeep_bands_come_from_pack_toml() {
+    let dir = crate::common::project_copy(&["content/kingdoms-in-conflict", "scripts/kingdoms-in-conflict"]);
+    let file = dir.path().join("content/kingdoms-in-conflict/pack.toml");
+    crate::common::edit_after(&file, &["[options]"], "upkeep_bands = [4, 6]", "upkeep_bands = [2, 3, 5]");
+    let loaded = load_pack(&Project::new(dir.path()), PACK, LoadOptions::default());
+    assert_eq!(loaded.errors(), 0, "{:?}", loaded.diagnostics);
+    let mut t = Table::new(Arc::new(loaded.pack.unwrap()), PRELUDE, 2, 11, Some("standard"), true);
+    t.run(
+        r#"
+        let want = [0, 1, 1, 2, 3, 3, 4, 4, 4];
+        for n in 0..9 { same(food_due(n), want[n], `food for ${n} units`); }
+        "#,
+    );
+}
+
 #[test]
 fn upkeep_costs_one_food_per_band_of_units() {
     let mut t = table("standard");

@@ -887,7 +887,29 @@ fn setup_follows_the_leaders_and_the_two_player_extras() {
 #[test]
 fn the_draft_deals_five_keeps_four_and_plays_instants() {
     for players in 2..=4 {
-        let mut t = table(players, None);
+        draft_check(table(players, None), players, 5, 4);
+    }
+}
+
+/// The draft's numbers are pack.toml's `[options]`: an edited packet and keep in a copy of
+/// the pack are what the draft deals and keeps, and the reference says so.
+#[test]
+fn the_draft_follows_pack_toml() {
+    let dir = crate::common::project_copy(&["content/the-last-kingdom", "scripts/the-last-kingdom"]);
+    let file = dir.path().join("content/the-last-kingdom/pack.toml");
+    crate::common::edit_after(&file, &["[options]"], "draft_packet = 5", "draft_packet = 6");
+    crate::common::edit_after(&file, &["[options]"], "draft_keep = 4", "draft_keep = 3");
+    let loaded = load_pack(&Project::new(dir.path()), "the-last-kingdom", LoadOptions::default());
+    assert_eq!(loaded.errors(), 0, "{:?}", loaded.diagnostics);
+    let edited = Arc::new(loaded.pack.unwrap());
+    for players in 2..=4 {
+        draft_check(Table::new(edited.clone(), PRELUDE, players, 5, None, false), players, 6, 3);
+    }
+}
+
+/// Run round I's draft on table `t` and check that each player kept `keep` of `packet`.
+fn draft_check(mut t: Table, players: usize, packet: usize, keep: usize) {
+    {
         t.run(&format!(
             r#"
             setup();
@@ -902,11 +924,11 @@ fn the_draft_deals_five_keeps_four_and_plays_instants() {
                     if !has_keyword(c, "leader-card") {{ round_cards += 1; }}
                 }}
                 for c in cards(pzone(p, "play")) {{ expect(has_keyword(c, "instant"), "only instants were played"); round_cards += 1; }}
-                expect(round_cards == 4, `${{player_name(p)}} drafted ${{round_cards}}`);
+                expect(round_cards == {keep}, `${{player_name(p)}} drafted ${{round_cards}}`);
                 expect(count(pzone(p, "packet")) == 0 && count(pzone(p, "kept")) == 0, "draft zones emptied");
             }}
-            expect(count(zone("discard-1")) == n, "the fifth card of every packet is discarded");
-            expect(count(zone("round-1-deck")) == 27 - 5 * n, "5 cards dealt to each player");
+            expect(count(zone("discard-1")) == ({packet} - {keep}) * n, "the rest of every packet is discarded");
+            expect(count(zone("round-1-deck")) == 27 - {packet} * n, "{packet} cards dealt to each player");
             "#
         ));
     }

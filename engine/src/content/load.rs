@@ -539,6 +539,10 @@ impl PackLoad<'_> {
             if manifest.search.is_none() {
                 manifest.search = b.manifest.search;
             }
+            // The rules' settings: the base pack's, with this pack's over them.
+            let mut options = b.manifest.options.clone();
+            options.append(&mut manifest.options);
+            manifest.options = options;
             // And its vocabulary, with this pack's additions.
             let mut vocabulary = b.manifest.vocabulary.clone();
             for (kind, v) in std::mem::take(&mut manifest.vocabulary) {
@@ -1724,6 +1728,7 @@ fn declared_names(
             d.add(Names::AttrKey, b.attrs.keys().cloned());
         }
     }
+    d.add(Names::OptionKey, manifest.options.keys().cloned());
     for sc in scenarios {
         d.add(Names::OptionKey, sc.scenario.options.keys().cloned());
         d.add(Names::SeatValue, sc.scenario.seat.iter().flat_map(|s| s.values.keys().cloned()));
@@ -2160,7 +2165,7 @@ fn serde_hint(msg: &str) -> (&'static str, Option<String>) {
     } else if msg.starts_with("invalid type") {
         ("wrong-type", None)
     } else if msg.contains("did not match any variant") {
-        ("wrong-type", Some("see the format reference in docs/content-format.md".into()))
+        ("wrong-type", Some("see the format in docs/designers-guide.md, and docs/schema/ for every field".into()))
     } else {
         ("invalid-value", None)
     }

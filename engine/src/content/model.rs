@@ -96,6 +96,12 @@ pub struct PackManifest {
     /// The `search` bot's default budget for this pack (`search:ROLLOUTS:DEPTH` overrides it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchConfig>,
+    /// The rules' settings every game starts from (`draft_size = 5`, `upkeep_bands = [4, 6]`),
+    /// read by the rules script with `option(name)`: a scenario's `[options]` override them,
+    /// and an expansion inherits its base pack's. Numbers the rules use belong here or on a
+    /// definition, never only in a script.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, Scalar>,
 }
 
 /// `[search]` in `pack.toml`: how hard the `search` bot looks ahead by default.
@@ -448,13 +454,63 @@ pub struct Seat {
     pub values: BTreeMap<String, i64>,
 }
 
-/// A scalar setting: integer, boolean or string.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+/// A setting: integer, boolean, string, or a list of integers (a table of bands or steps).
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(untagged)]
 pub enum Scalar {
     Int(i64),
     Bool(bool),
     Str(String),
+    Ints(Vec<i64>),
+}
+
+/// By hand, for an error that says what a setting may be (an untagged enum's error names
+/// only the enum).
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a setting: a whole number, true or false, a word, or a list of whole numbers")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar::Int(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Scalar, E> {
+                i64::try_from(v).map(Scalar::Int).map_err(|_| E::custom(format!("{v} is too large for a setting")))
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Scalar, E> {
+                Ok(Scalar::Bool(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar::Str(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+                let mut out = Vec::new();
+                while let Some(x) = seq.next_element::<i64>()? {
+                    out.push(x);
+                }
+                Ok(Scalar::Ints(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl std::fmt::Display for Scalar {
+    /// As a designer writes it in a sentence: `5`, `yes`, `deal`, `4, 6`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scalar::Int(i) => write!(f, "{i}"),
+            Scalar::Bool(b) => f.write_str(if *b { "yes" } else { "no" }),
+            Scalar::Str(s) => f.write_str(s),
+            Scalar::Ints(v) => {
+                let parts: Vec<String> = v.iter().map(i64::to_string).collect();
+                f.write_str(&parts.join(", "))
+            }
+        }
+    }
 }
 
 /// `board.toml`: the spaces of the board, their adjacency, and the limited supplies.

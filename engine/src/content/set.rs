@@ -8,10 +8,11 @@ use crate::diag::did_you_mean;
 /// One parsed `KIND.ID.FIELD[.KEY]=VALUE` override.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Override {
-    /// `card`, `plaque`, `noble`, `leader` or `scenario`.
+    /// `card`, `plaque`, `noble`, `leader`, `scenario` or `options` (pack.toml's settings).
     pub kind: String,
     pub id: String,
-    /// `values`, `cost`, `count`, `attrs` (definitions) or `options` (scenarios).
+    /// `values`, `cost`, `count`, `attrs` (definitions) or `options` (scenarios, and the
+    /// pack's own settings: kind `options`, `options.KEY=VALUE` on the command line).
     pub field: String,
     /// The key inside `values`, `cost`, `attrs` or `options`; empty for `count`.
     pub key: String,
@@ -28,7 +29,21 @@ impl Override {
             .split_once('=')
             .ok_or_else(|| format!("`{text}`: expected KIND.ID.FIELD.KEY=VALUE, e.g. card.pikemen.values.attack=2"))?;
         let parts: Vec<&str> = path.trim().split('.').collect();
-        let bad = || format!("`{path}`: expected KIND.ID.FIELD.KEY (e.g. card.pikemen.values.attack) or KIND.ID.count");
+        let bad = || {
+            format!(
+                "`{path}`: expected KIND.ID.FIELD.KEY (e.g. card.pikemen.values.attack), KIND.ID.count or options.KEY"
+            )
+        };
+        // `options.KEY`: a setting of pack.toml's [options].
+        if parts.len() == 2 && parts[0] == "options" && !parts[1].is_empty() {
+            return Ok(Override {
+                kind: "options".into(),
+                id: String::new(),
+                field: "options".into(),
+                key: parts[1].to_string(),
+                value: value.trim().to_string(),
+            });
+        }
         if parts.len() < 3 || parts.iter().any(|p| p.is_empty()) {
             return Err(bad());
         }
@@ -49,7 +64,9 @@ impl Override {
 
     /// `kind.id.field.key`, as written.
     pub fn path(&self) -> String {
-        if self.key.is_empty() {
+        if self.kind == "options" {
+            format!("options.{}", self.key)
+        } else if self.key.is_empty() {
             format!("{}.{}.{}", self.kind, self.id, self.field)
         } else {
             format!("{}.{}.{}.{}", self.kind, self.id, self.field, self.key)
@@ -75,6 +92,24 @@ fn no_key(owner: &str, field: &str, key: &str, known: Vec<&str>) -> String {
     format!("`{owner}` has no {field} key `{key}`{}", hint(key, &known))
 }
 
+/// The override's value, read as the same type as the setting it replaces.
+fn scalar_like(old: &Scalar, o: &Override) -> Result<Scalar, String> {
+    Ok(match old {
+        Scalar::Int(_) => Scalar::Int(int(o)?),
+        Scalar::Bool(_) => {
+            Scalar::Bool(o.value.parse().map_err(|_| format!("{}: `{}` is not true or false", o.path(), o.value))?)
+        }
+        Scalar::Str(_) => Scalar::Str(o.value.clone()),
+        Scalar::Ints(_) => Scalar::Ints(
+            o.value
+                .split(',')
+                .map(|x| x.trim().parse())
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!("{}: `{}` is not whole numbers separated by commas", o.path(), o.value))?,
+        ),
+    })
+}
+
 fn int(o: &Override) -> Result<i64, String> {
     o.value.parse().map_err(|_| format!("{}: `{}` is not a whole number", o.path(), o.value))
 }
@@ -84,6 +119,17 @@ impl Pack {
     /// `value`/`def_value`, and what decks are built from). Only an existing id and key can
     /// be changed; an error names the nearest known one.
     pub fn apply_override(&mut self, o: &Override) -> Result<(), String> {
+        if o.kind == "options" {
+            // `options.KEY=VALUE`: the pack's own setting (every scenario that does not set
+            // its own reads it).
+            let opts = &mut self.manifest.options;
+            let Some(old) = opts.get(&o.key) else {
+                return Err(no_key("pack.toml", "options", &o.key, opts.keys().map(String::as_str).collect()));
+            };
+            let new = scalar_like(old, o)?;
+            opts.insert(o.key.clone(), new);
+            return Ok(());
+        }
         if o.kind == "scenario" {
             let known: Vec<&str> = self.scenarios.iter().map(|s| s.scenario.id.as_str()).collect();
             let Some(i) = self.scenarios.iter().position(|s| s.scenario.id == o.id) else {
@@ -92,17 +138,14 @@ impl Pack {
             if o.field != "options" {
                 return Err(format!("{}: a scenario's field here is `options`", o.path()));
             }
-            let opts = &mut self.scenarios[i].scenario.options;
-            let Some(old) = opts.get(&o.key) else {
-                return Err(no_key(&o.id, "options", &o.key, opts.keys().map(String::as_str).collect()));
+            let (pack_opts, opts) = (&self.manifest.options, &mut self.scenarios[i].scenario.options);
+            // A scenario may also override a setting it takes from pack.toml.
+            let Some(old) = opts.get(&o.key).or_else(|| pack_opts.get(&o.key)) else {
+                let mut keys: Vec<&str> = opts.keys().map(String::as_str).collect();
+                keys.extend(pack_opts.keys().map(String::as_str));
+                return Err(no_key(&o.id, "options", &o.key, keys));
             };
-            let new = match old {
-                Scalar::Int(_) => Scalar::Int(int(o)?),
-                Scalar::Bool(_) => Scalar::Bool(
-                    o.value.parse().map_err(|_| format!("{}: `{}` is not true or false", o.path(), o.value))?,
-                ),
-                Scalar::Str(_) => Scalar::Str(o.value.clone()),
-            };
+            let new = scalar_like(old, o)?;
             opts.insert(o.key.clone(), new);
             return Ok(());
         }
@@ -159,5 +202,17 @@ mod tests {
         assert_eq!((o.id.as_str(), o.field.as_str(), o.key.as_str()), ("a.b", "count", ""));
         assert!(Override::parse("card.pikemen=2").is_err());
         assert!(Override::parse("card.pikemen.values.attack").is_err());
+        let o = Override::parse("options.draft_size=4").unwrap();
+        assert_eq!((o.kind.as_str(), o.key.as_str(), o.path()), ("options", "draft_size", "options.draft_size".into()));
+        assert!(Override::parse("options.=4").is_err());
+    }
+
+    #[test]
+    fn a_setting_keeps_its_type() {
+        let o = |v: &str| Override::parse(&format!("options.bands={v}")).unwrap();
+        assert_eq!(scalar_like(&Scalar::Ints(vec![4, 6]), &o("3, 5,7")), Ok(Scalar::Ints(vec![3, 5, 7])));
+        assert!(scalar_like(&Scalar::Ints(vec![4]), &o("3;5")).unwrap_err().contains("separated by commas"));
+        assert_eq!(scalar_like(&Scalar::Int(1), &o("9")), Ok(Scalar::Int(9)));
+        assert!(scalar_like(&Scalar::Bool(true), &o("maybe")).is_err());
     }
 }

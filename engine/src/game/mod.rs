@@ -362,7 +362,14 @@ impl Game {
             t
         });
         Ok(Game {
-            options: scenario.map(|s| s.scenario.options.clone()).unwrap_or_default(),
+            options: {
+                // The pack's settings, then the scenario's over them.
+                let mut o = pack.manifest.options.clone();
+                if let Some(s) = scenario {
+                    o.extend(s.scenario.options.iter().map(|(k, v)| (k.clone(), v.clone())));
+                }
+                o
+            },
             scenario: scenario.map(|s| s.scenario.id.clone()),
             seats,
             pack,
@@ -614,5 +621,6 @@ pub(crate) fn scalar_to_dynamic(s: &Scalar) -> Dynamic {
         Scalar::Int(i) => Dynamic::from(*i),
         Scalar::Bool(b) => Dynamic::from(*b),
         Scalar::Str(s) => Dynamic::from(s.clone()),
+        Scalar::Ints(v) => Dynamic::from(v.iter().map(|&i| Dynamic::from(i)).collect::<rhai::Array>()),
     }
 }

@@ -414,7 +414,10 @@ pub fn check_names(refs: &References, declared: &Declared) -> Vec<NameFinding> {
                 ("unknown-supply", fails, format!("the board has no supply `{t}`, so `{f}` {then} here"))
             }
             Names::OptionKey => {
-                ("unknown-option", false, format!("no scenario sets an option `{t}`, so `{f}` never reads one here"))
+                // A warning even for `option`: a base pack's script may read settings that
+                // only the scenarios of packs extending it give (`[check] allow` names them).
+                let then = if f == "option" { "is an error if it runs" } else { "never reads one" };
+                ("unknown-option", false, format!("neither pack.toml's [options] nor any scenario sets an option `{t}`, so `{f}` {then} here"))
             }
             Names::SeatValue => {
                 ("unknown-seat-value", false, format!("no scenario seat has a value `{t}`, so `{f}` always gives 0 here"))

@@ -422,11 +422,7 @@ pub fn players_text(min: i64, max: i64) -> String {
 }
 
 fn scalar(s: &Scalar) -> String {
-    match s {
-        Scalar::Int(i) => i.to_string(),
-        Scalar::Bool(b) => if *b { "yes" } else { "no" }.to_string(),
-        Scalar::Str(s) => s.clone(),
-    }
+    s.to_string()
 }
 
 fn numbers_text(map: &BTreeMap<String, i64>) -> String {
@@ -913,10 +909,12 @@ impl<'p> Expander<'p> {
             "option" => {
                 let s = self.scenario(&args, &p.span)?;
                 let key = pos(0);
-                match s.scenario.options.get(&key.value) {
+                // The scenario's setting, else the one it takes from pack.toml.
+                match s.scenario.options.get(&key.value).or_else(|| self.pack.manifest.options.get(&key.value)) {
                     Some(v) => Some(scalar(v)),
                     None => {
-                        let keys: Vec<&str> = s.scenario.options.keys().map(String::as_str).collect();
+                        let mut keys: Vec<&str> = s.scenario.options.keys().map(String::as_str).collect();
+                        keys.extend(self.pack.manifest.options.keys().map(String::as_str));
                         let hint = did_you_mean(&key.value, keys.iter().copied())
                             .map(|n| format!("did you mean `{n}`?"))
                             .unwrap_or_else(|| format!("its options: {}", keys.join(", ")));

@@ -56,8 +56,12 @@ pub(super) fn register(e: &mut Engine) {
         })
     });
     e.register_fn("option", |k: ImmutableString| {
-        with(|g| Ok(g.options.get(k.as_str()).map(scalar_to_dynamic).unwrap_or(Dynamic::UNIT)))
+        with(|g| match g.options.get(k.as_str()) {
+            Some(v) => Ok(scalar_to_dynamic(v)),
+            None => Err(missing_option(g, &k)),
+        })
     });
+    e.register_fn("has_option", |k: ImmutableString| with(|g| Ok(g.options.contains_key(k.as_str()))));
     e.register_fn("option_or", |k: ImmutableString, d: Dynamic| {
         with(|g| Ok(g.options.get(k.as_str()).map(scalar_to_dynamic).unwrap_or(d)))
     });
@@ -165,4 +169,62 @@ fn seats(g: &Game, who: &Dynamic, f: &str) -> Result<Vec<usize>, String> {
         return Err(format!("{f}: the first argument is a player number or an array of them, not {}", who.type_name()));
     }
     Ok(out)
+}
+
+/// `option(k)` for a setting neither the scenario nor `pack.toml` gives: an error naming
+/// where it could be set and the nearest known name, never a silent `()`.
+fn missing_option(g: &Game, k: &str) -> String {
+    let known: Vec<&str> = g.options.keys().map(String::as_str).collect();
+    let near = crate::diag::did_you_mean(k, known.iter().copied())
+        .map(|n| format!("; did you mean `{n}`?"))
+        .unwrap_or_default();
+    let scenario =
+        g.scenario.as_deref().map(|s| format!("scenario `{s}`")).unwrap_or_else(|| "the game (no scenario)".into());
+    format!("option `{k}` is not set: neither {scenario} nor pack.toml's [options] gives it{near} (use has_option(k) or option_or(k, default) where it may be missing)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::model::Scalar;
+    use crate::content::{load_pack, LoadOptions, Project};
+    use crate::game::{agent, GameConfig};
+
+    /// A game of a pack whose pack.toml gives `[options]` and whose scenario overrides one.
+    fn game(scenario: Option<&str>) -> Game {
+        let root = std::env::temp_dir().join(format!("crown-options-{}-{scenario:?}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for (rel, text) in [
+            (
+                "content/p/pack.toml",
+                "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n\
+                 [options]\nhand = 5\nbands = [4, 6]\n",
+            ),
+            ("content/p/scenarios/s.toml", "id = \"s\"\nname = \"S\"\n[options]\nhand = 3\nmode = \"solo\"\n"),
+            ("scripts/p/rules.rhai", "fn setup() {}\nfn turn() { end_game([], \"done\"); }\n"),
+        ] {
+            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(&root), "p", LoadOptions::default());
+        let _ = std::fs::remove_dir_all(&root);
+        let pack = Arc::new(loaded.pack.expect("the pack loads"));
+        let mut cfg = GameConfig::new(1, 1);
+        cfg.scenario = scenario.map(String::from);
+        Game::new(pack, cfg, vec![agent::bot("first", 1, 0).unwrap()]).unwrap()
+    }
+
+    #[test]
+    fn the_scenario_overrides_pack_options_and_a_missing_one_is_an_error() {
+        let g = game(Some("s"));
+        assert_eq!(g.options.get("hand"), Some(&Scalar::Int(3)));
+        assert_eq!(g.options.get("bands"), Some(&Scalar::Ints(vec![4, 6])));
+        assert_eq!(g.options.get("mode"), Some(&Scalar::Str("solo".into())));
+        let e = missing_option(&g, "hnad");
+        assert!(e.contains("scenario `s`") && e.contains("did you mean `hand`?"), "{e}");
+        // Without a scenario the pack's own settings hold.
+        let g = game(None);
+        assert_eq!(g.options.get("hand"), Some(&Scalar::Int(5)));
+        assert!(missing_option(&g, "mode").contains("the game (no scenario)"));
+    }
 }
