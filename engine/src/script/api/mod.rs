@@ -1054,6 +1054,9 @@ pub fn describe_card(g: &Game, c: u32) -> String {
 }
 
 #[cfg(test)]
+mod cases;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -1,0 +1,683 @@
+//! One test for every function of the script API, run against a small fixture pack that
+//! holds one of everything (two-sided and multi-stage cards, a noble with a hook, a board
+//! with a grid, named spaces and supplies, a scenario with settings and fixed seats).
+//!
+//! Each case is a Rhai snippet that throws when a result is wrong; `covers` names the
+//! functions it tests, and a test fails when a registered function is covered by no case
+//! (or a case claims a function its snippet never calls).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use crate::content::{load_pack, LoadOptions, Pack, Project};
+use crate::game::{agent, Game, GameConfig};
+
+/// One test: the functions it covers and the snippet that checks them.
+struct Case {
+    covers: &'static [&'static str],
+    code: &'static str,
+}
+
+const fn case(covers: &'static [&'static str], code: &'static str) -> Case {
+    Case { covers, code }
+}
+
+const PACK: &str = r#"
+id = "fx"
+name = "Fixture"
+version = "1"
+players = { min = 2, max = 3 }
+show_counters = ["vp", "gold"]
+counter_names = { vp = "victory points" }
+[options]
+hand = 5
+bands = [4, 6]
+"#;
+
+const CARDS: &str = r#"
+[[card]]
+id = "archer"
+name = "Archer"
+kind = "attack"
+count = 2
+decks = ["main"]
+keywords = ["ranged"]
+values = { attack = 2 }
+cost = { gold = 3 }
+attrs = { colour = "red" }
+text = "Shoot twice."
+script = "archer.rhai"
+cards = ["wall"]
+serial = 7
+
+[[card]]
+id = "wall"
+name = "Wall"
+kind = "defend"
+count = 1
+decks = ["main"]
+values = { defence = 3 }
+[card.back]
+name = "Rubble"
+values = { defence = 1 }
+
+[[card]]
+id = "farm"
+name = "Farm"
+kind = "land"
+serial = 9
+
+[[card.stages]]
+position = "front-top"
+name = "Field"
+keywords = ["land"]
+values = { grain = 1 }
+checkboxes = ["", "grain"]
+upgrades = [{ cost = { gold = 2 }, to = "back-top" }]
+
+[[card.stages]]
+position = "back-top"
+name = "Mill"
+keywords = ["building"]
+values = { grain = 3, fame = 1 }
+"#;
+
+const NOBLES: &str = r#"
+[[noble]]
+id = "ada"
+name = "Ada"
+kind = "noble"
+script = "ada.rhai"
+hooks = ["bonus"]
+values = { number = 1 }
+"#;
+
+const BOARD: &str = r#"
+[grid]
+width = 3
+height = 2
+rows = ["ab.", "..b"]
+legend = { "a" = "hill", "b" = "wood", "." = "plain" }
+
+[[space]]
+id = "keep"
+name = "The Keep"
+adjacent = ["gate"]
+attrs = { kind = "castle" }
+values = { order = 1 }
+
+[[space]]
+id = "gate"
+name = "The Gate"
+adjacent = ["keep"]
+
+[[supply]]
+id = "knight"
+name = "Knights"
+count = 2
+
+[[supply]]
+id = "gold"
+name = "Gold"
+count = 10
+"#;
+
+const SCENARIO: &str = r#"
+id = "duel"
+name = "Duel"
+players = { min = 2, max = 2 }
+[options]
+hand = 3
+mode = "duel"
+[[seat]]
+name = "Ann"
+character = "ada"
+cards = ["archer"]
+agent = "greedy"
+values = { start = 4 }
+[[seat]]
+name = "Bea"
+"#;
+
+const RULES: &str = r#"
+fn setup() {}
+fn turn() { end_game([0], "done"); }
+fn expect(ok, msg) { if !ok { throw msg; } }
+fn same(a, b, what) { if a != b { throw `${what}: ${a} is not ${b}`; } }
+"#;
+
+const ARCHER: &str = "fn shout(x) { x * 10 }\n";
+const ADA: &str = "fn bonus(source, v, extra) { v + extra }\n";
+
+/// Every function: its cases.
+const CASES: &[Case] = &[
+    // ---- Players
+    case(
+        &[
+            "players",
+            "player_name",
+            "character",
+            "set_character",
+            "alive",
+            "alive_after",
+            "eliminate",
+            "is_out",
+            "restore",
+        ],
+        r#"
+        same(players(), 2, "players");
+        same(player_name(0), "Ann", "seat name");
+        same(player_name(1), "Bea", "seat name");
+        same(character(1), "", "no character yet");
+        set_character(1, "ada");
+        same(character(1), "ada", "set_character");
+        same(alive(), [0, 1], "alive");
+        same(alive_after(0), [1], "alive_after");
+        eliminate(1);
+        expect(is_out(1) && !is_out(0), "is_out");
+        same(alive(), [0], "alive without the eliminated");
+        same(alive_after(0), [], "nobody after");
+        restore(1);
+        same(alive(), [0, 1], "restore");
+        "#,
+    ),
+    case(
+        &[
+            "counter",
+            "set_counter",
+            "add_counter",
+            "hide_counter",
+            "set_score",
+            "score",
+            "counters_text",
+            "counter_label",
+        ],
+        r#"
+        same(counter(0, "vp"), 0, "unset counter");
+        same(set_counter(0, "vp", 4), 4, "set_counter");
+        same(add_counter(0, "vp", 3), 7, "add_counter");
+        same(add_counter(0, "vp", 9223372036854775807), 9223372036854775807, "add_counter saturates");
+        set_counter(0, "vp", 2);
+        set_counter(0, "gold", 5);
+        same(counters_text(0, 1), "victory points 2, gold 5", "counters_text");
+        hide_counter(0, "gold");
+        same(counters_text(0, 1), "victory points 2, gold ?", "hidden from others");
+        same(counters_text(0, 0), "victory points 2, gold 5", "seen by its owner");
+        same(counter_label("vp"), "victory points", "counter_label");
+        same(counter_label("gold"), "gold", "counter_label without a name");
+        set_score(1, 12);
+        same(score(1), 12, "score");
+        "#,
+    ),
+    // ---- Zones
+    case(
+        &[
+            "zone",
+            "pzone",
+            "cards",
+            "cards_up",
+            "count",
+            "top",
+            "bottom",
+            "move_card",
+            "move_bottom",
+            "draw",
+            "zone_of",
+            "zone_name",
+            "zone_owner",
+            "find_in",
+        ],
+        r#"
+        let d = zone("pile");
+        same(zone("pile"), d, "zone is made once");
+        let h = pzone(0, "hand");
+        same(zone_name(d), "pile", "zone_name");
+        same(zone_owner(h), 0, "zone_owner");
+        same(zone_owner(d), -1, "shared zone");
+        same(top(d), -1, "top of an empty zone");
+        same(bottom(d), -1, "bottom of an empty zone");
+        let a = create_card("archer", d);
+        let w = create_card("wall", d);
+        same(cards(d), [w, a], "cards: top first");
+        same(cards_up(d), [a, w], "cards_up: bottom first");
+        same(count(d), 2, "count");
+        same(top(d), w, "top");
+        same(bottom(d), a, "bottom");
+        same(find_in(d, "archer"), a, "find_in");
+        same(find_in(d, "farm"), -1, "find_in misses");
+        same(draw(d, h), w, "draw takes the top");
+        same(zone_of(w), h, "zone_of");
+        move_card(w, d);
+        same(top(d), w, "move_card puts on top");
+        move_bottom(w, d);
+        same(bottom(d), w, "move_bottom");
+        same(draw(zone("empty"), h), -1, "draw from an empty zone");
+        "#,
+    ),
+    case(
+        &["shuffle", "shuffle_list", "random", "roll", "set_visibility", "remove_card", "set_active"],
+        r#"
+        let d = zone("deck");
+        let made = create_cards("archer", 2, d) + create_cards("wall", 1, d);
+        shuffle(d);
+        same(count(d), 3, "shuffle keeps the cards");
+        for c in made { expect(cards(d).contains(c), "shuffle lost a card"); }
+        let l = shuffle_list([1, 2, 3, 4]);
+        same(l.len(), 4, "shuffle_list keeps length");
+        for x in [1, 2, 3, 4] { expect(l.contains(x), "shuffle_list lost an item"); }
+        for i in 0..20 {
+            let r = random(6);
+            expect(r >= 0 && r < 6, `random out of range: ${r}`);
+            let d6 = roll(6);
+            expect(d6 >= 1 && d6 <= 6, `roll out of range: ${d6}`);
+        }
+        let z = zone("secret");
+        set_visibility(z, "hidden");
+        let c = create_card("wall", z);
+        expect(!can_see(0, c), "a hidden zone is hidden from everyone");
+        remove_card(c);
+        same(zone_of(c), -1, "remove_card takes it out of the game");
+        same(count(z), 0, "the zone is empty");
+        let t = zone("tableau");
+        create_card("archer", t);
+        same(fold("bonus", 1, [2]), 1, "an inactive zone's cards take no part");
+        set_active(t, true);
+        same(fold("bonus", 1, [2]), 1, "archer has no bonus hook: unchanged");
+        "#,
+    ),
+    // ---- Cards
+    case(
+        &[
+            "create_card",
+            "create_cards",
+            "create_deck",
+            "def_of",
+            "distinct_defs",
+            "name_of",
+            "kind_of",
+            "has_keyword",
+            "with_keyword",
+        ],
+        r#"
+        let z = zone("z");
+        let deck = create_deck("main", z);
+        same(deck.len(), 3, "create_deck: count copies of each card in the deck");
+        let ids = [];
+        for c in deck { ids.push(def_of(c)); }
+        same(ids, ["archer", "archer", "wall"], "create_deck in order of id");
+        let two = create_cards("wall", 2, z);
+        same(two.len(), 2, "create_cards");
+        let c = create_card("archer", z);
+        same(name_of(c), "Archer", "name_of");
+        same(kind_of(c), "attack", "kind_of");
+        expect(has_keyword(c, "ranged") && !has_keyword(c, "land"), "has_keyword");
+        same(with_keyword(cards(z), "ranged").len(), 3, "with_keyword");
+        same(distinct_defs(cards(z)).len(), 2, "distinct_defs");
+        same(def_of(distinct_defs(cards(z))[0]), "archer", "distinct_defs keeps the first of each");
+        "#,
+    ),
+    case(
+        &[
+            "value",
+            "value_or",
+            "attr",
+            "side",
+            "set_side",
+            "stage",
+            "set_stage",
+            "stages",
+            "upgrades",
+            "checkboxes",
+            "add_sticker",
+            "stickers",
+        ],
+        r#"
+        let z = zone("z");
+        let w = create_card("wall", z);
+        same(value(w, "defence"), 3, "front value");
+        same(side(w), "front", "side");
+        set_side(w, "back");
+        same(side(w), "back", "set_side");
+        same(value(w, "defence"), 1, "the back's value");
+        same(name_of(w), "Rubble", "the back's name");
+        same(value_or(w, "attack", -1), -1, "value_or for a value the face lacks");
+        let a = create_card("archer", z);
+        same(attr(a, "colour"), "red", "attr");
+        same(attr(a, "smell"), "", "attr unset");
+        let f = create_card("farm", z);
+        same(stage(f), "front-top", "first stage");
+        same(stages(f), ["front-top", "back-top"], "stages");
+        same(checkboxes(f), ["", "grain"], "checkboxes");
+        let u = upgrades(f);
+        same(u.len(), 1, "upgrades");
+        same(u[0].to, "back-top", "upgrade target");
+        same(u[0].cost.gold, 2, "upgrade cost");
+        same(value(f, "grain"), 1, "stage value");
+        same(set_stage(f, "back-top"), "flip", "set_stage says how it turned");
+        same(name_of(f), "Mill", "the stage's name");
+        expect(has_keyword(f, "building") && !has_keyword(f, "land"), "the stage's keywords");
+        add_sticker(f, "grain");
+        same(value(f, "grain"), 4, "a sticker adds one");
+        same(stickers(f), ["grain"], "stickers");
+        "#,
+    ),
+    case(
+        &[
+            "mark",
+            "set_mark",
+            "add_mark",
+            "attach",
+            "attached",
+            "host_of",
+            "owner_of",
+            "set_owner",
+            "face_up",
+            "set_face_up",
+        ],
+        r#"
+        let z = pzone(1, "kingdom");
+        let w = create_card("wall", z);
+        let a = create_card("archer", zone("loose"));
+        same(owner_of(w), 1, "a card in a player's zone is theirs");
+        set_owner(w, 0);
+        same(owner_of(w), 0, "set_owner");
+        same(mark(w, "hp"), 0, "unset mark");
+        same(set_mark(w, "hp", 3), 3, "set_mark");
+        same(add_mark(w, "hp", -1), 2, "add_mark");
+        attach(a, w);
+        same(attached(w), [a], "attached");
+        same(host_of(a), w, "host_of");
+        same(host_of(w), -1, "no host");
+        same(zone_of(a), z, "an attached card is in its host's zone");
+        expect(face_up(w), "new cards are face up");
+        set_face_up(w, false);
+        expect(!face_up(w), "set_face_up");
+        "#,
+    ),
+    // ---- Definitions
+    case(
+        &[
+            "defs",
+            "defs_in_deck",
+            "def_exists",
+            "def_name",
+            "def_kind",
+            "def_count",
+            "def_text",
+            "def_value",
+            "def_value_or",
+            "def_attr",
+            "def_has_keyword",
+            "def_keywords",
+            "def_cards",
+            "def_serial",
+            "def_cost",
+            "def_back",
+            "def_faces",
+            "did_you_mean",
+        ],
+        r#"
+        same(defs("card"), ["archer", "farm", "wall"], "defs sorted by id");
+        same(defs("noble"), ["ada"], "nobles");
+        same(defs_in_deck("main"), ["archer", "wall"], "defs_in_deck");
+        expect(def_exists("wall") && !def_exists("moat"), "def_exists");
+        same(def_name("archer"), "Archer", "def_name");
+        same(def_kind("wall"), "defend", "def_kind");
+        same(def_count("archer"), 2, "def_count");
+        same(def_text("archer"), "Shoot twice.", "def_text");
+        same(def_value("archer", "attack"), 2, "def_value");
+        same(def_value_or("archer", "defence", 7), 7, "def_value_or");
+        same(def_attr("archer", "colour"), "red", "def_attr");
+        expect(def_has_keyword("archer", "ranged"), "def_has_keyword");
+        same(def_keywords("archer"), ["ranged"], "def_keywords");
+        same(def_cards("archer"), ["wall"], "def_cards");
+        same(def_serial("archer"), 7, "def_serial");
+        same(def_serial("wall"), -1, "no serial");
+        same(def_cost("archer"), #{ gold: 3 }, "def_cost");
+        same(def_cost("wall"), #{}, "no cost");
+        let b = def_back("wall");
+        same(b.name, "Rubble", "def_back name");
+        same(b.values.defence, 1, "def_back values");
+        let faces = def_faces("farm");
+        same(faces.len(), 2, "def_faces: every stage");
+        same(faces[1].face, "back-top", "face position");
+        same(faces[1].values.grain, 3, "face values");
+        same(def_faces("wall")[1].face, "back", "a back table is a face");
+        same(did_you_mean("archr", defs("card")), "archer", "did_you_mean");
+        same(did_you_mean("zzzzzz", defs("card")), "", "nothing near");
+        "#,
+    ),
+    // ---- Board
+    case(
+        &[
+            "spaces",
+            "space",
+            "space_id",
+            "space_name",
+            "adjacent",
+            "neighbors",
+            "xy",
+            "space_at",
+            "space_attr",
+            "space_value",
+        ],
+        r#"
+        same(spaces().len(), 8, "six grid tiles, then two named spaces");
+        let k = space("keep");
+        let g = space("gate");
+        same(space_id(k), "keep", "space_id");
+        same(space_name(k), "The Keep", "space_name");
+        same(adjacent(k), [g], "adjacent");
+        same(space_attr(k, "kind"), "castle", "space_attr");
+        same(space_value(k, "order"), 1, "space_value");
+        let t = space_at(1, 0);
+        same(space_id(t), "1,0", "grid ids are x,y");
+        same(space("1,0"), t, "space by grid id");
+        same(xy(t), [1, 0], "xy");
+        same(space_attr(t, "terrain"), "wood", "a tile's terrain from the legend");
+        same(space_at(5, 5), -1, "off the board");
+        same(neighbors(t, false).len(), 3, "4-neighbours of a top edge tile");
+        same(neighbors(t, true).len(), 5, "8-neighbours of a top edge tile");
+        "#,
+    ),
+    case(
+        &[
+            "place",
+            "pieces_at",
+            "pieces_of",
+            "move_piece",
+            "return_piece",
+            "piece_kind",
+            "piece_owner",
+            "set_piece_owner",
+            "piece_space",
+            "piece_get",
+            "piece_set",
+            "supply",
+            "take",
+            "give_back",
+            "reachable",
+            "distance",
+        ],
+        r#"
+        let a = space_at(0, 0);
+        let b = space_at(2, 1);
+        same(supply("knight"), 2, "supply");
+        let p = place("knight", a, 0);
+        same(supply("knight"), 1, "place takes from the supply");
+        same(pieces_at(a), [p], "pieces_at");
+        same(pieces_of(0, "knight"), [p], "pieces_of");
+        same(pieces_of(1, ""), [], "pieces_of another owner");
+        same(piece_kind(p), "knight", "piece_kind");
+        same(piece_owner(p), 0, "piece_owner");
+        set_piece_owner(p, 1);
+        same(piece_owner(p), 1, "set_piece_owner");
+        same(piece_space(p), a, "piece_space");
+        same(piece_get(p, "hp"), 0, "unset piece number");
+        piece_set(p, "hp", 2);
+        same(piece_get(p, "hp"), 2, "piece_set");
+        same(distance(a, b, 10, false), 3, "distance on the grid");
+        same(distance(a, b, 10, true), 2, "with diagonals");
+        same(reachable(a, 1, false, false).len(), 2, "reachable in one step");
+        move_piece(p, b);
+        same(piece_space(p), b, "move_piece");
+        return_piece(p);
+        same(piece_space(p), -1, "return_piece");
+        same(supply("knight"), 2, "back in its supply");
+        place("knight", a, -1);
+        place("knight", a, -1);
+        same(place("knight", a, -1), -1, "an empty supply places nothing");
+        same(take("gold", 4), 4, "take");
+        same(take("gold", 40), 6, "take what is left");
+        give_back("gold", 3);
+        same(supply("gold"), 3, "give_back");
+        "#,
+    ),
+    // ---- Choices and hooks
+    case(
+        &["choose", "invoke", "has_fn", "fold"],
+        r#"
+        same(choose(0, "Pick", ["One", "Two"]), "One", "the first bot takes the first option");
+        same(choose(1, "Pick", [#{ label: "A", v: 1 }, #{ label: "A", v: 2 }]).v, 1, "options sharing a label count as one");
+        let a = create_card("archer", zone("z"));
+        same(invoke(a, "shout", [4]), 40, "invoke on a card");
+        same(invoke("archer", "shout", [1]), 10, "invoke on a definition");
+        same(invoke(a, "nothing", []), (), "invoke of a missing function");
+        expect(has_fn(a, "shout") && !has_fn(a, "nothing"), "has_fn");
+        same(fold("bonus", 1, [2]), 1, "no character yet: unchanged");
+        set_character(0, "ada");
+        same(fold("bonus", 1, [2]), 3, "the noble's hook adds");
+        "#,
+    ),
+    // ---- Game
+    case(
+        &[
+            "get",
+            "get_or",
+            "set",
+            "option",
+            "option_or",
+            "has_option",
+            "scenario",
+            "seat_character",
+            "seat_cards",
+            "seat_agent",
+            "seat_value",
+            "agent_kind",
+            "turn_number",
+        ],
+        r#"
+        same(get("x"), (), "unset variable");
+        same(get_or("x", 5), 5, "get_or");
+        set("x", 2);
+        same(get("x"), 2, "set");
+        same(option("hand"), 3, "the scenario's setting over the pack's");
+        same(option("bands"), [4, 6], "a list setting from pack.toml");
+        same(option_or("speed", 9), 9, "option_or");
+        expect(has_option("mode") && !has_option("speed"), "has_option");
+        same(scenario(), "duel", "scenario");
+        same(seat_character(0), "ada", "seat_character");
+        same(seat_cards(0), ["archer"], "seat_cards");
+        same(seat_agent(0), "greedy", "seat_agent");
+        same(seat_value(0, "start"), 4, "seat_value");
+        same(seat_value(1, "start"), 0, "seat_value unset");
+        same(agent_kind(0), "first", "agent_kind");
+        same(turn_number(), 0, "turn_number before any turn");
+        "#,
+    ),
+    case(
+        &["log", "log_to", "note_play", "checkpoint", "end_game", "is_over"],
+        r#"
+        log("Ann builds a wall");
+        log_to(0, "Ann draws Wall");
+        log_to([1], "Bea draws Archer", "Bea draws a card");
+        let c = create_card("archer", pzone(0, "hand"));
+        note_play(0, c);
+        checkpoint();
+        expect(!is_over(), "not over yet");
+        set_score(0, 3);
+        end_game([0], "Ann holds the keep");
+        expect(is_over(), "is_over");
+        "#,
+    ),
+    // ---- Table
+    case(
+        &["can_see", "names_text", "columns"],
+        r#"
+        let mine = create_card("archer", pzone(0, "hand"));
+        let open = create_card("wall", zone("discard"));
+        expect(can_see(0, mine) && !can_see(1, mine), "a hand is its owner's");
+        expect(can_see(1, open), "a public zone");
+        set_face_up(open, false);
+        expect(!can_see(1, open), "face down");
+        let two = create_card("archer", pzone(0, "hand"));
+        same(names_text([mine, two], 0), "Archer ×2", "names_text folds repeats");
+        same(names_text([mine], 1), "a face-down card", "names_text hides");
+        same(columns([["a", "bb"], ["ccc", "d"]]), "a    bb\nccc  d\n", "columns: one line a row");
+        "#,
+    ),
+];
+
+/// The fixture pack, loaded from a temporary project.
+fn fixture() -> Arc<Pack> {
+    let root = std::env::temp_dir().join(format!("crown-api-cases-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for (rel, text) in [
+        ("content/fx/pack.toml", PACK),
+        ("content/fx/cards/cards.toml", CARDS),
+        ("content/fx/nobles.toml", NOBLES),
+        ("content/fx/board.toml", BOARD),
+        ("content/fx/scenarios/duel.toml", SCENARIO),
+        ("scripts/fx/rules.rhai", RULES),
+        ("scripts/fx/archer.rhai", ARCHER),
+        ("scripts/fx/ada.rhai", ADA),
+    ] {
+        std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+        std::fs::write(root.join(rel), text).unwrap();
+    }
+    let loaded = load_pack(&Project::new(&root), "fx", LoadOptions::default());
+    let _ = std::fs::remove_dir_all(&root);
+    let errors: Vec<String> = loaded.diagnostics.iter().map(|d| d.message.clone()).collect();
+    Arc::new(loaded.pack.unwrap_or_else(|| panic!("the fixture loads: {errors:?}")))
+}
+
+/// Run one case on a fresh two-seat game of the fixture.
+fn run(pack: &Arc<Pack>, c: &Case) -> Result<(), String> {
+    let mut cfg = GameConfig::new(1, 2);
+    cfg.scenario = Some("duel".into());
+    let agents = vec![agent::bot("first", 1, 0).unwrap(), agent::bot("first", 1, 1).unwrap()];
+    let game = Game::new(pack.clone(), cfg, agents)?;
+    let rules = pack.rules_script().expect("rules").ast.clone();
+    let ast = crate::script::compile("case", c.code).map_err(|e| e.to_string())?;
+    let merged = rules.merge(&ast);
+    let (_, r) = super::with_installed(game, || crate::script::engine().run_ast(&merged));
+    r.map_err(|e| e.to_string())
+}
+
+#[test]
+fn every_case_passes() {
+    let pack = fixture();
+    let failed: Vec<String> =
+        CASES.iter().filter_map(|c| run(&pack, c).err().map(|e| format!("[{}]: {e}", c.covers.join(", ")))).collect();
+    assert!(failed.is_empty(), "{} of {} cases failed:\n{}", failed.len(), CASES.len(), failed.join("\n"));
+}
+
+#[test]
+fn every_registered_function_has_a_case() {
+    let registered: BTreeSet<String> = crate::script::engine()
+        .gen_fn_signatures(false)
+        .into_iter()
+        .map(|s| s.split('(').next().unwrap_or("").trim().to_string())
+        .collect();
+    let covered: BTreeSet<String> = CASES.iter().flat_map(|c| c.covers.iter().map(|s| s.to_string())).collect();
+    let missing: Vec<&String> = registered.difference(&covered).collect();
+    assert!(missing.is_empty(), "registered functions no case tests: {missing:?}");
+    let unknown: Vec<&String> = covered.difference(&registered).collect();
+    assert!(unknown.is_empty(), "cases cover functions that are not registered: {unknown:?}");
+    // A case must call what it claims to cover.
+    for c in CASES {
+        for f in c.covers {
+            assert!(c.code.contains(&format!("{f}(")), "a case claims `{f}` but never calls it");
+        }
+    }
+}
