@@ -483,13 +483,11 @@ fn mercenaries_attack_defend_fire_from_the_kingdom_and_move() {
         // A damaged mercenary cannot fire, but can still move.
         let m3 = defend(0, mine, "mercenaries-3");
         set_counter(0, "plays", 3);
-        let labels = [];
-        for o in turn_options(0) { labels.push(o.label); }
+        let labels = turn_options(0).labels();
         expect(labels.contains("Fire Mercenaries (3) from your Land 1"), `undamaged: ${labels}`);
         make_attack(1, give(1, "pikemen"), "Play Pikemen on", mine);
         expect(mark(m3, "hp") == 1, "Maria's Pikemen hurt the Mercenaries");
-        labels = [];
-        for o in turn_options(0) { labels.push(o.label); }
+        labels = turn_options(0).labels();
         expect(!labels.contains("Fire Mercenaries (3) from your Land 1"), `damaged: ${labels}`);
         expect(labels.contains("Move Mercenaries (3) from your Land 1"), `damaged: ${labels}`);
         "#,
@@ -830,8 +828,7 @@ fn penalties_cost_a_play_and_lifting_one_costs_another() {
         begin_turn(0, 3);
         strike(0, give(0, "plague"));
         expect(counter(0, "plays") == 1 && counter(0, "no_play") == 0, "lifted: two plays spent");
-        let labels = [];
-        for o in turn_options(0) { labels.push(o.label); }
+        let labels = turn_options(0).labels();
         expect(labels.contains("Play Soldiers"), "free to play the last card");
         // Disease: no attacks, defences allowed.
         end_turn(0);

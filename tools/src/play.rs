@@ -468,6 +468,7 @@ mod tests {
             player: 0,
             player_name: "P1",
             prompt: "Your action",
+            count: labels.len(),
             labels: &labels,
             options: &options,
             pack: &pack,

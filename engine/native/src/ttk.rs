@@ -1133,6 +1133,7 @@ impl T {
                         player: p,
                         player_name: &name,
                         prompt: &pr,
+                        count: n,
                         labels: ls,
                         options: &[],
                         pack: &pack,

@@ -18,6 +18,9 @@ pub struct ChoiceRequest<'a> {
     pub player: usize,
     pub player_name: &'a str,
     pub prompt: &'a str,
+    /// How many options there are (always; `labels` and `options` may be left empty for an
+    /// agent that does not [`Agent::reads_labels`]).
+    pub count: usize,
     pub labels: &'a [String],
     pub options: &'a [Dynamic],
     pub pack: &'a Arc<Pack>,
@@ -45,6 +48,12 @@ pub trait Agent: Send {
     /// Whether this agent wants to see the table before each choice (a person does).
     fn wants_view(&self) -> bool {
         false
+    }
+    /// Whether this agent reads the options' labels and fields at choice `step`. One that
+    /// only picks by position (`random`, `first`) says no, and an action menu's labels are
+    /// then never made (only the chosen one's, for the transcript).
+    fn reads_labels(&self, _step: u64) -> bool {
+        true
     }
     /// Whether the agent searches ahead: it is then given a fork point of the game with
     /// each choice ([`ChoiceRequest::fork`]).
@@ -77,10 +86,13 @@ impl RandomAgent {
 
 impl Agent for RandomAgent {
     fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
-        Ok(self.rng.below(req.labels.len() as u64) as usize)
+        Ok(self.rng.below(req.count as u64) as usize)
     }
     fn kind(&self) -> String {
         "random".into()
+    }
+    fn reads_labels(&self, _step: u64) -> bool {
+        false
     }
     fn rng_state(&self) -> Option<String> {
         Some(self.rng.state())
@@ -100,6 +112,9 @@ impl Agent for FirstAgent {
     }
     fn kind(&self) -> String {
         "first".into()
+    }
+    fn reads_labels(&self, _step: u64) -> bool {
+        false
     }
 }
 
@@ -135,7 +150,7 @@ pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String
 impl Agent for GreedyAgent {
     fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
         let Some(scores) = greedy_scores(req)? else {
-            return Ok(self.rng.below(req.labels.len() as u64) as usize);
+            return Ok(self.rng.below(req.count as u64) as usize);
         };
         let top = scores.iter().copied().max().unwrap_or(0);
         let best: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] == top).collect();

@@ -186,7 +186,7 @@ impl Agent for SearchAgent {
         let Some((fp, since)) = req.fork else {
             return Err(format!("the {} agent was given no copy of the table to search from", self.kind));
         };
-        let n = req.labels.len();
+        let n = req.count;
         let seats = fp.game.state.players.len();
         let pack_config = req.pack.manifest.search.unwrap_or_default();
         let spec = Resolved {
@@ -468,6 +468,10 @@ impl Agent for ForkAgent {
     /// only for the greedy bot prepare them here too.
     fn kind(&self) -> String {
         self.policy.kind()
+    }
+    /// Labels up to the decision (choices are matched by label), then as its policy.
+    fn reads_labels(&self, step: u64) -> bool {
+        step <= self.target || self.policy.reads_labels(step)
     }
 }
 

@@ -146,7 +146,7 @@ fn expect(ok, msg) { if !ok { throw msg; } }
 fn same(a, b, what) { if a != b { throw `${what}: ${a} is not ${b}`; } }
 "#;
 
-const ARCHER: &str = "fn shout(x) { x * 10 }\n";
+const ARCHER: &str = "fn shout(x) { x * 10 }\nfn can_play(p, c) { p == 0 }\n";
 const ADA: &str = "fn bonus(source, v, extra) { v + extra }\n";
 
 /// Every function: its cases.
@@ -547,6 +547,49 @@ const CASES: &[Case] = &[
         same(fold("bonus", 1, [2]), 1, "no character yet: unchanged");
         set_character(0, "ada");
         same(fold("bonus", 1, [2]), 3, "the noble's hook adds");
+        "#,
+    ),
+    case(
+        &["menu", "add", "add_numbered", "add_card", "offer", "confirm", "len", "labels"],
+        r#"
+        let h = pzone(0, "hand");
+        let a1 = create_card("archer", h);
+        let a2 = create_card("archer", h);
+        let w = create_card("wall", h);
+        let m = menu();
+        m.offer("play", cards(h), "can_play", [0], |o| `Play ${name_of(o.card)}`);
+        same(m.len(), 1, "offer: one archer (a second copy is left out), no wall (no can_play)");
+        let none = menu();
+        none.offer("play", cards(h), "can_play", [1], |o| `Play ${name_of(o.card)}`);
+        same(none.len(), 0, "can_play is false for seat 1");
+        m.add_card("play", a1, |o| "again");
+        same(m.len(), 1, "add_card: the archer is offered already");
+        m.add_card("discard", w, |o| `Discard ${name_of(o.card)}`);
+        m.add("end", "End turn");
+        m.confirm("End now?");
+        m.add("end", "End turn");
+        same(m.len(), 3, "add: a label already held is left out");
+        same(m.labels(), ["Play Archer", "Discard Wall", "End turn"], "labels");
+        m.add("pass", "Pass", #{ worth: 4 });
+        let n = menu();
+        n.add_numbered("fire", "Fire", #{});
+        n.add_numbered("fire", "Fire", #{});
+        same(n.len(), 2, "add_numbered keeps both");
+        same(choose(1, "Fire which?", n).label, "Fire", "the first keeps its label");
+        let o = choose(0, "Your turn", m);
+        same(o.kind, "play", "the first bot takes the first option");
+        same(o.card, a2, "the first card offered");
+        same(o.label, "Play Archer", "its label");
+        let t = menu();
+        t.add("target", |o| `Attack ${space_name(o.at)}`, #{ at: space("keep") });
+        t.add("target", |o| `Attack ${space_name(o.at)}`, #{ at: space("keep") });
+        same(t.len(), 2, "options with label functions are never merged");
+        same(choose(0, "Attack where?", t).label, "Attack The Keep", "a label function reads the option's fields");
+        let z = menu();
+        z.add("pass", "Pass", #{ worth: 4 });
+        let p = choose(1, "Only one", z);
+        same(p.worth, 4, "fields travel with the option");
+        same(p.card, -1, "no card");
         "#,
     ),
     // ---- Game

@@ -23,6 +23,7 @@ mod board;
 mod cards;
 mod defs;
 mod game;
+mod menu;
 mod players;
 mod table;
 mod zones;
@@ -702,9 +703,46 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
     }
     let options: Array =
         if keep.len() == options.len() { options } else { keep.iter().map(|&i| options[i].clone()).collect() };
+    let offer = Listed { labels, options };
+    let (i, _) = ask(p, &prompt, &offer)?;
+    Ok(offer.options[i].clone())
+}
+
+/// What a choice offers: how many options, and their labels and values when an agent
+/// reads them (an action menu makes these only then).
+pub(super) trait Offer {
+    fn len(&self) -> usize;
+    /// Option `i`'s label (for the transcript: the chosen one's).
+    fn label(&self, i: usize) -> R<String>;
+    /// Every option's label and value (a map with its fields), for agents that read them.
+    fn read(&self) -> R<(Vec<String>, Vec<Dynamic>)>;
+}
+
+/// Options given as an array of labels or maps (labels made by the script already).
+struct Listed {
+    labels: Vec<String>,
+    options: Array,
+}
+
+impl Offer for Listed {
+    fn len(&self) -> usize {
+        self.labels.len()
+    }
+    fn label(&self, i: usize) -> R<String> {
+        Ok(self.labels[i].clone())
+    }
+    fn read(&self) -> R<(Vec<String>, Vec<Dynamic>)> {
+        Ok((self.labels.clone(), self.options.clone()))
+    }
+}
+
+/// Ask seat `p`'s agent to pick one of `offer`'s options (a single one is taken without
+/// asking), record the choice, and return its index and label.
+pub(super) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer) -> R<(usize, String)> {
+    let count = offer.len();
     // Live reload happens between choices.
     maybe_reload();
-    let (player, step, agent, pack, name, view, fork) = with(|g| {
+    let (player, step, reads) = with(|g| {
         let player = pl(g, p)?;
         let step = g.state.choices;
         g.state.choices += 1;
@@ -713,8 +751,15 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
                 hook(g);
             }
         }
-        if labels.len() == 1 {
-            return Ok((player, step, None, g.pack.clone(), String::new(), None, None));
+        let reads = count > 1 && g.agents[player].as_ref().is_none_or(|a| a.reads_labels(step));
+        Ok((player, step, reads))
+    })?;
+    // Labels and fields are made only for an agent that reads them (the game is not
+    // borrowed here: an action menu's labels are script functions).
+    let (labels, options) = if reads { offer.read()? } else { (Vec::new(), Vec::new()) };
+    let (agent, pack, name, view, fork) = with(|g| {
+        if count == 1 {
+            return Ok((None, g.pack.clone(), String::new(), None, None));
         }
         let agent = g.agents[player].take().ok_or("internal: agent busy")?;
         let view = agent.wants_view().then(|| g.view(player));
@@ -730,7 +775,7 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
                 None
             }
         };
-        Ok((player, step, Some(agent), g.pack.clone(), g.state.players[player].name.clone(), view, fork))
+        Ok((Some(agent), g.pack.clone(), g.state.players[player].name.clone(), view, fork))
     })?;
     let (index, asked) = match agent {
         None => (0, false),
@@ -742,7 +787,8 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
                 step,
                 player,
                 player_name: &name,
-                prompt: &prompt,
+                prompt,
+                count,
                 labels: &labels,
                 options: &options,
                 pack: &pack,
@@ -759,8 +805,8 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
                 Ok(())
             })?;
             match r {
-                Ok(i) if i < labels.len() => (i, true),
-                Ok(i) => return Err(format!("agent chose option {i} of {}", labels.len()).into()),
+                Ok(i) if i < count => (i, true),
+                Ok(i) => return Err(format!("agent chose option {i} of {count}").into()),
                 Err(msg) => {
                     FAILURE.with(|f| {
                         f.borrow_mut().get_or_insert_with(|| ScriptFailure::plain(msg.clone()));
@@ -770,7 +816,10 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
             }
         }
     };
-    let label = labels[index].clone();
+    let label = match labels.get(index) {
+        Some(l) => l.clone(),
+        None => offer.label(index)?,
+    };
     with(|g| {
         g.log(|s| {
             let who = &s.players[player].name;
@@ -783,7 +832,7 @@ fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
         g.choices.push(Choice { step, player, prompt: prompt.to_string(), label: label.clone(), asked });
         Ok(())
     })?;
-    Ok(options[index].clone())
+    Ok((index, label))
 }
 
 fn maybe_reload() {
@@ -1000,6 +1049,7 @@ pub fn register(e: &mut Engine) {
     board::register(e);
     game::register(e);
     table::register(e);
+    menu::register(e);
 }
 
 fn move_card(c: i64, z: i64, bottom: bool) -> R<()> {

@@ -1,0 +1,174 @@
+//! Host functions: action menus. A menu is a light list of options built by the rules
+//! (`menu()`, `m.add(...)`, `m.offer(...)`) and handed to `choose`. An option's label may
+//! be a function, called only when someone reads it: a person at the terminal, a bot that
+//! reads labels, or the transcript's line for the option chosen. Bots that pick by
+//! position (`random`, `first`) never make the others.
+
+use rhai::{FnPtr, NativeCallContext};
+
+use super::*;
+
+/// A menu of options (a registered type: cheaper to build than an array of maps).
+#[derive(Clone, Default)]
+pub struct Menu {
+    items: Vec<Item>,
+}
+
+#[derive(Clone)]
+struct Item {
+    kind: ImmutableString,
+    /// The card the option is about, or -1.
+    card: i64,
+    /// For an option added per card: the card's definition (one option per kind of card).
+    def: Option<u32>,
+    label: Label,
+    /// More fields for the rules (`line`, `worth`...), and `confirm`.
+    fields: Map,
+}
+
+#[derive(Clone)]
+enum Label {
+    Text(ImmutableString),
+    /// Called with the option (a map of its `kind`, `card` and fields) when the label is read.
+    Call(FnPtr),
+}
+
+impl Menu {
+    /// Add a card option unless this kind already offers the card's definition.
+    fn push_card(&mut self, kind: ImmutableString, c: i64, label: FnPtr) -> R<()> {
+        let def = with(|g| Ok(g.state.cards[cd(g, c)? as usize].def))?;
+        if !self.items.iter().any(|it| it.def == Some(def) && it.kind == kind) {
+            self.items.push(Item { kind, card: c, def: Some(def), label: Label::Call(label), fields: Map::new() });
+        }
+        Ok(())
+    }
+
+    fn push_text(&mut self, kind: ImmutableString, label: ImmutableString, fields: Map) {
+        let same = |it: &Item| matches!(&it.label, Label::Text(l) if *l == label);
+        if !self.items.iter().any(same) {
+            self.items.push(Item { kind, card: -1, def: None, label: Label::Text(label), fields });
+        }
+    }
+}
+
+/// A menu and the context that can call its label functions.
+struct Asked<'a, 'b> {
+    ctx: &'a NativeCallContext<'b>,
+    menu: &'a Menu,
+}
+
+impl Asked<'_, '_> {
+    /// Option `i` as the rules get it back: its fields, `kind`, `label`, and `card` (the
+    /// card it was added for; else a `card` field, else -1).
+    fn value(&self, i: usize, label: Option<&str>) -> Dynamic {
+        let it = &self.menu.items[i];
+        let mut m = it.fields.clone();
+        m.insert("kind".into(), Dynamic::from(it.kind.clone()));
+        if let Some(l) = label {
+            m.insert("label".into(), Dynamic::from(l.to_string()));
+        }
+        if it.card >= 0 || !m.contains_key("card") {
+            m.insert("card".into(), Dynamic::from(it.card));
+        }
+        Dynamic::from_map(m)
+    }
+}
+
+impl Offer for Asked<'_, '_> {
+    fn len(&self) -> usize {
+        self.menu.items.len()
+    }
+    fn label(&self, i: usize) -> R<String> {
+        let it = &self.menu.items[i];
+        match &it.label {
+            Label::Text(t) => Ok(t.to_string()),
+            Label::Call(f) => {
+                let v: Dynamic = f.call_within_context(self.ctx, (self.value(i, None),))?;
+                if v.is_string() {
+                    Ok(v.to_string())
+                } else {
+                    Err(format!("a menu label function returned {} where a text was expected", v.type_name()).into())
+                }
+            }
+        }
+    }
+    fn read(&self) -> R<(Vec<String>, Vec<Dynamic>)> {
+        let labels: Vec<String> = (0..self.len()).map(|i| self.label(i)).collect::<R<_>>()?;
+        let values = labels.iter().enumerate().map(|(i, l)| self.value(i, Some(l))).collect();
+        Ok((labels, values))
+    }
+}
+
+pub(super) fn register(e: &mut Engine) {
+    e.register_type_with_name::<Menu>("Menu");
+    e.register_fn("menu", Menu::default);
+    e.register_fn("len", |m: &mut Menu| m.items.len() as i64);
+    e.register_fn("add", |m: &mut Menu, kind: ImmutableString, label: ImmutableString| {
+        m.push_text(kind, label, Map::new());
+    });
+    e.register_fn("add", |m: &mut Menu, kind: ImmutableString, label: ImmutableString, fields: Map| {
+        m.push_text(kind, label, fields);
+    });
+    e.register_fn("add", |m: &mut Menu, kind: ImmutableString, label: FnPtr, fields: Map| {
+        // A label made when read: never merged with another option (its text is not known).
+        let card = fields.get("card").and_then(|c| c.as_int().ok()).unwrap_or(-1);
+        m.items.push(Item { kind, card, def: None, label: Label::Call(label), fields });
+    });
+    e.register_fn("add_numbered", |m: &mut Menu, kind: ImmutableString, label: ImmutableString, fields: Map| {
+        // `Fire Archers from your Land`, then `... (2)`, `... (3)` for more of the same.
+        let held = |l: &str| m.items.iter().any(|it| matches!(&it.label, Label::Text(t) if t.as_str() == l));
+        let mut text = label.to_string();
+        let mut k = 1;
+        while held(&text) {
+            k += 1;
+            text = format!("{label} ({k})");
+        }
+        m.push_text(kind, text.into(), fields);
+    });
+    e.register_fn("add_card", |m: &mut Menu, kind: ImmutableString, c: i64, label: FnPtr| m.push_card(kind, c, label));
+    e.register_fn(
+        "offer",
+        |m: &mut Menu,
+         kind: ImmutableString,
+         cards: Array,
+         hook: ImmutableString,
+         args: Array,
+         label: FnPtr|
+         -> R<()> {
+            for x in cards {
+                let c = x.as_int().map_err(|t| format!("offer: cards are card ids, not {t}"))?;
+                let def = with(|g| Ok(g.state.cards[cd(g, c)? as usize].def))?;
+                if m.items.iter().any(|it| it.def == Some(def) && it.kind == kind) {
+                    continue;
+                }
+                let Some(ast) = with(|g| target_fn(g, &Dynamic::from(c), &hook))? else {
+                    continue;
+                };
+                let mut a = args.clone();
+                a.push(Dynamic::from(c));
+                let ok = nested_call(&ast, &hook, a)?;
+                if ok.as_bool().map_err(|t| format!("offer: `{hook}` returned {t} where true or false was expected"))? {
+                    m.push_card(kind.clone(), c, label.clone())?;
+                }
+            }
+            Ok(())
+        },
+    );
+    e.register_fn("confirm", |m: &mut Menu, text: ImmutableString| -> R<()> {
+        let last = m.items.last_mut().ok_or("confirm: the menu has no option yet")?;
+        last.fields.insert("confirm".into(), Dynamic::from(text));
+        Ok(())
+    });
+    e.register_fn("labels", |ctx: NativeCallContext, m: &mut Menu| -> R<Array> {
+        let asked = Asked { ctx: &ctx, menu: m };
+        (0..asked.len()).map(|i| asked.label(i).map(Dynamic::from)).collect()
+    });
+    e.register_fn("choose", |ctx: NativeCallContext, p: i64, prompt: ImmutableString, m: Menu| -> R<Dynamic> {
+        if m.items.is_empty() {
+            return Err(format!("choose(\"{prompt}\") was given an empty menu").into());
+        }
+        let asked = Asked { ctx: &ctx, menu: &m };
+        let (i, label) = ask(p, &prompt, &asked)?;
+        Ok(asked.value(i, Some(&label)))
+    });
+}
