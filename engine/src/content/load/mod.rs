@@ -2,12 +2,10 @@
 //! its own (so one bad card does not hide the next), fold in extended packs, compile the
 //! scripts, then check every reference. All problems come back together.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-use rayon::prelude::*;
 
 use super::model::{BoardFile, Definition, PackManifest};
 use super::{Def, DefKind, Loaded, Origin, Pack, Project, ScenarioEntry, Script};
@@ -15,13 +13,14 @@ use crate::diag::{did_you_mean, Diagnostic, SourceFile, SourceMap};
 
 mod checks;
 mod files;
+mod finish;
+mod layer;
 mod names;
 mod scripts;
 
-use checks::{board_space_ids, rel_path_ok};
-use files::{parse_file, parse_file_cached, path_key, span_of_key};
+use finish::{sort_defs, Compiled};
+use layer::{over_base, ManifestAt, OwnFiles};
 use names::declared_names;
-use scripts::{compile_one, ScriptOut};
 
 /// What to do while loading.
 #[derive(Debug, Clone, Copy)]
@@ -429,338 +428,23 @@ impl PackLoad<'_> {
         layer
     }
 
+    /// Load one pack's own files over the layer of the pack it extends.
     fn load_layer_inner(&mut self, id: &str, dir: &Path) -> Option<Layer> {
         let files = self.list_files(dir);
-        let cache = self.cache.as_deref();
-        let parsed: Vec<(FileOut, Option<CachedFile>)> = files
-            .par_iter()
-            .map(|(path, kind)| {
-                let shown = self.shown(path);
-                match cache {
-                    None => (parse_file(path, &shown, *kind, id), None),
-                    Some(c) => parse_file_cached(c, path, shown, *kind, id),
-                }
-            })
-            .collect();
-        let mut outs = Vec::with_capacity(parsed.len());
-        for ((path, _), (out, fresh)) in files.iter().zip(parsed) {
-            // Unchanged (from the cache): its source is already in the map.
-            let reused = self.cache.is_some() && fresh.is_none() && out.source.is_some();
-            if let Some(c) = self.cache.as_deref_mut() {
-                c.stats.files += 1;
-                let generation = c.generation;
-                match fresh {
-                    Some(entry) => {
-                        c.stats.files_parsed += 1;
-                        c.files.insert(path.clone(), entry);
-                    }
-                    None => {
-                        if let Some(e) = c.files.get_mut(path) {
-                            e.seen = generation;
-                        }
-                    }
-                }
-            }
-            outs.push((out, reused));
-        }
-        let mut manifest = None;
-        let mut own_defs = Vec::new();
-        let mut scenarios = Vec::new();
-        let mut board: Option<(BoardFile, Origin)> = None;
-        let mut refs = Vec::new();
-        // Files come sorted by path (a sorted walk), so collecting the hashes builds the
-        // map in one pass instead of searching it once per file (paths compare slowly).
-        let mut hash_list = Vec::with_capacity(outs.len());
-        for (out, reused) in outs {
-            if let Some(src) = out.source {
-                hash_list.push((src.path.clone(), out.hash));
-                self.keep_source(src, reused);
-            }
-            self.diags.extend(out.diags);
-            if out.manifest.is_some() {
-                manifest = out.manifest;
-            }
-            own_defs.extend(out.defs);
-            scenarios.extend(out.scenarios);
-            if let Some(b) = out.board {
-                board = Some(b);
-            }
-            refs.extend(out.refs);
-        }
-        let file_hashes: BTreeMap<PathBuf, u64> = hash_list.into_iter().collect();
-        let (mut manifest, morigin, mspans) = manifest?;
+        let outs = self.parse_files(id, &files);
+        let OwnFiles { manifest, defs, scenarios, board, refs, file_hashes } = self.gather_files(outs);
+        let (manifest, morigin, mspans) = manifest?;
         let mfile = self.sources.get(&morigin.file).cloned();
-        if manifest.id != id {
-            if let Some(f) = &mfile {
-                let span = mspans.get("id").cloned().unwrap_or(0..0);
-                self.diags.push(
-                    Diagnostic::error(
-                        "pack-id-mismatch",
-                        format!("pack id `{}` differs from its folder name `{id}`", manifest.id),
-                    )
-                    .at(f, span)
-                    .hint(format!("set `id = \"{id}\"` or rename the folder")),
-                );
-            }
-        }
-
-        // Fold in the extended pack.
-        let mut base = None;
-        if let Some(parent) = manifest.extends.clone() {
-            let span = mspans.get("extends").cloned().unwrap_or(0..0);
-            let named = mfile.as_ref().map(|f| (f, span));
-            base = self.load_layer(&parent, named);
-            if base.is_none() {
-                // The parent failed; its errors are reported. Keep going to report ours.
-            }
-        } else if !manifest.remove.is_empty() {
-            if let Some(f) = &mfile {
-                let span = mspans.get("remove").cloned().unwrap_or(0..0);
-                self.diags.push(
-                    Diagnostic::error(
-                        "remove-without-extends",
-                        "`remove` lists definitions, but this pack extends no pack",
-                    )
-                    .at(f, span)
-                    .hint("add `extends = \"base-pack\"` or delete `remove`"),
-                );
-            }
-        }
-
-        let mut chain = vec![id.to_string()];
-        let mut defs: Vec<(Def, Option<ScriptRef>)> = Vec::new();
-        let mut all_scenarios = Vec::new();
-        let mut all_refs = Vec::new();
-        let mut rules = None;
-        let mut hashes = BTreeMap::new();
-        let mut icon_packs: BTreeMap<String, String> = BTreeMap::new();
-        let own_icons: Vec<String> = manifest.icons.keys().cloned().collect();
-        if let Some(b) = base {
-            // What the extended packs accept, this one accepts too (their scripts run here).
-            let mut manifest_allow = b.manifest.check.allow.clone();
-            for (code, names) in std::mem::take(&mut manifest.check.allow) {
-                manifest_allow.entry(code).or_default().extend(names);
-            }
-            manifest.check.allow = manifest_allow;
-            // The search bot's defaults, unless this pack sets its own.
-            if manifest.search.is_none() {
-                manifest.search = b.manifest.search;
-            }
-            // The rules' settings: the base pack's, with this pack's over them.
-            let mut options = b.manifest.options.clone();
-            options.append(&mut manifest.options);
-            manifest.options = options;
-            // And its vocabulary, with this pack's additions.
-            let mut vocabulary = b.manifest.vocabulary.clone();
-            for (kind, v) in std::mem::take(&mut manifest.vocabulary) {
-                let into = vocabulary.entry(kind).or_default();
-                fn union<T: Clone>(into: &mut Option<T>, more: Option<T>, add: impl FnOnce(&mut T, T)) {
-                    match (into.as_mut(), more) {
-                        (Some(a), Some(b)) => add(a, b),
-                        (None, Some(b)) => *into = Some(b),
-                        _ => {}
-                    }
-                }
-                union(&mut into.values, v.values, |a, b| a.extend(b));
-                union(&mut into.attrs, v.attrs, |a, b| a.extend(b));
-                union(&mut into.keywords, v.keywords, |a, b| a.extend(b));
-                union(&mut into.costs, v.costs, |a, b| a.extend(b));
-            }
-            manifest.vocabulary = vocabulary;
-            // And its printed look: colours, icons (whose files stay in the folder of the
-            // pack that names them), card size and print settings, each overridden or
-            // added to by this pack's own.
-            let mut colors = b.manifest.colors.clone();
-            colors.extend(std::mem::take(&mut manifest.colors));
-            manifest.colors = colors;
-            let mut icons = b.manifest.icons.clone();
-            icons.extend(std::mem::take(&mut manifest.icons));
-            manifest.icons = icons;
-            icon_packs = b.icon_packs;
-            if manifest.card_size.is_none() {
-                manifest.card_size = b.manifest.card_size.clone();
-            }
-            let mut hide = b.manifest.print.hide_values.clone();
-            for v in std::mem::take(&mut manifest.print.hide_values) {
-                if !hide.contains(&v) {
-                    hide.push(v);
-                }
-            }
-            manifest.print.hide_values = hide;
-            chain.extend(b.chain);
-            defs = b.defs;
-            all_scenarios = b.scenarios;
-            all_refs = b.refs;
-            rules = b.rules;
-            hashes = b.file_hashes;
-            if board.is_none() {
-                board = b.board;
-            }
-        }
-        for name in own_icons {
-            icon_packs.insert(name, id.to_string());
-        }
-        if hashes.is_empty() {
-            hashes = file_hashes;
-        } else {
-            hashes.extend(file_hashes);
-        }
-
-        // Removals.
-        for (i, rid) in manifest.remove.iter().enumerate() {
-            match defs.iter().position(|(d, _)| d.def.id == *rid) {
-                Some(pos) => {
-                    defs.remove(pos);
-                }
-                None => {
-                    if let Some(f) = &mfile {
-                        let span = mspans.get(&format!("remove.{i}")).cloned().unwrap_or(0..0);
-                        self.diags.push(
-                            Diagnostic::error(
-                                "remove-of-nothing",
-                                format!("`remove` names `{rid}`, which the extended packs do not define"),
-                            )
-                            .at(f, span),
-                        );
-                    }
-                }
-            }
-        }
-        let base_count = defs.len();
-        let base_ids: BTreeMap<String, usize> =
-            defs.iter().enumerate().map(|(i, (d, _))| (d.def.id.clone(), i)).collect();
-
-        // This pack's definitions: duplicates within the pack, overrides of the base.
-        let mut own_seen: BTreeMap<String, Origin> = BTreeMap::new();
-        let mut lower_seen: BTreeMap<String, (String, Origin)> = BTreeMap::new();
-        for (kind, def, origin, sref) in own_defs {
-            if let Some(first) = own_seen.get(&def.id) {
-                let f = self.sources.get(&origin.file).cloned();
-                let ff = self.sources.get(&first.file).cloned();
-                if let (Some(f), Some(ff)) = (f, ff) {
-                    self.diags.push(
-                        Diagnostic::error("duplicate-id", format!("`{}` is defined twice", def.id))
-                            .at(&f, origin.id_span.clone())
-                            .label("second definition")
-                            .related(&ff, first.id_span.clone(), "first defined here")
-                            .hint("ids must be unique across the pack; rename one of them"),
-                    );
-                }
-                continue;
-            }
-            let lower = def.id.to_lowercase();
-            if let Some((other, o)) = lower_seen.get(&lower) {
-                if *other != def.id {
-                    if let (Some(f), Some(of)) =
-                        (self.sources.get(&origin.file).cloned(), self.sources.get(&o.file).cloned())
-                    {
-                        self.diags.push(
-                            Diagnostic::error(
-                                "id-case-clash",
-                                format!("`{}` and `{other}` differ only in case", def.id),
-                            )
-                            .at(&f, origin.id_span.clone())
-                            .related(&of, o.id_span.clone(), "the other one")
-                            .hint("ids are compared exactly; pick names that differ in more than case"),
-                        );
-                    }
-                }
-            }
-            lower_seen.insert(lower, (def.id.clone(), origin.clone()));
-            own_seen.insert(def.id.clone(), origin.clone());
-            let entry = (Def { kind, def, origin: origin.clone(), script: None }, sref);
-            match base_ids.get(&entry.0.def.id) {
-                Some(&bi) if bi < base_count => {
-                    if entry.0.def.replaces {
-                        defs[bi] = entry;
-                    } else if let (Some(f), Some(bf)) =
-                        (self.sources.get(&origin.file).cloned(), self.sources.get(&defs[bi].0.origin.file).cloned())
-                    {
-                        self.diags.push(
-                            Diagnostic::error(
-                                "redefinition",
-                                format!("`{}` is already defined by pack `{}`", entry.0.def.id, defs[bi].0.origin.pack),
-                            )
-                            .at(&f, origin.id_span.clone())
-                            .related(&bf, defs[bi].0.origin.id_span.clone(), "defined here")
-                            .hint("add `override = true` to replace it, or choose another id"),
-                        );
-                    }
-                }
-                _ => {
-                    if entry.0.def.replaces {
-                        if let Some(f) = self.sources.get(&origin.file).cloned() {
-                            self.diags.push(
-                                Diagnostic::error(
-                                    "override-of-nothing",
-                                    format!(
-                                        "`{}` has `override = true` but no extended pack defines it",
-                                        entry.0.def.id
-                                    ),
-                                )
-                                .at(&f, origin.id_span.clone())
-                                .hint(if manifest.extends.is_some() {
-                                    "remove `override = true`, or fix the id"
-                                } else {
-                                    "this pack extends nothing; remove `override = true`"
-                                }),
-                            );
-                        }
-                    }
-                    defs.push(entry);
-                }
-            }
-        }
-
-        // Scenarios: unique ids within the pack; an expansion's scenario may replace a base one of the same id.
-        let mut seen_sc: BTreeMap<String, Origin> = BTreeMap::new();
-        for sc in scenarios {
-            if let Some(first) = seen_sc.get(&sc.scenario.id) {
-                if let (Some(f), Some(ff)) =
-                    (self.sources.get(&sc.origin.file).cloned(), self.sources.get(&first.file).cloned())
-                {
-                    self.diags.push(
-                        Diagnostic::error("duplicate-id", format!("scenario `{}` is defined twice", sc.scenario.id))
-                            .at(&f, sc.origin.id_span.clone())
-                            .related(&ff, first.id_span.clone(), "first defined here"),
-                    );
-                }
-                continue;
-            }
-            seen_sc.insert(sc.scenario.id.clone(), sc.origin.clone());
-            all_scenarios.retain(|s: &ScenarioEntry| s.scenario.id != sc.scenario.id);
-            all_scenarios.push(sc);
-        }
-        all_refs.extend(refs);
-
-        // The rules script: this pack's own, else the one inherited.
-        let rules_rel = manifest.rules.clone().unwrap_or_else(|| "rules.rhai".to_string());
-        let own_rules = self.project.scripts_dir(id).join(&rules_rel);
-        // A refused path (reported when the manifest was parsed) is never read.
-        if !rel_path_ok(&rules_rel) {
-            rules = None;
-        } else if own_rules.is_file() || manifest.rules.is_some() || rules.is_none() {
-            rules = Some(ScriptRef {
-                pack: id.to_string(),
-                rel: rules_rel,
-                file: morigin.file.clone(),
-                span: mspans.get("rules").cloned().unwrap_or(0..0),
-                hooks: Vec::new(),
-            });
-        }
-
-        Some(Layer {
-            manifest,
-            manifest_origin: morigin,
-            chain,
-            defs,
-            scenarios: all_scenarios,
-            board,
-            refs: all_refs,
-            rules,
-            file_hashes: hashes,
-            icon_packs,
-        })
+        let at = ManifestAt { file: mfile.as_ref(), spans: &mspans };
+        self.check_pack_id(id, &manifest, &at);
+        let base = self.load_base(&manifest, &at);
+        let mut layer = over_base(id, manifest, morigin, board, file_hashes, base);
+        self.apply_removals(&mut layer.defs, &layer.manifest.remove, &at);
+        self.add_own_defs(&mut layer.defs, defs, layer.manifest.extends.is_some());
+        self.add_own_scenarios(&mut layer.scenarios, scenarios);
+        layer.refs.extend(refs);
+        layer.rules = self.rules_script(id, &layer.manifest, &layer.manifest_origin, &at, layer.rules.take());
+        Some(layer)
     }
 
     /// The TOML files of a pack folder, with what each one holds. Reports unknown files,
@@ -886,381 +570,57 @@ impl PackLoad<'_> {
     }
 
     /// Compile scripts, check references and hooks, and build the pack.
-    /// Cards with a count that no script can put in play: when the scripts name every deck
-    /// they build in a literal (and never enumerate all definitions with `defs`), a card
-    /// whose `decks` they never build, and that nothing names by id, is never played.
-    fn cards_in_no_deck(
-        &mut self,
-        defs: &[Def],
-        scripts: &[Script],
-        declared: &crate::script::lint::Declared,
-        referenced: &BTreeSet<String>,
-    ) {
-        use crate::script::lint::Names;
-        if declared.dynamic.contains(&Names::Deck) || scripts.iter().any(|s| s.references.names.contains("defs")) {
-            return;
-        }
-        let built: BTreeSet<&str> = scripts
-            .iter()
-            .flat_map(|s| s.references.literals.iter())
-            .filter(|l| l.names == Names::Deck)
-            .map(|l| l.text.as_str())
-            .collect();
-        let by_id: BTreeSet<&str> = scripts
-            .iter()
-            .flat_map(|s| s.references.literals.iter())
-            .filter(|l| l.names == Names::Id)
-            .map(|l| l.text.as_str())
-            .chain(scripts.iter().flat_map(|s| s.references.names.iter().map(String::as_str)))
-            .collect();
-        // One warning per deck nobody builds (and one for cards listing no deck), at the
-        // first card concerned, naming the others.
-        let mut stranded: BTreeMap<Option<&str>, Vec<&Def>> = BTreeMap::new();
-        for d in defs {
-            let def = &d.def;
-            if d.kind != DefKind::Card
-                || def.count == 0
-                || referenced.contains(&def.id)
-                || by_id.contains(def.id.as_str())
-                || def.decks.iter().any(|k| built.contains(k.as_str()))
-            {
-                continue;
-            }
-            stranded.entry(def.decks.first().map(String::as_str)).or_default().push(d);
-        }
-        let mut out = Vec::new();
-        for (deck, cards) in stranded {
-            let first = cards[0];
-            let Some(f) = self.sources.get(&first.origin.file) else { continue };
-            let others = match cards.len() {
-                1 => String::new(),
-                2 => format!(" (and `{}`)", cards[1].def.id),
-                n => format!(" (and `{}` and {} more)", cards[1].def.id, n - 2),
-            };
-            let message = match deck {
-                None => format!("card `{}`{others} lists no deck, so no script puts it in play", first.def.id),
-                Some(k) => format!("card `{}`{others} is in the deck `{k}`, which no script builds", first.def.id),
-            };
-            let known: Vec<String> = built.iter().map(|k| format!("`{k}`")).collect();
-            let hint = match deck.and_then(|k| did_you_mean(k, built.iter().copied())) {
-                Some(n) => format!("did you mean the deck `{n}`?"),
-                None if known.is_empty() => {
-                    "no script calls `create_deck` or `defs_in_deck` with a deck name".to_string()
-                }
-                None => format!("the scripts build {}", known.join(", ")),
-            };
-            out.push(Diagnostic::warning("card-in-no-deck", message).at(f, first.origin.id_span.clone()).hint(hint));
-        }
-        self.diags.extend(out);
-    }
-
     fn finish(&mut self, layer: Layer) -> Option<Pack> {
-        let Layer { manifest, manifest_origin, chain, defs, scenarios, board, refs, rules, file_hashes, icon_packs } =
-            layer;
+        let Layer {
+            manifest,
+            manifest_origin,
+            chain,
+            defs,
+            mut scenarios,
+            board,
+            refs,
+            rules,
+            file_hashes,
+            icon_packs,
+        } = layer;
         let mfile = self.sources.get(&manifest_origin.file).cloned();
         if let Some(f) = &mfile {
             self.check_manifest(&manifest, f);
         }
-
-        // Definitions are kept sorted by id, so reordering them within or across files
-        // never changes a game (card instances are created in this order).
-        let mut defs = defs;
-        defs.sort_by(|a, b| a.0.def.id.cmp(&b.0.def.id));
-        let mut scenarios = scenarios;
+        let (mut pack_defs, srefs, index) = sort_defs(defs);
         scenarios.sort_by(|a, b| a.scenario.id.cmp(&b.scenario.id));
-        // The definitions move into the pack (no copies); their script references stay beside.
-        let (mut pack_defs, srefs): (Vec<Def>, Vec<Option<ScriptRef>>) = defs.into_iter().unzip();
-        let mut index = BTreeMap::new();
-        for (i, d) in pack_defs.iter().enumerate() {
-            index.insert(d.def.id.clone(), i);
-        }
+        let referenced_cards = self.check_refs(&refs, &pack_defs, &index, board.as_ref().map(|(b, _)| b));
 
-        // References.
-        let spaces: BTreeSet<String> = board.as_ref().map(|(b, _)| board_space_ids(b)).unwrap_or_default();
-        let supplies: BTreeSet<&str> =
-            board.as_ref().map(|(b, _)| b.supply.iter().map(|s| s.id.as_str()).collect()).unwrap_or_default();
-        let mut referenced_cards: BTreeSet<String> = BTreeSet::new();
-        for r in &refs {
-            let ok = match r.kind {
-                RefKind::Card => index.get(&r.id).is_some_and(|&i| pack_defs[i].kind == DefKind::Card),
-                RefKind::Character => index.get(&r.id).is_some_and(|&i| pack_defs[i].kind.is_character()),
-                RefKind::Supply => supplies.contains(r.id.as_str()),
-                RefKind::Space => spaces.contains(&r.id),
-            };
-            if r.kind == RefKind::Card {
-                referenced_cards.insert(r.id.clone());
-            }
-            if !ok {
-                let Some(f) = self.sources.get(&r.file).cloned() else {
-                    continue;
-                };
-                let candidates: Vec<&str> = match r.kind {
-                    RefKind::Card => {
-                        pack_defs.iter().filter(|d| d.kind == DefKind::Card).map(|d| d.def.id.as_str()).collect()
-                    }
-                    RefKind::Character => {
-                        pack_defs.iter().filter(|d| d.kind.is_character()).map(|d| d.def.id.as_str()).collect()
-                    }
-                    RefKind::Supply => supplies.iter().copied().collect(),
-                    RefKind::Space => spaces.iter().map(String::as_str).collect(),
-                };
-                let wrong_kind = index.get(&r.id).map(|&i| pack_defs[i].kind.as_str());
-                let msg = match wrong_kind {
-                    Some(k) => format!("`{}` is a {k}, but a {} is expected here", r.id, r.kind.noun()),
-                    None => format!("no {} `{}` is defined", r.kind.noun(), r.id),
-                };
-                let hint = did_you_mean(&r.id, candidates).map(|s| format!("did you mean `{s}`?"));
-                self.diags.push(Diagnostic::error("dangling-reference", msg).at(&f, r.span.clone()).maybe_hint(hint));
-            }
-        }
-
-        // Scripts.
-        let mut scripts: Vec<Script> = Vec::new();
-        let mut script_index: BTreeMap<(String, String), usize> = BTreeMap::new();
-        let mut rules_idx = None;
-        // Script paths as normalised bytes (comparing `Path`s is slow on large packs).
-        let mut used_scripts: BTreeSet<std::ffi::OsString> = BTreeSet::new();
-        let mut rules_functions_ast: Option<(rhai::AST, u64)> = None;
-        if let Some(r) = &rules {
-            let path = self.project.scripts_dir(&r.pack).join(&r.rel);
-            used_scripts.insert(path_key(&self.shown(&path)));
-            match self.compile_script(r, None) {
-                Some(s) => {
-                    if self.opts.compile_scripts && !s.functions.contains("turn") {
-                        let d = Diagnostic::error("missing-turn", "the rules script defines no `turn()` function")
-                            .in_file(s.path.clone())
-                            .hint(
-                                "games call `fn turn()` once per turn until `end_game`; define it in the rules script",
-                            );
-                        self.diags.push(match self.sources.get(&r.file).cloned() {
-                            Some(f) if r.span != (0..0) => {
-                                d.related(&f, r.span.clone(), "the rules script is named here")
-                            }
-                            _ => d,
-                        });
-                    }
-                    rules_functions_ast = Some((s.ast.clone_functions_only(), s.hash));
-                    rules_idx = Some(scripts.len());
-                    script_index.insert((r.pack.clone(), r.rel.clone()), scripts.len());
-                    scripts.push(s);
-                }
-                None => self.rules_broken = true,
-            }
-        }
-        // Compile every distinct definition script (in parallel), then attach.
-        let mut wanted: Vec<ScriptRef> = Vec::new();
-        let mut wanted_keys: BTreeSet<(&str, &str)> = BTreeSet::new();
-        for s in srefs.iter().flatten() {
-            if wanted_keys.insert((s.pack.as_str(), s.rel.as_str())) {
-                wanted.push(s.clone());
-            }
-        }
-        let lib = rules_functions_ast.as_ref().map(|(a, h)| (a, *h));
-        let mut some_script_failed = self.rules_broken;
-        let compiled: Vec<(ScriptRef, ScriptOut)> =
-            wanted.into_par_iter().map(|s| (s.clone(), compile_one(self, &s, lib))).collect();
-        for (s, out) in compiled {
-            let path = self.project.scripts_dir(&s.pack).join(&s.rel);
-            used_scripts.insert(path_key(&self.shown(&path)));
-            if let Some(script) = self.take_script(out) {
-                script_index.insert((s.pack.clone(), s.rel.clone()), scripts.len());
-                scripts.push(script);
-            } else {
-                some_script_failed = true;
-            }
-        }
-        let unchecked = self.unchecked_calls.swap(0, std::sync::atomic::Ordering::Relaxed);
-        if let (true, Some(r)) = (unchecked > 0, &rules) {
-            // One mistake, one error: say on the rules script's error what waits for it.
-            let shown = self.shown(&self.project.scripts_dir(&r.pack).join(&r.rel));
-            if let Some(d) = self.diags.iter_mut().find(|d| d.is_error() && d.file.as_deref() == Some(shown.as_path()))
-            {
-                let note = format!(
-                    "not checked until this is fixed: {unchecked} call{} from card scripts to functions that are not Crown's",
-                    if unchecked == 1 { "" } else { "s" }
-                );
-                d.hint = Some(match d.hint.take() {
-                    Some(h) => format!("{h}\n{note}"),
-                    None => note,
-                });
-            }
-        }
-        // Scripts a definition names a hook of that they do not define.
-        let mut missing_hooks: BTreeSet<usize> = BTreeSet::new();
-        for (i, sref) in srefs.iter().enumerate() {
-            let Some(s) = sref else { continue };
-            if let Some(&si) = script_index.get(&(s.pack.clone(), s.rel.clone())) {
-                pack_defs[i].script = Some(si);
-                let have = &scripts[si].functions;
-                let hooks = if self.opts.compile_scripts { s.hooks.as_slice() } else { &[] };
-                for (hook, span) in hooks {
-                    if !have.contains(hook) {
-                        missing_hooks.insert(si);
-                        if let Some(f) = self.sources.get(&s.file).cloned() {
-                            let hint = did_you_mean(hook, have.iter().map(String::as_str))
-                                .map(|h| format!("the script defines `{h}`; did you mean that?"))
-                                .unwrap_or_else(|| {
-                                    format!("define `fn {hook}(...)` in {}", scripts[si].path.display())
-                                });
-                            self.diags.push(
-                                Diagnostic::error(
-                                    "missing-hook",
-                                    format!(
-                                        "`{}` names hook `{hook}`, but its script does not define it",
-                                        pack_defs[i].def.id
-                                    ),
-                                )
-                                .at(&f, span.clone())
-                                .hint(hint),
-                            );
-                        }
-                    }
-                }
-            }
-        }
-
-        // A card script's function that nothing can reach: not a hook any definition names,
-        // not called by any script, not named in a string (a hook invoked by name).
+        let mut compiled = Compiled::default();
+        let lib = self.compile_rules(rules.as_ref(), &mut compiled);
+        self.compile_def_scripts(&srefs, lib.as_ref().map(|(a, h)| (a, *h)), &mut compiled);
+        self.note_unchecked_calls(rules.as_ref());
+        let missing_hooks = self.attach_scripts(&mut pack_defs, &srefs, &compiled);
+        let Compiled { scripts, rules: rules_idx, used: used_scripts, some_failed: some_script_failed, .. } = compiled;
         if self.opts.compile_scripts {
-            let mut reachable: BTreeSet<String> = BTreeSet::new();
-            for sc in &scripts {
-                reachable.extend(sc.references.names.iter().cloned());
-            }
-            for s in srefs.iter().flatten() {
-                reachable.extend(s.hooks.iter().map(|(h, _)| h.clone()));
-            }
-            // Each script once, named by the first definition that uses it. A script missing
-            // a declared hook has its error already (naming the misspelt function): one
-            // mistake, one diagnostic.
-            let mut seen = missing_hooks;
-            for (i, def) in pack_defs.iter().enumerate() {
-                let Some(si) = def.script else { continue };
-                if !seen.insert(si) {
-                    continue;
-                }
-                let own = &scripts[si].functions;
-                for f in own {
-                    if reachable.contains(f) {
-                        continue;
-                    }
-                    // What it may have meant: a name hooks are invoked or declared by.
-                    let near = did_you_mean(f, reachable.iter().map(String::as_str));
-                    let line = crate::script::api::fn_line_in(&self.sources, &scripts[si].path, f);
-                    let mut d = Diagnostic::warning(
-                        "unreachable-function",
-                        format!(
-                            "`{f}` is never called: no definition names it as a hook (`{}` uses this script) and no script calls it",
-                            pack_defs[i].def.id
-                        ),
-                    );
-                    d = match (self.sources.get(&scripts[si].path), line) {
-                        (Some(src), Some(l)) => d.at_line_col(src, l, 1),
-                        _ => d.in_file(scripts[si].path.clone()),
-                    };
-                    self.diags.push(d.maybe_hint(near.map(|n| format!("a misspelt hook? did you mean `{n}`?"))));
-                }
-            }
+            self.unreachable_functions(&pack_defs, &srefs, &scripts, missing_hooks);
         }
 
         // What definitions carry, against the pack's declared vocabulary.
         self.diags.extend(super::vocabulary::check(&manifest, mfile.as_ref(), &pack_defs, &self.sources));
-
         // Names spelt out in strings: what the pack's data and scripts declare.
         let declared = self
             .opts
             .compile_scripts
             .then(|| declared_names(&manifest, &pack_defs, &scenarios, board.as_ref().map(|(b, _)| b), &scripts));
         if let Some(declared) = &declared {
-            for sc in &scripts {
-                let Some(src) = self.sources.get(&sc.path).cloned() else { continue };
-                for n in crate::script::lint::check_names(&sc.references, declared) {
-                    if !n.error && manifest.check.allows(n.code, Some(&n.subject)) {
-                        continue;
-                    }
-                    // What scripts write is known only when every script compiled.
-                    if some_script_failed && PACK_WIDE.contains(&n.code) {
-                        continue;
-                    }
-                    let f = n.finding;
-                    let d = if n.error {
-                        Diagnostic::error(n.code, f.message)
-                    } else {
-                        Diagnostic::warning(n.code, f.message)
-                    };
-                    let d = if f.line > 0 { d.at_line_col(&src, f.line, f.col) } else { d.in_file(sc.path.clone()) };
-                    self.diags.push(d.maybe_hint(f.hint));
-                }
-            }
+            self.check_script_names(&manifest, &scripts, declared, some_script_failed);
         }
 
         // Warnings: unused scripts, cards in no deck.
         if self.opts.compile_scripts {
-            for p in &chain {
-                let dir = self.project.scripts_dir(p);
-                for e in walkdir::WalkDir::new(&dir).sort_by_file_name().into_iter().flatten() {
-                    if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rhai") {
-                        let shown = self.shown(e.path());
-                        if !used_scripts.contains(&path_key(&shown)) {
-                            self.diags.push(
-                                Diagnostic::warning("unused-script", "no definition uses this script")
-                                    .in_file(shown)
-                                    .hint("name it with `script = \"...\"` in a definition, or delete it"),
-                            );
-                        }
-                    }
-                }
-            }
+            self.unused_scripts(&chain, &used_scripts);
         }
-        for d in &pack_defs {
-            if d.kind == DefKind::Card && d.def.count == 0 && !referenced_cards.contains(&d.def.id) {
-                if let Some(f) = self.sources.get(&d.origin.file).cloned() {
-                    self.diags.push(
-                        Diagnostic::warning(
-                            "card-in-no-deck",
-                            format!("card `{}` has count 0 and nothing names it", d.def.id),
-                        )
-                        .at(&f, d.origin.id_span.clone())
-                        .hint("give it a count, or list it in a noble's, leader's or seat's `cards`"),
-                    );
-                }
-            }
-        }
+        self.uncounted_cards(&pack_defs, &referenced_cards);
         if let (Some(declared), false) = (&declared, some_script_failed) {
             self.cards_in_no_deck(&pack_defs, &scripts, declared, &referenced_cards);
         }
-
-        // Scenario checks that need the manifest.
-        let mut defaults = 0;
-        for sc in &scenarios {
-            let s = &sc.scenario;
-            if s.default {
-                defaults += 1;
-            }
-            let range = s.players.unwrap_or(manifest.players);
-            if !s.seat.is_empty() && ((s.seat.len() as i64) < range.min || (s.seat.len() as i64) > range.max) {
-                if let Some(f) = self.sources.get(&sc.origin.file).cloned() {
-                    self.diags.push(
-                        Diagnostic::error(
-                            "seat-count",
-                            format!(
-                                "scenario `{}` has {} seats but allows {}-{} players",
-                                s.id,
-                                s.seat.len(),
-                                range.min,
-                                range.max
-                            ),
-                        )
-                        .at(&f, sc.origin.id_span.clone()),
-                    );
-                }
-            }
-        }
-        if defaults > 1 {
-            self.diags.push(
-                Diagnostic::error("many-defaults", "more than one scenario has `default = true`")
-                    .in_file(manifest_origin.file.clone()),
-            );
-        }
+        self.check_scenarios(&scenarios, &manifest, &manifest_origin);
 
         // A clone copies the map as it is; `extend` searched it once per file.
         let sources = self.sources.clone();
@@ -1278,32 +638,6 @@ impl PackLoad<'_> {
             file_hashes,
             icon_packs,
         })
-    }
-
-    fn check_manifest(&mut self, m: &PackManifest, f: &SourceFile) {
-        let find = |key: &str| span_of_key(&f.text, key);
-        if m.players.min < 1 || m.players.max < m.players.min || m.players.max > 16 {
-            self.diags.push(
-                Diagnostic::error(
-                    "bad-players",
-                    format!("players = {}..{} is not a valid range", m.players.min, m.players.max),
-                )
-                .at(f, find("players"))
-                .hint("use 1 <= min <= max <= 16"),
-            );
-        }
-        if let Some(size) = &m.card_size {
-            if super::card_size_mm(size).is_none_or(|(w, h)| !(w > 0.0 && h > 0.0 && w < 1000.0 && h < 1000.0)) {
-                self.diags.push(
-                    Diagnostic::error("bad-card-size", "unknown or impossible card size")
-                        .at(f, find("card_size"))
-                        .hint("use poker, bridge, tarot, mini, square, or { width_mm = 63, height_mm = 88 }"),
-                );
-            }
-        }
-        if m.version.trim().is_empty() {
-            self.diags.push(Diagnostic::error("empty-version", "version is empty").at(f, find("version")));
-        }
     }
 }
 
