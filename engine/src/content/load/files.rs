@@ -130,18 +130,7 @@ fn parse_bytes(bytes: &[u8], hash: u64, shown: &Path, kind: FileKind, pack: &str
     };
     let src = SourceFile::new(shown, text.as_str());
     if text.trim().is_empty() {
-        out.diags.push(Diagnostic::error("empty-file", "file is empty").in_file(shown).hint(match kind {
-            FileKind::Manifest => "a pack.toml needs at least id, name, version and players",
-            FileKind::Defs(k) => match k {
-                DefKind::Card => "add [[card]] tables, or delete the file",
-                DefKind::Plaque => "add [[plaque]] tables, or delete the file",
-                DefKind::Noble => "add [[noble]] tables, or delete the file",
-                DefKind::Leader => "add [[leader]] tables, or delete the file",
-            },
-            FileKind::Scenario => "a scenario needs at least id and name",
-            FileKind::Board => "add [[space]], [grid] or [[supply]] tables, or delete the file",
-            FileKind::Table(..) => "add a header row and one row per definition, or delete the file",
-        }));
+        out.diags.push(Diagnostic::error("empty-file", "file is empty").in_file(shown).hint(empty_file_hint(kind)));
         out.source = Some(src);
         return out;
     }
@@ -158,119 +147,160 @@ fn parse_bytes(bytes: &[u8], hash: u64, shown: &Path, kind: FileKind, pack: &str
         out.source = Some(src);
         return out;
     }
-    let origin_for = |span: Range<usize>, id_span: Range<usize>| Origin {
-        file: shown.to_path_buf(),
-        span,
-        id_span,
-        pack: pack.to_string(),
-    };
-    let root_span = root.span();
+    let file = TomlFile { src: &src, shown, pack, root_span: root.span() };
     let table = root.into_inner();
     match kind {
-        FileKind::Manifest => {
-            let value = Spanned::new(root_span.clone(), DeValue::Table(table.clone()));
-            match deserialize::<PackManifest>(value, &src) {
-                Ok(m) => {
-                    let mut spans = BTreeMap::new();
-                    for (k, v) in table.iter() {
-                        spans.insert(k.get_ref().to_string(), v.span());
-                        if let DeValue::Array(a) = v.get_ref() {
-                            for (i, e) in a.iter().enumerate() {
-                                spans.insert(format!("{}.{i}", k.get_ref()), e.span());
-                            }
-                        }
-                    }
-                    if let Some(r) = &m.rules {
-                        check_rel_path(r, spans.get("rules").cloned().unwrap_or(0..0), &src, &mut out.diags);
-                    }
-                    let id_span = spans.get("id").cloned().unwrap_or(0..0);
-                    out.manifest = Some((m, origin_for(root_span, id_span), spans));
-                }
-                Err(d) => out.diags.push(*d),
-            }
-        }
-        FileKind::Defs(dk) => {
-            let key = dk.table_key();
-            for (k, v) in table.iter() {
-                if k.get_ref() != key {
-                    let hint = did_you_mean(k.get_ref(), [key])
-                        .map(|s| format!("did you mean `[[{s}]]`?"))
-                        .unwrap_or_else(|| format!("this file holds `[[{key}]]` tables only"));
-                    out.diags.push(
-                        Diagnostic::error(
-                            "unknown-field",
-                            format!("unknown table `{}` in a {} file", k.get_ref(), dk.as_str()),
-                        )
-                        .at(&src, k.span())
-                        .hint(hint),
-                    );
-                    continue;
-                }
-                let DeValue::Array(items) = v.get_ref() else {
-                    out.diags.push(
-                        Diagnostic::error("wrong-type", format!("`{key}` must be an array of tables"))
-                            .at(&src, v.span())
-                            .hint(format!("write each one as a `[[{key}]]` table")),
-                    );
-                    continue;
-                };
-                for item in items.iter() {
-                    take_definition(dk, item, &src, shown, pack, &mut out);
-                }
-            }
-        }
-        FileKind::Scenario => {
-            let value = Spanned::new(root_span.clone(), DeValue::Table(table.clone()));
-            let id_span = table.get("id").map(|v| v.span()).unwrap_or(0..0);
-            match deserialize::<Scenario>(value.clone(), &src) {
-                Ok(s) => {
-                    if check_id(&s.id, id_span.clone(), &src, &mut out.diags) {
-                        for (i, seat) in s.seat.iter().enumerate() {
-                            if let Some(c) = &seat.character {
-                                let span = span_at(&value, &[P::K("seat"), P::I(i), P::K("character")])
-                                    .unwrap_or(id_span.clone());
-                                out.refs.push(Ref {
-                                    kind: RefKind::Character,
-                                    id: c.clone(),
-                                    file: shown.to_path_buf(),
-                                    span,
-                                });
-                            }
-                            for (j, c) in seat.cards.iter().enumerate() {
-                                let span = span_at(&value, &[P::K("seat"), P::I(i), P::K("cards"), P::I(j)])
-                                    .unwrap_or(id_span.clone());
-                                out.refs.push(Ref {
-                                    kind: RefKind::Card,
-                                    id: c.clone(),
-                                    file: shown.to_path_buf(),
-                                    span,
-                                });
-                            }
-                        }
-                        out.scenarios.push(ScenarioEntry { scenario: s, origin: origin_for(root_span, id_span) });
-                    }
-                }
-                Err(d) => out.diags.push(*d),
-            }
-        }
+        FileKind::Manifest => file.manifest(table, &mut out),
+        FileKind::Defs(dk) => file.definitions(dk, &table, &mut out),
+        FileKind::Scenario => file.scenario(table, &mut out),
         // Spreadsheets are read by `parse_table`.
         FileKind::Table(..) => {}
-        FileKind::Board => {
-            let value = Spanned::new(root_span.clone(), DeValue::Table(table.clone()));
-            match deserialize::<BoardFile>(value.clone(), &src) {
-                Ok(b) => {
-                    let before = out.diags.len();
-                    check_board(&b, &value, shown, &src, &mut out.diags, &mut out.refs);
-                    if out.diags.len() == before {
-                        out.board = Some((b, origin_for(root_span, 0..0)));
-                    }
-                }
-                Err(d) => out.diags.push(*d),
-            }
-        }
+        FileKind::Board => file.board(table, &mut out),
     }
     out.source = Some(src);
     out
+}
+
+/// What an empty file of a kind should hold.
+fn empty_file_hint(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::Manifest => "a pack.toml needs at least id, name, version and players",
+        FileKind::Defs(k) => match k {
+            DefKind::Card => "add [[card]] tables, or delete the file",
+            DefKind::Plaque => "add [[plaque]] tables, or delete the file",
+            DefKind::Noble => "add [[noble]] tables, or delete the file",
+            DefKind::Leader => "add [[leader]] tables, or delete the file",
+        },
+        FileKind::Scenario => "a scenario needs at least id and name",
+        FileKind::Board => "add [[space]], [grid] or [[supply]] tables, or delete the file",
+        FileKind::Table(..) => "add a header row and one row per definition, or delete the file",
+    }
+}
+
+/// A TOML file that parsed: its source, where it is shown, its pack, and the span of its
+/// root table.
+struct TomlFile<'a> {
+    src: &'a SourceFile,
+    shown: &'a Path,
+    pack: &'a str,
+    root_span: Range<usize>,
+}
+
+impl TomlFile<'_> {
+    /// Where something of this file is.
+    fn origin(&self, span: Range<usize>, id_span: Range<usize>) -> Origin {
+        Origin { file: self.shown.to_path_buf(), span, id_span, pack: self.pack.to_string() }
+    }
+
+    /// The whole file as one value.
+    fn value<'i>(&self, table: DeTable<'i>) -> Spanned<DeValue<'i>> {
+        Spanned::new(self.root_span.clone(), DeValue::Table(table))
+    }
+
+    /// A `pack.toml`: the manifest, with the span of each key (and each array item).
+    fn manifest(&self, table: DeTable<'_>, out: &mut FileOut) {
+        let src = self.src;
+        match deserialize::<PackManifest>(self.value(table.clone()), src) {
+            Ok(m) => {
+                let mut spans = BTreeMap::new();
+                for (k, v) in table.iter() {
+                    spans.insert(k.get_ref().to_string(), v.span());
+                    if let DeValue::Array(a) = v.get_ref() {
+                        for (i, e) in a.iter().enumerate() {
+                            spans.insert(format!("{}.{i}", k.get_ref()), e.span());
+                        }
+                    }
+                }
+                if let Some(r) = &m.rules {
+                    check_rel_path(r, spans.get("rules").cloned().unwrap_or(0..0), src, &mut out.diags);
+                }
+                let id_span = spans.get("id").cloned().unwrap_or(0..0);
+                out.manifest = Some((m, self.origin(self.root_span.clone(), id_span), spans));
+            }
+            Err(d) => out.diags.push(*d),
+        }
+    }
+
+    /// A definition list: its `[[card]]` (or plaque, noble, leader) tables.
+    fn definitions(&self, dk: DefKind, table: &DeTable<'_>, out: &mut FileOut) {
+        let src = self.src;
+        let key = dk.table_key();
+        for (k, v) in table.iter() {
+            if k.get_ref() != key {
+                let hint = did_you_mean(k.get_ref(), [key])
+                    .map(|s| format!("did you mean `[[{s}]]`?"))
+                    .unwrap_or_else(|| format!("this file holds `[[{key}]]` tables only"));
+                out.diags.push(
+                    Diagnostic::error(
+                        "unknown-field",
+                        format!("unknown table `{}` in a {} file", k.get_ref(), dk.as_str()),
+                    )
+                    .at(src, k.span())
+                    .hint(hint),
+                );
+                continue;
+            }
+            let DeValue::Array(items) = v.get_ref() else {
+                out.diags.push(
+                    Diagnostic::error("wrong-type", format!("`{key}` must be an array of tables"))
+                        .at(src, v.span())
+                        .hint(format!("write each one as a `[[{key}]]` table")),
+                );
+                continue;
+            };
+            for item in items.iter() {
+                take_definition(dk, item, src, self.shown, self.pack, out);
+            }
+        }
+    }
+
+    /// A scenario, with the references its seats make to characters and cards.
+    fn scenario(&self, table: DeTable<'_>, out: &mut FileOut) {
+        let (src, shown) = (self.src, self.shown);
+        let id_span = table.get("id").map(|v| v.span()).unwrap_or(0..0);
+        let value = self.value(table);
+        match deserialize::<Scenario>(value.clone(), src) {
+            Ok(s) => {
+                if check_id(&s.id, id_span.clone(), src, &mut out.diags) {
+                    for (i, seat) in s.seat.iter().enumerate() {
+                        if let Some(c) = &seat.character {
+                            let span =
+                                span_at(&value, &[P::K("seat"), P::I(i), P::K("character")]).unwrap_or(id_span.clone());
+                            out.refs.push(Ref {
+                                kind: RefKind::Character,
+                                id: c.clone(),
+                                file: shown.to_path_buf(),
+                                span,
+                            });
+                        }
+                        for (j, c) in seat.cards.iter().enumerate() {
+                            let span = span_at(&value, &[P::K("seat"), P::I(i), P::K("cards"), P::I(j)])
+                                .unwrap_or(id_span.clone());
+                            out.refs.push(Ref { kind: RefKind::Card, id: c.clone(), file: shown.to_path_buf(), span });
+                        }
+                    }
+                    out.scenarios
+                        .push(ScenarioEntry { scenario: s, origin: self.origin(self.root_span.clone(), id_span) });
+                }
+            }
+            Err(d) => out.diags.push(*d),
+        }
+    }
+
+    /// A `board.toml`, kept only when its checks pass.
+    fn board(&self, table: DeTable<'_>, out: &mut FileOut) {
+        let value = self.value(table);
+        match deserialize::<BoardFile>(value.clone(), self.src) {
+            Ok(b) => {
+                let before = out.diags.len();
+                check_board(&b, &value, self.shown, self.src, &mut out.diags, &mut out.refs);
+                if out.diags.len() == before {
+                    out.board = Some((b, self.origin(self.root_span.clone(), 0..0)));
+                }
+            }
+            Err(d) => out.diags.push(*d),
+        }
+    }
 }
 
 /// Check one definition (a `[[card]]` table, or a spreadsheet row made into one) and add

@@ -2,7 +2,7 @@
 //! a [`Loader`]'s cache when there is one), with the rules script's functions merged in.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::files::{decode, io_reason};
@@ -82,109 +82,35 @@ fn merge_rules(lib: &rhai::AST, ast: &rhai::AST, name: &str) -> Arc<rhai::AST> {
 pub(super) fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) -> ScriptOut {
     let path = l.project.scripts_dir(&s.pack).join(&s.rel);
     let shown = l.shown(&path);
-    let bytes = match crate::fsread::read_checked(&path, crate::fsread::Kind::Script) {
+    let bytes = match read_script(l, s, &path, &shown) {
         Ok(b) => b,
-        Err(crate::fsread::ReadError::Io(_, e)) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut d = Diagnostic::error(
-                "missing-script",
-                format!("script `{}` cannot be read: {}", shown.display(), io_reason(&e)),
-            );
-            if let Some(f) = l.sources.get(&s.file) {
-                if s.span != (0..0) {
-                    d = d.at(f, s.span.clone());
-                } else {
-                    d = d.in_file(shown.clone());
-                }
-            } else {
-                d = d.in_file(shown.clone());
-            }
-            let hint = format!("create {} or fix the path (it is relative to scripts/{}/)", shown.display(), s.pack);
-            return ScriptOut::failed(vec![d.hint(hint)], None);
-        }
-        Err(e) => {
-            // There, but refused: too large, not a file, or unreadable.
-            let d = Diagnostic::error("unreadable", format!("script `{}` is refused: {}", shown.display(), e.reason()));
-            let d = match l.sources.get(&s.file) {
-                Some(f) if s.span != (0..0) => d.at(f, s.span.clone()),
-                _ => d.in_file(shown.clone()),
-            };
-            return ScriptOut::failed(vec![d], None);
-        }
+        Err(d) => return ScriptOut::failed(vec![*d], None),
     };
-    if let Ok(canon) = path.canonicalize() {
-        if !canon.starts_with(&l.root) {
-            let d = Diagnostic::error("symlink-outside-project", "script resolves to a file outside the project")
-                .in_file(shown);
-            return ScriptOut::failed(vec![d], None);
-        }
-    }
-    let hash = hash_bytes(&bytes);
-    let name = shown.to_string_lossy().replace('\\', "/");
+    let file = ScriptFile {
+        hash: hash_bytes(&bytes),
+        len: bytes.len(),
+        name: shown.to_string_lossy().replace('\\', "/"),
+        path,
+        shown,
+    };
     let cache = l.cache.as_deref().filter(|_| l.opts.compile_scripts);
-    if let Some(c) = cache.and_then(|c| c.scripts.get(&path)) {
-        if c.hash == hash
-            && c.len == bytes.len()
-            && c.shown == shown
+    if let Some(c) = cache.and_then(|c| c.scripts.get(&file.path)) {
+        if c.hash == file.hash
+            && c.len == file.len
+            && c.shown == file.shown
             && c.script.rel == s.rel
             && c.script.pack == s.pack
         {
-            let (ast, merged, remerged) = match lib {
-                None => (c.script.ast.clone(), c.merged.clone(), false),
-                Some((lib, lh)) => match &c.merged {
-                    Some((h, m)) if *h == lh => (m.clone(), c.merged.clone(), false),
-                    _ => {
-                        // The rules changed: the calls into them are checked again.
-                        let findings = lint_diagnostics(&c.src, &c.script.ast, Some(lib));
-                        if !findings.is_empty() {
-                            return ScriptOut::failed(findings, Some(c.src.clone()));
-                        }
-                        let m = merge_rules(lib, &c.script.ast, &name);
-                        (m.clone(), Some((lh, m)), true)
-                    }
-                },
-            };
-            let entry = CachedScript {
-                hash,
-                len: c.len,
-                shown: c.shown.clone(),
-                script: c.script.clone(),
-                src: c.src.clone(),
-                merged,
-                seen: l.cache.as_deref().map_or(0, |c| c.generation),
-            };
-            return ScriptOut {
-                res: Ok(Script { ast, ..c.script.clone() }),
-                src: Some(c.src.clone()),
-                entry: Some((path, entry)),
-                compiled: false,
-                merged: remerged,
-                cached: true,
-            };
+            return from_cache(l, c, file, lib);
         }
     }
-    let text = match decode(&bytes, &shown) {
+    let text = match decode(&bytes, &file.shown) {
         Ok(t) => t,
         Err(d) => return ScriptOut::failed(vec![*d], None),
     };
-    let src = SourceFile::new(shown.clone(), text.as_str());
+    let src = SourceFile::new(file.shown.clone(), text.as_str());
     if !l.opts.compile_scripts {
-        let script = Script {
-            path: shown,
-            rel: s.rel.clone(),
-            pack: s.pack.clone(),
-            ast: Arc::new(rhai::AST::empty()),
-            functions: BTreeSet::new(),
-            references: Arc::default(),
-            hash,
-        };
-        return ScriptOut {
-            res: Ok(script),
-            src: Some(src),
-            entry: None,
-            compiled: false,
-            merged: false,
-            cached: false,
-        };
+        return uncompiled(s, file, src);
     }
     // Rhai takes a block comment left open at the end as running to the end of the file.
     if let Some(at) = unclosed_block_comment(&text) {
@@ -200,7 +126,126 @@ pub(super) fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::A
             cached: false,
         };
     }
-    match crate::script::compile(&name, &text) {
+    compile_text(l, s, lib, file, &text, src)
+}
+
+/// One script file as read: where it is, how it is shown and named, and its content's
+/// hash and length.
+struct ScriptFile {
+    path: PathBuf,
+    shown: PathBuf,
+    /// The name the compiled script carries (its shown path, with `/`).
+    name: String,
+    hash: u64,
+    len: usize,
+}
+
+/// The bytes of a script, or why they cannot be read: missing, refused (too large, not
+/// a file, unreadable), or outside the project.
+fn read_script(l: &PackLoad<'_>, s: &ScriptRef, path: &Path, shown: &Path) -> Result<Vec<u8>, Box<Diagnostic>> {
+    let bytes = match crate::fsread::read_checked(path, crate::fsread::Kind::Script) {
+        Ok(b) => b,
+        Err(crate::fsread::ReadError::Io(_, e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut d = Diagnostic::error(
+                "missing-script",
+                format!("script `{}` cannot be read: {}", shown.display(), io_reason(&e)),
+            );
+            if let Some(f) = l.sources.get(&s.file) {
+                if s.span != (0..0) {
+                    d = d.at(f, s.span.clone());
+                } else {
+                    d = d.in_file(shown);
+                }
+            } else {
+                d = d.in_file(shown);
+            }
+            let hint = format!("create {} or fix the path (it is relative to scripts/{}/)", shown.display(), s.pack);
+            return Err(Box::new(d.hint(hint)));
+        }
+        Err(e) => {
+            // There, but refused: too large, not a file, or unreadable.
+            let d = Diagnostic::error("unreadable", format!("script `{}` is refused: {}", shown.display(), e.reason()));
+            let d = match l.sources.get(&s.file) {
+                Some(f) if s.span != (0..0) => d.at(f, s.span.clone()),
+                _ => d.in_file(shown),
+            };
+            return Err(Box::new(d));
+        }
+    };
+    if let Ok(canon) = path.canonicalize() {
+        if !canon.starts_with(&l.root) {
+            let d = Diagnostic::error("symlink-outside-project", "script resolves to a file outside the project")
+                .in_file(shown);
+            return Err(Box::new(d));
+        }
+    }
+    Ok(bytes)
+}
+
+/// An unchanged script from the cache, with the rules' functions merged in again (and
+/// its calls into them checked again) when the rules changed.
+fn from_cache(l: &PackLoad<'_>, c: &CachedScript, file: ScriptFile, lib: Option<(&rhai::AST, u64)>) -> ScriptOut {
+    let (ast, merged, remerged) = match lib {
+        None => (c.script.ast.clone(), c.merged.clone(), false),
+        Some((lib, lh)) => match &c.merged {
+            Some((h, m)) if *h == lh => (m.clone(), c.merged.clone(), false),
+            _ => {
+                // The rules changed: the calls into them are checked again.
+                let findings = lint_diagnostics(&c.src, &c.script.ast, Some(lib));
+                if !findings.is_empty() {
+                    return ScriptOut::failed(findings, Some(c.src.clone()));
+                }
+                let m = merge_rules(lib, &c.script.ast, &file.name);
+                (m.clone(), Some((lh, m)), true)
+            }
+        },
+    };
+    let entry = CachedScript {
+        hash: file.hash,
+        len: c.len,
+        shown: c.shown.clone(),
+        script: c.script.clone(),
+        src: c.src.clone(),
+        merged,
+        seen: l.cache.as_deref().map_or(0, |c| c.generation),
+    };
+    ScriptOut {
+        res: Ok(Script { ast, ..c.script.clone() }),
+        src: Some(c.src.clone()),
+        entry: Some((file.path, entry)),
+        compiled: false,
+        merged: remerged,
+        cached: true,
+    }
+}
+
+/// A script read but not compiled (scripts are not compiled in this load).
+fn uncompiled(s: &ScriptRef, file: ScriptFile, src: SourceFile) -> ScriptOut {
+    let script = Script {
+        path: file.shown,
+        rel: s.rel.clone(),
+        pack: s.pack.clone(),
+        ast: Arc::new(rhai::AST::empty()),
+        functions: BTreeSet::new(),
+        references: Arc::default(),
+        hash: file.hash,
+    };
+    ScriptOut { res: Ok(script), src: Some(src), entry: None, compiled: false, merged: false, cached: false }
+}
+
+/// Compile a script's text and check its calls; the script with the rules' functions
+/// merged in, and for a [`Loader`] the cache entry to keep.
+fn compile_text(
+    l: &PackLoad<'_>,
+    s: &ScriptRef,
+    lib: Option<(&rhai::AST, u64)>,
+    file: ScriptFile,
+    text: &str,
+    src: SourceFile,
+) -> ScriptOut {
+    let ScriptFile { path, shown, name, hash, len } = file;
+    let cache = l.cache.as_deref().filter(|_| l.opts.compile_scripts);
+    match crate::script::compile(&name, text) {
         Ok(ast) => {
             let (findings, unchecked) = lint_findings(&src, &ast, lib.map(|(l, _)| l), l.rules_broken);
             l.unchecked_calls.fetch_add(unchecked, std::sync::atomic::Ordering::Relaxed);
@@ -231,7 +276,7 @@ pub(super) fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::A
             let entry = cache.map(|c| {
                 let e = CachedScript {
                     hash,
-                    len: bytes.len(),
+                    len,
                     shown,
                     script: own,
                     src: src.clone(),
