@@ -10,10 +10,149 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use super::checks::{check_board, check_definition, check_id, check_rel_path, collect_def_refs};
-use super::{Cache, CachedFile, FileKind, FileOut, Ref, RefKind, ScriptRef};
+use super::{Cache, CachedFile, FileKind, FileOut, PackLoad, Ref, RefKind, ScriptRef};
 use crate::content::model::{BoardFile, Definition, PackManifest, Scenario};
 use crate::content::{hash_bytes, DefKind, Origin, ScenarioEntry};
 use crate::diag::{did_you_mean, Diagnostic, SourceFile};
+
+impl PackLoad<'_> {
+    /// The TOML files of a pack folder, with what each one holds. Reports unknown files,
+    /// symlinks that leave the project or loop, and names that differ only in case.
+    pub(super) fn list_files(&mut self, dir: &Path) -> Vec<(PathBuf, FileKind)> {
+        let mut out = Vec::new();
+        // Keyed by the folder's path as bytes: comparing `Path`s component by component
+        // was most of the time spent listing a large pack.
+        let mut names_by_dir: BTreeMap<(std::ffi::OsString, String), PathBuf> = BTreeMap::new();
+        let walker = walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name().max_depth(6);
+        for entry in walker {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    let p = e.path().map(|p| self.shown(p)).unwrap_or_default();
+                    self.diags.push(Diagnostic::error("unreadable", format!("cannot read: {e}")).in_file(p));
+                    continue;
+                }
+            };
+            let path = entry.path().to_path_buf();
+            let rel = path.strip_prefix(dir).unwrap_or(&path).to_path_buf();
+            let top = rel.components().next().and_then(|c| c.as_os_str().to_str()).unwrap_or("");
+            if matches!(top, "templates" | "art" | "icons" | "fonts") {
+                continue;
+            }
+            if let (Some(parent), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
+                let key = (parent.as_os_str().to_os_string(), name.to_lowercase());
+                if let Some(other) = names_by_dir.get(&key) {
+                    self.diags.push(
+                        Diagnostic::error(
+                            "name-case-clash",
+                            format!(
+                                "`{}` and `{}` differ only in case",
+                                name,
+                                other.file_name().and_then(|n| n.to_str()).unwrap_or("")
+                            ),
+                        )
+                        .in_file(self.shown(&path))
+                        .hint("such names collide on Windows and macOS; rename one"),
+                    );
+                    continue;
+                }
+                names_by_dir.insert(key, path.clone());
+            }
+            if !self.regular_file_ok(&entry, &path) {
+                continue;
+            }
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            if !crate::content::table::is_definition_list(name) {
+                continue;
+            }
+            let kind = file_kind(top, rel.components().count(), name);
+            match kind {
+                Some(k) => out.push((path, k)),
+                None => self.diags.push(
+                    Diagnostic::warning("unknown-file", format!("`{}` is not a file Crown loads", rel.display()))
+                        .in_file(self.shown(&path))
+                        .hint("definition files are pack.toml, cards/*.toml, plaques.toml, nobles.toml, leaders.toml, board.toml and scenarios/*.toml; card lists may also be .csv, .xlsx or .ods"),
+                ),
+            }
+        }
+        out
+    }
+
+    /// Whether a listed entry is a file to read: a regular file, or a symbolic link to a
+    /// file inside the project. Reports links that loop, leave the project or name a
+    /// folder, and definition files that are not regular files.
+    fn regular_file_ok(&mut self, entry: &walkdir::DirEntry, path: &Path) -> bool {
+        let ft = entry.file_type();
+        if ft.is_symlink() {
+            match path.canonicalize() {
+                Err(e) => {
+                    self.diags.push(
+                        Diagnostic::error("bad-symlink", format!("symbolic link cannot be followed: {e}"))
+                            .in_file(self.shown(path))
+                            .hint("a link that loops or points nowhere; remove it"),
+                    );
+                    return false;
+                }
+                Ok(target) => {
+                    if !target.starts_with(&self.root) {
+                        self.diags.push(
+                            Diagnostic::error(
+                                "symlink-outside-project",
+                                format!("symbolic link points outside the project, to {}", target.display()),
+                            )
+                            .in_file(self.shown(path))
+                            .hint("copy the file into the project instead"),
+                        );
+                        return false;
+                    }
+                    if target.is_dir() {
+                        self.diags.push(
+                            Diagnostic::warning("symlinked-folder", "linked folders are not followed")
+                                .in_file(self.shown(path)),
+                        );
+                        return false;
+                    }
+                }
+            }
+        } else if !ft.is_file() {
+            if !ft.is_dir() && path.extension().is_some_and(|x| x == "toml") {
+                let d = crate::fsread::read_checked(path, crate::fsread::Kind::Definition).err();
+                let why = d.map_or_else(|| "not a regular file".into(), |e| e.reason());
+                self.diags.push(
+                    Diagnostic::error("unreadable", format!("cannot read file: {why}")).in_file(self.shown(path)),
+                );
+            }
+            return false;
+        }
+        true
+    }
+}
+
+/// What a definition file holds, from its top folder in the pack, its depth and its name
+/// (None for a file Crown does not load).
+fn file_kind(top: &str, depth: usize, name: &str) -> Option<FileKind> {
+    // A definition list is TOML or a spreadsheet (CSV, XLSX, ODS) of the same name.
+    let (stem, defs_kind) = match crate::content::table::TableFormat::of(name) {
+        Some(f) => (name.rsplit_once('.').map_or(name, |(s, _)| s), Some(f)),
+        None => (name.strip_suffix(".toml").unwrap_or(name), None),
+    };
+    let list = |k: DefKind| match defs_kind {
+        Some(f) => FileKind::Table(k, f),
+        None => FileKind::Defs(k),
+    };
+    match (top, depth, stem, defs_kind) {
+        (_, 1, "pack", None) => Some(FileKind::Manifest),
+        (_, 1, "cards", _) | ("cards", _, _, _) => Some(list(DefKind::Card)),
+        (_, 1, "plaques", _) => Some(list(DefKind::Plaque)),
+        (_, 1, "nobles", _) => Some(list(DefKind::Noble)),
+        (_, 1, "leaders", _) => Some(list(DefKind::Leader)),
+        (_, 1, "board", None) => Some(FileKind::Board),
+        ("scenarios", 2, _, None) => Some(FileKind::Scenario),
+        _ => None,
+    }
+}
 
 /// A path as bytes, normalised as `Path` comparison sees it (`a/./b` is `a/b`), for
 /// sets and maps that `Path`'s component-by-component ordering would make slow.
