@@ -20,7 +20,7 @@ use crate::diag::{did_you_mean, Diagnostic, SourceFile};
 #[derive(Default)]
 pub(super) struct Compiled {
     pub(super) scripts: Vec<Script>,
-    pub(super) index: BTreeMap<(String, String), usize>,
+    index: BTreeMap<(String, String), usize>,
     pub(super) rules: Option<usize>,
     /// Script paths as normalised bytes (comparing `Path`s is slow on large packs).
     pub(super) used: BTreeSet<OsString>,

@@ -10,14 +10,10 @@ use rayon::prelude::*;
 
 use super::checks::rel_path_ok;
 use super::files::{parse_file, parse_file_cached};
-use super::{CachedFile, FileKind, FileOut, Layer, PackLoad, Ref, ScriptRef};
+use super::{CachedFile, FileKind, FileOut, Layer, PackLoad, ParsedManifest, Ref, ScriptRef};
 use crate::content::model::{BoardFile, Definition, PackManifest};
 use crate::content::{Def, DefKind, Origin, ScenarioEntry};
 use crate::diag::{Diagnostic, SourceFile};
-
-/// The manifest as parsed: the manifest, its origin, and the span of each top-level key
-/// (and of each array item, as `key.i`).
-pub(super) type ParsedManifest = (PackManifest, Origin, BTreeMap<String, Range<usize>>);
 
 /// What one pack's own files hold, gathered from every file.
 pub(super) struct OwnFiles {

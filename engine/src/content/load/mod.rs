@@ -336,12 +336,16 @@ struct ScriptRef {
     hooks: Vec<(String, Range<usize>)>,
 }
 
+/// The manifest as parsed: the manifest, its origin, and the span of each top-level key
+/// (and of each array item, as `key.i`).
+type ParsedManifest = (PackManifest, Origin, BTreeMap<String, Range<usize>>);
+
 /// What one parsed file yields.
 #[derive(Default, Clone)]
 struct FileOut {
     source: Option<SourceFile>,
     hash: u64,
-    manifest: Option<(PackManifest, Origin, BTreeMap<String, Range<usize>>)>,
+    manifest: Option<ParsedManifest>,
     defs: Vec<(DefKind, Definition, Origin, Option<ScriptRef>)>,
     scenarios: Vec<ScenarioEntry>,
     board: Option<(BoardFile, Origin)>,
