@@ -1,0 +1,458 @@
+//! The steps of finishing a pack once every layer is folded in: check references,
+//! compile the scripts and attach them, check hooks, names and scenarios, and warn of
+//! what nothing uses.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
+
+use rayon::prelude::*;
+
+use super::checks::board_space_ids;
+use super::files::{path_key, span_of_key};
+use super::scripts::{compile_one, ScriptOut};
+use super::{PackLoad, Ref, RefKind, ScriptRef, PACK_WIDE};
+use crate::content::model::{BoardFile, PackManifest};
+use crate::content::{Def, DefKind, Origin, ScenarioEntry, Script};
+use crate::diag::{did_you_mean, Diagnostic, SourceFile};
+
+/// The pack's scripts once compiled: each by its pack and path, which one is the rules
+/// script, which script files were used, and whether any failed.
+#[derive(Default)]
+pub(super) struct Compiled {
+    pub(super) scripts: Vec<Script>,
+    index: BTreeMap<(String, String), usize>,
+    pub(super) rules: Option<usize>,
+    /// Script paths as normalised bytes (comparing `Path`s is slow on large packs).
+    pub(super) used: BTreeSet<OsString>,
+    /// Some script did not compile (the rules script included).
+    pub(super) some_failed: bool,
+}
+
+/// Definitions sorted by id, apart from their script references, with an index by id.
+pub(super) fn sort_defs(
+    mut defs: Vec<(Def, Option<ScriptRef>)>,
+) -> (Vec<Def>, Vec<Option<ScriptRef>>, BTreeMap<String, usize>) {
+    // Definitions are kept sorted by id, so reordering them within or across files
+    // never changes a game (card instances are created in this order).
+    defs.sort_by(|a, b| a.0.def.id.cmp(&b.0.def.id));
+    // The definitions move into the pack (no copies); their script references stay beside.
+    let (pack_defs, srefs): (Vec<Def>, Vec<Option<ScriptRef>>) = defs.into_iter().unzip();
+    let mut index = BTreeMap::new();
+    for (i, d) in pack_defs.iter().enumerate() {
+        index.insert(d.def.id.clone(), i);
+    }
+    (pack_defs, srefs, index)
+}
+
+impl PackLoad<'_> {
+    /// Check the manifest's players, card size and version.
+    pub(super) fn check_manifest(&mut self, m: &PackManifest, f: &SourceFile) {
+        let find = |key: &str| span_of_key(&f.text, key);
+        if m.players.min < 1 || m.players.max < m.players.min || m.players.max > 16 {
+            self.diags.push(
+                Diagnostic::error(
+                    "bad-players",
+                    format!("players = {}..{} is not a valid range", m.players.min, m.players.max),
+                )
+                .at(f, find("players"))
+                .hint("use 1 <= min <= max <= 16"),
+            );
+        }
+        if let Some(size) = &m.card_size {
+            if crate::content::card_size_mm(size).is_none_or(|(w, h)| !(w > 0.0 && h > 0.0 && w < 1000.0 && h < 1000.0))
+            {
+                self.diags.push(
+                    Diagnostic::error("bad-card-size", "unknown or impossible card size")
+                        .at(f, find("card_size"))
+                        .hint("use poker, bridge, tarot, mini, square, or { width_mm = 63, height_mm = 88 }"),
+                );
+            }
+        }
+        if m.version.trim().is_empty() {
+            self.diags.push(Diagnostic::error("empty-version", "version is empty").at(f, find("version")));
+        }
+    }
+
+    /// Check that every reference names a definition, supply or space of the right kind;
+    /// the ids of the cards referenced.
+    pub(super) fn check_refs(
+        &mut self,
+        refs: &[Ref],
+        pack_defs: &[Def],
+        index: &BTreeMap<String, usize>,
+        board: Option<&BoardFile>,
+    ) -> BTreeSet<String> {
+        let spaces: BTreeSet<String> = board.map(board_space_ids).unwrap_or_default();
+        let supplies: BTreeSet<&str> =
+            board.map(|b| b.supply.iter().map(|s| s.id.as_str()).collect()).unwrap_or_default();
+        let mut referenced_cards: BTreeSet<String> = BTreeSet::new();
+        for r in refs {
+            let ok = match r.kind {
+                RefKind::Card => index.get(&r.id).is_some_and(|&i| pack_defs[i].kind == DefKind::Card),
+                RefKind::Character => index.get(&r.id).is_some_and(|&i| pack_defs[i].kind.is_character()),
+                RefKind::Supply => supplies.contains(r.id.as_str()),
+                RefKind::Space => spaces.contains(&r.id),
+            };
+            if r.kind == RefKind::Card {
+                referenced_cards.insert(r.id.clone());
+            }
+            if !ok {
+                let Some(f) = self.sources.get(&r.file).cloned() else {
+                    continue;
+                };
+                let candidates: Vec<&str> = match r.kind {
+                    RefKind::Card => {
+                        pack_defs.iter().filter(|d| d.kind == DefKind::Card).map(|d| d.def.id.as_str()).collect()
+                    }
+                    RefKind::Character => {
+                        pack_defs.iter().filter(|d| d.kind.is_character()).map(|d| d.def.id.as_str()).collect()
+                    }
+                    RefKind::Supply => supplies.iter().copied().collect(),
+                    RefKind::Space => spaces.iter().map(String::as_str).collect(),
+                };
+                let wrong_kind = index.get(&r.id).map(|&i| pack_defs[i].kind.as_str());
+                let msg = match wrong_kind {
+                    Some(k) => format!("`{}` is a {k}, but a {} is expected here", r.id, r.kind.noun()),
+                    None => format!("no {} `{}` is defined", r.kind.noun(), r.id),
+                };
+                let hint = did_you_mean(&r.id, candidates).map(|s| format!("did you mean `{s}`?"));
+                self.diags.push(Diagnostic::error("dangling-reference", msg).at(&f, r.span.clone()).maybe_hint(hint));
+            }
+        }
+        referenced_cards
+    }
+
+    /// Compile the rules script (which must define `turn()`); its functions alone, for the
+    /// card scripts, with its content hash.
+    pub(super) fn compile_rules(&mut self, rules: Option<&ScriptRef>, c: &mut Compiled) -> Option<(rhai::AST, u64)> {
+        let r = rules?;
+        let path = self.project.scripts_dir(&r.pack).join(&r.rel);
+        c.used.insert(path_key(&self.shown(&path)));
+        let Some(s) = self.compile_script(r, None) else {
+            self.rules_broken = true;
+            return None;
+        };
+        if self.opts.compile_scripts && !s.functions.contains("turn") {
+            let d = Diagnostic::error("missing-turn", "the rules script defines no `turn()` function")
+                .in_file(s.path.clone())
+                .hint("games call `fn turn()` once per turn until `end_game`; define it in the rules script");
+            self.diags.push(match self.sources.get(&r.file).cloned() {
+                Some(f) if r.span != (0..0) => d.related(&f, r.span.clone(), "the rules script is named here"),
+                _ => d,
+            });
+        }
+        let lib = (s.ast.clone_functions_only(), s.hash);
+        c.rules = Some(c.scripts.len());
+        c.index.insert((r.pack.clone(), r.rel.clone()), c.scripts.len());
+        c.scripts.push(s);
+        Some(lib)
+    }
+
+    /// Compile every distinct definition script (in parallel), with the rules' functions
+    /// `lib` merged in.
+    pub(super) fn compile_def_scripts(
+        &mut self,
+        srefs: &[Option<ScriptRef>],
+        lib: Option<(&rhai::AST, u64)>,
+        c: &mut Compiled,
+    ) {
+        let mut wanted: Vec<ScriptRef> = Vec::new();
+        let mut wanted_keys: BTreeSet<(&str, &str)> = BTreeSet::new();
+        for s in srefs.iter().flatten() {
+            if wanted_keys.insert((s.pack.as_str(), s.rel.as_str())) {
+                wanted.push(s.clone());
+            }
+        }
+        c.some_failed = self.rules_broken;
+        let compiled: Vec<(ScriptRef, ScriptOut)> =
+            wanted.into_par_iter().map(|s| (s.clone(), compile_one(self, &s, lib))).collect();
+        for (s, out) in compiled {
+            let path = self.project.scripts_dir(&s.pack).join(&s.rel);
+            c.used.insert(path_key(&self.shown(&path)));
+            if let Some(script) = self.take_script(out) {
+                c.index.insert((s.pack.clone(), s.rel.clone()), c.scripts.len());
+                c.scripts.push(script);
+            } else {
+                c.some_failed = true;
+            }
+        }
+    }
+
+    /// One mistake, one error: say on the rules script's error how many card script calls
+    /// wait for it to be fixed before they are checked.
+    pub(super) fn note_unchecked_calls(&mut self, rules: Option<&ScriptRef>) {
+        let unchecked = self.unchecked_calls.swap(0, std::sync::atomic::Ordering::Relaxed);
+        if let (true, Some(r)) = (unchecked > 0, rules) {
+            let shown = self.shown(&self.project.scripts_dir(&r.pack).join(&r.rel));
+            if let Some(d) = self.diags.iter_mut().find(|d| d.is_error() && d.file.as_deref() == Some(shown.as_path()))
+            {
+                let note = format!(
+                    "not checked until this is fixed: {unchecked} call{} from card scripts to functions that are not Crown's",
+                    if unchecked == 1 { "" } else { "s" }
+                );
+                d.hint = Some(match d.hint.take() {
+                    Some(h) => format!("{h}\n{note}"),
+                    None => note,
+                });
+            }
+        }
+    }
+
+    /// Attach each definition's script, reporting the hooks it names that its script does
+    /// not define; the scripts missing a hook.
+    pub(super) fn attach_scripts(
+        &mut self,
+        pack_defs: &mut [Def],
+        srefs: &[Option<ScriptRef>],
+        c: &Compiled,
+    ) -> BTreeSet<usize> {
+        let mut missing_hooks: BTreeSet<usize> = BTreeSet::new();
+        for (i, sref) in srefs.iter().enumerate() {
+            let Some(s) = sref else { continue };
+            let Some(&si) = c.index.get(&(s.pack.clone(), s.rel.clone())) else { continue };
+            pack_defs[i].script = Some(si);
+            let have = &c.scripts[si].functions;
+            let hooks = if self.opts.compile_scripts { s.hooks.as_slice() } else { &[] };
+            for (hook, span) in hooks {
+                if have.contains(hook) {
+                    continue;
+                }
+                missing_hooks.insert(si);
+                if let Some(f) = self.sources.get(&s.file).cloned() {
+                    let hint = did_you_mean(hook, have.iter().map(String::as_str))
+                        .map(|h| format!("the script defines `{h}`; did you mean that?"))
+                        .unwrap_or_else(|| format!("define `fn {hook}(...)` in {}", c.scripts[si].path.display()));
+                    self.diags.push(
+                        Diagnostic::error(
+                            "missing-hook",
+                            format!("`{}` names hook `{hook}`, but its script does not define it", pack_defs[i].def.id),
+                        )
+                        .at(&f, span.clone())
+                        .hint(hint),
+                    );
+                }
+            }
+        }
+        missing_hooks
+    }
+
+    /// Warn of a card script's function that nothing can reach: not a hook any definition
+    /// names, not called by any script, not named in a string (a hook invoked by name).
+    pub(super) fn unreachable_functions(
+        &mut self,
+        pack_defs: &[Def],
+        srefs: &[Option<ScriptRef>],
+        scripts: &[Script],
+        missing_hooks: BTreeSet<usize>,
+    ) {
+        let mut reachable: BTreeSet<String> = BTreeSet::new();
+        for sc in scripts {
+            reachable.extend(sc.references.names.iter().cloned());
+        }
+        for s in srefs.iter().flatten() {
+            reachable.extend(s.hooks.iter().map(|(h, _)| h.clone()));
+        }
+        // Each script once, named by the first definition that uses it. A script missing
+        // a declared hook has its error already (naming the misspelt function): one
+        // mistake, one diagnostic.
+        let mut seen = missing_hooks;
+        for (i, def) in pack_defs.iter().enumerate() {
+            let Some(si) = def.script else { continue };
+            if !seen.insert(si) {
+                continue;
+            }
+            let own = &scripts[si].functions;
+            for f in own {
+                if reachable.contains(f) {
+                    continue;
+                }
+                // What it may have meant: a name hooks are invoked or declared by.
+                let near = did_you_mean(f, reachable.iter().map(String::as_str));
+                let line = crate::script::api::fn_line_in(&self.sources, &scripts[si].path, f);
+                let mut d = Diagnostic::warning(
+                    "unreachable-function",
+                    format!(
+                        "`{f}` is never called: no definition names it as a hook (`{}` uses this script) and no script calls it",
+                        pack_defs[i].def.id
+                    ),
+                );
+                d = match (self.sources.get(&scripts[si].path), line) {
+                    (Some(src), Some(l)) => d.at_line_col(src, l, 1),
+                    _ => d.in_file(scripts[si].path.clone()),
+                };
+                self.diags.push(d.maybe_hint(near.map(|n| format!("a misspelt hook? did you mean `{n}`?"))));
+            }
+        }
+    }
+
+    /// Check the names scripts spell out in strings against what the pack declares
+    /// (leaving out what `[check.allow]` accepts, and the pack-wide checks while some
+    /// script did not compile).
+    pub(super) fn check_script_names(
+        &mut self,
+        manifest: &PackManifest,
+        scripts: &[Script],
+        declared: &crate::script::lint::Declared,
+        some_script_failed: bool,
+    ) {
+        for sc in scripts {
+            let Some(src) = self.sources.get(&sc.path).cloned() else { continue };
+            for n in crate::script::lint::check_names(&sc.references, declared) {
+                if !n.error && manifest.check.allows(n.code, Some(&n.subject)) {
+                    continue;
+                }
+                // What scripts write is known only when every script compiled.
+                if some_script_failed && PACK_WIDE.contains(&n.code) {
+                    continue;
+                }
+                let f = n.finding;
+                let d =
+                    if n.error { Diagnostic::error(n.code, f.message) } else { Diagnostic::warning(n.code, f.message) };
+                let d = if f.line > 0 { d.at_line_col(&src, f.line, f.col) } else { d.in_file(sc.path.clone()) };
+                self.diags.push(d.maybe_hint(f.hint));
+            }
+        }
+    }
+
+    /// Warn of every script file, in the scripts folders of the packs of `chain`, that no
+    /// definition uses.
+    pub(super) fn unused_scripts(&mut self, chain: &[String], used: &BTreeSet<OsString>) {
+        for p in chain {
+            let dir = self.project.scripts_dir(p);
+            for e in walkdir::WalkDir::new(&dir).sort_by_file_name().into_iter().flatten() {
+                if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rhai") {
+                    let shown = self.shown(e.path());
+                    if !used.contains(&path_key(&shown)) {
+                        self.diags.push(
+                            Diagnostic::warning("unused-script", "no definition uses this script")
+                                .in_file(shown)
+                                .hint("name it with `script = \"...\"` in a definition, or delete it"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Warn of cards with count 0 that nothing names (so never in play).
+    pub(super) fn uncounted_cards(&mut self, pack_defs: &[Def], referenced_cards: &BTreeSet<String>) {
+        for d in pack_defs {
+            if d.kind == DefKind::Card && d.def.count == 0 && !referenced_cards.contains(&d.def.id) {
+                if let Some(f) = self.sources.get(&d.origin.file).cloned() {
+                    self.diags.push(
+                        Diagnostic::warning(
+                            "card-in-no-deck",
+                            format!("card `{}` has count 0 and nothing names it", d.def.id),
+                        )
+                        .at(&f, d.origin.id_span.clone())
+                        .hint("give it a count, or list it in a noble's, leader's or seat's `cards`"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Scenario checks that need the manifest: seats within the players allowed, at most
+    /// one default scenario.
+    pub(super) fn check_scenarios(&mut self, scenarios: &[ScenarioEntry], manifest: &PackManifest, morigin: &Origin) {
+        let mut defaults = 0;
+        for sc in scenarios {
+            let s = &sc.scenario;
+            if s.default {
+                defaults += 1;
+            }
+            let range = s.players.unwrap_or(manifest.players);
+            if !s.seat.is_empty() && ((s.seat.len() as i64) < range.min || (s.seat.len() as i64) > range.max) {
+                if let Some(f) = self.sources.get(&sc.origin.file).cloned() {
+                    self.diags.push(
+                        Diagnostic::error(
+                            "seat-count",
+                            format!(
+                                "scenario `{}` has {} seats but allows {}-{} players",
+                                s.id,
+                                s.seat.len(),
+                                range.min,
+                                range.max
+                            ),
+                        )
+                        .at(&f, sc.origin.id_span.clone()),
+                    );
+                }
+            }
+        }
+        if defaults > 1 {
+            self.diags.push(
+                Diagnostic::error("many-defaults", "more than one scenario has `default = true`")
+                    .in_file(morigin.file.clone()),
+            );
+        }
+    }
+
+    /// Cards with a count that no script can put in play: when the scripts name every deck
+    /// they build in a literal (and never enumerate all definitions with `defs`), a card
+    /// whose `decks` they never build, and that nothing names by id, is never played.
+    pub(super) fn cards_in_no_deck(
+        &mut self,
+        defs: &[Def],
+        scripts: &[Script],
+        declared: &crate::script::lint::Declared,
+        referenced: &BTreeSet<String>,
+    ) {
+        use crate::script::lint::Names;
+        if declared.dynamic.contains(&Names::Deck) || scripts.iter().any(|s| s.references.names.contains("defs")) {
+            return;
+        }
+        let built: BTreeSet<&str> = scripts
+            .iter()
+            .flat_map(|s| s.references.literals.iter())
+            .filter(|l| l.names == Names::Deck)
+            .map(|l| l.text.as_str())
+            .collect();
+        let by_id: BTreeSet<&str> = scripts
+            .iter()
+            .flat_map(|s| s.references.literals.iter())
+            .filter(|l| l.names == Names::Id)
+            .map(|l| l.text.as_str())
+            .chain(scripts.iter().flat_map(|s| s.references.names.iter().map(String::as_str)))
+            .collect();
+        // One warning per deck nobody builds (and one for cards listing no deck), at the
+        // first card concerned, naming the others.
+        let mut stranded: BTreeMap<Option<&str>, Vec<&Def>> = BTreeMap::new();
+        for d in defs {
+            let def = &d.def;
+            if d.kind != DefKind::Card
+                || def.count == 0
+                || referenced.contains(&def.id)
+                || by_id.contains(def.id.as_str())
+                || def.decks.iter().any(|k| built.contains(k.as_str()))
+            {
+                continue;
+            }
+            stranded.entry(def.decks.first().map(String::as_str)).or_default().push(d);
+        }
+        let mut out = Vec::new();
+        for (deck, cards) in stranded {
+            let first = cards[0];
+            let Some(f) = self.sources.get(&first.origin.file) else { continue };
+            let others = match cards.len() {
+                1 => String::new(),
+                2 => format!(" (and `{}`)", cards[1].def.id),
+                n => format!(" (and `{}` and {} more)", cards[1].def.id, n - 2),
+            };
+            let message = match deck {
+                None => format!("card `{}`{others} lists no deck, so no script puts it in play", first.def.id),
+                Some(k) => format!("card `{}`{others} is in the deck `{k}`, which no script builds", first.def.id),
+            };
+            let known: Vec<String> = built.iter().map(|k| format!("`{k}`")).collect();
+            let hint = match deck.and_then(|k| did_you_mean(k, built.iter().copied())) {
+                Some(n) => format!("did you mean the deck `{n}`?"),
+                None if known.is_empty() => {
+                    "no script calls `create_deck` or `defs_in_deck` with a deck name".to_string()
+                }
+                None => format!("the scripts build {}", known.join(", ")),
+            };
+            out.push(Diagnostic::warning("card-in-no-deck", message).at(f, first.origin.id_span.clone()).hint(hint));
+        }
+        self.diags.extend(out);
+    }
+}
