@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::common::{crown, load_pack, repo_project};
+use crown_engine::bots;
 use crown_engine::content::Pack;
-use crown_engine::game::agent;
+
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::save::{SaveFile, SaveStatus};
 use crown_engine::game::{Game, GameConfig, Status};
@@ -54,7 +55,7 @@ fn turn_lines(t: &str) -> Vec<String> {
 /// One sitting of the whole game, in memory.
 fn one_sitting(pack: &Arc<Pack>, seed: u64) -> (Game, String) {
     let cfg = GameConfig::new(seed, 1);
-    let g = Game::new(pack.clone(), cfg, vec![agent::bot("greedy", seed, 0).unwrap()]).unwrap();
+    let g = Game::new(pack.clone(), cfg, vec![bots::bot("greedy", seed, 0).unwrap()]).unwrap();
     let (g, o) = g.run();
     assert_eq!(o.status, Status::Finished, "{}", transcript_text(&g, &o));
     let t = transcript_text(&g, &o);

@@ -22,10 +22,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::common::Table;
+use crown_engine::bots;
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
 
 use crown_engine::game::record::transcript_text;
-use crown_engine::game::{agent, Game, GameConfig, Outcome, Status};
+use crown_engine::game::{Game, GameConfig, Outcome, Status};
 
 const PACK: &str = "kingdoms-in-conflict";
 
@@ -39,7 +40,7 @@ fn pack() -> Arc<Pack> {
 fn play(pack: &Arc<Pack>, scenario: Option<&str>, seed: u64, bots: [&str; 2]) -> (Game, Outcome) {
     let mut cfg = GameConfig::new(seed, 2);
     cfg.scenario = scenario.map(str::to_string);
-    let agents = (0..2).map(|s| agent::bot(bots[s], seed, s).expect("bot")).collect();
+    let agents = (0..2).map(|s| bots::bot(bots[s], seed, s).expect("bot")).collect();
     let game = Game::new(pack.clone(), cfg, agents).expect("game starts");
     game.run()
 }

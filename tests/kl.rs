@@ -9,8 +9,9 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
+use crown_engine::bots;
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
-use crown_engine::game::agent::{self, Agent, ChoiceRequest};
+use crown_engine::game::agent::{Agent, ChoiceRequest};
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::state::NO_ZONE;
 use crown_engine::game::{Game, GameConfig, Outcome, Status};
@@ -28,7 +29,7 @@ fn pack(id: &str) -> Arc<Pack> {
 fn new_game(pack: &Arc<Pack>, scenario: Option<&str>, seed: u64, bot: &str) -> Game {
     let mut cfg = GameConfig::new(seed, 1);
     cfg.scenario = scenario.map(str::to_string);
-    Game::new(pack.clone(), cfg, vec![agent::bot(bot, seed, 0).expect("bot")]).expect("game starts")
+    Game::new(pack.clone(), cfg, vec![bots::bot(bot, seed, 0).expect("bot")]).expect("game starts")
 }
 
 fn finished(game: &Game, o: &Outcome, what: &str) {
@@ -234,7 +235,7 @@ fn bench() {
     for seed in 0..n {
         let mut cfg = GameConfig::new(seed, 1);
         cfg.transcript = false;
-        let g = Game::new(base.clone(), cfg, vec![agent::bot("greedy", seed, 0).unwrap()]).unwrap();
+        let g = Game::new(base.clone(), cfg, vec![bots::bot("greedy", seed, 0).unwrap()]).unwrap();
         let (_, o) = g.run();
         assert_eq!(o.status, Status::Finished);
         total += o.scores[0];
@@ -273,7 +274,7 @@ fn resume(from: Game, pack: &Arc<Pack>, scenario: Option<&str>) -> (Game, Outcom
 fn carry(from: Game, pack: &Arc<Pack>, scenario: Option<&str>) -> Game {
     let mut cfg = GameConfig::new(from.seed, 1);
     cfg.scenario = scenario.map(str::to_string);
-    let mut next = Game::new(pack.clone(), cfg, vec![agent::bot("first", 0, 0).expect("bot")]).expect("game starts");
+    let mut next = Game::new(pack.clone(), cfg, vec![bots::bot("first", 0, 0).expect("bot")]).expect("game starts");
     let mut from = from;
     next.state = from.state.clone();
     next.agents = std::mem::take(&mut from.agents);

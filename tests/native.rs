@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use crown_engine::bots;
 use crown_engine::content::Pack;
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::{agent, Game, GameConfig, Status};
@@ -28,7 +29,7 @@ fn config(seed: u64, players: usize, scenario: Option<&str>) -> GameConfig {
 }
 
 fn agents(bot: &str, seed: u64, players: usize) -> Vec<Box<dyn agent::Agent>> {
-    (0..players).map(|s| agent::bot(bot, seed, s).expect("bot")).collect()
+    (0..players).map(|s| bots::bot(bot, seed, s).expect("bot")).collect()
 }
 
 /// The scripted transcript and the native one, for one game.

@@ -1,9 +1,11 @@
 //! The `search` bot: it plays every shipped pack to an end, the same way twice for a seed,
 //! and its rollouts never start from what its seat cannot see.
 
-use crown_engine::game::agent::{self, Agent};
+use crown_engine::bots;
+use crown_engine::bots::search;
+use crown_engine::game::agent::Agent;
 use crown_engine::game::state::Visibility;
-use crown_engine::game::{search, Game, GameConfig, Status};
+use crown_engine::game::{Game, GameConfig, Status};
 
 use crate::common::{load_pack, repo_project};
 
@@ -12,7 +14,7 @@ fn play(pack: &str, kinds: &[&str], seed: u64) -> (String, Status, Vec<String>) 
     let (pack, scenario) = pack.split_once('/').map_or((pack, None), |(p, s)| (p, Some(s.to_string())));
     let pack = load_pack(&repo_project(), pack).expect("pack loads");
     let agents: Vec<Box<dyn Agent>> =
-        kinds.iter().enumerate().map(|(i, k)| agent::bot(k, seed, i).expect("a bot kind")).collect();
+        kinds.iter().enumerate().map(|(i, k)| bots::bot(k, seed, i).expect("a bot kind")).collect();
     let mut cfg = GameConfig::new(seed, kinds.len());
     cfg.scenario = scenario;
     let (game, outcome) = Game::new(pack, cfg, agents).expect("game starts").run();
@@ -45,7 +47,7 @@ fn the_search_bot_plays_every_pack_to_an_end_and_the_same_way_twice() {
 #[test]
 fn rollouts_redeal_only_what_the_deciding_seat_cannot_see() {
     let pack = load_pack(&repo_project(), "take-the-kingdom").expect("pack loads");
-    let agents: Vec<Box<dyn Agent>> = (0..4).map(|i| agent::bot("random", 9, i).unwrap()).collect();
+    let agents: Vec<Box<dyn Agent>> = (0..4).map(|i| bots::bot("random", 9, i).unwrap()).collect();
     let mut cfg = GameConfig::new(9, 4);
     cfg.max_turns = Some(3);
     let (game, outcome) = Game::new(pack, cfg, agents).unwrap().run();

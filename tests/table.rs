@@ -22,8 +22,9 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
+use crown_engine::bots;
 use crown_engine::content::Pack;
-use crown_engine::game::agent::{self, Agent, ChoiceRequest};
+use crown_engine::game::agent::{Agent, ChoiceRequest};
 use crown_engine::game::narrate::Heard;
 use crown_engine::game::view::Table;
 use crown_engine::game::{Game, GameConfig, Status};
@@ -235,7 +236,7 @@ fn sit(pack_id: &str, scenario: Option<&str>, seed: u64, bots: &[&str], input: &
         watch: watch.clone(),
     }));
     for (i, b) in bots.iter().enumerate() {
-        let inner = agent::bot(b, seed, i + 1).unwrap();
+        let inner = bots::bot(b, seed, i + 1).unwrap();
         agents.push(Box::new(Bot { inner, seat: i + 1, watch: watch.clone() }));
     }
     let mut cfg = GameConfig::new(seed, players);

@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use crate::common::Table;
+use crown_engine::bots;
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
-use crown_engine::game::agent;
+
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::state::NO_ZONE;
 use crown_engine::game::{Game, GameConfig, Status};
@@ -54,7 +55,7 @@ fn tlk_check() {
 fn checked_game(pack: &Arc<Pack>, players: usize, seed: u64, bot: &str) -> Result<(), String> {
     let mut cfg = GameConfig::new(seed, players);
     cfg.transcript = false;
-    let agents = (0..players).map(|s| agent::bot(bot, seed, s).expect("bot")).collect();
+    let agents = (0..players).map(|s| bots::bot(bot, seed, s).expect("bot")).collect();
     let game = Game::new(pack.clone(), cfg, agents).expect("game starts");
     let rules = pack.rules_script().expect("rules").ast.clone();
     let checks = crown_engine::script::compile("checks", CHECKS).expect("checks compile");
@@ -107,7 +108,7 @@ fn every_scenario_plays_to_the_end_with_one_winner() {
         for seed in 0..8 {
             let mut cfg = GameConfig::new(seed, n);
             cfg.scenario = sc.map(str::to_string);
-            let agents = (0..n).map(|s| agent::bot("random", seed, s).expect("bot")).collect();
+            let agents = (0..n).map(|s| bots::bot("random", seed, s).expect("bot")).collect();
             let game = Game::new(pack.clone(), cfg, agents).expect("game starts");
             let (game, o) = game.run();
             assert_eq!(o.status, Status::Finished, "{sc:?} {n}p seed {seed}:\n{}", transcript_text(&game, &o));

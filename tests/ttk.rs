@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use crate::common::Table;
+use crown_engine::bots;
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::state::NO_ZONE;
-use crown_engine::game::{agent, Game, GameConfig, Outcome, Status};
+use crown_engine::game::{Game, GameConfig, Outcome, Status};
 
 fn pack() -> Arc<Pack> {
     let project = Project::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
@@ -19,7 +20,7 @@ fn pack() -> Arc<Pack> {
 fn play(pack: &Arc<Pack>, scenario: Option<&str>, players: usize, seed: u64, bot: &str) -> (Game, Outcome) {
     let mut cfg = GameConfig::new(seed, players);
     cfg.scenario = scenario.map(str::to_string);
-    let agents = (0..players).map(|s| agent::bot(bot, seed, s).expect("bot")).collect();
+    let agents = (0..players).map(|s| bots::bot(bot, seed, s).expect("bot")).collect();
     let game = Game::new(pack.clone(), cfg, agents).expect("game starts");
     game.run()
 }

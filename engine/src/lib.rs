@@ -4,6 +4,7 @@
 //! The engine never prints, never exits the process and holds no terminal code; only
 //! [`content`] touches the file system, and only to read a project.
 
+pub mod bots;
 pub mod content;
 pub mod diag;
 pub mod fsread;

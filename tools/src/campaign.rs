@@ -13,13 +13,14 @@
 //! has, or comes from another save format is refused, and the file is left as it was; a
 //! sitting that fails (a script error, the turn limit) does not write the save either.
 
+use crown_engine::bots;
 use crown_engine::fsread;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use crown_engine::content::{Pack, Project};
-use crown_engine::game::agent::{self, Agent};
+use crown_engine::game::agent::Agent;
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::save::{SaveFile, SaveStatus};
 use crown_engine::game::{Game, GameConfig, Outcome, Status};
@@ -137,7 +138,7 @@ fn run_new(project: &Project, args: &NewArgs) -> i32 {
     // Make the game once, without playing it, so a bad scenario or seat count is refused now.
     let mut cfg = GameConfig::new(args.seed, players);
     cfg.scenario = args.scenario.clone();
-    let bots = (0..players).map(|i| agent::bot("first", args.seed, i).expect("first agent")).collect();
+    let bots = (0..players).map(|i| bots::bot("first", args.seed, i).expect("first agent")).collect();
     let game = match Game::new(pack.clone(), cfg, bots) {
         Ok(g) => g,
         Err(e) => {
@@ -235,8 +236,8 @@ pub fn agents_for(save: &SaveFile, kinds: &[String], seen: &crate::table::Seen) 
             )));
         } else {
             out.push(
-                agent::bot(k, save.seed, seat)
-                    .ok_or_else(|| format!("unknown agent `{k}` (agents: human, {})", agent::AGENT_KINDS.join(", ")))?,
+                bots::bot(k, save.seed, seat)
+                    .ok_or_else(|| format!("unknown agent `{k}` (agents: human, {})", bots::AGENT_KINDS.join(", ")))?,
             );
         }
     }
@@ -546,7 +547,7 @@ pub fn play_through(pack: &Arc<Pack>, seed: u64, bot: &str, by_rounds: bool) -> 
     }
     let mut sittings = 0;
     loop {
-        let agents = (0..players).map(|i| agent::bot(bot, seed, i).ok_or("unknown bot")).collect::<Result<_, _>>()?;
+        let agents = (0..players).map(|i| bots::bot(bot, seed, i).ok_or("unknown bot")).collect::<Result<_, _>>()?;
         let sit = play_sitting(&save, pack.clone(), None, agents, by_rounds, false)?;
         sittings += 1;
         let next = sit.save.ok_or_else(|| format!("seed {seed}: the game stopped: {:?}", sit.outcome.status))?;

@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clap::Args;
+use crown_engine::bots;
 use crown_engine::content::{Pack, Project};
-use crown_engine::game::agent::{self, Agent, ChoiceRequest};
+use crown_engine::game::agent::{Agent, ChoiceRequest};
 use crown_engine::game::narrate::LogLevel;
 use crown_engine::game::record::{transcript_text, GameFile};
 use crown_engine::game::{Game, GameConfig, Status};
@@ -240,7 +241,7 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
                     seen.clone(),
                 ))
             } else {
-                agent::bot(k, args.seed, i).expect("known agent")
+                bots::bot(k, args.seed, i).expect("known agent")
             }
         })
         .collect();
@@ -397,7 +398,7 @@ mod tests {
         let out = Shared::default();
         let input = std::io::Cursor::new(keys.repeat(200).into_bytes());
         let agents: Vec<Box<dyn Agent>> =
-            vec![Box::new(TablePlayer::new(input, out.clone())), agent::bot("first", 1, 1).unwrap()];
+            vec![Box::new(TablePlayer::new(input, out.clone())), bots::bot("first", 1, 1).unwrap()];
         let game = Game::new(pack, GameConfig::new(1, 2), agents).unwrap();
         let _ = game.run();
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
@@ -445,7 +446,7 @@ mod tests {
         let out = Shared::default();
         let input = std::io::Cursor::new(b"board\n1\n".to_vec());
         let agents: Vec<Box<dyn Agent>> =
-            vec![agent::bot("first", 1, 0).unwrap(), Box::new(TablePlayer::new(input, out.clone()))];
+            vec![bots::bot("first", 1, 0).unwrap(), Box::new(TablePlayer::new(input, out.clone()))];
         let (_, outcome) = Game::new(pack, GameConfig::new(1, 2), agents).unwrap().run();
         assert!(matches!(outcome.status, Status::Finished), "{:?}", outcome.status);
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();

@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
+use crown_engine::bots;
 use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
-use crown_engine::game::agent::{self, Agent};
+use crown_engine::game::agent::Agent;
 
 use crate::out;
 
@@ -66,9 +67,9 @@ pub fn agent_kinds(
             .get(i)
             .or(agents.last())
             .cloned()
-            .or_else(|| seats.get(i).and_then(|s| s.agent.clone()).filter(|a| agent::unknown_kind(a).is_none()))
+            .or_else(|| seats.get(i).and_then(|s| s.agent.clone()).filter(|a| bots::unknown_kind(a).is_none()))
             .unwrap_or_else(|| default.to_string());
-        if let Some((msg, near)) = agent::unknown_kind(&k) {
+        if let Some((msg, near)) = bots::unknown_kind(&k) {
             return Err(format!(
                 "unknown agent: {msg}{}",
                 near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
@@ -125,7 +126,7 @@ pub fn bots(kinds: &[String], seed: u64) -> Vec<Box<dyn Agent>> {
     kinds
         .iter()
         .enumerate()
-        .map(|(i, k)| agent::bot(k, seed, i).unwrap_or_else(|| agent::bot("random", seed, i).expect("random agent")))
+        .map(|(i, k)| bots::bot(k, seed, i).unwrap_or_else(|| bots::bot("random", seed, i).expect("random agent")))
         .collect()
 }
 

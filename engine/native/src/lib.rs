@@ -23,7 +23,7 @@
 //! four solo difficulties). Agents: `random` and `first` are called as they are; `scripted`
 //! (and any other agent) gets the same prompt and labels; `greedy` is played natively with
 //! the rules' `greedy_score` ported to Rust and the same tie-breaking stream as
-//! [`crown_engine::game::agent::GreedyAgent`] built with the game's seed. Agents other than
+//! [`crown_engine::bots::greedy::GreedyAgent`] built with the game's seed. Agents other than
 //! `greedy` get an empty `options` slice (only `labels` is filled). A game that fails (an
 //! agent error) ends with [`crown_engine::game::Status::Failed`], but its `error:` transcript line
 //! does not carry the script location the scripted engine adds.

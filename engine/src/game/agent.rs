@@ -1,7 +1,7 @@
-//! Agents answer choices: `random` (seeded), `first`, `greedy` (the pack's
-//! `greedy_score`), `search` (Monte Carlo search, [`super::search`]), `scripted` (replays
-//! recorded labels). A person at a terminal is an
-//! agent too, provided by the `crown` binary.
+//! Agents answer choices. This module holds the trait and the agents that need nothing but
+//! the choice: `random` (seeded), `first`, `scripted` (replays recorded labels). The bots
+//! that run the rules' scripts to decide (`greedy`, `search`) are in [`crate::bots`]. A
+//! person at a terminal is an agent too, provided by the `crown` binary.
 
 use std::sync::Arc;
 
@@ -118,56 +118,6 @@ impl Agent for FirstAgent {
     }
 }
 
-/// Scores each option with the rules' `greedy_score(player, prompt, option)` and takes the
-/// best; ties are broken at random with its own stream. Without `greedy_score` it plays
-/// at random.
-pub struct GreedyAgent {
-    rng: GameRng,
-}
-
-impl GreedyAgent {
-    pub fn new(game_seed: u64, seat: usize) -> Self {
-        GreedyAgent { rng: GameRng::new(derive_seed(game_seed ^ 0x6EED_1000, seat as u64 + 1)) }
-    }
-}
-
-/// The rules' `greedy_score(player, prompt, option)` of each option of a choice; `None`
-/// when the rules define no `greedy_score`.
-pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String> {
-    let Some(rules) = req.pack.rules_script().filter(|r| r.functions.contains("greedy_score")) else {
-        return Ok(None);
-    };
-    let ast = rules.ast.clone();
-    let mut scores = Vec::with_capacity(req.options.len());
-    for opt in req.options {
-        let args = vec![Dynamic::from(req.player as i64), Dynamic::from(req.prompt.to_string()), opt.clone()];
-        let v = crate::script::api::call_script_fn(&ast, "greedy_score", args).map_err(|e| e.to_string())?;
-        scores.push(v.as_int().map_err(|t| format!("greedy_score returned {t} where an integer was expected"))?);
-    }
-    Ok(Some(scores))
-}
-
-impl Agent for GreedyAgent {
-    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
-        let Some(scores) = greedy_scores(req)? else {
-            return Ok(self.rng.below(req.count as u64) as usize);
-        };
-        let top = scores.iter().copied().max().unwrap_or(0);
-        let best: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] == top).collect();
-        Ok(best[self.rng.below(best.len() as u64) as usize])
-    }
-    fn kind(&self) -> String {
-        "greedy".into()
-    }
-    fn rng_state(&self) -> Option<String> {
-        Some(self.rng.state())
-    }
-    fn set_rng_state(&mut self, state: &str) -> Result<(), String> {
-        self.rng = GameRng::from_state(state)?;
-        Ok(())
-    }
-}
-
 /// Replays recorded choices by label.
 pub struct ScriptedAgent {
     /// `(step, label)` of every recorded choice, in order.
@@ -206,33 +156,4 @@ impl Agent for ScriptedAgent {
 
 pub fn quote_list(labels: &[String]) -> String {
     labels.iter().map(|l| format!("'{l}'")).collect::<Vec<_>>().join(", ")
-}
-
-/// Agent kinds that can be built from a name.
-pub const AGENT_KINDS: &[&str] = &["random", "first", "greedy", "search"];
-
-/// Why `kind` names no agent a game file may use (`human` or a bot kind), and the nearest
-/// kind; `None` when it is one.
-pub fn unknown_kind(kind: &str) -> Option<(String, Option<&'static str>)> {
-    if kind == "human" || AGENT_KINDS.contains(&kind) {
-        return None;
-    }
-    if let Some(spec) = super::search::SearchSpec::parse(kind) {
-        return spec.err().map(|e| (e, None));
-    }
-    let near = crate::diag::did_you_mean(kind, AGENT_KINDS.iter().copied());
-    Some((format!("`{kind}` is not an agent (agents: human, {})", AGENT_KINDS.join(", ")), near))
-}
-
-/// Build a bot agent by kind name.
-pub fn bot(kind: &str, game_seed: u64, seat: usize) -> Option<Box<dyn Agent>> {
-    Some(match kind {
-        "random" => Box::new(RandomAgent::new(game_seed, seat)),
-        "first" => Box::new(FirstAgent),
-        "greedy" => Box::new(GreedyAgent::new(game_seed, seat)),
-        _ => match super::search::SearchSpec::parse(kind)? {
-            Ok(spec) => Box::new(super::search::SearchAgent::new(kind, spec, game_seed, seat)),
-            Err(_) => return None,
-        },
-    })
 }

@@ -7,7 +7,6 @@ pub mod narrate;
 pub mod record;
 pub mod rng;
 pub mod save;
-pub mod search;
 pub mod state;
 pub mod view;
 
@@ -490,11 +489,6 @@ impl Game {
         });
         self.state.put_in_zone(id, z, false);
         id
-    }
-
-    /// Play the game to its end: `setup()`, then `turn()` until `end_game` or the limit.
-    pub fn run(self) -> (Game, Outcome) {
-        crate::script::api::run_game(self)
     }
 
     /// The outcome as it stands.

@@ -4,8 +4,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crown_engine::bots;
 use crown_engine::content::Project;
-use crown_engine::game::agent::{self, Agent, ChoiceRequest};
+use crown_engine::game::agent::{Agent, ChoiceRequest};
 use crown_engine::game::{Game, GameConfig, Status};
 
 use crate::session;
@@ -48,10 +49,10 @@ pub fn figures(project: &Project, games: u64) -> Result<Vec<(String, f64, String
         for g in 0..games {
             let seed = 1000 + g;
             let mut agents: Vec<Box<dyn Agent>> = Vec::with_capacity(players);
-            let search = agent::bot("search", seed, 0).ok_or("no search agent")?;
+            let search = bots::bot("search", seed, 0).ok_or("no search agent")?;
             agents.push(Box::new(Timed { inner: search, spent: spent.clone() }));
             for seat in 1..players {
-                agents.push(agent::bot("random", seed, seat).ok_or("no random agent")?);
+                agents.push(bots::bot("random", seed, seat).ok_or("no random agent")?);
             }
             let mut cfg = GameConfig::new(seed, players);
             cfg.transcript = false;
@@ -69,7 +70,7 @@ pub fn figures(project: &Project, games: u64) -> Result<Vec<(String, f64, String
             mean,
             format!(
                 "{id}: search bot ({} rollouts{}) {mean:.1} ms a decision on one core, slowest {:.0} ms ({n} decisions, {games} games)",
-                budget.rollouts.unwrap_or(crown_engine::game::search::DEFAULT_ROLLOUTS),
+                budget.rollouts.unwrap_or(crown_engine::bots::search::DEFAULT_ROLLOUTS),
                 budget.depth.map(|d| format!(" of {d} turns")).unwrap_or_default(),
                 worst.as_secs_f64() * 1000.0
             ),

@@ -159,7 +159,8 @@ pub fn check_games(
     project: &Project,
     pack: &Arc<Pack>,
 ) -> (Vec<crown_engine::Diagnostic>, Vec<crown_engine::SourceFile>) {
-    use crown_engine::game::agent::{unknown_kind, Agent, FirstAgent};
+    use crown_engine::bots::unknown_kind;
+    use crown_engine::game::agent::{Agent, FirstAgent};
     use crown_engine::Diagnostic;
     let mut diags = Vec::new();
     let mut sources = Vec::new();

@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crown_engine::bots;
 use crown_engine::content::Pack;
-use crown_engine::game::agent::{self, Agent, ChoiceRequest};
+use crown_engine::game::agent::{Agent, ChoiceRequest};
 use crown_engine::game::narrate::Heard;
 use crown_engine::game::record::GameFile;
 use crown_engine::game::state::Visibility;
@@ -225,8 +226,8 @@ impl Session {
             return Err(format!("a game in the page has one person and bots: {} seats are `human`", humans.len()));
         };
         for k in &setup.kinds {
-            if k != "human" && !agent::AGENT_KINDS.contains(&k.as_str()) {
-                return Err(format!("unknown agent `{k}` (agents: human, {})", agent::AGENT_KINDS.join(", ")));
+            if k != "human" && !bots::AGENT_KINDS.contains(&k.as_str()) {
+                return Err(format!("unknown agent `{k}` (agents: human, {})", bots::AGENT_KINDS.join(", ")));
             }
         }
         let s = Session { setup, seat, choices: Vec::new(), packs: vec![(0, pack)] };
@@ -236,7 +237,7 @@ impl Session {
 
     fn start(&self, pack: Arc<Pack>, agents: Vec<Box<dyn Agent>>) -> Result<Game, String> {
         let agents = if agents.is_empty() {
-            (0..self.setup.kinds.len()).map(|i| agent::bot("first", self.setup.seed, i).expect("first agent")).collect()
+            (0..self.setup.kinds.len()).map(|i| bots::bot("first", self.setup.seed, i).expect("first agent")).collect()
         } else {
             agents
         };
@@ -298,7 +299,7 @@ impl Session {
                     renderer: Renderer::default(),
                 }));
             } else {
-                agents.push(agent::bot(k, self.setup.seed, i).expect("a known agent"));
+                agents.push(bots::bot(k, self.setup.seed, i).expect("a known agent"));
             }
         }
         let mut game = self.start(self.packs[0].1.clone(), agents).expect("the session's set-up makes a game");

@@ -324,7 +324,7 @@ fn set_mark(c: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {
 #[cfg(test)]
 mod tests {
     use crate::content::{load_pack, LoadOptions, Project};
-    use crate::game::{agent, Game, GameConfig};
+    use crate::game::{Game, GameConfig};
     use std::sync::Arc;
 
     /// Run `probe()` of a rules script over a one-card pack whose card has a back face.
@@ -347,7 +347,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root);
         let pack = Arc::new(loaded.pack.expect("the pack loads"));
         let ast = pack.rules_script().unwrap().ast.clone();
-        let game = Game::new(pack, GameConfig::new(1, 1), vec![agent::bot("first", 1, 0).unwrap()]).unwrap();
+        let game = Game::new(pack, GameConfig::new(1, 1), vec![crate::bots::bot("first", 1, 0).unwrap()]).unwrap();
         let (_, r) = super::super::with_installed(game, || super::super::call_script_fn(&ast, "probe", Vec::new()));
         r.map(|v| v.to_string()).map_err(|e| e.to_string())
     }

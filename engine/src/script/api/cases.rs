@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::content::{load_pack, LoadOptions, Pack, Project};
-use crate::game::{agent, Game, GameConfig};
+use crate::game::{Game, GameConfig};
 
 /// One test: the functions it covers and the snippet that checks them.
 struct Case {
@@ -688,7 +688,7 @@ fn fixture() -> Arc<Pack> {
 fn run(pack: &Arc<Pack>, c: &Case) -> Result<(), String> {
     let mut cfg = GameConfig::new(1, 2);
     cfg.scenario = Some("duel".into());
-    let agents = vec![agent::bot("first", 1, 0).unwrap(), agent::bot("first", 1, 1).unwrap()];
+    let agents = vec![crate::bots::bot("first", 1, 0).unwrap(), crate::bots::bot("first", 1, 1).unwrap()];
     let game = Game::new(pack.clone(), cfg, agents)?;
     let rules = pack.rules_script().expect("rules").ast.clone();
     let ast = crate::script::compile("case", c.code).map_err(|e| e.to_string())?;

@@ -188,7 +188,7 @@ mod tests {
     use super::*;
     use crate::content::model::Scalar;
     use crate::content::{load_pack, LoadOptions, Project};
-    use crate::game::{agent, GameConfig};
+    use crate::game::GameConfig;
 
     /// A game of a pack whose pack.toml gives `[options]` and whose scenario overrides one.
     fn game(scenario: Option<&str>) -> Game {
@@ -211,7 +211,7 @@ mod tests {
         let pack = Arc::new(loaded.pack.expect("the pack loads"));
         let mut cfg = GameConfig::new(1, 1);
         cfg.scenario = scenario.map(String::from);
-        Game::new(pack, cfg, vec![agent::bot("first", 1, 0).unwrap()]).unwrap()
+        Game::new(pack, cfg, vec![crate::bots::bot("first", 1, 0).unwrap()]).unwrap()
     }
 
     #[test]

@@ -835,6 +835,14 @@ pub(super) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer) -> R<(usi
     Ok((index, label))
 }
 
+impl Game {
+    /// Play the game to its end: `setup()`, then `turn()` until `end_game` or the limit.
+    /// (Defined here, with the interpreter, so that `game` never calls into `script`.)
+    pub fn run(self) -> (Game, Outcome) {
+        run_game(self)
+    }
+}
+
 fn maybe_reload() {
     let hook = with(|g| Ok(g.reload.take())).ok().flatten();
     let Some(mut hook) = hook else { return };
@@ -1124,7 +1132,7 @@ mod tests {
         assert_eq!(plain_words("ToString and i64x stay"), "ToString and i64x stay");
     }
     use crate::content::{load_pack, LoadOptions, Project};
-    use crate::game::{agent, GameConfig};
+    use crate::game::GameConfig;
 
     /// A one-seat game of a minimal pack (nothing run yet).
     fn tiny_game(tag: &str) -> Game {
@@ -1140,7 +1148,7 @@ mod tests {
         let loaded = load_pack(&Project::new(&root), "p", LoadOptions::default());
         let _ = std::fs::remove_dir_all(&root);
         let pack = Arc::new(loaded.pack.expect("the pack loads"));
-        Game::new(pack, GameConfig::new(1, 1), vec![agent::bot("first", 1, 0).unwrap()]).unwrap()
+        Game::new(pack, GameConfig::new(1, 1), vec![crate::bots::bot("first", 1, 0).unwrap()]).unwrap()
     }
 
     #[test]

@@ -31,11 +31,12 @@ use std::time::{Duration, Instant};
 
 use rhai::Dynamic;
 
-use super::agent::{Agent, ChoiceRequest, GreedyAgent, RandomAgent};
-use super::rng::{derive_seed, GameRng};
-use super::state::Visibility;
-use super::{Game, Status};
+use super::greedy::{greedy_scores, GreedyAgent};
 use crate::content::model::SearchPolicy;
+use crate::game::agent::{quote_list, Agent, ChoiceRequest, RandomAgent};
+use crate::game::rng::{derive_seed, GameRng};
+use crate::game::state::Visibility;
+use crate::game::{Game, Status};
 
 /// How much a search agent may spend on one decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,7 +205,7 @@ impl Agent for SearchAgent {
         // The options to search: all of them, or when the budget is too small to try
         // each a few times, the ones the pack's greedy_score likes best (in its order,
         // which also breaks ties between equal means).
-        let candidates: Vec<usize> = match super::agent::greedy_scores(req)? {
+        let candidates: Vec<usize> = match greedy_scores(req)? {
             Some(scores) => {
                 let mut order: Vec<usize> = (0..n).collect();
                 order.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
@@ -460,7 +461,7 @@ impl Agent for ForkAgent {
                 req.step,
                 req.player_name,
                 req.prompt,
-                super::agent::quote_list(req.labels)
+                quote_list(req.labels)
             )
         })
     }

@@ -1,0 +1,56 @@
+//! The `greedy` bot: the rules' `greedy_score` ranks the options.
+
+use rhai::Dynamic;
+
+use crate::game::agent::{Agent, ChoiceRequest};
+use crate::game::rng::{derive_seed, GameRng};
+
+/// Scores each option with the rules' `greedy_score(player, prompt, option)` and takes the
+/// best; ties are broken at random with its own stream. Without `greedy_score` it plays
+/// at random.
+pub struct GreedyAgent {
+    rng: GameRng,
+}
+
+impl GreedyAgent {
+    pub fn new(game_seed: u64, seat: usize) -> Self {
+        GreedyAgent { rng: GameRng::new(derive_seed(game_seed ^ 0x6EED_1000, seat as u64 + 1)) }
+    }
+}
+
+/// The rules' `greedy_score(player, prompt, option)` of each option of a choice; `None`
+/// when the rules define no `greedy_score`.
+pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String> {
+    let Some(rules) = req.pack.rules_script().filter(|r| r.functions.contains("greedy_score")) else {
+        return Ok(None);
+    };
+    let ast = rules.ast.clone();
+    let mut scores = Vec::with_capacity(req.options.len());
+    for opt in req.options {
+        let args = vec![Dynamic::from(req.player as i64), Dynamic::from(req.prompt.to_string()), opt.clone()];
+        let v = crate::script::api::call_script_fn(&ast, "greedy_score", args).map_err(|e| e.to_string())?;
+        scores.push(v.as_int().map_err(|t| format!("greedy_score returned {t} where an integer was expected"))?);
+    }
+    Ok(Some(scores))
+}
+
+impl Agent for GreedyAgent {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        let Some(scores) = greedy_scores(req)? else {
+            return Ok(self.rng.below(req.count as u64) as usize);
+        };
+        let top = scores.iter().copied().max().unwrap_or(0);
+        let best: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] == top).collect();
+        Ok(best[self.rng.below(best.len() as u64) as usize])
+    }
+    fn kind(&self) -> String {
+        "greedy".into()
+    }
+    fn rng_state(&self) -> Option<String> {
+        Some(self.rng.state())
+    }
+    fn set_rng_state(&mut self, state: &str) -> Result<(), String> {
+        self.rng = GameRng::from_state(state)?;
+        Ok(())
+    }
+}
