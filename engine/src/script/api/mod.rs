@@ -413,7 +413,9 @@ pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> Sc
     let mut e = err;
     let mut pos = e.position();
     while let EvalAltResult::ErrorInFunctionCall(name, src, inner, p) = e {
-        if trace.last().map(String::as_str) != Some(name.as_str()) {
+        // A closure's internal name (`anon$` and a hash) is not the same in every build.
+        let name = if name.starts_with("anon$") { "a closure" } else { name.as_str() };
+        if trace.last().map(String::as_str) != Some(name) {
             trace.push(name.to_string());
         }
         if !src.is_empty() {
