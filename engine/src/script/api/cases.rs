@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use crate::content::{load_pack, LoadOptions, Pack, Project};
+use crate::content::Pack;
 use crate::game::{Game, GameConfig};
 
 /// One test: the functions it covers and the snippet that checks them.
@@ -663,25 +663,20 @@ const CASES: &[Case] = &[
 
 /// The fixture pack, loaded from a temporary project.
 fn fixture() -> Arc<Pack> {
-    let root = std::env::temp_dir().join(format!("crown-api-cases-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    for (rel, text) in [
-        ("content/fx/pack.toml", PACK),
-        ("content/fx/cards/cards.toml", CARDS),
-        ("content/fx/nobles.toml", NOBLES),
-        ("content/fx/board.toml", BOARD),
-        ("content/fx/scenarios/duel.toml", SCENARIO),
-        ("scripts/fx/rules.rhai", RULES),
-        ("scripts/fx/archer.rhai", ARCHER),
-        ("scripts/fx/ada.rhai", ADA),
-    ] {
-        std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
-        std::fs::write(root.join(rel), text).unwrap();
-    }
-    let loaded = load_pack(&Project::new(&root), "fx", LoadOptions::default());
-    let _ = std::fs::remove_dir_all(&root);
-    let errors: Vec<String> = loaded.diagnostics.iter().map(|d| d.message.clone()).collect();
-    Arc::new(loaded.pack.unwrap_or_else(|| panic!("the fixture loads: {errors:?}")))
+    super::fixture_pack(
+        "api-cases",
+        "fx",
+        &[
+            ("content/fx/pack.toml", PACK),
+            ("content/fx/cards/cards.toml", CARDS),
+            ("content/fx/nobles.toml", NOBLES),
+            ("content/fx/board.toml", BOARD),
+            ("content/fx/scenarios/duel.toml", SCENARIO),
+            ("scripts/fx/rules.rhai", RULES),
+            ("scripts/fx/archer.rhai", ARCHER),
+            ("scripts/fx/ada.rhai", ADA),
+        ],
+    )
 }
 
 /// Run one case on a fresh two-seat game of the fixture.

@@ -187,28 +187,23 @@ fn missing_option(g: &Game, k: &str) -> String {
 mod tests {
     use super::*;
     use crate::content::model::Scalar;
-    use crate::content::{load_pack, LoadOptions, Project};
     use crate::game::GameConfig;
 
     /// A game of a pack whose pack.toml gives `[options]` and whose scenario overrides one.
     fn game(scenario: Option<&str>) -> Game {
-        let root = std::env::temp_dir().join(format!("crown-options-{}-{scenario:?}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        for (rel, text) in [
-            (
-                "content/p/pack.toml",
-                "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n\
-                 [options]\nhand = 5\nbands = [4, 6]\n",
-            ),
-            ("content/p/scenarios/s.toml", "id = \"s\"\nname = \"S\"\n[options]\nhand = 3\nmode = \"solo\"\n"),
-            ("scripts/p/rules.rhai", "fn setup() {}\nfn turn() { end_game([], \"done\"); }\n"),
-        ] {
-            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
-            std::fs::write(root.join(rel), text).unwrap();
-        }
-        let loaded = load_pack(&Project::new(&root), "p", LoadOptions::default());
-        let _ = std::fs::remove_dir_all(&root);
-        let pack = Arc::new(loaded.pack.expect("the pack loads"));
+        let pack = super::super::fixture_pack(
+            &format!("options-{scenario:?}"),
+            "p",
+            &[
+                (
+                    "content/p/pack.toml",
+                    "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n\
+                     [options]\nhand = 5\nbands = [4, 6]\n",
+                ),
+                ("content/p/scenarios/s.toml", "id = \"s\"\nname = \"S\"\n[options]\nhand = 3\nmode = \"solo\"\n"),
+                ("scripts/p/rules.rhai", "fn setup() {}\nfn turn() { end_game([], \"done\"); }\n"),
+            ],
+        );
         let mut cfg = GameConfig::new(1, 1);
         cfg.scenario = scenario.map(String::from);
         Game::new(pack, cfg, vec![crate::bots::bot("first", 1, 0).unwrap()]).unwrap()

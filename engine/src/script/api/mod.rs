@@ -1113,6 +1113,23 @@ pub fn describe_card(g: &Game, c: u32) -> String {
     card_ref(&g.pack, &g.state, c)
 }
 
+/// A pack made of `files` (paths under a project root, and their text) in a temporary
+/// folder, loaded, and the folder removed: the fixtures of this module's tests.
+#[cfg(test)]
+fn fixture_pack(tag: &str, id: &str, files: &[(&str, &str)]) -> Arc<Pack> {
+    use crate::content::{load_pack, LoadOptions, Project};
+    let root = std::env::temp_dir().join(format!("crown-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for (rel, text) in files {
+        std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+        std::fs::write(root.join(rel), text).unwrap();
+    }
+    let loaded = load_pack(&Project::new(&root), id, LoadOptions::default());
+    let _ = std::fs::remove_dir_all(&root);
+    let errors: Vec<String> = loaded.diagnostics.iter().map(|d| d.message.clone()).collect();
+    Arc::new(loaded.pack.unwrap_or_else(|| panic!("the fixture `{tag}` loads: {errors:?}")))
+}
+
 #[cfg(test)]
 mod cases;
 
@@ -1133,23 +1150,18 @@ mod tests {
         assert_eq!(plain_words("returns () not rhai::Map"), "returns nothing not map");
         assert_eq!(plain_words("ToString and i64x stay"), "ToString and i64x stay");
     }
-    use crate::content::{load_pack, LoadOptions, Project};
     use crate::game::GameConfig;
 
     /// A one-seat game of a minimal pack (nothing run yet).
     fn tiny_game(tag: &str) -> Game {
-        let root = std::env::temp_dir().join(format!("crown-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        for (rel, text) in [
-            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
-            ("scripts/p/rules.rhai", "fn setup() {}\nfn turn() { end_game([], \"done\"); }\n"),
-        ] {
-            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
-            std::fs::write(root.join(rel), text).unwrap();
-        }
-        let loaded = load_pack(&Project::new(&root), "p", LoadOptions::default());
-        let _ = std::fs::remove_dir_all(&root);
-        let pack = Arc::new(loaded.pack.expect("the pack loads"));
+        let pack = fixture_pack(
+            tag,
+            "p",
+            &[
+                ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
+                ("scripts/p/rules.rhai", "fn setup() {}\nfn turn() { end_game([], \"done\"); }\n"),
+            ],
+        );
         Game::new(pack, GameConfig::new(1, 1), vec![crate::bots::bot("first", 1, 0).unwrap()]).unwrap()
     }
 
