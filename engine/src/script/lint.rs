@@ -204,6 +204,7 @@ const NAMED_ARGS: &[(&str, usize, Names, bool)] = &[
     ("give_back", 0, Names::Supply, false),
     ("option", 0, Names::OptionKey, false),
     ("option_or", 0, Names::OptionKey, false),
+    ("has_option", 0, Names::OptionKey, false),
     ("seat_value", 1, Names::SeatValue, false),
     ("space_value", 1, Names::SpaceKey, false),
     ("space_attr", 1, Names::SpaceKey, false),
@@ -256,6 +257,8 @@ pub struct Literal {
 #[derive(Debug, Clone, Default)]
 pub struct References {
     pub names: BTreeSet<String>,
+    /// Every string constant of the script, whatever its shape.
+    pub strings: BTreeSet<String>,
     pub literals: Vec<Literal>,
     pub dynamic: BTreeSet<Names>,
 }
@@ -267,8 +270,11 @@ pub fn references(ast: &AST) -> References {
         let (x, method) = match path.last() {
             Some(ASTNode::Expr(Expr::FnCall(x, _))) | Some(ASTNode::Stmt(Stmt::FnCall(x, _))) => (x, false),
             Some(ASTNode::Expr(Expr::MethodCall(x, _))) => (x, true),
-            Some(ASTNode::Expr(Expr::StringConstant(s, _))) if s.chars().all(|c| c.is_alphanumeric() || c == '_') => {
-                out.names.insert(s.to_string());
+            Some(ASTNode::Expr(Expr::StringConstant(s, _))) => {
+                if s.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    out.names.insert(s.to_string());
+                }
+                out.strings.insert(s.to_string());
                 return true;
             }
             _ => return true,
@@ -306,6 +312,20 @@ pub fn references(ast: &AST) -> References {
         true
     });
     out
+}
+
+/// Whether some script may read setting `key`: an `option`, `option_or` or `has_option`
+/// call names it, or (when a script also reads settings through a variable) some string
+/// of the scripts is the key, or a prefix of it ending in `_` or `-` (`"stickers_" + k`).
+pub fn reads_option<'a>(scripts: impl IntoIterator<Item = &'a References> + Clone, key: &str) -> bool {
+    let named =
+        scripts.clone().into_iter().flat_map(|r| &r.literals).any(|l| l.names == Names::OptionKey && l.text == key);
+    named
+        || scripts.clone().into_iter().any(|r| r.dynamic.contains(&Names::OptionKey))
+            && scripts.into_iter().flat_map(|r| &r.strings).any(|s| {
+                s == key
+                    || (s.len() < key.len() && (s.ends_with('_') || s.ends_with('-')) && key.starts_with(s.as_str()))
+            })
 }
 
 /// What a pack declares, for checking the names its scripts spell out in strings: for

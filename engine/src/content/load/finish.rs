@@ -314,6 +314,60 @@ impl PackLoad<'_> {
         }
     }
 
+    /// Warn of every setting (pack.toml's `[options]`, a scenario's `[options]`) that no
+    /// script reads: a misspelt key there is otherwise ignored without a word.
+    pub(super) fn unread_options(
+        &mut self,
+        manifest: &PackManifest,
+        morigin: &Origin,
+        scenarios: &[ScenarioEntry],
+        scripts: &[Script],
+    ) {
+        let refs: Vec<&crate::script::lint::References> = scripts.iter().map(|s| &*s.references).collect();
+        let read = |k: &str| crate::script::lint::reads_option(refs.iter().copied(), k);
+        // Hints: the settings the scripts name, and those other places give that are read.
+        let mut known: BTreeSet<&str> = refs
+            .iter()
+            .flat_map(|r| &r.literals)
+            .filter(|l| l.names == crate::script::lint::Names::OptionKey)
+            .map(|l| l.text.as_str())
+            .collect();
+        known.extend(
+            std::iter::once(&manifest.options)
+                .chain(scenarios.iter().map(|sc| &sc.scenario.options))
+                .flat_map(|o| o.keys())
+                .map(String::as_str)
+                .filter(|k| read(k)),
+        );
+        let places = std::iter::once((&manifest.options, morigin, "pack.toml".to_string())).chain(
+            scenarios.iter().map(|sc| (&sc.scenario.options, &sc.origin, format!("scenario `{}`", sc.scenario.id))),
+        );
+        for (options, origin, who) in places {
+            for key in options.keys().filter(|k| !read(k)) {
+                if manifest.check.allows("unread-option", Some(key)) {
+                    continue;
+                }
+                let mut d = Diagnostic::warning(
+                    "unread-option",
+                    format!("{who} sets option `{key}`, but no script reads it, so it changes nothing"),
+                );
+                d = match self.sources.get(&origin.file).cloned() {
+                    Some(f) => {
+                        let span = span_of_setting(&f.text, key);
+                        if span.is_empty() {
+                            d.in_file(origin.file.clone())
+                        } else {
+                            d.at(&f, span)
+                        }
+                    }
+                    None => d.in_file(origin.file.clone()),
+                };
+                let near = crate::diag::did_you_mean(key, known.iter().copied());
+                self.diags.push(d.maybe_hint(near.map(|n| format!("did you mean `{n}`, which the rules read?"))));
+            }
+        }
+    }
+
     /// Warn of every script file, in the scripts folders of the packs of `chain`, that no
     /// definition uses.
     pub(super) fn unused_scripts(&mut self, chain: &[String], used: &BTreeSet<OsString>) {
@@ -455,4 +509,25 @@ impl PackLoad<'_> {
         }
         self.diags.extend(out);
     }
+}
+
+/// Where setting `key` is written in a pack.toml or scenario file: its first line that
+/// starts `key =` (in an `[options]` table or an inline one), or nothing.
+fn span_of_setting(text: &str, key: &str) -> std::ops::Range<usize> {
+    let mut off = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let start = off + (line.len() - t.len());
+        if let Some(rest) = t.strip_prefix(key) {
+            if rest.trim_start().starts_with('=') {
+                return start..start + key.len();
+            }
+        }
+        // `options = { mode = "solo", rounds = 18 }`
+        if let Some(i) = t.find(&format!("{key} =")).filter(|_| t.starts_with("options")) {
+            return start + i..start + i + key.len();
+        }
+        off += line.len();
+    }
+    0..0
 }

@@ -492,6 +492,10 @@ impl PackLoad<'_> {
             .then(|| declared_names(&manifest, &pack_defs, &scenarios, board.as_ref().map(|(b, _)| b), &scripts));
         if let Some(declared) = &declared {
             self.check_script_names(&manifest, &scripts, declared, some_script_failed);
+            // Only with the rules script loaded: it is what reads settings.
+            if !some_script_failed && rules_idx.is_some() {
+                self.unread_options(&manifest, &manifest_origin, &scenarios, &scripts);
+            }
         }
 
         // Warnings: unused scripts, cards in no deck.
