@@ -263,6 +263,16 @@ pub struct References {
     pub dynamic: BTreeSet<Names>,
 }
 
+impl References {
+    /// A string constant of the script: among the names when it is shaped like one.
+    fn add_string(&mut self, s: &str) {
+        if s.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            self.names.insert(s.to_string());
+        }
+        self.strings.insert(s.to_string());
+    }
+}
+
 /// Collect a script's [`References`].
 pub fn references(ast: &AST) -> References {
     let mut out = References::default();
@@ -271,10 +281,16 @@ pub fn references(ast: &AST) -> References {
             Some(ASTNode::Expr(Expr::FnCall(x, _))) | Some(ASTNode::Stmt(Stmt::FnCall(x, _))) => (x, false),
             Some(ASTNode::Expr(Expr::MethodCall(x, _))) => (x, true),
             Some(ASTNode::Expr(Expr::StringConstant(s, _))) => {
-                if s.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                    out.names.insert(s.to_string());
+                out.add_string(s);
+                return true;
+            }
+            // A literal array of constants (`["coin", "wood"]`) is folded into one value.
+            Some(ASTNode::Expr(Expr::DynamicConstant(d, _))) => {
+                if let Some(a) = d.read_lock::<rhai::Array>() {
+                    for x in a.iter().filter(|x| x.is_string()) {
+                        out.add_string(&x.to_string());
+                    }
                 }
-                out.strings.insert(s.to_string());
                 return true;
             }
             _ => return true,
@@ -314,14 +330,14 @@ pub fn references(ast: &AST) -> References {
     out
 }
 
-/// Whether some script may read setting `key`: an `option`, `option_or` or `has_option`
-/// call names it, or (when a script also reads settings through a variable) some string
-/// of the scripts is the key, or a prefix of it ending in `_` or `-` (`"stickers_" + k`).
-pub fn reads_option<'a>(scripts: impl IntoIterator<Item = &'a References> + Clone, key: &str) -> bool {
-    let named =
-        scripts.clone().into_iter().flat_map(|r| &r.literals).any(|l| l.names == Names::OptionKey && l.text == key);
+/// Whether some script may read name `key` of kind `names` (a setting, a value key...): a
+/// call names it in a literal, or (when a script also reads that kind through a variable)
+/// some string of the scripts is the key, or a prefix of it ending in `_` or `-`
+/// (`"stickers_" + k`).
+pub fn reads_name<'a>(scripts: impl IntoIterator<Item = &'a References> + Clone, names: Names, key: &str) -> bool {
+    let named = scripts.clone().into_iter().flat_map(|r| &r.literals).any(|l| l.names == names && l.text == key);
     named
-        || scripts.clone().into_iter().any(|r| r.dynamic.contains(&Names::OptionKey))
+        || scripts.clone().into_iter().any(|r| r.dynamic.contains(&names))
             && scripts.into_iter().flat_map(|r| &r.strings).any(|s| {
                 s == key
                     || (s.len() < key.len() && (s.ends_with('_') || s.ends_with('-')) && key.starts_with(s.as_str()))

@@ -14,6 +14,7 @@ use super::{PackLoad, Ref, RefKind, ScriptRef, PACK_WIDE};
 use crate::content::model::{BoardFile, PackManifest};
 use crate::content::{Def, DefKind, Origin, ScenarioEntry, Script};
 use crate::diag::{did_you_mean, Diagnostic, SourceFile};
+use crate::script::lint::Names;
 
 /// The pack's scripts once compiled: each by its pack and path, which one is the rules
 /// script, which script files were used, and whether any failed.
@@ -324,12 +325,12 @@ impl PackLoad<'_> {
         scripts: &[Script],
     ) {
         let refs: Vec<&crate::script::lint::References> = scripts.iter().map(|s| &*s.references).collect();
-        let read = |k: &str| crate::script::lint::reads_option(refs.iter().copied(), k);
+        let read = |k: &str| crate::script::lint::reads_name(refs.iter().copied(), Names::OptionKey, k);
         // Hints: the settings the scripts name, and those other places give that are read.
         let mut known: BTreeSet<&str> = refs
             .iter()
             .flat_map(|r| &r.literals)
-            .filter(|l| l.names == crate::script::lint::Names::OptionKey)
+            .filter(|l| l.names == Names::OptionKey)
             .map(|l| l.text.as_str())
             .collect();
         known.extend(
@@ -364,6 +365,47 @@ impl PackLoad<'_> {
                 };
                 let near = crate::diag::did_you_mean(key, known.iter().copied());
                 self.diags.push(d.maybe_hint(near.map(|n| format!("did you mean `{n}`, which the rules read?"))));
+            }
+        }
+    }
+
+    /// Warn of every value key a definition of this pack carries (front, stages, back) that
+    /// no script reads: editing it changes no game (only, perhaps, the printed card).
+    pub(super) fn unread_values(&mut self, manifest: &PackManifest, pack: &str, defs: &[Def], scripts: &[Script]) {
+        let refs: Vec<&crate::script::lint::References> = scripts.iter().map(|s| &*s.references).collect();
+        let mut verdict: BTreeMap<&str, bool> = BTreeMap::new();
+        for d in defs.iter().filter(|d| d.origin.pack == pack) {
+            let def = &d.def;
+            let keys = def
+                .values
+                .keys()
+                .chain(def.stages.iter().flat_map(|st| st.values.keys()))
+                .chain(def.back.iter().flat_map(|b| b.values.keys()));
+            let mut warned: BTreeSet<&str> = BTreeSet::new();
+            // A key the pack's vocabulary does not declare is an error of its own already.
+            let declared = manifest.vocabulary.get(d.kind.as_str()).and_then(|v| v.values.as_ref());
+            for key in keys.filter(|k| declared.is_none_or(|v| v.contains_key(*k))) {
+                let read = *verdict
+                    .entry(key.as_str())
+                    .or_insert_with(|| crate::script::lint::reads_name(refs.iter().copied(), Names::ValueKey, key));
+                if read || !warned.insert(key.as_str()) || manifest.check.allows("unread-value", Some(key)) {
+                    continue;
+                }
+                let d0 = Diagnostic::warning(
+                    "unread-value",
+                    format!("`{}` has a value `{key}` that no script reads, so changing it changes no game", def.id),
+                )
+                .hint(format!(
+                    "read it in the rules (value(c, \"{key}\")), or if it is only printed, allow it: [check.allow] unread-value = [\"{key}\"]"
+                ));
+                let d1 = match self.sources.get(&d.origin.file).cloned() {
+                    Some(f) => match span_in(&f.text, definition_text(&f.text, d.origin.id_span.start), key) {
+                        Some(sp) => d0.at(&f, sp),
+                        None => d0.at(&f, d.origin.id_span.clone()),
+                    },
+                    None => d0.in_file(d.origin.file.clone()),
+                };
+                self.diags.push(d1);
             }
         }
     }
@@ -530,4 +572,40 @@ fn span_of_setting(text: &str, key: &str) -> std::ops::Range<usize> {
         off += line.len();
     }
     0..0
+}
+
+/// The text of the definition whose `id` is at `at`: from there to the next definition's
+/// header (`[[card]]`, not a `[[card.stages]]` of its own), or the end of the file.
+fn definition_text(text: &str, at: usize) -> std::ops::Range<usize> {
+    let mut off = at;
+    for line in text.get(at..).unwrap_or("").split_inclusive('\n') {
+        let t = line.trim_start();
+        if let Some(h) = t.strip_prefix("[[") {
+            if !h.split("]]").next().unwrap_or("").contains('.') {
+                return at..off;
+            }
+        }
+        off += line.len();
+    }
+    at..text.len()
+}
+
+/// Where `key = ` is written inside `range` of `text` (a definition's table): a key at the
+/// start of a line, or after `{` or `,` in an inline table.
+fn span_in(text: &str, range: std::ops::Range<usize>, key: &str) -> Option<std::ops::Range<usize>> {
+    let body = text.get(range.clone())?;
+    let mut from = 0;
+    while let Some(i) = body[from..].find(key) {
+        let at = from + i;
+        let before = body[..at].trim_end_matches([' ', '\t']);
+        let after = body[at + key.len()..].trim_start_matches([' ', '\t']);
+        if (before.is_empty() || before.ends_with(['{', ',', '\n']))
+            && after.starts_with('=')
+            && !after.starts_with("==")
+        {
+            return Some(range.start + at..range.start + at + key.len());
+        }
+        from = at + key.len();
+    }
+    None
 }

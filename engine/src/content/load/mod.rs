@@ -495,6 +495,7 @@ impl PackLoad<'_> {
             // Only with the rules script loaded: it is what reads settings.
             if !some_script_failed && rules_idx.is_some() {
                 self.unread_options(&manifest, &manifest_origin, &scenarios, &scripts);
+                self.unread_values(&manifest, &manifest.id, &pack_defs, &scripts);
             }
         }
 
