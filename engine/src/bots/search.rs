@@ -149,6 +149,8 @@ struct Resolved {
     budget: Budget,
     depth: Option<u64>,
     policy: Policy,
+    /// The pack's `[search] margin`, as a fraction (0 to 1).
+    margin: f64,
 }
 
 /// The search bot of one seat.
@@ -201,11 +203,14 @@ impl Agent for SearchAgent {
                     SearchPolicy::Greedy => Policy::Greedy,
                 }))
                 .unwrap_or(Policy::Random),
+            margin: f64::from(pack_config.margin.unwrap_or(0).min(100)) / 100.0,
         };
         // The options to search: all of them, or when the budget is too small to try
         // each a few times, the ones the pack's greedy_score likes best (in its order,
         // which also breaks ties between equal means).
-        let candidates: Vec<usize> = match greedy_scores(req)? {
+        let ranked = greedy_scores(req)?;
+        let margin = if ranked.is_some() { spec.margin } else { 0.0 };
+        let candidates: Vec<usize> = match ranked {
             Some(scores) => {
                 let mut order: Vec<usize> = (0..n).collect();
                 order.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
@@ -239,7 +244,7 @@ impl Agent for SearchAgent {
                 .join()
                 .map_err(|_| "the search agent's thread panicked".to_string())?
         })?;
-        Ok(candidates[best_option(&results, candidates.len(), seats)])
+        Ok(candidates[best_option(&results, candidates.len(), seats, margin)])
     }
     fn kind(&self) -> String {
         self.kind.clone()
@@ -272,6 +277,10 @@ fn search(
     let n = candidates.len();
     let started = Instant::now();
     let mut results: Vec<Rollout> = Vec::new();
+    // Common random numbers: the k-th rollout of every option plays the k-th deal (the
+    // same determinisation and random stream), so options are compared on the same
+    // luck and their difference is not drowned by it.
+    let mut dealt = vec![0u64; n];
     let mut r: u64 = 0;
     loop {
         let done = match spec.budget {
@@ -282,7 +291,8 @@ fn search(
             break;
         }
         let option = pick(&results, n, seats);
-        let seed = derive_seed(base, r);
+        let seed = derive_seed(base, dealt[option]);
+        dealt[option] += 1;
         let mut x = rollout(snapshot, before_setup, prefix, target, player, labels, candidates[option], seed, spec)?;
         x.option = option;
         results.push(x);
@@ -343,14 +353,19 @@ fn pick(results: &[Rollout], n: usize, seats: usize) -> usize {
 }
 
 /// The option with the best mean; ties go to the more visited, then the earlier (the
-/// candidates come in the greedy order when the pack has one).
-fn best_option(results: &[Rollout], n: usize, seats: usize) -> usize {
+/// candidates come in the greedy order when the pack has one). With a `margin` (the
+/// pack's `[search] margin`, given only when the candidates come in the greedy order),
+/// the first candidate is played unless the best mean beats its mean by more than that.
+fn best_option(results: &[Rollout], n: usize, seats: usize, margin: f64) -> usize {
     let (visits, mean) = means(results, n, seats);
     let mut best = 0;
     for i in 1..n {
         if (mean[i], visits[i]) > (mean[best], visits[best]) {
             best = i;
         }
+    }
+    if best != 0 && visits[0] > 0 && mean[best] - mean[0] <= margin {
+        return 0;
     }
     best
 }
@@ -583,14 +598,19 @@ mod tests {
         assert_eq!(pick(&[], 3, 2), 0);
         assert_eq!(pick(&[r(0, 0.0)], 3, 2), 1);
         let results = [r(0, 0.0), r(1, 1.0), r(2, 0.5), r(1, 1.0)];
-        assert_eq!(best_option(&results, 3, 2), 1);
+        assert_eq!(best_option(&results, 3, 2, 0.0), 1);
         // Rollouts cut short: the larger margin is the better, a finished win better still.
         let cut = |option, margin| Rollout { option, share: None, margin, eval: 0.0 };
-        assert_eq!(best_option(&[cut(0, -3.0), cut(1, 4.0)], 2, 2), 1);
-        assert_eq!(best_option(&[cut(0, 9.0), cut(1, 4.0), r(2, 1.0)], 3, 2), 2);
+        assert_eq!(best_option(&[cut(0, -3.0), cut(1, 4.0)], 2, 2, 0.0), 1);
+        assert_eq!(best_option(&[cut(0, 9.0), cut(1, 4.0), r(2, 1.0)], 3, 2, 0.0), 2);
         // Solo: the evaluation decides, whether the rollout reached the end or not.
         let solo = |option, eval| Rollout { option, share: None, margin: 0.0, eval };
-        assert_eq!(best_option(&[solo(0, 90.0), solo(1, 10.0)], 2, 1), 0);
-        assert_eq!(best_option(&[solo(0, 10.0), solo(1, 90.0), solo(0, 20.0)], 2, 1), 1);
+        assert_eq!(best_option(&[solo(0, 90.0), solo(1, 10.0)], 2, 1, 0.0), 0);
+        assert_eq!(best_option(&[solo(0, 10.0), solo(1, 90.0), solo(0, 20.0)], 2, 1, 0.0), 1);
+        // A margin keeps the first (greedy-ranked) candidate unless another is better by more.
+        let close = [solo(0, 50.0), solo(1, 55.0), solo(2, 100.0), solo(2, 0.0)];
+        assert_eq!(best_option(&close, 3, 1, 0.0), 1);
+        assert_eq!(best_option(&close, 3, 1, 0.1), 0);
+        assert_eq!(best_option(&[solo(0, 0.0), solo(1, 100.0)], 2, 1, 0.1), 1);
     }
 }

@@ -119,6 +119,12 @@ pub struct SearchConfig {
     /// `greedy_score`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<SearchPolicy>,
+    /// How much better (in hundredths of the 0-to-1 value of a rollout, 0 to 100) another
+    /// option's rollouts must do on average before the bot plays it rather than the option
+    /// the rules' `greedy_score` ranks first (default 0: the best mean is played). A prior
+    /// for packs whose evaluation after a few turns is a rougher guide than their heuristic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<u32>,
 }
 
 /// A rollout policy of the `search` bot.
