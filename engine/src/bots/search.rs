@@ -225,11 +225,14 @@ impl Agent for SearchAgent {
             return Ok(candidates[0]);
         }
         let base = self.rng.below(u64::MAX);
-        let snapshot = fp.game.fork();
-        let before_setup = fp.before_setup;
-        let prefix: Arc<Vec<(u64, String)>> = Arc::new(since.to_vec());
-        let (target, player) = (req.step, req.player);
-        let labels = req.labels.to_vec();
+        let decision = Decision {
+            snapshot: fp.game.fork(),
+            before_setup: fp.before_setup,
+            prefix: Arc::new(since.to_vec()),
+            target: req.step,
+            player: req.player,
+            labels: req.labels.to_vec(),
+        };
         let tried = candidates.clone();
         // The rollouts run on a thread of their own: the game being decided sits in this
         // thread's game slot, and each rollout installs its own copy there.
@@ -237,9 +240,7 @@ impl Agent for SearchAgent {
             std::thread::Builder::new()
                 .name("crown-search".into())
                 .stack_size(16 * 1024 * 1024)
-                .spawn_scoped(s, move || {
-                    search(&snapshot, before_setup, &prefix, target, player, &labels, &tried, spec, base, seats)
-                })
+                .spawn_scoped(s, move || search(&decision, &tried, spec, base, seats))
                 .map_err(|e| format!("the search agent could not start its thread: {e}"))?
                 .join()
                 .map_err(|_| "the search agent's thread panicked".to_string())?
@@ -261,19 +262,18 @@ impl Agent for SearchAgent {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn search(
-    snapshot: &Game,
+/// The decision a search is about: the copy of the table at the turn's fork point, the
+/// turn's choices since, and which choice (step, seat, options) is to be made.
+struct Decision {
+    snapshot: Game,
     before_setup: bool,
-    prefix: &Arc<Vec<(u64, String)>>,
+    prefix: Arc<Vec<(u64, String)>>,
     target: u64,
     player: usize,
-    labels: &[String],
-    candidates: &[usize],
-    spec: Resolved,
-    base: u64,
-    seats: usize,
-) -> Result<Vec<Rollout>, String> {
+    labels: Vec<String>,
+}
+
+fn search(d: &Decision, candidates: &[usize], spec: Resolved, base: u64, seats: usize) -> Result<Vec<Rollout>, String> {
     let n = candidates.len();
     let started = Instant::now();
     let mut results: Vec<Rollout> = Vec::new();
@@ -293,7 +293,7 @@ fn search(
         let option = pick(&results, n, seats);
         let seed = derive_seed(base, dealt[option]);
         dealt[option] += 1;
-        let mut x = rollout(snapshot, before_setup, prefix, target, player, labels, candidates[option], seed, spec)?;
+        let mut x = rollout(d, candidates[option], seed, spec)?;
         x.option = option;
         results.push(x);
         r += 1;
@@ -370,29 +370,19 @@ fn best_option(results: &[Rollout], n: usize, seats: usize, margin: f64) -> usiz
     best
 }
 
-#[allow(clippy::too_many_arguments)]
-fn rollout(
-    snapshot: &Game,
-    before_setup: bool,
-    prefix: &Arc<Vec<(u64, String)>>,
-    target: u64,
-    player: usize,
-    labels: &[String],
-    option: usize,
-    seed: u64,
-    spec: Resolved,
-) -> Result<Rollout, String> {
-    let mut g = snapshot.fork();
+fn rollout(d: &Decision, option: usize, seed: u64, spec: Resolved) -> Result<Rollout, String> {
+    let (target, player) = (d.target, d.player);
+    let mut g = d.snapshot.fork();
     if let Some(d) = spec.depth {
         g.max_turns = g.max_turns.min(g.state.turn.saturating_add(d));
     }
     let seats = g.state.players.len();
     for (q, slot) in g.agents.iter_mut().enumerate() {
         *slot = Some(Box::new(ForkAgent {
-            prefix: prefix.clone(),
+            prefix: d.prefix.clone(),
             target,
             forced: option,
-            labels: labels.to_vec(),
+            labels: d.labels.clone(),
             policy: match spec.policy {
                 Policy::Random => Box::new(RandomAgent::new(seed, q)),
                 Policy::Greedy => Box::new(GreedyAgent::new(seed, q)),
@@ -400,7 +390,7 @@ fn rollout(
         }));
     }
     g.fork_hook = Some((target, Box::new(move |g: &mut Game| determinise(g, player, seed))));
-    let (g, status, evals) = crate::script::api::play_fork(g, before_setup, |_| {
+    let (g, status, evals) = crate::script::api::play_fork(g, d.before_setup, |_| {
         (0..seats)
             .map(|q| crate::script::api::call_rules_fn("evaluate", vec![Dynamic::from(q as i64)]))
             .collect::<Vec<_>>()

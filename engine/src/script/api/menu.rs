@@ -34,13 +34,16 @@ enum Label {
 }
 
 impl Menu {
-    /// Add a card option unless this kind already offers the card's definition.
-    fn push_card(&mut self, kind: ImmutableString, c: i64, label: FnPtr) -> R<()> {
-        let def = with(|g| Ok(g.state.cards[cd(g, c)? as usize].def))?;
-        if !self.items.iter().any(|it| it.def == Some(def) && it.kind == kind) {
+    /// Whether this kind already offers a card of definition `def`.
+    fn offers(&self, kind: &str, def: u32) -> bool {
+        self.items.iter().any(|it| it.def == Some(def) && it.kind == kind)
+    }
+
+    /// Add card `c` (of definition `def`) unless this kind already offers that definition.
+    fn push_card(&mut self, kind: ImmutableString, c: i64, def: u32, label: FnPtr) {
+        if !self.offers(&kind, def) {
             self.items.push(Item { kind, card: c, def: Some(def), label: Label::Call(label), fields: Map::new() });
         }
-        Ok(())
     }
 
     fn push_text(&mut self, kind: ImmutableString, label: ImmutableString, fields: Map) {
@@ -99,6 +102,10 @@ impl Offer for Asked<'_, '_> {
     }
 }
 
+fn def_of_card(c: i64) -> R<u32> {
+    with(|g| Ok(g.state.cards[cd(g, c)? as usize].def))
+}
+
 pub(super) fn register(e: &mut Engine) {
     e.register_type_with_name::<Menu>("Menu");
     e.register_fn("menu", Menu::default);
@@ -125,7 +132,11 @@ pub(super) fn register(e: &mut Engine) {
         }
         m.push_text(kind, text.into(), fields);
     });
-    e.register_fn("add_card", |m: &mut Menu, kind: ImmutableString, c: i64, label: FnPtr| m.push_card(kind, c, label));
+    e.register_fn("add_card", |m: &mut Menu, kind: ImmutableString, c: i64, label: FnPtr| -> R<()> {
+        let def = def_of_card(c)?;
+        m.push_card(kind, c, def, label);
+        Ok(())
+    });
     e.register_fn(
         "offer",
         |m: &mut Menu,
@@ -137,8 +148,8 @@ pub(super) fn register(e: &mut Engine) {
          -> R<()> {
             for x in cards {
                 let c = x.as_int().map_err(|t| format!("offer: cards are card ids, not {t}"))?;
-                let def = with(|g| Ok(g.state.cards[cd(g, c)? as usize].def))?;
-                if m.items.iter().any(|it| it.def == Some(def) && it.kind == kind) {
+                let def = def_of_card(c)?;
+                if m.offers(&kind, def) {
                     continue;
                 }
                 let Some(ast) = with(|g| target_fn(g, &Dynamic::from(c), &hook))? else {
@@ -148,7 +159,7 @@ pub(super) fn register(e: &mut Engine) {
                 a.push(Dynamic::from(c));
                 let ok = nested_call(&ast, &hook, a)?;
                 if ok.as_bool().map_err(|t| format!("offer: `{hook}` returned {t} where true or false was expected"))? {
-                    m.push_card(kind.clone(), c, label.clone())?;
+                    m.push_card(kind.clone(), c, def, label.clone());
                 }
             }
             Ok(())
