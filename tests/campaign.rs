@@ -233,7 +233,7 @@ fn bad_saves_are_refused_and_left_untouched() {
     let save = saved_realm(dir.path());
     let good = std::fs::read_to_string(&save).unwrap();
     let parsed = SaveFile::parse(&good).unwrap();
-    assert_eq!(parsed.player[0].counters.get("round"), Some(&3));
+    assert_eq!(parsed.turns.round, 3);
 
     // Another pack.
     refused(&save, &["--pack", "take-the-kingdom"], "pack `take-the-kingdom` neither is it nor extends it");
@@ -290,7 +290,7 @@ fn a_hand_edited_save_without_its_checksum_is_taken_up() {
         .join("\n");
     std::fs::write(&save, edited).unwrap();
     assert_eq!(campaign_cmd(&["play", s(&save), "--agent", "greedy"]), 0);
-    assert_eq!(read(&save).player[0].counters.get("round"), Some(&4));
+    assert_eq!(read(&save).turns.round, 4);
 }
 
 #[test]
@@ -303,7 +303,7 @@ fn show_tells_the_key_facts() {
     for want in [
         "pack       Kingdom Legacy: Hearthvale (kingdom-legacy)",
         "status     paused after 3 sitting(s)",
-        "round            3",
+        "round      3",
         "score path       (empty)",
         "fame             ",
         "stickers left    blade 6",

@@ -198,7 +198,7 @@ fn sides_follow_the_scenario() {
     for seed in 0..6 {
         for (sc, rel) in [("face-off", opposite as fn(&str) -> &str), ("border-war", clockwise)] {
             let (g, _) = play(&pack, Some(sc), seed, ["random", "random"]);
-            let first = g.state.globals["first"].as_int().expect("first") as usize;
+            let first = g.state.turns.first;
             let a = g.state.globals[&format!("side{first}")].to_string();
             let b = g.state.globals[&format!("side{}", 1 - first)].to_string();
             assert_eq!(b, rel(&a), "{sc} seed {seed}");
@@ -222,7 +222,7 @@ fn start(red, blue) {
     load_costs();
     set("side0", red);
     set("side1", blue);
-    set("current", 0);
+    set_current(0);
 }
 fn tile(x, y) { space_at(x, y) }
 fn unit(p, r, x, y) { let pc = place(unit_kind(r, p), space_at(x, y), p); expect(pc >= 0, "no piece left"); pc }
@@ -962,7 +962,7 @@ fn no_units_at_the_end_of_ones_own_turn_is_defeat() {
         unit(0, 1, 3, 3);
         give(0, "grain", 2);
         give(1, "stone", 1);
-        set("current", 1);
+        set_current(1);
         turn();
         "#,
     );

@@ -310,13 +310,13 @@ fn a_campaign_split_between_rounds_scores_as_one_sitting() {
         let (g1, o1) = g.run();
         assert_eq!(o1.status, Status::TurnLimit);
         assert_eq!(counter(&g1, "round_open"), 0, "saved between rounds");
-        assert_eq!(counter(&g1, "round"), 4);
+        assert_eq!(g1.state.turns.round, 4);
         check_realm(&g1).unwrap();
         let mut g2 = carry(g1, &base, None);
         g2.max_turns = ends[10];
         let (g2, o2) = g2.run();
         assert_eq!(o2.status, Status::TurnLimit);
-        assert_eq!(counter(&g2, "round"), 11);
+        assert_eq!(g2.state.turns.round, 11);
         check_realm(&g2).unwrap();
         let (g3, o3) = resume(g2, &base, None);
         finished(&g3, &o3, "third sitting");
@@ -753,7 +753,7 @@ fn discovering_the_final_card_makes_the_round_the_last() {
         setup();
         for s in [11, 12, 13, 14, 15, 16, 18] { put(s, "discard"); }
         put(17, "destroyed");
-        set_counter(0, "round", 5);
+        set_round(5);
         start_round();                           // 19 comes out: final round (prologue)
         expect(counter(0, "final") == 1, "final round");
         expect(at(find(20)) == "box", "20 is not discovered");

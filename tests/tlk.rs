@@ -177,7 +177,7 @@ fn bare_table() {
     set("bs", board_scan());
     set_token("conflict", 0);
     set_token("succession", 1);
-    set("phase", "play");
+    set_phase("play");
     start_conflict(0);
 }
 fn armies(r, d, w, m, n) {
@@ -261,8 +261,8 @@ fn a_used_plaque_goes_to_the_dearest_slot_and_the_rest_slide_down() {
         expect(market_ids() == ["i-shall-take-what-is-mine", "no-mercy", "destiny-is-all",
             "i-am-dane", "england-is-born", "make-the-right-choice", "to-see-is-to-be-wise"],
             `market is ${market_ids()}`);
-        expect(get("current") == 1, "a primary action ends the turn");
-        expect(get("passed") == 0, "a primary action breaks the run of passes");
+        expect(current() == 1, "a primary action ends the turn");
+        expect(!has_passed(0) && !has_passed(1), "a primary action breaks the run of passes");
         "#,
     );
     done(&t);
@@ -374,7 +374,7 @@ fn a_won_conflict_disbands_but_a_tie_does_not() {
         backs(1, 2);
         armies(0, 5, 2, 0, 0);
         set("invasion", 0);
-        set("last_passer", 0);
+        pass(0);
         resolve_conflict();
         expect(counts(0) == [3, 2, 0, 0], `after a Dane win: ${counts(0)}`);
         // A tie in Mercia (now the conflict region): nothing is disbanded.
@@ -408,7 +408,7 @@ fn winners_score_their_best_five_and_a_lone_winner_gets_five_more() {
         armies(0, 3, 4, 2, 1);
         put_hero("hero-aethelflaed", 0);
         set("invasion", 0);
-        set("last_passer", 0);
+        pass(0);
         resolve_conflict();
         // Best five at P1's affinities: 4 West Saxons (3 each) + the Northumbrian (2) = 14,
         // Danes are on the losing side and count nothing; on her own: +5.
@@ -433,7 +433,7 @@ fn a_lone_loser_gets_two_more_tokens_and_shared_wins_get_no_bonus() {
         set_counter(1, "affinity-danes", 1);
         armies(0, 4, 1, 0, 0);
         set("invasion", 2);
-        set("last_passer", 2);
+        pass(2);
         resolve_conflict();
         expect(counter(0, "vp") == 8, `P1 scored ${counter(0, "vp")}`);
         expect(counter(1, "vp") == 4, `P2 scored ${counter(1, "vp")}`);
@@ -458,7 +458,7 @@ fn leaders_add_strength_to_their_side_but_never_score() {
         let st = strengths(0);
         expect(st[1] == 1 + leader_strength(0) && st[0] == 3, `strengths ${st}`);
         set("invasion", 0);
-        set("last_passer", 0);
+        pass(0);
         // Momentum on the Saxons: P1 is not on her own, so only the armies score.
         set("momentum", 2);
         resolve_conflict();
@@ -483,7 +483,7 @@ fn momentum_counts_as_one_more_player_on_its_side() {
         set("momentum", 1);
         armies(0, 3, 0, 0, 0);
         set("invasion", 0);
-        set("last_passer", 0);
+        pass(0);
         resolve_conflict();
         expect(counter(0, "vp") == 3, `winner with momentum against: ${counter(0, "vp")}`);
         expect(counter(1, "tokens") == 4, `lone loser: ${counter(1, "tokens")} tokens`);
@@ -553,7 +553,7 @@ fn double_down_lets_only_the_doubler_score_and_locks_their_side() {
         turn();
         expect(counter(1, "side") == 1, "P2 turned Dane");
         expect(counter(1, "tokens") == 5 - 1 - 1, `To See's 2-player side costs a token: ${counter(1, "tokens")}`);
-        set("current", 1);
+        set_current(1);
         turn();
         expect(get("double") == 0, "still P1's double down");
         "#,
@@ -564,7 +564,7 @@ fn double_down_lets_only_the_doubler_score_and_locks_their_side() {
         backs(1, 2);
         armies(0, 0, 2, 0, 0);
         set("invasion", 1);
-        set("last_passer", 1);
+        pass(1);
         set("momentum", 1);
         let t1 = counter(1, "tokens");
         resolve_conflict();
@@ -590,7 +590,7 @@ fn double_down_changes_nothing_when_the_players_back_different_sides() {
         set("momentum", 1);
         armies(0, 0, 3, 0, 0);
         set("invasion", 1);
-        set("last_passer", 1);
+        pass(1);
         resolve_conflict();
         expect(counter(0, "vp") == 3 + 5, `lone winner against the momentum: ${counter(0, "vp")}`);
         expect(counter(1, "tokens") == 2, "loser on the momentum side: no bonus");
@@ -698,7 +698,7 @@ fn a_tie_gives_nothing_and_the_region_comes_back_later() {
         backs(2, 2);
         armies(0, 2, 2, 0, 0);
         set("invasion", 2);
-        set("last_passer", 1);
+        pass(1);
         resolve_conflict();
         expect(peace_side(0) == 0, "no peace token on a tie");
         for p in 0..3 { expect(counter(p, "vp") == 0 && counter(p, "tokens") == 0, "no benefits"); }
@@ -706,7 +706,7 @@ fn a_tie_gives_nothing_and_the_region_comes_back_later() {
         // The invasion holder (P3) placed the succession token: Northumbria is open again
         // (the first option offered, so the test agent took it).
         expect(get("succession") == 0, `succession on ${get("succession")}`);
-        expect(get("current") == 2, "the player left of the last passer starts");
+        expect(current() == 2, "the player left of the last passer starts");
         expect((get("ties") & 1) == 1, "Northumbria tied once");
         "#,
     );
@@ -723,10 +723,10 @@ fn a_second_tie_or_a_tie_in_the_last_region_skips_it() {
         set_token("succession", -1);
         armies(0, 1, 1, 0, 0);
         set("invasion", 0);
-        set("last_passer", 0);
+        pass(0);
         resolve_conflict();
         expect(peace_side(0) == 0, "the last region stays without a peace token");
-        expect(get("round") == 2 && get("phase") == "draft", "round I is over: cleanup ran");
+        expect(round() == 2 && phase() == "draft", "round I is over: cleanup ran");
         expect(peace_count() == 0, "cleanup removed the peace tokens");
         expect(get("skipped") == 0 && get("ties") == 0, "ties are forgotten for round II");
         "#,
@@ -738,7 +738,7 @@ fn a_second_tie_or_a_tie_in_the_last_region_skips_it() {
         armies(0, 1, 1, 0, 0);
         set("ties", 1);
         set("invasion", 0);
-        set("last_passer", 0);
+        pass(0);
         resolve_conflict();
         expect((get("skipped") & 1) == 1, "a second tie in Northumbria skips it");
         expect(get("succession") != 0, "a skipped region gets no succession token");
@@ -770,15 +770,15 @@ fn everyone_must_pass_in_a_row_and_the_invasion_preparer_sits_out() {
         turn();
         expect(get("invasion") == 1 && counter(1, "tokens") == 7, "P2 prepared: +2 tokens for 2 peace tokens");
         turn();
-        expect(get("current") == 0 && get("conflict") == 0, "P1 has not passed since the primary action");
+        expect(current() == 0 && get("conflict") == 0, "P1 has not passed since the primary action");
         turn();
-        expect(get("current") == 2, `P2 sits out: P3 plays after P1, not ${get("current")}`);
+        expect(current() == 2, `P2 sits out: P3 plays after P1, not ${current()}`);
         turn();
         expect(get("conflict") == 0, "P1 has not passed since moving");
         turn();
         expect(get("conflict") == 1, "P3 and P1 passed in a row: resolved");
         expect(peace_side(0) == 1, "the Danes won Northumbria");
-        expect(get("current") == 1, "the player left of the last passer (P1) starts");
+        expect(current() == 1, "the player left of the last passer (P1) starts");
         "#,
     );
     done(&t);
@@ -806,7 +806,7 @@ fn without_a_preparer_the_last_passer_takes_the_invasion_token_without_tokens() 
         expect(get("last_invasion") == 1, "P2 passed last and held the invasion token");
         expect(counter(1, "tokens") == 4, `lone loser, no invasion bonus: ${counter(1, "tokens")}`);
         expect(get("succession") == 4, "P2 placed the succession token");
-        expect(get("current") == 0, "P1, left of P2, starts the next conflict");
+        expect(current() == 0, "P1, left of P2, starts the next conflict");
         "#,
     );
     done(&t);
@@ -818,7 +818,7 @@ fn final_ties_go_to_peace_tokens_then_affinity_then_initiative() {
     t.run(
         r#"
         bare_table();
-        set("round", 2);
+        set_round(2);
         set_token("succession", -1);
         for p in 0..3 { set_counter(p, "vp", 30); }
         put_peace(1, 1);
@@ -879,7 +879,7 @@ fn setup_follows_the_leaders_and_the_two_player_extras() {
             }}
             let order = by_initiative();
             expect(get("conflict_placer") == order[0] && get("succession_placer") == order[1], "placers by initiative");
-            expect(get("first") == if n == 2 {{ order[1] }} else {{ order[2] }}, "first player");
+            expect(first_seat() == if n == 2 {{ order[1] }} else {{ order[2] }}, "first player");
             "#
         ));
     }

@@ -287,7 +287,7 @@ fn setup_gives_egbert_his_village_charles_gold_anne_dawn_raid() {
         for p in 0..3 { expect(count(beside(p)) == 1, "a Mercy beside every castle"); }
         expect(count(zone("deck")) + count(zone("box")) + 3 + 2 == 108 - cards(kingdom(0)).len() - cards(kingdom(1)).len() - cards(kingdom(2)).len() - defences_placed(),
                "every card accounted for");
-        expect(get("current") == 1, "Anne (6) plays first");
+        expect(current() == 1, "Anne (6) plays first");
         let mercies = 0;
         for c in cards(zone("deck")) { if def_of(c) == "mercy" { mercies += 1; } }
         expect(mercies == 2, `two Mercies shuffled into the deck (${mercies})`);
@@ -883,7 +883,7 @@ fn the_game_ends_when_nothing_more_can_be_played_and_ties_go_to_the_higher_noble
         kingdom_with_land(1, "simon");
         let l = kingdom_with_land(2, "egbert");
         destroy(l);
-        set("current", 0);
+        set_current(0);
         set("quiet", 0);
         let n = 0;
         while !is_over() && n < 10 { turn(); n += 1; }
@@ -908,7 +908,7 @@ fn passing_by_choice_does_not_end_the_game_while_the_deck_has_cards() {
         kingdom_with_land(1, "simon");
         for p in 0..2 { for i in 0..6 { give(p, "land"); } }
         create_cards("land", 10, zone("deck"));
-        set("current", 0);
+        set_current(0);
         set("quiet", 0);
         for i in 0..4 { turn(); }
         expect(!is_over(), "two rounds of passing with cards left in the deck do not end the game");
@@ -1004,7 +1004,7 @@ fn solo_enemies_strike_the_player_where_a_land_falls_and_a_fallen_enemy_lets_a_c
         create_card("pikemen", zone("attack-deck"));
         create_card("land", zone("defend-deck"));
         create_card("deny", zone("action-deck"));
-        set("round", 0);
+        set_round(0);
         solo_round();
         expect(find_in(zone("discard"), "land") >= 0, "the Land was discarded");
         // The player (answering with the first option) attacks Maria with the Pikemen; she

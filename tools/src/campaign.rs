@@ -396,17 +396,26 @@ pub fn summary(save: &SaveFile, pack: Option<&Pack>) -> String {
     if save.status == SaveStatus::New {
         s.push_str("not started: the first `crown campaign play` sets the game up\n");
     }
+    // Where the turn stands (the engine's turns), with a campaign's own round marks.
+    let t = &save.turns;
+    let first_counter = |k: &str| save.player.first().and_then(|p| p.counters.get(k)).copied().unwrap_or(0);
+    if t.round > 0 {
+        let open = if first_counter("round_open") > 0 { " (open)" } else { "" };
+        let fin = if first_counter("final") > 0 { ", the final round" } else { "" };
+        s.push_str(&format!("round      {}{open}{fin}\n", t.round));
+    }
+    if let Some(ph) = &t.phase {
+        s.push_str(&format!("phase      {ph}\n"));
+    }
+    if let Some(p) = t.current.and_then(|p| save.player.get(p)) {
+        s.push_str(&format!("to play    {}\n", p.name));
+    }
     for (i, p) in save.player.iter().enumerate() {
         let c = |k: &str| p.counters.get(k).copied();
         s.push_str(&format!("\nseat {} {}: score {}\n", i + 1, p.name, p.score));
         if i == 0 {
             if let Some(n) = c("plays") {
                 s.push_str(&format!("  plays finished   {n}\n"));
-            }
-            if let Some(r) = c("round") {
-                let open = if c("round_open").unwrap_or(0) > 0 { " (open)" } else { "" };
-                let fin = if c("final").unwrap_or(0) > 0 { ", the final round" } else { "" };
-                s.push_str(&format!("  round            {r}{open}{fin}\n"));
             }
             let path = score_path(save);
             s.push_str(&format!(
@@ -434,7 +443,7 @@ pub fn summary(save: &SaveFile, pack: Option<&Pack>) -> String {
         }
         let shown = |k: &str| {
             i == 0
-                && (["plays", "round", "round_open", "final", "fame", "purged_fame"].contains(&k)
+                && (["plays", "round_open", "final", "fame", "purged_fame"].contains(&k)
                     || k.starts_with("stickers_")
                     || (k.starts_with("score_") && k[6..].parse::<u32>().is_ok()))
         };

@@ -301,11 +301,11 @@ fn setup() {
             draw(deck, pzone(p, "hand"));
         }
     }
-    set("current", 0);
+    set_current(0);
 }
 
 fn turn() {
-    let p = get("current");
+    let p = current();
     let hand = pzone(p, "hand");
     if count(hand) == 0 {
         finish("the cards ran out");
@@ -322,7 +322,7 @@ fn turn() {
         return;
     }
     draw(zone("deck"), hand);
-    set("current", (p + 1) % players());
+    advance();
 }
 
 fn play(p, c) {

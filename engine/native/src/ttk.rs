@@ -799,15 +799,28 @@ impl T {
         v
     }
 
+    /// The turn (`set_current`), the quiet count (a script global) and the solo round
+    /// (`set_round`, which starts at 0), logged as the engine logs them.
     fn set_global(&mut self, which: u8, v: i64) {
-        let (slot, name) = match which {
-            0 => (&mut self.g_current, "current"),
-            1 => (&mut self.g_quiet, "quiet"),
-            _ => (&mut self.g_round, "round"),
-        };
-        if *slot != Some(v) {
-            *slot = Some(v);
-            tlog!(self, "set {name} = {v}");
+        match which {
+            0 => {
+                if self.g_current != Some(v) {
+                    self.g_current = Some(v);
+                    tlog!(self, "turn: {}", self.pname(v as usize));
+                }
+            }
+            1 => {
+                if self.g_quiet != Some(v) {
+                    self.g_quiet = Some(v);
+                    tlog!(self, "set quiet = {v}");
+                }
+            }
+            _ => {
+                if self.g_round.unwrap_or(0) != v {
+                    tlog!(self, "round {v}");
+                }
+                self.g_round = Some(v);
+            }
         }
     }
 

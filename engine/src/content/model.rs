@@ -102,6 +102,11 @@ pub struct PackManifest {
     /// definition, never only in a script.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub options: BTreeMap<String, Scalar>,
+    /// The phases of a round, in order (`phases = ["place", "draft", "play"]`): the names
+    /// `set_phase`, `is_phase` and `next_phase` accept. An expansion inherits its base
+    /// pack's unless it lists its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<String>,
 }
 
 /// `[search]` in `pack.toml`: how hard the `search` bot looks ahead by default.

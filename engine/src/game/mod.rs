@@ -21,6 +21,9 @@ use crate::content::Pack;
 use agent::Agent;
 use state::{Card, Piece, PlayerState, Space, State, NO_ZONE};
 
+/// The most seats a game has (the engine keeps who has passed as one bit per seat).
+pub const MAX_SEATS: usize = 64;
+
 /// How to start a game.
 #[derive(Debug, Clone)]
 pub struct GameConfig {
@@ -221,6 +224,9 @@ impl Game {
                 range.min,
                 range.max
             ));
+        }
+        if n == 0 || n > MAX_SEATS {
+            return Err(format!("{n} players: a game seats 1 to {MAX_SEATS}"));
         }
         if agents.len() != n {
             return Err(format!("{} agents for {} players", agents.len(), n));

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::agent::Agent;
 use super::rng::GameRng;
-use super::state::{Card, Piece, PlayerState, Visibility, Zone, NO_ZONE};
+use super::state::{Card, Piece, PlayerState, Turns, Visibility, Zone, NO_ZONE};
 use super::{Game, GameConfig};
 use crate::content::model::StagePosition;
 use crate::content::Pack;
@@ -86,6 +86,9 @@ pub struct SaveFile {
     /// and maps of them; not those named `cache:...` ([`CACHE_PREFIX`]).
     #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
     pub globals: toml::Table,
+    /// Whose turn it was, the round, the phase and who had passed (`current()`...).
+    #[serde(default, skip_serializing_if = "SavedTurns::is_empty")]
+    pub turns: SavedTurns,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub supplies: BTreeMap<String, i64>,
     #[serde(default)]
@@ -136,6 +139,68 @@ impl CardLines {
             }
         }
         CardLines(lines)
+    }
+}
+
+/// The engine's turn plumbing ([`crate::game::state::Turns`]), seats by number.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SavedTurns {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current: Option<usize>,
+    #[serde(default)]
+    pub first: usize,
+    #[serde(default)]
+    pub round: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passed: Vec<usize>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub withdrawn: Vec<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_passer: Option<usize>,
+}
+
+impl SavedTurns {
+    fn is_empty(&self) -> bool {
+        *self == SavedTurns::default()
+    }
+
+    fn of(t: &Turns) -> SavedTurns {
+        let seats = |bits: u64| (0..64).filter(|p| bits & (1 << p) != 0).collect();
+        SavedTurns {
+            current: t.current,
+            first: t.first,
+            round: t.round,
+            phase: t.phase.clone(),
+            passed: seats(t.passed),
+            withdrawn: seats(t.withdrawn),
+            last_passer: t.last_passer,
+        }
+    }
+
+    /// The turns again, every seat checked against the table's `players`.
+    fn restore(&self, players: usize) -> Result<Turns, String> {
+        let seat = |what: &str, p: usize| {
+            if p < players {
+                Ok(p)
+            } else {
+                Err(format!("[turns] {what} names seat {p}, but the game has {players} seats (0 to {})", players - 1))
+            }
+        };
+        let bits = |what: &str, list: &[usize]| {
+            list.iter().try_fold(0u64, |b, &p| Ok::<u64, String>(b | (1 << seat(what, p)?)))
+        };
+        Ok(Turns {
+            current: self.current.map(|p| seat("current", p)).transpose()?,
+            first: if players == 0 { 0 } else { seat("first", self.first)? },
+            round: self.round,
+            phase: self.phase.clone(),
+            passed: bits("passed", &self.passed)?,
+            withdrawn: bits("withdrawn", &self.withdrawn)?,
+            last_passer: self.last_passer.map(|p| seat("last_passer", p)).transpose()?,
+        })
     }
 }
 
@@ -276,6 +341,7 @@ impl SaveFile {
             choices: 0,
             rng: GameRng::new(seed).state(),
             globals: toml::Table::new(),
+            turns: SavedTurns::default(),
             supplies: BTreeMap::new(),
             player: players
                 .into_iter()
@@ -380,6 +446,7 @@ impl SaveFile {
             choices: s.choices,
             rng: s.rng.state(),
             globals,
+            turns: SavedTurns::of(&s.turns),
             supplies: s.supplies.clone(),
             player: s
                 .players
@@ -703,6 +770,7 @@ impl SaveFile {
             s.pieces.push(Piece { kind: p.kind.clone(), owner: p.owner, space, attrs: p.attrs.clone() });
         }
         s.supplies = self.supplies.clone();
+        s.turns = self.turns.restore(s.players.len())?;
         s.globals.clear();
         for (k, v) in &self.globals {
             s.globals.insert(k.clone(), from_toml(v).map_err(|e| format!("global `{k}`: {e}"))?);

@@ -112,9 +112,56 @@ pub struct State {
     /// Per player, a bitset over definition indices of the cards that have entered the
     /// player's `hand` zone ("drawn", for `crown sim`'s card statistics).
     pub hand_seen: Vec<Vec<u64>>,
+    /// Whose turn it is, the round, the phase and who has passed.
+    pub turns: Turns,
+}
+
+/// The turn plumbing every turn-based pack needs, held by the engine instead of script
+/// globals (`current()`, `next_seat(p)`, `pass(p)`, `all_passed()`, `round()`,
+/// `phase()`...). It carries no rule: which seat plays next, when a round ends and what
+/// a pass means are still the rules script's decisions; this is only where they are kept,
+/// so every pack keeps them the same way and the transcript names them the same way.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Turns {
+    /// The seat whose turn it is, once the rules have said.
+    pub current: Option<usize>,
+    /// The seat that opens a round (`first_seat()`).
+    pub first: usize,
+    /// The round number (`round()`): 0 until the rules start one.
+    pub round: i64,
+    /// The phase (`phase()`), once the rules have set one.
+    pub phase: Option<String>,
+    /// Seats that have passed (bit per seat; seats are at most 64).
+    pub passed: u64,
+    /// Seats that have withdrawn: passed until `reset_passes()`, and skipped by `next_seat`.
+    pub withdrawn: u64,
+    /// The seat that passed or withdrew last since the passes were reset.
+    pub last_passer: Option<usize>,
+}
+
+impl Turns {
+    pub fn has_passed(&self, p: usize) -> bool {
+        (self.passed | self.withdrawn) & (1 << p) != 0
+    }
+
+    pub fn has_withdrawn(&self, p: usize) -> bool {
+        self.withdrawn & (1 << p) != 0
+    }
 }
 
 impl State {
+    /// The seat after `p`, in seat order and wrapping, that is neither out of the game nor
+    /// withdrawn; `p` itself when there is none.
+    pub fn next_seat(&self, p: usize) -> usize {
+        let n = self.players.len();
+        (1..n).map(|k| (p + k) % n).find(|&q| !self.players[q].out && !self.turns.has_withdrawn(q)).unwrap_or(p)
+    }
+
+    /// Whether every seat still in the game has passed or withdrawn.
+    pub fn all_passed(&self) -> bool {
+        self.players.iter().enumerate().all(|(i, pl)| pl.out || self.turns.has_passed(i))
+    }
+
     pub fn new(seed: u64) -> Self {
         State {
             players: Vec::new(),
@@ -131,6 +178,7 @@ impl State {
             turn: 0,
             choices: 0,
             hand_seen: Vec::new(),
+            turns: Turns::default(),
         }
     }
 

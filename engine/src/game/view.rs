@@ -152,6 +152,24 @@ impl<'a> Table<'a> {
             ch.map(|c| format!(" ({c})")).unwrap_or_default(),
             self.counters_text(viewer, viewer)
         );
+        // Where the turn stands, as far as the rules keep it with the engine.
+        let t = &s.turns;
+        let mut at: Vec<String> = Vec::new();
+        if t.round > 0 {
+            at.push(format!("round {}", t.round));
+        }
+        if let Some(ph) = &t.phase {
+            at.push(format!("{ph} phase"));
+        }
+        if let Some(p) = t.current.filter(|&p| p < s.players.len()) {
+            at.push(if p == viewer { "your turn".to_string() } else { format!("{} to play", s.players[p].name) });
+        }
+        if !at.is_empty() {
+            let line = at.join(", ");
+            let mut c = line.chars();
+            let first = c.next().map(|f| f.to_uppercase().collect::<String>()).unwrap_or_default();
+            out.push_str(&format!("  {first}{}\n", c.as_str()));
+        }
         for z in s.zones.iter().filter(|z| z.owner == Some(viewer as u8) && !z.cards.is_empty()) {
             out.push_str(&format!("  your {}: {}\n", z.name, self.names_text(&z.cards, viewer)));
         }

@@ -183,6 +183,8 @@ pub enum Names {
     /// A zone (`zone`, `pzone`): zones come into being when named, so a name used once
     /// beside a near one is a likely typo.
     Zone,
+    /// A phase of a round that pack.toml's `phases` lists (`set_phase`, `is_phase`).
+    Phase,
 }
 
 /// Host functions that take a name: the argument's place (a method call's object is
@@ -216,6 +218,8 @@ const NAMED_ARGS: &[(&str, usize, Names, bool)] = &[
     ("add_mark", 1, Names::Mark, true),
     ("zone", 0, Names::Zone, false),
     ("pzone", 1, Names::Zone, false),
+    ("set_phase", 0, Names::Phase, false),
+    ("is_phase", 0, Names::Phase, false),
 ];
 
 /// The kind of name a name-check diagnostic code is about (`unknown-attr` -> attribute
@@ -232,6 +236,7 @@ pub fn names_of_code(code: &str) -> Option<Names> {
         "unknown-space-key" => Names::SpaceKey,
         "counter-never-set" => Names::Counter,
         "mark-never-set" => Names::Mark,
+        "unknown-phase" => Names::Phase,
         _ => return None,
     })
 }
@@ -472,6 +477,15 @@ pub fn check_names(refs: &References, declared: &Declared) -> Vec<NameFinding> {
                 "mark-never-set",
                 false,
                 format!("no script sets a mark `{t}` (with `set_mark` or `add_mark`), so `{f}` always gives 0 here"),
+            ),
+            Names::Phase => (
+                "unknown-phase",
+                true,
+                if known.is_empty() {
+                    format!("pack.toml declares no `phases`, so `{f}(\"{t}\")` always fails (list them: `phases = [\"{t}\", ...]`)")
+                } else {
+                    format!("pack.toml's `phases` has no phase `{t}`, so `{f}` always fails here")
+                },
             ),
         };
         let near = crate::diag::did_you_mean(t, known.iter().map(String::as_str));

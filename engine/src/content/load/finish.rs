@@ -72,6 +72,23 @@ impl PackLoad<'_> {
         if m.version.trim().is_empty() {
             self.diags.push(Diagnostic::error("empty-version", "version is empty").at(f, find("version")));
         }
+        let mut seen = BTreeSet::new();
+        for ph in &m.phases {
+            let problem = if ph.trim().is_empty() {
+                Some("a phase needs a name".to_string())
+            } else if !seen.insert(ph.as_str()) {
+                Some(format!("the phase `{ph}` is listed twice"))
+            } else {
+                None
+            };
+            if let Some(message) = problem {
+                self.diags.push(
+                    Diagnostic::error("bad-phases", message)
+                        .at(f, find("phases"))
+                        .hint("list each phase of a round once, in order: phases = [\"draft\", \"play\"]"),
+                );
+            }
+        }
     }
 
     /// Check that every reference names a definition, supply or space of the right kind;

@@ -390,6 +390,10 @@ fn fold_manifest(manifest: &mut PackManifest, base: PackManifest) {
     if manifest.search.is_none() {
         manifest.search = base.search;
     }
+    // The phases of a round, unless this pack lists its own.
+    if manifest.phases.is_empty() {
+        manifest.phases = base.phases.clone();
+    }
     // The rules' settings: the base pack's, with this pack's over them.
     let mut options = base.options.clone();
     options.append(&mut manifest.options);

@@ -31,6 +31,7 @@ pub(super) fn declared_names(
         }
     }
     d.add(Names::OptionKey, manifest.options.keys().cloned());
+    d.add(Names::Phase, manifest.phases.iter().cloned());
     for sc in scenarios {
         d.add(Names::OptionKey, sc.scenario.options.keys().cloned());
         d.add(Names::SeatValue, sc.scenario.seat.iter().flat_map(|s| s.values.keys().cloned()));

@@ -182,21 +182,7 @@ pub(super) fn register(e: &mut Engine) {
         with(|g| {
             let c = cd(g, c)?;
             let from = g.state.cards[c as usize].stage;
-            let Some(st) = stage_of(g, c) else {
-                return Ok(Array::new());
-            };
-            Ok(st
-                .upgrades
-                .iter()
-                .map(|u| {
-                    let mut m = Map::new();
-                    m.insert("to".into(), Dynamic::from(u.to.as_str().to_string()));
-                    m.insert("turn".into(), Dynamic::from(from.turn_to(u.to).to_string()));
-                    let cost: Map = u.cost.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect();
-                    m.insert("cost".into(), Dynamic::from(cost));
-                    Dynamic::from(m)
-                })
-                .collect::<Array>())
+            Ok(stage_of(g, c).map(|st| upgrade_maps(from, &st.upgrades)).unwrap_or_default())
         })
     });
     e.register_fn("checkboxes", |c: i64| {
@@ -280,6 +266,22 @@ fn room_for_cards(g: &Game, n: usize, what: &str) -> Result<(), String> {
 }
 
 /// One face of a definition as scripts read it (`def_faces`, `def_back`).
+/// Upgrades printed on a stage, as `#{to, turn, cost}` maps (`turn`: how the card turns
+/// from `from` to reach `to`).
+pub(super) fn upgrade_maps(from: StagePosition, upgrades: &[crate::content::model::Upgrade]) -> Array {
+    upgrades
+        .iter()
+        .map(|u| {
+            let mut m = Map::new();
+            m.insert("to".into(), Dynamic::from(u.to.as_str().to_string()));
+            m.insert("turn".into(), Dynamic::from(from.turn_to(u.to).to_string()));
+            let cost: Map = u.cost.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect();
+            m.insert("cost".into(), Dynamic::from(cost));
+            Dynamic::from(m)
+        })
+        .collect()
+}
+
 pub(super) fn face_map(
     face: &str,
     name: &str,

@@ -29,6 +29,7 @@ version = "1"
 players = { min = 2, max = 3 }
 show_counters = ["vp", "gold"]
 counter_names = { vp = "victory points" }
+phases = ["draft", "play"]
 [options]
 hand = 5
 bands = [4, 6]
@@ -151,6 +152,85 @@ const ADA: &str = "fn bonus(source, v, extra) { v + extra }\n";
 
 /// Every function: its cases.
 const CASES: &[Case] = &[
+    // ---- Turns
+    case(
+        &["current", "has_turn", "set_current", "next_seat", "advance", "first_seat", "set_first"],
+        r#"
+        let failed = false;
+        try { current(); } catch { failed = true; }
+        expect(failed, "current() before any seat has the turn is an error");
+        expect(!has_turn(0) && !has_turn(1), "nobody has the turn yet");
+        set_current(1);
+        same(current(), 1, "set_current");
+        expect(has_turn(1) && !has_turn(0), "has_turn");
+        same(next_seat(1), 0, "next_seat wraps");
+        same(advance(), 0, "advance");
+        same(current(), 0, "advance moves the turn");
+        eliminate(1);
+        same(next_seat(0), 0, "next_seat skips a seat out of the game (nobody else: p itself)");
+        restore(1);
+        same(first_seat(), 0, "first_seat starts at 0");
+        set_first(1);
+        same(first_seat(), 1, "set_first");
+        "#,
+    ),
+    case(
+        &["round", "set_round", "next_round"],
+        r#"
+        same(round(), 0, "round starts at 0");
+        same(next_round(), 1, "next_round");
+        set_round(5);
+        same(round(), 5, "set_round");
+        let failed = false;
+        try { set_round(-1); } catch { failed = true; }
+        expect(failed, "a negative round is an error");
+        "#,
+    ),
+    case(
+        &[
+            "pass",
+            "withdraw",
+            "has_passed",
+            "has_withdrawn",
+            "all_passed",
+            "last_passer",
+            "clear_passes",
+            "reset_passes",
+        ],
+        r#"
+        same(last_passer(), -1, "nobody passed yet");
+        pass(0);
+        expect(has_passed(0) && !has_passed(1), "has_passed");
+        expect(!all_passed(), "one of two passed");
+        same(last_passer(), 0, "last_passer");
+        withdraw(1);
+        expect(has_withdrawn(1) && has_passed(1) && !has_withdrawn(0), "has_withdrawn");
+        expect(all_passed(), "all_passed");
+        same(next_seat(0), 0, "next_seat skips a withdrawn seat");
+        clear_passes();
+        expect(!has_passed(0) && has_passed(1), "clear_passes keeps who withdrew");
+        reset_passes();
+        expect(!has_passed(1) && last_passer() == -1, "reset_passes");
+        eliminate(1);
+        pass(0);
+        expect(all_passed(), "a seat out of the game need not pass");
+        "#,
+    ),
+    case(
+        &["phase", "set_phase", "is_phase", "next_phase"],
+        r#"
+        let failed = false;
+        try { phase(); } catch { failed = true; }
+        expect(failed, "phase() before any phase is an error");
+        same(next_phase(), "draft", "next_phase starts at the first");
+        set_phase("play");
+        expect(phase() == "play" && is_phase("play") && !is_phase("draft"), "set_phase");
+        same(next_phase(), "draft", "next_phase wraps");
+        let e = "";
+        try { set_phase("plya"); } catch (x) { e = x; }
+        expect(e.contains("did you mean `play`"), `an unknown phase: ${e}`);
+        "#,
+    ),
     // ---- Players
     case(
         &[
@@ -443,6 +523,12 @@ const CASES: &[Case] = &[
         same(faces[1].face, "back-top", "face position");
         same(faces[1].values.grain, 3, "face values");
         same(def_faces("wall")[1].face, "back", "a back table is a face");
+        let up = faces[0].upgrades;
+        same(up.len(), 1, "def_faces: a stage's upgrades");
+        same(up[0].to, "back-top", "upgrade target");
+        same(up[0].turn, "flip", "how the card turns");
+        same(up[0].cost.gold, 2, "upgrade cost");
+        same(faces[1].upgrades, [], "a last stage leads nowhere");
         same(did_you_mean("archr", defs("card")), "archer", "did_you_mean");
         same(did_you_mean("zzzzzz", defs("card")), "", "nothing near");
         "#,
@@ -662,7 +748,13 @@ const CASES: &[Case] = &[
 ];
 
 /// The fixture pack, loaded from a temporary project.
+/// The fixture pack, written and loaded once for every test here (they run in parallel).
 fn fixture() -> Arc<Pack> {
+    static LOADED: std::sync::OnceLock<Arc<Pack>> = std::sync::OnceLock::new();
+    LOADED.get_or_init(write_fixture).clone()
+}
+
+fn write_fixture() -> Arc<Pack> {
     super::fixture_pack(
         "api-cases",
         "fx",
@@ -690,6 +782,23 @@ fn run(pack: &Arc<Pack>, c: &Case) -> Result<(), String> {
     let merged = rules.merge(&ast);
     let (_, r) = super::with_installed(game, || crate::script::engine().run_ast(&merged));
     r.map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_default_status_says_where_the_turn_stands() {
+    let pack = fixture();
+    let mut cfg = GameConfig::new(1, 2);
+    cfg.scenario = Some("duel".into());
+    let agents = vec![crate::bots::bot("first", 1, 0).unwrap(), crate::bots::bot("first", 1, 1).unwrap()];
+    let game = Game::new(pack.clone(), cfg, agents).unwrap();
+    let before = game.table().status(0);
+    assert!(!before.contains("turn") && !before.contains("ound"), "{before}");
+    let ast = crate::script::compile("case", "set_round(2); set_phase(\"play\"); set_current(1);").unwrap();
+    let (game, r) = super::with_installed(game, || crate::script::engine().run_ast(&ast));
+    r.unwrap();
+    let t = game.table();
+    assert!(t.status(0).contains("  Round 2, play phase, Bea to play\n"), "{}", t.status(0));
+    assert!(t.status(1).contains("  Round 2, play phase, your turn\n"), "{}", t.status(1));
 }
 
 #[test]

@@ -58,24 +58,25 @@ pub(super) fn register(e: &mut Engine) {
         with(|g| {
             let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
             let mut out = Array::new();
+            let with_upgrades = |mut m: Map, ups: Array| {
+                m.insert("upgrades".into(), Dynamic::from(ups));
+                Dynamic::from(m)
+            };
             if d.stages.is_empty() {
-                out.push(Dynamic::from(face_map("front", &d.name, &d.keywords, &d.values, &d.cost, &d.attrs, &d.text)));
+                let m = face_map("front", &d.name, &d.keywords, &d.values, &d.cost, &d.attrs, &d.text);
+                out.push(with_upgrades(m, Array::new()));
             }
             for st in &d.stages {
                 let empty = std::collections::BTreeMap::new();
-                out.push(Dynamic::from(face_map(
-                    st.position.as_str(),
-                    &st.name,
-                    &st.keywords,
-                    &st.values,
-                    &empty,
-                    &st.attrs,
-                    &st.text,
-                )));
+                let m = face_map(st.position.as_str(), &st.name, &st.keywords, &st.values, &empty, &st.attrs, &st.text);
+                out.push(with_upgrades(m, super::cards::upgrade_maps(st.position, &st.upgrades)));
             }
             if let Some(b) = &d.back {
                 let name = if b.name.is_empty() { &d.name } else { &b.name };
-                out.push(Dynamic::from(face_map("back", name, &[], &b.values, &b.cost, &b.attrs, &b.text)));
+                out.push(with_upgrades(
+                    face_map("back", name, &[], &b.values, &b.cost, &b.attrs, &b.text),
+                    Array::new(),
+                ));
             }
             Ok(out)
         })

@@ -26,6 +26,7 @@ mod game;
 mod menu;
 mod players;
 mod table;
+mod turns;
 mod zones;
 
 type R<T> = Result<T, Box<EvalAltResult>>;
@@ -1053,6 +1054,7 @@ fn fold(hook: ImmutableString, value: Dynamic, args: Array) -> R<Dynamic> {
 /// Register Crown's API on the engine.
 pub fn register(e: &mut Engine) {
     players::register(e);
+    turns::register(e);
     zones::register(e);
     cards::register(e);
     defs::register(e);
