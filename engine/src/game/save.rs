@@ -181,7 +181,13 @@ impl SavedTurns {
     }
 
     /// The turns again, every seat checked against the table's `players`.
-    fn restore(&self, players: usize) -> Result<Turns, String> {
+    fn restore(&self, players: usize, phases: &[String]) -> Result<Turns, String> {
+        if let Some(ph) = self.phase.as_ref().filter(|ph| !phases.contains(ph)) {
+            return Err(format!(
+                "[turns] phase `{ph}` is not one of pack.toml's `phases` ({})",
+                if phases.is_empty() { "it lists none".to_string() } else { phases.join(", ") }
+            ));
+        }
         let seat = |what: &str, p: usize| {
             if p < players {
                 Ok(p)
@@ -770,7 +776,7 @@ impl SaveFile {
             s.pieces.push(Piece { kind: p.kind.clone(), owner: p.owner, space, attrs: p.attrs.clone() });
         }
         s.supplies = self.supplies.clone();
-        s.turns = self.turns.restore(s.players.len())?;
+        s.turns = self.turns.restore(s.players.len(), &game.pack.manifest.phases)?;
         s.globals.clear();
         for (k, v) in &self.globals {
             s.globals.insert(k.clone(), from_toml(v).map_err(|e| format!("global `{k}`: {e}"))?);
