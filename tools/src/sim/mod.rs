@@ -472,8 +472,11 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
                 println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             } else {
                 print_all(&v);
+                let gps = t["games_per_s"].as_f64().unwrap_or(0.0);
+                // A slow run (search bots) says how long a game takes, not "0 games/s".
+                let each = if gps > 0.0 && gps < 1.0 { format!(", {:.1} s a game", 1.0 / gps) } else { String::new() };
                 println!(
-                    "\n{} games/s on {threads} thread{} ({:.2} s)",
+                    "\n{} games/s on {threads} thread{} ({:.2} s{each})",
                     t["games_per_s"],
                     if threads == 1 { "" } else { "s" },
                     t["elapsed_s"].as_f64().unwrap_or(0.0)
@@ -604,7 +607,7 @@ fn timing(threads: usize, games: u64, secs: f64) -> serde_json::Value {
     serde_json::json!({
         "threads": threads,
         "elapsed_s": summary::round4(secs),
-        "games_per_s": (games as f64 / secs.max(1e-9)).round(),
+        "games_per_s": games_per_s(games as f64 / secs.max(1e-9)),
         "peak_rss_mb": peak_rss_mb().map(|m| (m * 10.0).round() / 10.0),
     })
 }
@@ -632,4 +635,24 @@ pub fn peak_rss_mb() -> Option<f64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
+}
+
+/// Games a second as reported: whole games from 10 up, three decimals below (a search
+/// run at 0.013 games/s is not "0").
+fn games_per_s(x: f64) -> f64 {
+    if x >= 10.0 {
+        x.round()
+    } else {
+        (x * 1000.0).round() / 1000.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn slow_runs_keep_their_rate() {
+        assert_eq!(super::games_per_s(0.0132847), 0.013);
+        assert_eq!(super::games_per_s(4.9876), 4.988);
+        assert_eq!(super::games_per_s(111.4), 111.0);
+    }
 }
