@@ -484,12 +484,12 @@ fn find(serial) {
 }
 fn put(serial, z) { let c = find(serial); move_card(c, zone(z)); c }
 fn deck_top(list) { let i = list.len(); while i > 0 { i -= 1; put(list[i], "deck"); } }
-fn labels() { let out = []; for o in action_options() { out.push(o.label); } out }
+fn action_labels() { action_options().labels() }
 fn act(prefix) {
-    for o in action_options() { if o.label.starts_with(prefix) { return do_action(o); } }
-    throw "no action `" + prefix + "` among " + labels();
+    for o in action_options().options() { if o.label.starts_with(prefix) { return do_action(o); } }
+    throw "no action `" + prefix + "` among " + action_labels();
 }
-fn can(prefix) { for o in action_options() { if o.label.starts_with(prefix) { return true; } } false }
+fn can(prefix) { for l in action_options().labels() { if l.starts_with(prefix) { return true; } } false }
 fn at(c) { zname(c) }
 fn enter(list) { let cs = []; for s in list { cs.push(find(s)); } play_cards(cs); cs }
 "#;

@@ -178,6 +178,7 @@ pub const API: &[Entry] = &[
     f("Choices and hooks", "confirm(menu, text)", "Give the option added last a question a person at the table must answer yes to before it is taken (bots ignore it)."),
     f("Choices and hooks", "len(menu) -> int", "How many options the menu holds."),
     f("Choices and hooks", "labels(menu) -> array", "Every option's label, in order (label functions called): for tests and for rules that show a menu."),
+    f("Choices and hooks", "options(menu) -> array", "Every option as `choose` would return it (a map of its `kind`, `card`, `label` and fields), in order: for tests, and for rules that act on an option they pick themselves."),
     f("Choices and hooks", "choose(p, prompt, menu) -> map", "Ask player `p`'s agent to pick from an action menu; returns the chosen option as a map: `kind`, `card` (-1 for none), `label` and the fields it was given. Label functions must not change the game (they run only when someone reads them)."),
     f("Choices and hooks", "invoke(target, name, args) -> any", "Call function `name` in the script of a card instance (int) or definition (id string) with an array of arguments; () when it has no such function."),
     f("Choices and hooks", "has_fn(target, name) -> bool", "Whether that script defines `name`."),

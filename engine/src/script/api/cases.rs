@@ -636,7 +636,7 @@ const CASES: &[Case] = &[
         "#,
     ),
     case(
-        &["menu", "add", "add_numbered", "add_card", "offer", "confirm", "len", "labels"],
+        &["menu", "add", "add_numbered", "add_card", "offer", "confirm", "len", "labels", "options"],
         r#"
         let h = pzone(0, "hand");
         let a1 = create_card("archer", h);
@@ -656,6 +656,10 @@ const CASES: &[Case] = &[
         m.add("end", "End turn");
         same(m.len(), 3, "add: a label already held is left out");
         same(m.labels(), ["Play Archer", "Discard Wall", "End turn"], "labels");
+        let all = m.options();
+        same(all.len(), 3, "options");
+        expect(all[0].kind == "play" && all[0].card == a2 && all[0].label == "Play Archer", "an option as choose gives it");
+        same(all[2].confirm, "End now?", "with its fields");
         m.add("pass", "Pass", #{ worth: 4 });
         let n = menu();
         n.add_numbered("fire", "Fire", #{});

@@ -174,6 +174,9 @@ pub(super) fn register(e: &mut Engine) {
         let asked = Asked { ctx: &ctx, menu: m };
         (0..asked.len()).map(|i| asked.label(i).map(Dynamic::from)).collect()
     });
+    e.register_fn("options", |ctx: NativeCallContext, m: &mut Menu| -> R<Array> {
+        Ok(Asked { ctx: &ctx, menu: m }.read()?.1.into_iter().collect())
+    });
     e.register_fn("choose", |ctx: NativeCallContext, p: i64, prompt: ImmutableString, m: Menu| -> R<Dynamic> {
         if m.items.is_empty() {
             return Err(format!("choose(\"{prompt}\") was given an empty menu").into());
