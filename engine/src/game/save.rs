@@ -182,6 +182,9 @@ impl SavedTurns {
 
     /// The turns again, every seat checked against the table's `players`.
     fn restore(&self, players: usize, phases: &[String]) -> Result<Turns, String> {
+        if self.round < 0 {
+            return Err(format!("[turns] round = {}: rounds count from 0", self.round));
+        }
         if let Some(ph) = self.phase.as_ref().filter(|ph| !phases.contains(ph)) {
             return Err(format!(
                 "[turns] phase `{ph}` is not one of pack.toml's `phases` ({})",
@@ -855,6 +858,35 @@ mod tests {
         let t = to_toml(&v).unwrap();
         let back = from_toml(&t).unwrap();
         assert_eq!(back.to_string(), v.to_string());
+    }
+
+    #[test]
+    fn turns_round_trip_and_bad_ones_are_refused() {
+        let t = Turns {
+            current: Some(2),
+            first: 1,
+            round: 3,
+            phase: Some("play".into()),
+            passed: 0b101,
+            withdrawn: 0b010,
+            last_passer: Some(0),
+        };
+        let phases = ["draft".to_string(), "play".to_string()];
+        let saved = SavedTurns::of(&t);
+        assert_eq!((saved.passed.clone(), saved.withdrawn.clone()), (vec![0, 2], vec![1]));
+        assert_eq!(saved.restore(3, &phases).unwrap(), t);
+        assert!(SavedTurns::default().is_empty() && !saved.is_empty());
+        let bad = |f: &dyn Fn(&mut SavedTurns)| {
+            let mut s = saved.clone();
+            f(&mut s);
+            s.restore(3, &phases).unwrap_err()
+        };
+        assert!(bad(&|s| s.current = Some(3)).contains("current names seat 3, but the game has 3 seats"));
+        assert!(bad(&|s| s.passed.push(9)).contains("passed names seat 9"));
+        assert!(bad(&|s| s.last_passer = Some(5)).contains("last_passer names seat 5"));
+        assert!(bad(&|s| s.round = -1).contains("rounds count from 0"));
+        assert!(bad(&|s| s.phase = Some("feast".into()))
+            .contains("`feast` is not one of pack.toml's `phases` (draft, play)"));
     }
 
     #[test]
