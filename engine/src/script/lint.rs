@@ -556,6 +556,20 @@ mod tests {
     }
 
     #[test]
+    fn phases_are_judged_against_pack_toml_phases() {
+        let text = "fn f() {\n  set_phase(\"play\");\n  if is_phase(\"drfat\") { next_phase(); }\n}";
+        // Without a `phases` list every phase is unknown, and the message says to list them.
+        let refs = references(&super::super::compile("card", text).unwrap());
+        let none = check_names(&refs, &Declared::default());
+        assert_eq!(none.len(), 2);
+        assert!(none.iter().all(|n| n.error && n.code == "unknown-phase"));
+        assert!(none[0].finding.message.contains("pack.toml declares no `phases`"), "{}", none[0].finding.message);
+        let mut d = Declared::default();
+        d.add(Names::Phase, ["draft".to_string(), "play".to_string()]);
+        assert_eq!(names(text, &mut d), vec!["unknown-phase drfat did you mean `draft`?"]);
+    }
+
+    #[test]
     fn counters_written_through_a_variable_are_not_judged() {
         let mut d = Declared::default();
         let text = "fn f(p, k) {\n  add_counter(p, k, 1);\n  counter(p, \"anything\")\n}";
