@@ -779,6 +779,7 @@ impl SaveFile {
             s.pieces.push(Piece { kind: p.kind.clone(), owner: p.owner, space, attrs: p.attrs.clone() });
         }
         s.supplies = self.supplies.clone();
+        s.board_version += 1;
         s.turns = self.turns.restore(s.players.len(), &game.pack.manifest.phases)?;
         s.globals.clear();
         for (k, v) in &self.globals {

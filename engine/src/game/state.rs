@@ -114,6 +114,9 @@ pub struct State {
     pub hand_seen: Vec<Vec<u64>>,
     /// Whose turn it is, the round, the phase and who has passed.
     pub turns: Turns,
+    /// Counts every change to the board's pieces and supplies (`board_version()`), so a
+    /// script can keep a view of the board it derived until the board changes.
+    pub board_version: u64,
 }
 
 /// The turn plumbing every turn-based pack needs, held by the engine instead of script
@@ -179,6 +182,7 @@ impl State {
             choices: 0,
             hand_seen: Vec::new(),
             turns: Turns::default(),
+            board_version: 0,
         }
     }
 

@@ -57,6 +57,7 @@ pub(super) fn register(e: &mut Engine) {
                 return Ok(-1);
             }
             *left -= 1;
+            g.state.board_version += 1;
             let id = g.state.pieces.len();
             g.state.pieces.push(Piece { kind: kind.to_string(), owner, space: Some(s), attrs: Default::default() });
             g.log(|st| {
@@ -76,6 +77,7 @@ pub(super) fn register(e: &mut Engine) {
             let s = sp(g, s)?;
             let from = g.state.pieces[p].space.ok_or("that piece is back in its supply")?;
             g.state.pieces[p].space = Some(s);
+            g.state.board_version += 1;
             g.log(|st| {
                 let kind = &st.pieces[p].kind;
                 format!("move {kind}~{p} {} -> {}", st.spaces[from as usize].id, st.spaces[s as usize].id)
@@ -89,6 +91,7 @@ pub(super) fn register(e: &mut Engine) {
             if let Some(from) = g.state.pieces[p].space.take() {
                 let kind = g.state.pieces[p].kind.clone();
                 *g.state.supplies.entry(kind.clone()).or_insert(0) += 1;
+                g.state.board_version += 1;
                 g.log(|st| format!("return {kind}~{p} from {} to supply", st.spaces[from as usize].id));
             }
             Ok(())
@@ -100,6 +103,7 @@ pub(super) fn register(e: &mut Engine) {
         with(|g| {
             let p = pc(g, p)?;
             g.state.pieces[p].owner = o;
+            g.state.board_version += 1;
             Ok(())
         })
     });
@@ -111,10 +115,12 @@ pub(super) fn register(e: &mut Engine) {
         with(|g| {
             let p = pc(g, p)?;
             g.state.pieces[p].attrs.insert(k.to_string(), v);
+            g.state.board_version += 1;
             g.log(|st| format!("{}~{p} {k} = {v}", st.pieces[p].kind));
             Ok(())
         })
     });
+    e.register_fn("board_version", || with(|g| Ok(g.state.board_version as i64)));
     e.register_fn("supply", |kind: ImmutableString| {
         with(|g| Ok(g.state.supplies.get(kind.as_str()).copied().unwrap_or(0)))
     });
@@ -123,6 +129,7 @@ pub(super) fn register(e: &mut Engine) {
             let left = g.state.supplies.get_mut(kind.as_str()).ok_or_else(|| format!("no supply `{kind}`"))?;
             let got = n.clamp(0, *left);
             *left -= got;
+            g.state.board_version += 1;
             if got > 0 {
                 let rest = *left;
                 g.log(|_| format!("take {got} {kind} from supply ({rest} left)"));
@@ -135,6 +142,7 @@ pub(super) fn register(e: &mut Engine) {
             let left = g.state.supplies.get_mut(kind.as_str()).ok_or_else(|| format!("no supply `{kind}`"))?;
             *left += n.max(0);
             let rest = *left;
+            g.state.board_version += 1;
             if n > 0 {
                 g.log(|_| format!("return {n} {kind} to supply ({rest} left)"));
             }

@@ -584,12 +584,15 @@ const CASES: &[Case] = &[
             "give_back",
             "reachable",
             "distance",
+            "board_version",
         ],
         r#"
         let a = space_at(0, 0);
         let b = space_at(2, 1);
         same(supply("knight"), 2, "supply");
+        let v0 = board_version();
         let p = place("knight", a, 0);
+        expect(board_version() > v0, "placing changes the board");
         same(supply("knight"), 1, "place takes from the supply");
         same(pieces_at(a), [p], "pieces_at");
         same(pieces_of(0, "knight"), [p], "pieces_of");
@@ -602,10 +605,13 @@ const CASES: &[Case] = &[
         same(piece_get(p, "hp"), 0, "unset piece number");
         piece_set(p, "hp", 2);
         same(piece_get(p, "hp"), 2, "piece_set");
+        let v1 = board_version();
         same(distance(a, b, 10, false), 3, "distance on the grid");
         same(distance(a, b, 10, true), 2, "with diagonals");
         same(reachable(a, 1, false, false).len(), 2, "reachable in one step");
+        same(board_version(), v1, "reading the board changes nothing");
         move_piece(p, b);
+        expect(board_version() > v1, "moving changes the board");
         same(piece_space(p), b, "move_piece");
         return_piece(p);
         same(piece_space(p), -1, "return_piece");
