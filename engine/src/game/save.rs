@@ -168,7 +168,7 @@ impl SavedTurns {
     }
 
     fn of(t: &Turns) -> SavedTurns {
-        let seats = |bits: u64| (0..64).filter(|p| bits & (1 << p) != 0).collect();
+        let seats = |bits: u64| (0..super::MAX_SEATS).filter(|p| bits & (1 << p) != 0).collect();
         SavedTurns {
             current: t.current,
             first: t.first,
@@ -203,7 +203,7 @@ impl SavedTurns {
         };
         Ok(Turns {
             current: self.current.map(|p| seat("current", p)).transpose()?,
-            first: if players == 0 { 0 } else { seat("first", self.first)? },
+            first: seat("first", self.first)?,
             round: self.round,
             phase: self.phase.clone(),
             passed: bits("passed", &self.passed)?,

@@ -164,11 +164,12 @@ impl<'a> Table<'a> {
         if let Some(p) = t.current.filter(|&p| p < s.players.len()) {
             at.push(if p == viewer { "your turn".to_string() } else { format!("{} to play", s.players[p].name) });
         }
-        if !at.is_empty() {
-            let line = at.join(", ");
-            let mut c = line.chars();
-            let first = c.next().map(|f| f.to_uppercase().collect::<String>()).unwrap_or_default();
-            out.push_str(&format!("  {first}{}\n", c.as_str()));
+        if let Some(first) = at.first_mut() {
+            // "Round 2, play phase, your turn" (a phase or seat name may start with any letter).
+            if let Some(c) = first.chars().next() {
+                first.replace_range(..c.len_utf8(), &c.to_uppercase().to_string());
+            }
+            out.push_str(&format!("  {}\n", at.join(", ")));
         }
         for z in s.zones.iter().filter(|z| z.owner == Some(viewer as u8) && !z.cards.is_empty()) {
             out.push_str(&format!("  your {}: {}\n", z.name, self.names_text(&z.cards, viewer)));

@@ -15,13 +15,18 @@ pub(super) fn register(e: &mut Engine) {
         })
     });
     e.register_fn("has_turn", |p: i64| with(|g| Ok(g.state.turns.current == Some(pl(g, p)?))));
-    e.register_fn("set_current", |p: i64| with(|g| set_current(g, pl(g, p)?)));
+    e.register_fn("set_current", |p: i64| {
+        with(|g| {
+            set_current(g, pl(g, p)?);
+            Ok(())
+        })
+    });
     e.register_fn("next_seat", |p: i64| with(|g| Ok(g.state.next_seat(pl(g, p)?) as i64)));
     e.register_fn("advance", || {
         with(|g| {
             let p = g.state.turns.current.ok_or("`advance()`: no seat has the turn yet (`set_current(p)` first)")?;
             let q = g.state.next_seat(p);
-            set_current(g, q)?;
+            set_current(g, q);
             Ok(q as i64)
         })
     });
@@ -113,12 +118,11 @@ pub(super) fn register(e: &mut Engine) {
     });
 }
 
-fn set_current(g: &mut Game, p: usize) -> Result<(), String> {
+fn set_current(g: &mut Game, p: usize) {
     if g.state.turns.current != Some(p) {
         g.state.turns.current = Some(p);
         g.log(|s| format!("turn: {}", s.players[p].name));
     }
-    Ok(())
 }
 
 fn set_round(g: &mut Game, n: i64) -> Result<(), String> {
