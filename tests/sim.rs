@@ -229,8 +229,47 @@ fn compare_pairs_the_same_games() {
             assert_eq!(row["difference"]["real"], false, "{other}: {row}");
         }
         assert_eq!(c["length"]["value"], 0.0);
+        let scores = c["scores"].as_array().unwrap();
+        assert_eq!(scores.len(), 3);
+        for s in scores {
+            assert_eq!(s["difference"]["value"], 0.0, "{other}: {s}");
+            assert_eq!(s["this"], s["other"], "{other}: {s}");
+            assert_eq!(s["games"], 6);
+        }
         assert_eq!(c["other_summary"]["outcomes"], v["outcomes"]);
     }
+}
+
+#[test]
+fn compare_agents_plays_the_same_games_with_other_bots() {
+    // The same bots on both sides: the very same games, every difference 0.
+    let v = sim_json(&["take-the-kingdom", "--games", "4", "--players", "2", "--compare-agents", "random"]);
+    let c = &v["compare"];
+    assert_eq!(c["other"], "this project with agents random,random");
+    assert_eq!(c["length"]["value"], 0.0, "{c}");
+    assert_eq!(c["other_summary"]["outcomes"], v["outcomes"]);
+    // Greedy against random, seat by seat, on the same seeds: the other side's summary
+    // names its own agents, and each seat's score difference is paired.
+    let v = sim_json(&[
+        "take-the-kingdom",
+        "--games",
+        "6",
+        "--players",
+        "2",
+        "--agents",
+        "greedy",
+        "--compare-agents",
+        "random",
+    ]);
+    let c = &v["compare"];
+    assert_eq!(v["agents"], serde_json::json!(["greedy", "greedy"]));
+    assert_eq!(c["other_summary"]["agents"], serde_json::json!(["random", "random"]));
+    assert_eq!(c["scores"].as_array().unwrap().len(), 2);
+    assert_eq!(c["games"], 6);
+    // A bad agent list is refused before any game is played.
+    let (code, _, err) = sim(&["take-the-kingdom", "--games", "2", "--compare-agents", "grredy"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--compare-agents"), "{err}");
 }
 
 #[test]
@@ -252,6 +291,11 @@ fn a_changed_value_shows_as_a_real_difference() {
     assert_eq!(v["overrides"][0], "card.pikemen.count=30");
     let d = &v["compare"]["length"];
     assert!(d["value"].as_f64().unwrap() > 5.0 && d["real"] == true, "{d}");
+    // Each seat's score, paired game by game: the difference is the difference of the means.
+    for s in v["compare"]["scores"].as_array().unwrap() {
+        let (this, other) = (s["this"].as_f64().unwrap(), s["other"].as_f64().unwrap());
+        assert!((s["difference"]["value"].as_f64().unwrap() - (this - other)).abs() < 1e-3, "{s}");
+    }
     assert!(v["compare"]["other_summary"]["overrides"].as_array().unwrap().is_empty());
     // A sweep: one run per value, the changed value's run equal to a plain --set run.
     let s =

@@ -10,21 +10,25 @@
 //!    ("determinised"): the order of every hidden zone, and the cards in other seats'
 //!    hidden hands (pooled with the one deck they draw from when the pack has exactly
 //!    one hidden zone of that kind of card), and the random stream is reseeded, so a
-//!    rollout never uses the real deck order or the real future dice;
+//!    rollout never uses the real deck order or the real future dice; from there on its
+//!    shuffles draw common luck ([`crate::game::RolloutLuck`]: the same cards shuffled
+//!    into a zone come out in the same order in every rollout of that deal);
 //! 3. the option under test is taken, and every seat then plays by the rollout policy
 //!    (at random, or as the `greedy` bot does) until the game ends, or for `depth` turns,
 //!    after which the pack's `evaluate(p)` (or each seat's score) ranks the seats.
 //!
-//! Options are picked for rollouts by UCB1 (each option once, then the most promising
-//! more often); the option with the best mean is played. When the pack has a
-//! `greedy_score` and the budget is in rollouts, only its best-ranked options are
-//! searched (four rollouts each, at least two options), in its order, which also breaks
-//! ties. A finished rollout is worth the seat's share of the win; one cut short by the
-//! depth is judged by the seat's margin over the best other seat (its evaluation minus
-//! theirs), scaled over the decision's rollouts into 0.2 to 0.8. Solo, the evaluation
-//! alone decides (scaled over the decision's rollouts), finished or not. With a budget in rollouts the
-//! agent is deterministic for a seed; a budget in milliseconds is not (it depends on the
-//! machine), which its kind name says.
+//! Every option plays the first two deals in turn; when no option's two rollouts differ,
+//! the rollouts show no luck and the search stops there (more would repeat them).
+//! Otherwise options are picked for rollouts by UCB1 (the most promising more often); the
+//! option with the best mean is played. When the pack has a `greedy_score`, only its
+//! best-ranked options are searched (`[search] candidates`, or with a budget in rollouts
+//! four rollouts each, at least two options), in its order, which also breaks ties. A
+//! finished rollout is worth the seat's share of the win; one cut short by the depth is
+//! judged by the seat's margin over the best other seat (its evaluation minus theirs),
+//! scaled over the decision's rollouts into 0.2 to 0.8. Solo, the evaluation alone
+//! decides (scaled over the decision's rollouts), finished or not. With a budget in
+//! rollouts the agent is deterministic for a seed; a budget in milliseconds is not (it
+//! depends on the machine), which its kind name says.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -151,6 +155,8 @@ struct Resolved {
     policy: Policy,
     /// The pack's `[search] margin`, as a fraction (0 to 1).
     margin: f64,
+    /// The pack's `[search] candidates`: how many greedy-ranked options are searched.
+    candidates: Option<usize>,
 }
 
 /// The search bot of one seat.
@@ -204,6 +210,7 @@ impl Agent for SearchAgent {
                 }))
                 .unwrap_or(Policy::Random),
             margin: f64::from(pack_config.margin.unwrap_or(0).min(100)) / 100.0,
+            candidates: pack_config.candidates.map(|c| c as usize),
         };
         // The options to search: all of them, or when the budget is too small to try
         // each a few times, the ones the pack's greedy_score likes best (in its order,
@@ -214,8 +221,10 @@ impl Agent for SearchAgent {
             Some(scores) => {
                 let mut order: Vec<usize> = (0..n).collect();
                 order.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
-                if let Budget::Rollouts(k) = spec.budget {
-                    order.truncate((k as usize / ROLLOUTS_PER_OPTION).max(2));
+                match (spec.candidates, spec.budget) {
+                    (Some(c), _) => order.truncate(c.max(2)),
+                    (None, Budget::Rollouts(k)) => order.truncate((k as usize / ROLLOUTS_PER_OPTION).max(2)),
+                    (None, Budget::Millis(_)) => {}
                 }
                 order
             }
@@ -290,7 +299,13 @@ fn search(d: &Decision, candidates: &[usize], spec: Resolved, base: u64, seats: 
         if done {
             break;
         }
-        let option = pick(&results, n, seats);
+        // The first two deals are played by every option in turn. When no option's two
+        // rollouts differ, the rollouts show no luck (the horizon holds no draw, die or
+        // hidden card that matters): more would repeat them, so the search stops.
+        if r == 2 * n as u64 && no_luck(&results, n) {
+            break;
+        }
+        let option = if r < 2 * n as u64 { (r % n as u64) as usize } else { pick(&results, n, seats) };
         let seed = derive_seed(base, dealt[option]);
         dealt[option] += 1;
         let mut x = rollout(d, candidates[option], seed, spec)?;
@@ -299,6 +314,20 @@ fn search(d: &Decision, candidates: &[usize], spec: Resolved, base: u64, seats: 
         r += 1;
     }
     Ok(results)
+}
+
+/// Whether every option's rollouts came to exactly the same (outcome, margin and
+/// evaluation) each time it was tried.
+fn no_luck(results: &[Rollout], n: usize) -> bool {
+    (0..n).all(|i| {
+        let mut tried = results.iter().filter(|x| x.option == i);
+        let first = tried.next();
+        first.is_some_and(|a| {
+            tried.all(|b| {
+                a.share == b.share && a.margin.to_bits() == b.margin.to_bits() && a.eval.to_bits() == b.eval.to_bits()
+            })
+        })
+    })
 }
 
 /// The value of a rollout to the deciding seat, in 0..=1. Solo: the evaluation scaled
@@ -335,7 +364,7 @@ fn means(results: &[Rollout], n: usize, seats: usize) -> (Vec<u32>, Vec<f64>) {
     (visits, mean)
 }
 
-/// The next option to try: each once, in order, then by UCB1.
+/// The next option to try by UCB1 (each once first).
 fn pick(results: &[Rollout], n: usize, seats: usize) -> usize {
     let (visits, mean) = means(results, n, seats);
     if let Some(i) = visits.iter().position(|&v| v == 0) {
@@ -550,6 +579,7 @@ pub fn determinise(g: &mut Game, p: usize, seed: u64) {
         }
     }
     s.rng = GameRng::new(derive_seed(seed, 0x5EED));
+    g.rollout_luck = Some(crate::game::RolloutLuck { seed: derive_seed(seed, 0x5A0F), shuffles: Default::default() });
 }
 
 #[cfg(test)]
@@ -602,5 +632,40 @@ mod tests {
         assert_eq!(best_option(&close, 3, 1, 0.0), 1);
         assert_eq!(best_option(&close, 3, 1, 0.1), 0);
         assert_eq!(best_option(&[solo(0, 0.0), solo(1, 100.0)], 2, 1, 0.1), 1);
+    }
+
+    #[test]
+    fn common_luck_shuffles_the_same_cards_the_same_way() {
+        use crate::game::RolloutLuck;
+        let luck = || RolloutLuck { seed: 9, shuffles: Default::default() };
+        let (mut a, mut b) = (luck(), luck());
+        // The same cards, held in a different order: the same deck after the shuffle.
+        let mut x: Vec<u32> = (0..20).collect();
+        let mut y: Vec<u32> = (0..20).rev().collect();
+        a.shuffle(2, &mut x);
+        b.shuffle(2, &mut y);
+        assert_eq!(x, y);
+        assert_ne!(x, (0..20).collect::<Vec<u32>>(), "shuffled");
+        // The zone's next shuffle, and another zone's first, draw other luck.
+        let mut again: Vec<u32> = (0..20).collect();
+        a.shuffle(2, &mut again);
+        let mut other: Vec<u32> = (0..20).collect();
+        b.shuffle(3, &mut other);
+        assert_ne!(again, x);
+        assert_ne!(other, x);
+    }
+
+    #[test]
+    fn rollouts_that_repeat_themselves_show_no_luck() {
+        let solo = |option, eval| Rollout { option, share: None, margin: 0.0, eval };
+        assert!(no_luck(&[solo(0, 5.0), solo(1, 7.0), solo(0, 5.0), solo(1, 7.0)], 2));
+        assert!(!no_luck(&[solo(0, 5.0), solo(1, 7.0), solo(0, 5.0), solo(1, 8.0)], 2));
+        // An option never tried shows nothing yet.
+        assert!(!no_luck(&[solo(0, 5.0), solo(0, 5.0)], 2));
+        // Games of several seats: a win and a cut-short rollout differ.
+        let won = Rollout { option: 0, share: Some(1.0), margin: 0.0, eval: 0.0 };
+        let cut = Rollout { option: 0, share: None, margin: 0.0, eval: 0.0 };
+        assert!(!no_luck(&[won, cut], 1));
+        assert!(no_luck(&[won, won], 1));
     }
 }

@@ -130,6 +130,12 @@ pub struct SearchConfig {
     /// for packs whose evaluation after a few turns is a rougher guide than their heuristic.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin: Option<u32>,
+    /// How many of the options the rules' `greedy_score` ranks best are searched (2 to
+    /// 1000; default: a quarter of the rollouts, at least 2). A budget in rollouts is
+    /// shared among them; with rollouts that show no luck (see the designer's guide) a
+    /// wider search costs little more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<u32>,
 }
 
 /// A rollout policy of the `search` bot.

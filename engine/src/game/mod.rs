@@ -19,6 +19,7 @@ use rhai::Dynamic;
 use crate::content::model::{Scalar, StagePosition};
 use crate::content::Pack;
 use agent::Agent;
+use rng::{derive_seed, GameRng};
 use state::{Card, Piece, PlayerState, Space, State, NO_ZONE};
 
 /// The most seats a game has (the engine keeps who has passed as one bit per seat).
@@ -188,6 +189,33 @@ pub struct Game {
     /// Run once on the game just before choice `.0` is asked (a search agent hides what
     /// the deciding seat cannot know at that point of a rollout).
     pub(crate) fork_hook: Option<(u64, ForkHook)>,
+    /// In a search rollout: how its shuffles draw their luck (see [`RolloutLuck`]).
+    pub(crate) rollout_luck: Option<RolloutLuck>,
+}
+
+/// Common luck for a search rollout's shuffles. Every option of a decision is tried on
+/// the same deals; a shuffle drawn from the rollout's one random stream would give two
+/// options different decks as soon as their rollouts drew a different number of random
+/// values, or held the same cards in a different order, before it. So in a rollout the
+/// n-th shuffle of a zone puts the cards in card order and then shuffles them with a
+/// stream of their own, derived from the deal and (zone, n): two rollouts of one deal
+/// that shuffle the same cards into a zone get the same order, whatever came before.
+#[derive(Debug, Clone)]
+pub struct RolloutLuck {
+    pub seed: u64,
+    /// Shuffles so far, per zone.
+    pub shuffles: BTreeMap<u32, u64>,
+}
+
+impl RolloutLuck {
+    /// Shuffle `cards`, the whole content of zone `zone`, with common luck.
+    pub fn shuffle(&mut self, zone: u32, cards: &mut [u32]) {
+        let n = self.shuffles.entry(zone).or_insert(0);
+        let mut rng = GameRng::new(derive_seed(self.seed, (u64::from(zone) << 32) | *n));
+        *n += 1;
+        cards.sort_unstable();
+        rng.shuffle(cards);
+    }
 }
 
 /// Changes a forked game at the moment of a choice (see [`Game::fork_hook`]).
@@ -396,6 +424,7 @@ impl Game {
             started: Some(started),
             fork_point: None,
             fork_hook: None,
+            rollout_luck: None,
         })
     }
 
@@ -426,6 +455,7 @@ impl Game {
             started: None,
             fork_point: None,
             fork_hook: None,
+            rollout_luck: self.rollout_luck.clone(),
         }
     }
 

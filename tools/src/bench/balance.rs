@@ -26,7 +26,7 @@ pub fn figures(project: &Project, games: u64, threads: usize) -> Result<Vec<(Str
     }
     let other = Arc::clone(&pack);
     let start = Instant::now();
-    let p = play_pair(&pack, Some(&other), &plan, 0..games, Some(threads), 1, None)?;
+    let p = play_pair(&pack, Some((&other, &plan)), &plan, 0..games, Some(threads), 1, None)?;
     let gps = p.stats.games as f64 / start.elapsed().as_secs_f64().max(1e-9);
     out.push((
         "sim_compare_pairs_per_s".into(),

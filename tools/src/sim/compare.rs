@@ -18,7 +18,7 @@ use crown_engine::content::{Pack, Project};
 use serde_json::{json, Value};
 
 use super::interval::{mean_diff, paired, rate, z_for};
-use super::stats::{Paired, Stats};
+use super::stats::{Paired, ScoreSum, Stats};
 use super::summary::{diff, outcome_label, round4, summary, RunInfo};
 use crate::session;
 
@@ -102,6 +102,13 @@ pub fn other(project: &Project, id: &str, other: &str) -> Result<Other, String> 
     Ok(Other { pack, label, _tmp: tmp })
 }
 
+impl Other {
+    /// This same pack as the other side (`--compare-agents` without `--compare`).
+    pub fn same(pack: Arc<Pack>) -> Other {
+        Other { pack, label: "this project".into(), _tmp: None }
+    }
+}
+
 /// Unpaired difference of two improvements (each a difference of two proportions) with a
 /// Wald interval: `(value, lo, hi)`; `None` when a side has no player-games.
 fn improvement_diff(a: [(u64, u64); 2], b: [(u64, u64); 2], z: f64) -> Option<(f64, f64, f64)> {
@@ -153,6 +160,20 @@ pub fn section(run: &RunInfo, this: &Stats, other: &Stats, p: &Paired, label: &s
             })
         })
         .collect();
+    // Each seat's final score, game by game: the mean of the per-game differences.
+    let scores: Vec<Value> = (0..n)
+        .map(|s| {
+            let d = p.score_diff.get(s).copied().unwrap_or_default();
+            let mean = |x: &Vec<ScoreSum>| x.get(s).and_then(|t| t.mean_ci(z)).map(|m| round4(m.0));
+            json!({
+                "seat": s + 1,
+                "this": mean(&p.scores_b),
+                "other": mean(&p.scores_a),
+                "difference": d.mean_ci(z).map_or_else(|| json!({ "value": null, "ci": null, "real": false }), diff),
+                "games": d.n,
+            })
+        })
+        .collect();
     let mut ids: Vec<&String> = this.cards.keys().chain(other.cards.keys()).collect();
     ids.sort();
     ids.dedup();
@@ -177,12 +198,17 @@ pub fn section(run: &RunInfo, this: &Stats, other: &Stats, p: &Paired, label: &s
         .collect();
     let mut other_run = run.clone();
     other_run.overrides.clear();
+    if !run.compare_agents.is_empty() {
+        other_run.agents = run.compare_agents.clone();
+    }
+    other_run.compare_agents.clear();
     json!({
         "other": label,
         "games": p.games,
-        "method": "paired by seed: Wald interval for paired proportions (McNemar) on outcomes and seat wins, mean of per-game differences for length; unpaired Wald for card improvements",
+        "method": "paired by seed: Wald interval for paired proportions (McNemar) on outcomes and seat wins, mean of per-game differences for length and scores; unpaired Wald for card improvements",
         "outcomes": outcomes,
         "seats": seats,
+        "scores": scores,
         "length": diff(mean_diff(p.length_games, p.length_diff_sum, p.length_diff_sq, z)),
         "length_games": p.length_games,
         "cards": cards,
@@ -228,6 +254,15 @@ pub fn print(c: &Value, confidence: f64) {
             100.0 * s["other"].as_f64().unwrap_or(0.0),
             100.0 * s["this"].as_f64().unwrap_or(0.0),
             signed(&s["difference"], 100.0, " pts")
+        );
+    }
+    for s in c["scores"].as_array().into_iter().flatten() {
+        println!(
+            "  {:<34} {:>6.1} -> {:>6.1}   {}",
+            format!("seat {} final score", s["seat"]),
+            s["other"].as_f64().unwrap_or(0.0),
+            s["this"].as_f64().unwrap_or(0.0),
+            signed(&s["difference"], 1.0, "")
         );
     }
     println!(

@@ -102,6 +102,12 @@ pub struct SimArgs {
     /// changed (this − other) with intervals, marking the differences that are real.
     #[arg(long, value_name = "OTHER")]
     pub compare: Option<String>,
+    /// Play the other side of the comparison with these agents instead (same syntax as
+    /// --agents): `--compare-agents greedy` plays the same games with greedy bots, on this
+    /// project or, with --compare, on OTHER. Paired by seed like --compare: is the
+    /// search bot better than greedy on the same deals?
+    #[arg(long, value_name = "AGENTS", value_delimiter = ',')]
+    pub compare_agents: Vec<String>,
     /// Change a definition value for this run without editing files:
     /// KIND.ID.FIELD.KEY=VALUE (card.pikemen.values.attack=2; fields values, cost, attrs,
     /// count; scenario.ID.options.KEY). A whole-number range A..B runs one simulation per
@@ -213,10 +219,11 @@ fn join<T>(a: Option<T>, b: Option<T>, f: impl FnOnce(T, T) -> T) -> Option<T> {
     }
 }
 
-/// Play games `range` of `plan` on `pack` and, when given, the same games on `other`.
+/// Play games `range` of `plan` on `pack` and, when given, the same games on the other
+/// side (its pack and plan: the same seeds, seating and characters, perhaps other agents).
 pub fn play_pair(
     pack: &Arc<Pack>,
-    other: Option<&Arc<Pack>>,
+    other: Option<(&Arc<Pack>, &Plan)>,
     plan: &Plan,
     range: Range<u64>,
     threads: Option<usize>,
@@ -231,8 +238,8 @@ pub fn play_pair(
         .map_err(|e| e.to_string())?;
     // Check once, before spawning work, that a game can be set up at all.
     plan.game(pack, range.start)?;
-    if let Some(o) = other {
-        plan.game(o, range.start).map_err(|e| format!("the other side (--compare): {e}"))?;
+    if let Some((o, op)) = other {
+        op.game(o, range.start).map_err(|e| format!("the other side (--compare): {e}"))?;
     }
     let fold = pool.install(|| {
         range
@@ -244,8 +251,8 @@ pub fn play_pair(
                 }
                 let (o, roles) = play_one(pack, plan, i);
                 let mut fails = matches!(o.status, Status::Failed(_));
-                if let Some(op) = other {
-                    let (oo, _) = play_one(op, plan, i);
+                if let Some((op, oplan)) = other {
+                    let (oo, _) = play_one(op, oplan, i);
                     fails |= matches!(oo.status, Status::Failed(_));
                     f.other.get_or_insert_with(Acc::default).add(i, &oo, &roles);
                     f.paired.get_or_insert_with(Paired::default).add(plan.players, &oo, &o);
@@ -269,7 +276,7 @@ pub fn play_pair(
     let not_run = (range.end - range.start) - stats.games;
     Ok(Played {
         stats,
-        other: other.map(|op| fold.other.unwrap_or_default().finish(op)),
+        other: other.map(|(op, _)| fold.other.unwrap_or_default().finish(op)),
         paired: other.map(|_| fold.paired.unwrap_or_default()),
         not_run,
     })
@@ -372,9 +379,30 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
     }
     let characters = Characters::parse(&args.characters)?;
     let plan = Plan::new(&base, table.seed, players, scenario, kinds.clone(), args.seat_order, characters)?;
-    let other = match &args.compare {
+    let mut other = match &args.compare {
         Some(o) => Some(compare::other(project, base.id(), o)?),
         None => None,
+    };
+    // --compare-agents: the other side's bots (on OTHER, or on this same pack).
+    let other_plan = if args.compare_agents.is_empty() {
+        None
+    } else {
+        let side = other.get_or_insert_with(|| compare::Other::same(base.clone()));
+        let other_kinds = session::agent_kinds(&side.pack, scenario, players, &args.compare_agents, "random")
+            .map_err(|e| format!("--compare-agents: {e}"))?;
+        if other_kinds.iter().any(|k| k == "human") {
+            return Err("--compare-agents: `crown sim` plays bots only".into());
+        }
+        side.label = format!("{} with agents {}", side.label, other_kinds.join(","));
+        Some(Plan::new(
+            &side.pack,
+            table.seed,
+            players,
+            scenario,
+            other_kinds,
+            args.seat_order,
+            plan.characters.clone(),
+        )?)
     };
     let values: Vec<Option<String>> = match &sweep {
         Some((_, v)) => v.iter().cloned().map(Some).collect(),
@@ -422,13 +450,14 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
             confidence: args.confidence,
             min_sample: args.min_sample,
             compare: other.as_ref().map(|o| o.label.clone()),
+            compare_agents: other_plan.as_ref().map(|p| p.kinds.clone()).unwrap_or_default(),
             names,
         };
         let bar = progress_bar(end - first, args.json);
         let start = Instant::now();
         let played = play_pair(
             &pack,
-            other.as_ref().map(|o| &o.pack),
+            other.as_ref().map(|o| (&o.pack, other_plan.as_ref().unwrap_or(&plan))),
             &plan,
             first..end,
             Some(threads),

@@ -292,7 +292,14 @@ pub fn page(v: &Value) -> String {
         );
         let (lo, hi) = span(&rows);
         body.push_str(&interval_chart("compare", &rows, lo, hi, Some((0.0, "0")), false));
-        let len = vec![diff_row("game length (turns)".into(), &c["length"], 1.0)];
+        let mut len: Vec<Row> = c["scores"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|s| !s["difference"]["value"].is_null())
+            .map(|s| diff_row(format!("seat {} final score", s["seat"]), &s["difference"], 1.0))
+            .collect();
+        len.push(diff_row("game length (turns)".into(), &c["length"], 1.0));
         let (lo, hi) = span(&len);
         body.push_str(&interval_chart("compare-length", &len, lo, hi, Some((0.0, "0")), false));
         let mut cards: Vec<Row> = c["cards"]

@@ -339,6 +339,14 @@ pub struct Paired {
     pub length_games: u64,
     pub length_diff_sum: i64,
     pub length_diff_sq: u64,
+    /// Per seat, over games neither side failed: the final scores of side A and of side
+    /// B, and their differences (B − A).
+    #[serde(default)]
+    pub scores_a: Vec<ScoreSum>,
+    #[serde(default)]
+    pub scores_b: Vec<ScoreSum>,
+    #[serde(default)]
+    pub score_diff: Vec<ScoreSum>,
 }
 
 impl Paired {
@@ -369,6 +377,17 @@ impl Paired {
             self.length_games += 1;
             self.length_diff_sum += d;
             self.length_diff_sq += d.unsigned_abs() * d.unsigned_abs();
+            for v in [&mut self.scores_a, &mut self.scores_b, &mut self.score_diff] {
+                if v.len() < players {
+                    v.resize(players, ScoreSum::default());
+                }
+            }
+            for seat in 0..players {
+                let score = |o: &Outcome| o.scores.get(seat).copied().unwrap_or(0);
+                self.scores_a[seat].add(ScoreSum::one(score(a)));
+                self.scores_b[seat].add(ScoreSum::one(score(b)));
+                self.score_diff[seat].add(ScoreSum::one(score(b).saturating_sub(score(a))));
+            }
         }
     }
 
@@ -381,6 +400,18 @@ impl Paired {
         self.length_games += o.length_games;
         self.length_diff_sum += o.length_diff_sum;
         self.length_diff_sq += o.length_diff_sq;
+        add_sums(&mut self.scores_a, o.scores_a);
+        add_sums(&mut self.scores_b, o.scores_b);
+        add_sums(&mut self.score_diff, o.score_diff);
         self
+    }
+}
+
+fn add_sums(a: &mut Vec<ScoreSum>, b: Vec<ScoreSum>) {
+    if a.len() < b.len() {
+        a.resize(b.len(), ScoreSum::default());
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        x.add(y);
     }
 }

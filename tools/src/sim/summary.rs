@@ -32,6 +32,9 @@ pub struct RunInfo {
     pub min_sample: u64,
     /// `--compare`: what the other side is.
     pub compare: Option<String>,
+    /// `--compare-agents`: the other side's bot of each role (empty: the same as `agents`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compare_agents: Vec<String>,
     /// Display name of every definition id (cards sharing a name get their id added).
     pub names: BTreeMap<String, String>,
 }

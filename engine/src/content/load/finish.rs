@@ -72,6 +72,23 @@ impl PackLoad<'_> {
         if m.version.trim().is_empty() {
             self.diags.push(Diagnostic::error("empty-version", "version is empty").at(f, find("version")));
         }
+        if let Some(search) = &m.search {
+            let ranges = [
+                ("rollouts", search.rollouts, 1, 100_000),
+                ("depth", search.depth, 1, 100_000),
+                ("margin", search.margin, 0, 100),
+                ("candidates", search.candidates, 2, 1000),
+            ];
+            for (key, value, lo, hi) in ranges {
+                if let Some(v) = value.filter(|v| !(lo..=hi).contains(v)) {
+                    self.diags.push(
+                        Diagnostic::error("bad-search", format!("[search] {key} = {v} is out of range"))
+                            .at(f, span_of_table_key(&f.text, "search", key))
+                            .hint(format!("use {lo} to {hi}")),
+                    );
+                }
+            }
+        }
         let mut seen = BTreeSet::new();
         for ph in &m.phases {
             let problem = if ph.trim().is_empty() {
@@ -585,6 +602,25 @@ fn span_of_setting(text: &str, key: &str) -> std::ops::Range<usize> {
         // `options = { mode = "solo", rounds = 18 }`
         if let Some(i) = t.find(&format!("{key} =")).filter(|_| t.starts_with("options")) {
             return start + i..start + i + key.len();
+        }
+        off += line.len();
+    }
+    0..0
+}
+
+/// Where `key = ...` is written inside the table `[table]` of a TOML file (the line, from
+/// the key), or nothing.
+fn span_of_table_key(text: &str, table: &str, key: &str) -> std::ops::Range<usize> {
+    let header = format!("[{table}]");
+    let mut off = 0;
+    let mut inside = false;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            inside = t.trim_end().starts_with(&header);
+        } else if inside && t.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('=')) {
+            let start = off + (line.len() - t.len());
+            return start..start + t.trim_end().len();
         }
         off += line.len();
     }

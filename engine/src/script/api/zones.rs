@@ -45,7 +45,10 @@ pub(super) fn register(e: &mut Engine) {
         with(|g| {
             let z = zn(g, z)?;
             let mut cards = std::mem::take(&mut g.state.zones[z as usize].cards);
-            g.state.rng.shuffle(&mut cards);
+            match &mut g.rollout_luck {
+                Some(luck) => luck.shuffle(z, &mut cards),
+                None => g.state.rng.shuffle(&mut cards),
+            }
             let n = cards.len();
             g.state.zones[z as usize].cards = cards;
             g.log(|s| format!("shuffle {} ({n} cards)", s.zone_label(z)));
