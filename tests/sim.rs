@@ -335,21 +335,25 @@ fn a_changed_value_shows_as_a_real_difference() {
 fn compared_shards_merge_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let root = repo_project().root.to_string_lossy().to_string();
-    let common =
+    let changed =
         ["take-the-kingdom", "--games", "9", "--players", "2", "--set", "card.pikemen.count=12", "--compare", &root];
-    let (_, one, err) = sim(&[&common[..], &["--json"]].concat());
-    assert!(one.contains("\"compare\""), "{err}");
-    let mut files = Vec::new();
-    for i in 0..3 {
-        let f = dir.path().join(format!("c{i}.json")).to_string_lossy().to_string();
-        let shard = format!("{i}/3");
-        let (code, _, err) = sim(&[&common[..], &["--shard", &shard, "--out", &f]].concat());
+    let other_bots =
+        ["take-the-kingdom", "--games", "9", "--players", "2", "--agents", "greedy", "--compare-agents", "random"];
+    for (k, common) in [&changed[..], &other_bots[..]].into_iter().enumerate() {
+        let (_, one, err) = sim(&[common, &["--json"]].concat());
+        assert!(one.contains("\"compare\""), "{err}");
+        let mut files = Vec::new();
+        for i in 0..3 {
+            let f = dir.path().join(format!("c{k}-{i}.json")).to_string_lossy().to_string();
+            let shard = format!("{i}/3");
+            let (code, _, err) = sim(&[common, &["--shard", &shard, "--out", &f]].concat());
+            assert_eq!(code, 0, "{err}");
+            files.push(f);
+        }
+        let (code, merged, err) = sim(&["merge", &files[2], &files[0], &files[1], "--json"]);
         assert_eq!(code, 0, "{err}");
-        files.push(f);
+        assert_eq!(merged, one, "{common:?}");
     }
-    let (code, merged, err) = sim(&["merge", &files[2], &files[0], &files[1], "--json"]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(merged, one);
 }
 
 #[test]
