@@ -68,7 +68,11 @@ impl Project {
     /// Returns the project the pack lives in and the pack id.
     #[allow(clippy::result_large_err)]
     pub fn resolve(&self, name: &str) -> Result<(Project, String), Diagnostic> {
-        if self.pack_dir(name).join("pack.toml").is_file() {
+        // An id is one plain folder name; anything else is a path (an absolute path joined
+        // to the content folder would replace it and pass for an id).
+        let plain =
+            matches!(Path::new(name).components().collect::<Vec<_>>().as_slice(), [std::path::Component::Normal(_)]);
+        if plain && self.pack_dir(name).join("pack.toml").is_file() {
             return Ok((self.clone(), name.to_string()));
         }
         let mut p = PathBuf::from(name);
@@ -277,4 +281,26 @@ pub fn hash_bytes(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pack_is_named_by_id_or_by_any_path_to_it() {
+        let root = std::env::temp_dir().join(format!("crown-resolve-{}", std::process::id()));
+        let pack = root.join("content").join("p");
+        std::fs::create_dir_all(&pack).unwrap();
+        std::fs::write(pack.join("pack.toml"), "").unwrap();
+        let project = Project::new(&root);
+        let file = pack.join("pack.toml");
+        for name in ["p", pack.to_str().unwrap(), file.to_str().unwrap()] {
+            let (found, id) = project.resolve(name).unwrap();
+            assert_eq!(id, "p", "{name}");
+            assert!(found.pack_dir(&id).join("pack.toml").is_file(), "{name}");
+        }
+        assert!(project.resolve("q").is_err());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }
