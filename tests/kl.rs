@@ -558,6 +558,38 @@ impl Table {
 
 // ---- the golden rules -------------------------------------------------------------------
 
+/// The search bot weighs only the options `greedy_score` ranks best. Behind a small plan,
+/// advancing is ranked second, so the search weighs two more cards against the plan while
+/// the greedy bot still follows it; behind a big plan it ranks below every step, and with
+/// no plan the greedy bot advances.
+#[test]
+fn advancing_is_ranked_right_behind_a_small_plan() {
+    let mut t = Table::base();
+    t.run(
+        r#"
+        deck_top([3, 4, 5, 2, 6, 7]);
+        enter([3, 4, 5, 2]);
+        let play = cards(zone("play"));
+        let plan = make_plan(play, card_info(play, passive_index()), held_map());
+        expect(plan.found, `a plan: an upgrade the cards in play pay for, not ${plan}`);
+        expect(plan.score <= small_plan(), `a small plan, not one scored ${plan.score}`);
+        let first = produce_gs(plan.first.card, plan);
+        // Nothing is held yet, so no upgrade is on offer: the other steps are producing.
+        let off = -1000;
+        for c in play {
+            if c != plan.first.card { off = max(off, produce_gs(c, plan)); }
+        }
+        expect(advance_gs(plan) < first, "the greedy bot still takes the plan's first step");
+        expect(advance_gs(plan) > off, `advancing ranks above every other step (${off})`);
+        let big = plan;
+        big.score = small_plan() + 1;
+        expect(advance_gs(big) < produce_gs(play[0], big), "behind a big plan, advancing ranks last");
+        big.found = false;
+        expect(advance_gs(big) > 0, "with no plan, advancing beats passing");
+        "#,
+    );
+}
+
 #[test]
 fn rule_3_and_4_an_upgrade_turns_discards_and_ends_the_turn() {
     let mut t = Table::base();
