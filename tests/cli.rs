@@ -4,9 +4,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::common::crown;
-use crown_engine::content::{load_pack, LoadOptions, Project};
 use crown_engine::game::record::GameFile;
 use crown_engine::game::{Game, GameConfig, Status};
+use crown_engine::load::{load_pack, LoadOptions, Project};
 use crown_tools::golden;
 
 /// A fresh project holding the pack `crown new pack demo` writes.
@@ -115,7 +115,7 @@ fn run_demo_with_script(script: &str) -> (Status, std::time::Duration) {
     let start = std::time::Instant::now();
     // Play until a Double is played: with a first-option bot every game plays all cards.
     for seed in 0..20 {
-        let agents = crown_tools::session::bots(&["first".into(), "first".into()], seed);
+        let agents = crown_tools::seats::bots(&["first".into(), "first".into()], seed);
         let game = Game::new(pack.clone(), GameConfig::new(seed, 2), agents).unwrap();
         let (_, o) = game.run();
         if !matches!(o.status, Status::Finished) {
@@ -251,7 +251,7 @@ fn a_persons_game_survives_a_change_and_bless_says_from_where_the_fallback_playe
     let root = dir.path().to_string_lossy().to_string();
     // A game whose two seats are persons: every choice is pinned.
     let pack = Arc::new(load_pack(&project, "demo", LoadOptions::default()).pack.unwrap());
-    let agents = crown_tools::session::bots(&["random".to_string(), "greedy".to_string()], 5);
+    let agents = crown_tools::seats::bots(&["random".to_string(), "greedy".to_string()], 5);
     let (game, _) = Game::new(pack.clone(), GameConfig::new(5, 2), agents).unwrap().run();
     let file = GameFile::from_game(&game, vec!["human".to_string(); 2], "Two persons.".into());
     assert!(file.choices.len() > 4, "{}", file.to_toml());

@@ -645,8 +645,9 @@ fn card_text_is_printed_as_data() {
 mod sandbox {
     use std::sync::Arc;
 
-    use crown_engine::content::{Pack, Project};
+    use crown_engine::content::Pack;
     use crown_engine::game::{Game, GameConfig, Status};
+    use crown_engine::load::Project;
     use crown_engine::script::LIMITS;
 
     /// The tiny pack with `double.rhai` replaced by `script`, loaded.
@@ -660,7 +661,7 @@ mod sandbox {
 
     /// Play seed 1 with first-option bots (a Double is played at step 4).
     fn play(pack: &Arc<Pack>) -> (Game, Status) {
-        let agents = crown_tools::session::bots(&["first".into(), "first".into()], 1);
+        let agents = crown_tools::seats::bots(&["first".into(), "first".into()], 1);
         let (g, o) = Game::new(pack.clone(), GameConfig::new(1, 2), agents).unwrap().run();
         (g, o.status)
     }

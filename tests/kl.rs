@@ -10,11 +10,12 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use crown_engine::bots;
-use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
+use crown_engine::content::Pack;
 use crown_engine::game::agent::{Agent, ChoiceRequest};
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::state::NO_ZONE;
 use crown_engine::game::{Game, GameConfig, Outcome, Status};
+use crown_engine::load::{load_pack, LoadOptions, Project};
 
 const BASE: &str = "kingdom-legacy";
 const SALT: &str = "kingdom-legacy-saltroad";

@@ -8,7 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
+use crown_engine::content::Pack;
+use crown_engine::load::{load_pack, LoadOptions, Project};
 use crown_tools::print::{self, Duplex, Format, Geometry, Orientation, Paper, PrintOptions, Printer, Side};
 use lopdf::content::Content;
 use lopdf::{Document, Object};

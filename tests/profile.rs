@@ -13,7 +13,7 @@ fn play(pack: &std::sync::Arc<crown_engine::content::Pack>, games: u64) -> Vec<O
             let seed = derive_seed(11, i);
             let mut cfg = GameConfig::new(seed, 4);
             cfg.transcript = false;
-            let game = Game::new(pack.clone(), cfg, crown_tools::session::bots(&kinds, seed)).unwrap();
+            let game = Game::new(pack.clone(), cfg, crown_tools::seats::bots(&kinds, seed)).unwrap();
             game.run().1
         })
         .collect()

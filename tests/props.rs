@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use crate::common::repo_project;
-use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
+use crown_engine::content::Pack;
 use crown_engine::game::record::{transcript_text, GameFile};
 use crown_engine::game::state::NO_ZONE;
 use crown_engine::game::{Game, GameConfig, Status};
+use crown_engine::load::{load_pack, LoadOptions, Project};
 use proptest::prelude::*;
 
 /// The shipped packs, loaded once.
@@ -31,7 +32,7 @@ fn packs() -> &'static Vec<Arc<Pack>> {
 }
 
 fn players_of(pack: &Pack) -> usize {
-    crown_tools::session::player_count(pack, None, None)
+    crown_tools::seats::player_count(pack, None, None)
 }
 
 fn kinds(players: usize, mix: u8) -> Vec<String> {
@@ -44,7 +45,7 @@ fn play(pack: &Arc<Pack>, seed: u64, mix: u8, transcript: bool) -> (Game, crown_
     let k = kinds(players, mix);
     let mut cfg = GameConfig::new(seed, players);
     cfg.transcript = transcript;
-    let game = Game::new(pack.clone(), cfg, crown_tools::session::bots(&k, seed))
+    let game = Game::new(pack.clone(), cfg, crown_tools::seats::bots(&k, seed))
         .unwrap_or_else(|e| panic!("{}: cannot start seed {seed}: {e}", pack.id()));
     game.run()
 }
@@ -270,7 +271,7 @@ fn kic_no_pillage_takes_goods_when_none_fits() {
         let mut cfg = GameConfig::new(seed, 2);
         cfg.scenario = Some(sc.to_string());
         cfg.transcript = true;
-        let game = Game::new(pack.clone(), cfg, crown_tools::session::bots(&bots.map(String::from), seed))
+        let game = Game::new(pack.clone(), cfg, crown_tools::seats::bots(&bots.map(String::from), seed))
             .unwrap_or_else(|e| panic!("{sc} seed {seed}: {e}"));
         let (game, o) = game.run();
         let text = transcript_text(&game, &o);

@@ -7,7 +7,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
+use crown_engine::content::Pack;
+use crown_engine::load::{load_pack, LoadOptions, Project};
 use crown_tools::print::{self, Paper, ReferenceFormat};
 
 use crate::common::{crown_bin, edit_after, project_copy, repo_project};

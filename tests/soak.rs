@@ -19,7 +19,7 @@ use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use crate::common::{copy_dir, crown_bin, load_pack, repo_project, spawn_crown};
-use crown_engine::content::Project;
+use crown_engine::load::Project;
 
 const PACK: &str = "take-the-kingdom";
 
@@ -431,7 +431,7 @@ fn crown_watch_survives_a_thousand_random_edits() {
     // A clean load of the final files, in this process and by `crown check --digest`.
     let project = Project::new(&root);
     let clean = load_pack(&project, PACK).unwrap_or_else(|e| panic!("the final files do not load:\n{e}"));
-    let want = format!("{:016x}", crown_tools::live::pack_digest(&clean));
+    let want = format!("{:016x}", crown_tools::validate::pack_digest(&clean));
     let check = Command::new(crown_bin())
         .args(["--project", &root.to_string_lossy(), "check", PACK, "--digest"])
         .output()
@@ -440,8 +440,8 @@ fn crown_watch_survives_a_thousand_random_edits() {
     assert_eq!(digest_of(check_out.trim()).as_deref(), Some(want.as_str()), "crown check --digest: {check_out}");
     let original = load_pack(&repo_project(), PACK).unwrap();
     assert_ne!(
-        crown_tools::live::pack_digest(&original),
-        crown_tools::live::pack_digest(&clean),
+        crown_tools::validate::pack_digest(&original),
+        crown_tools::validate::pack_digest(&clean),
         "the edits should leave a state other than the shipped one"
     );
 

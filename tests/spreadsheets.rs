@@ -8,8 +8,9 @@ use std::io::Write as _;
 use std::path::Path;
 
 use crown_engine::content::model::{CardFile, Definition};
-use crown_engine::content::{load_pack, LoadOptions, Loader, Pack, Project};
+use crown_engine::content::Pack;
 use crown_engine::diag::Diagnostic;
+use crown_engine::load::{load_pack, LoadOptions, Loader, Project};
 
 fn crown(args: &[&str]) -> i32 {
     let mut v = vec!["crown"];

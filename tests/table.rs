@@ -29,8 +29,8 @@ use crown_engine::game::narrate::Heard;
 use crown_engine::game::view::Table;
 use crown_engine::game::{Game, GameConfig, Status};
 use crown_engine::script::api::with_game;
-use crown_tools::play::TablePlayer;
 use crown_tools::table::Seen;
+use crown_tools::terminal::TablePlayer;
 
 use crate::common::{crown_bin, load_pack, repo_project};
 

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use crate::common::Table;
 use crown_engine::bots;
-use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
+use crown_engine::content::Pack;
+use crown_engine::load::{load_pack, LoadOptions, Project};
 
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::state::NO_ZONE;

@@ -10,7 +10,7 @@ use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
 use crate::common::{copy_dir, crown, crown_bin, repo_project, spawn_crown};
-use crown_engine::content::Project;
+use crown_engine::load::Project;
 use crown_tools::live::{classify, ChangeKind, FsWatcher, ReloadOptions, ReloadReport, Reloader};
 
 /// A project holding the scaffolded pack `demo`, watched, with its reloader.

@@ -1,14 +1,23 @@
 //! Crown's engine: content loading and validation, the game model, the sandboxed Rhai
 //! script host, agents, transcripts and replay.
 //!
+//! The modules are layers, each using only those listed before it (a test in
+//! `tests/tidy.rs` keeps it so): [`diag`] and [`fsread`] at the base, then [`content`] (data
+//! types), [`game`] (the table and its state), [`script`] (the Rhai host that runs the
+//! rules), [`bots`] (agents that decide by running the rules) and [`load`] (reading a
+//! project: parsing, compiling and checking scripts, running the pack's `validate`).
+//!
 //! The engine never prints, never exits the process and holds no terminal code; only
-//! [`content`] touches the file system, and only to read a project.
+//! [`load`] and [`fsread`] touch the file system, and only to read a project.
 
-pub mod bots;
-pub mod content;
 pub mod diag;
 pub mod fsread;
+
+pub mod content;
 pub mod game;
 pub mod script;
+
+pub mod bots;
+pub mod load;
 
 pub use diag::{Diagnostic, Severity, SourceFile, SourceMap};

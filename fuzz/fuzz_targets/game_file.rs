@@ -5,7 +5,8 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
+use crown_engine::content::Pack;
+use crown_engine::load::{load_pack, LoadOptions, Project};
 use crown_engine::game::record::GameFile;
 use libfuzzer_sys::fuzz_target;
 

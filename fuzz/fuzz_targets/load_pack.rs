@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use crown_engine::content::{load_pack, LoadOptions, Project};
+use crown_engine::load::{load_pack, LoadOptions, Project};
 use libfuzzer_sys::fuzz_target;
 
 /// Where the input goes: the first byte picks one.

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use crown_engine::content::Project;
+use crown_engine::load::Project;
 use crown_tools::serve::{percent_decode, route, RawServer, Reply};
 use libfuzzer_sys::fuzz_target;
 

@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crown_engine::content::{load_pack as load, LoadOptions, Pack, Project};
+use crown_engine::content::Pack;
+use crown_engine::load::{load_pack as load, LoadOptions, Project};
 
 /// The repository itself, a Crown project shipping the packs.
 pub fn repo_project() -> Project {

@@ -1,105 +1,20 @@
-//! `crown campaign`: a game that lives in a save file and is played one part at a time
-//! (a legacy campaign: one round, or one whole game, per sitting).
-//!
-//! - `new PACK --save FILE` writes a save of a game not started yet (pack, scenario, seed,
-//!   seats); the first sitting starts it with the rules' `setup()`.
-//! - `play FILE` loads the save, plays until the next `checkpoint()` of the rules
-//!   (`--round`, the default) or to the end of the game (`--game`), by a person at the
-//!   terminal or a bot, and writes the save back atomically. `--pack` moves the save on
-//!   to a pack that extends its own (an expansion), `--scenario` switches scenario.
-//! - `show FILE` summarises a save.
-//!
-//! A save that cannot be read, belongs to another pack, names cards the pack no longer
-//! has, or comes from another save format is refused, and the file is left as it was; a
-//! sitting that fails (a script error, the turn limit) does not write the save either.
+//! Campaigns kept in save files, as a service under `crown campaign` and `crown bench`:
+//! reading and writing a save, playing one sitting (to the next `checkpoint()` of the
+//! rules or to the end of the game), the agents of a save's seats, and the summary that
+//! `crown campaign show` prints.
 
-use crown_engine::bots;
-use crown_engine::fsread;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use clap::{Args, Subcommand};
-use crown_engine::content::{Pack, Project};
+use crown_engine::bots;
+use crown_engine::content::Pack;
+use crown_engine::fsread;
 use crown_engine::game::agent::Agent;
 use crown_engine::game::record::transcript_text;
 use crown_engine::game::save::{SaveFile, SaveStatus};
-use crown_engine::game::{Game, GameConfig, Outcome, Status};
+use crown_engine::game::{Game, Outcome, Status};
 
-use crate::{out, play, session};
-
-#[derive(Debug, Subcommand)]
-pub enum CampaignArgs {
-    /// Start a campaign: write a save of a game not played yet.
-    New(NewArgs),
-    /// Play the next round (or the whole game) of a saved campaign, then save it.
-    Play(PlayArgs),
-    /// Summarise a save: pack, plays, score path, counters, cards by zone.
-    Show(ShowArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct NewArgs {
-    /// The pack, by id or path.
-    pub pack: String,
-    /// The save file to write.
-    #[arg(long)]
-    pub save: PathBuf,
-    /// Scenario id (default: the pack's default scenario).
-    #[arg(long)]
-    pub scenario: Option<String>,
-    /// The campaign's seed (every sitting goes on with the same random streams).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Number of seats (default: the scenario's seats, else the pack's minimum). (1 to 64)
-    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
-    pub players: Option<usize>,
-    /// Replace an existing save file.
-    #[arg(long)]
-    pub force: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct PlayArgs {
-    /// The save file.
-    pub save: PathBuf,
-    /// Play until the rules' next checkpoint (the end of a round; the default).
-    #[arg(long, conflicts_with = "game")]
-    pub round: bool,
-    /// Play the whole game to its end.
-    #[arg(long)]
-    pub game: bool,
-    /// Who plays, per seat, comma-separated (the last repeats): human, random, first, greedy, search.
-    #[arg(long, value_delimiter = ',', default_value = "human")]
-    pub agent: Vec<String>,
-    /// Switch scenario (kept in the save), e.g. an expansion's scenario after the base game.
-    #[arg(long)]
-    pub scenario: Option<String>,
-    /// Move the save on to this pack, which must extend the save's pack (kept in the save).
-    #[arg(long)]
-    pub pack: Option<String>,
-    /// Write this sitting's transcript here.
-    #[arg(long)]
-    pub transcript: Option<PathBuf>,
-    /// What the game tells you as it goes: `private` (the default: what your seat may
-    /// know), `public` (what a spectator sees) or `debug` (every transcript line, hidden
-    /// information included).
-    #[arg(long, default_value = "private", value_parser = crown_engine::game::narrate::LogLevel::parse)]
-    pub log: crown_engine::game::narrate::LogLevel,
-}
-
-#[derive(Debug, Args)]
-pub struct ShowArgs {
-    /// The save file.
-    pub save: PathBuf,
-}
-
-pub fn run(project: &Project, args: &CampaignArgs) -> i32 {
-    match args {
-        CampaignArgs::New(a) => run_new(project, a),
-        CampaignArgs::Play(a) => run_play(project, a),
-        CampaignArgs::Show(a) => run_show(project, a),
-    }
-}
+use crate::out;
 
 /// Read and check a save file; the error names the file.
 pub fn read_save(path: &Path) -> Result<SaveFile, String> {
@@ -123,54 +38,6 @@ pub fn write_save(path: &Path, save: &SaveFile) -> Result<(), String> {
             None => format!("cannot write {}: {e}; nowhere else took the new save either", path.display()),
         }
     })
-}
-
-fn run_new(project: &Project, args: &NewArgs) -> i32 {
-    if args.save.exists() && !args.force {
-        eprintln!("error: {} exists: a campaign is already saved there (--force replaces it)", args.save.display());
-        return 1;
-    }
-    let pack = match session::load(project, &args.pack) {
-        Ok(p) => p,
-        Err(c) => return c,
-    };
-    let players = session::player_count(&pack, args.scenario.as_deref(), args.players);
-    // Make the game once, without playing it, so a bad scenario or seat count is refused now.
-    let mut cfg = GameConfig::new(args.seed, players);
-    cfg.scenario = args.scenario.clone();
-    let bots = (0..players).map(|i| bots::bot("first", args.seed, i).expect("first agent")).collect();
-    let game = match Game::new(pack.clone(), cfg, bots) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let names = game.state.players.iter().map(|p| p.name.clone()).collect();
-    let save = match SaveFile::new_game(&pack, game.scenario.clone(), args.seed, names) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    // Nothing has been played yet, so nothing is kept elsewhere when this fails.
-    let written =
-        save.to_text().and_then(|text| out::write_atomic(&args.save, text.as_bytes()).map_err(|e| e.to_string()));
-    if let Err(e) = written {
-        eprintln!("error: cannot write {}: {e}; nothing was written", out::shown(&args.save.display().to_string()));
-        return 1;
-    }
-    println!(
-        "new campaign of {} {} (scenario {}, seed {}) saved to {}; play it with `crown campaign play {}`",
-        pack.manifest.name,
-        pack.manifest.version,
-        save.scenario.as_deref().unwrap_or("-"),
-        args.seed,
-        args.save.display(),
-        args.save.display()
-    );
-    0
 }
 
 /// One sitting played on a save.
@@ -229,7 +96,7 @@ pub fn agents_for(save: &SaveFile, kinds: &[String], seen: &crate::table::Seen) 
     for seat in 0..save.player.len() {
         let k = kinds.get(seat).or(kinds.last()).map_or("human", String::as_str);
         if k == "human" {
-            out.push(Box::new(play::TablePlayer::with_log(
+            out.push(Box::new(crate::terminal::TablePlayer::with_log(
                 std::io::BufReader::new(std::io::stdin()),
                 std::io::stdout(),
                 seen.clone(),
@@ -244,111 +111,6 @@ pub fn agents_for(save: &SaveFile, kinds: &[String], seen: &crate::table::Seen) 
     Ok(out)
 }
 
-fn run_play(project: &Project, args: &PlayArgs) -> i32 {
-    let save = match read_save(&args.save) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}; the save was not changed");
-            return 1;
-        }
-    };
-    let pack_name = args.pack.clone().unwrap_or_else(|| save.pack.clone());
-    let pack = match session::load(project, &pack_name) {
-        Ok(p) => p,
-        Err(c) => return c,
-    };
-    if let Err(e) = save.check_pack(&pack) {
-        eprintln!("error: {}: {e}; the save was not changed", args.save.display());
-        return 1;
-    }
-    if pack.id() == save.pack && pack.manifest.version != save.pack_version {
-        println!("note: saved with {} {}, now {}", save.pack, save.pack_version, pack.manifest.version);
-    }
-    let seen = crate::table::Seen::default();
-    let agents = match agents_for(&save, &args.agent, &seen) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    // Before playing: the save (and the transcript, if asked for) must be writable, or
-    // the round would be played for nothing.
-    let outputs = std::iter::once(&args.save).chain(args.transcript.as_ref());
-    for path in outputs {
-        if let Err(e) = out::check_writable(path) {
-            eprintln!("error: cannot write {}: {e}; nothing was played and the save was not changed", path.display());
-            return 1;
-        }
-    }
-    let kinds: Vec<String> = agents.iter().map(|a| a.kind()).collect();
-    let round = !args.game;
-    println!(
-        "{} {} — {} of the campaign in {} (sitting {}, {})",
-        pack.manifest.name,
-        pack.manifest.version,
-        if round { "a round" } else { "a game" },
-        args.save.display(),
-        save.sittings + 1,
-        kinds.join(", ")
-    );
-    let humans: Vec<usize> = kinds.iter().enumerate().filter(|(_, k)| *k == "human").map(|(i, _)| i).collect();
-    if args.log == crown_engine::game::narrate::LogLevel::Debug {
-        println!("debug log: every transcript line is shown, with every seat's hidden information");
-    }
-    let listener = crate::table::listener(args.log, humans, seen, |line| println!("{line}"));
-    let sitting = match play_sitting_told(&save, pack, args.scenario.clone(), agents, round, true, Some(listener)) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {}: {e}; the save was not changed", args.save.display());
-            return 1;
-        }
-    };
-    if let Some(path) = &args.transcript {
-        if let Err(e) = out::write_atomic(path, sitting.transcript.as_bytes()) {
-            match out::keep_unsaved(path, sitting.transcript.as_bytes()) {
-                Some(k) => {
-                    eprintln!("error: cannot write {}: {e}; the transcript is kept in {}", path.display(), k.display())
-                }
-                None => eprintln!("error: cannot write {}: {e}", path.display()),
-            }
-        }
-    }
-    let Some(new_save) = &sitting.save else {
-        let why = match &sitting.outcome.status {
-            Status::Failed(f) => f.to_string(),
-            Status::TurnLimit => format!("the turn limit ({} turns) came before a checkpoint", sitting.game.max_turns),
-            _ => "the game did not stop between turns".to_string(),
-        };
-        eprintln!("error: {why}; the save was not changed");
-        return 1;
-    };
-    if let Err(e) = write_save(&args.save, new_save) {
-        eprintln!("error: {e}");
-        return 1;
-    }
-    println!(
-        "saved {} ({}): {}",
-        args.save.display(),
-        new_save.status.as_str(),
-        headline(new_save).unwrap_or_else(|| format!("turn {}", new_save.turn))
-    );
-    0
-}
-
-fn run_show(project: &Project, args: &ShowArgs) -> i32 {
-    let save = match read_save(&args.save) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 1;
-        }
-    };
-    let pack = session::load(project, &save.pack).ok();
-    print!("{}", summary(&save, pack.as_deref()));
-    0
-}
-
 fn counter(save: &SaveFile, seat: usize, k: &str) -> Option<i64> {
     save.player.get(seat).and_then(|p| p.counters.get(k).copied())
 }
@@ -359,7 +121,7 @@ fn score_path(save: &SaveFile) -> Vec<i64> {
 }
 
 /// One line about where a campaign stands (from the counters a campaign's rules keep).
-fn headline(save: &SaveFile) -> Option<String> {
+pub fn headline(save: &SaveFile) -> Option<String> {
     let p = save.player.first()?;
     let mut parts = Vec::new();
     if let Some(n) = p.counters.get("plays") {
@@ -548,7 +310,7 @@ pub fn bench_plays(pack: &Arc<Pack>, n: u64, by_rounds: bool) -> Result<(f64, f6
 /// written to text and read back, as between sittings) or in one sitting. Returns the
 /// final save and the number of sittings.
 pub fn play_through(pack: &Arc<Pack>, seed: u64, bot: &str, by_rounds: bool) -> Result<(SaveFile, u64), String> {
-    let players = session::player_count(pack, None, None);
+    let players = crate::seats::player_count(pack, None, None);
     let names = (1..=players).map(|i| format!("P{i}")).collect();
     let mut save = SaveFile::new_game(pack, None, seed, names)?;
     if let Some(sc) = pack.default_scenario() {

@@ -9,7 +9,6 @@
 //!   are kept for display), and the next good save replaces it. Optionally only the faces
 //!   of changed definitions are rendered again, and only the golden games whose
 //!   transcripts involve a changed definition are replayed.
-//! - [`pack_digest`]: a digest of a loaded pack, to compare a reload with a clean load.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
@@ -17,12 +16,13 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crown_engine::content::{LoadOptions, Loader, Pack, Project};
+use crown_engine::content::Pack;
 use crown_engine::diag::{Diagnostic, SourceMap};
+use crown_engine::load::{LoadOptions, Loader, Project};
 use notify::{RecursiveMode, Watcher};
 
 use crate::golden::{self, Verdict};
-use crate::out;
+use crate::out::{self, plural};
 use crate::print::{self, Format, PrintOptions};
 
 /// Default quiet time that closes a batch of file events.
@@ -38,73 +38,6 @@ const MAX_BATCH: Duration = Duration::from_millis(1500);
 
 // ---------------------------------------------------------------------------------------
 // The digest of a loaded pack
-
-/// A stable digest of everything a load of a pack produced: the manifest, every definition
-/// (kind, all its fields, where it was defined, its script), the scenarios, the board, each
-/// script's path, functions and source hash, and the hash of every file read. Two loads give
-/// the same digest exactly when they hold the same content, whatever the machine (maps are
-/// ordered, nothing depends on time or addresses); the watcher's incremental reloads are
-/// compared with a clean load through it.
-pub fn pack_digest(pack: &Pack) -> u64 {
-    use std::fmt::Write as _;
-    // Struct fields in declaration order, maps in key order.
-    fn json<T: serde::Serialize>(v: &T) -> String {
-        serde_json::to_string(v).unwrap_or_else(|e| format!("<{e}>"))
-    }
-    let mut s = String::new();
-    let _ = writeln!(s, "manifest {}", json(&pack.manifest));
-    let _ = writeln!(s, "chain {:?}", pack.chain);
-    for d in &pack.defs {
-        let script = d.script.map(|i| (&pack.scripts[i].rel, pack.scripts[i].hash));
-        let _ = writeln!(
-            s,
-            "def {} {} {} {:?} {:?} {:?} {:?} {}",
-            d.def.id,
-            d.kind.as_str(),
-            d.origin.file.to_string_lossy().replace('\\', "/"),
-            d.origin.span,
-            d.origin.id_span,
-            d.origin.pack,
-            script,
-            json(&d.def)
-        );
-    }
-    let _ = writeln!(s, "index {:?}", pack.index);
-    for e in &pack.scenarios {
-        let _ = writeln!(
-            s,
-            "scenario {} {} {:?} {}",
-            e.scenario.id,
-            e.origin.file.to_string_lossy().replace('\\', "/"),
-            e.origin.span,
-            json(&e.scenario)
-        );
-    }
-    if let Some((b, o)) = &pack.board {
-        let _ = writeln!(s, "board {} {}", o.file.to_string_lossy().replace('\\', "/"), json(b));
-    }
-    for sc in &pack.scripts {
-        let _ = writeln!(
-            s,
-            "script {} {} {} {:016x} {:?}",
-            sc.path.to_string_lossy().replace('\\', "/"),
-            sc.rel,
-            sc.pack,
-            sc.hash,
-            sc.functions
-        );
-    }
-    let _ = writeln!(s, "rules {:?}", pack.rules);
-    for (f, h) in &pack.file_hashes {
-        let _ = writeln!(s, "file {} {h:016x}", f.to_string_lossy().replace('\\', "/"));
-    }
-    crown_engine::content::hash_bytes(s.as_bytes())
-}
-
-/// `[digest HEX]`, as `crown watch --digest` and `crown check --digest` print it.
-pub fn digest_tag(pack: &Pack) -> String {
-    format!("[digest {:016x}]", pack_digest(pack))
-}
 
 // ---------------------------------------------------------------------------------------
 // Classification
@@ -206,13 +139,13 @@ pub fn classify(root: &Path, path: &Path) -> Option<Change> {
         ["content", pack, "board.toml"] => mk(pack, ChangeKind::Board),
         // Definition lists: TOML, or a spreadsheet (CSV, XLSX, ODS) of the same name.
         ["content", pack, f]
-            if crown_engine::content::table::is_definition_list(f)
+            if crown_engine::load::table::is_definition_list(f)
                 && ["plaques.", "nobles.", "leaders.", "cards."].iter().any(|s| f.starts_with(s)) =>
         {
             mk(pack, ChangeKind::Definition)
         }
         ["content", pack, "cards" | "scenarios"] => mk(pack, ChangeKind::Folder),
-        ["content", pack, "cards", .., f] if crown_engine::content::table::is_definition_list(f) => {
+        ["content", pack, "cards", .., f] if crown_engine::load::table::is_definition_list(f) => {
             mk(pack, ChangeKind::Definition)
         }
         ["content", pack, "scenarios", f] if f.ends_with(".toml") => mk(pack, ChangeKind::Scenario),
@@ -555,14 +488,6 @@ impl ReloadReport {
     }
 }
 
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
 fn ids(list: &[String]) -> String {
     if list.len() <= 4 {
         list.join(", ")
@@ -612,7 +537,7 @@ fn load_state(
     let l = loader.load();
     let (pack, mut diagnostics, mut sources) = (l.pack.map(Arc::new), l.diagnostics, l.sources);
     if let Some(p) = &pack {
-        diagnostics.extend(crate::check::beyond_load(project, p, &mut sources));
+        diagnostics.extend(crate::validate::beyond_load(project, p, &mut sources));
     }
     (pack, diagnostics, sources)
 }

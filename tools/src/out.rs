@@ -280,3 +280,11 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

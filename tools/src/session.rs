@@ -4,9 +4,8 @@
 
 use std::sync::Arc;
 
-use crown_engine::bots;
-use crown_engine::content::{load_pack, LoadOptions, Pack, Project};
-use crown_engine::game::agent::Agent;
+use crown_engine::content::Pack;
+use crown_engine::load::{load_pack, LoadOptions, Project};
 
 use crate::out;
 
@@ -31,7 +30,7 @@ pub fn load(project: &Project, name: &str) -> Result<Arc<Pack>, i32> {
     // The same validation as `crown check`; what does not stop this command is counted.
     let mut sources = loaded.sources;
     let mut all = loaded.diagnostics;
-    all.extend(crate::check::beyond_load(&proj, &pack, &mut sources));
+    all.extend(crate::validate::beyond_load(&proj, &pack, &mut sources));
     let (e, w) = (all.iter().filter(|d| d.is_error()).count(), all.iter().filter(|d| !d.is_error()).count());
     if e + w > 0 {
         let mut parts = Vec::new();
@@ -47,70 +46,18 @@ pub fn load(project: &Project, name: &str) -> Result<Arc<Pack>, i32> {
     Ok(pack)
 }
 
-/// The agent kind of each seat: `--agents` (the last repeats), else the scenario's seat
-/// agent, else `default`.
-pub fn agent_kinds(
-    pack: &Pack,
-    scenario: Option<&str>,
-    players: usize,
-    agents: &[String],
-    default: &str,
-) -> Result<Vec<String>, String> {
-    let seats = scenario
-        .and_then(|s| pack.scenario(s))
-        .or_else(|| if scenario.is_none() { pack.default_scenario() } else { None })
-        .map(|s| s.scenario.seat.clone())
-        .unwrap_or_default();
-    let mut kinds = Vec::with_capacity(players);
-    for i in 0..players {
-        let k = agents
-            .get(i)
-            .or(agents.last())
-            .cloned()
-            .or_else(|| seats.get(i).and_then(|s| s.agent.clone()).filter(|a| bots::unknown_kind(a).is_none()))
-            .unwrap_or_else(|| default.to_string());
-        if let Some((msg, near)) = bots::unknown_kind(&k) {
-            return Err(format!(
-                "unknown agent: {msg}{}",
-                near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
-            ));
-        }
-        kinds.push(k);
-    }
-    Ok(kinds)
-}
-
-/// The arguments of a bots-only command (`crown sim`, `crown profile`): which games to play.
-#[derive(Debug, clap::Args)]
-pub struct BotTableArgs {
-    /// The pack, by id or path.
-    pub pack: String,
-    /// Players per game (default: the scenario's seats or the pack's minimum). (1 to 64)
-    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
-    pub players: Option<usize>,
-    /// Scenario id (default: the pack's default scenario).
-    #[arg(long)]
-    pub scenario: Option<String>,
-    /// Master seed; game i uses a seed derived from it and i (the same seeds play the same
-    /// games in `crown sim` and `crown profile`).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Agent per seat, comma-separated (random, first, greedy, search[:ROLLOUTS][:DEPTH][:POLICY], e.g. search:64:12:greedy); the last repeats.
-    #[arg(long, value_delimiter = ',')]
-    pub agents: Vec<String>,
-}
-
 /// What a bots-only command (`crown sim`, `crown profile`) plays: the pack, the player count
 /// and the bot of each seat (default `random`). Errors are printed; `Err` is the exit code.
 pub fn bot_table(
     project: &Project,
-    args: &BotTableArgs,
+    pack: &str,
+    args: &crate::cli::TableArgs,
     command: &str,
 ) -> Result<(Arc<Pack>, usize, Vec<String>), i32> {
-    let pack = load(project, &args.pack)?;
+    let pack = load(project, pack)?;
     let scenario = args.scenario.as_deref();
-    let players = player_count(&pack, scenario, args.players);
-    let kinds = agent_kinds(&pack, scenario, players, &args.agents, "random").map_err(|e| {
+    let players = crate::seats::player_count(&pack, scenario, args.players);
+    let kinds = crate::seats::agent_kinds(&pack, scenario, players, &args.agents, "random").map_err(|e| {
         eprintln!("error: {e}");
         2
     })?;
@@ -121,30 +68,23 @@ pub fn bot_table(
     Ok((pack, players, kinds))
 }
 
-/// Build bot agents for one game.
-pub fn bots(kinds: &[String], seed: u64) -> Vec<Box<dyn Agent>> {
-    kinds
-        .iter()
-        .enumerate()
-        .map(|(i, k)| bots::bot(k, seed, i).unwrap_or_else(|| bots::bot("random", seed, i).expect("random agent")))
-        .collect()
-}
-
-/// The number of players: explicit, else the scenario's seats, else the pack's minimum
-/// (at least 2 when the pack allows it).
-pub fn player_count(pack: &Pack, scenario: Option<&str>, players: Option<usize>) -> usize {
-    if let Some(n) = players {
-        return n;
-    }
-    let sc = scenario.and_then(|s| pack.scenario(s)).or_else(|| pack.default_scenario());
-    if let Some(sc) = sc {
-        if !sc.scenario.seat.is_empty() {
-            return sc.scenario.seat.len();
+/// Load a pack to print it (`crown print`, `crown reference`): errors are printed; `Err`
+/// is the exit code.
+pub fn load_printable(project: &Project, name: &str) -> Result<Pack, i32> {
+    let (proj, id) = match project.resolve(name) {
+        Ok(x) => x,
+        Err(d) => {
+            out::print_diagnostics(&[d], &crown_engine::diag::SourceMap::default());
+            return Err(2);
         }
-        if let Some(r) = sc.scenario.players {
-            return r.min.max(1) as usize;
+    };
+    let loaded = crate::print::load_for_print(&proj, &id);
+    match loaded.pack {
+        Some(p) => Ok(p),
+        None => {
+            out::print_diagnostics(&loaded.diagnostics, &loaded.sources);
+            eprintln!("{id}: {} error(s); fix them (see `crown check {id}`) before printing", loaded.errors());
+            Err(1)
         }
     }
-    let r = pack.manifest.players;
-    (r.min.max(2).min(r.max)).max(1) as usize
 }

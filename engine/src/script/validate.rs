@@ -110,7 +110,7 @@ pub fn validate_pack(pack: &Arc<Pack>, sources: &SourceMap) -> Vec<Diagnostic> {
 
 #[cfg(test)]
 mod tests {
-    use crate::content::{load_pack, LoadOptions, Project};
+    use crate::load::{load_pack, LoadOptions, Project};
 
     /// Load a one-card pack whose rules script validates the card's `fx` attribute.
     fn check(fx: &str, validate: &str) -> Vec<String> {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crown_engine::content::Project;
+use crown_engine::load::Project;
 
 use crate::session;
 use crate::sim::plan::{Characters, Plan, SeatOrder};

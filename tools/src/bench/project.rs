@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use crown_engine::content::{load_pack, LoadOptions, Loader, Project};
+use crown_engine::load::{load_pack, LoadOptions, Loader, Project};
 
 /// Write a project of `cards` card files (one card each) and `scripts` scripts.
 pub fn generate_project(root: &Path, cards: usize, scripts: usize) -> std::io::Result<()> {

@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crown_engine::bots;
-use crown_engine::content::Project;
 use crown_engine::game::agent::{Agent, ChoiceRequest};
 use crown_engine::game::{Game, GameConfig, Status};
+use crown_engine::load::Project;
 
 use crate::session;
 

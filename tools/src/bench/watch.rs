@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crown_engine::content::Project;
+use crown_engine::load::Project;
 
 use crate::live::{Change, ChangeKind, FsWatcher, ReloadOptions, Reloader, DEFAULT_DEBOUNCE_MS};
 

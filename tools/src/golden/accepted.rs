@@ -9,7 +9,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crown_engine::content::{Pack, Project};
+use crown_engine::content::Pack;
+use crown_engine::load::Project;
 
 /// Entry (definition id, `scenario:ID`, `script:PATH`, `board`) -> field -> value.
 pub type State = BTreeMap<String, BTreeMap<String, String>>;

@@ -1,5 +1,6 @@
-//! Golden games: `crown record`, `crown test` (replay, diff, bless, explain) and the
-//! library functions the cargo test suite shares with them.
+//! Golden games, as a service under `crown record`, `crown test`, `crown check`, `crown
+//! watch` and the cargo test suite: finding the cases, recording a game, replaying one
+//! and reporting the difference outcome first, and accepting (blessing) a change.
 //!
 //! A golden game is `tests/golden/<pack>/<name>.game.toml` (pack, scenario, seed, seats,
 //! recorded choices) beside `<name>.transcript`, the transcript it must produce.
@@ -8,66 +9,15 @@ use crown_engine::fsread;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
-use clap::Args;
-use crown_engine::content::{Pack, Project};
+use crown_engine::content::Pack;
 use crown_engine::game::record::{transcript_text, GameFile};
 use crown_engine::game::{Game, GameConfig, Status};
+use crown_engine::load::Project;
 
-use crate::{out, session};
+use crate::out;
 
 pub mod accepted;
-
-#[derive(Debug, Args)]
-pub struct RecordArgs {
-    /// The pack, by id or path.
-    pub pack: String,
-    /// The game's seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Number of players. (1 to 64)
-    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
-    pub players: Option<usize>,
-    /// Scenario id.
-    #[arg(long)]
-    pub scenario: Option<String>,
-    /// Agent per seat (random, first, greedy, search[:ROLLOUTS][:DEPTH][:POLICY]), comma-separated; the last repeats.
-    #[arg(long, value_delimiter = ',')]
-    pub agents: Vec<String>,
-    /// The game file to write (`NAME.game.toml`); the transcript goes beside it.
-    #[arg(long)]
-    pub out: PathBuf,
-    /// What the game is meant to show.
-    #[arg(long, default_value = "")]
-    pub description: String,
-    /// Replace an existing game file.
-    #[arg(long)]
-    pub force: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct TestArgs {
-    /// Packs (by id), games (`pack/name`, as the report names them) or game files to
-    /// replay (default: every golden game of the project).
-    pub targets: Vec<String>,
-    /// Accept the new transcripts of the changed games (atomically); unchanged games are
-    /// untouched. With targets, only those games are accepted.
-    #[arg(long)]
-    pub bless: bool,
-    /// Walk the changed games one at a time and accept or skip each.
-    #[arg(long, conflicts_with = "bless")]
-    pub review: bool,
-    /// Show the whole transcript diff of each changed game, not just its first difference.
-    #[arg(long)]
-    pub diff: bool,
-    /// List the golden games whose transcripts involve this definition id, and stop.
-    #[arg(long)]
-    pub explain: Option<String>,
-    /// Lines of context around the first difference (0 to 10,000).
-    #[arg(long, default_value_t = 4, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=10_000))]
-    pub context: usize,
-}
 
 /// One golden game on disk.
 #[derive(Debug, Clone)]
@@ -548,57 +498,6 @@ pub fn definitions_in(line: &str) -> Vec<String> {
     out
 }
 
-pub fn run_record(project: &Project, args: &RecordArgs) -> i32 {
-    let pack = match session::load(project, &args.pack) {
-        Ok(p) => p,
-        Err(c) => return c,
-    };
-    if args.out.exists() && !args.force {
-        eprintln!("error: {} exists; pass --force to replace it", args.out.display());
-        return 1;
-    }
-    for path in [args.out.clone(), transcript_path(&args.out)] {
-        if let Err(e) = out::check_writable(&path) {
-            eprintln!("error: cannot write {}: {e}; nothing was recorded", path.display());
-            return 1;
-        }
-    }
-    let scenario = args.scenario.as_deref();
-    let players = session::player_count(&pack, scenario, args.players);
-    let kinds = match session::agent_kinds(&pack, scenario, players, &args.agents, "random") {
-        Ok(k) if !k.iter().any(|x| x == "human") => k,
-        Ok(_) => {
-            eprintln!("error: `crown record` records bot games; use `crown play --record` to record your own");
-            return 2;
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let (file, replayed) = match record(&pack, args.seed, players, args.scenario.clone(), kinds, &args.description) {
-        Ok(x) => x,
-        Err((code, e)) => {
-            eprintln!("error: {e}");
-            return code;
-        }
-    };
-    let tpath = transcript_path(&args.out);
-    if let Err(e) = out::write_atomic(&args.out, file.to_toml().as_bytes())
-        .and_then(|_| out::write_atomic(&tpath, replayed.as_bytes()))
-    {
-        eprintln!("error: cannot write: {e}");
-        return 1;
-    }
-    println!(
-        "recorded {} ({}) and {}",
-        args.out.display(),
-        replayed.lines().last().unwrap_or("").trim_start_matches("# result "),
-        tpath.display()
-    );
-    0
-}
-
 /// Play a bot game and make its game file and transcript, checking that the file replays
 /// to the same transcript. An error comes with the exit code it deserves.
 pub fn record(
@@ -611,7 +510,7 @@ pub fn record(
 ) -> Result<(GameFile, String), (i32, String)> {
     let mut cfg = GameConfig::new(seed, players);
     cfg.scenario = scenario;
-    let game = Game::new(pack.clone(), cfg, session::bots(&kinds, seed)).map_err(|e| (2, e))?;
+    let game = Game::new(pack.clone(), cfg, crate::seats::bots(&kinds, seed)).map_err(|e| (2, e))?;
     let (game, outcome) = game.run();
     if let Status::Failed(f) = &outcome.status {
         return Err((1, format!("the game failed: {f}")));
@@ -631,20 +530,9 @@ pub fn record(
     Ok((file, replayed))
 }
 
-/// Load each pack once.
-fn packs_for(project: &Project, cases: &[Case]) -> BTreeMap<String, Result<Arc<Pack>, i32>> {
-    let mut packs = BTreeMap::new();
-    for c in cases {
-        if !packs.contains_key(&c.pack) {
-            packs.insert(c.pack.clone(), session::load(project, &c.pack));
-        }
-    }
-    packs
-}
-
 /// The golden games the targets name: packs by id, games by `pack/name`, game files by
 /// path; every game of the project when there are none.
-fn cases_for(project: &Project, targets: &[String]) -> Result<Vec<Case>, String> {
+pub fn cases_for(project: &Project, targets: &[String]) -> Result<Vec<Case>, String> {
     let mut pack_names = Vec::new();
     let mut cases = Vec::new();
     let all = || discover(project, &[]);
@@ -705,12 +593,12 @@ fn cases_for(project: &Project, targets: &[String]) -> Result<Vec<Case>, String>
 }
 
 /// Whether the targets cover whole packs (none, or only pack ids).
-fn targets_whole_packs(targets: &[String]) -> bool {
+pub fn targets_whole_packs(targets: &[String]) -> bool {
     targets.iter().all(|t| !t.ends_with(".toml") && !t.contains('/'))
 }
 
 /// Write what accepting a changed game writes; the files written.
-fn accept(case: &Case, change: &Change) -> Result<Vec<PathBuf>, String> {
+pub fn accept(case: &Case, change: &Change) -> Result<Vec<PathBuf>, String> {
     let mut wrote = Vec::new();
     if let Some(text) = &change.new_file {
         out::write_atomic_in(&case.root, &case.game_file, text.as_bytes())
@@ -724,228 +612,6 @@ fn accept(case: &Case, change: &Change) -> Result<Vec<PathBuf>, String> {
         wrote.push(case.transcript_file.clone());
     }
     Ok(wrote)
-}
-
-/// Ask on standard input; the first letter of the answer, lowercase (`q` at end of input).
-fn ask(question: &str) -> char {
-    use std::io::Write;
-    print!("{question} ");
-    let _ = std::io::stdout().flush();
-    match crate::out::read_input_line(&mut std::io::stdin().lock()) {
-        Ok(None) | Err(_) => 'q',
-        Ok(Some(line)) => line.trim().chars().next().map_or(' ', |c| c.to_ascii_lowercase()),
-    }
-}
-
-pub fn run_test(project: &Project, args: &TestArgs) -> i32 {
-    let cases = match cases_for(project, &args.targets) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    if let Some(id) = &args.explain {
-        return explain(project, &cases, id);
-    }
-    if cases.is_empty() {
-        eprintln!("no golden games found under {}", project.root.join("tests/golden").display());
-        println!("0 passed, 0 failed");
-        return 0;
-    }
-    let start = Instant::now();
-    let packs = packs_for(project, &cases);
-    let (mut unchanged, mut path_only, mut outcome, mut accepted) = (0, 0, 0, 0);
-    let mut broken: Vec<(String, String)> = Vec::new();
-    let mut left: Vec<String> = Vec::new();
-    let mut quit = false;
-    // Replayed in parallel (each game is independent), reported in order.
-    let verdicts: Vec<Option<Verdict>> = {
-        use rayon::prelude::*;
-        cases
-            .par_iter()
-            .map(|case| match packs.get(&case.pack) {
-                Some(Ok(pack)) => Some(check_case(case, pack, args.context)),
-                _ => None,
-            })
-            .collect()
-    };
-    // What each pack's definitions were when its games were last accepted, and what
-    // was edited since.
-    let mut edited: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    for (id, p) in &packs {
-        if let Ok(p) = p {
-            if let Some(old) = accepted::read(&accepted::path(project, id)) {
-                edited.insert(id.clone(), accepted::changes(&old, &accepted::state_of(p)));
-            }
-        }
-    }
-    let mut told: BTreeSet<String> = BTreeSet::new();
-    // Packs with a game that is neither unchanged nor accepted.
-    let mut unsettled: BTreeSet<String> = BTreeSet::new();
-    for (case, verdict) in cases.iter().zip(verdicts) {
-        let Some(verdict) = verdict else {
-            println!("FAIL {}: pack `{}` does not load", case.name, case.pack);
-            broken.push((case.name.clone(), format!("fix the errors `crown check {}` shows", case.pack)));
-            unsettled.insert(case.pack.clone());
-            continue;
-        };
-        match verdict {
-            Verdict::Pass => {
-                unchanged += 1;
-                println!("ok   {}", case.name);
-            }
-            Verdict::Differs(change) => {
-                if change.outcome_changed {
-                    outcome += 1;
-                } else {
-                    path_only += 1;
-                }
-                let changes = edited.get(&case.pack).filter(|c| !c.is_empty());
-                if let Some(changes) = changes {
-                    if told.insert(case.pack.clone()) {
-                        println!("{}: edited since its golden games were accepted:", case.pack);
-                        for (_, line) in changes {
-                            println!("  {line}");
-                        }
-                    }
-                }
-                let what = if change.outcome_changed {
-                    "the outcome changed"
-                } else if change.diff.is_empty() {
-                    "the same transcript, but a person's seat is now played on by the fallback agent"
-                } else {
-                    "the path changed"
-                };
-                println!("CHANGED {}: {what}\n{}", case.name, change.report.trim_end());
-                if let Some(changes) = changes {
-                    let here: Vec<&str> =
-                        changes.iter().filter(|(id, _)| change.named.contains(id)).map(|(id, _)| id.as_str()).collect();
-                    if !here.is_empty() {
-                        println!("  edited definitions this game involves: {}", here.join(", "));
-                    }
-                }
-                if args.diff {
-                    for l in change.diff.lines() {
-                        println!("    {l}");
-                    }
-                } else if !args.review {
-                    println!("  (whole diff: crown test {} --diff)", case.name);
-                }
-                let take = if args.bless {
-                    true
-                } else if args.review && !quit {
-                    loop {
-                        match ask("accept this change? [y]es, [n]o, [d]iff, [q]uit:") {
-                            'y' => break true,
-                            'n' => break false,
-                            'd' => {
-                                for l in change.diff.lines() {
-                                    println!("    {l}");
-                                }
-                            }
-                            'q' => {
-                                quit = true;
-                                break false;
-                            }
-                            _ => {}
-                        }
-                    }
-                } else {
-                    false
-                };
-                if take {
-                    match accept(case, &change) {
-                        Ok(wrote) => {
-                            accepted += 1;
-                            let names: Vec<String> = wrote.iter().map(|p| p.display().to_string()).collect();
-                            println!("  accepted: wrote {}", names.join(", "));
-                        }
-                        Err(e) => {
-                            println!("  not accepted: {e}");
-                            left.push(case.name.clone());
-                            unsettled.insert(case.pack.clone());
-                        }
-                    }
-                } else {
-                    left.push(case.name.clone());
-                    unsettled.insert(case.pack.clone());
-                }
-            }
-            Verdict::Broken { report, fix } => {
-                println!("FAIL {}: could not replay: {report}", case.name);
-                broken.push((case.name.clone(), fix));
-                unsettled.insert(case.pack.clone());
-            }
-        }
-    }
-    // A pack whose games all agree (unchanged or accepted) was accepted as it is now; a
-    // run over only some of its games says nothing about the others.
-    let whole = targets_whole_packs(&args.targets);
-    for (id, p) in &packs {
-        if let (Ok(p), true, false) = (p, whole, unsettled.contains(id)) {
-            let file = accepted::path(project, id);
-            match accepted::write(&project.root, &file, &accepted::state_of(p)) {
-                Ok(true) => println!("noted what {id}'s golden games were accepted against in {}", file.display()),
-                Ok(false) => {}
-                Err(e) => println!("warning: cannot write {}: {e}", file.display()),
-            }
-        }
-    }
-    let secs = start.elapsed().as_secs_f64();
-    println!(
-        "\n{} games in {secs:.2} s: {unchanged} unchanged, {path_only} changed path only, {outcome} changed outcome, {} could not replay",
-        cases.len(),
-        broken.len()
-    );
-    if accepted > 0 {
-        println!("{accepted} accepted");
-    }
-    if !left.is_empty() {
-        let all_changed = left.len() == cases.len() - unchanged - broken.len() && args.targets.is_empty();
-        let which = if all_changed { String::new() } else { format!(" {}", left.join(" ")) };
-        println!(
-            "to accept the changes: `crown test --bless{which}` (or `crown test --review` to go through them one at a time)"
-        );
-    }
-    for (name, fix) in &broken {
-        println!("could not replay {name}: {fix}");
-    }
-    i32::from(!left.is_empty() || !broken.is_empty())
-}
-
-fn explain(project: &Project, cases: &[Case], id: &str) -> i32 {
-    let mut hits = 0;
-    for c in cases {
-        let t = c.read_transcript().ok().flatten().unwrap_or_default();
-        let n = t.lines().filter(|l| definitions_in(l).iter().any(|d| d == id)).count();
-        if n > 0 {
-            hits += 1;
-            println!("{:<48} {n} event{}", c.name, if n == 1 { "" } else { "s" });
-        }
-    }
-    println!("{hits} of {} golden games involve `{id}`", cases.len());
-    if hits == 0 {
-        // An id no pack defines is most likely a typo: name the nearest one.
-        let ids: Vec<String> = project
-            .pack_ids()
-            .iter()
-            .filter_map(|p| {
-                crown_engine::content::load_pack(
-                    project,
-                    p,
-                    crown_engine::content::LoadOptions { compile_scripts: false },
-                )
-                .pack
-            })
-            .flat_map(|p| p.defs.iter().map(|d| d.def.id.clone()).collect::<Vec<_>>())
-            .collect();
-        if !ids.iter().any(|d| d == id) {
-            let near = crown_engine::diag::did_you_mean(id, ids.iter().map(String::as_str));
-            println!("no pack defines `{id}`{}", near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default());
-        }
-    }
-    0
 }
 
 #[cfg(test)]

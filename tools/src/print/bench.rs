@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use crown_engine::content::{load_pack, LoadOptions, Project};
+use crown_engine::load::{load_pack, LoadOptions, Project};
 use serde::Serialize;
 
 use super::{render_pack, Format, PrintOptions};

@@ -439,7 +439,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crown_engine::content::{load_pack, LoadOptions, Project};
+    use crown_engine::load::{load_pack, LoadOptions, Project};
 
     fn pack(id: &str) -> Arc<Pack> {
         let project = Project::new(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));

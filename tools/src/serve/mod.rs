@@ -34,29 +34,13 @@ use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use clap::Args;
-use crown_engine::content::{Pack, Project};
+use crown_engine::content::Pack;
 use crown_engine::diag::{self, Diagnostic, SourceMap};
+use crown_engine::load::Project;
 
-use crate::live::{FsWatcher, PackState, ReloadOptions, Reloader, DEFAULT_DEBOUNCE_MS};
-use crate::out;
+use crate::live::{FsWatcher, PackState, ReloadOptions, Reloader};
 use crate::print::templates::html_escape;
 use crate::print::{self, PrintOptions, Printer, Side};
-
-#[derive(Debug, Args)]
-pub struct ServeArgs {
-    /// Packs to show, by id (default: every pack of the project).
-    pub packs: Vec<String>,
-    /// The port on 127.0.0.1 (0 picks a free one).
-    #[arg(long, default_value_t = 7878)]
-    pub port: u16,
-    /// Poll the files instead of relying on change events.
-    #[arg(long)]
-    pub poll: bool,
-    /// Quiet time, in milliseconds, that ends a batch of changes.
-    #[arg(long, default_value_t = DEFAULT_DEBOUNCE_MS, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=60_000))]
-    pub debounce: u64,
-}
 
 /// One rendered face, by print cache key.
 #[derive(Debug, Clone)]
@@ -531,14 +515,14 @@ fn play_call(play: &Play, call: PlayCall, q: &BTreeMap<String, String>) -> PlayR
         if asked.is_some_and(|n| !(1..=64).contains(&n)) {
             return Err((400, format!("`players` must be 1 to 64, not {}", q["players"])));
         }
-        let players = crate::session::player_count(&pack, scenario.as_deref(), asked);
+        let players = crate::seats::player_count(&pack, scenario.as_deref(), asked);
         let wanted: Vec<String> = q
             .get("agents")
             .map(|a| a.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect())
             .unwrap_or_default();
         let wanted = if wanted.is_empty() { vec!["human".to_string(), "random".to_string()] } else { wanted };
-        let kinds = crate::session::agent_kinds(&pack, scenario.as_deref(), players, &wanted, "random")
-            .map_err(|e| (400, e))?;
+        let kinds =
+            crate::seats::agent_kinds(&pack, scenario.as_deref(), players, &wanted, "random").map_err(|e| (400, e))?;
         let seed = q.get("seed").map(|v| v.parse::<u64>().map_err(|_| (400, format!("`seed` is not a number: `{v}`"))));
         let seed = seed.transpose()?.unwrap_or(1);
         let setup = game::Setup { pack: id, scenario, seed, kinds };
@@ -789,47 +773,6 @@ fn publish_packs(reloader: &Reloader, play: &Play) {
             }
         }
     }
-}
-
-pub fn run(project: &Project, args: &ServeArgs) -> i32 {
-    let reloader = match Reloader::new(project, &args.packs, ReloadOptions::default()) {
-        Ok(r) => r,
-        Err(d) => {
-            out::print_diagnostics(&[d], &SourceMap::default());
-            return 2;
-        }
-    };
-    if reloader.packs.is_empty() {
-        eprintln!("error: no packs in {}", reloader.project.content_dir().display());
-        return 2;
-    }
-    let watcher = match FsWatcher::new(&reloader.project.root, args.poll, Duration::from_millis(args.debounce.max(1))) {
-        Ok(w) => w,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 1;
-        }
-    };
-    let listener = match TcpListener::bind(("127.0.0.1", args.port)) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: cannot listen on 127.0.0.1:{}: {e} (try another --port)", args.port);
-            return 1;
-        }
-    };
-    let port = listener.local_addr().map(|a| a.port()).unwrap_or(args.port);
-    for (id, st) in &reloader.packs {
-        if st.pack.is_none() {
-            reloader.print_diagnostics(id);
-        }
-    }
-    println!(
-        "serving http://127.0.0.1:{port}/ ({} pack{}; Ctrl-C stops)",
-        reloader.packs.len(),
-        if reloader.packs.len() == 1 { "" } else { "s" }
-    );
-    let _ = std::io::stdout().flush();
-    serve(listener, reloader, watcher)
 }
 
 #[cfg(test)]

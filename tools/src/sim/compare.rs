@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-use crown_engine::content::{Pack, Project};
+use crown_engine::content::Pack;
+use crown_engine::load::Project;
 use serde_json::{json, Value};
 
 use super::interval::{mean_diff, paired, rate, z_for};

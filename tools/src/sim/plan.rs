@@ -8,8 +8,6 @@ use crown_engine::content::Pack;
 use crown_engine::game::rng::{derive_seed, GameRng};
 use crown_engine::game::{Game, GameConfig};
 
-use crate::session;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SeatOrder {
@@ -189,7 +187,7 @@ impl Plan {
         let kinds: Vec<String> = roles.iter().map(|&r| self.kinds[r].clone()).collect();
         let mut cfg = super::config(gs, self.players, self.scenario.as_deref());
         cfg.characters = self.characters_of(i, &roles);
-        Ok((Game::new(pack.clone(), cfg, session::bots(&kinds, gs))?, roles))
+        Ok((Game::new(pack.clone(), cfg, crate::seats::bots(&kinds, gs))?, roles))
     }
 
     /// A fresh configuration for game `i` (what `config` gives, plus the characters).

@@ -325,8 +325,8 @@ fn set_mark(c: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {
 
 #[cfg(test)]
 mod tests {
-    use crate::content::{load_pack, LoadOptions, Project};
     use crate::game::{Game, GameConfig};
+    use crate::load::{load_pack, LoadOptions, Project};
     use std::sync::Arc;
 
     /// Run `probe()` of a rules script over a one-card pack whose card has a back face.

@@ -1119,7 +1119,7 @@ pub fn describe_card(g: &Game, c: u32) -> String {
 /// folder, loaded, and the folder removed: the fixtures of this module's tests.
 #[cfg(test)]
 fn fixture_pack(tag: &str, id: &str, files: &[(&str, &str)]) -> Arc<Pack> {
-    use crate::content::{load_pack, LoadOptions, Project};
+    use crate::load::{load_pack, LoadOptions, Project};
     let root = std::env::temp_dir().join(format!("crown-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     for (rel, text) in files {

@@ -358,7 +358,7 @@ impl PackLoad<'_> {
         scenarios: &[ScenarioEntry],
         scripts: &[Script],
     ) {
-        let refs: Vec<&crate::script::lint::References> = scripts.iter().map(|s| &*s.references).collect();
+        let refs: Vec<&crate::content::refs::References> = scripts.iter().map(|s| &*s.references).collect();
         let read = |k: &str| crate::script::lint::reads_name(refs.iter().copied(), Names::OptionKey, k);
         // Hints: the settings the scripts name, and those other places give that are read.
         let mut known: BTreeSet<&str> = refs
@@ -406,7 +406,7 @@ impl PackLoad<'_> {
     /// Warn of every value key a definition of this pack carries (front, stages, back) that
     /// no script reads: editing it changes no game (only, perhaps, the printed card).
     pub(super) fn unread_values(&mut self, manifest: &PackManifest, pack: &str, defs: &[Def], scripts: &[Script]) {
-        let refs: Vec<&crate::script::lint::References> = scripts.iter().map(|s| &*s.references).collect();
+        let refs: Vec<&crate::content::refs::References> = scripts.iter().map(|s| &*s.references).collect();
         let mut verdict: BTreeMap<&str, bool> = BTreeMap::new();
         for d in defs.iter().filter(|d| d.origin.pack == pack) {
             let def = &d.def;

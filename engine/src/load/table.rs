@@ -469,7 +469,7 @@ fn csv_cell(s: &str) -> String {
 /// Definitions as a CSV definition list (the columns `crown export csv` writes, read back
 /// to the same definitions). `Err` names what a spreadsheet cannot hold: multi-stage
 /// cards, list items with a comma, empty attributes.
-pub fn to_csv(defs: &[&super::model::Definition]) -> Result<String, Vec<String>> {
+pub fn to_csv(defs: &[&crate::content::model::Definition]) -> Result<String, Vec<String>> {
     use std::collections::BTreeSet;
     let mut problems = Vec::new();
     let staged: Vec<&str> = defs.iter().filter(|d| !d.stages.is_empty()).map(|d| d.id.as_str()).collect();
@@ -497,10 +497,10 @@ pub fn to_csv(defs: &[&super::model::Definition]) -> Result<String, Vec<String>>
     if !problems.is_empty() {
         return Err(problems);
     }
-    let keys = |f: &dyn Fn(&super::model::Definition) -> Vec<String>| -> Vec<String> {
+    let keys = |f: &dyn Fn(&crate::content::model::Definition) -> Vec<String>| -> Vec<String> {
         defs.iter().flat_map(|d| f(d)).collect::<BTreeSet<String>>().into_iter().collect()
     };
-    let any = |f: &dyn Fn(&super::model::Definition) -> bool| defs.iter().any(|d| f(d));
+    let any = |f: &dyn Fn(&crate::content::model::Definition) -> bool| defs.iter().any(|d| f(d));
     // Columns: the fields some definition uses, in a fixed order.
     let mut cols: Vec<String> = vec!["id".into(), "name".into()];
     for (name, used) in [
@@ -532,9 +532,9 @@ pub fn to_csv(defs: &[&super::model::Definition]) -> Result<String, Vec<String>>
             cols.push(name.into());
         }
     }
-    let back = |d: &super::model::Definition, f: &dyn Fn(&super::model::Face) -> Vec<String>| -> Vec<String> {
-        d.back.as_ref().map(f).unwrap_or_default()
-    };
+    let back = |d: &crate::content::model::Definition,
+                f: &dyn Fn(&crate::content::model::Face) -> Vec<String>|
+     -> Vec<String> { d.back.as_ref().map(f).unwrap_or_default() };
     cols.extend(keys(&|d| back(d, &|b| b.cost.keys().map(|k| format!("back.cost.{k}")).collect())));
     cols.extend(keys(&|d| back(d, &|b| b.values.keys().map(|k| format!("back.value.{k}")).collect())));
     cols.extend(keys(&|d| back(d, &|b| b.attrs.keys().map(|k| format!("back.attr.{k}")).collect())));

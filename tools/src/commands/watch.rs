@@ -5,11 +5,13 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use crown_engine::content::Project;
 use crown_engine::diag::SourceMap;
+use crown_engine::load::Project;
 
-use crate::live::{digest_tag, plural, print_faces, FsWatcher, ReloadOptions, Reloader, DEFAULT_DEBOUNCE_MS};
+use crate::live::{print_faces, FsWatcher, ReloadOptions, Reloader, DEFAULT_DEBOUNCE_MS};
 use crate::out;
+use crate::out::plural;
+use crate::validate::digest_tag;
 
 #[derive(Debug, Args)]
 pub struct WatchArgs {

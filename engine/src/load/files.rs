@@ -64,7 +64,7 @@ impl PackLoad<'_> {
             let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
                 continue;
             };
-            if !crate::content::table::is_definition_list(name) {
+            if !crate::load::table::is_definition_list(name) {
                 continue;
             }
             let kind = file_kind(top, rel.components().count(), name);
@@ -134,7 +134,7 @@ impl PackLoad<'_> {
 /// (None for a file Crown does not load).
 fn file_kind(top: &str, depth: usize, name: &str) -> Option<FileKind> {
     // A definition list is TOML or a spreadsheet (CSV, XLSX, ODS) of the same name.
-    let (stem, defs_kind) = match crate::content::table::TableFormat::of(name) {
+    let (stem, defs_kind) = match crate::load::table::TableFormat::of(name) {
         Some(f) => (name.rsplit_once('.').map_or(name, |(s, _)| s), Some(f)),
         None => (name.strip_suffix(".toml").unwrap_or(name), None),
     };
@@ -499,10 +499,10 @@ fn parse_table(
     hash: u64,
     shown: &Path,
     dk: DefKind,
-    format: crate::content::table::TableFormat,
+    format: crate::load::table::TableFormat,
     pack: &str,
 ) -> FileOut {
-    use crate::content::table;
+    use crate::load::table;
     let mut out = FileOut { hash, ..FileOut::default() };
     let sheet = match format {
         table::TableFormat::Csv => {

@@ -3,10 +3,38 @@
 
 use std::path::Path;
 
-use crown_engine::content::{load_pack, LoadOptions, Project};
+use crown_engine::load::{load_pack, LoadOptions, Project};
 
-use crate::cli::NewArgs;
 use crate::out;
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub enum NewArgs {
+    /// A new, playable pack with a few cards, a rules script and a golden game.
+    Pack {
+        /// The pack id (lowercase, digits, `-`).
+        name: String,
+    },
+    /// A new card skeleton in an existing pack.
+    Card {
+        /// The pack, by id or path.
+        pack: String,
+        /// The new card's id.
+        id: String,
+        /// The card kind.
+        #[arg(long, default_value = "action")]
+        kind: String,
+    },
+    /// Copy the print templates the pack uses (built in, or from the pack it extends) into
+    /// its templates/ folder, to edit. Files already there are kept.
+    Templates {
+        /// The pack, by id or path.
+        pack: String,
+        /// Only these templates (names, comma-separated, e.g. card-front.svg,macros.svg).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+    },
+}
 
 pub fn run(project: &Project, args: &NewArgs) -> i32 {
     match args {

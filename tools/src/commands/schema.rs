@@ -1,9 +1,19 @@
 //! `crown schema`: write the JSON Schemas of every definition file.
 
-use crown_engine::content::{schema, Project};
+use crown_engine::content::schema;
+use crown_engine::load::Project;
 
-use crate::cli::SchemaArgs;
+use std::path::PathBuf;
+
 use crate::out;
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Where to write the schemas (default: <project>/docs/schema).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
 
 pub fn run(project: &Project, args: &SchemaArgs) -> i32 {
     let dir = args.out.clone().unwrap_or_else(|| project.root.join("docs").join("schema"));

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{PackManifest, Vocabulary};
-use super::{Def, DefKind};
+use crate::content::model::{PackManifest, Vocabulary};
+use crate::content::{Def, DefKind};
 use crate::diag::{did_you_mean, Diagnostic, SourceFile, SourceMap};
 
 /// One face's keys, as the checks see them.
@@ -20,7 +20,7 @@ struct FaceKeys<'a> {
     costs: Vec<&'a BTreeMap<String, i64>>,
 }
 
-fn faces(def: &super::model::Definition) -> Vec<FaceKeys<'_>> {
+fn faces(def: &crate::content::model::Definition) -> Vec<FaceKeys<'_>> {
     let mut out = vec![FaceKeys {
         name: String::new(),
         values: &def.values,

@@ -7,8 +7,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::model::{BoardFile, Definition, PackManifest};
-use super::{Def, DefKind, Loaded, Origin, Pack, Project, ScenarioEntry, Script};
+use crate::content::model::{BoardFile, Definition, PackManifest};
+use crate::content::{Def, DefKind, Loaded, Origin, Pack, ScenarioEntry, Script};
 use crate::diag::{did_you_mean, Diagnostic, SourceFile, SourceMap};
 
 mod checks;
@@ -16,7 +16,12 @@ mod files;
 mod finish;
 mod layer;
 mod names;
+mod project;
 mod scripts;
+pub mod table;
+mod vocabulary;
+
+pub use project::Project;
 
 use finish::{sort_defs, Compiled};
 use layer::{over_base, ManifestAt, OwnFiles};
@@ -68,7 +73,7 @@ fn run_load(project: &Project, id: &str, opts: LoadOptions, cache: Option<&mut C
     diags.sort_by(|a, b| (a.severity, &a.file, a.line, a.column).cmp(&(b.severity, &b.file, b.line, b.column)));
     diags.dedup();
     suppress_follow_ons(&mut diags);
-    super::table::label_cells(&mut diags, &l.sources);
+    table::label_cells(&mut diags, &l.sources);
     if let Some(p) = &pack {
         // `[check] allow = { code = ["*"] }`: every warning of that code is left out.
         diags.retain(|d| d.is_error() || !p.manifest.check.allows(d.code, None));
@@ -173,7 +178,7 @@ fn suppress_follow_ons(diags: &mut Vec<Diagnostic>) {
 /// reads every file (to hash it), so an edit is always seen, whatever its timestamp.
 ///
 /// ```no_run
-/// use crown_engine::content::{Loader, LoadOptions, Project};
+/// use crown_engine::load::{Loader, LoadOptions, Project};
 ///
 /// let project = Project::new(".");
 /// let mut loader = Loader::new(&project, "take-the-kingdom", LoadOptions::default());
@@ -388,7 +393,7 @@ enum FileKind {
     Manifest,
     Defs(DefKind),
     /// A definition list kept in a spreadsheet.
-    Table(DefKind, super::table::TableFormat),
+    Table(DefKind, table::TableFormat),
     Scenario,
     Board,
 }
@@ -484,7 +489,7 @@ impl PackLoad<'_> {
         }
 
         // What definitions carry, against the pack's declared vocabulary.
-        self.diags.extend(super::vocabulary::check(&manifest, mfile.as_ref(), &pack_defs, &self.sources));
+        self.diags.extend(vocabulary::check(&manifest, mfile.as_ref(), &pack_defs, &self.sources));
         // Names spelt out in strings: what the pack's data and scripts declare.
         let declared = self
             .opts

@@ -4,17 +4,20 @@
 use std::time::Instant;
 
 use clap::Args;
-use crown_engine::content::Project;
 use crown_engine::game::rng::derive_seed;
 use crown_engine::game::{Game, Status};
+use crown_engine::load::Project;
 use crown_engine::script::profile::{self, Report};
 
+use crate::cli::TableArgs;
 use crate::session;
 
 #[derive(Debug, Args)]
 pub struct ProfileArgs {
+    /// The pack, by id or path.
+    pub pack: String,
     #[command(flatten)]
-    pub table: session::BotTableArgs,
+    pub table: TableArgs,
     /// Number of games (1 to 10^6).
     #[arg(long, default_value_t = 50, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=1_000_000))]
     pub games: u64,
@@ -27,12 +30,12 @@ pub struct ProfileArgs {
 }
 
 pub fn run(project: &Project, args: &ProfileArgs) -> i32 {
-    let (pack, players, kinds) = match session::bot_table(project, &args.table, "profile") {
+    let (pack, players, kinds) = match session::bot_table(project, &args.pack, &args.table, "profile") {
         Ok(t) => t,
         Err(code) => return code,
     };
     let config = |seed| crate::sim::config(seed, players, args.table.scenario.as_deref());
-    if let Err(e) = Game::new(pack.clone(), config(args.table.seed), session::bots(&kinds, args.table.seed)) {
+    if let Err(e) = Game::new(pack.clone(), config(args.table.seed), crate::seats::bots(&kinds, args.table.seed)) {
         eprintln!("error: {e}");
         return 2;
     }
@@ -42,7 +45,7 @@ pub fn run(project: &Project, args: &ProfileArgs) -> i32 {
     let mut turns = 0;
     for i in 0..args.games {
         let gs = derive_seed(args.table.seed, i);
-        let game = match Game::new(pack.clone(), config(gs), session::bots(&kinds, gs)) {
+        let game = match Game::new(pack.clone(), config(gs), crate::seats::bots(&kinds, gs)) {
             Ok(g) => g,
             Err(e) => {
                 failed.push((i, e));
@@ -80,7 +83,7 @@ fn print_report(r: &Report, args: &ProfileArgs, kinds: &[String], players: usize
     let ms = r.total_ns as f64 / 1e6;
     println!(
         "Profile of {}: {} games, {} players ({}), seed {}, {:.1} turns a game",
-        args.table.pack,
+        args.pack,
         args.games,
         players,
         kinds.join(", "),
@@ -123,7 +126,7 @@ fn to_json(r: &Report, args: &ProfileArgs, players: usize, kinds: &[String], wal
     use serde_json::json;
     let ms = |ns: u64| (ns as f64 / 1e4).round() / 100.0;
     json!({
-        "pack": args.table.pack,
+        "pack": args.pack,
         "games": args.games,
         "players": players,
         "agents": kinds,

@@ -5,8 +5,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
-use crown_engine::content::{DefKind, Project};
+use crown_engine::content::DefKind;
 use crown_engine::diag::SourceMap;
+use crown_engine::load::Project;
 
 use crate::out;
 
@@ -122,7 +123,7 @@ fn export(project: &Project, args: &CsvArgs, form: Form) -> i32 {
         }
         let list: Vec<&crown_engine::content::model::Definition> = defs.iter().map(|d| &d.def).collect();
         let text = match form {
-            Form::Csv => crown_engine::content::table::to_csv(&list),
+            Form::Csv => crown_engine::load::table::to_csv(&list),
             Form::Toml => to_toml(kind, list.into_iter().cloned().collect()).map_err(|e| vec![e]),
         };
         let text = match text {

@@ -1,0 +1,97 @@
+//! `crown check`: load and validate packs, print every diagnostic, exit 1 on errors.
+
+use crown_engine::diag::Severity;
+use crown_engine::load::{load_pack, LoadOptions, Project};
+
+use clap::Args;
+
+use crate::cli::OutputFormat;
+use crate::out;
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Packs to check, by id or path (default: every pack in the project).
+    pub packs: Vec<String>,
+    #[command(flatten)]
+    pub format: OutputFormat,
+    /// Do not print warnings.
+    #[arg(long)]
+    pub quiet: bool,
+    /// End each pack's summary line with `[digest HEX]`, as `crown watch --digest` does.
+    #[arg(long)]
+    pub digest: bool,
+}
+
+pub fn run(project: &Project, args: &CheckArgs) -> i32 {
+    let packs: Vec<String> = if args.packs.is_empty() { project.pack_ids() } else { args.packs.clone() };
+    if packs.is_empty() {
+        eprintln!("error: no packs in {} (create one with `crown new pack NAME`)", project.content_dir().display());
+        return 2;
+    }
+    let mut errors = 0;
+    let mut json = Vec::new();
+    let mut digests = serde_json::Map::new();
+    for name in &packs {
+        let (proj, id) = match project.resolve(name) {
+            Ok(x) => x,
+            Err(d) => {
+                eprintln!("{d}");
+                return 2;
+            }
+        };
+        let loaded = load_pack(&proj, &id, LoadOptions::default());
+        let pack = loaded.pack.map(std::sync::Arc::new);
+        // Everything a later command reads: the content as loaded, then its printed faces
+        // (templates, icons, art).
+        let mut all = loaded.diagnostics;
+        let mut sources = loaded.sources;
+        if let Some(p) = &pack {
+            all.extend(crate::validate::beyond_load(&proj, p, &mut sources));
+        }
+        let e = all.iter().filter(|d| d.is_error()).count();
+        let w = all.len() - e;
+        let mut diags = all;
+        if args.quiet {
+            diags.retain(|d| d.severity == Severity::Error);
+        }
+        errors += e;
+        if args.format.is_json() {
+            if let (true, Some(p)) = (args.digest, &pack) {
+                digests.insert(id.clone(), format!("{:016x}", crate::validate::pack_digest(p)).into());
+            }
+            for d in &diags {
+                let mut v = serde_json::to_value(d).unwrap_or_default();
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("pack".into(), id.clone().into());
+                }
+                json.push(v);
+            }
+        } else {
+            out::print_diagnostics(&diags, &sources);
+            let summary = match pack.as_ref().filter(|_| e == 0) {
+                Some(p) => format!(
+                    "{id}: ok ({} definitions, {} scenarios, {} scripts), {w} warning{}{}",
+                    p.defs.len(),
+                    p.scenarios.len(),
+                    p.scripts.len(),
+                    if w == 1 { "" } else { "s" },
+                    if args.digest { format!(" {}", crate::validate::digest_tag(p)) } else { String::new() }
+                ),
+                None => format!(
+                    "{id}: {e} error{}, {w} warning{}",
+                    if e == 1 { "" } else { "s" },
+                    if w == 1 { "" } else { "s" }
+                ),
+            };
+            println!("{summary}");
+        }
+    }
+    if args.format.is_json() {
+        let mut doc = serde_json::json!({ "errors": errors, "diagnostics": json });
+        if args.digest {
+            doc["digests"] = digests.into();
+        }
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    }
+    i32::from(errors > 0)
+}

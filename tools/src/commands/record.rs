@@ -1,0 +1,79 @@
+//! `crown record`: play a bot game and keep it as a golden game (game file + transcript).
+
+use std::path::PathBuf;
+
+use clap::Args;
+use crown_engine::load::Project;
+
+use crate::cli::TableArgs;
+use crate::golden::{record, transcript_path};
+use crate::{out, session};
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The pack, by id or path.
+    pub pack: String,
+    #[command(flatten)]
+    pub table: TableArgs,
+    /// The game file to write (`NAME.game.toml`); the transcript goes beside it.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// What the game is meant to show.
+    #[arg(long, default_value = "")]
+    pub description: String,
+    /// Replace an existing game file.
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub fn run(project: &Project, args: &RecordArgs) -> i32 {
+    let pack = match session::load(project, &args.pack) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    if args.out.exists() && !args.force {
+        eprintln!("error: {} exists; pass --force to replace it", args.out.display());
+        return 1;
+    }
+    for path in [args.out.clone(), transcript_path(&args.out)] {
+        if let Err(e) = out::check_writable(&path) {
+            eprintln!("error: cannot write {}: {e}; nothing was recorded", path.display());
+            return 1;
+        }
+    }
+    let scenario = args.table.scenario.as_deref();
+    let players = crate::seats::player_count(&pack, scenario, args.table.players);
+    let kinds = match crate::seats::agent_kinds(&pack, scenario, players, &args.table.agents, "random") {
+        Ok(k) if !k.iter().any(|x| x == "human") => k,
+        Ok(_) => {
+            eprintln!("error: `crown record` records bot games; use `crown play --record` to record your own");
+            return 2;
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let (file, replayed) =
+        match record(&pack, args.table.seed, players, args.table.scenario.clone(), kinds, &args.description) {
+            Ok(x) => x,
+            Err((code, e)) => {
+                eprintln!("error: {e}");
+                return code;
+            }
+        };
+    let tpath = transcript_path(&args.out);
+    if let Err(e) = out::write_atomic(&args.out, file.to_toml().as_bytes())
+        .and_then(|_| out::write_atomic(&tpath, replayed.as_bytes()))
+    {
+        eprintln!("error: cannot write: {e}");
+        return 1;
+    }
+    println!(
+        "recorded {} ({}) and {}",
+        args.out.display(),
+        replayed.lines().last().unwrap_or("").trim_start_matches("# result "),
+        tpath.display()
+    );
+    0
+}

@@ -1,0 +1,485 @@
+//! `crown sim`: many bot games in parallel and a summary of win rates, lengths and card
+//! statistics; `--compare` and `--compare-agents` pair them with other games on the same
+//! seeds, `--set` tries a value without editing files, `crown sim merge` joins shards.
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Args;
+use crown_engine::content::set::Override;
+use crown_engine::game::rng::derive_seed;
+use crown_engine::load::Project;
+
+use crate::cli::{OutputFormat, TableArgs};
+use crate::session;
+use crate::sim::plan::{Characters, Plan, SeatOrder};
+use crate::sim::stats::Stats;
+use crate::sim::summary::RunInfo;
+use crate::sim::*;
+
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    #[command(subcommand)]
+    pub command: Option<SimCommand>,
+    /// The pack, by id or path.
+    pub pack: Option<String>,
+    #[command(flatten)]
+    pub table: TableArgs,
+    /// Number of games (at least 1; games stream into integer sums, so no upper bound
+    /// but time).
+    #[arg(long, default_value_t = 1000)]
+    pub games: u64,
+    /// Worker threads (default: all cores; 1 to 256).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
+    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub format: OutputFormat,
+    /// Add the timing (threads, seconds, games/s, peak memory) to `--json`; without it the
+    /// JSON depends on nothing but the options and the content.
+    #[arg(long)]
+    pub timing: bool,
+    /// Stop after this many failed games, at least 1 (the summary still covers the games
+    /// played).
+    #[arg(long, default_value_t = 10, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=1_000_000_000))]
+    pub max_failures: u64,
+    /// Who sits where: `fixed` (the --agents order), `rotate` (game i moves everyone i
+    /// seats on, so each bot sits in each seat equally) or `random` (seeded per game).
+    #[arg(long, value_enum, default_value_t = SeatOrder::Fixed)]
+    pub seat_order: SeatOrder,
+    /// Characters (nobles, leaders): `game` (as the rules deal or let seats choose),
+    /// `random` (distinct, drawn by the simulator), `fixed:ID,ID,...` (one per --agents
+    /// entry, moving with the seating) or `sweep` (each character in each seat equally).
+    #[arg(long, default_value = "game")]
+    pub characters: String,
+    /// Cards with fewer player-games than this on either side (played / not played) are
+    /// marked as small samples.
+    #[arg(long, default_value_t = 30)]
+    pub min_sample: u64,
+    /// Confidence of every interval (and of "real" differences).
+    #[arg(long, default_value_t = 0.95)]
+    pub confidence: f64,
+    /// Play only the I-th of N disjoint ranges of the games (0 <= I < N; game i keeps its
+    /// seed), and write the statistics with --out for `crown sim merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Write the run's statistics (every integer sum, JSON) to FILE, for `crown sim merge`.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
+    /// Play the same games (same seeds, seating, characters) on OTHER too, another project
+    /// folder or a git revision of this project (HEAD~1, a branch, a tag), and report what
+    /// changed (this − other) with intervals, marking the differences that are real.
+    #[arg(long, value_name = "OTHER")]
+    pub compare: Option<String>,
+    /// Play the other side of the comparison with these agents instead (same syntax as
+    /// --agents): `--compare-agents greedy` plays the same games with greedy bots, on this
+    /// project or, with --compare, on OTHER. Paired by seed like --compare: is the
+    /// search bot better than greedy on the same deals?
+    #[arg(long, value_name = "AGENTS", value_delimiter = ',')]
+    pub compare_agents: Vec<String>,
+    /// Change a definition value for this run without editing files:
+    /// KIND.ID.FIELD.KEY=VALUE (card.pikemen.values.attack=2; fields values, cost, attrs,
+    /// count; scenario.ID.options.KEY). A whole-number range A..B runs one simulation per
+    /// value and tabulates them. Repeatable.
+    #[arg(long = "set", value_name = "KIND.ID.FIELD.KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Also write a self-contained HTML page with the charts (win rates with interval
+    /// bars, game lengths, card impact, the comparison).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum SimCommand {
+    /// Merge the statistics files of a sharded run (`--shard I/N --out FILE`) and print
+    /// the summary: the same as one unsharded run, byte for byte in --json.
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The statistics files (`crown sim --out`), one per shard, in any order.
+    #[arg(required = true)]
+    pub files: Vec<std::path::PathBuf>,
+    #[command(flatten)]
+    pub format: OutputFormat,
+    /// Also write the merged statistics file (to merge further).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
+    /// Also write the HTML report (as `crown sim --report`).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<std::path::PathBuf>,
+}
+
+fn progress_bar(games: u64, quiet: bool) -> Option<indicatif::ProgressBar> {
+    (!quiet && std::io::stderr().is_terminal()).then(|| {
+        let pb = indicatif::ProgressBar::new(games);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games {per_sec} eta {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        pb
+    })
+}
+
+pub fn run(project: &Project, args: &SimArgs) -> i32 {
+    match run_inner(project, args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            2
+        }
+    }
+}
+
+fn run_merge(args: &MergeArgs) -> Result<i32, String> {
+    let merged = shard::merge(&args.files)?;
+    if let Some(out) = &args.out {
+        shard::write(out, &merged)?;
+    }
+    let v = full_summary(&merged.run, &merged.stats, merged.other.as_ref(), merged.paired.as_ref());
+    write_report(args.report.as_deref(), &v)?;
+    if args.format.is_json() {
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        print_all(&v);
+    }
+    Ok(report_failures(&merged.stats, merged.run.seed, merged.run.games, merged.not_run))
+}
+
+fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
+    if let Some(SimCommand::Merge(m)) = &args.command {
+        return run_merge(m);
+    }
+    let (first, end) = match &args.shard {
+        Some(s) => {
+            let (i, n) = shard::parse_shard(s)?;
+            if args.out.is_none() {
+                return Err(format!(
+                    "--shard {s} needs --out FILE to write its statistics to (then `crown sim merge`)"
+                ));
+            }
+            shard::shard_range(args.games, i, n)
+        }
+        None => (0, args.games),
+    };
+    if args.games == 0 {
+        return Err("--games 0: nothing to simulate (give at least 1)".into());
+    }
+    if !(args.confidence > 0.5 && args.confidence < 1.0) {
+        return Err(format!("--confidence {}: give a level between 0.5 and 1, e.g. 0.95", args.confidence));
+    }
+    let Some(pack_name) = args.pack.clone() else {
+        return Err("crown sim: name the pack to simulate (crown sim PACK), or `crown sim merge FILES...`".into());
+    };
+    let table = &args.table;
+    let scenario = table.scenario.as_deref();
+    let (base, players, kinds) = match session::bot_table(project, &pack_name, table, "sim") {
+        Ok(t) => t,
+        Err(code) => return Ok(code),
+    };
+    if first == end {
+        return Err(format!(
+            "--shard {}: this shard of {} games is empty (use fewer shards)",
+            args.shard.as_deref().unwrap_or(""),
+            args.games
+        ));
+    }
+    let (fixed, sweep) = overrides(&args.set)?;
+    if sweep.is_some() && args.report.is_some() {
+        return Err("--report draws one run: give one --set value instead of a sweep".into());
+    }
+    if sweep.is_some() && (args.shard.is_some() || args.out.is_some()) {
+        return Err("a --set sweep (A..B) runs one simulation per value: it cannot be sharded or written with --out; shard each value's run instead".into());
+    }
+    let characters = Characters::parse(&args.characters)?;
+    let plan = Plan::new(&base, table.seed, players, scenario, kinds.clone(), args.seat_order, characters)?;
+    let mut other = match &args.compare {
+        Some(o) => Some(compare::other(project, base.id(), o)?),
+        None => None,
+    };
+    // --compare-agents: the other side's bots (on OTHER, or on this same pack).
+    let other_plan = if args.compare_agents.is_empty() {
+        None
+    } else {
+        let side = other.get_or_insert_with(|| compare::Other::same(base.clone()));
+        let other_kinds = crate::seats::agent_kinds(&side.pack, scenario, players, &args.compare_agents, "random")
+            .map_err(|e| format!("--compare-agents: {e}"))?;
+        if other_kinds.iter().any(|k| k == "human") {
+            return Err("--compare-agents: `crown sim` plays bots only".into());
+        }
+        side.label = format!("{} with agents {}", side.label, other_kinds.join(","));
+        Some(Plan::new(
+            &side.pack,
+            table.seed,
+            players,
+            scenario,
+            other_kinds,
+            args.seat_order,
+            plan.characters.clone(),
+        )?)
+    };
+    let values: Vec<Option<String>> = match &sweep {
+        Some((_, v)) => v.iter().cloned().map(Some).collect(),
+        None => vec![None],
+    };
+    // Check every value before playing any game.
+    let mut packs = Vec::new();
+    for value in &values {
+        let mut set = fixed.clone();
+        if let (Some((o, _)), Some(v)) = (&sweep, value) {
+            set.push(Override { value: v.clone(), ..o.clone() });
+        }
+        let pack = if set.is_empty() {
+            base.clone()
+        } else {
+            let mut p = (*base).clone();
+            for o in &set {
+                p.apply_override(o).map_err(|e| format!("--set {}={}: {e}", o.path(), o.value))?;
+            }
+            Arc::new(p)
+        };
+        packs.push((set, pack));
+    }
+    let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
+    let mut runs = Vec::new();
+    let mut code = 0;
+    for (set, pack) in packs {
+        let mut names = RunInfo::names_of(&pack);
+        if let Some(o) = &other {
+            for (k, v) in RunInfo::names_of(&o.pack) {
+                names.entry(k).or_insert(v);
+            }
+        }
+        let run = RunInfo {
+            pack: pack.id().to_string(),
+            version: pack.manifest.version.clone(),
+            scenario: table.scenario.clone().or_else(|| pack.default_scenario().map(|s| s.scenario.id.clone())),
+            seed: table.seed,
+            games: args.games,
+            players,
+            agents: kinds.clone(),
+            seat_order: args.seat_order,
+            characters: plan.characters.label(),
+            overrides: set.iter().map(|o| format!("{}={}", o.path(), o.value)).collect(),
+            confidence: args.confidence,
+            min_sample: args.min_sample,
+            compare: other.as_ref().map(|o| o.label.clone()),
+            compare_agents: other_plan.as_ref().map(|p| p.kinds.clone()).unwrap_or_default(),
+            names,
+        };
+        let bar = progress_bar(end - first, args.format.is_json());
+        let start = Instant::now();
+        let played = play_pair(
+            &pack,
+            other.as_ref().map(|o| (&o.pack, other_plan.as_ref().unwrap_or(&plan))),
+            &plan,
+            first..end,
+            Some(threads),
+            args.max_failures,
+            bar.as_ref(),
+        )?;
+        if let Some(pb) = &bar {
+            pb.finish_and_clear();
+        }
+        let secs = start.elapsed().as_secs_f64();
+        if let Some(out) = &args.out {
+            let file = shard::StatsFile {
+                format: shard::FORMAT.into(),
+                run: run.clone(),
+                ranges: vec![(first, end)],
+                not_run: played.not_run,
+                stats: played.stats.clone(),
+                other: played.other.clone(),
+                paired: played.paired.clone(),
+            };
+            shard::write(out, &file)?;
+            eprintln!("games {first}..{end} of {}: statistics written to {}", args.games, out.display());
+        }
+        let mut v = full_summary(&run, &played.stats, played.other.as_ref(), played.paired.as_ref());
+        v["timing"] = timing(threads, played.stats.games * if other.is_some() { 2 } else { 1 }, secs);
+        code = code.max(report_failures(&played.stats, table.seed, args.games, played.not_run));
+        if let Some(o) = &played.other {
+            code = code.max(report_failures(o, table.seed, args.games, played.not_run));
+        }
+        runs.push((set, v));
+    }
+    match sweep {
+        None => {
+            let Some((_, mut v)) = runs.pop() else { return Ok(code) };
+            let t = v.as_object_mut().and_then(|m| m.remove("timing")).unwrap_or_default();
+            write_report(args.report.as_deref(), &v)?;
+            if args.format.is_json() {
+                if args.timing {
+                    v["timing"] = t;
+                }
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            } else {
+                print_all(&v);
+                let gps = t["games_per_s"].as_f64().unwrap_or(0.0);
+                // A slow run (search bots) says how long a game takes, not "0 games/s".
+                let each = if gps > 0.0 && gps < 1.0 { format!(", {:.1} s a game", 1.0 / gps) } else { String::new() };
+                println!(
+                    "\n{} games/s on {threads} thread{} ({:.2} s{each})",
+                    t["games_per_s"],
+                    if threads == 1 { "" } else { "s" },
+                    t["elapsed_s"].as_f64().unwrap_or(0.0)
+                );
+            }
+        }
+        Some((o, values)) => {
+            let mut list = Vec::new();
+            for (value, (_, mut v)) in values.iter().zip(runs) {
+                if !args.timing {
+                    if let Some(m) = v.as_object_mut() {
+                        m.remove("timing");
+                    }
+                }
+                list.push(serde_json::json!({ "value": value, "summary": v }));
+            }
+            let v = serde_json::json!({ "sweep": o.path(), "runs": list });
+            if args.format.is_json() {
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            } else {
+                print_sweep(&o, &v);
+            }
+        }
+    }
+    Ok(code)
+}
+
+/// Write the HTML report of a summary, when asked.
+fn write_report(path: Option<&std::path::Path>, v: &serde_json::Value) -> Result<(), String> {
+    if let Some(path) = path {
+        crate::out::write_atomic(path, report::page(v).as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("report written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// The table, and the comparison when there is one.
+fn print_all(v: &serde_json::Value) {
+    summary::print(v);
+    if v.get("compare").is_some_and(|c| c.is_object()) {
+        compare::print(&v["compare"], v["confidence"].as_f64().unwrap_or(0.95));
+    }
+}
+
+/// `--set` arguments: the fixed overrides and the one sweep (`A..B`), if any.
+#[allow(clippy::type_complexity)]
+fn overrides(set: &[String]) -> Result<(Vec<Override>, Option<(Override, Vec<String>)>), String> {
+    let mut fixed = Vec::new();
+    let mut sweep = None;
+    for s in set {
+        let o = Override::parse(s).map_err(|e| format!("--set {e}"))?;
+        match o.value.split_once("..") {
+            Some((a, b)) => {
+                let bad = || format!("--set {s}: a sweep is A..B with whole numbers A <= B (at most 50 values)");
+                let (a, b): (i64, i64) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+                if a > b || b - a >= 50 {
+                    return Err(bad());
+                }
+                if sweep.is_some() {
+                    return Err(format!("--set {s}: only one --set may sweep a range"));
+                }
+                sweep = Some((o, (a..=b).map(|x| x.to_string()).collect()));
+            }
+            None => fixed.push(o),
+        }
+    }
+    Ok((fixed, sweep))
+}
+
+/// One row per swept value.
+fn print_sweep(o: &Override, v: &serde_json::Value) {
+    let pct = |x: &serde_json::Value| format!("{:.1}%", 100.0 * x.as_f64().unwrap_or(0.0));
+    let first = &v["runs"][0]["summary"];
+    let players = first["players"].as_u64().unwrap_or(0) as usize;
+    println!(
+        "{} = each value: {} games of {} each ({} players, seed {}); win rates with {:.0}% intervals in --json",
+        o.path(),
+        first["games"],
+        first["pack"].as_str().unwrap_or(""),
+        players,
+        first["seed"],
+        100.0 * first["confidence"].as_f64().unwrap_or(0.95)
+    );
+    let mut head = format!("  {:>6}", "value");
+    for s in 0..players {
+        head.push_str(&format!(" {:>8}", format!("seat {}", s + 1)));
+    }
+    head.push_str(&format!(" {:>8} {:>8} {:>8} {:>7}", "shared", "no win", "limit", "turns"));
+    let card = o.kind == "card";
+    if card {
+        head.push_str(&format!("  {} IWP", o.id));
+    }
+    if first.get("compare").is_some() {
+        head.push_str("  (vs other: changes marked * are real)");
+    }
+    println!("{head}");
+    for r in v["runs"].as_array().into_iter().flatten() {
+        let s = &r["summary"];
+        let mut line = format!("  {:>6}", r["value"].as_str().unwrap_or(""));
+        for k in 0..players + 3 {
+            let real = s["compare"]["outcomes"][k]["difference"]["real"].as_bool().unwrap_or(false);
+            line.push_str(&format!(" {:>7}{}", pct(&s["outcomes"][k]["rate"]), if real { "*" } else { " " }));
+        }
+        line.push_str(&format!(" {:>7.1}", s["length"]["mean"].as_f64().unwrap_or(0.0)));
+        if card {
+            let c = &s["cards"][&o.id]["improvement_played"];
+            line.push_str(&format!(
+                "  {:+.1} [{:+.1}, {:+.1}]",
+                100.0 * c["value"].as_f64().unwrap_or(0.0),
+                100.0 * c["ci"][0].as_f64().unwrap_or(0.0),
+                100.0 * c["ci"][1].as_f64().unwrap_or(0.0)
+            ));
+        }
+        println!("{line}");
+    }
+}
+
+fn timing(threads: usize, games: u64, secs: f64) -> serde_json::Value {
+    serde_json::json!({
+        "threads": threads,
+        "elapsed_s": summary::round4(secs),
+        "games_per_s": games_per_s(games as f64 / secs.max(1e-9)),
+        "peak_rss_mb": peak_rss_mb().map(|m| (m * 10.0).round() / 10.0),
+    })
+}
+
+/// Print the first failures; the exit code (1 when a game failed).
+fn report_failures(stats: &Stats, seed: u64, games: u64, not_run: u64) -> i32 {
+    for (i, f) in stats.failures.iter().take(5) {
+        eprintln!("error: game {i} (seed {}): {f}", derive_seed(seed, *i));
+    }
+    if stats.failed > 0 {
+        eprintln!(
+            "{} of {} games failed{}",
+            stats.failed,
+            games,
+            if not_run > 0 { format!("; stopped early, {not_run} games not played") } else { String::new() }
+        );
+        return 1;
+    }
+    0
+}
+
+/// Games a second as reported: whole games from 10 up, three decimals below (a search
+/// run at 0.013 games/s is not "0").
+fn games_per_s(x: f64) -> f64 {
+    if x >= 10.0 {
+        x.round()
+    } else {
+        (x * 1000.0).round() / 1000.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn slow_runs_keep_their_rate() {
+        assert_eq!(super::games_per_s(0.0132847), 0.013);
+        assert_eq!(super::games_per_s(4.9876), 4.988);
+        assert_eq!(super::games_per_s(111.4), 111.0);
+    }
+}
