@@ -349,7 +349,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root);
         let pack = Arc::new(loaded.pack.expect("the pack loads"));
         let ast = pack.rules_script().unwrap().ast.clone();
-        let game = Game::new(pack, GameConfig::new(1, 1), vec![crate::bots::bot("first", 1, 0).unwrap()]).unwrap();
+        let game = Game::new(pack, GameConfig::new(1, 1), vec![Box::new(crate::game::agent::FirstAgent)]).unwrap();
         let (_, r) = super::super::with_installed(game, || super::super::call_script_fn(&ast, "probe", Vec::new()));
         r.map(|v| v.to_string()).map_err(|e| e.to_string())
     }

@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::content::Pack;
+use crate::game::agent::{Agent, FirstAgent};
 use crate::game::{Game, GameConfig};
 
 /// One test: the functions it covers and the snippet that checks them.
@@ -785,7 +786,7 @@ fn write_fixture() -> Arc<Pack> {
 fn run(pack: &Arc<Pack>, c: &Case) -> Result<(), String> {
     let mut cfg = GameConfig::new(1, 2);
     cfg.scenario = Some("duel".into());
-    let agents = vec![crate::bots::bot("first", 1, 0).unwrap(), crate::bots::bot("first", 1, 1).unwrap()];
+    let agents: Vec<Box<dyn Agent>> = vec![Box::new(FirstAgent), Box::new(FirstAgent)];
     let game = Game::new(pack.clone(), cfg, agents)?;
     let rules = pack.rules_script().expect("rules").ast.clone();
     let ast = crate::script::compile("case", c.code).map_err(|e| e.to_string())?;
@@ -799,7 +800,7 @@ fn the_default_status_says_where_the_turn_stands() {
     let pack = fixture();
     let mut cfg = GameConfig::new(1, 2);
     cfg.scenario = Some("duel".into());
-    let agents = vec![crate::bots::bot("first", 1, 0).unwrap(), crate::bots::bot("first", 1, 1).unwrap()];
+    let agents: Vec<Box<dyn Agent>> = vec![Box::new(FirstAgent), Box::new(FirstAgent)];
     let game = Game::new(pack.clone(), cfg, agents).unwrap();
     let before = game.table().status(0);
     assert!(!before.contains("turn") && !before.contains("ound"), "{before}");

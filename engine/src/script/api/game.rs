@@ -206,7 +206,7 @@ mod tests {
         );
         let mut cfg = GameConfig::new(1, 1);
         cfg.scenario = scenario.map(String::from);
-        Game::new(pack, cfg, vec![crate::bots::bot("first", 1, 0).unwrap()]).unwrap()
+        Game::new(pack, cfg, vec![Box::new(crate::game::agent::FirstAgent)]).unwrap()
     }
 
     #[test]

@@ -1,0 +1,175 @@
+//! Choices: `choose` and the asking of a seat's agent behind every choice (menus too),
+//! with the choice recorded; the game is released while the agent decides.
+
+use std::time::Instant;
+
+use rhai::{Array, Dynamic, ImmutableString, Map};
+
+use super::args::pl;
+use super::failure::FAILURE;
+use super::meter::not_counting;
+use super::reload::maybe_reload;
+use super::{with, R};
+use crate::game::agent::ChoiceRequest;
+use crate::game::{Choice, ScriptFailure};
+
+fn label_of(opt: &Dynamic) -> Result<String, String> {
+    if opt.is_map() {
+        // Borrow the map in place (a clone would copy every option's fields).
+        if let Some(m) = opt.read_lock::<Map>() {
+            return m.get("label").map(|l| l.to_string()).ok_or_else(|| "an option map needs a `label`".to_string());
+        }
+    }
+    if opt.is_string() {
+        return Ok(opt.to_string());
+    }
+    Ok(opt.to_string())
+}
+
+pub(super) fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
+    if options.is_empty() {
+        return Err(format!("choose(\"{prompt}\") was given no options").into());
+    }
+    // Options with the same label are the same choice: keep the first of each.
+    let mut labels: Vec<String> = Vec::with_capacity(options.len());
+    let mut keep: Vec<usize> = Vec::with_capacity(options.len());
+    for (i, o) in options.iter().enumerate() {
+        let l = label_of(o)?;
+        if !labels.contains(&l) {
+            labels.push(l);
+            keep.push(i);
+        }
+    }
+    let options: Array =
+        if keep.len() == options.len() { options } else { keep.iter().map(|&i| options[i].clone()).collect() };
+    let offer = Listed { labels, options };
+    let (i, _) = ask(p, &prompt, &offer)?;
+    Ok(offer.options[i].clone())
+}
+
+/// What a choice offers: how many options, and their labels and values when an agent
+/// reads them (an action menu makes these only then).
+pub(in crate::script) trait Offer {
+    fn len(&self) -> usize;
+    /// Option `i`'s label (for the transcript: the chosen one's).
+    fn label(&self, i: usize) -> R<String>;
+    /// Every option's label and value (a map with its fields), for agents that read them.
+    fn read(&self) -> R<(Vec<String>, Vec<Dynamic>)>;
+}
+
+/// Options given as an array of labels or maps (labels made by the script already).
+struct Listed {
+    labels: Vec<String>,
+    options: Array,
+}
+
+impl Offer for Listed {
+    fn len(&self) -> usize {
+        self.labels.len()
+    }
+    fn label(&self, i: usize) -> R<String> {
+        Ok(self.labels[i].clone())
+    }
+    fn read(&self) -> R<(Vec<String>, Vec<Dynamic>)> {
+        Ok((self.labels.clone(), self.options.clone()))
+    }
+}
+
+/// Ask seat `p`'s agent to pick one of `offer`'s options (a single one is taken without
+/// asking), record the choice, and return its index and label.
+pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer) -> R<(usize, String)> {
+    let count = offer.len();
+    // Live reload happens between choices.
+    maybe_reload();
+    let (player, step, reads) = with(|g| {
+        let player = pl(g, p)?;
+        let step = g.state.choices;
+        g.state.choices += 1;
+        if g.fork_hook.as_ref().is_some_and(|(at, _)| *at == step) {
+            if let Some((_, hook)) = g.fork_hook.take() {
+                hook(g);
+            }
+        }
+        let reads = count > 1 && g.agents[player].as_ref().is_none_or(|a| a.reads_labels(step));
+        Ok((player, step, reads))
+    })?;
+    // Labels and fields are made only for an agent that reads them (the game is not
+    // borrowed here: an action menu's labels are script functions).
+    let (labels, options) = if reads { offer.read()? } else { (Vec::new(), Vec::new()) };
+    let (agent, pack, name, view, fork) = with(|g| {
+        if count == 1 {
+            return Ok((None, g.pack.clone(), String::new(), None, None));
+        }
+        let agent = g.agents[player].take().ok_or("internal: agent busy")?;
+        let view = agent.wants_view().then(|| g.view(player));
+        // A searching agent gets the turn's fork point and the choices made since.
+        let fork = match (agent.wants_fork(), g.fork_point.take()) {
+            (true, Some(fp)) => {
+                let since: Vec<(u64, String)> =
+                    g.choices.iter().skip(fp.choices_before).map(|c| (c.step, c.label.clone())).collect();
+                Some((fp, since))
+            }
+            (_, fp) => {
+                g.fork_point = fp;
+                None
+            }
+        };
+        Ok((Some(agent), g.pack.clone(), g.state.players[player].name.clone(), view, fork))
+    })?;
+    let (index, asked) = match agent {
+        None => (0, false),
+        Some(mut a) => {
+            if let Some(v) = view {
+                a.show(&v);
+            }
+            let req = ChoiceRequest {
+                step,
+                player,
+                player_name: &name,
+                prompt,
+                count,
+                labels: &labels,
+                options: &options,
+                pack: &pack,
+                fork: fork.as_ref().map(|(fp, since)| (&**fp, since.as_slice())),
+            };
+            let asked_at = Instant::now();
+            let r = a.choose(&req);
+            not_counting(asked_at.elapsed());
+            with(|g| {
+                g.agents[player] = Some(a);
+                if let Some((fp, _)) = fork {
+                    g.fork_point.get_or_insert(fp);
+                }
+                Ok(())
+            })?;
+            match r {
+                Ok(i) if i < count => (i, true),
+                Ok(i) => return Err(format!("agent chose option {i} of {count}").into()),
+                Err(msg) => {
+                    FAILURE.with(|f| {
+                        f.borrow_mut().get_or_insert_with(|| ScriptFailure::plain(msg.clone()));
+                    });
+                    return Err(msg.into());
+                }
+            }
+        }
+    };
+    let label = match labels.get(index) {
+        Some(l) => l.clone(),
+        None => offer.label(index)?,
+    };
+    with(|g| {
+        g.log(|s| {
+            let who = &s.players[player].name;
+            if asked {
+                format!("choice {step} {who}: {prompt} -> {label}")
+            } else {
+                format!("choice {step} {who}: {prompt} -> {label} (only option)")
+            }
+        });
+        g.choices.push(Choice { step, player, prompt: prompt.to_string(), label: label.clone(), asked });
+        Ok(())
+    })?;
+    Ok((index, label))
+}

@@ -1,0 +1,100 @@
+//! The meter of script time: each script call's operations and running time, the game's
+//! operations in all, and the process's memory, stopping a script that passes its limits.
+
+use std::cell::Cell;
+use std::time::Instant;
+
+use rhai::Dynamic;
+
+// The meter of running scripts on this thread (see [`progress`]).
+thread_local! {
+    /// Script calls running (nested through `invoke` and the like).
+    static CALLS: Cell<usize> = const { Cell::new(0) };
+    /// When the outermost call started (moved on by the time agents took to decide).
+    static CALL_START: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// The operation count the engine last reported for the running call.
+    static CALL_OPS: Cell<u64> = const { Cell::new(0) };
+    /// Operations of the finished calls of the game installed on this thread.
+    pub(super) static GAME_OPS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How often (in operations) [`progress`] looks at the clock and the memory.
+const METER_EVERY: u64 = 8192;
+
+/// The engine's progress callback, called on every operation with the running call's
+/// count: stops the script (with the message as the termination token) when the game
+/// passes its operations, the call its time, or the process its memory.
+pub(crate) fn progress(ops: u64) -> Option<Dynamic> {
+    CALL_OPS.with(|c| c.set(ops));
+    if !ops.is_multiple_of(METER_EVERY) {
+        return None;
+    }
+    let l = crate::script::LIMITS;
+    if GAME_OPS.with(Cell::get).saturating_add(ops) > l.game_operations {
+        return Some(
+            format!(
+                "the game ran more than {} script operations in all (a loop that runs in every turn?)",
+                l.game_operations
+            )
+            .into(),
+        );
+    }
+    if CALL_START.with(Cell::get).is_some_and(|t| t.elapsed().as_secs() >= l.call_seconds) {
+        return Some(
+            format!(
+                "the script ran for more than {} seconds in one call (slow operations in a loop, or calls through \
+                 `invoke` nested in loops?)",
+                l.call_seconds
+            )
+            .into(),
+        );
+    }
+    if resident_mib().is_some_and(|m| m > l.memory_mib) {
+        return Some(
+            format!(
+                "Crown's memory passed {} MiB while the script ran (the script keeps adding data: long strings in \
+                 a map, counters, marks or stickers in a loop?)",
+                l.memory_mib
+            )
+            .into(),
+        );
+    }
+    None
+}
+
+/// The process's resident memory in MiB (Linux: `/proc/self/statm`, in 4 KiB pages).
+fn resident_mib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
+    Some((pages * 4096) >> 20)
+}
+
+/// One script call on this thread: the outermost one starts the clock; each adds its
+/// operations to the game's when it ends (also when it unwinds).
+pub(super) struct CallMeter;
+
+impl CallMeter {
+    pub(super) fn start() -> CallMeter {
+        if CALLS.with(|c| {
+            c.set(c.get() + 1);
+            c.get() == 1
+        }) {
+            CALL_START.with(|t| t.set(Some(Instant::now())));
+        }
+        CALL_OPS.with(|c| c.set(0));
+        CallMeter
+    }
+}
+
+impl Drop for CallMeter {
+    fn drop(&mut self) {
+        let ops = CALL_OPS.with(|c| c.replace(0));
+        GAME_OPS.with(|g| g.set(g.get().saturating_add(ops)));
+        CALLS.with(|c| c.set(c.get().saturating_sub(1)));
+    }
+}
+
+/// Time an agent took to decide does not count as the running call's time.
+pub(super) fn not_counting(spent: std::time::Duration) {
+    CALL_START.with(|t| t.set(t.get().map(|s| s + spent)));
+}
