@@ -24,6 +24,7 @@ mod sim;
 mod soak;
 mod spreadsheets;
 mod table;
+mod tidy;
 mod tlk;
 mod ttk;
 mod watch;

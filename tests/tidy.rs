@@ -1,0 +1,495 @@
+//! The structure rules `docs/ARCHITECTURE.md` states, checked on the source text (as
+//! rust-analyzer's tidy tests do), so the map cannot drift from the code:
+//!
+//! - the top-level modules of `engine/src` and of `tools/src` import each other one way
+//!   only: the graph of their `crate::`/`super::` paths has no cycle (test code, which may
+//!   use anything in its crate, left out);
+//! - the engine's modules use only the layers ARCHITECTURE.md lists below them;
+//! - a command (`tools/src/commands/<cmd>.rs`) never imports another command, and no
+//!   service imports a command;
+//! - every `.rs` file under `engine/src`, `tools/src`, `engine/native/src` and
+//!   `xtask/src` is named in ARCHITECTURE.md by its path from its crate's `src/`;
+//! - no source file is over 1,000 lines (test tables and the native game copy aside).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every `.rs` file under `dir`, as paths relative to it with `/`, sorted.
+fn rust_files(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rs"))
+        .map(|e| e.path().strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The module path of a file relative to `src/` (`script/api/run.rs` -> `script::api::run`).
+fn module_of(rel: &str) -> Vec<String> {
+    let mut parts: Vec<String> = rel.trim_end_matches(".rs").split('/').map(str::to_string).collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The source with comments and the contents of string and char literals blanked out, so
+/// that a path in a doc comment or a message is not taken for an import.
+fn code_only(src: &str) -> String {
+    let b = src.as_bytes();
+    let mut out = String::with_capacity(src.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            let mut depth = 0;
+            while i < b.len() {
+                if b[i..].starts_with(b"/*") {
+                    depth += 1;
+                    i += 2;
+                } else if b[i..].starts_with(b"*/") {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if b[i] == b'r' && (b.get(i + 1) == Some(&b'"') || b.get(i + 1) == Some(&b'#')) && !ident_before(b, i) {
+            // A raw string: r"..." or r#"..."#.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while b.get(j) == Some(&b'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if b.get(j) != Some(&b'"') {
+                out.push(b[i] as char);
+                i += 1;
+                continue;
+            }
+            let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat_n(b'#', hashes)).collect();
+            j += 1;
+            while j < b.len() && !b[j..].starts_with(&close) {
+                j += 1;
+            }
+            out.push_str("\"\"");
+            i = j + close.len();
+        } else if b[i] == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            out.push_str("\"\"");
+            i += 1;
+        } else if b[i] == b'\'' && is_char_literal(b, i) {
+            i += 1;
+            while i < b.len() && b[i] != b'\'' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            out.push_str("' '");
+            i += 1;
+        } else {
+            let ch = src[i..].chars().next().unwrap();
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+fn ident_before(b: &[u8], i: usize) -> bool {
+    i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')
+}
+
+/// `'a'`, `'\n'`, `'\u{1F600}'` and not a lifetime (`'a`, `'static`).
+fn is_char_literal(b: &[u8], i: usize) -> bool {
+    match b.get(i + 1) {
+        Some(b'\\') => true,
+        Some(_) => {
+            // One character (possibly multi-byte) then a closing quote.
+            let rest = &b[i + 1..];
+            let len = match rest[0] {
+                c if c < 0x80 => 1,
+                c if c >= 0xF0 => 4,
+                c if c >= 0xE0 => 3,
+                _ => 2,
+            };
+            rest.get(len) == Some(&b'\'')
+        }
+        None => false,
+    }
+}
+
+/// The end (exclusive) of the item starting at `i`: through its matching `}` when a `{`
+/// comes before any `;`, else through the `;`.
+fn item_end(s: &str, i: usize) -> usize {
+    let b = s.as_bytes();
+    let mut j = i;
+    while j < b.len() && b[j] != b'{' && b[j] != b';' {
+        j += 1;
+    }
+    if j >= b.len() || b[j] == b';' {
+        return (j + 1).min(b.len());
+    }
+    let mut depth = 0;
+    while j < b.len() {
+        match b[j] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return j + 1;
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    b.len()
+}
+
+/// The code without its `#[cfg(test)]` items, and the names of the modules declared
+/// test-only in it (`#[cfg(test)] mod cases;`, whose files are test code too).
+fn without_tests(code: &str) -> (String, Vec<String>) {
+    let mut out = String::new();
+    let mut test_mods = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        let end = item_end(after, 0);
+        let item = after[..end].trim();
+        if let Some(name) = item.strip_prefix("mod ").or_else(|| item.strip_prefix("pub mod ")) {
+            if let Some(name) = name.strip_suffix(';') {
+                test_mods.push(name.trim().to_string());
+            }
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    (out, test_mods)
+}
+
+/// The module paths a file's code names through `crate::` and `super::` (with `use`
+/// groups expanded one level: `crate::{a, b::c}` names `a` and `b`).
+fn named_paths(code: &str, module: &[String]) -> BTreeSet<Vec<String>> {
+    let mut out = BTreeSet::new();
+    let b = code.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let starts = |kw: &str| code[i..].starts_with(kw) && !ident_before(b, i);
+        let (mut base, mut j) = if starts("crate::") {
+            (Vec::new(), i + "crate::".len())
+        } else if starts("super::") {
+            // `super` of `a/b/c.rs` (module a::b::c) is a::b; of `a/b/mod.rs` (a::b) it is a.
+            let mut up = 1;
+            let mut j = i + "super::".len();
+            while code[j..].starts_with("super::") {
+                up += 1;
+                j += "super::".len();
+            }
+            (module[..module.len().saturating_sub(up)].to_vec(), j)
+        } else {
+            i += 1;
+            continue;
+        };
+        if b.get(j) == Some(&b'{') {
+            // A group: its top-level entries.
+            let mut depth = 0;
+            let mut entry = String::new();
+            while j < b.len() {
+                let c = b[j] as char;
+                match c {
+                    '{' => {
+                        depth += 1;
+                        if depth == 1 {
+                            j += 1;
+                            continue;
+                        }
+                    }
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            push_first(&mut out, &base, &entry);
+                            break;
+                        }
+                    }
+                    ',' if depth == 1 => {
+                        push_first(&mut out, &base, &entry);
+                        entry.clear();
+                        j += 1;
+                        continue;
+                    }
+                    _ => {}
+                }
+                if depth >= 1 {
+                    entry.push(c);
+                }
+                j += 1;
+            }
+        } else {
+            let name: String = code[j..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if !name.is_empty() {
+                base.push(name);
+                out.insert(base);
+            }
+        }
+        i = j.max(i + 1);
+    }
+    out
+}
+
+fn push_first(out: &mut BTreeSet<Vec<String>>, base: &[String], entry: &str) {
+    let name: String = entry.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    if !name.is_empty() && name != "self" {
+        let mut p = base.to_vec();
+        p.push(name);
+        out.insert(p);
+    } else if name == "self" && !base.is_empty() {
+        out.insert(base.to_vec());
+    }
+}
+
+/// One crate's source: for each non-test file (relative to `src/`), the top-level
+/// modules of the crate its code names, and the full paths it names.
+struct CrateSource {
+    files: BTreeMap<String, BTreeSet<Vec<String>>>,
+    modules: BTreeSet<Vec<String>>,
+}
+
+fn read_crate(src: &Path) -> CrateSource {
+    let rels = rust_files(src);
+    let mut test_files = BTreeSet::new();
+    let mut parsed = BTreeMap::new();
+    for rel in &rels {
+        let text = std::fs::read_to_string(src.join(rel)).unwrap();
+        let (code, test_mods) = without_tests(&code_only(&text));
+        let module = module_of(rel);
+        for m in test_mods {
+            let mut p = module.clone();
+            p.push(m);
+            test_files.insert(p);
+        }
+        parsed.insert(rel.clone(), (module, code));
+    }
+    let modules: BTreeSet<Vec<String>> = parsed.values().map(|(m, _)| m.clone()).collect();
+    let mut files = BTreeMap::new();
+    for (rel, (module, code)) in &parsed {
+        if test_files.iter().any(|t| module.starts_with(t)) {
+            continue;
+        }
+        let paths = named_paths(code, module);
+        files.insert(rel.clone(), paths);
+    }
+    CrateSource { files, modules }
+}
+
+/// The longest module of the crate that `path` starts with.
+fn resolve(modules: &BTreeSet<Vec<String>>, path: &[String]) -> Option<Vec<String>> {
+    (1..=path.len()).rev().map(|k| path[..k].to_vec()).find(|p| modules.contains(p))
+}
+
+/// Edges between the crate's modules at `depth` (1: top-level modules), with the files
+/// that make each edge.
+fn module_graph(c: &CrateSource, depth: usize) -> BTreeMap<(String, String), Vec<String>> {
+    let mut edges: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for (rel, paths) in &c.files {
+        let from = module_of(rel);
+        if from.is_empty() {
+            continue;
+        }
+        let from_key = from[..from.len().min(depth)].join("::");
+        for p in paths {
+            let Some(to) = resolve(&c.modules, p) else { continue };
+            if to.is_empty() {
+                continue;
+            }
+            let to_key = to[..to.len().min(depth)].join("::");
+            if to_key != from_key {
+                edges.entry((from_key.clone(), to_key)).or_default().push(rel.clone());
+            }
+        }
+    }
+    edges
+}
+
+/// The cycles of a graph: its strongly connected components with more than one node.
+fn cycles(edges: &BTreeMap<(String, String), Vec<String>>) -> Vec<Vec<String>> {
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (a, b) in edges.keys() {
+        next.entry(a).or_default().push(b);
+        next.entry(b).or_default();
+    }
+    // Reachability is small here (tens of nodes): a node is on a cycle with every node it
+    // reaches that reaches it back.
+    let reach = |from: &str| -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from.to_string()];
+        while let Some(n) = stack.pop() {
+            for m in next.get(n.as_str()).into_iter().flatten() {
+                if seen.insert(m.to_string()) {
+                    stack.push(m.to_string());
+                }
+            }
+        }
+        seen
+    };
+    let all: BTreeMap<String, BTreeSet<String>> = next.keys().map(|n| (n.to_string(), reach(n))).collect();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for (n, r) in &all {
+        if !r.contains(n) {
+            continue;
+        }
+        let comp: Vec<String> = r.iter().filter(|m| all[*m].contains(n)).cloned().collect();
+        if !out.contains(&comp) {
+            out.push(comp);
+        }
+    }
+    out
+}
+
+fn describe(edges: &BTreeMap<(String, String), Vec<String>>, cycle: &[String]) -> String {
+    let mut s = format!("import cycle between {}:", cycle.join(", "));
+    for ((a, b), files) in edges {
+        if cycle.contains(a) && cycle.contains(b) {
+            s.push_str(&format!("\n  {a} -> {b} (in {})", files.join(", ")));
+        }
+    }
+    s
+}
+
+#[test]
+fn the_modules_of_each_crate_import_one_way() {
+    let mut problems = Vec::new();
+    for src in ["engine/src", "tools/src"] {
+        let c = read_crate(&root().join(src));
+        let edges = module_graph(&c, 1);
+        for cyc in cycles(&edges) {
+            problems.push(format!("{src}: {}", describe(&edges, &cyc)));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The engine's layers, lowest first, as ARCHITECTURE.md lists them: a module may use
+/// only the modules of earlier layers.
+const ENGINE_LAYERS: &[&[&str]] = &[&["diag", "fsread"], &["content"], &["game"], &["script"], &["bots"], &["load"]];
+
+#[test]
+fn the_engine_is_in_layers() {
+    let c = read_crate(&root().join("engine/src"));
+    let layer_of = |m: &str| ENGINE_LAYERS.iter().position(|l| l.contains(&m));
+    let mut problems = Vec::new();
+    for m in c.modules.iter().filter(|m| m.len() == 1) {
+        if layer_of(&m[0]).is_none() {
+            problems.push(format!("engine/src: module `{}` is in no layer of ENGINE_LAYERS", m[0]));
+        }
+    }
+    for ((from, to), files) in module_graph(&c, 1) {
+        if let (Some(a), Some(b)) = (layer_of(&from), layer_of(&to)) {
+            if b >= a {
+                problems.push(format!("engine/src: {from} uses {to}, which is not below it (in {})", files.join(", ")));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn commands_use_services_and_never_each_other() {
+    let c = read_crate(&root().join("tools/src"));
+    let mut problems = Vec::new();
+    for (rel, paths) in &c.files {
+        let from = module_of(rel);
+        let is_command = from.first().is_some_and(|m| m == "commands") && from.len() == 2;
+        for p in paths {
+            let Some(to) = resolve(&c.modules, p) else { continue };
+            if to.first().is_none_or(|m| m != "commands") {
+                continue;
+            }
+            if from.first().is_some_and(|m| m == "commands") && from.len() == 1 {
+                continue; // commands/mod.rs lists and runs them
+            }
+            if from == ["lib"] || rel == "lib.rs" || rel == "main.rs" {
+                continue;
+            }
+            if is_command {
+                if to.len() >= 2 && to[1] != from[1] {
+                    problems.push(format!("tools/src/{rel}: the command `{}` uses the command `{}`", from[1], to[1]));
+                }
+            } else {
+                problems.push(format!("tools/src/{rel}: a service uses `{}`", to.join("::")));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The crates whose every file ARCHITECTURE.md maps, by their `src/` folder.
+const MAPPED: &[&str] = &["engine/src", "engine/native/src", "tools/src", "xtask/src"];
+
+#[test]
+fn architecture_md_names_every_source_file() {
+    let doc = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
+    let mut missing = Vec::new();
+    for src in MAPPED {
+        for rel in rust_files(&root().join(src)) {
+            if !doc.contains(&format!("`{rel}`")) {
+                missing.push(format!("{src}/{rel}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/ARCHITECTURE.md does not name these files (as `path/from/src.rs` in backquotes):\n  {}",
+        missing.join("\n  ")
+    );
+}
+
+/// Files allowed past the length bar: tables and the native game copy.
+const LONG_ALLOWED: &[&str] = &["engine/native/src/ttk.rs"];
+
+#[test]
+fn no_source_file_is_over_a_thousand_lines() {
+    let mut long = Vec::new();
+    for src in MAPPED {
+        for rel in rust_files(&root().join(src)) {
+            let path = format!("{src}/{rel}");
+            let lines = std::fs::read_to_string(root().join(&path)).unwrap().lines().count();
+            if lines > 1000 && !LONG_ALLOWED.contains(&path.as_str()) {
+                long.push(format!("{path}: {lines} lines"));
+            }
+        }
+    }
+    assert!(long.is_empty(), "split these files by job:\n  {}", long.join("\n  "));
+}
+
+#[test]
+fn the_checker_sees_imports_cycles_and_test_code() {
+    let code = code_only(
+        "use crate::{a::b, c, self};\nuse super::super::d;\n// crate::nope\nlet s = \"crate::nope\";\n\
+         #[cfg(test)]\nmod tests { use crate::e; }\n#[cfg(test)]\nmod cases;\nfn f<'a>(x: &'a str) -> char { 'x' }\n",
+    );
+    let (code, test_mods) = without_tests(&code);
+    assert_eq!(test_mods, ["cases"]);
+    let module: Vec<String> = ["m", "n", "o"].iter().map(|s| s.to_string()).collect();
+    let got: Vec<String> = named_paths(&code, &module).into_iter().map(|p| p.join("::")).collect();
+    assert_eq!(got, ["a", "c", "m::d"]);
+    let mut edges = BTreeMap::new();
+    for (a, b) in [("x", "y"), ("y", "z"), ("z", "x"), ("z", "w")] {
+        edges.insert((a.to_string(), b.to_string()), vec![]);
+    }
+    assert_eq!(cycles(&edges), vec![vec!["x".to_string(), "y".into(), "z".into()]]);
+}
