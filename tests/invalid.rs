@@ -4,7 +4,7 @@
 //! `case.toml` says otherwise), never print a panic message, finish within two seconds,
 //! and print exactly its reviewed `expected.txt`.
 //!
-//! `CROWN_BLESS_INVALID=1 cargo test -p crown-tools --test integration invalid::` rewrites the expected
+//! `CROWN_BLESS=1 cargo test -p crown-tools --test integration invalid::` rewrites the expected
 //! files; review every changed one before committing it. The tests run the built binary
 //! (rebuilt first when the engine's or the tools' sources are newer). See docs/hardening.md.
 
@@ -17,7 +17,7 @@ const TIME_LIMIT: Duration = Duration::from_secs(2);
 
 #[test]
 fn corpus() {
-    let bless = std::env::var_os("CROWN_BLESS_INVALID").is_some_and(|v| v == "1");
+    let bless = std::env::var_os("CROWN_BLESS").is_some_and(|v| v == "1");
     let dirs = case_dirs(&corpus_dir());
     assert!(dirs.len() >= 40, "the corpus has {} cases; it should have at least 40", dirs.len());
     let mut failures = Vec::new();
@@ -94,7 +94,7 @@ fn first_difference(expected: &str, actual: &str) -> String {
     let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
     let i = e.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(e.len().min(a.len()));
     format!(
-        "  first difference at line {}:\n  expected: {}\n  actual:   {}\n(bless with CROWN_BLESS_INVALID=1 after review)",
+        "  first difference at line {}:\n  expected: {}\n  actual:   {}\n(bless with CROWN_BLESS=1 after review)",
         i + 1,
         e.get(i).unwrap_or(&"<end>"),
         a.get(i).unwrap_or(&"<end>")

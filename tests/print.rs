@@ -3,7 +3,7 @@
 //! escaping of hostile card text, diagnostics, the output cache and template overrides.
 //!
 //! Snapshots live in `tests/print-snapshots/`; after reviewing a deliberate change of the
-//! templates, refresh them with `CROWN_UPDATE_SNAPSHOTS=1 cargo test -p crown-tools --test integration print::`.
+//! templates, refresh them with `CROWN_BLESS=1 cargo test -p crown-tools --test integration print::`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -385,20 +385,20 @@ fn a_full_sheet_of_cards_stays_within_ten_by_seven() {
     assert_eq!((tts.drawn, tts.kept), (4, 0));
 }
 
-/// Compare with (or, with CROWN_UPDATE_SNAPSHOTS=1, write) tests/print-snapshots/<name>.
+/// Compare with (or, with CROWN_BLESS=1, write) tests/print-snapshots/<name>.
 fn check_snapshot(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/print-snapshots").join(name);
-    if std::env::var_os("CROWN_UPDATE_SNAPSHOTS").is_some() {
+    if std::env::var_os("CROWN_BLESS").is_some_and(|v| v == "1") {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
         return;
     }
     let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("no snapshot {}; run with CROWN_UPDATE_SNAPSHOTS=1 and review it", path.display()));
+        .unwrap_or_else(|_| panic!("no snapshot {}; run with CROWN_BLESS=1 and review it", path.display()));
     if expected != actual {
         let line = expected.lines().zip(actual.lines()).position(|(a, b)| a != b).unwrap_or(0);
         panic!(
-            "{} differs at line {}:\n  expected: {}\n  actual:   {}\n(review, then CROWN_UPDATE_SNAPSHOTS=1)",
+            "{} differs at line {}:\n  expected: {}\n  actual:   {}\n(review, then CROWN_BLESS=1)",
             path.display(),
             line + 1,
             expected.lines().nth(line).unwrap_or(""),

@@ -323,26 +323,16 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
 /// Optimal string alignment distance over characters: insertions, deletions,
 /// substitutions and swaps of two neighbouring characters each count as one edit.
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // Three rows: the one before the previous (for swaps), the previous and the current.
-    let mut before: Vec<usize> = vec![0; b.len() + 1];
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for i in 0..a.len() {
-        cur[0] = i + 1;
-        for j in 0..b.len() {
-            let cost = usize::from(a[i] != b[j]);
-            let mut d = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
-                d = d.min(before[j - 1] + 1);
-            }
-            cur[j + 1] = d;
-        }
-        std::mem::swap(&mut before, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
+    strsim::osa_distance(a, b)
+}
+
+/// `"s"` unless `n` is one: `format!("{n} error{}", plural(n))`.
+pub fn plural<N: PartialEq + From<u8>>(n: N) -> &'static str {
+    if n == N::from(1) {
+        ""
+    } else {
+        "s"
     }
-    prev[b.len()]
 }
 
 #[cfg(test)]

@@ -22,8 +22,9 @@ use crown_engine::load::{LoadOptions, Loader, Project};
 use notify::{RecursiveMode, Watcher};
 
 use crate::golden::{self, Verdict};
-use crate::out::{self, plural};
+use crate::out;
 use crate::print::{self, Format, PrintOptions};
+use crown_engine::diag::plural;
 
 /// Default quiet time that closes a batch of file events.
 pub const DEFAULT_DEBOUNCE_MS: u64 = 50;

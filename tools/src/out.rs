@@ -281,10 +281,8 @@ mod tests {
     }
 }
 
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
+/// Text made safe inside HTML (tera's own escaping, so templates and pages built in Rust
+/// escape alike).
+pub fn html_escape(s: &str) -> String {
+    tera::escape_html(s)
 }

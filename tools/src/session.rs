@@ -2,6 +2,7 @@
 //! does not load, and counting what `crown check` would report when it does), and
 //! building agents from `--agents`.
 
+use crown_engine::diag::plural;
 use std::sync::Arc;
 
 use crown_engine::content::Pack;
@@ -19,11 +20,7 @@ pub fn load(project: &Project, name: &str) -> Result<Arc<Pack>, i32> {
     let errors: Vec<_> = loaded.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
     if !errors.is_empty() {
         out::print_diagnostics(&errors, &loaded.sources);
-        eprintln!(
-            "{id}: {} error{}; fix them first (`crown check {id}`)",
-            errors.len(),
-            if errors.len() == 1 { "" } else { "s" }
-        );
+        eprintln!("{id}: {} error{}; fix them first (`crown check {id}`)", errors.len(), plural(errors.len()));
         return Err(1);
     }
     let pack = loaded.pack.map(Arc::new).ok_or(1)?;
@@ -35,10 +32,10 @@ pub fn load(project: &Project, name: &str) -> Result<Arc<Pack>, i32> {
     if e + w > 0 {
         let mut parts = Vec::new();
         if e > 0 {
-            parts.push(format!("{e} error{} in printed faces or golden games", if e == 1 { "" } else { "s" }));
+            parts.push(format!("{e} error{} in printed faces or golden games", plural(e)));
         }
         if w > 0 {
-            parts.push(format!("{w} warning{}", if w == 1 { "" } else { "s" }));
+            parts.push(format!("{w} warning{}", plural(w)));
         }
         let them = if e + w == 1 { "it" } else { "them" };
         eprintln!("{id}: {} (`crown check {id}` shows {them})", parts.join(" and "));

@@ -188,12 +188,32 @@ impl Loaded {
     }
 }
 
-/// A stable 64-bit content hash (FNV-1a), used for caches and change detection.
+/// A stable 64-bit content hash (FNV-1a), used for caches, change detection and save
+/// checksums: the same on every machine and every run, unlike std's `DefaultHasher`.
 pub fn hash_bytes(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    Fnv::default().write(bytes).finish()
+}
+
+/// The running FNV-1a state behind [`hash_bytes`], fed in pieces.
+#[derive(Debug, Clone, Copy)]
+pub struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
     }
-    h
+}
+
+impl Fnv {
+    pub fn write(&mut self, bytes: &[u8]) -> &mut Self {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+        self
+    }
+
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
 }

@@ -312,12 +312,7 @@ fn no_owner() -> i64 {
 }
 
 fn fnv1a(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    format!("{:016x}", crate::content::hash_bytes(bytes))
 }
 
 /// Globals whose name starts with this are caches the rules can rebuild: not saved.

@@ -2,6 +2,7 @@
 //! compile the scripts and attach them, check hooks, names and scenarios, and warn of
 //! what nothing uses.
 
+use crate::diag::plural;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 
@@ -223,7 +224,7 @@ impl PackLoad<'_> {
             {
                 let note = format!(
                     "not checked until this is fixed: {unchecked} call{} from card scripts to functions that are not Crown's",
-                    if unchecked == 1 { "" } else { "s" }
+                    plural(unchecked)
                 );
                 d.hint = Some(match d.hint.take() {
                     Some(h) => format!("{h}\n{note}"),

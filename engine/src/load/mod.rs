@@ -2,6 +2,7 @@
 //! its own (so one bad card does not hide the next), fold in extended packs, compile the
 //! scripts, then check every reference. All problems come back together.
 
+use crate::diag::plural;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -139,8 +140,7 @@ fn suppress_follow_ons(diags: &mut Vec<Diagnostic>) {
         let what: Vec<String> = [
             count("dangling-reference", "reference to a missing definition", "references to missing definitions"),
             count("unused-script", "unused script", "unused scripts"),
-            (names > 0)
-                .then(|| format!("{names} script call{} naming missing data", if names == 1 { "" } else { "s" })),
+            (names > 0).then(|| format!("{names} script call{} naming missing data", plural(names))),
             count("card-in-no-deck", "card in no deck", "cards in no deck"),
         ]
         .into_iter()

@@ -1,7 +1,7 @@
 //! The script API reference, as data: every function registered in [`super::api`] with
 //! its signature and what it does. `docs/script-api.md` is generated from this table
 //! (a test fails when the file is stale or a registered function is undocumented;
-//! `CROWN_UPDATE_DOCS=1 cargo test -p crown-engine` rewrites it).
+//! `CROWN_BLESS=1 cargo test -p crown-engine` rewrites it).
 
 /// One documented function: section, signature, description.
 pub struct Entry {
@@ -220,7 +220,7 @@ pub const API: &[Entry] = &[
 pub fn markdown() -> String {
     let mut out = String::new();
     out.push_str("# Script API reference\n\n");
-    out.push_str("<!-- Generated from engine/src/script/docs.rs by `CROWN_UPDATE_DOCS=1 cargo test -p crown-engine`; do not edit. -->\n\n");
+    out.push_str("<!-- Generated from engine/src/script/docs.rs by `CROWN_BLESS=1 cargo test -p crown-engine`; do not edit. -->\n\n");
     out.push_str(INTRO);
     let mut section = "";
     for e in API {
@@ -277,10 +277,10 @@ mod tests {
 
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/script-api.md");
         let want = markdown();
-        if std::env::var_os("CROWN_UPDATE_DOCS").is_some() {
+        if std::env::var_os("CROWN_BLESS").is_some_and(|v| v == "1") {
             std::fs::write(&path, &want).unwrap();
         }
         let have = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(have == want, "docs/script-api.md is stale: run CROWN_UPDATE_DOCS=1 cargo test -p crown-engine");
+        assert!(have == want, "docs/script-api.md is stale: run CROWN_BLESS=1 cargo test -p crown-engine");
     }
 }

@@ -7,6 +7,7 @@
 //! `x.f(a)` passes `x` as the first argument of a registered function, or as `this` to a
 //! script function).
 
+use crate::diag::plural;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
@@ -129,10 +130,7 @@ pub fn check_calls(own: &AST, lib: Option<&AST>) -> Vec<Finding> {
             out.push(Finding {
                 line,
                 col,
-                message: format!(
-                    "`{name}` is called with {argc} argument{}, but it takes {takes}",
-                    if argc == 1 { "" } else { "s" }
-                ),
+                message: format!("`{name}` is called with {argc} argument{}, but it takes {takes}", plural(argc)),
                 hint: None,
             });
         }

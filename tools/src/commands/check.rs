@@ -1,5 +1,6 @@
 //! `crown check`: load and validate packs, print every diagnostic, exit 1 on errors.
 
+use crown_engine::diag::plural;
 use crown_engine::diag::Severity;
 use crown_engine::load::{load_pack, LoadOptions, Project};
 
@@ -74,14 +75,10 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
                     p.defs.len(),
                     p.scenarios.len(),
                     p.scripts.len(),
-                    if w == 1 { "" } else { "s" },
+                    plural(w),
                     if args.digest { format!(" {}", crate::validate::digest_tag(p)) } else { String::new() }
                 ),
-                None => format!(
-                    "{id}: {e} error{}, {w} warning{}",
-                    if e == 1 { "" } else { "s" },
-                    if w == 1 { "" } else { "s" }
-                ),
+                None => format!("{id}: {e} error{}, {w} warning{}", plural(e), plural(w)),
             };
             println!("{summary}");
         }

@@ -1,6 +1,7 @@
 //! `crown new`: scaffold a small but playable pack, a card skeleton, or a pack's own copy
 //! of the print templates. Never overwrites.
 
+use crown_engine::diag::plural;
 use std::path::Path;
 
 use crown_engine::load::{load_pack, LoadOptions, Project};
@@ -223,7 +224,7 @@ fn new_templates(project: &Project, pack: &str, only: &[String]) -> i32 {
     }
     println!(
         "\n{created} template{} written, {kept} kept. Edit them, then `crown print {pack_id}`; delete the ones you",
-        if created == 1 { "" } else { "s" }
+        plural(created)
     );
     println!("leave unchanged, so that they keep following Crown's built-in ones.");
     0

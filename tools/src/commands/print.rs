@@ -8,9 +8,9 @@ use clap::Args;
 use crown_engine::diag::{Diagnostic, SourceMap};
 use crown_engine::load::Project;
 
-use crate::out::plural;
 use crate::print::*;
 use crate::{out, session};
+use crown_engine::diag::plural;
 
 /// Arguments of `crown print`.
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! `crown serve`: the live preview page of every card and the current diagnostics, and a
 //! game against bots in the browser at `/play`, on 127.0.0.1.
 
+use crown_engine::diag::plural;
 use std::io::Write;
 use std::net::TcpListener;
 use std::time::Duration;
@@ -62,7 +63,7 @@ pub fn run(project: &Project, args: &ServeArgs) -> i32 {
     println!(
         "serving http://127.0.0.1:{port}/ ({} pack{}; Ctrl-C stops)",
         reloader.packs.len(),
-        if reloader.packs.len() == 1 { "" } else { "s" }
+        plural(reloader.packs.len())
     );
     let _ = std::io::stdout().flush();
     serve::serve(listener, reloader, watcher)

@@ -2,6 +2,7 @@
 //! statistics; `--compare` and `--compare-agents` pair them with other games on the same
 //! seeds, `--set` tries a value without editing files, `crown sim merge` joins shards.
 
+use crown_engine::diag::plural;
 use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::Instant;
@@ -322,7 +323,7 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
                 println!(
                     "\n{} games/s on {threads} thread{} ({:.2} s{each})",
                     t["games_per_s"],
-                    if threads == 1 { "" } else { "s" },
+                    plural(threads),
                     t["elapsed_s"].as_f64().unwrap_or(0.0)
                 );
             }

@@ -2,6 +2,7 @@
 //! `--review` walks the changes one at a time, `--bless` accepts them all, `--explain`
 //! lists the games that involve a definition.
 
+use crown_engine::diag::plural;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Instant;
@@ -231,7 +232,7 @@ fn explain(project: &Project, cases: &[Case], id: &str) -> i32 {
         let n = t.lines().filter(|l| definitions_in(l).iter().any(|d| d == id)).count();
         if n > 0 {
             hits += 1;
-            println!("{:<48} {n} event{}", c.name, if n == 1 { "" } else { "s" });
+            println!("{:<48} {n} event{}", c.name, plural(n));
         }
     }
     println!("{hits} of {} golden games involve `{id}`", cases.len());

@@ -10,8 +10,8 @@ use crown_engine::load::Project;
 
 use crate::live::{print_faces, FsWatcher, ReloadOptions, Reloader, DEFAULT_DEBOUNCE_MS};
 use crate::out;
-use crate::out::plural;
 use crate::validate::digest_tag;
+use crown_engine::diag::plural;
 
 #[derive(Debug, Args)]
 pub struct WatchArgs {

@@ -40,6 +40,7 @@ pub mod templates;
 pub mod tts;
 pub mod util;
 
+use crown_engine::diag::plural;
 use crown_engine::fsread;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -416,7 +417,7 @@ fn once_per_template_error(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
     for (i, more) in first.into_values() {
         if more > 0 {
             let d = &mut out[i];
-            let also = format!("the same error for {more} more face{}", out::plural(more));
+            let also = format!("the same error for {more} more face{}", plural(more));
             d.hint = Some(match d.hint.take() {
                 Some(h) => format!("{h} ({also})"),
                 None => also,

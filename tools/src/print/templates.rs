@@ -6,6 +6,7 @@
 //! escaped on output (XML/HTML escaping for `.svg` and `.html`, Markdown escaping for
 //! `.md`); definition text is never parsed as a template.
 
+use crate::out::html_escape;
 use crown_engine::fsread;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -546,11 +547,6 @@ pub fn rich(text: &str, icons: &IconSet, markdown: bool) -> String {
         out.push_str(if markdown { "**" } else { "</strong>" });
     }
     out
-}
-
-/// Tera's own HTML escaping.
-pub fn html_escape(s: &str) -> String {
-    tera::escape_html(s)
 }
 
 /// `{{ x | n }}`: a number with at most three decimals.

@@ -11,20 +11,8 @@ pub fn data_uri(mime: &str, bytes: &[u8]) -> String {
     s.push_str("data:");
     s.push_str(mime);
     s.push_str(";base64,");
-    base64_into(bytes, &mut s);
+    base64::Engine::encode_string(&base64::engine::general_purpose::STANDARD, bytes, &mut s);
     s
-}
-
-fn base64_into(bytes: &[u8], out: &mut String) {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        out.push(T[(n >> 18) as usize & 63] as char);
-        out.push(T[(n >> 12) as usize & 63] as char);
-        out.push(if chunk.len() > 1 { T[(n >> 6) as usize & 63] as char } else { '=' });
-        out.push(if chunk.len() > 2 { T[n as usize & 63] as char } else { '=' });
-    }
 }
 
 /// The MIME type of an image file, by its first bytes.
@@ -64,25 +52,14 @@ pub fn pack_file_in(pack: &Pack, pack_id: &str, rel: &str) -> Result<(PathBuf, V
     }
 }
 
-/// A running FNV-1a hash over several pieces, for cache keys.
-#[derive(Debug, Clone, Copy)]
-pub struct Hasher(u64);
-
-impl Default for Hasher {
-    fn default() -> Self {
-        Hasher(0xcbf2_9ce4_8422_2325)
-    }
-}
+/// A running hash over several pieces (the engine's FNV-1a), for cache keys.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Hasher(crown_engine::content::Fnv);
 
 impl Hasher {
     pub fn bytes(&mut self, b: &[u8]) -> &mut Self {
-        for x in b {
-            self.0 ^= u64::from(*x);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-        // A separator, so ("ab","c") and ("a","bc") differ.
-        self.0 ^= 0xff;
-        self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        // A separator after each piece, so ("ab","c") and ("a","bc") differ.
+        self.0.write(b).write(&[0xff]);
         self
     }
 
@@ -95,7 +72,7 @@ impl Hasher {
     }
 
     pub fn finish(&self) -> u64 {
-        self.0
+        self.0.finish()
     }
 }
 

@@ -22,6 +22,7 @@
 pub mod game;
 mod page;
 
+use crown_engine::diag::plural;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::net::TcpListener;
@@ -39,7 +40,7 @@ use crown_engine::diag::{self, Diagnostic, SourceMap};
 use crown_engine::load::Project;
 
 use crate::live::{FsWatcher, PackState, ReloadOptions, Reloader};
-use crate::print::templates::html_escape;
+use crate::out::html_escape;
 use crate::print::{self, PrintOptions, Printer, Side};
 
 /// One rendered face, by print cache key.
@@ -146,20 +147,16 @@ fn rebuild(reloader: &Reloader, snap: &mut Snapshot) -> usize {
             (_, 0) => format!(
                 "<p class=\"ok\">{} loaded, no errors, {warnings} warning{}</p>",
                 html_escape(id),
-                if warnings == 1 { "" } else { "s" }
+                plural(warnings)
             ),
             (Some(_), n) => format!(
                 "<p class=\"stale\">{}: {n} error{}, {warnings} warning{}; showing the last good load</p>",
                 html_escape(id),
-                if n == 1 { "" } else { "s" },
-                if warnings == 1 { "" } else { "s" }
+                plural(n),
+                plural(warnings)
             ),
             (None, n) => {
-                format!(
-                    "<p class=\"stale\">{}: {n} error{}; nothing loaded yet</p>",
-                    html_escape(id),
-                    if n == 1 { "" } else { "s" }
-                )
+                format!("<p class=\"stale\">{}: {n} error{}; nothing loaded yet</p>", html_escape(id), plural(n))
             }
         };
         all_diags.push_str(&status);
@@ -333,23 +330,18 @@ pub fn route(method: &str, path: &str, host: Option<&[u8]>, port: u16) -> Reply 
     }
 }
 
-/// Decode `%XX` escapes; `None` for a malformed escape or bytes that are not UTF-8.
+/// Decode `%XX` escapes; `None` for a malformed escape (a `%` not followed by two hex
+/// digits, which the decoder would pass through as it is) or bytes that are not UTF-8.
 pub fn percent_decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = b.get(i + 1..i + 3).filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
-            // Two ASCII hex digits: both conversions succeed.
-            out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
+    let malformed = b
+        .iter()
+        .enumerate()
+        .any(|(i, &c)| c == b'%' && !b.get(i + 1..i + 3).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)));
+    if malformed {
+        return None;
     }
-    String::from_utf8(out).ok()
+    percent_encoding::percent_decode_str(s).decode_utf8().ok().map(|c| c.into_owned())
 }
 
 /// The game in the page and what it needs: the project (where golden games are saved) and
@@ -755,7 +747,7 @@ pub fn serve(listener: TcpListener, mut reloader: Reloader, mut watcher: FsWatch
         }
         println!(
             "page updated: {rendered} face{} rendered [{:.0} ms]",
-            if rendered == 1 { "" } else { "s" },
+            plural(rendered),
             start.elapsed().as_secs_f64() * 1000.0
         );
         let _ = std::io::stdout().flush();

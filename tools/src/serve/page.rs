@@ -4,7 +4,7 @@
 //! [`super::game::View`]); the cards are the printed faces (`/face/PACK/ID.svg`).
 
 use super::Play;
-use crate::print::templates::html_escape;
+use crate::out::html_escape;
 
 /// The page, with the packs a game can be started with.
 pub fn play_page(play: &Play) -> String {

@@ -5,9 +5,7 @@
 
 use serde_json::Value;
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
+use crate::out::html_escape as esc;
 
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or(0.0)
