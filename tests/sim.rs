@@ -419,3 +419,21 @@ fn the_report_renders_in_chromium() {
         .collect();
     assert!(bad.is_empty(), "console errors: {bad:?}");
 }
+
+/// Every command that prints JSON takes `--format json`; `--json` is the same.
+#[test]
+fn format_json_is_the_same_as_json() {
+    let args = ["take-the-kingdom", "--games", "4", "--players", "2", "--seed", "5"];
+    let (code, long, err) = sim(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let (_, short, _) = sim(&[&args[..], &["--json"]].concat());
+    assert_eq!(long, short);
+    assert!(serde_json::from_str::<Value>(&long).is_ok(), "{long}");
+    let (_, human, _) = sim(&args);
+    assert!(serde_json::from_str::<Value>(&human).is_err(), "the default is for people: {human}");
+    for command in ["sim", "check", "bench", "profile"] {
+        let o = std::process::Command::new(crown_bin()).args([command, "--help"]).output().unwrap();
+        let help = String::from_utf8_lossy(&o.stdout);
+        assert!(help.contains("--format <FORMAT>") && help.contains("--json"), "crown {command} --help:\n{help}");
+    }
+}

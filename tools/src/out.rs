@@ -286,3 +286,75 @@ mod tests {
 pub fn html_escape(s: &str) -> String {
     tera::escape_html(s)
 }
+
+/// How a command fails: its exit code (1: errors found or a step failed; 2: a usage
+/// error) and what went wrong, unless that was already printed (diagnostics, a test
+/// report). Commands return it; [`exit_code`] is the one place it is printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub code: i32,
+    pub message: Option<String>,
+}
+
+impl Failure {
+    /// A failure with exit code `code`, printed as `error: MESSAGE`.
+    pub fn new(code: i32, message: impl Into<String>) -> Failure {
+        Failure { code, message: Some(message.into()) }
+    }
+
+    /// A step failed or errors were found (exit code 1).
+    pub fn error(message: impl Into<String>) -> Failure {
+        Failure::new(1, message)
+    }
+
+    /// The command was asked for something it cannot do (exit code 2).
+    pub fn usage(message: impl Into<String>) -> Failure {
+        Failure::new(2, message)
+    }
+
+    /// A failure whose reasons were already printed.
+    pub fn told(code: i32) -> Failure {
+        Failure { code, message: None }
+    }
+}
+
+impl From<i32> for Failure {
+    fn from(code: i32) -> Failure {
+        Failure::told(code)
+    }
+}
+
+/// What a command returns.
+pub type Done = Result<(), Failure>;
+
+/// `Ok` for exit code 0, else a failure already told.
+pub fn exit(code: i32) -> Done {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(Failure::told(code))
+    }
+}
+
+/// `Err` (exit code 1, reasons already printed) when `failed`.
+pub fn fail_if(failed: bool) -> Done {
+    exit(i32::from(failed))
+}
+
+/// Print a command's failure (`error: MESSAGE` on standard error) and give the exit code.
+pub fn exit_code(done: Done) -> i32 {
+    match done {
+        Ok(()) => 0,
+        Err(f) => {
+            if let Some(m) = &f.message {
+                eprintln!("error: {m}");
+            }
+            // A failure always exits non-zero, even one built with code 0 by mistake.
+            if f.code == 0 {
+                1
+            } else {
+                f.code
+            }
+        }
+    }
+}

@@ -8,22 +8,22 @@ use std::sync::Arc;
 use crown_engine::content::Pack;
 use crown_engine::load::{load_pack, LoadOptions, Project};
 
-use crate::out;
+use crate::out::{self, Failure};
 
-/// Load a pack named by id or path; on errors print them and return the exit code.
-pub fn load(project: &Project, name: &str) -> Result<Arc<Pack>, i32> {
+/// Load a pack named by id or path; on errors print them and fail with the exit code.
+pub fn load(project: &Project, name: &str) -> Result<Arc<Pack>, Failure> {
     let (proj, id) = project.resolve(name).map_err(|d| {
         eprintln!("{d}");
-        2
+        Failure::told(2)
     })?;
     let loaded = load_pack(&proj, &id, LoadOptions::default());
     let errors: Vec<_> = loaded.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
     if !errors.is_empty() {
         out::print_diagnostics(&errors, &loaded.sources);
         eprintln!("{id}: {} error{}; fix them first (`crown check {id}`)", errors.len(), plural(errors.len()));
-        return Err(1);
+        return Err(Failure::told(1));
     }
-    let pack = loaded.pack.map(Arc::new).ok_or(1)?;
+    let pack = loaded.pack.map(Arc::new).ok_or(Failure::told(1))?;
     // The same validation as `crown check`; what does not stop this command is counted.
     let mut sources = loaded.sources;
     let mut all = loaded.diagnostics;
@@ -44,35 +44,31 @@ pub fn load(project: &Project, name: &str) -> Result<Arc<Pack>, i32> {
 }
 
 /// What a bots-only command (`crown sim`, `crown profile`) plays: the pack, the player count
-/// and the bot of each seat (default `random`). Errors are printed; `Err` is the exit code.
+/// and the bot of each seat (default `random`). Diagnostics are printed; a usage error is returned.
 pub fn bot_table(
     project: &Project,
     pack: &str,
     args: &crate::cli::TableArgs,
     command: &str,
-) -> Result<(Arc<Pack>, usize, Vec<String>), i32> {
+) -> Result<(Arc<Pack>, usize, Vec<String>), Failure> {
     let pack = load(project, pack)?;
     let scenario = args.scenario.as_deref();
     let players = crate::seats::player_count(&pack, scenario, args.players);
-    let kinds = crate::seats::agent_kinds(&pack, scenario, players, &args.agents, "random").map_err(|e| {
-        eprintln!("error: {e}");
-        2
-    })?;
+    let kinds = crate::seats::agent_kinds(&pack, scenario, players, &args.agents, "random").map_err(Failure::usage)?;
     if kinds.iter().any(|k| k == "human") {
-        eprintln!("error: `crown {command}` plays bots only; use `crown play` to play yourself");
-        return Err(2);
+        return Err(Failure::usage(format!("`crown {command}` plays bots only; use `crown play` to play yourself")));
     }
     Ok((pack, players, kinds))
 }
 
-/// Load a pack to print it (`crown print`, `crown reference`): errors are printed; `Err`
-/// is the exit code.
-pub fn load_printable(project: &Project, name: &str) -> Result<Pack, i32> {
+/// Load a pack to print it (`crown print`, `crown reference`): errors are printed, and the
+/// failure carries the exit code.
+pub fn load_printable(project: &Project, name: &str) -> Result<Pack, Failure> {
     let (proj, id) = match project.resolve(name) {
         Ok(x) => x,
         Err(d) => {
             out::print_diagnostics(&[d], &crown_engine::diag::SourceMap::default());
-            return Err(2);
+            return Err(Failure::told(2));
         }
     };
     let loaded = crate::print::load_for_print(&proj, &id);
@@ -81,7 +77,7 @@ pub fn load_printable(project: &Project, name: &str) -> Result<Pack, i32> {
         None => {
             out::print_diagnostics(&loaded.diagnostics, &loaded.sources);
             eprintln!("{id}: {} error(s); fix them (see `crown check {id}`) before printing", loaded.errors());
-            Err(1)
+            Err(Failure::told(1))
         }
     }
 }

@@ -7,13 +7,14 @@ use clap::Args;
 use crown_engine::load::Project;
 
 use crate::bench::{self, load_time_ms, reload_time_ms};
+use crate::cli::OutputFormat;
+use crate::out::{self, Done};
 use crate::{golden, session};
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Print one JSON object with the figures under stable keys.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub format: OutputFormat,
     /// Smaller workloads (under a minute).
     #[arg(long)]
     pub quick: bool,
@@ -29,10 +30,10 @@ impl BenchArgs {
     }
 }
 
-pub fn run(project: &Project, args: &BenchArgs) -> i32 {
+pub fn run(project: &Project, args: &BenchArgs) -> Done {
     let mut figures = serde_json::Map::new();
     let mut say = |key: &str, value: f64, text: String| {
-        if !args.json && !text.is_empty() {
+        if !args.format.is_json() && !text.is_empty() {
             println!("{text}");
         }
         // Two decimals, four for ratios.
@@ -184,7 +185,7 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
         let mut packs = std::collections::BTreeMap::new();
         let mut n = 0;
         for c in &cases {
-            let pack: &Result<Arc<_>, i32> =
+            let pack: &Result<Arc<_>, out::Failure> =
                 packs.entry(c.pack.clone()).or_insert_with(|| session::load(project, &c.pack));
             if let Ok(p) = pack {
                 let _ = golden::check_case(c, p, 2);
@@ -254,7 +255,7 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
                 );
                 if games != 100_000 {
                     figures.insert("sim_peak_games".into(), serde_json::json!(games));
-                    if !args.json {
+                    if !args.format.is_json() {
                         println!("  (--quick: {games} games, not 100,000; statistics are streamed, so memory does not grow with the count)");
                     }
                 }
@@ -262,8 +263,8 @@ pub fn run(project: &Project, args: &BenchArgs) -> i32 {
             Err(e) => eprintln!("memory: {e}"),
         }
     }
-    if args.json {
+    if args.format.is_json() {
         println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(figures)).unwrap_or_default());
     }
-    0
+    Ok(())
 }

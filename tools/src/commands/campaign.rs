@@ -22,6 +22,7 @@ use crown_engine::game::{Game, GameConfig, Status};
 use crown_engine::load::Project;
 
 use crate::campaign::{agents_for, headline, play_sitting_told, read_save, summary, write_save};
+use crate::out::{Done, Failure};
 use crate::{out, session};
 
 #[derive(Debug, Subcommand)]
@@ -90,7 +91,7 @@ pub struct ShowArgs {
     pub save: PathBuf,
 }
 
-pub fn run(project: &Project, args: &CampaignArgs) -> i32 {
+pub fn run(project: &Project, args: &CampaignArgs) -> Done {
     match args {
         CampaignArgs::New(a) => run_new(project, a),
         CampaignArgs::Play(a) => run_play(project, a),
@@ -98,15 +99,14 @@ pub fn run(project: &Project, args: &CampaignArgs) -> i32 {
     }
 }
 
-fn run_new(project: &Project, args: &NewArgs) -> i32 {
+fn run_new(project: &Project, args: &NewArgs) -> Done {
     if args.save.exists() && !args.force {
-        eprintln!("error: {} exists: a campaign is already saved there (--force replaces it)", args.save.display());
-        return 1;
+        return Err(Failure::new(
+            1,
+            format!("{} exists: a campaign is already saved there (--force replaces it)", args.save.display()),
+        ));
     }
-    let pack = match session::load(project, &args.pack) {
-        Ok(p) => p,
-        Err(c) => return c,
-    };
+    let pack = session::load(project, &args.pack)?;
     let players = crate::seats::player_count(&pack, args.scenario.as_deref(), args.players);
     // Make the game once, without playing it, so a bad scenario or seat count is refused now.
     let mut cfg = GameConfig::new(args.seed, players);
@@ -115,24 +115,24 @@ fn run_new(project: &Project, args: &NewArgs) -> i32 {
     let game = match Game::new(pack.clone(), cfg, bots) {
         Ok(g) => g,
         Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
+            return Err(Failure::new(2, format!("{e}")));
         }
     };
     let names = game.state.players.iter().map(|p| p.name.clone()).collect();
     let save = match SaveFile::new_game(&pack, game.scenario.clone(), args.seed, names) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
+            return Err(Failure::new(2, format!("{e}")));
         }
     };
     // Nothing has been played yet, so nothing is kept elsewhere when this fails.
     let written =
         save.to_text().and_then(|text| out::write_atomic(&args.save, text.as_bytes()).map_err(|e| e.to_string()));
     if let Err(e) = written {
-        eprintln!("error: cannot write {}: {e}; nothing was written", out::shown(&args.save.display().to_string()));
-        return 1;
+        return Err(Failure::new(
+            1,
+            format!("cannot write {}: {e}; nothing was written", out::shown(&args.save.display().to_string())),
+        ));
     }
     println!(
         "new campaign of {} {} (scenario {}, seed {}) saved to {}; play it with `crown campaign play {}`",
@@ -143,25 +143,20 @@ fn run_new(project: &Project, args: &NewArgs) -> i32 {
         args.save.display(),
         args.save.display()
     );
-    0
+    Ok(())
 }
 
-fn run_play(project: &Project, args: &PlayArgs) -> i32 {
+fn run_play(project: &Project, args: &PlayArgs) -> Done {
     let save = match read_save(&args.save) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}; the save was not changed");
-            return 1;
+            return Err(Failure::new(1, format!("{e}; the save was not changed")));
         }
     };
     let pack_name = args.pack.clone().unwrap_or_else(|| save.pack.clone());
-    let pack = match session::load(project, &pack_name) {
-        Ok(p) => p,
-        Err(c) => return c,
-    };
+    let pack = session::load(project, &pack_name)?;
     if let Err(e) = save.check_pack(&pack) {
-        eprintln!("error: {}: {e}; the save was not changed", args.save.display());
-        return 1;
+        return Err(Failure::new(1, format!("{}: {e}; the save was not changed", args.save.display())));
     }
     if pack.id() == save.pack && pack.manifest.version != save.pack_version {
         println!("note: saved with {} {}, now {}", save.pack, save.pack_version, pack.manifest.version);
@@ -170,8 +165,7 @@ fn run_play(project: &Project, args: &PlayArgs) -> i32 {
     let agents = match agents_for(&save, &args.agent, &seen) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
+            return Err(Failure::new(2, format!("{e}")));
         }
     };
     // Before playing: the save (and the transcript, if asked for) must be writable, or
@@ -179,8 +173,10 @@ fn run_play(project: &Project, args: &PlayArgs) -> i32 {
     let outputs = std::iter::once(&args.save).chain(args.transcript.as_ref());
     for path in outputs {
         if let Err(e) = out::check_writable(path) {
-            eprintln!("error: cannot write {}: {e}; nothing was played and the save was not changed", path.display());
-            return 1;
+            return Err(Failure::new(
+                1,
+                format!("cannot write {}: {e}; nothing was played and the save was not changed", path.display()),
+            ));
         }
     }
     let kinds: Vec<String> = agents.iter().map(|a| a.kind()).collect();
@@ -202,8 +198,7 @@ fn run_play(project: &Project, args: &PlayArgs) -> i32 {
     let sitting = match play_sitting_told(&save, pack, args.scenario.clone(), agents, round, true, Some(listener)) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {}: {e}; the save was not changed", args.save.display());
-            return 1;
+            return Err(Failure::new(1, format!("{}: {e}; the save was not changed", args.save.display())));
         }
     };
     if let Some(path) = &args.transcript {
@@ -222,12 +217,10 @@ fn run_play(project: &Project, args: &PlayArgs) -> i32 {
             Status::TurnLimit => format!("the turn limit ({} turns) came before a checkpoint", sitting.game.max_turns),
             _ => "the game did not stop between turns".to_string(),
         };
-        eprintln!("error: {why}; the save was not changed");
-        return 1;
+        return Err(Failure::new(1, format!("{why}; the save was not changed")));
     };
     if let Err(e) = write_save(&args.save, new_save) {
-        eprintln!("error: {e}");
-        return 1;
+        return Err(Failure::new(1, format!("{e}")));
     }
     println!(
         "saved {} ({}): {}",
@@ -235,18 +228,17 @@ fn run_play(project: &Project, args: &PlayArgs) -> i32 {
         new_save.status.as_str(),
         headline(new_save).unwrap_or_else(|| format!("turn {}", new_save.turn))
     );
-    0
+    Ok(())
 }
 
-fn run_show(project: &Project, args: &ShowArgs) -> i32 {
+fn run_show(project: &Project, args: &ShowArgs) -> Done {
     let save = match read_save(&args.save) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
-            return 1;
+            return Err(Failure::new(1, format!("{e}")));
         }
     };
     let pack = session::load(project, &save.pack).ok();
     print!("{}", summary(&save, pack.as_deref()));
-    0
+    Ok(())
 }

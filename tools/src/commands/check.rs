@@ -7,7 +7,7 @@ use crown_engine::load::{load_pack, LoadOptions, Project};
 use clap::Args;
 
 use crate::cli::OutputFormat;
-use crate::out;
+use crate::out::{self, Done, Failure};
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -23,11 +23,13 @@ pub struct CheckArgs {
     pub digest: bool,
 }
 
-pub fn run(project: &Project, args: &CheckArgs) -> i32 {
+pub fn run(project: &Project, args: &CheckArgs) -> Done {
     let packs: Vec<String> = if args.packs.is_empty() { project.pack_ids() } else { args.packs.clone() };
     if packs.is_empty() {
-        eprintln!("error: no packs in {} (create one with `crown new pack NAME`)", project.content_dir().display());
-        return 2;
+        return Err(Failure::new(
+            2,
+            format!("no packs in {} (create one with `crown new pack NAME`)", project.content_dir().display()),
+        ));
     }
     let mut errors = 0;
     let mut json = Vec::new();
@@ -37,7 +39,7 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
             Ok(x) => x,
             Err(d) => {
                 eprintln!("{d}");
-                return 2;
+                return Err(Failure::told(2));
             }
         };
         let loaded = load_pack(&proj, &id, LoadOptions::default());
@@ -90,5 +92,5 @@ pub fn run(project: &Project, args: &CheckArgs) -> i32 {
         }
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     }
-    i32::from(errors > 0)
+    out::fail_if(errors > 0)
 }

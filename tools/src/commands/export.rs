@@ -9,7 +9,7 @@ use crown_engine::content::DefKind;
 use crown_engine::diag::SourceMap;
 use crown_engine::load::Project;
 
-use crate::out;
+use crate::out::{self, Done, Failure};
 
 #[derive(Debug, Subcommand)]
 pub enum ExportArgs {
@@ -53,7 +53,7 @@ pub struct CsvArgs {
     pub out: Option<PathBuf>,
 }
 
-pub fn run(project: &Project, args: &ExportArgs) -> i32 {
+pub fn run(project: &Project, args: &ExportArgs) -> Done {
     match args {
         ExportArgs::Csv(a) => export(project, a, Form::Csv),
         ExportArgs::Toml(a) => export(project, a, Form::Toml),
@@ -78,19 +78,19 @@ fn to_toml(kind: DefKind, defs: Vec<crown_engine::content::model::Definition>) -
     Ok(format!("#:schema {schema}\n{}", text.map_err(|e| e.to_string())?))
 }
 
-fn export(project: &Project, args: &CsvArgs, form: Form) -> i32 {
+fn export(project: &Project, args: &CsvArgs, form: Form) -> Done {
     let (proj, id) = match project.resolve(&args.pack) {
         Ok(x) => x,
         Err(d) => {
             out::print_diagnostics(&[d], &SourceMap::default());
-            return 2;
+            return Err(Failure::told(2));
         }
     };
     let loaded = crate::print::load_for_print(&proj, &id);
     let Some(pack) = loaded.pack else {
         out::print_diagnostics(&loaded.diagnostics, &loaded.sources);
         eprintln!("{id}: {} error(s); fix them (see `crown check {id}`) before exporting", loaded.errors());
-        return 1;
+        return Err(Failure::told(1));
     };
     // The pack's own definitions (an expansion's, not its base pack's), in file order.
     let kinds: Vec<DefKind> = match args.kind {
@@ -100,16 +100,17 @@ fn export(project: &Project, args: &CsvArgs, form: Form) -> i32 {
         }
     };
     if kinds.is_empty() {
-        eprintln!("error: `{id}` defines no card, plaque, noble or leader of its own");
-        return 1;
+        return Err(Failure::new(1, format!("`{id}` defines no card, plaque, noble or leader of its own")));
     }
     if args.out.is_some() && kinds.len() > 1 {
-        eprintln!(
-            "error: `{id}` has {} kinds of definition and --out names one file: add --kind ({})",
-            kinds.len(),
-            kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
-        );
-        return 2;
+        return Err(Failure::new(
+            2,
+            format!(
+                "`{id}` has {} kinds of definition and --out names one file: add --kind ({})",
+                kinds.len(),
+                kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        ));
     }
     let mut code = 0;
     for kind in kinds {
@@ -146,8 +147,7 @@ fn export(project: &Project, args: &CsvArgs, form: Form) -> i32 {
             continue;
         }
         if let Err(e) = out::write_atomic(&path, text.as_bytes()) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return 1;
+            return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
         }
         let place =
             if kind == DefKind::Card { format!("cards/<name>.{ext}") } else { format!("{}s.{ext}", kind.as_str()) };
@@ -160,5 +160,5 @@ fn export(project: &Project, args: &CsvArgs, form: Form) -> i32 {
             println!("  to keep them in TOML, move it to content/{id}/{place} and delete the list it came from");
         }
     }
-    code
+    out::exit(code)
 }

@@ -1,6 +1,7 @@
 //! The commands of the `crown` binary, one file each: its arguments (a clap `Args` or
-//! `Subcommand`) and its `run(project, args) -> exit code` (0 success, 1 failure: errors
-//! found, tests failed; 2 usage error). A command uses the services of the crate (`print`,
+//! `Subcommand`) and its `run(project, args) -> Done`, a [`out::Failure`] carrying the
+//! exit code (1: errors found, tests failed; 2: a usage error) and the message, printed
+//! once by [`out::exit_code`]. A command uses the services of the crate (`print`,
 //! `golden`, `sim`, `live`, `session`, `validate`...) and never another command: adding
 //! one is a file here and a line in [`Command`].
 
@@ -8,6 +9,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 use crown_engine::load::Project;
+
+use crate::out;
 
 pub mod bench;
 pub mod campaign;
@@ -77,7 +80,7 @@ pub enum Command {
 /// Run the parsed command; returns the exit code.
 pub fn exec(cli: Cli) -> i32 {
     let project = Project::new(cli.project);
-    match cli.command {
+    out::exit_code(match cli.command {
         Command::Check(a) => check::run(&project, &a),
         Command::New(a) => new::run(&project, &a),
         Command::Schema(a) => schema::run(&project, &a),
@@ -93,5 +96,5 @@ pub fn exec(cli: Cli) -> i32 {
         Command::Export(a) => export::run(&project, &a),
         Command::Watch(a) => watch::run(&project, &a),
         Command::Serve(a) => serve::run(&project, &a),
-    }
+    })
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use crown_engine::load::{load_pack, LoadOptions, Project};
 
 use crate::out;
+use crate::out::{Done, Failure};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -37,7 +38,7 @@ pub enum NewArgs {
     },
 }
 
-pub fn run(project: &Project, args: &NewArgs) -> i32 {
+pub fn run(project: &Project, args: &NewArgs) -> Done {
     match args {
         NewArgs::Pack { name } => new_pack(project, name),
         NewArgs::Card { pack, id, kind } => new_card(project, pack, id, kind),
@@ -51,15 +52,16 @@ fn valid_id(s: &str) -> bool {
         && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
 }
 
-fn new_pack(project: &Project, name: &str) -> i32 {
+fn new_pack(project: &Project, name: &str) -> Done {
     if !valid_id(name) {
-        eprintln!("error: `{}` is not a valid pack id (lowercase letters, digits, `-` and `_`)", out::shown(name));
-        return 2;
+        return Err(Failure::new(
+            2,
+            format!("`{}` is not a valid pack id (lowercase letters, digits, `-` and `_`)", out::shown(name)),
+        ));
     }
     let dir = project.pack_dir(name);
     if dir.exists() {
-        eprintln!("error: {} already exists; nothing was written", dir.display());
-        return 1;
+        return Err(Failure::new(1, format!("{} already exists; nothing was written", dir.display())));
     }
     let title = title_case(name);
     let files: Vec<(std::path::PathBuf, String)> = vec![
@@ -76,15 +78,14 @@ fn new_pack(project: &Project, name: &str) -> i32 {
             Ok(true) => println!("created {}", rel(project, path)),
             Ok(false) => println!("kept    {} (already exists)", rel(project, path)),
             Err(e) => {
-                eprintln!("error: cannot write {}: {e}", path.display());
-                return 1;
+                return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
             }
         }
     }
     let loaded = load_pack(project, name, LoadOptions::default());
     let Some(pack) = loaded.pack else {
         out::print_diagnostics(&loaded.diagnostics, &loaded.sources);
-        return 1;
+        return Err(Failure::told(1));
     };
     // A first golden game, recorded from the new pack, so `crown test` has something to
     // guard from the start.
@@ -99,44 +100,49 @@ fn new_pack(project: &Project, name: &str) -> i32 {
                     Ok(true) => println!("created {}", rel(project, path)),
                     Ok(false) => println!("kept    {} (already exists)", rel(project, path)),
                     Err(e) => {
-                        eprintln!("error: cannot write {}: {e}", path.display());
-                        return 1;
+                        return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
                     }
                 }
             }
         }
         Err((code, e)) => {
             eprintln!("error: recording the first golden game: {e}");
-            return code;
+            return Err(Failure::told(code));
         }
     }
     println!("\nNext: `crown check {name}`, `crown play {name}`, `crown sim {name} --games 1000`,");
     println!("`crown test {name}` (replays tests/golden/{name}/first.game.toml; record more with `crown record`).");
-    0
+    Ok(())
 }
 
-fn new_card(project: &Project, pack: &str, id: &str, kind: &str) -> i32 {
+fn new_card(project: &Project, pack: &str, id: &str, kind: &str) -> Done {
     let (proj, pack_id) = match project.resolve(pack) {
         Ok(x) => x,
         Err(d) => {
             eprintln!("{d}");
-            return 2;
+            return Err(Failure::told(2));
         }
     };
     if !valid_id(id) {
-        eprintln!("error: `{}` is not a valid card id (lowercase letters, digits, `-` and `_`)", out::shown(id));
-        return 2;
+        return Err(Failure::new(
+            2,
+            format!("`{}` is not a valid card id (lowercase letters, digits, `-` and `_`)", out::shown(id)),
+        ));
     }
     // The kind is written into the card file as it is: only a plain word may go there.
     if !valid_id(kind) {
-        eprintln!("error: `{}` is not a valid card kind (lowercase letters, digits, `-` and `_`)", out::shown(kind));
-        return 2;
+        return Err(Failure::new(
+            2,
+            format!("`{}` is not a valid card kind (lowercase letters, digits, `-` and `_`)", out::shown(kind)),
+        ));
     }
     let loaded = load_pack(&proj, &pack_id, LoadOptions { compile_scripts: false });
     if let Some(p) = &loaded.pack {
         if let Some(d) = p.get(id) {
-            eprintln!("error: `{id}` already exists in {}; nothing was written", d.origin.file.display());
-            return 1;
+            return Err(Failure::new(
+                1,
+                format!("`{id}` already exists in {}; nothing was written", d.origin.file.display()),
+            ));
         }
     }
     let path = proj.pack_dir(&pack_id).join("cards").join(format!("{id}.toml"));
@@ -144,50 +150,46 @@ fn new_card(project: &Project, pack: &str, id: &str, kind: &str) -> i32 {
     match out::write_new(&proj.root, &path, &text) {
         Ok(true) => {
             println!("created {}", rel(&proj, &path));
-            0
+            Ok(())
         }
-        Ok(false) => {
-            eprintln!("error: {} already exists; nothing was written", path.display());
-            1
-        }
-        Err(e) => {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            1
-        }
+        Ok(false) => Err(Failure::error(format!("{} already exists; nothing was written", path.display()))),
+        Err(e) => Err(Failure::error(format!("cannot write {}: {e}", path.display()))),
     }
 }
 
 /// Copy every template the pack uses (or those of `only`) into its `templates/` folder:
 /// the built-in ones, or a base pack's own where the pack extends one that has them.
-fn new_templates(project: &Project, pack: &str, only: &[String]) -> i32 {
+fn new_templates(project: &Project, pack: &str, only: &[String]) -> Done {
     let (proj, pack_id) = match project.resolve(pack) {
         Ok(x) => x,
         Err(d) => {
             eprintln!("{d}");
-            return 2;
+            return Err(Failure::told(2));
         }
     };
     let loaded = crate::print::load_for_print(&proj, &pack_id);
     let Some(pack) = loaded.pack else {
         out::print_diagnostics(&loaded.diagnostics, &loaded.sources);
         eprintln!("{pack_id}: fix the pack first (see `crown check {pack_id}`)");
-        return 1;
+        return Err(Failure::told(1));
     };
     let (sources, diags) = crate::print::templates::sources(&pack);
     if diags.iter().any(|d| d.is_error()) {
         out::print_diagnostics(&diags, &pack.sources);
-        return 1;
+        return Err(Failure::told(1));
     }
     for name in only {
         if !sources.contains_key(name) {
             let hint = crown_engine::diag::did_you_mean(name, sources.keys().map(String::as_str))
                 .map(|n| format!(" (did you mean `{n}`?)"))
                 .unwrap_or_default();
-            eprintln!(
-                "error: there is no template `{name}`{hint}; templates: {}",
-                sources.keys().cloned().collect::<Vec<_>>().join(", ")
-            );
-            return 2;
+            return Err(Failure::new(
+                2,
+                format!(
+                    "there is no template `{name}`{hint}; templates: {}",
+                    sources.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            ));
         }
     }
     let dir = proj.pack_dir(&pack_id).join("templates");
@@ -217,8 +219,7 @@ fn new_templates(project: &Project, pack: &str, only: &[String]) -> i32 {
                 kept += 1;
             }
             Err(e) => {
-                eprintln!("error: cannot write {}: {e}", path.display());
-                return 1;
+                return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
             }
         }
     }
@@ -227,7 +228,7 @@ fn new_templates(project: &Project, pack: &str, only: &[String]) -> i32 {
         plural(created)
     );
     println!("leave unchanged, so that they keep following Crown's built-in ones.");
-    0
+    Ok(())
 }
 
 fn rel(project: &Project, p: &Path) -> String {

@@ -16,6 +16,7 @@ use crown_engine::load::Project;
 
 use crate::cli::TableArgs;
 use crate::live::{FsWatcher, ReloadOptions, Reloader};
+use crate::out::{Done, Failure};
 use crate::table::{self, Seen};
 use crate::terminal::{TablePlayer, COMMANDS};
 use crate::{out, session};
@@ -49,11 +50,8 @@ pub struct PlayArgs {
     pub poll: bool,
 }
 
-pub fn run(project: &Project, args: &PlayArgs) -> i32 {
-    let pack = match session::load(project, &args.pack) {
-        Ok(p) => p,
-        Err(c) => return c,
-    };
+pub fn run(project: &Project, args: &PlayArgs) -> Done {
+    let pack = session::load(project, &args.pack)?;
     let scenario = args.table.scenario.as_deref();
     let players = crate::seats::player_count(&pack, scenario, args.table.players);
     let mut wanted = args.table.agents.clone();
@@ -64,15 +62,13 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
     let kinds = match crate::seats::agent_kinds(&pack, scenario, players, &wanted, "random") {
         Ok(k) => k,
         Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
+            return Err(Failure::new(2, format!("{e}")));
         }
     };
     // Before playing: the files asked for must be writable, or the game is lost.
     for path in args.transcript.iter().chain(&args.record) {
         if let Err(e) = out::check_writable(path) {
-            eprintln!("error: cannot write {}: {e}; nothing was played", path.display());
-            return 1;
+            return Err(Failure::new(1, format!("cannot write {}: {e}; nothing was played", path.display())));
         }
     }
     let seen = Seen::default();
@@ -96,8 +92,7 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
     let mut game = match Game::new(pack.clone(), cfg, agents) {
         Ok(g) => g,
         Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
+            return Err(Failure::new(2, format!("{e}")));
         }
     };
     // What the scripts print (print() and debug()) is shown as it happens (the debug log
@@ -130,8 +125,7 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
         match live_reload(project, &args.pack, args.poll, args.debounce) {
             Ok(hook) => game.reload = Some(hook),
             Err(e) => {
-                eprintln!("error: {e}");
-                return 1;
+                return Err(Failure::new(1, format!("{e}")));
             }
         }
         println!("watching the pack's files: edits apply at the next choice");
@@ -143,24 +137,19 @@ pub fn run(project: &Project, args: &PlayArgs) -> i32 {
     }
     if let Some(path) = &args.transcript {
         if let Err(e) = out::write_atomic(path, text.as_bytes()) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return 1;
+            return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
         }
     }
     if let Some(path) = &args.record {
         let file = GameFile::from_game(&game, kinds.clone(), String::new());
         if let Err(e) = out::write_atomic(path, file.to_toml().as_bytes()) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return 1;
+            return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
         }
         println!("recorded {}", path.display());
     }
     match outcome.status {
-        Status::Failed(f) => {
-            eprintln!("error: {f}");
-            1
-        }
-        _ => 0,
+        Status::Failed(f) => Err(Failure::error(f.to_string())),
+        _ => Ok(()),
     }
 }
 

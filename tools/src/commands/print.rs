@@ -8,6 +8,7 @@ use clap::Args;
 use crown_engine::diag::{Diagnostic, SourceMap};
 use crown_engine::load::Project;
 
+use crate::out::{Done, Failure};
 use crate::print::*;
 use crate::{out, session};
 use crown_engine::diag::plural;
@@ -71,17 +72,16 @@ pub struct PrintArgs {
     pub tts_url: Option<String>,
 }
 
-pub fn run(project: &Project, args: &PrintArgs) -> i32 {
+pub fn run(project: &Project, args: &PrintArgs) -> Done {
     let size_mm = match args.size.as_deref().map(parse_size).transpose() {
         Ok(s) => s,
         Err(d) => {
             out::print_diagnostics(&[d], &SourceMap::default());
-            return 2;
+            return Err(Failure::told(2));
         }
     };
     if !(50..=1200).contains(&args.dpi) {
-        eprintln!("error: --dpi must be between 50 and 1200, not {}", args.dpi);
-        return 2;
+        return Err(Failure::new(2, format!("--dpi must be between 50 and 1200, not {}", args.dpi)));
     }
     let Some(paper) = Paper::parse(&args.paper) else {
         let d = Diagnostic::error("unknown-paper", format!("unknown paper `{}`", args.paper))
@@ -91,7 +91,7 @@ pub fn run(project: &Project, args: &PrintArgs) -> i32 {
             )
             .hint("use a4, letter, a3, tabloid or WxH in millimetres (50 to 2000 a side), e.g. 300x450");
         out::print_diagnostics(&[d], &SourceMap::default());
-        return 2;
+        return Err(Failure::told(2));
     };
     let page = PageSetup {
         paper,
@@ -103,18 +103,13 @@ pub fn run(project: &Project, args: &PrintArgs) -> i32 {
         guides: args.guides,
     };
     if let Err(m) = page.check() {
-        eprintln!("error: {m}");
-        return 2;
+        return Err(Failure::new(2, format!("{m}")));
     }
-    let pack = match session::load_printable(project, &args.pack) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+    let pack = session::load_printable(project, &args.pack)?;
     let out_dir = args.out.clone().unwrap_or_else(|| project.root.join("build").join("print").join(pack.id()));
     // The folder takes files, before anything is rendered.
     if let Err(e) = out::check_writable(&out_dir.join(".crown-print")) {
-        eprintln!("error: cannot write into {}: {e}", out_dir.display());
-        return 1;
+        return Err(Failure::new(1, format!("cannot write into {}: {e}", out_dir.display())));
     }
     let mut formats = args.format.clone();
     formats.sort();
@@ -140,7 +135,7 @@ pub fn run(project: &Project, args: &PrintArgs) -> i32 {
             let usage = diags.iter().any(|d| {
                 matches!(d.code, "bad-bleed" | "bad-layout" | "unknown-size" | "card-too-large" | "unknown-id")
             });
-            return if usage { 2 } else { 1 };
+            return Err(Failure::told(if usage { 2 } else { 1 }));
         }
     };
     out::print_diagnostics(&report.diagnostics, &pack.sources);
@@ -204,5 +199,5 @@ pub fn run(project: &Project, args: &PrintArgs) -> i32 {
         plural(errors),
         plural(warnings)
     );
-    i32::from(errors > 0)
+    out::fail_if(errors > 0)
 }

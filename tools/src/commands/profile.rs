@@ -9,7 +9,9 @@ use crown_engine::game::{Game, Status};
 use crown_engine::load::Project;
 use crown_engine::script::profile::{self, Report};
 
+use crate::cli::OutputFormat;
 use crate::cli::TableArgs;
+use crate::out::{self, Done, Failure};
 use crate::session;
 
 #[derive(Debug, Args)]
@@ -24,20 +26,15 @@ pub struct ProfileArgs {
     /// Rows to show in each table (at least 1).
     #[arg(long, default_value_t = 20, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
     pub top: usize,
-    /// Print one JSON object instead of the tables.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub format: OutputFormat,
 }
 
-pub fn run(project: &Project, args: &ProfileArgs) -> i32 {
-    let (pack, players, kinds) = match session::bot_table(project, &args.pack, &args.table, "profile") {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
+pub fn run(project: &Project, args: &ProfileArgs) -> Done {
+    let (pack, players, kinds) = session::bot_table(project, &args.pack, &args.table, "profile")?;
     let config = |seed| crate::sim::config(seed, players, args.table.scenario.as_deref());
     if let Err(e) = Game::new(pack.clone(), config(args.table.seed), crate::seats::bots(&kinds, args.table.seed)) {
-        eprintln!("error: {e}");
-        return 2;
+        return Err(Failure::new(2, format!("{e}")));
     }
     let start = Instant::now();
     profile::start(&pack);
@@ -61,7 +58,7 @@ pub fn run(project: &Project, args: &ProfileArgs) -> i32 {
     let report = profile::finish(&pack);
     let wall = start.elapsed().as_secs_f64();
     let games = args.games.max(1);
-    if args.json {
+    if args.format.is_json() {
         println!(
             "{}",
             serde_json::to_string_pretty(&to_json(&report, args, players, &kinds, wall)).unwrap_or_default()
@@ -72,7 +69,7 @@ pub fn run(project: &Project, args: &ProfileArgs) -> i32 {
     for (i, f) in failed.iter().take(5) {
         eprintln!("error: game {i} (seed {}): {f}", derive_seed(args.table.seed, *i));
     }
-    i32::from(!failed.is_empty())
+    out::fail_if(!failed.is_empty())
 }
 
 fn pct(part: u64, total: u64) -> f64 {

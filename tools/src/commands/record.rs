@@ -7,6 +7,7 @@ use crown_engine::load::Project;
 
 use crate::cli::TableArgs;
 use crate::golden::{record, transcript_path};
+use crate::out::{Done, Failure};
 use crate::{out, session};
 
 #[derive(Debug, Args)]
@@ -26,19 +27,14 @@ pub struct RecordArgs {
     pub force: bool,
 }
 
-pub fn run(project: &Project, args: &RecordArgs) -> i32 {
-    let pack = match session::load(project, &args.pack) {
-        Ok(p) => p,
-        Err(c) => return c,
-    };
+pub fn run(project: &Project, args: &RecordArgs) -> Done {
+    let pack = session::load(project, &args.pack)?;
     if args.out.exists() && !args.force {
-        eprintln!("error: {} exists; pass --force to replace it", args.out.display());
-        return 1;
+        return Err(Failure::new(1, format!("{} exists; pass --force to replace it", args.out.display())));
     }
     for path in [args.out.clone(), transcript_path(&args.out)] {
         if let Err(e) = out::check_writable(&path) {
-            eprintln!("error: cannot write {}: {e}; nothing was recorded", path.display());
-            return 1;
+            return Err(Failure::new(1, format!("cannot write {}: {e}; nothing was recorded", path.display())));
         }
     }
     let scenario = args.table.scenario.as_deref();
@@ -46,12 +42,13 @@ pub fn run(project: &Project, args: &RecordArgs) -> i32 {
     let kinds = match crate::seats::agent_kinds(&pack, scenario, players, &args.table.agents, "random") {
         Ok(k) if !k.iter().any(|x| x == "human") => k,
         Ok(_) => {
-            eprintln!("error: `crown record` records bot games; use `crown play --record` to record your own");
-            return 2;
+            return Err(Failure::new(
+                2,
+                format!("`crown record` records bot games; use `crown play --record` to record your own"),
+            ));
         }
         Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
+            return Err(Failure::new(2, format!("{e}")));
         }
     };
     let (file, replayed) =
@@ -59,15 +56,14 @@ pub fn run(project: &Project, args: &RecordArgs) -> i32 {
             Ok(x) => x,
             Err((code, e)) => {
                 eprintln!("error: {e}");
-                return code;
+                return Err(Failure::told(code));
             }
         };
     let tpath = transcript_path(&args.out);
     if let Err(e) = out::write_atomic(&args.out, file.to_toml().as_bytes())
         .and_then(|_| out::write_atomic(&tpath, replayed.as_bytes()))
     {
-        eprintln!("error: cannot write: {e}");
-        return 1;
+        return Err(Failure::new(1, format!("cannot write: {e}")));
     }
     println!(
         "recorded {} ({}) and {}",
@@ -75,5 +71,5 @@ pub fn run(project: &Project, args: &RecordArgs) -> i32 {
         replayed.lines().last().unwrap_or("").trim_start_matches("# result "),
         tpath.display()
     );
-    0
+    Ok(())
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use crown_engine::load::Project;
 
+use crate::out::{Done, Failure};
 use crate::print::{reference, render_reference, Paper, ReferenceFormat};
 use crate::{out, session};
 
@@ -31,17 +32,14 @@ pub struct ReferenceArgs {
     pub paper: PaperArg,
 }
 
-pub fn run(project: &Project, args: &ReferenceArgs) -> i32 {
+pub fn run(project: &Project, args: &ReferenceArgs) -> Done {
     let format = match (args.format, args.out.as_ref().and_then(|p| p.extension()).and_then(|e| e.to_str())) {
         (Some(f), _) => f,
         (None, Some("pdf")) => ReferenceFormat::Pdf,
         (None, Some("md" | "markdown")) => ReferenceFormat::Md,
         _ => ReferenceFormat::Html,
     };
-    let pack = match session::load_printable(project, &args.pack) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
+    let pack = session::load_printable(project, &args.pack)?;
     let out_path = args.out.clone().unwrap_or_else(|| {
         project.root.join("build").join("reference").join(format!("{}.{}", pack.id(), format.extension()))
     });
@@ -50,20 +48,18 @@ pub fn run(project: &Project, args: &ReferenceArgs) -> i32 {
         PaperArg::Letter => Paper::Letter,
     };
     if let Err(e) = out::check_writable(&out_path) {
-        eprintln!("error: cannot write {}: {e}", out_path.display());
-        return 1;
+        return Err(Failure::new(1, format!("cannot write {}: {e}", out_path.display())));
     }
     let sources = reference::rules_sources(&pack);
     match render_reference(&pack, format, paper) {
         Ok((bytes, diags)) => {
             out::print_diagnostics(&diags, &sources);
             if let Err(e) = out::write_atomic(&out_path, &bytes) {
-                eprintln!("error: cannot write {}: {e}", out_path.display());
-                return 1;
+                return Err(Failure::new(1, format!("cannot write {}: {e}", out_path.display())));
             }
             let errors = diags.iter().filter(|d| d.is_error()).count();
             println!("{}: reference written to {} ({} bytes)", pack.id(), out_path.display(), bytes.len());
-            i32::from(errors > 0)
+            out::fail_if(errors > 0)
         }
         Err(diags) => {
             out::print_diagnostics(&diags, &sources);
@@ -72,7 +68,7 @@ pub fn run(project: &Project, args: &ReferenceArgs) -> i32 {
                 pack.id(),
                 pack.id()
             );
-            1
+            Err(Failure::told(1))
         }
     }
 }

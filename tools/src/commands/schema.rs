@@ -6,6 +6,7 @@ use crown_engine::load::Project;
 use std::path::PathBuf;
 
 use crate::out;
+use crate::out::{Done, Failure};
 use clap::Args;
 
 #[derive(Debug, Args)]
@@ -15,7 +16,7 @@ pub struct SchemaArgs {
     pub out: Option<PathBuf>,
 }
 
-pub fn run(project: &Project, args: &SchemaArgs) -> i32 {
+pub fn run(project: &Project, args: &SchemaArgs) -> Done {
     let dir = args.out.clone().unwrap_or_else(|| project.root.join("docs").join("schema"));
     // The schemas stay inside the folder named with --out, or else inside the project: a
     // schema file that is a link leading elsewhere is refused, never written through.
@@ -23,8 +24,7 @@ pub fn run(project: &Project, args: &SchemaArgs) -> i32 {
         Some(d) => match std::fs::create_dir_all(d) {
             Ok(()) => d.clone(),
             Err(e) => {
-                eprintln!("error: cannot write into {}: {e}; nothing was written", d.display());
-                return 1;
+                return Err(Failure::new(1, format!("cannot write into {}: {e}; nothing was written", d.display())));
             }
         },
         None => project.root.clone(),
@@ -33,17 +33,15 @@ pub fn run(project: &Project, args: &SchemaArgs) -> i32 {
     for (name, _) in schema::all() {
         let path = dir.join(name);
         if let Err(e) = out::check_writable_in(&root, &path) {
-            eprintln!("error: cannot write {}: {e}; nothing was written", path.display());
-            return 1;
+            return Err(Failure::new(1, format!("cannot write {}: {e}; nothing was written", path.display())));
         }
     }
     for (name, s) in schema::all() {
         let path = dir.join(name);
         if let Err(e) = out::write_atomic_in(&root, &path, schema::to_json(&s).as_bytes()) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return 1;
+            return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
         }
         println!("wrote {}", path.display());
     }
-    0
+    Ok(())
 }

@@ -11,6 +11,7 @@ use crown_engine::diag::SourceMap;
 use crown_engine::load::Project;
 
 use crate::live::{FsWatcher, ReloadOptions, Reloader, DEFAULT_DEBOUNCE_MS};
+use crate::out::{Done, Failure};
 use crate::{out, serve};
 
 #[derive(Debug, Args)]
@@ -28,30 +29,27 @@ pub struct ServeArgs {
     pub debounce: u64,
 }
 
-pub fn run(project: &Project, args: &ServeArgs) -> i32 {
+pub fn run(project: &Project, args: &ServeArgs) -> Done {
     let reloader = match Reloader::new(project, &args.packs, ReloadOptions::default()) {
         Ok(r) => r,
         Err(d) => {
             out::print_diagnostics(&[d], &SourceMap::default());
-            return 2;
+            return Err(Failure::told(2));
         }
     };
     if reloader.packs.is_empty() {
-        eprintln!("error: no packs in {}", reloader.project.content_dir().display());
-        return 2;
+        return Err(Failure::new(2, format!("no packs in {}", reloader.project.content_dir().display())));
     }
     let watcher = match FsWatcher::new(&reloader.project.root, args.poll, Duration::from_millis(args.debounce.max(1))) {
         Ok(w) => w,
         Err(e) => {
-            eprintln!("error: {e}");
-            return 1;
+            return Err(Failure::new(1, format!("{e}")));
         }
     };
     let listener = match TcpListener::bind(("127.0.0.1", args.port)) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("error: cannot listen on 127.0.0.1:{}: {e} (try another --port)", args.port);
-            return 1;
+            return Err(Failure::new(1, format!("cannot listen on 127.0.0.1:{}: {e} (try another --port)", args.port)));
         }
     };
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(args.port);
@@ -66,5 +64,5 @@ pub fn run(project: &Project, args: &ServeArgs) -> i32 {
         plural(reloader.packs.len())
     );
     let _ = std::io::stdout().flush();
-    serve::serve(listener, reloader, watcher)
+    out::exit(serve::serve(listener, reloader, watcher))
 }

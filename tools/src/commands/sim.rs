@@ -13,6 +13,7 @@ use crown_engine::game::rng::derive_seed;
 use crown_engine::load::Project;
 
 use crate::cli::{OutputFormat, TableArgs};
+use crate::out::{self, Done, Failure};
 use crate::session;
 use crate::sim::plan::{Characters, Plan, SeatOrder};
 use crate::sim::stats::Stats;
@@ -123,13 +124,10 @@ fn progress_bar(games: u64, quiet: bool) -> Option<indicatif::ProgressBar> {
     })
 }
 
-pub fn run(project: &Project, args: &SimArgs) -> i32 {
+pub fn run(project: &Project, args: &SimArgs) -> Done {
     match run_inner(project, args) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e}");
-            2
-        }
+        Ok(code) => out::exit(code),
+        Err(e) => Err(Failure::usage(e)),
     }
 }
 
@@ -177,7 +175,8 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
     let scenario = table.scenario.as_deref();
     let (base, players, kinds) = match session::bot_table(project, &pack_name, table, "sim") {
         Ok(t) => t,
-        Err(code) => return Ok(code),
+        // A failure already told keeps its code; the others are usage errors.
+        Err(f) => return f.message.map_or(Ok(f.code), Err),
     };
     if first == end {
         return Err(format!(

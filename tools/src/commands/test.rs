@@ -12,6 +12,7 @@ use crown_engine::content::Pack;
 use crown_engine::load::Project;
 
 use crate::golden::*;
+use crate::out::{self, Done, Failure};
 use crate::session;
 
 #[derive(Debug, Args)]
@@ -48,12 +49,11 @@ fn ask(question: &str) -> char {
     }
 }
 
-pub fn run(project: &Project, args: &TestArgs) -> i32 {
+pub fn run(project: &Project, args: &TestArgs) -> Done {
     let cases = match cases_for(project, &args.targets) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
+            return Err(Failure::new(2, format!("{e}")));
         }
     };
     if let Some(id) = &args.explain {
@@ -62,7 +62,7 @@ pub fn run(project: &Project, args: &TestArgs) -> i32 {
     if cases.is_empty() {
         eprintln!("no golden games found under {}", project.root.join("tests/golden").display());
         println!("0 passed, 0 failed");
-        return 0;
+        return Ok(());
     }
     let start = Instant::now();
     let packs = packs_for(project, &cases);
@@ -222,10 +222,10 @@ pub fn run(project: &Project, args: &TestArgs) -> i32 {
     for (name, fix) in &broken {
         println!("could not replay {name}: {fix}");
     }
-    i32::from(!left.is_empty() || !broken.is_empty())
+    out::fail_if(!left.is_empty() || !broken.is_empty())
 }
 
-fn explain(project: &Project, cases: &[Case], id: &str) -> i32 {
+fn explain(project: &Project, cases: &[Case], id: &str) -> Done {
     let mut hits = 0;
     for c in cases {
         let t = c.read_transcript().ok().flatten().unwrap_or_default();
@@ -252,11 +252,11 @@ fn explain(project: &Project, cases: &[Case], id: &str) -> i32 {
             println!("no pack defines `{id}`{}", near.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default());
         }
     }
-    0
+    Ok(())
 }
 
 /// Load each pack once.
-fn packs_for(project: &Project, cases: &[Case]) -> BTreeMap<String, Result<Arc<Pack>, i32>> {
+fn packs_for(project: &Project, cases: &[Case]) -> BTreeMap<String, Result<Arc<Pack>, Failure>> {
     let mut packs = BTreeMap::new();
     for c in cases {
         if !packs.contains_key(&c.pack) {

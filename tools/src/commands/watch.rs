@@ -10,6 +10,7 @@ use crown_engine::load::Project;
 
 use crate::live::{print_faces, FsWatcher, ReloadOptions, Reloader, DEFAULT_DEBOUNCE_MS};
 use crate::out;
+use crate::out::{Done, Failure};
 use crate::validate::digest_tag;
 use crown_engine::diag::plural;
 
@@ -39,28 +40,26 @@ pub struct WatchArgs {
 // ---------------------------------------------------------------------------------------
 // The command
 
-pub fn run(project: &Project, args: &WatchArgs) -> i32 {
+pub fn run(project: &Project, args: &WatchArgs) -> Done {
     let opts = ReloadOptions { print: args.print.clone(), test: args.test };
     let mut reloader = match Reloader::new(project, &args.packs, opts) {
         Ok(r) => r,
         Err(d) => {
             out::print_diagnostics(&[d], &SourceMap::default());
-            return 2;
+            return Err(Failure::told(2));
         }
     };
     if reloader.packs.is_empty() {
-        eprintln!(
-            "error: no packs in {} (create one with `crown new pack NAME`)",
-            reloader.project.content_dir().display()
-        );
-        return 2;
+        return Err(Failure::new(
+            2,
+            format!("no packs in {} (create one with `crown new pack NAME`)", reloader.project.content_dir().display()),
+        ));
     }
     let mut watcher =
         match FsWatcher::new(&reloader.project.root, args.poll, Duration::from_millis(args.debounce.max(1))) {
             Ok(w) => w,
             Err(e) => {
-                eprintln!("error: {e}");
-                return 1;
+                return Err(Failure::new(1, format!("{e}")));
             }
         };
     let ids: Vec<String> = reloader.packs.keys().cloned().collect();
@@ -121,7 +120,7 @@ pub fn run(project: &Project, args: &WatchArgs) -> i32 {
         }
         flush();
     }
-    0
+    Ok(())
 }
 
 fn flush() {
