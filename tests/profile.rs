@@ -75,13 +75,19 @@ fn crown_profile_runs_on_every_shipped_pack() {
     assert_eq!(crown(&["--project", &root, "profile", "no-such-pack"]), 2);
 }
 
+/// The benchmark suite's step count (`cargo xtask bench`; `cargo xtask test` builds the suite).
+#[cfg(feature = "bench-suite")]
 #[test]
-fn step_counts_do_not_depend_on_the_run_and_the_interpreter_costs_are_measured() {
+fn step_counts_do_not_depend_on_the_run() {
     let project = repo_project();
-    let a = crown_tools::bench::ttk_steps_per_game(&project, 3).unwrap();
-    let b = crown_tools::bench::ttk_steps_per_game(&project, 3).unwrap();
+    let a = crown_tools::bench::suite::ttk_steps_per_game(&project, 3).unwrap();
+    let b = crown_tools::bench::suite::ttk_steps_per_game(&project, 3).unwrap();
     assert_eq!(a, b);
     assert!(a > 1000.0, "{a}");
+}
+
+#[test]
+fn the_interpreter_costs_are_measured() {
     let costs = crown_tools::bench::rhai_costs().unwrap();
     assert_eq!(costs.len(), 4);
     assert!(costs.iter().all(|(_, _, ns)| ns.is_finite()), "{costs:?}");

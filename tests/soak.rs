@@ -47,7 +47,7 @@ impl Rng {
 
 /// Resident memory of a process in KiB, from `/proc/<pid>/status` (0 elsewhere).
 fn rss_kb(pid: u32) -> u64 {
-    crown_tools::bench::watch::process_rss_kb(&pid.to_string())
+    crown_tools::bench::process_rss_kb(&pid.to_string())
 }
 
 /// The `[digest HEX]` at the end of a line.

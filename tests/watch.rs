@@ -522,6 +522,8 @@ fn play_watch_reloads_between_choices_and_logs_it() {
     assert!(t.lines().last().unwrap().starts_with("# result"), "{t}");
 }
 
+/// The benchmark suite's reload figures (`cargo xtask bench`; `cargo xtask test` builds the suite).
+#[cfg(feature = "bench-suite")]
 #[test]
 fn latency_benchmark_reports_percentiles_and_memory() {
     // `CROWN_LATENCY=100,1000,1000` runs the full benchmark (edits, cards, reloads).

@@ -1,20 +1,56 @@
-//! The benchmark machinery behind `crown bench`: timed simulations, the native baseline
-//! comparison, the interpreter's unit costs, and the generated projects and reload, search
-//! and balance measurements in the submodules.
+//! The benchmark machinery behind `crown bench`. Always built: the figures of a run
+//! ([`Figures`]), timed simulations of any pack, the interpreter's unit costs and the
+//! search bot's cost a decision ([`search`]). Built with the `bench-suite` feature only
+//! (`cargo xtask bench`), so the `crown` a designer installs carries neither: the native
+//! copy of Take the Kingdom as the scripted pack's baseline and the generated benchmark
+//! projects ([`suite`], [`project`], [`watch`], [`balance`]).
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use crown_engine::load::Project;
+use crate::sim;
 
-use crate::{session, sim};
-
-pub mod balance;
-pub mod project;
 pub mod search;
+
+#[cfg(feature = "bench-suite")]
+pub mod balance;
+#[cfg(feature = "bench-suite")]
+pub mod project;
+#[cfg(feature = "bench-suite")]
+pub mod suite;
+#[cfg(feature = "bench-suite")]
 pub mod watch;
 
+#[cfg(feature = "bench-suite")]
 pub use project::{generate_project, load_time_ms, reload_time_ms};
+
+/// The figures of one run: each printed as it comes (for people) and kept under a stable
+/// key (for `--format json`).
+pub struct Figures {
+    pub json: bool,
+    pub map: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Figures {
+    pub fn new(json: bool) -> Figures {
+        Figures { json, map: serde_json::Map::new() }
+    }
+
+    /// A figure: two decimals, four for ratios; `text` is printed unless it is empty or the
+    /// output is JSON.
+    pub fn say(&mut self, key: &str, value: f64, text: impl AsRef<str>) {
+        if !self.json && !text.as_ref().is_empty() {
+            println!("{}", text.as_ref());
+        }
+        let scale = if key.ends_with("_ratio") { 10_000.0 } else { 100.0 };
+        self.map.insert(key.to_string(), serde_json::json!((value * scale).round() / scale));
+    }
+
+    /// A value that is not a measurement (what a figure was measured on).
+    pub fn note(&mut self, key: &str, value: serde_json::Value) {
+        self.map.insert(key.to_string(), value);
+    }
+}
 
 /// Games/s of random-bot games of `pack` on `threads` threads: batches (doubling in size)
 /// until `budget` is spent. Returns the games played and the rate.
@@ -35,49 +71,6 @@ pub fn timed_sim(
         batch = (batch * 2).min(4096);
     }
     Ok((played, played as f64 / start.elapsed().as_secs_f64()))
-}
-
-/// Take the Kingdom throughput on one thread.
-pub struct TtkFigures {
-    pub games: u64,
-    pub scripted_gps: f64,
-    /// Native baseline games/s and the scripted/native ratio, measured interleaved.
-    pub native: Option<(f64, f64)>,
-}
-
-/// Take the Kingdom games/s on one thread, 4 random bots, transcripts off: the scripted
-/// pack and the native baseline (the `crown-native` crate), in alternating batches over the
-/// same seeds so that both see the same machine load.
-pub fn ttk_figures(project: &Project, games: u64) -> Result<TtkFigures, String> {
-    let pack = session::load(project, "take-the-kingdom").map_err(|_| "the pack does not load".to_string())?;
-    let kinds = vec!["random".to_string(); 4];
-    let batch = (games / 10).max(1);
-    let (mut scripted, mut native) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
-    let mut played = 0;
-    while played < games {
-        let first = 1 + played;
-        let t = Instant::now();
-        let s = sim::simulate(&pack, &kinds, None, first, batch, Some(1), 1, None)?;
-        scripted += t.elapsed();
-        if s.failed > 0 {
-            return Err(format!("scripted game failed: {:?}", s.failures.first()));
-        }
-        let t = Instant::now();
-        for i in 0..batch {
-            let seed = crown_engine::game::rng::derive_seed(first, i);
-            let mut cfg = crown_engine::game::GameConfig::new(seed, 4);
-            cfg.transcript = false;
-            let r = crown_native::run_game(pack.clone(), cfg, crate::seats::bots(&kinds, seed));
-            if let crown_engine::game::Status::Failed(f) = &r.outcome.status {
-                return Err(format!("native game failed: {f}"));
-            }
-        }
-        native += t.elapsed();
-        played += batch;
-    }
-    let scripted_gps = played as f64 / scripted.as_secs_f64().max(1e-9);
-    let native_gps = played as f64 / native.as_secs_f64().max(1e-9);
-    Ok(TtkFigures { games: played, scripted_gps, native: Some((native_gps, scripted_gps / native_gps)) })
 }
 
 /// What the script interpreter charges for the commonest things rules do, in ns: the
@@ -114,36 +107,15 @@ fn option(n) { let s = []; for i in 0..n { s.push(#{ label: `Play ${i}`, kind: "
     ])
 }
 
-/// Script steps (statements and expressions evaluated) per Take the Kingdom game, 4 random
-/// bots, counted by the profiler: a figure that does not move with the machine's load.
-pub fn ttk_steps_per_game(project: &Project, games: u64) -> Result<f64, String> {
-    let pack = session::load(project, "take-the-kingdom").map_err(|_| "the pack does not load".to_string())?;
-    let kinds = vec!["random".to_string(); 4];
-    crown_engine::script::profile::start(&pack);
-    for i in 0..games {
-        let seed = crown_engine::game::rng::derive_seed(1, i);
-        let game =
-            crown_engine::game::Game::new(pack.clone(), sim::config(seed, 4, None), crate::seats::bots(&kinds, seed))?;
-        game.run();
-    }
-    let report = crown_engine::script::profile::finish(&pack);
-    Ok(report.steps as f64 / games.max(1) as f64)
-}
-
-/// Peak resident memory, in MB, of `crown sim take-the-kingdom --games N` run as a child
-/// process (its own figure, read from /proc at the end of the run).
-pub fn sim_peak_mb(project: &Project, games: u64) -> Result<f64, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let out = std::process::Command::new(exe)
-        .arg("--project")
-        .arg(&project.root)
-        .args(["sim", "take-the-kingdom", "--players", "4", "--json", "--timing", "--games"])
-        .arg(games.to_string())
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !out.status.success() {
-        return Err(format!("the simulation failed: {}", String::from_utf8_lossy(&out.stderr)));
-    }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
-    v["timing"]["peak_rss_mb"].as_f64().ok_or_else(|| "no peak memory figure on this system (it needs /proc)".into())
+/// Resident memory of a process (`self` or a pid) in KiB, from `/proc/<pid>/status`
+/// (Linux), else 0.
+pub fn process_rss_kb(pid: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
+        })
+        .unwrap_or(0)
 }

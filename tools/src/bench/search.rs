@@ -1,5 +1,6 @@
 //! `crown bench --only search`: what the `search` bot costs per decision at its default
-//! budget (each pack's `[search]` in `pack.toml`), on one core, in every shipped pack.
+//! budget (each pack's `[search]` in `pack.toml`), on one core, in every pack of the project,
+//! at the player count `crown sim` plays by default.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -36,15 +37,12 @@ impl Agent for Timed {
     }
 }
 
-/// The packs measured and their player counts.
-const PACKS: [(&str, usize); 4] =
-    [("take-the-kingdom", 4), ("the-last-kingdom", 2), ("kingdoms-in-conflict", 2), ("kingdom-legacy", 1)];
-
 /// `(key, value, text)` per pack: mean and slowest milliseconds per decision.
 pub fn figures(project: &Project, games: u64) -> Result<Vec<(String, f64, String)>, String> {
     let mut out = Vec::new();
-    for (id, players) in PACKS {
-        let pack = session::load(project, id).map_err(|_| format!("{id} does not load"))?;
+    for id in project.pack_ids() {
+        let pack = session::load(project, &id).map_err(|_| format!("{id} does not load"))?;
+        let players = crate::seats::player_count(&pack, None, None);
         let spent = Arc::new(Mutex::new((Duration::ZERO, 0u64, Duration::ZERO)));
         for g in 0..games {
             let seed = 1000 + g;

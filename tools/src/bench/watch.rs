@@ -1,6 +1,7 @@
 //! The live-reload benchmark: save-to-reloaded latency through the real watcher, and
 //! memory over many reloads.
 
+use crate::bench::process_rss_kb;
 use std::time::{Duration, Instant};
 
 use crown_engine::load::Project;
@@ -37,19 +38,6 @@ impl LatencyReport {
 /// Resident memory of this process in KiB (Linux), else 0.
 pub fn rss_kb() -> u64 {
     process_rss_kb("self")
-}
-
-/// Resident memory of a process (`self` or a pid) in KiB, from `/proc/<pid>/status`
-/// (Linux), else 0.
-pub fn process_rss_kb(pid: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
-        })
-        .unwrap_or(0)
 }
 
 /// Save-to-reloaded latency over `edits` edits of a generated pack of `cards` cards

@@ -1,4 +1,7 @@
-//! `crown bench`: the figures a designer waits for, measured on this machine.
+//! `crown bench`: the figures a designer waits for, measured on this machine, on the packs
+//! of the project: games a second, the search bot's cost a decision, the interpreter's
+//! unit costs, `crown check` and the golden suite, campaign plays. Built with the
+//! `bench-suite` feature (`cargo xtask bench`), it also runs [`crate::bench::suite`].
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -6,9 +9,9 @@ use std::time::Instant;
 use clap::Args;
 use crown_engine::load::Project;
 
-use crate::bench::{self, load_time_ms, reload_time_ms};
+use crate::bench::{self, Figures};
 use crate::cli::OutputFormat;
-use crate::out::{self, Done};
+use crate::out::{self, Done, Failure};
 use crate::{golden, session};
 
 #[derive(Debug, Args)]
@@ -18,11 +21,17 @@ pub struct BenchArgs {
     /// Smaller workloads (under a minute).
     #[arg(long)]
     pub quick: bool,
-    /// Only these groups, comma-separated: load, packs, ttk, sim, search, rhai, pdf, check,
-    /// golden, watch, campaign, memory.
+    /// Only these groups, comma-separated: packs, search, rhai, check, golden, campaign; and,
+    /// in the benchmark suite (`cargo xtask bench`): load, ttk, sim, pdf, watch, memory.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
 }
+
+/// The groups every `crown` measures, on the packs of the project it is given.
+const GROUPS: &[&str] = &["packs", "search", "rhai", "check", "golden", "campaign"];
+
+/// The groups of the benchmark suite (the `bench-suite` feature, `cargo xtask bench`).
+const SUITE_GROUPS: &[&str] = &["load", "ttk", "sim", "pdf", "watch", "memory"];
 
 impl BenchArgs {
     fn wants(&self, group: &str) -> bool {
@@ -31,34 +40,19 @@ impl BenchArgs {
 }
 
 pub fn run(project: &Project, args: &BenchArgs) -> Done {
-    let mut figures = serde_json::Map::new();
-    let mut say = |key: &str, value: f64, text: String| {
-        if !args.format.is_json() && !text.is_empty() {
-            println!("{text}");
-        }
-        // Two decimals, four for ratios.
-        let scale = if key.ends_with("_ratio") { 10_000.0 } else { 100.0 };
-        figures.insert(key.to_string(), serde_json::json!((value * scale).round() / scale));
-    };
-    let threads = rayon::current_num_threads();
-    if args.wants("load") {
-        match load_time_ms(10_000, 2_000, if args.quick { 2 } else { 5 }) {
-            Ok(ms) => say(
-                "load_10k_cards_ms",
-                ms,
-                format!("load and validate 10,000 cards with 2,000 scripts: {ms:.0} ms (warm, best run)"),
-            ),
-            Err(e) => eprintln!("error: {e}"),
-        }
-        match reload_time_ms(10_000, 2_000, if args.quick { 2 } else { 5 }) {
-            Ok(ms) => say(
-                "reload_10k_cards_ms",
-                ms,
-                format!("reload after editing one card and one script (Loader, full validation): {ms:.0} ms"),
-            ),
-            Err(e) => eprintln!("error: {e}"),
+    if let Some(g) = args.only.iter().find(|g| !GROUPS.contains(&g.as_str()) && !SUITE_GROUPS.contains(&g.as_str())) {
+        let all: Vec<&str> = GROUPS.iter().chain(SUITE_GROUPS).copied().collect();
+        return Err(Failure::usage(format!("no benchmark group `{g}` (groups: {})", all.join(", "))));
+    }
+    if cfg!(not(feature = "bench-suite")) {
+        if let Some(g) = args.only.iter().find(|g| SUITE_GROUPS.contains(&g.as_str())) {
+            return Err(Failure::usage(format!(
+                "the `{g}` group is in the benchmark suite, which this `crown` was built without: run it with `cargo xtask bench --only {g}` in Crown's repository"
+            )));
         }
     }
+    let mut f = Figures::new(args.format.is_json());
+    let threads = rayon::current_num_threads();
     // Each measurement plays batches of games until its time budget is spent (packs differ
     // a hundredfold in speed), with at least one batch.
     let budget = std::time::Duration::from_secs_f64(if args.quick { 1.5 } else { 10.0 });
@@ -66,7 +60,7 @@ pub fn run(project: &Project, args: &BenchArgs) -> Done {
         let Ok(pack) = session::load(project, &pack_id) else {
             continue;
         };
-        let players = if pack_id == "take-the-kingdom" { 4 } else { crate::seats::player_count(&pack, None, None) };
+        let players = crate::seats::player_count(&pack, None, None);
         let Ok(kinds) = crate::seats::agent_kinds(&pack, None, players, &["random".to_string()], "random") else {
             continue;
         };
@@ -75,7 +69,7 @@ pub fn run(project: &Project, args: &BenchArgs) -> Done {
             match bench::timed_sim(&pack, &kinds, t, budget) {
                 Ok((n, gps)) => {
                     let k = if t == 1 { format!("{key}_gps_1t") } else { format!("{key}_gps") };
-                    say(
+                    f.say(
                         &k,
                         gps,
                         format!("{pack_id}: {gps:.0} games/s with {players} random bots on {label} ({n} games)"),
@@ -85,52 +79,11 @@ pub fn run(project: &Project, args: &BenchArgs) -> Done {
             }
         }
     }
-    if args.wants("ttk") {
-        match bench::ttk_figures(project, if args.quick { 300 } else { 3000 }) {
-            Ok(t) => {
-                say(
-                    "ttk_scripted_gps",
-                    t.scripted_gps,
-                    format!(
-                        "take-the-kingdom scripted: {:.0} games/s per core (4 random bots, {} games)",
-                        t.scripted_gps, t.games
-                    ),
-                );
-                if let Some((native, ratio)) = t.native {
-                    say(
-                        "ttk_native_gps",
-                        native,
-                        format!("take-the-kingdom native baseline: {native:.0} games/s per core"),
-                    );
-                    say("ttk_ratio", ratio, format!("scripted / native: {:.2}%", ratio * 100.0));
-                }
-            }
-            Err(e) => eprintln!("take-the-kingdom: {e}"),
-        }
-        match bench::ttk_steps_per_game(project, 20) {
-            Ok(steps) => say(
-                "ttk_steps_per_game",
-                steps,
-                format!("take-the-kingdom: {steps:.0} script steps a game (`crown profile`; the same on any machine)"),
-            ),
-            Err(e) => eprintln!("take-the-kingdom: {e}"),
-        }
-    }
-    if args.wants("sim") {
-        match bench::balance::figures(project, if args.quick { 200 } else { 2000 }, threads) {
-            Ok(f) => {
-                for (key, value, text) in f {
-                    say(&key, value, text);
-                }
-            }
-            Err(e) => eprintln!("sim: {e}"),
-        }
-    }
     if args.wants("search") {
         match bench::search::figures(project, if args.quick { 2 } else { 6 }) {
-            Ok(f) => {
-                for (key, value, text) in f {
-                    say(&key, value, text);
+            Ok(rows) => {
+                for (key, value, text) in rows {
+                    f.say(&key, value, text);
                 }
             }
             Err(e) => eprintln!("search: {e}"),
@@ -140,24 +93,10 @@ pub fn run(project: &Project, args: &BenchArgs) -> Done {
         match bench::rhai_costs() {
             Ok(c) => {
                 for (key, what, ns) in c {
-                    say(key, ns, format!("script cost: {what}: {ns:.0} ns"));
+                    f.say(key, ns, format!("script cost: {what}: {ns:.0} ns"));
                 }
             }
             Err(e) => eprintln!("rhai: {e}"),
-        }
-    }
-    if !args.quick && args.wants("pdf") {
-        match crate::print::bench::bench(1000) {
-            Ok(f) => {
-                say(
-                    "pdf_1000_cards_s",
-                    f.pdf_s,
-                    format!("1,000 cards to PDF: {:.2} s ({} pages)", f.pdf_s, f.pdf_pages),
-                );
-                say("png_1000_cards_s", f.png_s, format!("1,000 cards to PNG at 300 DPI: {:.2} s", f.png_s));
-                say("reprint_one_card_s", f.reprint_s, format!("re-print after one card edit: {:.3} s", f.reprint_s));
-            }
-            Err(e) => eprintln!("print benchmark: {e}"),
         }
     }
     if args.wants("check") {
@@ -176,7 +115,7 @@ pub fn run(project: &Project, args: &BenchArgs) -> Done {
                 best = best.min(t.elapsed().as_secs_f64());
             }
             let key = format!("check_{}_s", id.replace('-', "_"));
-            say(&key, best, format!("crown check {id}: {:.0} ms", best * 1000.0));
+            f.say(&key, best, format!("crown check {id}: {:.0} ms", best * 1000.0));
         }
     }
     let cases = if args.wants("golden") { golden::discover(project, &[]) } else { Vec::new() };
@@ -193,78 +132,41 @@ pub fn run(project: &Project, args: &BenchArgs) -> Done {
             }
         }
         let secs = start.elapsed().as_secs_f64();
-        say(
+        f.say(
             "golden_suite_s",
             secs,
             format!("golden suite: {n} games replayed in {secs:.2} s ({:.0} games/s)", n as f64 / secs.max(1e-9)),
         );
     }
-    if args.wants("watch") {
-        let (edits, reloads) = if args.quick { (20, 100) } else { (100, 1000) };
-        let r = bench::watch::latency_bench_with(edits, 1000, reloads);
-        match &r.error {
-            Some(e) => eprintln!("watch: {e}"),
-            None => {
-                say(
-                    "reload_p50_ms",
-                    r.p50_ms,
-                    format!(
-                        "watch, save to reloaded, 1,000-card pack: p50 {:.0} ms, p95 {:.0} ms ({} edits, debounce included)",
-                        r.p50_ms, r.p95_ms, r.edits
-                    ),
-                );
-                say("reload_p95_ms", r.p95_ms, String::new());
-                say(
-                    "reload_rss_growth_pct",
-                    r.rss_growth_percent(),
-                    format!(
-                        "watch memory after {} reloads: {} KiB, after the first: {} KiB ({:+.1}%)",
-                        r.reloads,
-                        r.rss_after_all_kb,
-                        r.rss_after_first_kb,
-                        r.rss_growth_percent()
-                    ),
-                );
-            }
+    // Campaign plays: every pack whose rules pause at `checkpoint()`, a whole game by the
+    // greedy bot, saved and read back at every checkpoint as between sittings.
+    for pack_id in project.pack_ids().into_iter().filter(|_| args.wants("campaign")) {
+        let Ok(pack) = session::load(project, &pack_id) else {
+            continue;
+        };
+        if !pack.rules_script().is_some_and(|r| r.references.names.contains("checkpoint")) {
+            continue;
         }
-    }
-    if args.wants("campaign") && project.pack_ids().iter().any(|p| p == "kingdom-legacy") {
         let n = if args.quick { 3 } else { 20 };
-        match session::load(project, "kingdom-legacy") {
-            Ok(pack) => match crate::campaign::bench_plays(&pack, n, true) {
-                Ok((pps, fame)) => say(
-                    "kl_campaign_plays_per_s",
-                    pps,
-                    format!(
-                        "kingdom-legacy: {pps:.2} full base-game plays/s by the greedy bot, saved and reloaded every round ({n} plays, mean fame {fame:.1})"
-                    ),
+        match crate::campaign::bench_plays(&pack, n, true) {
+            Ok((pps, score)) => f.say(
+                &format!("campaign_{}_plays_per_s", pack_id.replace('-', "_")),
+                pps,
+                format!(
+                    "{pack_id}: {pps:.2} whole campaign games/s by the greedy bot, saved and read back at every checkpoint ({n} games, mean score {score:.1})"
                 ),
-                Err(e) => eprintln!("campaign: {e}"),
-            },
-            Err(_) => eprintln!("campaign: kingdom-legacy does not load"),
+            ),
+            Err(e) => eprintln!("{pack_id}: campaign: {e}"),
         }
     }
-    if args.wants("memory") && project.pack_ids().iter().any(|p| p == "take-the-kingdom") {
-        let games: u64 = if args.quick { 500 } else { 100_000 };
-        match bench::sim_peak_mb(project, games) {
-            Ok(mb) => {
-                say(
-                    "sim_100k_peak_mb",
-                    mb,
-                    format!("peak memory of a {games}-game take-the-kingdom simulation: {mb:.1} MB"),
-                );
-                if games != 100_000 {
-                    figures.insert("sim_peak_games".into(), serde_json::json!(games));
-                    if !args.format.is_json() {
-                        println!("  (--quick: {games} games, not 100,000; statistics are streamed, so memory does not grow with the count)");
-                    }
-                }
-            }
-            Err(e) => eprintln!("memory: {e}"),
-        }
-    }
+    #[cfg(feature = "bench-suite")]
+    bench::suite::run(project, args.quick, &|g| args.wants(g), &mut f);
     if args.format.is_json() {
-        println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(figures)).unwrap_or_default());
+        println!("{}", serde_json::to_string_pretty(&serde_json::Value::Object(f.map)).unwrap_or_default());
+    } else if cfg!(not(feature = "bench-suite")) && args.only.is_empty() {
+        println!(
+            "(the benchmark suite, with the native baseline and the generated projects, runs with `cargo xtask bench`)"
+        );
     }
     Ok(())
 }

@@ -21,6 +21,7 @@
 // Diagnostics are the error type throughout, as in the engine; they are large by design.
 #![allow(clippy::result_large_err)]
 
+#[cfg(feature = "bench-suite")]
 pub mod bench;
 pub mod cache;
 pub mod context;
