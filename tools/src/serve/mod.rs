@@ -18,7 +18,10 @@
 //! actions are POST requests without a body, accepted only with the page's own
 //! `X-Crown: play` header and, when the browser sends one, an `Origin` of this server (a
 //! page elsewhere can neither set the header nor pass the check).
+//!
+//! The pages' HTML, style sheets and scripts are files under `assets/` ([`assets`]).
 
+mod assets;
 pub mod game;
 mod page;
 
@@ -230,45 +233,6 @@ fn rebuild(reloader: &Reloader, snap: &mut Snapshot) -> usize {
     rendered
 }
 
-const PAGE_HEAD: &str = r#"<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Crown preview</title>
-<style>
-body { font-family: sans-serif; margin: 1em 2em; background: #f4f1ea; color: #222; }
-.cards { display: flex; flex-wrap: wrap; gap: 14px; }
-figure.card { margin: 0; width: 220px; background: #fff; padding: 6px; border-radius: 6px; box-shadow: 0 1px 3px #0003; }
-figure.card img { width: 100%; display: block; margin-bottom: 4px; }
-figcaption { font-size: 12px; } figcaption p.text { margin: 4px 0; color: #444; }
-.ok { color: #276227; } .stale { color: #a11; font-weight: bold; }
-ul.diagnostics { list-style: none; padding: 0; } li.diag { margin: 6px 0; }
-li.diag .where { font-family: monospace; } li.error .where { color: #a11; } li.warning .where { color: #85610a; }
-li.diag pre { background: #222; color: #eee; padding: 6px; overflow-x: auto; font-size: 12px; }
-#live { position: fixed; top: 6px; right: 10px; font-size: 12px; color: #666; }
-</style></head>
-<body><div id="live">connecting…</div><p><a href="/play">Play a game against bots →</a></p><main id="main">
-"#;
-
-const PAGE_TAIL: &str = r#"</main>
-<script>
-window.crownLoads = (window.crownLoads || 0) + 1;
-window.crownUpdates = 0;
-function shownGeneration() {
-  const g = document.getElementById("generation");
-  return g ? g.dataset.generation : "";
-}
-async function refresh(gen) {
-  if (gen === shownGeneration()) return;
-  const r = await fetch("/fragment", { cache: "no-store" });
-  document.getElementById("main").innerHTML = await r.text();
-  window.crownUpdates += 1;
-  document.getElementById("live").textContent = "live: generation " + shownGeneration();
-}
-const events = new EventSource("/events");
-events.addEventListener("reload", (e) => { refresh(e.data); });
-events.onopen = () => { document.getElementById("live").textContent = "live: generation " + shownGeneration(); };
-events.onerror = () => { document.getElementById("live").textContent = "disconnected; retrying…"; };
-</script></body></html>
-"#;
-
 /// The most a request may carry in its address and headers (16 KiB), answered 431
 /// beyond. hyper refuses a head past its own read buffer (about 400 KiB) before any of
 /// this code runs, so no request holds more than that in memory; no body is ever read.
@@ -430,7 +394,8 @@ async fn answer(State(st): State<AppState>, req: Request) -> Response {
         Reply::Refused(code, why) => plain(code, why),
         Reply::Page => {
             let frag = st.shared.snapshot.lock().map(|s| s.fragment.clone()).unwrap_or_default();
-            ok("text/html; charset=utf-8", format!("{PAGE_HEAD}{frag}{PAGE_TAIL}"))
+            let (head, tail) = &*assets::PREVIEW;
+            ok("text/html; charset=utf-8", format!("{head}{frag}{tail}"))
         }
         Reply::Fragment => {
             let frag = st.shared.snapshot.lock().map(|s| s.fragment.clone()).unwrap_or_default();
