@@ -18,9 +18,13 @@
 //! actions are POST requests without a body, accepted only with the page's own
 //! `X-Crown: play` header and, when the browser sends one, an `Origin` of this server (a
 //! page elsewhere can neither set the header nor pass the check).
+//!
+//! The pages' HTML, style sheets and scripts are files under `assets/` ([`assets`]).
 
+mod assets;
 pub mod game;
 mod page;
+mod routing;
 
 use crown_engine::diag::plural;
 use std::collections::BTreeMap;
@@ -42,6 +46,8 @@ use crown_engine::load::Project;
 use crate::live::{FsWatcher, PackState, ReloadOptions, Reloader};
 use crate::out::html_escape;
 use crate::print::{self, PrintOptions, Printer, Side};
+
+pub use routing::{host_allowed, percent_decode, query_pairs, route, PlayCall, Reply, MAX_REQUEST_HEAD};
 
 /// One rendered face, by print cache key.
 #[derive(Debug, Clone)]
@@ -211,139 +217,6 @@ fn rebuild(reloader: &Reloader, snap: &mut Snapshot) -> usize {
     rendered
 }
 
-const PAGE_HEAD: &str = r#"<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Crown preview</title>
-<style>
-body { font-family: sans-serif; margin: 1em 2em; background: #f4f1ea; color: #222; }
-.cards { display: flex; flex-wrap: wrap; gap: 14px; }
-figure.card { margin: 0; width: 220px; background: #fff; padding: 6px; border-radius: 6px; box-shadow: 0 1px 3px #0003; }
-figure.card img { width: 100%; display: block; margin-bottom: 4px; }
-figcaption { font-size: 12px; } figcaption p.text { margin: 4px 0; color: #444; }
-.ok { color: #276227; } .stale { color: #a11; font-weight: bold; }
-ul.diagnostics { list-style: none; padding: 0; } li.diag { margin: 6px 0; }
-li.diag .where { font-family: monospace; } li.error .where { color: #a11; } li.warning .where { color: #85610a; }
-li.diag pre { background: #222; color: #eee; padding: 6px; overflow-x: auto; font-size: 12px; }
-#live { position: fixed; top: 6px; right: 10px; font-size: 12px; color: #666; }
-</style></head>
-<body><div id="live">connecting…</div><p><a href="/play">Play a game against bots →</a></p><main id="main">
-"#;
-
-const PAGE_TAIL: &str = r#"</main>
-<script>
-window.crownLoads = (window.crownLoads || 0) + 1;
-window.crownUpdates = 0;
-function shownGeneration() {
-  const g = document.getElementById("generation");
-  return g ? g.dataset.generation : "";
-}
-async function refresh(gen) {
-  if (gen === shownGeneration()) return;
-  const r = await fetch("/fragment", { cache: "no-store" });
-  document.getElementById("main").innerHTML = await r.text();
-  window.crownUpdates += 1;
-  document.getElementById("live").textContent = "live: generation " + shownGeneration();
-}
-const events = new EventSource("/events");
-events.addEventListener("reload", (e) => { refresh(e.data); });
-events.onopen = () => { document.getElementById("live").textContent = "live: generation " + shownGeneration(); };
-events.onerror = () => { document.getElementById("live").textContent = "disconnected; retrying…"; };
-</script></body></html>
-"#;
-
-/// The most a request may carry in its address and headers (16 KiB), answered 431
-/// beyond. hyper refuses a head past its own read buffer (about 400 KiB) before any of
-/// this code runs, so no request holds more than that in memory; no body is ever read.
-pub const MAX_REQUEST_HEAD: usize = 16 * 1024;
-
-/// Whether a `Host` header names this server: `127.0.0.1:PORT` or `localhost:PORT`.
-/// Anything else is a page elsewhere reaching the server through a name that resolves
-/// to 127.0.0.1 (DNS rebinding), and is refused.
-pub fn host_allowed(host: Option<&[u8]>, port: u16) -> bool {
-    let Some(host) = host.and_then(|h| std::str::from_utf8(h).ok()) else { return false };
-    let host = host.trim();
-    let Some((name, p)) = host.rsplit_once(':') else { return false };
-    p == port.to_string() && (name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost"))
-}
-
-/// What a request gets back, before it is turned into an HTTP response: the routing
-/// and the checks, kept apart from the server so they can be tested (and fuzzed) alone.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Reply {
-    Page,
-    Fragment,
-    Events,
-    Face(String),
-    /// The game page.
-    PlayPage,
-    /// A request about the game in the page (`/play/...`).
-    Play(PlayCall),
-    Refused(u16, &'static str),
-}
-
-/// What a `/play/...` request asks of the game in the page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlayCall {
-    /// GET: the game as it stands (or at decision `at`).
-    State,
-    /// POST: start a game.
-    New,
-    /// POST: take an option.
-    Choose,
-    /// POST: go back to a decision, dropping the later ones.
-    Rewind,
-    /// POST: save the game as a golden game.
-    Save,
-}
-
-/// Route one request: its method, its path (still percent-encoded) and its `Host`.
-/// Never panics, whatever the bytes.
-pub fn route(method: &str, path: &str, host: Option<&[u8]>, port: u16) -> Reply {
-    if !host_allowed(host, port) {
-        return Reply::Refused(421, "this server answers only to 127.0.0.1 and localhost\n");
-    }
-    let action = match path {
-        "/play/new" => Some(PlayCall::New),
-        "/play/choose" => Some(PlayCall::Choose),
-        "/play/rewind" => Some(PlayCall::Rewind),
-        "/play/save" => Some(PlayCall::Save),
-        _ => None,
-    };
-    if let Some(call) = action {
-        return if method == "POST" { Reply::Play(call) } else { Reply::Refused(405, "POST only\n") };
-    }
-    if method != "GET" && method != "HEAD" {
-        return Reply::Refused(405, "GET only\n");
-    }
-    match path {
-        "/" => Reply::Page,
-        "/play" => Reply::PlayPage,
-        "/play/state" => Reply::Play(PlayCall::State),
-        "/fragment" => Reply::Fragment,
-        "/events" => Reply::Events,
-        p => match p.strip_prefix("/face/").and_then(|p| p.strip_suffix(".svg")) {
-            Some(name) => match percent_decode(name) {
-                Some(name) => Reply::Face(name),
-                None => Reply::Refused(400, "malformed face name\n"),
-            },
-            None => Reply::Refused(404, "not found\n"),
-        },
-    }
-}
-
-/// Decode `%XX` escapes; `None` for a malformed escape (a `%` not followed by two hex
-/// digits, which the decoder would pass through as it is) or bytes that are not UTF-8.
-pub fn percent_decode(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let malformed = b
-        .iter()
-        .enumerate()
-        .any(|(i, &c)| c == b'%' && !b.get(i + 1..i + 3).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)));
-    if malformed {
-        return None;
-    }
-    percent_encoding::percent_decode_str(s).decode_utf8().ok().map(|c| c.into_owned())
-}
-
 /// The game in the page and what it needs: the project (where golden games are saved) and
 /// the packs as last loaded without errors.
 #[derive(Default)]
@@ -406,7 +279,8 @@ async fn answer(State(st): State<AppState>, req: Request) -> Response {
         Reply::Refused(code, why) => plain(code, why),
         Reply::Page => {
             let frag = st.shared.snapshot.lock().map(|s| s.fragment.clone()).unwrap_or_default();
-            ok("text/html; charset=utf-8", format!("{PAGE_HEAD}{frag}{PAGE_TAIL}"))
+            let (head, tail) = &*assets::PREVIEW;
+            ok("text/html; charset=utf-8", format!("{head}{frag}{tail}"))
         }
         Reply::Fragment => {
             let frag = st.shared.snapshot.lock().map(|s| s.fragment.clone()).unwrap_or_default();
@@ -459,18 +333,6 @@ fn same_origin(headers: &axum::http::HeaderMap, port: u16) -> bool {
             o == format!("http://127.0.0.1:{port}").as_bytes() || o == format!("http://localhost:{port}").as_bytes()
         }
     }
-}
-
-/// `a=1&b=x%20y` into its pairs (`+` is a space); malformed escapes leave a pair out.
-pub fn query_pairs(q: &str) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for part in q.split('&').filter(|p| !p.is_empty()) {
-        let (k, v) = part.split_once('=').unwrap_or((part, ""));
-        if let (Some(k), Some(v)) = (percent_decode(&k.replace('+', " ")), percent_decode(&v.replace('+', " "))) {
-            out.insert(k, v);
-        }
-    }
-    out
 }
 
 /// Run `f` on a thread with the stack simulations use (scripts may nest deep), and wait.
@@ -771,29 +633,6 @@ fn publish_packs(reloader: &Reloader, play: &Play) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn routes_and_refusals() {
-        let me = Some(&b"127.0.0.1:7878"[..]);
-        assert_eq!(route("GET", "/", me, 7878), Reply::Page);
-        assert_eq!(route("GET", "/", Some(b"LocalHost:7878"), 7878), Reply::Page);
-        assert_eq!(route("GET", "/face/tiny/a%20b.svg", me, 7878), Reply::Face("tiny/a b".into()));
-        for bad in ["/face/%.svg", "/face/%e.svg", "/face/%+1.svg", "/face/%ff.svg", "/face/%\u{e9}.svg"] {
-            assert_eq!(route("GET", bad, me, 7878), Reply::Refused(400, "malformed face name\n"), "{bad}");
-        }
-        for host in [&b"evil.test:7878"[..], b"127.0.0.1", b"127.0.0.1:7879", b"localhost:7878.evil", b"\xff:7878"] {
-            assert!(matches!(route("GET", "/", Some(host), 7878), Reply::Refused(421, _)));
-        }
-        assert!(matches!(route("GET", "/", None, 7878), Reply::Refused(421, _)));
-        assert!(matches!(route("DELETE", "/", me, 7878), Reply::Refused(405, _)));
-        // The game: its page and state by GET, its actions by POST only.
-        assert_eq!(route("GET", "/play", me, 7878), Reply::PlayPage);
-        assert_eq!(route("GET", "/play/state", me, 7878), Reply::Play(PlayCall::State));
-        assert_eq!(route("POST", "/play/choose", me, 7878), Reply::Play(PlayCall::Choose));
-        assert!(matches!(route("GET", "/play/choose", me, 7878), Reply::Refused(405, _)));
-        assert!(matches!(route("POST", "/play/save", Some(b"evil.test:7878"), 7878), Reply::Refused(421, _)));
-        assert!(matches!(route("POST", "/", me, 7878), Reply::Refused(405, _)));
-    }
-
     /// The raw-bytes entry point runs the server's own handling: hyper's parser, the
     /// router and the handlers, pipelined requests and all, and every answer ends.
     #[test]
@@ -825,14 +664,5 @@ mod tests {
         let two = "GET /fragment HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n".repeat(2);
         let a = s.answer(two.as_bytes(), Duration::from_secs(5));
         assert_eq!(String::from_utf8_lossy(&a).matches("HTTP/1.1 200").count(), 2);
-    }
-
-    #[test]
-    fn query_pairs_decode_and_skip_malformed_escapes() {
-        let q = query_pairs("name=my-game&description=a+quiet%20game&bad=%zz&i=2&&flag");
-        assert_eq!(q.get("description").map(String::as_str), Some("a quiet game"));
-        assert_eq!(q.get("i").map(String::as_str), Some("2"));
-        assert_eq!(q.get("flag").map(String::as_str), Some(""));
-        assert!(!q.contains_key("bad"));
     }
 }

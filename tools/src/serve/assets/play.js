@@ -1,0 +1,177 @@
+const PACKS = @PACKS@;
+let view = null;      // the last view shown
+let at = null;        // the decision looked at, or null for now
+let chosen = null;    // an option waiting for its confirmation
+let queue = Promise.resolve();  // requests go one at a time, so answers come in order
+let failure = "";     // why the last action was refused
+window.crownPlayUpdates = 0;  // answers shown (after an action or a look, not after a reload)
+
+const $ = (id) => document.getElementById(id);
+function el(tag, attrs, text) {
+  const e = document.createElement(tag);
+  for (const k in attrs || {}) e.setAttribute(k, attrs[k]);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function fillPacks() {
+  for (const p of PACKS) $("pack").appendChild(el("option", { value: p.id }, p.name + " (" + p.id + ")"));
+  $("pack").onchange = fillScenarios;
+  fillScenarios();
+}
+function fillScenarios() {
+  const p = PACKS.find((x) => x.id === $("pack").value);
+  const s = $("scenario");
+  s.innerHTML = "";
+  if (!p) return;
+  s.appendChild(el("option", { value: "" }, "(default)"));
+  for (const sc of p.scenarios) s.appendChild(el("option", { value: sc.id }, sc.name));
+  $("players").min = p.min; $("players").max = p.max;
+  $("players").value = Math.max(p.min, Math.min(2, p.max));
+  $("agents").value = p.max === 1 ? "human" : "human,random";
+}
+
+async function call(method, path) {
+  const opts = method === "POST" ? { method: "POST", headers: { "X-Crown": "play" } } : { cache: "no-store" };
+  const r = await fetch(path, opts);
+  const j = await r.json();
+  if (!r.ok) throw new Error(j.error || r.statusText);
+  return j;
+}
+function enqueue(f) {
+  const next = queue.then(f, f);
+  queue = next.catch(() => {});
+  return next;
+}
+function act(path) {
+  return enqueue(async () => {
+    failure = "";
+    try {
+      const v = await call("POST", path);
+      at = null;
+      show(v);
+      return v;
+    } catch (e) {
+      failure = e.message;
+      $("error").textContent = failure;
+    } finally {
+      window.crownPlayUpdates += 1;
+    }
+  });
+}
+// Look at the game again (`counted`: the person asked for it, not a reload of the rules).
+function load(counted) {
+  return enqueue(async () => {
+    try {
+      show(await call("GET", "/play/state" + (at === null ? "" : "?at=" + at)));
+    } catch (e) {
+      if (view) $("error").textContent = e.message;
+    } finally {
+      if (counted) window.crownPlayUpdates += 1;
+    }
+  });
+}
+
+function cardEl(c) {
+  const d = el("div", { class: "card" });
+  if (c.id) {
+    const img = el("img", { src: "/face/" + encodeURIComponent(view.pack) + "/" + encodeURIComponent(c.id) + ".svg", alt: c.name, title: c.name });
+    img.onerror = () => { img.remove(); };
+    d.appendChild(img);
+  }
+  d.appendChild(el("div", { class: "name" }, c.name));
+  for (const u of c.under) d.appendChild(el("div", { class: "under" }, "under it: " + u.name));
+  return d;
+}
+
+function show(v) {
+  view = v;
+  chosen = null;
+  $("game").hidden = false;
+  $("title").textContent = v.pack_name + " — seed " + v.seed + " — you are " + v.names[v.seat];
+  $("past").hidden = at === null;
+  $("past-step").textContent = v.step;
+  $("status").textContent = v.status;
+  $("board").textContent = v.board;
+  $("board").hidden = !$("show-board").checked;
+  $("over").textContent = v.over || "";
+  $("error").textContent = v.error || failure;
+  $("step").textContent = "decision " + v.step + " of " + v.total;
+  $("prompt").textContent = v.prompt ? v.names[v.seat] + ", " + v.prompt + ":" : "";
+  $("confirm").hidden = true;
+  const opts = $("options");
+  opts.innerHTML = "";
+  v.options.forEach((o, i) => {
+    const b = el("button", { class: "option", type: "button", "data-i": i }, o.label);
+    b.disabled = at !== null;
+    b.onclick = () => pick(i);
+    opts.appendChild(b);
+  });
+  const zs = $("zones");
+  zs.innerHTML = "";
+  for (const z of v.zones) {
+    const d = el("div", { class: "zone" });
+    const more = z.count > z.cards.length ? " (" + z.count + " cards" + (z.cards.length ? ", the top one shown" : "") + ")" : "";
+    d.appendChild(el("h3", {}, z.label + more));
+    const cs = el("div", { class: "cards" });
+    for (const c of z.cards) cs.appendChild(cardEl(c));
+    d.appendChild(cs);
+    zs.appendChild(d);
+  }
+  const log = $("log");
+  log.innerHTML = "";
+  let shown = -1;
+  const mark = (k) => {
+    const li = el("li", { class: "decision" + (k === v.step ? " current" : ""), "data-step": k }, "▸ decision " + k);
+    li.onclick = () => { at = k === v.total ? null : k; load(true); };
+    log.appendChild(li);
+  };
+  for (const l of v.log) {
+    while (shown < l.at) { shown += 1; if (shown > 0) mark(shown); }
+    log.appendChild(el("li", {}, l.text));
+  }
+  while (shown < v.step) { shown += 1; if (shown > 0) mark(shown); }
+  log.scrollTop = log.scrollHeight;
+  $("undo").disabled = v.total === 0 || at !== null;
+  $("back").disabled = v.step === 0;
+  $("forward").disabled = at === null;
+  $("scripts").hidden = v.script_output.length === 0;
+  $("script-output").textContent = v.script_output.join("\n");
+  $("reloads").textContent = v.reloads.length ? "Rules reloaded at decision " + v.reloads.join(", ") + "." : "";
+}
+
+function pick(i) {
+  const o = view.options[i];
+  if (o.confirm) {
+    chosen = i;
+    $("confirm-text").textContent = o.confirm;
+    $("confirm").hidden = false;
+    return;
+  }
+  act("/play/choose?i=" + i);
+}
+
+$("yes").onclick = () => { if (chosen !== null) act("/play/choose?i=" + chosen); };
+$("no").onclick = () => { chosen = null; $("confirm").hidden = true; };
+$("start").onclick = () => {
+  const q = new URLSearchParams({ pack: $("pack").value, scenario: $("scenario").value, players: $("players").value, agents: $("agents").value, seed: $("seed").value });
+  act("/play/new?" + q.toString());
+};
+$("undo").onclick = () => { if (view && view.total > 0) act("/play/rewind?to=" + (view.total - 1)); };
+$("back").onclick = () => { if (view && view.step > 0) { at = view.step - 1; load(true); } };
+$("forward").onclick = () => { if (view && at !== null) { at = at + 1 >= view.total ? null : at + 1; load(true); } };
+$("now").onclick = () => { at = null; load(true); };
+$("resume").onclick = () => { if (at !== null) act("/play/rewind?to=" + at); };
+$("show-board").onchange = () => { $("board").hidden = !$("show-board").checked; };
+$("save").onclick = async () => {
+  const q = new URLSearchParams({ name: $("save-name").value, description: $("save-description").value });
+  const v = await act("/play/save?" + q.toString());
+  if (v && v.saved) $("saved").textContent = "saved " + v.saved.join(" and ");
+};
+
+fillPacks();
+load(false);
+const events = new EventSource("/events");
+events.addEventListener("reload", () => { if (view) load(false); $("live").textContent = "live"; });
+events.onopen = () => { $("live").textContent = "live"; };
+events.onerror = () => { $("live").textContent = "disconnected; retrying…"; };
