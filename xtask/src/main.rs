@@ -1,8 +1,12 @@
 //! The project's own tasks, run with `cargo xtask <task>` (an alias in `.cargo/config.toml`).
 //!
 //! - `cargo xtask test [ARGS...]`: install the outside programs the test suite drives
-//!   (when missing), then run `cargo test --workspace ARGS...`. This is the README's test
+//!   (when missing), then run `cargo test --workspace --features crown-tools/bench-suite
+//!   ARGS...` (the benchmark suite's own tests included). This is the README's test
 //!   command and what CI runs.
+//! - `cargo xtask bench [ARGS...]`: `crown bench ARGS...` built in release mode with the
+//!   benchmark suite (the native baseline and the generated projects), which the `crown`
+//!   a designer installs leaves out.
 //! - `cargo xtask provision`: only the first half.
 //! - `cargo xtask hostile [--no-build] [--keep] [FILTER...]`: build `crown` in release mode
 //!   and run the hostile-input set of `tests/hostile/` against it, each case under a
@@ -60,6 +64,7 @@ fn main() -> ExitCode {
             }
             Err(e) => fail(&e),
         },
+        Some("bench") => run_bench(&args[1..]),
         Some("hostile") => match hostile::main(&args[1..]) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
@@ -67,8 +72,9 @@ fn main() -> ExitCode {
         },
         _ => {
             eprintln!(
-                "usage: cargo xtask test [ARGS...]   install the programs the tests use, then `cargo test --workspace ARGS...`\n\
+                "usage: cargo xtask test [ARGS...]   install the programs the tests use, then `cargo test --workspace --features crown-tools/bench-suite ARGS...`\n\
                  \x20      cargo xtask provision          only install the programs\n\
+                 \x20      cargo xtask bench [ARGS]       `crown bench ARGS` with the benchmark suite, in release mode\n\
                  \x20      cargo xtask hostile [FILTER]   run the hostile-input set against the release binary"
             );
             ExitCode::from(2)
@@ -190,11 +196,27 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
+/// `crown bench ARGS` with the benchmark suite, built in release mode, on this repository.
+fn run_bench(args: &[String]) -> ExitCode {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let status = Command::new(cargo)
+        .current_dir(&root)
+        .args(["run", "--release", "--quiet", "--package", "crown-tools", "--features", "bench-suite", "--", "bench"])
+        .args(args)
+        .status();
+    match status {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(1, 255) as u8)),
+        Err(e) => fail(&format!("could not run cargo: {e}")),
+    }
+}
+
 fn run_tests(args: &[String], found: &[(&'static str, PathBuf)]) -> ExitCode {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(&root).args(["test", "--workspace"]).args(args);
+    cmd.current_dir(&root).args(["test", "--workspace", "--features", "crown-tools/bench-suite"]).args(args);
     for (var, path) in found {
         cmd.env(var, path);
     }
