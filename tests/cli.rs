@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::common::crown;
+use crate::common::{crown, crown_bin};
 use crown_engine::game::record::GameFile;
 use crown_engine::game::{Game, GameConfig, Status};
 use crown_engine::load::{load_pack, LoadOptions, Project};
@@ -371,4 +371,26 @@ fn review_accepts_the_games_answered_yes_only() {
     assert!(text.contains("1 accepted") && text.contains("crown test --bless demo/two"), "{text}");
     assert_ne!(before[0], std::fs::read(&transcripts[0]).unwrap(), "the first game was not accepted");
     assert_eq!(before[1], std::fs::read(&transcripts[1]).unwrap(), "the second game was accepted");
+}
+
+/// Every write is atomic through a temporary file beside its target, never in the system
+/// temporary folder (which may be on another filesystem: a rename across filesystems
+/// fails with "Invalid cross-device link"). With TMPDIR pointing nowhere, writing still works.
+#[test]
+fn writes_never_go_through_the_system_temporary_folder() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("schema");
+    let o = std::process::Command::new(crown_bin())
+        .env("TMPDIR", out.path().join("no-such-folder"))
+        .args(["schema", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let written: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(written.iter().any(|n| n.to_string_lossy() == "pack.schema.json"), "{written:?}");
+    assert!(
+        !written.iter().any(|n| n.to_string_lossy().contains("crown-tmp")),
+        "no temporary file is left: {written:?}"
+    );
 }

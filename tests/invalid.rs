@@ -706,6 +706,21 @@ mod sandbox {
             "fn on_play(p, c) {{\n    down({depth});\n}}\nfn down(n) {{\n    if n > 0 {{ down(n - 1) }}\n}}\n"
         ));
         assert_eq!(play(&pack).1, Status::Finished);
+        // The limit is the one set, not Rhai's default (lower in debug builds, higher in
+        // release): the deepest recursion that passes is within a few frames of it (the
+        // hook and the calls that lead to it take those).
+        let passes = |depth: usize| {
+            let (_t, pack) = tiny_with(&format!(
+                "fn on_play(p, c) {{\n    down({depth});\n}}\nfn down(n) {{\n    if n > 0 {{ down(n - 1) }}\n}}\n"
+            ));
+            play(&pack).1 == Status::Finished
+        };
+        let top = LIMITS.call_levels;
+        let deepest = (top.saturating_sub(8)..=top + 2).take_while(|&d| passes(d)).last();
+        assert!(
+            deepest.is_some_and(|d| d + 4 >= top && d < top),
+            "deepest recursion that passes: {deepest:?}, limit {top}"
+        );
     }
 
     #[test]

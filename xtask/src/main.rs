@@ -8,6 +8,10 @@
 //!   benchmark suite (the native baseline and the generated projects), which the `crown`
 //!   a designer installs leaves out.
 //! - `cargo xtask provision`: only the first half.
+//! - `cargo xtask mutants [--base REV] [ARGS...]`: mutation testing with cargo-mutants
+//!   (installed on first use) over the code changed since REV (default `HEAD`: the
+//!   uncommitted changes); ARGS go to `cargo mutants` (`--file engine/src/load/checks.rs`
+//!   instead of a diff, `-p crown-engine`, `--test-package crown-engine`...).
 //! - `cargo xtask hostile [--no-build] [--keep] [FILTER...]`: build `crown` in release mode
 //!   and run the hostile-input set of `tests/hostile/` against it, each case under a
 //!   20 s and 1 GiB limit, watching every file it could touch ([`hostile`]).
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
             Err(e) => fail(&e),
         },
         Some("bench") => run_bench(&args[1..]),
+        Some("mutants") => run_mutants(&args[1..]),
         Some("hostile") => match hostile::main(&args[1..]) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
@@ -75,6 +80,7 @@ fn main() -> ExitCode {
                 "usage: cargo xtask test [ARGS...]   install the programs the tests use, then `cargo test --workspace --features crown-tools/bench-suite ARGS...`\n\
                  \x20      cargo xtask provision          only install the programs\n\
                  \x20      cargo xtask bench [ARGS]       `crown bench ARGS` with the benchmark suite, in release mode\n\
+                 \x20      cargo xtask mutants [--base REV] [ARGS]   mutation testing of the code changed since REV\n\
                  \x20      cargo xtask hostile [FILTER]   run the hostile-input set against the release binary"
             );
             ExitCode::from(2)
@@ -194,6 +200,63 @@ fn is_root() -> bool {
         .ok()
         .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
         .unwrap_or(false)
+}
+
+/// Mutation testing: `cargo mutants` over what changed since `--base REV` (default
+/// `HEAD`), or over what ARGS select when they name files. cargo-mutants is installed
+/// with `cargo install --locked` the first time (the one place that installs it).
+fn run_mutants(args: &[String]) -> ExitCode {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let have = Command::new(&cargo).args(["mutants", "--version"]).output().is_ok_and(|o| o.status.success());
+    if !have {
+        eprintln!("xtask: installing cargo-mutants (cargo install --locked cargo-mutants)");
+        let ok =
+            Command::new(&cargo).args(["install", "--locked", "cargo-mutants"]).status().is_ok_and(|s| s.success());
+        if !ok {
+            return fail("could not install cargo-mutants; install it with `cargo install --locked cargo-mutants`");
+        }
+    }
+    let mut rest: Vec<String> = Vec::new();
+    let mut base = "HEAD".to_string();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--base" {
+            match it.next() {
+                Some(b) => base = b.clone(),
+                None => return fail("--base needs a revision"),
+            }
+        } else {
+            rest.push(a.clone());
+        }
+    }
+    let mut cmd = Command::new(&cargo);
+    cmd.current_dir(&root).arg("mutants").arg("--features").arg("crown-tools/bench-suite");
+    if !rest.iter().any(|a| a == "--file" || a == "-f" || a.starts_with("--file=")) {
+        // The code a change touches: the diff since BASE, given to cargo-mutants.
+        let diff = Command::new("git")
+            .current_dir(&root)
+            .args(["diff", "--end-of-options", &base, "--", "engine", "tools", "xtask"])
+            .output();
+        let diff = match diff {
+            Ok(o) if o.status.success() => o.stdout,
+            Ok(o) => return fail(&format!("git diff {base}: {}", String::from_utf8_lossy(&o.stderr).trim())),
+            Err(e) => return fail(&format!("could not run git: {e}")),
+        };
+        if diff.is_empty() {
+            return fail(&format!("nothing changed since {base}: name one with --base REV, or files with --file"));
+        }
+        let path = root.join("target").join("mutants.diff");
+        if let Err(e) = std::fs::create_dir_all(root.join("target")).and_then(|_| std::fs::write(&path, diff)) {
+            return fail(&format!("cannot write {}: {e}", path.display()));
+        }
+        cmd.arg("--in-diff").arg(path);
+    }
+    match cmd.args(&rest).status() {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(1, 255) as u8)),
+        Err(e) => fail(&format!("could not run cargo mutants: {e}")),
+    }
 }
 
 /// `crown bench ARGS` with the benchmark suite, built in release mode, on this repository.

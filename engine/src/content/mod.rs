@@ -217,3 +217,35 @@ impl Fnv {
         self.0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The standard sizes, in millimetres: poker 2.5x3.5 in (63x88 as printed), bridge
+    /// 2.25x3.5 in, tarot 70x120, mini 44x63 (American mini, 1.75x2.5 in), square 70x70.
+    #[test]
+    fn named_card_sizes_are_the_standard_ones() {
+        let want = [
+            ("poker", (63.0, 88.0)),
+            ("bridge", (56.0, 88.0)),
+            ("tarot", (70.0, 120.0)),
+            ("mini", (44.0, 63.0)),
+            ("square", (70.0, 70.0)),
+        ];
+        for (name, size) in want {
+            assert_eq!(named_card_size(name), Some(size), "{name}");
+        }
+        assert_eq!(named_card_size("huge"), None);
+    }
+
+    /// FNV-1a's published test vectors: a change to the constants changes every cache key
+    /// and save checksum.
+    #[test]
+    fn the_content_hash_is_fnv1a() {
+        assert_eq!(hash_bytes(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(hash_bytes(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(hash_bytes(b"foobar"), 0x8594_4171_f739_67e8);
+        assert_eq!(Fnv::default().write(b"foo").write(b"bar").finish(), hash_bytes(b"foobar"));
+    }
+}

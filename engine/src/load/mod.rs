@@ -681,4 +681,24 @@ mod tests {
         assert!(l.sources.get(Path::new("content/p/cards/c0.toml")).is_none());
         assert!(l.sources.get(Path::new("content/p/cards/c1.toml")).is_some());
     }
+
+    /// A count is 0 to 10,000 copies: both ends load, one past either end is refused at
+    /// the count's line.
+    #[test]
+    fn counts_load_from_0_to_10000() {
+        for (count, ok) in [(0, true), (10_000, true), (10_001, false), (-1, false)] {
+            let tmp = project(&format!("count{}", count + 1));
+            write(
+                &tmp.0,
+                "content/p/cards/c0.toml",
+                &format!("[[card]]\nid = \"c0\"\nname = \"Card 0\"\ncount = {count}\n"),
+            );
+            let loaded = load_pack(&Project::new(&tmp.0), "p", LoadOptions::default());
+            let out_of_range: Vec<_> = loaded.diagnostics.iter().filter(|d| d.code == "out-of-range").collect();
+            assert_eq!(out_of_range.is_empty(), ok, "count = {count}: {:?}", loaded.diagnostics);
+            if !ok {
+                assert_eq!(out_of_range[0].line, 4, "count = {count}");
+            }
+        }
+    }
 }

@@ -115,14 +115,14 @@ fn run_new(project: &Project, args: &NewArgs) -> Done {
     let game = match Game::new(pack.clone(), cfg, bots) {
         Ok(g) => g,
         Err(e) => {
-            return Err(Failure::new(2, format!("{e}")));
+            return Err(Failure::usage(e.to_string()));
         }
     };
     let names = game.state.players.iter().map(|p| p.name.clone()).collect();
     let save = match SaveFile::new_game(&pack, game.scenario.clone(), args.seed, names) {
         Ok(s) => s,
         Err(e) => {
-            return Err(Failure::new(2, format!("{e}")));
+            return Err(Failure::usage(e.to_string()));
         }
     };
     // Nothing has been played yet, so nothing is kept elsewhere when this fails.
@@ -150,13 +150,13 @@ fn run_play(project: &Project, args: &PlayArgs) -> Done {
     let save = match read_save(&args.save) {
         Ok(s) => s,
         Err(e) => {
-            return Err(Failure::new(1, format!("{e}; the save was not changed")));
+            return Err(Failure::error(format!("{e}; the save was not changed")));
         }
     };
     let pack_name = args.pack.clone().unwrap_or_else(|| save.pack.clone());
     let pack = session::load(project, &pack_name)?;
     if let Err(e) = save.check_pack(&pack) {
-        return Err(Failure::new(1, format!("{}: {e}; the save was not changed", args.save.display())));
+        return Err(Failure::error(format!("{}: {e}; the save was not changed", args.save.display())));
     }
     if pack.id() == save.pack && pack.manifest.version != save.pack_version {
         println!("note: saved with {} {}, now {}", save.pack, save.pack_version, pack.manifest.version);
@@ -165,7 +165,7 @@ fn run_play(project: &Project, args: &PlayArgs) -> Done {
     let agents = match agents_for(&save, &args.agent, &seen) {
         Ok(a) => a,
         Err(e) => {
-            return Err(Failure::new(2, format!("{e}")));
+            return Err(Failure::usage(e.to_string()));
         }
     };
     // Before playing: the save (and the transcript, if asked for) must be writable, or
@@ -198,7 +198,7 @@ fn run_play(project: &Project, args: &PlayArgs) -> Done {
     let sitting = match play_sitting_told(&save, pack, args.scenario.clone(), agents, round, true, Some(listener)) {
         Ok(s) => s,
         Err(e) => {
-            return Err(Failure::new(1, format!("{}: {e}; the save was not changed", args.save.display())));
+            return Err(Failure::error(format!("{}: {e}; the save was not changed", args.save.display())));
         }
     };
     if let Some(path) = &args.transcript {
@@ -217,10 +217,10 @@ fn run_play(project: &Project, args: &PlayArgs) -> Done {
             Status::TurnLimit => format!("the turn limit ({} turns) came before a checkpoint", sitting.game.max_turns),
             _ => "the game did not stop between turns".to_string(),
         };
-        return Err(Failure::new(1, format!("{why}; the save was not changed")));
+        return Err(Failure::error(format!("{why}; the save was not changed")));
     };
     if let Err(e) = write_save(&args.save, new_save) {
-        return Err(Failure::new(1, format!("{e}")));
+        return Err(Failure::error(e.to_string()));
     }
     println!(
         "saved {} ({}): {}",
@@ -235,7 +235,7 @@ fn run_show(project: &Project, args: &ShowArgs) -> Done {
     let save = match read_save(&args.save) {
         Ok(s) => s,
         Err(e) => {
-            return Err(Failure::new(1, format!("{e}")));
+            return Err(Failure::error(e.to_string()));
         }
     };
     let pack = session::load(project, &save.pack).ok();

@@ -100,7 +100,7 @@ fn export(project: &Project, args: &CsvArgs, form: Form) -> Done {
         }
     };
     if kinds.is_empty() {
-        return Err(Failure::new(1, format!("`{id}` defines no card, plaque, noble or leader of its own")));
+        return Err(Failure::error(format!("`{id}` defines no card, plaque, noble or leader of its own")));
     }
     if args.out.is_some() && kinds.len() > 1 {
         return Err(Failure::new(
@@ -147,7 +147,7 @@ fn export(project: &Project, args: &CsvArgs, form: Form) -> Done {
             continue;
         }
         if let Err(e) = out::write_atomic(&path, text.as_bytes()) {
-            return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
+            return Err(Failure::error(format!("cannot write {}: {e}", path.display())));
         }
         let place =
             if kind == DefKind::Card { format!("cards/<name>.{ext}") } else { format!("{}s.{ext}", kind.as_str()) };

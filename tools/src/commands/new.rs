@@ -61,7 +61,7 @@ fn new_pack(project: &Project, name: &str) -> Done {
     }
     let dir = project.pack_dir(name);
     if dir.exists() {
-        return Err(Failure::new(1, format!("{} already exists; nothing was written", dir.display())));
+        return Err(Failure::error(format!("{} already exists; nothing was written", dir.display())));
     }
     let title = title_case(name);
     let files: Vec<(std::path::PathBuf, String)> = vec![
@@ -78,7 +78,7 @@ fn new_pack(project: &Project, name: &str) -> Done {
             Ok(true) => println!("created {}", rel(project, path)),
             Ok(false) => println!("kept    {} (already exists)", rel(project, path)),
             Err(e) => {
-                return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
+                return Err(Failure::error(format!("cannot write {}: {e}", path.display())));
             }
         }
     }
@@ -100,7 +100,7 @@ fn new_pack(project: &Project, name: &str) -> Done {
                     Ok(true) => println!("created {}", rel(project, path)),
                     Ok(false) => println!("kept    {} (already exists)", rel(project, path)),
                     Err(e) => {
-                        return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
+                        return Err(Failure::error(format!("cannot write {}: {e}", path.display())));
                     }
                 }
             }
@@ -219,7 +219,7 @@ fn new_templates(project: &Project, pack: &str, only: &[String]) -> Done {
                 kept += 1;
             }
             Err(e) => {
-                return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
+                return Err(Failure::error(format!("cannot write {}: {e}", path.display())));
             }
         }
     }

@@ -62,13 +62,13 @@ pub fn run(project: &Project, args: &PlayArgs) -> Done {
     let kinds = match crate::seats::agent_kinds(&pack, scenario, players, &wanted, "random") {
         Ok(k) => k,
         Err(e) => {
-            return Err(Failure::new(2, format!("{e}")));
+            return Err(Failure::usage(e.to_string()));
         }
     };
     // Before playing: the files asked for must be writable, or the game is lost.
     for path in args.transcript.iter().chain(&args.record) {
         if let Err(e) = out::check_writable(path) {
-            return Err(Failure::new(1, format!("cannot write {}: {e}; nothing was played", path.display())));
+            return Err(Failure::error(format!("cannot write {}: {e}; nothing was played", path.display())));
         }
     }
     let seen = Seen::default();
@@ -92,7 +92,7 @@ pub fn run(project: &Project, args: &PlayArgs) -> Done {
     let mut game = match Game::new(pack.clone(), cfg, agents) {
         Ok(g) => g,
         Err(e) => {
-            return Err(Failure::new(2, format!("{e}")));
+            return Err(Failure::usage(e.to_string()));
         }
     };
     // What the scripts print (print() and debug()) is shown as it happens (the debug log
@@ -125,7 +125,7 @@ pub fn run(project: &Project, args: &PlayArgs) -> Done {
         match live_reload(project, &args.pack, args.poll, args.debounce) {
             Ok(hook) => game.reload = Some(hook),
             Err(e) => {
-                return Err(Failure::new(1, format!("{e}")));
+                return Err(Failure::error(e.to_string()));
             }
         }
         println!("watching the pack's files: edits apply at the next choice");
@@ -137,13 +137,13 @@ pub fn run(project: &Project, args: &PlayArgs) -> Done {
     }
     if let Some(path) = &args.transcript {
         if let Err(e) = out::write_atomic(path, text.as_bytes()) {
-            return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
+            return Err(Failure::error(format!("cannot write {}: {e}", path.display())));
         }
     }
     if let Some(path) = &args.record {
         let file = GameFile::from_game(&game, kinds.clone(), String::new());
         if let Err(e) = out::write_atomic(path, file.to_toml().as_bytes()) {
-            return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
+            return Err(Failure::error(format!("cannot write {}: {e}", path.display())));
         }
         println!("recorded {}", path.display());
     }

@@ -81,7 +81,7 @@ pub fn run(project: &Project, args: &PrintArgs) -> Done {
         }
     };
     if !(50..=1200).contains(&args.dpi) {
-        return Err(Failure::new(2, format!("--dpi must be between 50 and 1200, not {}", args.dpi)));
+        return Err(Failure::usage(format!("--dpi must be between 50 and 1200, not {}", args.dpi)));
     }
     let Some(paper) = Paper::parse(&args.paper) else {
         let d = Diagnostic::error("unknown-paper", format!("unknown paper `{}`", args.paper))
@@ -103,13 +103,13 @@ pub fn run(project: &Project, args: &PrintArgs) -> Done {
         guides: args.guides,
     };
     if let Err(m) = page.check() {
-        return Err(Failure::new(2, format!("{m}")));
+        return Err(Failure::usage(m.to_string()));
     }
     let pack = session::load_printable(project, &args.pack)?;
     let out_dir = args.out.clone().unwrap_or_else(|| project.root.join("build").join("print").join(pack.id()));
     // The folder takes files, before anything is rendered.
     if let Err(e) = out::check_writable(&out_dir.join(".crown-print")) {
-        return Err(Failure::new(1, format!("cannot write into {}: {e}", out_dir.display())));
+        return Err(Failure::error(format!("cannot write into {}: {e}", out_dir.display())));
     }
     let mut formats = args.format.clone();
     formats.sort();

@@ -34,7 +34,7 @@ pub fn run(project: &Project, args: &ProfileArgs) -> Done {
     let (pack, players, kinds) = session::bot_table(project, &args.pack, &args.table, "profile")?;
     let config = |seed| crate::sim::config(seed, players, args.table.scenario.as_deref());
     if let Err(e) = Game::new(pack.clone(), config(args.table.seed), crate::seats::bots(&kinds, args.table.seed)) {
-        return Err(Failure::new(2, format!("{e}")));
+        return Err(Failure::usage(e.to_string()));
     }
     let start = Instant::now();
     profile::start(&pack);

@@ -30,11 +30,11 @@ pub struct RecordArgs {
 pub fn run(project: &Project, args: &RecordArgs) -> Done {
     let pack = session::load(project, &args.pack)?;
     if args.out.exists() && !args.force {
-        return Err(Failure::new(1, format!("{} exists; pass --force to replace it", args.out.display())));
+        return Err(Failure::error(format!("{} exists; pass --force to replace it", args.out.display())));
     }
     for path in [args.out.clone(), transcript_path(&args.out)] {
         if let Err(e) = out::check_writable(&path) {
-            return Err(Failure::new(1, format!("cannot write {}: {e}; nothing was recorded", path.display())));
+            return Err(Failure::error(format!("cannot write {}: {e}; nothing was recorded", path.display())));
         }
     }
     let scenario = args.table.scenario.as_deref();
@@ -44,11 +44,11 @@ pub fn run(project: &Project, args: &RecordArgs) -> Done {
         Ok(_) => {
             return Err(Failure::new(
                 2,
-                format!("`crown record` records bot games; use `crown play --record` to record your own"),
+                "`crown record` records bot games; use `crown play --record` to record your own",
             ));
         }
         Err(e) => {
-            return Err(Failure::new(2, format!("{e}")));
+            return Err(Failure::usage(e.to_string()));
         }
     };
     let (file, replayed) =
@@ -63,7 +63,7 @@ pub fn run(project: &Project, args: &RecordArgs) -> Done {
     if let Err(e) = out::write_atomic(&args.out, file.to_toml().as_bytes())
         .and_then(|_| out::write_atomic(&tpath, replayed.as_bytes()))
     {
-        return Err(Failure::new(1, format!("cannot write: {e}")));
+        return Err(Failure::error(format!("cannot write: {e}")));
     }
     println!(
         "recorded {} ({}) and {}",

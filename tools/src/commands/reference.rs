@@ -48,14 +48,14 @@ pub fn run(project: &Project, args: &ReferenceArgs) -> Done {
         PaperArg::Letter => Paper::Letter,
     };
     if let Err(e) = out::check_writable(&out_path) {
-        return Err(Failure::new(1, format!("cannot write {}: {e}", out_path.display())));
+        return Err(Failure::error(format!("cannot write {}: {e}", out_path.display())));
     }
     let sources = reference::rules_sources(&pack);
     match render_reference(&pack, format, paper) {
         Ok((bytes, diags)) => {
             out::print_diagnostics(&diags, &sources);
             if let Err(e) = out::write_atomic(&out_path, &bytes) {
-                return Err(Failure::new(1, format!("cannot write {}: {e}", out_path.display())));
+                return Err(Failure::error(format!("cannot write {}: {e}", out_path.display())));
             }
             let errors = diags.iter().filter(|d| d.is_error()).count();
             println!("{}: reference written to {} ({} bytes)", pack.id(), out_path.display(), bytes.len());

@@ -24,7 +24,7 @@ pub fn run(project: &Project, args: &SchemaArgs) -> Done {
         Some(d) => match std::fs::create_dir_all(d) {
             Ok(()) => d.clone(),
             Err(e) => {
-                return Err(Failure::new(1, format!("cannot write into {}: {e}; nothing was written", d.display())));
+                return Err(Failure::error(format!("cannot write into {}: {e}; nothing was written", d.display())));
             }
         },
         None => project.root.clone(),
@@ -33,13 +33,13 @@ pub fn run(project: &Project, args: &SchemaArgs) -> Done {
     for (name, _) in schema::all() {
         let path = dir.join(name);
         if let Err(e) = out::check_writable_in(&root, &path) {
-            return Err(Failure::new(1, format!("cannot write {}: {e}; nothing was written", path.display())));
+            return Err(Failure::error(format!("cannot write {}: {e}; nothing was written", path.display())));
         }
     }
     for (name, s) in schema::all() {
         let path = dir.join(name);
         if let Err(e) = out::write_atomic_in(&root, &path, schema::to_json(&s).as_bytes()) {
-            return Err(Failure::new(1, format!("cannot write {}: {e}", path.display())));
+            return Err(Failure::error(format!("cannot write {}: {e}", path.display())));
         }
         println!("wrote {}", path.display());
     }

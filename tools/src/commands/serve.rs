@@ -38,18 +38,18 @@ pub fn run(project: &Project, args: &ServeArgs) -> Done {
         }
     };
     if reloader.packs.is_empty() {
-        return Err(Failure::new(2, format!("no packs in {}", reloader.project.content_dir().display())));
+        return Err(Failure::usage(format!("no packs in {}", reloader.project.content_dir().display())));
     }
     let watcher = match FsWatcher::new(&reloader.project.root, args.poll, Duration::from_millis(args.debounce.max(1))) {
         Ok(w) => w,
         Err(e) => {
-            return Err(Failure::new(1, format!("{e}")));
+            return Err(Failure::error(e.to_string()));
         }
     };
     let listener = match TcpListener::bind(("127.0.0.1", args.port)) {
         Ok(l) => l,
         Err(e) => {
-            return Err(Failure::new(1, format!("cannot listen on 127.0.0.1:{}: {e} (try another --port)", args.port)));
+            return Err(Failure::error(format!("cannot listen on 127.0.0.1:{}: {e} (try another --port)", args.port)));
         }
     };
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(args.port);

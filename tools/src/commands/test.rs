@@ -53,7 +53,7 @@ pub fn run(project: &Project, args: &TestArgs) -> Done {
     let cases = match cases_for(project, &args.targets) {
         Ok(c) => c,
         Err(e) => {
-            return Err(Failure::new(2, format!("{e}")));
+            return Err(Failure::usage(e.to_string()));
         }
     };
     if let Some(id) = &args.explain {

@@ -59,7 +59,7 @@ pub fn run(project: &Project, args: &WatchArgs) -> Done {
         match FsWatcher::new(&reloader.project.root, args.poll, Duration::from_millis(args.debounce.max(1))) {
             Ok(w) => w,
             Err(e) => {
-                return Err(Failure::new(1, format!("{e}")));
+                return Err(Failure::error(e.to_string()));
             }
         };
     let ids: Vec<String> = reloader.packs.keys().cloned().collect();

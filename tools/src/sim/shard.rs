@@ -159,4 +159,49 @@ mod tests {
         assert!(parse_shard("3/2").unwrap_err().contains("not below the shard count 2"));
         assert!(parse_shard("2/2").is_err() && parse_shard("0/0").is_err() && parse_shard("a/b").is_err());
     }
+
+    fn shard(dir: &Path, name: &str, range: (u64, u64), not_run: u64) -> PathBuf {
+        let run = RunInfo {
+            pack: "p".into(),
+            version: "1".into(),
+            scenario: None,
+            seed: 1,
+            games: 10,
+            players: 2,
+            agents: vec!["random".into()],
+            seat_order: crate::sim::plan::SeatOrder::Fixed,
+            characters: "game".into(),
+            overrides: Vec::new(),
+            confidence: 0.95,
+            min_sample: 30,
+            compare: None,
+            compare_agents: Vec::new(),
+            names: Default::default(),
+        };
+        let f = StatsFile {
+            format: FORMAT.into(),
+            run,
+            ranges: vec![range],
+            not_run,
+            stats: Stats::default(),
+            other: None,
+            paired: None,
+        };
+        let path = dir.join(name);
+        write(&path, &f).unwrap();
+        path
+    }
+
+    /// Games a shard did not play (stopped by `--max-failures`) are summed over the
+    /// shards, never taken from one of them.
+    #[test]
+    fn merging_adds_the_games_each_shard_did_not_play() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = shard(dir.path(), "a.json", (0, 5), 3);
+        let b = shard(dir.path(), "b.json", (5, 10), 4);
+        let merged = merge(&[a.clone(), b.clone()]).unwrap();
+        assert_eq!(merged.not_run, 7);
+        assert_eq!(merged.ranges, vec![(0, 5), (5, 10)]);
+        assert_eq!(merge(&[b, a]).unwrap().not_run, 7, "in any order");
+    }
 }

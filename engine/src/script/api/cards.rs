@@ -354,6 +354,17 @@ mod tests {
         r.map(|v| v.to_string()).map_err(|e| e.to_string())
     }
 
+    /// Seats are 0 to players - 1: the number of players itself is no seat, and says so
+    /// in the designer's words (not as an internal error of a host function).
+    #[test]
+    fn a_seat_is_below_the_number_of_players() {
+        assert_eq!(probe("counter(0, \"gold\")").unwrap(), "0");
+        for seat in ["1", "-1"] {
+            let e = probe(&format!("counter({seat}, \"gold\")")).unwrap_err();
+            assert!(e.contains(&format!("no player {seat} (players are 0 to 0)")), "{e}");
+        }
+    }
+
     #[test]
     fn the_side_up_is_what_value_attr_and_name_of_read() {
         let got = probe(
