@@ -506,7 +506,7 @@ fn harvest_takes_one_resource_per_chosen_pawn_while_the_supply_lasts() {
 #[test]
 fn buying_pays_the_cost_and_places_next_to_a_wall() {
     let mut t = table("standard");
-    t.answers(0, &["Buy an officer", "Pay 1 fish, 3 metal, 1 wood", "Place on 4,1 (fish)"]);
+    t.answers(0, &["Buy an officer", "Pay 1 fish, 3 metal and 1 wood", "Place on 4,1 (fish)"]);
     t.run(
         r#"
         start("north", "south");
@@ -532,7 +532,7 @@ fn buying_pays_the_cost_and_places_next_to_a_wall() {
 #[test]
 fn no_unit_is_offered_at_eight_units_and_walls_go_on_ones_own_grey_tiles() {
     let mut t = table("standard");
-    t.answers(0, &["Buy a wall", "Pay 1 grain, 2 stone", "Wall on 8,0"]);
+    t.answers(0, &["Buy a wall", "Pay 1 grain and 2 stone", "Wall on 8,0"]);
     t.run(
         r#"
         start("north", "south");
@@ -547,7 +547,7 @@ fn no_unit_is_offered_at_eight_units_and_walls_go_on_ones_own_grey_tiles() {
         let s = snap();
         let labels = [];
         for o in s.buy_menu(0) { labels.push(o.label); }
-        same(labels, ["Buy nothing", "Buy a wall (1 stone, 1 of any material, 1 of any food)"], "eight units: walls only, its price shown");
+        same(labels, ["Buy nothing", "Buy a wall (1 stone, 1 of any material and 1 of any food)"], "eight units: walls only, its price shown");
         let tiles = [];
         for k in s.free_wall_tiles(0) { tiles.push(space_id(k)); }
         same(tiles.len(), 7, "north grey tiles without a wall");

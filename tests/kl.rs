@@ -370,7 +370,7 @@ fn a_realm_goes_on_from_the_base_game_into_the_expansion_once() {
 
 /// The two sittings of one realm (the base game, then The Salt Road on what it left),
 /// compared with `tests/golden/kingdom-legacy-saltroad/campaign-two-plays.transcript`.
-/// After an intended change: `KL_BLESS=1 cargo test -p crown-tools --test integration kl::campaign_two`.
+/// After an intended change: `CROWN_BLESS=1 cargo test -p crown-tools --test integration kl::campaign_two`.
 #[test]
 fn campaign_two_plays_matches_its_golden_transcript() {
     let salt = pack(SALT);
@@ -386,7 +386,7 @@ fn campaign_two_plays_matches_its_golden_transcript() {
     let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/golden"))
         .join(SALT)
         .join("campaign-two-plays.transcript");
-    if std::env::var_os("KL_BLESS").is_some() {
+    if std::env::var_os("CROWN_BLESS").is_some_and(|v| v == "1") {
         std::fs::write(&path, &text).expect("write the golden transcript");
         return;
     }
@@ -399,7 +399,7 @@ fn campaign_two_plays_matches_its_golden_transcript() {
             .find(|(_, (a, b))| a != b)
             .unwrap_or((want.lines().count().min(text.lines().count()), ("(end)", "(end)")));
         panic!(
-            "the two-play campaign changed at line {}:\n  golden: {a}\n  now:    {b}\n(KL_BLESS=1 to accept)",
+            "the two-play campaign changed at line {}:\n  golden: {a}\n  now:    {b}\n(CROWN_BLESS=1 to accept, after review)",
             n + 1
         );
     }

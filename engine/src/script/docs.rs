@@ -150,9 +150,11 @@ pub const API: &[Entry] = &[
     f("Board", "neighbors(s, diagonal) -> array", "Grid neighbours: 8 with `diagonal`, else 4 (falls back to `adjacent` off-grid)."),
     f("Board", "xy(s) -> array", "`[x, y]` of a grid space (x to the right, y down, from 0)."),
     f("Board", "space_at(x, y) -> int", "The grid space at x, y, or -1 off the board."),
+    f("Board", "grid_size() -> array", "The grid's `[width, height]` in spaces; an error when the board has no grid."),
     f("Board", "space_attr(s, k) -> string", "A space attribute (grid tiles have `terrain`)."),
     f("Board", "space_value(s, k) -> int", "A space value."),
     f("Board", "pieces_at(s) -> array", "Pieces on a space."),
+    f("Board", "pieces_at(s, kind) -> array", "Pieces of one kind on a space (`pieces_at(s, \"wall\")`)."),
     f("Board", "pieces_of(owner, kind) -> array", "Pieces on the board of an owner (-1 for neutral) and kind (\"\" for any)."),
     f("Board", "place(kind, s, owner) -> int", "Take a piece from supply `kind` and put it on `s`; -1 when the supply is empty. Logged."),
     f("Board", "move_piece(pc, s)", "Move a piece; logged."),
@@ -214,6 +216,9 @@ pub const API: &[Entry] = &[
     f("Table", "counters_text(p, viewer) -> string", "Player `p`'s counters as `viewer` sees them: the pack's `show_counters`, `label value` each, `?` for one `p` keeps behind a screen."),
     f("Table", "names_text(cards, viewer) -> string", "The cards' names as `viewer` may read them (\"a face-down card\" otherwise), in the order given, repeats folded (`Deny ×2`)."),
     f("Table", "columns(rows) -> string", "Rows (arrays of cells) laid out in aligned columns, one line each."),
+    f("Table", "words(list) -> string", "A list for a sentence: `a`, `a and b`, `a, b and c` (each item as text); \"\" for an empty list."),
+    f("Table", "words(list, none) -> string", "The same, with `none` for an empty list (`words(moved, \"nothing\")`)."),
+    f("Table", "words_or(list) -> string", "A choice for a sentence: `a`, `a or b`, `a, b or c`."),
 ];
 
 /// The Markdown reference.

@@ -20,6 +20,12 @@ pub(super) fn register(e: &mut Engine) {
         })
     });
     e.register_fn("space_at", |x: i64, y: i64| with(|g| Ok(g.state.space_at(x, y).map_or(-1, i64::from))));
+    e.register_fn("grid_size", || {
+        with(|g| {
+            let (w, h) = g.state.grid.ok_or("the board has no grid (board.toml has no `[grid]`)")?;
+            Ok(vec![Dynamic::from(w), Dynamic::from(h)])
+        })
+    });
     e.register_fn("space_attr", |s: i64, k: ImmutableString| {
         with(|g| Ok(g.state.spaces[sp(g, s)? as usize].attrs.get(k.as_str()).cloned().unwrap_or_default()))
     });
@@ -34,6 +40,18 @@ pub(super) fn register(e: &mut Engine) {
                 .iter()
                 .enumerate()
                 .filter(|(_, p)| p.space == Some(s))
+                .map(|(i, _)| Dynamic::from(i as i64))
+                .collect::<Array>())
+        })
+    });
+    e.register_fn("pieces_at", |s: i64, kind: ImmutableString| {
+        with(|g| {
+            let s = sp(g, s)?;
+            Ok(g.state
+                .pieces
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.space == Some(s) && p.kind == kind.as_str())
                 .map(|(i, _)| Dynamic::from(i as i64))
                 .collect::<Array>())
         })

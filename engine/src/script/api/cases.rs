@@ -545,6 +545,7 @@ const CASES: &[Case] = &[
             "neighbors",
             "xy",
             "space_at",
+            "grid_size",
             "space_attr",
             "space_value",
         ],
@@ -563,6 +564,8 @@ const CASES: &[Case] = &[
         same(xy(t), [1, 0], "xy");
         same(space_attr(t, "terrain"), "wood", "a tile's terrain from the legend");
         same(space_at(5, 5), -1, "off the board");
+        same(grid_size(), [3, 2], "grid_size: width and height");
+        same(space_at(2, 1) >= 0 && space_at(3, 0) < 0 && space_at(0, 2) < 0, true, "the grid's edges");
         same(neighbors(t, false).len(), 3, "4-neighbours of a top edge tile");
         same(neighbors(t, true).len(), 5, "8-neighbours of a top edge tile");
         "#,
@@ -596,6 +599,8 @@ const CASES: &[Case] = &[
         expect(board_version() > v0, "placing changes the board");
         same(supply("knight"), 1, "place takes from the supply");
         same(pieces_at(a), [p], "pieces_at");
+        same(pieces_at(a, "knight"), [p], "pieces_at of a kind");
+        same(pieces_at(a, "archer"), [], "pieces_at of another kind");
         same(pieces_of(0, "knight"), [p], "pieces_of");
         same(pieces_of(1, ""), [], "pieces_of another owner");
         same(piece_kind(p), "knight", "piece_kind");
@@ -742,7 +747,7 @@ const CASES: &[Case] = &[
     ),
     // ---- Table
     case(
-        &["can_see", "names_text", "columns"],
+        &["can_see", "names_text", "columns", "words", "words_or"],
         r#"
         let mine = create_card("archer", pzone(0, "hand"));
         let open = create_card("wall", zone("discard"));
@@ -754,6 +759,12 @@ const CASES: &[Case] = &[
         same(names_text([mine, two], 0), "Archer ×2", "names_text folds repeats");
         same(names_text([mine], 1), "a face-down card", "names_text hides");
         same(columns([["a", "bb"], ["ccc", "d"]]), "a    bb\nccc  d\n", "columns: one line a row");
+        same(words([]), "", "words of nothing");
+        same(words([], "nobody"), "nobody", "words: what an empty list says");
+        same(words(["Ann"]), "Ann", "one word");
+        same(words(["Ann", "Bea"]), "Ann and Bea", "two words");
+        same(words(["Ann", "Bea", 3]), "Ann, Bea and 3", "a list: items as text");
+        same(words_or(["wood", "stone", "iron"]), "wood, stone or iron", "a choice");
         "#,
     ),
 ];

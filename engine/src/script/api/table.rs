@@ -41,4 +41,18 @@ pub(super) fn register(e: &mut Engine) {
         }
         Ok(crate::game::view::columns(&table))
     });
+    e.register_fn("words", |list: Array| words(&list, "", "and"));
+    e.register_fn("words", |list: Array, none: ImmutableString| words(&list, &none, "and"));
+    e.register_fn("words_or", |list: Array| words(&list, "", "or"));
+}
+
+/// A list for a sentence: `a`, `a and b`, `a, b and c` (`or` for a choice); `none` when
+/// it is empty.
+fn words(list: &[Dynamic], none: &str, last: &str) -> String {
+    let items: Vec<String> = list.iter().map(|x| x.to_string()).collect();
+    match items.as_slice() {
+        [] => none.to_string(),
+        [one] => one.clone(),
+        [head @ .., tail] => format!("{} {last} {tail}", head.join(", ")),
+    }
 }
