@@ -98,6 +98,9 @@ const PACK_WIDE: &[&str] = &["counter-never-set", "mark-never-set", "zone-named-
 const LOST_CONTENT: &[&str] =
     &["toml-syntax", "csv-syntax", "invalid-utf8", "unreadable", "extends-cycle", "bad-path", "unknown-pack"];
 
+/// What the rules script's own checks report (`validate(id)`, `validate_pack()`).
+const RULES_CHECKS: &[&str] = &["invalid-definition", "invalid-pack", "validate-failed"];
+
 /// Diagnostics that follow from one definition a TOML file could not give (an entry with
 /// an error is left out): the names it held look missing to the scripts.
 const NAME_FOLLOW_ONS: &[&str] = &[
@@ -119,7 +122,9 @@ const NAME_FOLLOW_ONS: &[&str] = &[
 fn suppress_follow_ons(diags: &mut Vec<Diagnostic>) {
     let is_toml = |d: &Diagnostic| d.file.as_ref().is_some_and(|f| f.extension().is_some_and(|x| x == "toml"));
     let lost = |d: &Diagnostic| d.is_error() && is_toml(d) && LOST_CONTENT.contains(&d.code);
-    let entry = |d: &Diagnostic| d.is_error() && is_toml(d);
+    // What the rules' own checks (`validate`, `validate_pack`) report about a file may
+    // itself follow from a misspelt name in a script: it never holds those names back.
+    let entry = |d: &Diagnostic| d.is_error() && is_toml(d) && !RULES_CHECKS.contains(&d.code);
     // Whole files lost hold back every follow-on; a lost entry, the names it held.
     let whole = diags.iter().any(lost);
     if !whole && !diags.iter().any(entry) {

@@ -9,6 +9,11 @@
 //! `hint` (shown under the message) and `at` (the offending text as written in the
 //! definition: the diagnostic then points at it instead of at the id). A `validate` that
 //! throws is reported as its own error, naming the definition and the script line.
+//!
+//! `validate_pack()` checks what belongs to no one definition (the board, how the settings
+//! fit together) once per load, in the same way: its problems' `at` text is looked for in
+//! `board.toml`, then `pack.toml`. Data checks go here rather than in `setup()`, so that
+//! `crown check` finds them and no game starts on data the rules cannot play.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -23,12 +28,18 @@ use crate::game::{Game, GameConfig};
 /// The name of the hook.
 pub const HOOK: &str = "validate";
 
+/// The name of the whole-pack hook.
+pub const PACK_HOOK: &str = "validate_pack";
+
 /// Run `validate(id)` of the pack's rules script on every definition (nothing when the
 /// rules script has no such function).
 pub fn validate_pack(pack: &Arc<Pack>, sources: &SourceMap) -> Vec<Diagnostic> {
-    let Some(rules) = pack.rules_script().filter(|s| s.functions.contains(HOOK)) else {
+    let Some(rules) = pack.rules_script().filter(|s| s.functions.contains(HOOK) || s.functions.contains(PACK_HOOK))
+    else {
         return Vec::new();
     };
+    let per_def = rules.functions.contains(HOOK);
+    let whole = rules.functions.contains(PACK_HOOK);
     let ast = rules.ast.clone();
     let script_path = rules.path.clone();
     // A table without seats would do; the game is only the context host functions read.
@@ -44,20 +55,23 @@ pub fn validate_pack(pack: &Arc<Pack>, sources: &SourceMap) -> Vec<Diagnostic> {
                 .in_file(script_path)]
         }
     };
-    let ids: Vec<String> = pack.defs.iter().map(|d| d.def.id.clone()).collect();
-    let (_, results) = super::api::with_installed(game, || {
-        ids.iter()
-            .map(|id| {
-                let call = || super::api::call_script_fn(&ast, HOOK, vec![Dynamic::from(id.clone())]);
-                match std::panic::catch_unwind(AssertUnwindSafe(call)) {
-                    Ok(Ok(v)) => Ok(v),
-                    Ok(Err(e)) => Err(super::api::to_failure_in(&e, &ast, Some(HOOK)).to_string()),
-                    Err(_) => Err("an internal error stopped `validate`".to_string()),
-                }
-            })
-            .collect::<Vec<_>>()
+    let ids: Vec<String> = if per_def { pack.defs.iter().map(|d| d.def.id.clone()).collect() } else { Vec::new() };
+    let call = |hook: &str, args: Vec<Dynamic>| {
+        let call = || super::api::call_script_fn(&ast, hook, args);
+        match std::panic::catch_unwind(AssertUnwindSafe(call)) {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(super::api::to_failure_in(&e, &ast, Some(hook)).to_string()),
+            Err(_) => Err(format!("an internal error stopped `{hook}`")),
+        }
+    };
+    let (_, (results, whole_result)) = super::api::with_installed(game, || {
+        let each: Vec<_> = ids.iter().map(|id| call(HOOK, vec![Dynamic::from(id.clone())])).collect();
+        (each, whole.then(|| call(PACK_HOOK, Vec::new())))
     });
     let mut out = Vec::new();
+    if let Some(result) = whole_result {
+        out.extend(pack_problems(pack, sources, &script_path, result));
+    }
     for (def, result) in pack.defs.iter().zip(results) {
         let id = &def.def.id;
         let src = sources.get(&def.origin.file);
@@ -83,14 +97,7 @@ pub fn validate_pack(pack: &Arc<Pack>, sources: &SourceMap) -> Vec<Diagnostic> {
             },
         };
         for p in problems {
-            let (message, hint, at) = if p.is_string() {
-                (p.to_string(), None, None)
-            } else if let Some(m) = p.clone().try_cast::<Map>() {
-                let get = |k: &str| m.get(k).filter(|v| !v.is_unit()).map(|v| v.to_string());
-                (get("message").unwrap_or_else(|| format!("{p}")), get("hint"), get("at"))
-            } else {
-                (p.to_string(), None, None)
-            };
+            let (message, hint, at) = problem_parts(&p);
             let d = Diagnostic::error("invalid-definition", format!("`{id}`: {message}"));
             // Point at the offending text where it is written in the definition's table.
             let located = match (src, at.as_deref().filter(|a| !a.is_empty())) {
@@ -106,6 +113,64 @@ pub fn validate_pack(pack: &Arc<Pack>, sources: &SourceMap) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// A problem as the hook returns it: a string, or a map with `message`, `hint` and `at`.
+fn problem_parts(p: &Dynamic) -> (String, Option<String>, Option<String>) {
+    if p.is_string() {
+        (p.to_string(), None, None)
+    } else if let Some(m) = p.clone().try_cast::<Map>() {
+        let get = |k: &str| m.get(k).filter(|v| !v.is_unit()).map(|v| v.to_string());
+        (get("message").unwrap_or_else(|| format!("{p}")), get("hint"), get("at"))
+    } else {
+        (p.to_string(), None, None)
+    }
+}
+
+/// The diagnostics of `validate_pack()`: each at its `at` text in `board.toml`, else in
+/// `pack.toml`; without one, on the first of those files the pack has.
+fn pack_problems(
+    pack: &Pack,
+    sources: &SourceMap,
+    script: &std::path::Path,
+    result: Result<Dynamic, String>,
+) -> Vec<Diagnostic> {
+    let manifest = std::path::Path::new("content").join(pack.id()).join("pack.toml");
+    let files: Vec<&crate::diag::SourceFile> = pack
+        .board
+        .iter()
+        .map(|(_, o)| o.file.as_path())
+        .chain([manifest.as_path()])
+        .filter_map(|f| sources.get(f))
+        .collect();
+    let on_pack = |d: Diagnostic| match files.first() {
+        Some(f) => d.in_file(f.path.clone()),
+        None => d.in_file(script.to_path_buf()),
+    };
+    let problems = match result {
+        Err(e) => return vec![on_pack(Diagnostic::error("validate-failed", format!("`{PACK_HOOK}()` failed: {e}")))],
+        Ok(v) if v.is_unit() => return Vec::new(),
+        Ok(v) => match v.try_cast::<rhai::Array>() {
+            Some(a) => a,
+            None => {
+                return vec![on_pack(Diagnostic::error(
+                    "validate-failed",
+                    format!("`{PACK_HOOK}()` must give an array of problems (empty when all is well)"),
+                ))]
+            }
+        },
+    };
+    problems
+        .iter()
+        .map(|p| {
+            let (message, hint, at) = problem_parts(p);
+            let d = Diagnostic::error("invalid-pack", message);
+            let located = at.filter(|a| !a.is_empty()).and_then(|text| {
+                files.iter().find_map(|f| f.text.find(&text).map(|i| d.clone().at(f, i..i + text.len())))
+            });
+            located.unwrap_or_else(|| on_pack(d)).maybe_hint(hint)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -156,5 +221,21 @@ mod tests {
         );
         let odd = check("chop", "fn validate(id) { 42 }");
         assert!(odd.len() == 1 && odd[0].contains("must give an array"), "{odd:?}");
+    }
+
+    /// `validate_pack()` runs once, without `validate(id)` too; its problems point at their
+    /// text in pack.toml (`players = ...` on line 4 here), and one that throws says so.
+    #[test]
+    fn whole_pack_problems_point_at_the_pack_files() {
+        let hook = "fn validate_pack() { [#{ message: \"one seat is not a game\", at: \"players\", hint: \"two\" }, \"plain\"] }";
+        let got = check("chop", hook);
+        assert_eq!(got, vec!["invalid-pack 0:0 plain", "invalid-pack 4:1 one seat is not a game"], "{got:?}");
+        let thrown = check("chop", "fn validate_pack() { throw \"no board\"; }");
+        assert!(
+            thrown.len() == 1 && thrown[0].starts_with("validate-failed") && thrown[0].contains("no board"),
+            "{thrown:?}"
+        );
+        let both = check("xchop", &format!("{HOOK}fn validate_pack() {{ [] }}"));
+        assert_eq!(both, vec!["invalid-definition 5:17 `axe`: no x"]);
     }
 }
