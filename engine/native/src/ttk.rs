@@ -397,7 +397,7 @@ struct Settings {
 enum Mode {
     /// `random` or `first`: called as is, reading nothing but the number of options.
     Blind,
-    /// `greedy`: the rules' `greedy_score`, natively, with the agent's tie-breaking stream.
+    /// `greedy`: the pack's `greedy_score` (scripts/take-the-kingdom/bots.rhai), natively, with the agent's tie-breaking stream.
     Greedy,
     /// Anything else: given prompt and labels.
     Full,

@@ -1,4 +1,5 @@
-//! The `greedy` bot: the rules' `greedy_score` ranks the options.
+//! The `greedy` bot: the pack's `greedy_score` (in its bots' script, or its rules) ranks
+//! the options.
 
 use rhai::Dynamic;
 
@@ -21,7 +22,7 @@ impl GreedyAgent {
 /// The rules' `greedy_score(player, prompt, option)` of each option of a choice; `None`
 /// when the rules define no `greedy_score`.
 pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String> {
-    let Some(rules) = req.pack.rules_script().filter(|r| r.functions.contains("greedy_score")) else {
+    let Some(rules) = req.pack.bot_hook("greedy_score") else {
         return Ok(None);
     };
     let ast = rules.ast.clone();

@@ -421,7 +421,7 @@ fn rollout(d: &Decision, option: usize, seed: u64, spec: Resolved) -> Result<Rol
     g.fork_hook = Some((target, Box::new(move |g: &mut Game| determinise(g, player, seed))));
     let (g, status, evals) = crate::script::api::play_fork(g, d.before_setup, |_| {
         (0..seats)
-            .map(|q| crate::script::api::call_rules_fn("evaluate", vec![Dynamic::from(q as i64)]))
+            .map(|q| crate::script::api::call_bot_fn("evaluate", vec![Dynamic::from(q as i64)]))
             .collect::<Vec<_>>()
     });
     if let Status::Failed(f) = &status {

@@ -111,6 +111,8 @@ pub struct Pack {
     pub board: Option<(BoardFile, Origin)>,
     pub scripts: Vec<Script>,
     pub rules: Option<usize>,
+    /// Index into `scripts` of the bots' script (`bots.rhai`), when the pack has one.
+    pub bots: Option<usize>,
     pub sources: SourceMap,
     /// Content hash of every file loaded, by shown path.
     pub file_hashes: BTreeMap<PathBuf, u64>,
@@ -143,6 +145,17 @@ impl Pack {
 
     pub fn rules_script(&self) -> Option<&Script> {
         self.rules.map(|i| &self.scripts[i])
+    }
+
+    /// The bots' script, when the pack has one.
+    pub fn bots_script(&self) -> Option<&Script> {
+        self.bots.map(|i| &self.scripts[i])
+    }
+
+    /// The script whose function `name` a bot calls (`greedy_score`, `evaluate`): the
+    /// bots' script when it defines it, else the rules script when that does.
+    pub fn bot_hook(&self, name: &str) -> Option<&Script> {
+        self.bots_script().into_iter().chain(self.rules_script()).find(|s| s.functions.contains(name))
     }
 
     /// The card size in millimetres (default poker, 63x88).

@@ -66,6 +66,11 @@ pub struct PackManifest {
     /// The rules script, relative to `scripts/<pack>/` (default `rules.rhai`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<String>,
+    /// The bots' script, relative to `scripts/<pack>/` (default `bots.rhai` when there is
+    /// one): the functions the bots call (`greedy_score`, `evaluate`), kept apart from the
+    /// rules. It may call the rules' functions; the rules never call into it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bots: Option<String>,
     /// Icon names usable as `:name:` in rules text, mapped to an SVG file in the pack
     /// (relative to the pack folder) or to a built-in icon name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

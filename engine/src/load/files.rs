@@ -353,6 +353,9 @@ impl TomlFile<'_> {
                 if let Some(r) = &m.rules {
                     check_rel_path(r, spans.get("rules").cloned().unwrap_or(0..0), src, &mut out.diags);
                 }
+                if let Some(b) = &m.bots {
+                    check_rel_path(b, spans.get("bots").cloned().unwrap_or(0..0), src, &mut out.diags);
+                }
                 let id_span = spans.get("id").cloned().unwrap_or(0..0);
                 out.manifest = Some((m, self.origin(self.root_span.clone(), id_span), spans));
             }

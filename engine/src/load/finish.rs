@@ -214,6 +214,31 @@ impl PackLoad<'_> {
         }
     }
 
+    /// Compile the bots' script as a card script is compiled: over the rules' functions
+    /// `lib`, so it may call them. Its index among the scripts.
+    pub(super) fn compile_bots(
+        &mut self,
+        bots: Option<&ScriptRef>,
+        lib: Option<(&rhai::AST, u64)>,
+        c: &mut Compiled,
+    ) -> Option<usize> {
+        let b = bots?;
+        let path = self.project.scripts_dir(&b.pack).join(&b.rel);
+        c.used.insert(path_key(&self.shown(&path)));
+        if let Some(&i) = c.index.get(&(b.pack.clone(), b.rel.clone())) {
+            return Some(i);
+        }
+        let out = compile_one(self, b, lib);
+        let Some(script) = self.take_script(out) else {
+            c.some_failed = true;
+            return None;
+        };
+        let i = c.scripts.len();
+        c.index.insert((b.pack.clone(), b.rel.clone()), i);
+        c.scripts.push(script);
+        Some(i)
+    }
+
     /// One mistake, one error: say on the rules script's error how many card script calls
     /// wait for it to be fixed before they are checked.
     pub(super) fn note_unchecked_calls(&mut self, rules: Option<&ScriptRef>) {

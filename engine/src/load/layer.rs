@@ -333,6 +333,32 @@ impl PackLoad<'_> {
             inherited
         }
     }
+
+    /// The bots' script: this pack's own (named, or `bots.rhai` when there is one), else
+    /// the one inherited, else none.
+    pub(super) fn bots_script(
+        &self,
+        id: &str,
+        manifest: &PackManifest,
+        morigin: &Origin,
+        at: &ManifestAt<'_>,
+        inherited: Option<ScriptRef>,
+    ) -> Option<ScriptRef> {
+        let rel = manifest.bots.clone().unwrap_or_else(|| "bots.rhai".to_string());
+        if !rel_path_ok(&rel) {
+            None
+        } else if manifest.bots.is_some() || self.project.scripts_dir(id).join(&rel).is_file() {
+            Some(ScriptRef {
+                pack: id.to_string(),
+                rel,
+                file: morigin.file.clone(),
+                span: at.span("bots"),
+                hooks: Vec::new(),
+            })
+        } else {
+            inherited
+        }
+    }
 }
 
 /// This pack's layer over its base: the manifest with the base's folded in, the base's
@@ -349,7 +375,7 @@ pub(super) fn over_base(
     let own_icons: Vec<String> = manifest.icons.keys().cloned().collect();
     let mut chain = vec![id.to_string()];
     let mut board = board;
-    let (mut defs, mut scenarios, mut refs, mut rules) = (Vec::new(), Vec::new(), Vec::new(), None);
+    let (mut defs, mut scenarios, mut refs, mut rules, mut bots) = (Vec::new(), Vec::new(), Vec::new(), None, None);
     let mut hashes = BTreeMap::new();
     let mut icon_packs: BTreeMap<String, String> = BTreeMap::new();
     if let Some(b) = base {
@@ -360,6 +386,7 @@ pub(super) fn over_base(
         scenarios = b.scenarios;
         refs = b.refs;
         rules = b.rules;
+        bots = b.bots;
         hashes = b.file_hashes;
         if board.is_none() {
             board = b.board;
@@ -373,7 +400,19 @@ pub(super) fn over_base(
     } else {
         hashes.extend(file_hashes);
     }
-    Layer { manifest, manifest_origin, chain, defs, scenarios, board, refs, rules, file_hashes: hashes, icon_packs }
+    Layer {
+        manifest,
+        manifest_origin,
+        chain,
+        defs,
+        scenarios,
+        board,
+        refs,
+        rules,
+        bots,
+        file_hashes: hashes,
+        icon_packs,
+    }
 }
 
 /// Fold the extended pack's manifest into this pack's: what it allows, its search bot

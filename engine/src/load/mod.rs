@@ -373,6 +373,8 @@ struct Layer {
     board: Option<(BoardFile, Origin)>,
     refs: Vec<Ref>,
     rules: Option<ScriptRef>,
+    /// The bots' script (`bots.rhai`), compiled over the rules like a card script.
+    bots: Option<ScriptRef>,
     file_hashes: BTreeMap<PathBuf, u64>,
     /// The pack whose folder holds each icon's file.
     icon_packs: BTreeMap<String, String>,
@@ -458,6 +460,7 @@ impl PackLoad<'_> {
         self.add_own_scenarios(&mut layer.scenarios, scenarios);
         layer.refs.extend(refs);
         layer.rules = self.rules_script(id, &layer.manifest, &layer.manifest_origin, &at, layer.rules.take());
+        layer.bots = self.bots_script(id, &layer.manifest, &layer.manifest_origin, &at, layer.bots.take());
         Some(layer)
     }
 
@@ -472,6 +475,7 @@ impl PackLoad<'_> {
             board,
             refs,
             rules,
+            bots,
             file_hashes,
             icon_packs,
         } = layer;
@@ -486,6 +490,7 @@ impl PackLoad<'_> {
         let mut compiled = Compiled::default();
         let lib = self.compile_rules(rules.as_ref(), &mut compiled);
         self.compile_def_scripts(&srefs, lib.as_ref().map(|(a, h)| (a, *h)), &mut compiled);
+        let bots_idx = self.compile_bots(bots.as_ref(), lib.as_ref().map(|(a, h)| (a, *h)), &mut compiled);
         self.note_unchecked_calls(rules.as_ref());
         let missing_hooks = self.attach_scripts(&mut pack_defs, &srefs, &compiled);
         let Compiled { scripts, rules: rules_idx, used: used_scripts, some_failed: some_script_failed, .. } = compiled;
@@ -531,6 +536,7 @@ impl PackLoad<'_> {
             board,
             scripts,
             rules: rules_idx,
+            bots: bots_idx,
             sources,
             file_hashes,
             icon_packs,
@@ -705,5 +711,32 @@ mod tests {
                 assert_eq!(out_of_range[0].line, 4, "count = {count}");
             }
         }
+    }
+
+    /// `bots.rhai` is compiled over the rules (it may call them), found by default, and
+    /// answers the bot hooks it defines; the rules cannot call into it.
+    #[test]
+    fn the_bots_script_sits_over_the_rules() {
+        let tmp = project("bots");
+        write(&tmp.0, "scripts/p/bots.rhai", "fn greedy_score(p, prompt, o) { bonus() + 1 }\n");
+        let loaded = load_pack(&Project::new(&tmp.0), "p", LoadOptions::default());
+        let pack = loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics));
+        assert!(!loaded.diagnostics.iter().any(|d| d.code == "unused-script"), "{:?}", loaded.diagnostics);
+        let bots = pack.bots_script().expect("bots.rhai is found");
+        assert_eq!(bots.rel, "bots.rhai");
+        assert_eq!(pack.bot_hook("greedy_score").map(|s| s.rel.as_str()), Some("bots.rhai"));
+        assert_eq!(pack.bot_hook("bonus").map(|s| s.rel.as_str()), Some("rules.rhai"), "else the rules'");
+        assert!(pack.bot_hook("evaluate").is_none());
+        // The rules calling a function only the bots define: an error of the rules script.
+        write(
+            &tmp.0,
+            "scripts/p/rules.rhai",
+            "fn setup() { helper() }\nfn turn() { end_game([], \"done\"); }\nfn bonus() { 1 }\n",
+        );
+        write(&tmp.0, "scripts/p/bots.rhai", "fn helper() { 2 }\nfn greedy_score(p, prompt, o) { bonus() }\n");
+        let loaded = load_pack(&Project::new(&tmp.0), "p", LoadOptions::default());
+        let errors: Vec<String> =
+            loaded.diagnostics.iter().filter(|d| d.is_error()).map(|d| format!("{:?} {}", d.file, d.message)).collect();
+        assert!(errors.iter().any(|e| e.contains("rules.rhai") && e.contains("helper")), "{errors:?}");
     }
 }

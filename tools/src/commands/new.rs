@@ -70,6 +70,7 @@ fn new_pack(project: &Project, name: &str) -> Done {
         (dir.join("scenarios").join("standard.toml"), SCENARIO.to_string()),
         (dir.join("rules.md"), RULES_MD.replace("{name}", &title)),
         (project.scripts_dir(name).join("rules.rhai"), RULES.to_string()),
+        (project.scripts_dir(name).join("bots.rhai"), BOTS.to_string()),
         (project.scripts_dir(name).join("cards").join("double.rhai"), DOUBLE.to_string()),
         (project.golden_dir(name).join("README.md"), GOLDEN_README.replace("{id}", name)),
     ];
@@ -320,6 +321,16 @@ card left to play, the game ends and the highest score wins; tied players share 
 {{ cards as="table" values="points" }}
 "#;
 
+const BOTS: &str = r#"// How the bots play, apart from the rules: the `greedy` bot takes the option that
+// greedy_score ranks highest. This file may call the rules' functions; the rules never
+// call into it.
+
+// The greedy bot plays its most valuable card.
+fn greedy_score(p, prompt, option) {
+    value(option.card, "points")
+}
+"#;
+
 const RULES: &str = r#"// Rules of the game. The engine calls setup() once, then turn() until end_game().
 
 fn setup() {
@@ -380,11 +391,6 @@ fn finish(reason) {
         }
     }
     end_game(winners, reason);
-}
-
-// The greedy bot plays its most valuable card.
-fn greedy_score(p, prompt, option) {
-    value(option.card, "points")
 }
 "#;
 

@@ -460,6 +460,7 @@ pub(crate) mod tests {
             board: None,
             scripts: Vec::new(),
             rules: None,
+            bots: None,
             sources: Default::default(),
             file_hashes: Default::default(),
             icon_packs: Default::default(),

@@ -54,7 +54,7 @@ use self::failure::{panic_message, FAILURE};
 pub(crate) use self::meter::progress;
 use self::meter::GAME_OPS;
 pub use self::reload::swap_pack;
-pub use self::run::{call_rules_fn, play_fork, run_game};
+pub use self::run::{call_bot_fn, call_rules_fn, play_fork, run_game};
 
 type R<T> = Result<T, Box<EvalAltResult>>;
 

@@ -139,6 +139,16 @@ fn rules_path() -> Option<String> {
     with(|g| Ok(g.pack.rules_script().map(|s| s.path.display().to_string()))).ok().flatten()
 }
 
+/// Call a bot hook (`evaluate`...): the bots' script's function, else the rules'; `None`
+/// when neither defines it.
+pub fn call_bot_fn(name: &str, args: Vec<Dynamic>) -> Option<Result<Dynamic, ScriptFailure>> {
+    let ast = with(|g| Ok(g.pack.bot_hook(name).map(|s| s.ast.clone()))).ok().flatten()?;
+    Some(
+        call_script_fn(&ast, name, args)
+            .map_err(|e| take_failure().unwrap_or_else(|| to_failure_in(&e, &ast, Some(name)))),
+    )
+}
+
 /// Call a function of the rules script, if it defines it.
 fn rules_call(name: &str, args: Vec<Dynamic>) -> Result<Dynamic, ScriptFailure> {
     let ast = with(|g| {
