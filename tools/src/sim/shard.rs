@@ -204,4 +204,25 @@ mod tests {
         assert_eq!(merged.ranges, vec![(0, 5), (5, 10)]);
         assert_eq!(merge(&[b, a]).unwrap().not_run, 7, "in any order");
     }
+
+    /// Shards that overlap are refused naming both files; ranges no shard covers are
+    /// named; a complete set in any order merges.
+    #[test]
+    fn merging_refuses_overlaps_and_names_what_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = shard(dir.path(), "a.json", (0, 4), 0);
+        let b = shard(dir.path(), "b.json", (3, 7), 0);
+        let c = shard(dir.path(), "c.json", (7, 10), 0);
+        let e = merge(&[c.clone(), b.clone(), a.clone()]).unwrap_err();
+        assert!(e.contains("a.json and ") && e.contains("b.json both hold games from 3"), "{e}");
+        let d = shard(dir.path(), "d.json", (5, 7), 0);
+        let e = merge(&[a.clone(), d.clone(), c.clone()]).unwrap_err();
+        assert!(e.contains("cover 9 of the run's 10 games") && e.contains("missing game ranges: 4..5"), "{e}");
+        let e = merge(&[d, c.clone()]).unwrap_err();
+        assert!(e.contains("missing game ranges: 0..5") && !e.contains("7.."), "{e}");
+        let e = merge(&[a.clone(), shard(dir.path(), "e.json", (4, 8), 0)]).unwrap_err();
+        assert!(e.contains("missing game ranges: 8..10"), "{e}");
+        let whole = merge(&[shard(dir.path(), "f.json", (4, 7), 0), c, a]).unwrap();
+        assert_eq!(whole.ranges, vec![(0, 4), (4, 7), (7, 10)]);
+    }
 }
