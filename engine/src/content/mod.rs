@@ -113,6 +113,9 @@ pub struct Pack {
     pub rules: Option<usize>,
     /// Index into `scripts` of the bots' script (`bots.rhai`), when the pack has one.
     pub bots: Option<usize>,
+    /// What the rules' `prepare(id)` worked out for each definition when the pack was
+    /// loaded (read by scripts with `prepared(id, key)`); empty without that hook.
+    pub prepared: BTreeMap<String, rhai::Dynamic>,
     pub sources: SourceMap,
     /// Content hash of every file loaded, by shown path.
     pub file_hashes: BTreeMap<PathBuf, u64>,

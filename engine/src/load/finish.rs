@@ -248,7 +248,7 @@ impl PackLoad<'_> {
             if let Some(d) = self.diags.iter_mut().find(|d| d.is_error() && d.file.as_deref() == Some(shown.as_path()))
             {
                 let note = format!(
-                    "not checked until this is fixed: {unchecked} call{} from card scripts to functions that are not Crown's",
+                    "not checked until this is fixed: {unchecked} call{} from the other scripts (cards, bots) to functions that are not Crown's",
                     plural(unchecked)
                 );
                 d.hint = Some(match d.hint.take() {

@@ -66,8 +66,18 @@ fn run_load(project: &Project, id: &str, opts: LoadOptions, cache: Option<&mut C
         if let Some(p) = pack.take() {
             let p = Arc::new(p);
             l.diags.extend(crate::script::validate::validate_pack(&p, &l.sources));
+            // What the rules work out once per definition, once the pack is sound.
+            let prepared = if l.diags.iter().any(Diagnostic::is_error) {
+                BTreeMap::new()
+            } else {
+                let (prepared, diags) = crate::script::validate::prepare_pack(&p);
+                l.diags.extend(diags);
+                prepared
+            };
             // The table `validate` ran on is gone: the pack is ours alone again.
-            pack = Some(Arc::try_unwrap(p).unwrap_or_else(|p| (*p).clone()));
+            let mut p = Arc::try_unwrap(p).unwrap_or_else(|p| (*p).clone());
+            p.prepared = prepared;
+            pack = Some(p);
         }
     }
     let mut diags = l.diags;
@@ -537,6 +547,7 @@ impl PackLoad<'_> {
             scripts,
             rules: rules_idx,
             bots: bots_idx,
+            prepared: BTreeMap::new(),
             sources,
             file_hashes,
             icon_packs,

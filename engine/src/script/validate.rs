@@ -10,11 +10,15 @@
 //! definition: the diagnostic then points at it instead of at the id). A `validate` that
 //! throws is reported as its own error, naming the definition and the script line.
 //!
+//! `prepare(id)` works out, once per definition and load, what the rules would otherwise
+//! compute again at every play (a notation parsed, say): `prepared(id, key)` reads it.
+//!
 //! `validate_pack()` checks what belongs to no one definition (the board, how the settings
 //! fit together) once per load, in the same way: its problems' `at` text is looked for in
 //! `board.toml`, then `pack.toml`. Data checks go here rather than in `setup()`, so that
 //! `crown check` finds them and no game starts on data the rules cannot play.
 
+use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -31,6 +35,9 @@ pub const HOOK: &str = "validate";
 /// The name of the whole-pack hook.
 pub const PACK_HOOK: &str = "validate_pack";
 
+/// The name of the hook that works out per-definition data at load.
+pub const PREPARE_HOOK: &str = "prepare";
+
 /// Run `validate(id)` of the pack's rules script on every definition (nothing when the
 /// rules script has no such function).
 pub fn validate_pack(pack: &Arc<Pack>, sources: &SourceMap) -> Vec<Diagnostic> {
@@ -42,13 +49,7 @@ pub fn validate_pack(pack: &Arc<Pack>, sources: &SourceMap) -> Vec<Diagnostic> {
     let whole = rules.functions.contains(PACK_HOOK);
     let ast = rules.ast.clone();
     let script_path = rules.path.clone();
-    // A table without seats would do; the game is only the context host functions read.
-    let range = pack.default_scenario().and_then(|s| s.scenario.players).unwrap_or(pack.manifest.players);
-    let players = range.min.clamp(1, 64) as usize;
-    let mut cfg = GameConfig::new(0, players);
-    cfg.transcript = false;
-    let agents: Vec<Box<dyn Agent>> = (0..players).map(|_| Box::new(FirstAgent) as Box<dyn Agent>).collect();
-    let game = match Game::new(pack.clone(), cfg, agents) {
+    let game = match table_for(pack) {
         Ok(g) => g,
         Err(e) => {
             return vec![Diagnostic::error("validate", format!("cannot set a table up to run `validate`: {e}"))
@@ -56,14 +57,7 @@ pub fn validate_pack(pack: &Arc<Pack>, sources: &SourceMap) -> Vec<Diagnostic> {
         }
     };
     let ids: Vec<String> = if per_def { pack.defs.iter().map(|d| d.def.id.clone()).collect() } else { Vec::new() };
-    let call = |hook: &str, args: Vec<Dynamic>| {
-        let call = || super::api::call_script_fn(&ast, hook, args);
-        match std::panic::catch_unwind(AssertUnwindSafe(call)) {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(super::api::to_failure_in(&e, &ast, Some(hook)).to_string()),
-            Err(_) => Err(format!("an internal error stopped `{hook}`")),
-        }
-    };
+    let call = |hook: &str, args: Vec<Dynamic>| call_hook(&ast, hook, args);
     let (_, (results, whole_result)) = super::api::with_installed(game, || {
         let each: Vec<_> = ids.iter().map(|id| call(HOOK, vec![Dynamic::from(id.clone())])).collect();
         (each, whole.then(|| call(PACK_HOOK, Vec::new())))
@@ -113,6 +107,65 @@ pub fn validate_pack(pack: &Arc<Pack>, sources: &SourceMap) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// A table to run the load-time hooks on: seats but no `setup()`, so the `def_*` host
+/// functions work (the game is only the context they read).
+fn table_for(pack: &Arc<Pack>) -> Result<Game, String> {
+    let range = pack.default_scenario().and_then(|s| s.scenario.players).unwrap_or(pack.manifest.players);
+    let players = range.min.clamp(1, 64) as usize;
+    let mut cfg = GameConfig::new(0, players);
+    cfg.transcript = false;
+    let agents: Vec<Box<dyn Agent>> = (0..players).map(|_| Box::new(FirstAgent) as Box<dyn Agent>).collect();
+    Game::new(pack.clone(), cfg, agents)
+}
+
+/// Call a load-time hook; its failure in the script's words.
+fn call_hook(ast: &rhai::AST, hook: &str, args: Vec<Dynamic>) -> Result<Dynamic, String> {
+    let call = || super::api::call_script_fn(ast, hook, args);
+    match std::panic::catch_unwind(AssertUnwindSafe(call)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(super::api::to_failure_in(&e, ast, Some(hook)).to_string()),
+        Err(_) => Err(format!("an internal error stopped `{hook}`")),
+    }
+}
+
+/// Run `prepare(id)` of the rules script on every definition: what the rules work out
+/// once from a definition's data (its own notation parsed, say), kept in the pack for
+/// `prepared(id, key)`. A `prepare` that fails is an error at the definition.
+pub fn prepare_pack(pack: &Arc<Pack>) -> (BTreeMap<String, Dynamic>, Vec<Diagnostic>) {
+    let mut out = BTreeMap::new();
+    let Some(rules) = pack.rules_script().filter(|s| s.functions.contains(PREPARE_HOOK)) else {
+        return (out, Vec::new());
+    };
+    let ast = rules.ast.clone();
+    let game = match table_for(pack) {
+        Ok(g) => g,
+        Err(e) => {
+            let d = Diagnostic::error("prepare-failed", format!("cannot set a table up to run `prepare`: {e}"));
+            return (out, vec![d.in_file(rules.path.clone())]);
+        }
+    };
+    let ids: Vec<String> = pack.defs.iter().map(|d| d.def.id.clone()).collect();
+    let (_, results) = super::api::with_installed(game, || {
+        ids.iter().map(|id| call_hook(&ast, PREPARE_HOOK, vec![Dynamic::from(id.clone())])).collect::<Vec<_>>()
+    });
+    let mut diags = Vec::new();
+    for (def, result) in pack.defs.iter().zip(results) {
+        match result {
+            Ok(v) => {
+                out.insert(def.def.id.clone(), v);
+            }
+            Err(e) => {
+                let d = Diagnostic::error("prepare-failed", format!("`prepare(\"{}\")` failed: {e}", def.def.id));
+                diags.push(match pack.sources.get(&def.origin.file) {
+                    Some(f) => d.at(f, def.origin.id_span.clone()),
+                    None => d.in_file(def.origin.file.clone()),
+                });
+            }
+        }
+    }
+    (out, diags)
 }
 
 /// A problem as the hook returns it: a string, or a map with `message`, `hint` and `at`.

@@ -461,6 +461,7 @@ pub(crate) mod tests {
             scripts: Vec::new(),
             rules: None,
             bots: None,
+            prepared: Default::default(),
             sources: Default::default(),
             file_hashes: Default::default(),
             icon_packs: Default::default(),

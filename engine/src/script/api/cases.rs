@@ -146,6 +146,7 @@ fn setup() {}
 fn turn() { end_game([0], "done"); }
 fn expect(ok, msg) { if !ok { throw msg; } }
 fn same(a, b, what) { if a != b { throw `${what}: ${a} is not ${b}`; } }
+fn prepare(id) { #{ name: def_name(id), faces: def_faces(id).len() } }
 "#;
 
 const ARCHER: &str = "fn shout(x) { x * 10 }\nfn can_play(p, c) { p == 0 }\n";
@@ -496,12 +497,23 @@ const CASES: &[Case] = &[
             "def_back",
             "def_faces",
             "did_you_mean",
+            "prepared",
+            "pack_keywords",
         ],
         r#"
         same(defs("card"), ["archer", "farm", "wall"], "defs sorted by id");
         same(defs("noble"), ["ada"], "nobles");
         same(defs_in_deck("main"), ["archer", "wall"], "defs_in_deck");
         expect(def_exists("wall") && !def_exists("moat"), "def_exists");
+        same(prepared("archer", "name"), "Archer", "prepared: what prepare(id) worked out at load");
+        let kws = pack_keywords();
+        let sorted = kws;
+        sorted.sort();
+        expect(kws.contains("ranged") && kws.contains("building") && kws == sorted, `pack_keywords, sorted: ${kws}`);
+        same(prepared("wall"), #{ name: "Wall", faces: 2 }, "prepared whole: the wall has a back");
+        let failed = "";
+        try { prepared("archer", "nmae"); } catch (e) { failed = e; }
+        expect(failed.contains("gave no `nmae` (it gave: faces, name)"), `a key prepare did not give: ${failed}`);
         same(def_name("archer"), "Archer", "def_name");
         same(def_kind("wall"), "defend", "def_kind");
         same(def_count("archer"), 2, "def_count");

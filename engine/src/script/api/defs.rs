@@ -88,6 +88,30 @@ pub(super) fn register(e: &mut Engine) {
         with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.keywords.iter().any(|x| x == k.as_str())))
     });
     e.register_fn("def_exists", |id: ImmutableString| with(|g| Ok(g.pack.index.contains_key(id.as_str()))));
+    e.register_fn("pack_keywords", || {
+        with(|g| {
+            let mut all = std::collections::BTreeSet::new();
+            for d in &g.pack.defs {
+                let d = &d.def;
+                // A back has no keywords of its own: it keeps the definition's.
+                all.extend(d.keywords.iter().chain(d.stages.iter().flat_map(|s| &s.keywords)).map(String::as_str));
+            }
+            Ok(all.into_iter().map(|k| Dynamic::from(k.to_string())).collect::<Array>())
+        })
+    });
+    e.register_fn("prepared", |id: ImmutableString| with(|g| prepared(g, &id).cloned()));
+    e.register_fn("prepared", |id: ImmutableString, key: ImmutableString| {
+        with(|g| {
+            let v = prepared(g, &id)?;
+            let m = v.read_lock::<Map>().ok_or_else(|| {
+                format!("`prepare(\"{id}\")` gave {}, not a map: read it whole with prepared(id)", v.type_name())
+            })?;
+            m.get(key.as_str()).cloned().ok_or_else(|| {
+                let keys: Vec<&str> = m.keys().map(|k| k.as_str()).collect();
+                format!("`prepare(\"{id}\")` gave no `{key}` (it gave: {})", keys.join(", "))
+            })
+        })
+    });
     e.register_fn("defs", |kind: ImmutableString| {
         with(|g| {
             let k = DefKind::ALL
@@ -110,4 +134,16 @@ pub(super) fn register(e: &mut Engine) {
     e.register_fn("def_serial", |id: ImmutableString| {
         with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.serial.unwrap_or(-1)))
     });
+}
+
+/// What `prepare(id)` gave for definition `id` when the pack was loaded.
+fn prepared<'g>(g: &'g Game, id: &str) -> Result<&'g Dynamic, String> {
+    def_idx(g, id)?;
+    g.pack.prepared.get(id).ok_or_else(|| {
+        if g.pack.rules_script().is_some_and(|r| r.functions.contains(crate::script::validate::PREPARE_HOOK)) {
+            format!("`prepare(\"{id}\")` has not run (the pack is being checked)")
+        } else {
+            "the rules define no `prepare(id)` to read from: define it to work out data once per definition".to_string()
+        }
+    })
 }
