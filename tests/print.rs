@@ -1373,3 +1373,22 @@ fn any_costs_show_what_may_pay_them_and_hidden_values_stay_off_the_faces() {
     let archers = print::card_svg(&ttk, "archers", None).unwrap().front;
     assert!(archers.contains(">3<") && !archers.contains("Solo"), "{archers}");
 }
+
+/// Checking faces again renders only those an edit can change, and finds the same.
+#[test]
+fn face_checks_render_again_only_what_changed() {
+    let pack = demo();
+    let mut kept = print::FaceChecks::default();
+    let first = print::check_faces_with(&pack, &mut kept);
+    let all = kept.rendered;
+    assert!(all >= pack.defs.len(), "every face rendered the first time: {all}");
+    assert_eq!(print::check_faces_with(&pack, &mut kept), first);
+    assert_eq!(kept.rendered, 0, "nothing changed, nothing rendered");
+    let mut edited = pack.clone();
+    let d = edited.defs.iter_mut().find(|d| !d.def.text.is_empty()).expect("a card with text");
+    d.def.text.push_str(" :nosuchicon:");
+    let again = print::check_faces_with(&edited, &mut kept);
+    assert_eq!(kept.rendered, 1, "only the edited face");
+    assert_eq!(again, print::check_faces(&edited), "the same as checking from scratch");
+    assert!(again.len() > first.len(), "the edit's problem is found: {again:?}");
+}

@@ -522,6 +522,8 @@ pub struct Reloader {
     pub opts: ReloadOptions,
     /// One incremental loader per pack: unchanged files are not parsed or compiled again.
     loaders: BTreeMap<String, Loader>,
+    /// One set of kept checks per pack: faces an edit cannot change are not rendered again.
+    checks: BTreeMap<String, crate::validate::Checks>,
 }
 
 /// Load a pack as its files are now, through its incremental loader.
@@ -532,13 +534,15 @@ pub struct Reloader {
 fn load_state(
     project: &Project,
     loaders: &mut BTreeMap<String, Loader>,
+    checks: &mut BTreeMap<String, crate::validate::Checks>,
     id: &str,
 ) -> (Option<Arc<Pack>>, Vec<Diagnostic>, SourceMap) {
     let loader = loaders.entry(id.to_string()).or_insert_with(|| Loader::new(project, id, LoadOptions::default()));
     let l = loader.load();
     let (pack, mut diagnostics, mut sources) = (l.pack.map(Arc::new), l.diagnostics, l.sources);
     if let Some(p) = &pack {
-        diagnostics.extend(crate::validate::beyond_load(project, p, &mut sources));
+        let kept = checks.entry(id.to_string()).or_default();
+        diagnostics.extend(crate::validate::beyond_load_with(project, p, &mut sources, kept));
     }
     (pack, diagnostics, sources)
 }
@@ -559,9 +563,16 @@ impl Reloader {
         if all {
             ids = project.pack_ids();
         }
-        let mut r = Reloader { project: proj, packs: BTreeMap::new(), all, opts, loaders: BTreeMap::new() };
+        let mut r = Reloader {
+            project: proj,
+            packs: BTreeMap::new(),
+            all,
+            opts,
+            loaders: BTreeMap::new(),
+            checks: BTreeMap::new(),
+        };
         for id in ids {
-            let (pack, diagnostics, sources) = load_state(&r.project, &mut r.loaders, &id);
+            let (pack, diagnostics, sources) = load_state(&r.project, &mut r.loaders, &mut r.checks, &id);
             let st = PackState { id: id.clone(), pack, diagnostics, sources, generation: 0 };
             r.packs.insert(id, st);
         }
@@ -647,7 +658,7 @@ impl Reloader {
         });
         let old = state.pack.clone();
         if needs_load || old.is_none() {
-            let (pack, diagnostics, sources) = load_state(&self.project, &mut self.loaders, id);
+            let (pack, diagnostics, sources) = load_state(&self.project, &mut self.loaders, &mut self.checks, id);
             rep.loaded = true;
             rep.errors = if pack.is_some() { 0 } else { diagnostics.iter().filter(|d| d.is_error()).count() };
             state.diagnostics = diagnostics;

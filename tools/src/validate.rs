@@ -15,7 +15,25 @@ use crown_engine::load::Project;
 /// of `content/<pack>/rules.md` names something) and the golden game files (pack,
 /// scenario, players, agents). Rules documents and game files read are added to `sources`.
 pub fn beyond_load(project: &Project, pack: &Arc<Pack>, sources: &mut SourceMap) -> Vec<Diagnostic> {
-    let mut all = crate::print::check_faces(pack);
+    beyond_load_with(project, pack, sources, &mut Checks::default())
+}
+
+/// What the checks beyond loading found last time, for checking a pack again after an
+/// edit (`crown watch`, `serve`, `play --watch`): the faces an edit cannot change are not
+/// rendered again.
+#[derive(Debug, Default)]
+pub struct Checks {
+    pub faces: crate::print::FaceChecks,
+}
+
+/// [`beyond_load`], keeping what it can in `checks` for the next time.
+pub fn beyond_load_with(
+    project: &Project,
+    pack: &Arc<Pack>,
+    sources: &mut SourceMap,
+    checks: &mut Checks,
+) -> Vec<Diagnostic> {
+    let mut all = crate::print::check_faces_with(pack, &mut checks.faces);
     let (rules, docs) = crate::print::reference::check_rules(pack);
     all.extend(rules);
     for f in docs {

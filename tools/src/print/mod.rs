@@ -743,6 +743,21 @@ pub fn card_svg(pack: &Pack, id: &str, size_mm: Option<(f64, f64)>) -> Result<Ca
 /// so an unknown `:icon:`, missing art or a broken template is reported by `crown check`
 /// rather than first by `crown print`. Diagnostics are deduplicated.
 pub fn check_faces(pack: &Pack) -> Vec<Diagnostic> {
+    check_faces_with(pack, &mut FaceChecks::default())
+}
+
+/// What rendering each face reported, by the face's cache key (the definition, the
+/// templates, the pack's look, the geometry, the art: what the print cache keys on), so
+/// that checking a pack again after an edit renders only the faces the edit can change.
+#[derive(Debug, Default)]
+pub struct FaceChecks {
+    by_key: BTreeMap<u64, Vec<Diagnostic>>,
+    /// Faces rendered by the last check (the others were known).
+    pub rendered: usize,
+}
+
+/// [`check_faces`], rendering only the faces whose key `cache` does not know.
+pub fn check_faces_with(pack: &Pack, cache: &mut FaceChecks) -> Vec<Diagnostic> {
     let opts = PrintOptions::new(PathBuf::new());
     let geom = match geometry(pack, &opts) {
         Ok(g) => g,
@@ -756,10 +771,21 @@ pub fn check_faces(pack: &Pack) -> Vec<Diagnostic> {
         Ok(d) => d,
         Err(ds) => return ds,
     };
+    let mut known = std::mem::take(&mut cache.by_key);
+    cache.rendered = 0;
     for d in defs {
-        diags.extend(printer.render(d, Side::Front).diagnostics);
-        if Printer::two_sided(d) {
-            diags.extend(printer.render(d, Side::Back).diagnostics);
+        let sides: &[Side] = if Printer::two_sided(d) { &[Side::Front, Side::Back] } else { &[Side::Front] };
+        for &side in sides {
+            let key = printer.key(d, side);
+            let found = match known.remove(&key) {
+                Some(found) => found,
+                None => {
+                    cache.rendered += 1;
+                    printer.render(d, side).diagnostics
+                }
+            };
+            diags.extend(found.iter().cloned());
+            cache.by_key.insert(key, found);
         }
     }
     let mut seen = std::collections::BTreeSet::new();
