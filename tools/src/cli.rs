@@ -36,10 +36,10 @@ fn players_range() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(1..=crown_engine::game::MAX_SEATS as u64)
 }
 
-/// The table a game is set up at: players, scenario, seed and who sits where. Shared by
-/// `crown play`, `crown record`, `crown sim` and `crown profile`.
+/// How a game is set up: players, scenario and seed. Shared by `crown campaign new` and,
+/// through [`TableArgs`], every command that plays.
 #[derive(Debug, Clone, Default, Args)]
-pub struct TableArgs {
+pub struct SetupArgs {
     /// Players per game (default: the scenario's seats or the pack's minimum; 1 to 64).
     #[arg(long, value_parser = players_range())]
     pub players: Option<usize>,
@@ -47,9 +47,18 @@ pub struct TableArgs {
     #[arg(long)]
     pub scenario: Option<String>,
     /// The seed. Over many games (`crown sim`, `crown profile`) game i uses a seed derived
-    /// from it and i, so the same seeds play the same games in both.
+    /// from it and i, so the same seeds play the same games in both; a campaign keeps it
+    /// for every sitting.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+/// The table a game is set up at: players, scenario, seed and who sits where. Shared by
+/// `crown play`, `crown record`, `crown sim` and `crown profile`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TableArgs {
+    #[command(flatten)]
+    pub setup: SetupArgs,
     /// Agent per seat, comma-separated, the last repeating: human (`crown play` only),
     /// random, first, greedy, search[:ROLLOUTS][:DEPTH][:POLICY] (e.g. search:64:12:greedy).
     #[arg(long, value_delimiter = ',')]

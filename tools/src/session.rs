@@ -52,8 +52,8 @@ pub fn bot_table(
     command: &str,
 ) -> Result<(Arc<Pack>, usize, Vec<String>), Failure> {
     let pack = load(project, pack)?;
-    let scenario = args.scenario.as_deref();
-    let players = crate::seats::player_count(&pack, scenario, args.players);
+    let scenario = args.setup.scenario.as_deref();
+    let players = crate::seats::player_count(&pack, scenario, args.setup.players);
     let kinds = crate::seats::agent_kinds(&pack, scenario, players, &args.agents, "random").map_err(Failure::usage)?;
     if kinds.iter().any(|k| k == "human") {
         return Err(Failure::usage(format!("`crown {command}` plays bots only; use `crown play` to play yourself")));

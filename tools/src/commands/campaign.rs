@@ -42,15 +42,8 @@ pub struct NewArgs {
     /// The save file to write.
     #[arg(long)]
     pub save: PathBuf,
-    /// Scenario id (default: the pack's default scenario).
-    #[arg(long)]
-    pub scenario: Option<String>,
-    /// The campaign's seed (every sitting goes on with the same random streams).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Number of seats (default: the scenario's seats, else the pack's minimum). (1 to 64)
-    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
-    pub players: Option<usize>,
+    #[command(flatten)]
+    pub setup: crate::cli::SetupArgs,
     /// Replace an existing save file.
     #[arg(long)]
     pub force: bool,
@@ -107,11 +100,11 @@ fn run_new(project: &Project, args: &NewArgs) -> Done {
         ));
     }
     let pack = session::load(project, &args.pack)?;
-    let players = crate::seats::player_count(&pack, args.scenario.as_deref(), args.players);
+    let players = crate::seats::player_count(&pack, args.setup.scenario.as_deref(), args.setup.players);
     // Make the game once, without playing it, so a bad scenario or seat count is refused now.
-    let mut cfg = GameConfig::new(args.seed, players);
-    cfg.scenario = args.scenario.clone();
-    let bots = (0..players).map(|i| bots::bot("first", args.seed, i).expect("first agent")).collect();
+    let mut cfg = GameConfig::new(args.setup.seed, players);
+    cfg.scenario = args.setup.scenario.clone();
+    let bots = (0..players).map(|i| bots::bot("first", args.setup.seed, i).expect("first agent")).collect();
     let game = match Game::new(pack.clone(), cfg, bots) {
         Ok(g) => g,
         Err(e) => {
@@ -119,7 +112,7 @@ fn run_new(project: &Project, args: &NewArgs) -> Done {
         }
     };
     let names = game.state.players.iter().map(|p| p.name.clone()).collect();
-    let save = match SaveFile::new_game(&pack, game.scenario.clone(), args.seed, names) {
+    let save = match SaveFile::new_game(&pack, game.scenario.clone(), args.setup.seed, names) {
         Ok(s) => s,
         Err(e) => {
             return Err(Failure::usage(e.to_string()));
@@ -139,7 +132,7 @@ fn run_new(project: &Project, args: &NewArgs) -> Done {
         pack.manifest.name,
         pack.manifest.version,
         save.scenario.as_deref().unwrap_or("-"),
-        args.seed,
+        args.setup.seed,
         args.save.display(),
         args.save.display()
     );

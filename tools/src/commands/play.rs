@@ -52,8 +52,8 @@ pub struct PlayArgs {
 
 pub fn run(project: &Project, args: &PlayArgs) -> Done {
     let pack = session::load(project, &args.pack)?;
-    let scenario = args.table.scenario.as_deref();
-    let players = crate::seats::player_count(&pack, scenario, args.table.players);
+    let scenario = args.table.setup.scenario.as_deref();
+    let players = crate::seats::player_count(&pack, scenario, args.table.setup.players);
     let mut wanted = args.table.agents.clone();
     if wanted.is_empty() {
         wanted.push("human".into());
@@ -83,12 +83,12 @@ pub fn run(project: &Project, args: &PlayArgs) -> Done {
                     seen.clone(),
                 ))
             } else {
-                bots::bot(k, args.table.seed, i).expect("known agent")
+                bots::bot(k, args.table.setup.seed, i).expect("known agent")
             }
         })
         .collect();
-    let mut cfg = GameConfig::new(args.table.seed, players);
-    cfg.scenario = args.table.scenario.clone();
+    let mut cfg = GameConfig::new(args.table.setup.seed, players);
+    cfg.scenario = args.table.setup.scenario.clone();
     let mut game = match Game::new(pack.clone(), cfg, agents) {
         Ok(g) => g,
         Err(e) => {
@@ -107,7 +107,7 @@ pub fn run(project: &Project, args: &PlayArgs) -> Done {
         "{} {} — seed {}, {} players ({})",
         pack.manifest.name,
         pack.manifest.version,
-        args.table.seed,
+        args.table.setup.seed,
         players,
         kinds.join(", ")
     );

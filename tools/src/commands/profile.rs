@@ -32,8 +32,10 @@ pub struct ProfileArgs {
 
 pub fn run(project: &Project, args: &ProfileArgs) -> Done {
     let (pack, players, kinds) = session::bot_table(project, &args.pack, &args.table, "profile")?;
-    let config = |seed| crate::sim::config(seed, players, args.table.scenario.as_deref());
-    if let Err(e) = Game::new(pack.clone(), config(args.table.seed), crate::seats::bots(&kinds, args.table.seed)) {
+    let config = |seed| crate::sim::config(seed, players, args.table.setup.scenario.as_deref());
+    if let Err(e) =
+        Game::new(pack.clone(), config(args.table.setup.seed), crate::seats::bots(&kinds, args.table.setup.seed))
+    {
         return Err(Failure::usage(e.to_string()));
     }
     let start = Instant::now();
@@ -41,7 +43,7 @@ pub fn run(project: &Project, args: &ProfileArgs) -> Done {
     let mut failed = Vec::new();
     let mut turns = 0;
     for i in 0..args.games {
-        let gs = derive_seed(args.table.seed, i);
+        let gs = derive_seed(args.table.setup.seed, i);
         let game = match Game::new(pack.clone(), config(gs), crate::seats::bots(&kinds, gs)) {
             Ok(g) => g,
             Err(e) => {
@@ -67,7 +69,7 @@ pub fn run(project: &Project, args: &ProfileArgs) -> Done {
         print_report(&report, args, &kinds, players, games, turns, wall);
     }
     for (i, f) in failed.iter().take(5) {
-        eprintln!("error: game {i} (seed {}): {f}", derive_seed(args.table.seed, *i));
+        eprintln!("error: game {i} (seed {}): {f}", derive_seed(args.table.setup.seed, *i));
     }
     out::fail_if(!failed.is_empty())
 }
@@ -84,7 +86,7 @@ fn print_report(r: &Report, args: &ProfileArgs, kinds: &[String], players: usize
         args.games,
         players,
         kinds.join(", "),
-        args.table.seed,
+        args.table.setup.seed,
         turns as f64 / games as f64
     );
     println!(
@@ -127,7 +129,7 @@ fn to_json(r: &Report, args: &ProfileArgs, players: usize, kinds: &[String], wal
         "games": args.games,
         "players": players,
         "agents": kinds,
-        "seed": args.table.seed,
+        "seed": args.table.setup.seed,
         "script_ms": ms(r.total_ns),
         "wall_s": (wall * 100.0).round() / 100.0,
         "steps": r.steps,

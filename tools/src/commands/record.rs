@@ -37,8 +37,8 @@ pub fn run(project: &Project, args: &RecordArgs) -> Done {
             return Err(Failure::error(format!("cannot write {}: {e}; nothing was recorded", path.display())));
         }
     }
-    let scenario = args.table.scenario.as_deref();
-    let players = crate::seats::player_count(&pack, scenario, args.table.players);
+    let scenario = args.table.setup.scenario.as_deref();
+    let players = crate::seats::player_count(&pack, scenario, args.table.setup.players);
     let kinds = match crate::seats::agent_kinds(&pack, scenario, players, &args.table.agents, "random") {
         Ok(k) if !k.iter().any(|x| x == "human") => k,
         Ok(_) => {
@@ -51,14 +51,20 @@ pub fn run(project: &Project, args: &RecordArgs) -> Done {
             return Err(Failure::usage(e.to_string()));
         }
     };
-    let (file, replayed) =
-        match record(&pack, args.table.seed, players, args.table.scenario.clone(), kinds, &args.description) {
-            Ok(x) => x,
-            Err((code, e)) => {
-                eprintln!("error: {e}");
-                return Err(Failure::told(code));
-            }
-        };
+    let (file, replayed) = match record(
+        &pack,
+        args.table.setup.seed,
+        players,
+        args.table.setup.scenario.clone(),
+        kinds,
+        &args.description,
+    ) {
+        Ok(x) => x,
+        Err((code, e)) => {
+            eprintln!("error: {e}");
+            return Err(Failure::told(code));
+        }
+    };
     let tpath = transcript_path(&args.out);
     if let Err(e) = out::write_atomic(&args.out, file.to_toml().as_bytes())
         .and_then(|_| out::write_atomic(&tpath, replayed.as_bytes()))

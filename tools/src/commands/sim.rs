@@ -172,7 +172,7 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         return Err("crown sim: name the pack to simulate (crown sim PACK), or `crown sim merge FILES...`".into());
     };
     let table = &args.table;
-    let scenario = table.scenario.as_deref();
+    let scenario = table.setup.scenario.as_deref();
     let (base, players, kinds) = match session::bot_table(project, &pack_name, table, "sim") {
         Ok(t) => t,
         // A failure already told keeps its code; the others are usage errors.
@@ -193,7 +193,7 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         return Err("a --set sweep (A..B) runs one simulation per value: it cannot be sharded or written with --out; shard each value's run instead".into());
     }
     let characters = Characters::parse(&args.characters)?;
-    let plan = Plan::new(&base, table.seed, players, scenario, kinds.clone(), args.seat_order, characters)?;
+    let plan = Plan::new(&base, table.setup.seed, players, scenario, kinds.clone(), args.seat_order, characters)?;
     let mut other = match &args.compare {
         Some(o) => Some(compare::other(project, base.id(), o)?),
         None => None,
@@ -211,7 +211,7 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         side.label = format!("{} with agents {}", side.label, other_kinds.join(","));
         Some(Plan::new(
             &side.pack,
-            table.seed,
+            table.setup.seed,
             players,
             scenario,
             other_kinds,
@@ -254,8 +254,8 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         let run = RunInfo {
             pack: pack.id().to_string(),
             version: pack.manifest.version.clone(),
-            scenario: table.scenario.clone().or_else(|| pack.default_scenario().map(|s| s.scenario.id.clone())),
-            seed: table.seed,
+            scenario: table.setup.scenario.clone().or_else(|| pack.default_scenario().map(|s| s.scenario.id.clone())),
+            seed: table.setup.seed,
             games: args.games,
             players,
             agents: kinds.clone(),
@@ -298,9 +298,9 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         }
         let mut v = full_summary(&run, &played.stats, played.other.as_ref(), played.paired.as_ref());
         v["timing"] = timing(threads, played.stats.games * if other.is_some() { 2 } else { 1 }, secs);
-        code = code.max(report_failures(&played.stats, table.seed, args.games, played.not_run));
+        code = code.max(report_failures(&played.stats, table.setup.seed, args.games, played.not_run));
         if let Some(o) = &played.other {
-            code = code.max(report_failures(o, table.seed, args.games, played.not_run));
+            code = code.max(report_failures(o, table.setup.seed, args.games, played.not_run));
         }
         runs.push((set, v));
     }
