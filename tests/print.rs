@@ -1392,3 +1392,20 @@ fn face_checks_render_again_only_what_changed() {
     assert_eq!(again, print::check_faces(&edited), "the same as checking from scratch");
     assert!(again.len() > first.len(), "the edit's problem is found: {again:?}");
 }
+
+/// A template edited between two checks is compiled again: its mistake is found.
+#[test]
+fn face_checks_compile_templates_again_when_they_change() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::common::copy_dir(&fixtures(), dir.path()).unwrap();
+    let pack = load(dir.path(), "print-demo");
+    let mut kept = print::FaceChecks::default();
+    let before = print::check_faces_with(&pack, &mut kept);
+    assert!(!before.iter().any(|d| d.is_error()), "{before:?}");
+    let t = dir.path().join("content/print-demo/templates/card-front.svg");
+    std::fs::create_dir_all(t.parent().unwrap()).unwrap();
+    std::fs::write(&t, "<svg>{{ name </svg>").unwrap();
+    let after = print::check_faces_with(&pack, &mut kept);
+    assert!(after.iter().any(|d| d.is_error()), "the broken template is found: {after:?}");
+    assert_eq!(after, print::check_faces(&pack));
+}

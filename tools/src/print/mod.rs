@@ -752,6 +752,7 @@ pub fn check_faces(pack: &Pack) -> Vec<Diagnostic> {
 #[derive(Debug, Default)]
 pub struct FaceChecks {
     by_key: BTreeMap<u64, Vec<Diagnostic>>,
+    templates: render::KeptTemplates,
     /// Faces rendered by the last check (the others were known).
     pub rendered: usize,
 }
@@ -763,7 +764,7 @@ pub fn check_faces_with(pack: &Pack, cache: &mut FaceChecks) -> Vec<Diagnostic> 
         Ok(g) => g,
         Err(d) => return vec![d],
     };
-    let (printer, mut diags) = match Printer::new(pack, geom) {
+    let (printer, mut diags) = match Printer::new_kept(pack, geom, &mut cache.templates) {
         Ok(x) => x,
         Err(ds) => return ds,
     };

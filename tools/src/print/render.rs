@@ -60,6 +60,11 @@ impl Geometry {
     }
 }
 
+/// Compiled templates and the icons they draw with, kept between two [`Printer`]s of one
+/// pack, with the key of what they were made from.
+#[derive(Debug, Default)]
+pub struct KeptTemplates(Option<(u64, Arc<IconSet>, Arc<Templates>)>);
+
 /// Which side of a piece.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Side {
@@ -86,7 +91,7 @@ pub struct Rendered {
 /// Everything needed to render the faces of one pack.
 pub struct Printer<'p> {
     pub pack: &'p Pack,
-    pub templates: Templates,
+    pub templates: Arc<Templates>,
     pub icons: Arc<IconSet>,
     pub geom: Geometry,
     base_hash: u64,
@@ -106,13 +111,36 @@ impl<'p> Printer<'p> {
     /// Load the pack's icons and templates. Broken templates or icon files are errors;
     /// the second value holds warnings (and icon errors, which do not stop rendering).
     pub fn new(pack: &'p Pack, geom: Geometry) -> Result<(Printer<'p>, Vec<Diagnostic>), Vec<Diagnostic>> {
+        Printer::new_kept(pack, geom, &mut KeptTemplates::default())
+    }
+
+    /// [`Printer::new`], with the templates compiled last time when neither their text nor
+    /// the icons changed (compiling them is most of what checking a pack's faces costs).
+    pub fn new_kept(
+        pack: &'p Pack,
+        geom: Geometry,
+        kept: &mut KeptTemplates,
+    ) -> Result<(Printer<'p>, Vec<Diagnostic>), Vec<Diagnostic>> {
         let (icons, mut diags) = IconSet::for_pack(pack);
-        let icons = Arc::new(icons);
-        let templates = match Templates::load(pack, icons.clone()) {
-            Ok(t) => t,
-            Err(mut e) => {
-                e.extend(diags);
-                return Err(e);
+        let mut key = Hasher::default();
+        key.u64(icons.hash);
+        for (name, (text, _)) in &super::templates::sources(pack).0 {
+            key.str(name).str(text);
+        }
+        let key = key.finish();
+        let (icons, templates) = match &kept.0 {
+            Some((k, icons, templates)) if *k == key => (icons.clone(), templates.clone()),
+            _ => {
+                let icons = Arc::new(icons);
+                let templates = match Templates::load(pack, icons.clone()) {
+                    Ok(t) => Arc::new(t),
+                    Err(mut e) => {
+                        e.extend(diags);
+                        return Err(e);
+                    }
+                };
+                kept.0 = Some((key, icons.clone(), templates.clone()));
+                (icons, templates)
             }
         };
         let manifest_file = Path::new("content").join(pack.id()).join("pack.toml");
