@@ -346,6 +346,37 @@ impl PackLoad<'_> {
         }
     }
 
+    /// A function of the rules or bots' script that nothing calls and whose name is near
+    /// one the engine calls by name (`greedy_scor` for `greedy_score`): the engine never
+    /// runs it, and what it was for silently does not happen.
+    pub(super) fn misspelt_engine_hooks(&mut self, scripts: &[Script], rules: Option<usize>, bots: Option<usize>) {
+        let mut reachable: BTreeSet<&str> = BTreeSet::new();
+        for sc in scripts {
+            reachable.extend(sc.references.names.iter().map(String::as_str));
+        }
+        let bot_hooks = ["greedy_score", "evaluate"];
+        for (si, hooks) in [(rules, crate::script::ENGINE_HOOKS), (bots, &bot_hooks[..])] {
+            let Some(sc) = si.map(|i| &scripts[i]) else { continue };
+            for f in &sc.functions {
+                if reachable.contains(f.as_str()) || crate::script::ENGINE_HOOKS.contains(&f.as_str()) {
+                    continue;
+                }
+                let missing = hooks.iter().copied().filter(|h| !sc.functions.contains(*h));
+                let Some(hook) = did_you_mean(f, missing) else { continue };
+                let line = crate::script::api::fn_line_in(&self.sources, &sc.path, f);
+                let d = Diagnostic::warning(
+                    "misspelt-hook",
+                    format!("`{f}` is never called: the engine calls `{hook}`, which this script does not define"),
+                );
+                let d = match (self.sources.get(&sc.path), line) {
+                    (Some(src), Some(l)) => d.at_line_col(src, l, 1),
+                    _ => d.in_file(sc.path.clone()),
+                };
+                self.diags.push(d.hint(format!("rename it `{hook}`, or call it from a script if it is a helper")));
+            }
+        }
+    }
+
     /// Check the names scripts spell out in strings against what the pack declares
     /// (leaving out what `[check.allow]` accepts, and the pack-wide checks while some
     /// script did not compile).

@@ -506,6 +506,7 @@ impl PackLoad<'_> {
         let Compiled { scripts, rules: rules_idx, used: used_scripts, some_failed: some_script_failed, .. } = compiled;
         if self.opts.compile_scripts {
             self.unreachable_functions(&pack_defs, &srefs, &scripts, missing_hooks);
+            self.misspelt_engine_hooks(&scripts, rules_idx, bots_idx);
         }
 
         // What definitions carry, against the pack's declared vocabulary.
@@ -749,5 +750,32 @@ mod tests {
         let errors: Vec<String> =
             loaded.diagnostics.iter().filter(|d| d.is_error()).map(|d| format!("{:?} {}", d.file, d.message)).collect();
         assert!(errors.iter().any(|e| e.contains("rules.rhai") && e.contains("helper")), "{errors:?}");
+    }
+
+    /// A bot hook or an engine hook misspelt (`greedy_scor`) is never called: a warning
+    /// at the function naming the hook; a helper with a name of its own is not one.
+    #[test]
+    fn a_misspelt_engine_hook_is_a_warning() {
+        let tmp = project("hooks");
+        write(&tmp.0, "scripts/p/bots.rhai", "fn greedy_scor(p, prompt, o) { 1 }\nfn unused_helper() { 2 }\n");
+        write(
+            &tmp.0,
+            "scripts/p/rules.rhai",
+            "fn setup() {}\nfn turn() { end_game([], \"done\"); }\nfn bonus() { 1 }\nfn rendr(viewer) { \"\" }\n",
+        );
+        let loaded = load_pack(&Project::new(&tmp.0), "p", LoadOptions::default());
+        let got: Vec<String> = loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "misspelt-hook")
+            .map(|d| format!("{}:{} {}", d.file.as_ref().unwrap().display(), d.line, d.message))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "scripts/p/bots.rhai:1 `greedy_scor` is never called: the engine calls `greedy_score`, which this script does not define",
+                "scripts/p/rules.rhai:4 `rendr` is never called: the engine calls `render`, which this script does not define",
+            ]
+        );
     }
 }

@@ -65,6 +65,10 @@ pub const LIMITS: Limits = Limits {
     cards: 200_000,
 };
 
+/// The functions of the rules (or bots') script the engine and the tools call by name.
+pub const ENGINE_HOOKS: &[&str] =
+    &["setup", "turn", "validate", "validate_pack", "prepare", "greedy_score", "evaluate", "render", "render_status"];
+
 static ENGINE: OnceLock<Engine> = OnceLock::new();
 
 /// The shared engine, with Crown's API registered.
