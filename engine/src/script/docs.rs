@@ -169,7 +169,7 @@ pub const API: &[Entry] = &[
     f("Board", "piece_get(pc, k) -> int", "A named number on the piece (hit points...); 0 if unset."),
     f("Board", "piece_set(pc, k, v)", "Set a named number on the piece; logged. A piece with `blocks` = 0 does not block paths."),
     f("Board", "supply(kind) -> int", "How many are left in a supply."),
-    f("Board", "board_version() -> int", "A number that changes whenever a piece is placed, moved, returned, given an owner or a value, or a supply changes: keep a view of the board you derived (a `cache:` global) until it changes."),
+    f("Board", "board_version() -> int", "A number that changes whenever a piece is placed, moved, returned, given an owner or a value, or a supply changes."),
     f("Board", "take(kind, n) -> int", "Take up to `n` from a supply (resources held off the board); returns how many were taken."),
     f("Board", "give_back(kind, n)", "Return `n` to a supply."),
     f("Board", "reachable(s, budget, diagonal, into_occupied) -> array", "Spaces reachable from `s` in at most `budget` steps through unoccupied spaces, nearest first; with `into_occupied` an occupied space may end a path."),
