@@ -302,17 +302,10 @@ impl PackLoad<'_> {
     pub(super) fn unreachable_functions(
         &mut self,
         pack_defs: &[Def],
-        srefs: &[Option<ScriptRef>],
         scripts: &[Script],
         missing_hooks: BTreeSet<usize>,
+        reachable: &BTreeSet<String>,
     ) {
-        let mut reachable: BTreeSet<String> = BTreeSet::new();
-        for sc in scripts {
-            reachable.extend(sc.references.names.iter().cloned());
-        }
-        for s in srefs.iter().flatten() {
-            reachable.extend(s.hooks.iter().map(|(h, _)| h.clone()));
-        }
         // Each script once, named by the first definition that uses it. A script missing
         // a declared hook has its error already (naming the misspelt function): one
         // mistake, one diagnostic.
@@ -346,19 +339,34 @@ impl PackLoad<'_> {
         }
     }
 
+    /// The names a function may be reached by: every name a script calls or spells out,
+    /// and every hook a definition declares.
+    pub(super) fn reachable_names(srefs: &[Option<ScriptRef>], scripts: &[Script]) -> BTreeSet<String> {
+        let mut reachable: BTreeSet<String> = BTreeSet::new();
+        for sc in scripts {
+            reachable.extend(sc.references.names.iter().cloned());
+        }
+        for s in srefs.iter().flatten() {
+            reachable.extend(s.hooks.iter().map(|(h, _)| h.clone()));
+        }
+        reachable
+    }
+
     /// A function of the rules or bots' script that nothing calls and whose name is near
     /// one the engine calls by name (`greedy_scor` for `greedy_score`): the engine never
     /// runs it, and what it was for silently does not happen.
-    pub(super) fn misspelt_engine_hooks(&mut self, scripts: &[Script], rules: Option<usize>, bots: Option<usize>) {
-        let mut reachable: BTreeSet<&str> = BTreeSet::new();
-        for sc in scripts {
-            reachable.extend(sc.references.names.iter().map(String::as_str));
-        }
+    pub(super) fn misspelt_engine_hooks(
+        &mut self,
+        scripts: &[Script],
+        rules: Option<usize>,
+        bots: Option<usize>,
+        reachable: &BTreeSet<String>,
+    ) {
         let bot_hooks = ["greedy_score", "evaluate"];
         for (si, hooks) in [(rules, crate::script::ENGINE_HOOKS), (bots, &bot_hooks[..])] {
             let Some(sc) = si.map(|i| &scripts[i]) else { continue };
             for f in &sc.functions {
-                if reachable.contains(f.as_str()) || crate::script::ENGINE_HOOKS.contains(&f.as_str()) {
+                if reachable.contains(f) || crate::script::ENGINE_HOOKS.contains(&f.as_str()) {
                     continue;
                 }
                 let missing = hooks.iter().copied().filter(|h| !sc.functions.contains(*h));

@@ -505,8 +505,9 @@ impl PackLoad<'_> {
         let missing_hooks = self.attach_scripts(&mut pack_defs, &srefs, &compiled);
         let Compiled { scripts, rules: rules_idx, used: used_scripts, some_failed: some_script_failed, .. } = compiled;
         if self.opts.compile_scripts {
-            self.unreachable_functions(&pack_defs, &srefs, &scripts, missing_hooks);
-            self.misspelt_engine_hooks(&scripts, rules_idx, bots_idx);
+            let reachable = Self::reachable_names(&srefs, &scripts);
+            self.unreachable_functions(&pack_defs, &scripts, missing_hooks, &reachable);
+            self.misspelt_engine_hooks(&scripts, rules_idx, bots_idx, &reachable);
         }
 
         // What definitions carry, against the pack's declared vocabulary.
