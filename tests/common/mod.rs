@@ -146,6 +146,11 @@ pub fn run_snippet(
     let rules = game.pack.rules_script().expect("rules").ast.clone();
     let text = format!("{prelude}\n{snippet}");
     let ast = crown_engine::script::compile("position", &text).unwrap_or_else(|e| panic!("snippet: {e}"));
+    // The bots' script too, where the pack has one (snippets may ask what a bot would do).
+    let rules = match game.pack.bots.and_then(|i| game.pack.scripts.get(i)) {
+        Some(b) => rules.merge(&b.ast),
+        None => (*rules).clone(),
+    };
     let merged = rules.merge(&ast);
     let (game, r) = crown_engine::script::api::with_installed(game, || crown_engine::script::engine().run_ast(&merged));
     (game, r.map_err(|e| e.to_string()))

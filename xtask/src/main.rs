@@ -15,6 +15,9 @@
 //! - `cargo xtask hostile [--no-build] [--keep] [FILTER...]`: build `crown` in release mode
 //!   and run the hostile-input set of `tests/hostile/` against it, each case under a
 //!   20 s and 1 GiB limit, watching every file it could touch ([`hostile`]).
+//! - `cargo xtask fuzz [SECONDS] [SEED]`: the compiled script runtime against Rhai's
+//!   interpreter on generated programs, for SECONDS (default 300) from SEED (default: the
+//!   clock), in release mode; a difference fails with the program that shows it.
 //!
 //! This is the one place that calls a package manager. Tests, build scripts and library
 //! code never do: a test that needs a program it cannot find fails with a message that
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
         },
         Some("bench") => run_bench(&args[1..]),
         Some("mutants") => run_mutants(&args[1..]),
+        Some("fuzz") => run_fuzz(&args[1..]),
         Some("hostile") => match hostile::main(&args[1..]) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
@@ -81,10 +85,28 @@ fn main() -> ExitCode {
                  \x20      cargo xtask provision          only install the programs\n\
                  \x20      cargo xtask bench [ARGS]       `crown bench ARGS` with the benchmark suite, in release mode\n\
                  \x20      cargo xtask mutants [--base REV] [ARGS]   mutation testing of the code changed since REV\n\
-                 \x20      cargo xtask hostile [FILTER]   run the hostile-input set against the release binary"
+                 \x20      cargo xtask hostile [FILTER]   run the hostile-input set against the release binary\n\
+                 \x20      cargo xtask fuzz [SECONDS] [SEED]   the compiled script runtime against the interpreter"
             );
             ExitCode::from(2)
         }
+    }
+}
+
+/// `cargo xtask fuzz`: the ignored `fuzz_runtimes` test of the engine, in release mode.
+fn run_fuzz(args: &[String]) -> ExitCode {
+    let seconds = args.first().map_or("300", String::as_str);
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["test", "--release", "-p", "crown-engine", "--lib", "fuzz_runtimes", "--", "--ignored", "--nocapture"]);
+    cmd.env("CROWN_FUZZ_SECONDS", seconds);
+    if let Some(seed) = args.get(1) {
+        cmd.env("CROWN_FUZZ_SEED", seed);
+    }
+    match cmd.status() {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(e) => fail(&format!("cannot run cargo: {e}")),
     }
 }
 

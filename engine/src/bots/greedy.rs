@@ -20,15 +20,32 @@ impl GreedyAgent {
 }
 
 /// The rules' `greedy_score(player, prompt, option)` of each option of a choice; `None`
-/// when the rules define no `greedy_score`.
+/// when the rules define no `greedy_score`. With a `greedy_plan(player, prompt, options)`,
+/// its value, worked out once for the choice, is a fourth argument of every score.
 pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String> {
     let Some(rules) = req.pack.bot_hook("greedy_score") else {
         return Ok(None);
     };
     let ast = rules.ast.clone();
+    // What every option of this choice is weighed against, worked out once
+    // (`greedy_plan(player, prompt, options)`, optional), then given to each score.
+    let plan = match req.pack.bot_hook("greedy_plan") {
+        Some(s) => {
+            let args = vec![
+                Dynamic::from(req.player as i64),
+                Dynamic::from(req.prompt.to_string()),
+                Dynamic::from_array(req.options.to_vec()),
+            ];
+            Some(crate::script::api::call_script_fn(&s.ast.clone(), "greedy_plan", args).map_err(|e| e.to_string())?)
+        }
+        None => None,
+    };
     let mut scores = Vec::with_capacity(req.options.len());
     for opt in req.options {
-        let args = vec![Dynamic::from(req.player as i64), Dynamic::from(req.prompt.to_string()), opt.clone()];
+        let mut args = vec![Dynamic::from(req.player as i64), Dynamic::from(req.prompt.to_string()), opt.clone()];
+        if let Some(plan) = &plan {
+            args.push(plan.clone());
+        }
         let v = crate::script::api::call_script_fn(&ast, "greedy_score", args).map_err(|e| e.to_string())?;
         scores.push(v.as_int().map_err(|t| format!("greedy_score returned {t} where an integer was expected"))?);
     }

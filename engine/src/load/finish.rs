@@ -362,7 +362,7 @@ impl PackLoad<'_> {
         bots: Option<usize>,
         reachable: &BTreeSet<String>,
     ) {
-        let bot_hooks = ["greedy_score", "evaluate"];
+        let bot_hooks = ["greedy_plan", "greedy_score", "evaluate"];
         for (si, hooks) in [(rules, crate::script::ENGINE_HOOKS), (bots, &bot_hooks[..])] {
             let Some(sc) = si.map(|i| &scripts[i]) else { continue };
             for f in &sc.functions {

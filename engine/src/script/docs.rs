@@ -248,7 +248,9 @@ stops its game with an error naming the script file and line.\n\n\
 **How the engine calls a pack.** The rules script (`scripts/<pack>/rules.rhai`) defines `fn setup()`, \
 called once, and `fn turn()`, called again and again until a script calls `end_game(winners, reason)`; \
 after the pack's `max_turns` calls (default 500) the game is stopped and reported as too long. \
-Optional: `fn greedy_score(p, prompt, option) -> int` ranks options for the `greedy` bot; \
+Optional: `fn greedy_score(p, prompt, option) -> int` ranks options for the `greedy` bot (with \
+`fn greedy_plan(p, prompt, options)`, called once per choice, its value comes as a fourth argument: \
+`fn greedy_score(p, prompt, option, plan)`, for what every option is weighed against); \
 `fn evaluate(p) -> int` says how well seat `p` stands when a `search` bot's rollout stops before the end \
 (higher is better; without it the scores are compared); \
 `fn render_status(viewer) -> string` draws, in a few lines, what a person needs before each decision (their \

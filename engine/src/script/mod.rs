@@ -6,6 +6,7 @@
 //! limit set (see [`Limits`]). `print` and `debug` go to the game's log with a cap.
 
 pub mod api;
+pub mod compiled;
 pub mod docs;
 pub mod lint;
 pub mod locate;
@@ -66,8 +67,18 @@ pub const LIMITS: Limits = Limits {
 };
 
 /// The functions of the rules (or bots') script the engine and the tools call by name.
-pub const ENGINE_HOOKS: &[&str] =
-    &["setup", "turn", "validate", "validate_pack", "prepare", "greedy_score", "evaluate", "render", "render_status"];
+pub const ENGINE_HOOKS: &[&str] = &[
+    "setup",
+    "turn",
+    "validate",
+    "validate_pack",
+    "prepare",
+    "greedy_plan",
+    "greedy_score",
+    "evaluate",
+    "render",
+    "render_status",
+];
 
 static ENGINE: OnceLock<Engine> = OnceLock::new();
 
@@ -105,6 +116,11 @@ fn engine_with_debugger(cell: &'static OnceLock<Engine>, step: Step) -> &'static
     })
 }
 
+/// The shared engine without any debugger (what the compiled tier calls natives through).
+pub(crate) fn plain_engine() -> &'static Engine {
+    ENGINE.get_or_init(build_engine)
+}
+
 fn build_engine() -> Engine {
     let mut e = Engine::new_raw();
     StandardPackage::new().register_into_engine(&mut e);
@@ -130,7 +146,10 @@ fn build_engine() -> Engine {
     // on every operation, so it does little) counts the game's operations and, every few
     // thousand, looks at the time and memory a runaway script would take.
     e.on_progress(api::progress);
-    api::register(&mut e);
+    let mut reg = compiled::Registrar::new(&mut e);
+    api::register(&mut reg);
+    let table = reg.finish();
+    compiled::keep_host_table(table);
     e
 }
 

@@ -34,6 +34,11 @@ pub struct Cli {
     /// The project folder (holding content/, scripts/ and tests/golden/).
     #[arg(long, global = true, default_value = ".")]
     pub project: PathBuf,
+    /// How scripts run: `compiled` (each script compiled once to native closures; a
+    /// function the compiler does not cover runs on the interpreter) or `rhai` (Rhai's
+    /// interpreter for everything). Both give the same games, byte for byte.
+    #[arg(long, global = true, default_value = "compiled", value_name = "compiled|rhai")]
+    pub runtime: crown_engine::script::compiled::Runtime,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -79,6 +84,7 @@ pub enum Command {
 
 /// Run the parsed command; returns the exit code.
 pub fn exec(cli: Cli) -> i32 {
+    crown_engine::script::compiled::set_runtime(cli.runtime);
     let project = Project::new(cli.project);
     out::exit_code(match cli.command {
         Command::Check(a) => check::run(&project, &a),

@@ -59,19 +59,50 @@ pub fn run(project: &Project, args: &ProfileArgs) -> Done {
     }
     let report = profile::finish(&pack);
     let wall = start.elapsed().as_secs_f64();
+    let interpreted = interpreted(&pack);
     let games = args.games.max(1);
     if args.format.is_json() {
         println!(
             "{}",
-            serde_json::to_string_pretty(&to_json(&report, args, players, &kinds, wall)).unwrap_or_default()
+            serde_json::to_string_pretty(&to_json(&report, args, players, &kinds, wall, &interpreted))
+                .unwrap_or_default()
         );
     } else {
         print_report(&report, args, &kinds, players, games, turns, wall);
+        print_interpreted(&interpreted);
     }
     for (i, f) in failed.iter().take(5) {
         eprintln!("error: game {i} (seed {}): {f}", derive_seed(args.table.setup.seed, *i));
     }
     out::fail_if(!failed.is_empty())
+}
+
+/// The functions the compiled runtime leaves to Rhai's interpreter, per script:
+/// `(script, function, why)`. (The profiler itself runs every script on the interpreter,
+/// for its step hooks; this says what `crown sim` and the others run there.)
+fn interpreted(pack: &crown_engine::content::Pack) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for s in &pack.scripts {
+        for (f, why) in crown_engine::script::compiled::not_compiled(&s.ast) {
+            if seen.insert(f.clone()) {
+                out.push((s.path.display().to_string(), f, why));
+            }
+        }
+    }
+    out
+}
+
+fn print_interpreted(list: &[(String, String, String)]) {
+    println!();
+    if list.is_empty() {
+        println!("Every script function runs compiled (`--runtime compiled`).");
+        return;
+    }
+    println!("Script functions the compiled runtime leaves to Rhai's interpreter:");
+    for (script, f, why) in list {
+        println!("  {f}  {script}: {why}");
+    }
 }
 
 fn pct(part: u64, total: u64) -> f64 {
@@ -121,10 +152,18 @@ fn print_report(r: &Report, args: &ProfileArgs, kinds: &[String], players: usize
     }
 }
 
-fn to_json(r: &Report, args: &ProfileArgs, players: usize, kinds: &[String], wall: f64) -> serde_json::Value {
+fn to_json(
+    r: &Report,
+    args: &ProfileArgs,
+    players: usize,
+    kinds: &[String],
+    wall: f64,
+    interpreted: &[(String, String, String)],
+) -> serde_json::Value {
     use serde_json::json;
     let ms = |ns: u64| (ns as f64 / 1e4).round() / 100.0;
     json!({
+        "interpreted": interpreted.iter().map(|(s, f, why)| json!({ "script": s, "function": f, "why": why })).collect::<Vec<_>>(),
         "pack": args.pack,
         "games": args.games,
         "players": players,

@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) fn register(e: &mut Engine) {
+pub(super) fn register(e: &mut Registrar) {
     e.register_fn("spaces", || with(|g| Ok((0..g.state.spaces.len() as i64).map(Dynamic::from).collect::<Array>())));
     e.register_fn("space", |id: ImmutableString| {
         with(|g| Ok(g.state.space_ids.get(id.as_str()).map_or(-1, |&s| i64::from(s))))

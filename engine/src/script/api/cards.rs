@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) fn register(e: &mut Engine) {
+pub(super) fn register(e: &mut Registrar) {
     e.register_fn("def_of", |c: i64| {
         with(|g| Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def.id.clone()))
     });

@@ -3,9 +3,9 @@
 use super::cards::face_map;
 use super::*;
 
-pub(super) fn register(e: &mut Engine) {
+pub(super) fn register(e: &mut Registrar) {
     fn def_field<T: Clone + Send + Sync + 'static>(
-        e: &mut Engine,
+        e: &mut Registrar,
         name: &str,
         f: fn(&crate::content::model::Definition) -> T,
     ) {

@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) fn register(e: &mut Engine) {
+pub(super) fn register(e: &mut Registrar) {
     e.register_fn("choose", choose);
     e.register_fn("invoke", invoke);
     e.register_fn("has_fn", has_fn);

@@ -106,7 +106,7 @@ fn def_of_card(c: i64) -> R<u32> {
     with(|g| Ok(g.state.cards[cd(g, c)? as usize].def))
 }
 
-pub(super) fn register(e: &mut Engine) {
+pub(super) fn register(e: &mut Registrar) {
     e.register_type_with_name::<Menu>("Menu");
     e.register_fn("menu", Menu::default);
     e.register_fn("len", |m: &mut Menu| m.items.len() as i64);

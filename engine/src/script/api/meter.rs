@@ -19,7 +19,7 @@ thread_local! {
 }
 
 /// How often (in operations) [`progress`] looks at the clock and the memory.
-const METER_EVERY: u64 = 8192;
+pub(crate) const METER_EVERY: u64 = 8192;
 
 /// The engine's progress callback, called on every operation with the running call's
 /// count: stops the script (with the message as the termination token) when the game
@@ -60,6 +60,29 @@ pub(crate) fn progress(ops: u64) -> Option<Dynamic> {
         );
     }
     None
+}
+
+/// Operations of the finished calls of the game (or calls) on this thread so far.
+pub fn game_ops() -> u64 {
+    GAME_OPS.with(Cell::get)
+}
+
+/// Start the game's operation count again (tests that run many calls on one thread).
+#[cfg(test)]
+pub(crate) fn reset_game_ops() {
+    GAME_OPS.with(|g| g.set(0));
+}
+
+/// Put `v` in the meter's slot for the running call's count and give back what was there
+/// (the compiled tier watches what native calls report there).
+pub(crate) fn swap_call_ops(v: u64) -> u64 {
+    CALL_OPS.with(|c| c.replace(v))
+}
+
+/// The running call's operation count, as the compiled tier reports it when a call
+/// ends (it calls [`progress`] only every [`METER_EVERY`] operations).
+pub(crate) fn report_call_ops(ops: u64) {
+    CALL_OPS.with(|c| c.set(ops));
 }
 
 /// The process's resident memory in MiB (Linux: `/proc/self/statm`, in 4 KiB pages).

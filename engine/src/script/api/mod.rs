@@ -15,12 +15,13 @@
 use std::cell::RefCell;
 use std::panic::AssertUnwindSafe;
 
-use rhai::{Array, Dynamic, Engine, EvalAltResult, ImmutableString, Map};
+use rhai::{Array, Dynamic, EvalAltResult, ImmutableString, Map};
 
 use crate::content::model::StagePosition;
 use crate::content::{DefKind, Pack};
 use crate::game::state::{Piece, NO_ZONE};
 use crate::game::{card_ref, scalar_to_dynamic, Game};
+use crate::script::compiled::Registrar;
 
 mod args;
 mod board;
@@ -51,8 +52,11 @@ pub(super) use self::choices::{ask, Offer};
 pub(crate) use self::failure::{fn_line, fn_line_in};
 pub use self::failure::{note_caught_panic, panic_is_caught, plain_words, to_failure, to_failure_in};
 use self::failure::{panic_message, FAILURE};
-pub(crate) use self::meter::progress;
+pub use self::meter::game_ops;
+#[cfg(test)]
+pub(crate) use self::meter::reset_game_ops;
 use self::meter::GAME_OPS;
+pub(crate) use self::meter::{progress, report_call_ops, swap_call_ops, METER_EVERY};
 pub use self::reload::swap_pack;
 pub use self::run::{call_bot_fn, call_rules_fn, play_fork, run_game};
 
@@ -119,8 +123,9 @@ pub fn log_print(kind: &str, s: &str) {
 
 // ---- registration ----
 
-/// Register Crown's API on the engine.
-pub fn register(e: &mut Engine) {
+/// Register Crown's API on the engine (through `e`, which also keeps each function for
+/// the compiled tier).
+pub fn register(e: &mut Registrar) {
     players::register(e);
     turns::register(e);
     zones::register(e);

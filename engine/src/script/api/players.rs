@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) fn register(e: &mut Engine) {
+pub(super) fn register(e: &mut Registrar) {
     e.register_fn("players", || with(|g| Ok(g.state.players.len() as i64)));
     e.register_fn("player_name", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].name.clone())));
     e.register_fn("character", |p: i64| {

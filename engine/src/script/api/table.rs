@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub(super) fn register(e: &mut Engine) {
+pub(super) fn register(e: &mut Registrar) {
     e.register_fn("can_see", |viewer: i64, c: i64| {
         with(|g| {
             let v = pl(g, viewer)?;

@@ -6,7 +6,7 @@
 
 use super::*;
 
-pub(super) fn register(e: &mut Engine) {
+pub(super) fn register(e: &mut Registrar) {
     e.register_fn("current", || {
         with(|g| {
             g.state.turns.current.map(|p| p as i64).ok_or_else(|| {

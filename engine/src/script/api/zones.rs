@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) fn register(e: &mut Engine) {
+pub(super) fn register(e: &mut Registrar) {
     e.register_fn("zone", |name: ImmutableString| with(|g| Ok(i64::from(g.state.zone_id(None, &name)))));
     e.register_fn("pzone", |p: i64, name: ImmutableString| {
         with(|g| {

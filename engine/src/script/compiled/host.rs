@@ -1,0 +1,132 @@
+//! Crown's host functions as the compiled tier calls them: every function registered on
+//! the engine is also kept here, by name and parameter types, so that a call site finds
+//! its target once per argument types instead of at every call.
+//!
+//! [`Registrar`] stands between the API files and the engine: `e.register_fn(...)`
+//! registers the function on the engine exactly as before and keeps the same callable.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+
+use rhai::{Engine, Identifier, RhaiFunc, RhaiNativeFunc, Variant};
+
+/// One registered host function.
+#[derive(Clone)]
+pub(crate) struct HostFn {
+    pub params: Vec<TypeId>,
+    pub func: RhaiFunc,
+}
+
+/// Host functions by name and number of parameters.
+#[derive(Default)]
+pub(crate) struct HostTable {
+    by_name: HashMap<(String, usize), Vec<HostFn>>,
+    /// Names and arities of the standard library's functions.
+    pub(crate) std: std::collections::HashSet<(String, usize)>,
+    std_module: Option<rhai::Shared<rhai::Module>>,
+}
+
+impl HostTable {
+    /// The host function whose parameter types are exactly these: what Rhai's
+    /// resolution picks (the engine's own functions come before every package, and a
+    /// script's functions never match a native call's typed hash).
+    pub(crate) fn exact(&self, name: &str, args: &[TypeId]) -> Option<&HostFn> {
+        self.by_name.get(&(name.to_string(), args.len()))?.iter().find(|f| f.params == args)
+    }
+
+    /// Whether the standard library iterates values of this type.
+    pub(crate) fn iterable(&self, t: TypeId) -> bool {
+        self.std_module.as_ref().is_some_and(|m| m.contains_iter(t))
+    }
+
+    /// Whether a host function of this name and arity takes `Dynamic` parameters.
+    pub(crate) fn has_dynamic(&self, name: &str, n: usize) -> bool {
+        self.by_name
+            .get(&(name.to_string(), n))
+            .is_some_and(|fs| fs.iter().any(|f| f.params.contains(&TypeId::of::<rhai::Dynamic>())))
+    }
+
+    /// The host function Rhai's resolution picks among those with `Dynamic` parameters:
+    /// the patterns in Rhai's order (bit `k - 1 - i` of the mask makes parameter `i`
+    /// `Dynamic`, masks counting up from 1). Only valid when the standard library has no
+    /// function of this name and arity (which would be searched at each pattern too).
+    pub(crate) fn dynamic(&self, name: &str, args: &[TypeId]) -> Option<&HostFn> {
+        let fs = self.by_name.get(&(name.to_string(), args.len()))?;
+        let k = args.len().min(16);
+        let dynamic = TypeId::of::<rhai::Dynamic>();
+        for mask in 1usize..(1 << k) {
+            let pattern =
+                args.iter().enumerate().map(
+                    |(i, t)| {
+                        if i < k && mask & (1 << (k - i - 1)) != 0 {
+                            dynamic
+                        } else {
+                            *t
+                        }
+                    },
+                );
+            let pattern: Vec<TypeId> = pattern.collect();
+            if let Some(f) = fs.iter().find(|f| f.params == pattern) {
+                return Some(f);
+            }
+        }
+        None
+    }
+}
+
+/// Registers host functions on an engine and keeps them in a [`HostTable`].
+pub struct Registrar<'e> {
+    engine: &'e mut Engine,
+    table: HostTable,
+}
+
+impl<'e> Registrar<'e> {
+    pub fn new(engine: &'e mut Engine) -> Self {
+        Registrar { engine, table: HostTable::default() }
+    }
+
+    /// Register `func` as `name` (as [`Engine::register_fn`]) and keep it.
+    pub fn register_fn<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool>(
+        &mut self,
+        name: impl AsRef<str> + Into<Identifier>,
+        func: impl RhaiNativeFunc<A, N, X, R, F> + Send + Sync + Clone + 'static,
+    ) -> &mut Self {
+        let n = name.as_ref().to_string();
+        self.keep::<A, N, X, R, F, _>(&n, func.clone());
+        self.engine.register_fn(name, func);
+        self
+    }
+
+    fn keep<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool, FUNC>(
+        &mut self,
+        name: &str,
+        func: FUNC,
+    ) where
+        FUNC: RhaiNativeFunc<A, N, X, R, F> + Send + Sync + 'static,
+    {
+        // Rhai's default purity: every function is pure but property and index setters.
+        let is_pure = !(N == 3 && name == "index$set$" || N == 2 && name.starts_with("set$"));
+        let f = HostFn { params: FUNC::param_types().to_vec(), func: func.into_rhai_function(is_pure, false) };
+        self.table.by_name.entry((name.to_string(), N)).or_default().push(f);
+    }
+
+    /// Register a custom type's name (as [`Engine::register_type_with_name`]).
+    pub fn register_type_with_name<T: Variant + Clone>(&mut self, name: &str) -> &mut Self {
+        self.engine.register_type_with_name::<T>(name);
+        self
+    }
+
+    pub(crate) fn finish(mut self) -> HostTable {
+        use rhai::packages::Package;
+        let std = rhai::packages::StandardPackage::new();
+        self.table.std_module = Some(std.as_shared_module());
+        for sig in std.as_shared_module().gen_fn_signatures_with_mapper(|t| t.into()) {
+            // `name(a: T, b: U) -> R`
+            let Some((name, rest)) = sig.split_once('(') else { continue };
+            let params = rest.split(')').next().unwrap_or("");
+            let n = if params.trim().is_empty() { 0 } else { params.split(',').count() };
+            self.table.std.insert((name.trim().to_string(), n));
+        }
+        self.table
+    }
+}

@@ -1,0 +1,701 @@
+//! The compiler: a function's syntax tree to compiled nodes (closures), with variables
+//! resolved to slots, calls to their targets and literals built once. Each node restates
+//! what Rhai's interpreter does for it (`eval/stmt.rs`, `eval/expr.rs`, `func/call.rs`),
+//! counting the same operations at the same positions. A construct not restated here
+//! leaves the function to the interpreter (`None`, with the reason in `why`).
+
+use std::collections::HashMap;
+
+use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, FnCallExpr, FnPtr, ImmutableString, Position, Stmt, Token};
+
+use super::natives::Site;
+use super::rt::{bool_of, check_size, fill, mismatch, size_check, Code, Ctl, Place, Rt, X};
+
+pub(crate) struct Lower<'a> {
+    /// The running function's locals at this point of the compile (Rhai's scope).
+    pub names: Vec<ImmutableString>,
+    /// Script functions by name and arity (index into the program).
+    pub index: &'a HashMap<(String, usize), usize>,
+    /// Script functions this one calls.
+    pub calls: Vec<usize>,
+    pub why: Option<String>,
+}
+
+macro_rules! unsupported {
+    ($self:ident, $($t:tt)*) => {{
+        if $self.why.is_none() {
+            $self.why = Some(format!($($t)*));
+        }
+        return None;
+    }};
+}
+
+impl Lower<'_> {
+    pub(crate) fn slot_of(&self, name: &str) -> Option<usize> {
+        self.names.iter().rposition(|n| n.as_str() == name)
+    }
+
+    /// A statement block; `restore` drops the locals it declared when it ends.
+    pub(crate) fn block(&mut self, stmts: &[Stmt], restore: bool) -> Option<Code> {
+        if stmts.is_empty() {
+            return Some(Box::new(|_| Ok(Dynamic::UNIT)));
+        }
+        let mark = self.names.len();
+        let codes: Vec<Code> = stmts.iter().map(|s| self.stmt(s)).collect::<Option<_>>()?;
+        if restore {
+            self.names.truncate(mark);
+        }
+        Some(Box::new(move |rt| {
+            let mut last = Ok(Dynamic::UNIT);
+            for c in &codes {
+                last = c(rt);
+                if last.is_err() {
+                    break;
+                }
+            }
+            if restore {
+                rt.stack.truncate(rt.base + mark);
+            }
+            last
+        }))
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Option<Code> {
+        let pos = s.position();
+        let body: Code = match s {
+            Stmt::Noop(..) => Box::new(|_| Ok(Dynamic::UNIT)),
+            Stmt::Expr(e) => {
+                let e = self.expr(e)?;
+                Box::new(move |rt| e(rt).map(Dynamic::flatten))
+            }
+            Stmt::Block(b) => {
+                if b.is_empty() {
+                    Box::new(|_| Ok(Dynamic::UNIT))
+                } else {
+                    self.block(b.statements(), true)?
+                }
+            }
+            Stmt::FnCall(x, p) => self.fn_call(x, *p)?,
+            Stmt::Assignment(x) => self.assignment(&x.0, &x.1.lhs, &x.1.rhs)?,
+            Stmt::Var(x, options, p) => {
+                let (name, e, index) = &**x;
+                let p = *p;
+                if options.contains(ASTFlags::CONSTANT) {
+                    unsupported!(self, "`const` (values that cannot change)");
+                }
+                let e = self.expr(e)?;
+                let index = index.map(|i| self.names.len() - i.get());
+                if index.is_none() {
+                    self.names.push(name.name.clone());
+                }
+                Box::new(move |rt| {
+                    if index.is_none() && rt.scope_len() >= crate::script::LIMITS.variables {
+                        return Err(Ctl::Err(EvalAltResult::ErrorTooManyVariables(p).into()));
+                    }
+                    let v = e(rt)?.flatten();
+                    match index {
+                        Some(i) => *rt.slot(i) = v,
+                        None => rt.stack.push(v),
+                    }
+                    Ok(Dynamic::UNIT)
+                })
+            }
+            Stmt::If(x, ..) => {
+                let cond_pos = x.expr.position();
+                let cond = self.expr(&x.expr)?;
+                let then = (!x.body.is_empty()).then(|| self.block(x.body.statements(), true)).flatten();
+                if !x.body.is_empty() && then.is_none() {
+                    return None;
+                }
+                let other = (!x.branch.is_empty()).then(|| self.block(x.branch.statements(), true)).flatten();
+                if !x.branch.is_empty() && other.is_none() {
+                    return None;
+                }
+                Box::new(move |rt| {
+                    let c = cond(rt)?;
+                    let c = bool_of(rt.engine, &c, cond_pos)?;
+                    match (c, &then, &other) {
+                        (true, Some(b), _) | (false, _, Some(b)) => b(rt),
+                        _ => Ok(Dynamic::UNIT),
+                    }
+                })
+            }
+            Stmt::Switch(x, ..) => self.switch(&x.0, &x.1)?,
+            Stmt::While(x, ..) if matches!(x.expr, Expr::Unit(..) | Expr::BoolConstant(true, ..)) => {
+                let bpos = x.body.position();
+                if x.body.is_empty() {
+                    Box::new(move |rt| loop {
+                        rt.track(bpos)?;
+                    })
+                } else {
+                    let body = self.block(x.body.statements(), true)?;
+                    Box::new(move |rt| loop {
+                        match body(rt) {
+                            Ok(_) | Err(Ctl::Continue) => (),
+                            Err(Ctl::Break(v)) => return Ok(v),
+                            Err(e) => return Err(e),
+                        }
+                    })
+                }
+            }
+            Stmt::While(x, ..) => {
+                let cond_pos = x.expr.position();
+                let cond = self.expr(&x.expr)?;
+                let body = if x.body.is_empty() { None } else { Some(self.block(x.body.statements(), true)?) };
+                Box::new(move |rt| loop {
+                    let c = cond(rt)?;
+                    if !bool_of(rt.engine, &c, cond_pos)? {
+                        return Ok(Dynamic::UNIT);
+                    }
+                    let Some(body) = &body else { continue };
+                    match body(rt) {
+                        Ok(_) | Err(Ctl::Continue) => (),
+                        Err(Ctl::Break(v)) => return Ok(v),
+                        Err(e) => return Err(e),
+                    }
+                })
+            }
+            Stmt::Do(x, options, ..) => {
+                let is_while = !options.contains(ASTFlags::NEGATED);
+                let body = if x.body.is_empty() { None } else { Some(self.block(x.body.statements(), true)?) };
+                let cond_pos = x.expr.position();
+                let cond = self.expr(&x.expr)?;
+                Box::new(move |rt| loop {
+                    if let Some(body) = &body {
+                        match body(rt) {
+                            Ok(_) => (),
+                            Err(Ctl::Continue) => continue,
+                            Err(Ctl::Break(v)) => return Ok(v),
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    let c = cond(rt)?;
+                    if bool_of(rt.engine, &c, cond_pos)? ^ is_while {
+                        return Ok(Dynamic::UNIT);
+                    }
+                })
+            }
+            Stmt::For(x, ..) => self.for_loop(&x.0, x.1.as_ref(), &x.2)?,
+            Stmt::BreakLoop(e, options, ..) => {
+                let is_break = options.contains(ASTFlags::BREAK);
+                let e = match e {
+                    Some(e) => Some(self.expr(e)?),
+                    None => None,
+                };
+                Box::new(move |rt| {
+                    let v = match &e {
+                        Some(e) => e(rt)?,
+                        None => Dynamic::UNIT,
+                    };
+                    Err(if is_break { Ctl::Break(v) } else { Ctl::Continue })
+                })
+            }
+            Stmt::Return(e, options, p) => {
+                let throw = options.contains(ASTFlags::BREAK);
+                let p = *p;
+                let e = match e {
+                    Some(e) => Some(self.expr(e)?),
+                    None => None,
+                };
+                Box::new(move |rt| {
+                    let v = match &e {
+                        Some(e) => e(rt)?.flatten(),
+                        None => Dynamic::UNIT,
+                    };
+                    Err(if throw { Ctl::Err(EvalAltResult::ErrorRuntime(v, p).into()) } else { Ctl::Return(v) })
+                })
+            }
+            Stmt::TryCatch(..) => unsupported!(self, "try/catch"),
+            _ => unsupported!(self, "a statement of kind {:?}", std::mem::discriminant(s)),
+        };
+        Some(Box::new(move |rt| {
+            rt.track(pos)?;
+            body(rt)
+        }))
+    }
+
+    fn for_loop(&mut self, var: &rhai::Ident, counter: Option<&rhai::Ident>, fc: &rhai::FlowControl) -> Option<Code> {
+        let var_pos = var.pos;
+        let has_counter = counter.is_some();
+        let iter_pos = fc.expr.start_position();
+        let expr_pos = fc.expr.position();
+        // Iterators Rhai makes of other types (`s.chars()`, `range(a, b, step)`, `n.bits()`)
+        // are not restated here.
+        let call_name = match &fc.expr {
+            Expr::FnCall(x, _) => Some(x.name.as_str()),
+            Expr::Dot(x, ..) => match &x.rhs {
+                Expr::MethodCall(m, _) => Some(m.name.as_str()),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(n @ ("chars" | "range" | "bits")) = call_name {
+            if self.why.is_none() {
+                self.why = Some(format!("a `for` loop over `{n}(...)`"));
+            }
+            return None;
+        }
+        let iter = self.expr(&fc.expr)?;
+        let mark = self.names.len();
+        if let Some(c) = counter {
+            self.names.push(c.name.clone());
+        }
+        self.names.push(var.name.clone());
+        let var_slot = self.names.len() - 1;
+        let bpos = fc.body.position();
+        let body = if fc.body.is_empty() { None } else { Some(self.block(fc.body.statements(), true)?) };
+        self.names.truncate(mark);
+        Some(Box::new(move |rt| {
+            let max = crate::script::LIMITS.variables - usize::from(has_counter);
+            if rt.scope_len() >= max {
+                return Err(Ctl::Err(EvalAltResult::ErrorTooManyVariables(var_pos).into()));
+            }
+            let obj = iter(rt)?.flatten();
+            let items = for_items(obj).map_err(|t| {
+                Ctl::Err(if super::host_table().iterable(t) {
+                    super::chain::unsupported_at_run_time("a `for` loop over this type", iter_pos)
+                } else {
+                    EvalAltResult::ErrorFor(iter_pos).into()
+                })
+            })?;
+            let _ = expr_pos;
+            if has_counter {
+                rt.stack.push(Dynamic::ZERO);
+            }
+            rt.stack.push(Dynamic::UNIT);
+            let r = (|| {
+                let Some(body) = &body else {
+                    for _ in items {
+                        rt.track(bpos)?;
+                    }
+                    return Ok(Dynamic::UNIT);
+                };
+                let mut index: i64 = -1;
+                for v in items {
+                    index = index.checked_add(1).ok_or_else(|| {
+                        Ctl::Err(
+                            EvalAltResult::ErrorArithmetic(format!("for-loop counter overflow: {index}"), var_pos)
+                                .into(),
+                        )
+                    })?;
+                    if has_counter {
+                        *rt.slot(var_slot - 1) = Dynamic::from_int(index);
+                    }
+                    *rt.slot(var_slot) = v.flatten();
+                    match body(rt) {
+                        Ok(_) | Err(Ctl::Continue) => (),
+                        Err(Ctl::Break(v)) => return Ok(v),
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(Dynamic::UNIT)
+            })();
+            rt.stack.truncate(rt.base + mark);
+            r
+        }))
+    }
+
+    fn switch(&mut self, value: &Expr, cases: &rhai::SwitchCasesCollection) -> Option<Code> {
+        let v = self.expr(value)?;
+        let mut conds: Vec<Option<(Code, Position)>> = Vec::new();
+        let mut bodies: Vec<Code> = Vec::new();
+        for b in &cases.expressions {
+            conds.push(match &b.lhs {
+                Expr::BoolConstant(..) => None,
+                c => Some((self.expr(c)?, c.position())),
+            });
+            bodies.push(self.expr(&b.rhs)?);
+        }
+        let consts: Vec<Option<bool>> = cases
+            .expressions
+            .iter()
+            .map(|b| if let Expr::BoolConstant(x, ..) = b.lhs { Some(x) } else { None })
+            .collect();
+        let table: HashMap<u64, Vec<usize>> = cases.cases.iter().map(|(h, c)| (*h, c.blocks.to_vec())).collect();
+        let ranges = cases.ranges.clone();
+        let def = cases.def_case;
+        Some(Box::new(move |rt| {
+            let value = v(rt)?;
+            let mut chosen = None;
+            let test = |rt: &mut Rt, i: usize| -> Result<bool, Ctl> {
+                match (&consts[i], &conds[i]) {
+                    (Some(b), _) => Ok(*b),
+                    (None, Some((c, p))) => {
+                        let x = c(rt)?;
+                        bool_of(rt.engine, &x, *p)
+                    }
+                    (None, None) => Ok(true),
+                }
+            };
+            if hashable(&value) {
+                if let Some(list) = table.get(&super::switch_hash(&value)) {
+                    for &i in list {
+                        if test(rt, i)? {
+                            chosen = Some(i);
+                            break;
+                        }
+                    }
+                }
+                if chosen.is_none() && !ranges.is_empty() {
+                    let value = value.flatten();
+                    for r in ranges.iter().filter(|r| r.contains(&value)) {
+                        if test(rt, r.index())? {
+                            chosen = Some(r.index());
+                            break;
+                        }
+                    }
+                }
+            }
+            match chosen.or(def) {
+                Some(i) => bodies[i](rt),
+                None => Ok(Dynamic::UNIT),
+            }
+        }))
+    }
+
+    /// An expression, counting its evaluation as the interpreter's `eval_expr`.
+    pub(crate) fn expr(&mut self, e: &Expr) -> Option<Code> {
+        let pos = e.position();
+        let simple = matches!(
+            e,
+            Expr::DynamicConstant(..)
+                | Expr::IntegerConstant(..)
+                | Expr::CharConstant(..)
+                | Expr::StringConstant(..)
+                | Expr::BoolConstant(..)
+                | Expr::Unit(..)
+        );
+        if simple {
+            let v = e.get_literal_value(None)?;
+            return Some(Box::new(move |rt| {
+                rt.track(pos)?;
+                Ok(v.clone())
+            }));
+        }
+        let body: Code = match e {
+            Expr::FnCall(x, p) => self.fn_call(x, *p)?,
+            Expr::Variable(x, ..) => {
+                let Some(slot) = self.slot_of(&x.1) else {
+                    unsupported!(self, "the variable `{}` outside its function", x.1)
+                };
+                Box::new(move |rt| Ok(rt.slot(slot).clone()))
+            }
+            Expr::ThisPtr(p) => {
+                let p = *p;
+                Box::new(move |rt| rt.read(Place::This(p)))
+            }
+            Expr::InterpolatedString(parts, ..) => {
+                let parts: Vec<(Code, Position, Site)> = parts
+                    .iter()
+                    .map(|p| {
+                        let site = Site::new(super::host_table(), "to_string".into(), 1, p.position());
+                        Some((self.expr(p)?, p.position(), site))
+                    })
+                    .collect::<Option<_>>()?;
+                Box::new(move |rt| {
+                    let mut s = String::new();
+                    for (c, p, site) in &parts {
+                        let mut item = c(rt)?.flatten();
+                        if item.is_string() {
+                            s.push_str(item.read_lock::<ImmutableString>().expect("a string").as_str());
+                        } else {
+                            s.push_str(&to_text(rt, site, &mut item));
+                        }
+                        size_check((0, 0, s.len()), *p)?;
+                    }
+                    Ok(Dynamic::from(ImmutableString::from(s)))
+                })
+            }
+            Expr::Array(items, ..) => {
+                let items: Vec<(Code, Position)> =
+                    items.iter().map(|x| Some((self.expr(x)?, x.position()))).collect::<Option<_>>()?;
+                Box::new(move |rt| {
+                    let mut arr = rhai::Array::with_capacity(items.len());
+                    let mut total = (0, 0, 0);
+                    for (c, p) in &items {
+                        let v = c(rt)?.flatten();
+                        let s = super::rt::inner_sizes(&v);
+                        total = (total.0 + s.0 + 1, total.1 + s.1, total.2 + s.2);
+                        size_check(total, *p)?;
+                        arr.push(v);
+                    }
+                    Ok(Dynamic::from_array(arr))
+                })
+            }
+            Expr::Map(x, ..) => {
+                let template = x.1.clone();
+                let items: Vec<(ImmutableString, Code, Position)> =
+                    x.0.iter()
+                        .map(|(k, v)| Some((k.name.clone(), self.expr(v)?, v.position())))
+                        .collect::<Option<_>>()?;
+                Box::new(move |rt| {
+                    let mut map = template.clone();
+                    let mut total = (0, 0, 0);
+                    for (k, c, p) in &items {
+                        let v = c(rt)?.flatten();
+                        let s = super::rt::inner_sizes(&v);
+                        total = (total.0 + s.0, total.1 + s.1 + 1, total.2 + s.2);
+                        size_check(total, *p)?;
+                        *map.get_mut(k.as_str()).expect("the map literal's key") = v;
+                    }
+                    Ok(Dynamic::from_map(map))
+                })
+            }
+            Expr::And(xs, ..) | Expr::Or(xs, ..) => {
+                let is_and = matches!(e, Expr::And(..));
+                let xs: Vec<(Code, Position)> =
+                    xs.iter().map(|x| Some((self.expr(x)?, x.position()))).collect::<Option<_>>()?;
+                Box::new(move |rt| {
+                    for (c, p) in &xs {
+                        let v = c(rt)?;
+                        let b = bool_of(rt.engine, &v, *p)?;
+                        if b != is_and {
+                            return Ok(Dynamic::from_bool(b));
+                        }
+                    }
+                    Ok(Dynamic::from_bool(is_and))
+                })
+            }
+            Expr::Coalesce(xs, ..) => {
+                let xs: Vec<Code> = xs.iter().map(|x| self.expr(x)).collect::<Option<_>>()?;
+                Box::new(move |rt| {
+                    let mut v = Dynamic::UNIT;
+                    for c in &xs {
+                        v = c(rt)?;
+                        if !v.is_unit() {
+                            break;
+                        }
+                    }
+                    Ok(v)
+                })
+            }
+            Expr::Stmt(b) => self.block(b.statements(), true)?,
+            Expr::Index(..) | Expr::Dot(..) => self.chain_read(e)?,
+            _ => unsupported!(self, "an expression of kind {:?}", std::mem::discriminant(e)),
+        };
+        Some(Box::new(move |rt| {
+            rt.track(pos)?;
+            body(rt)
+        }))
+    }
+
+    /// An argument, as the interpreter's `get_arg_value`: a literal counts one operation
+    /// at its start and is not evaluated as an expression.
+    pub(crate) fn arg(&mut self, e: &Expr) -> Option<Code> {
+        if let Some(v) = e.get_literal_value(None) {
+            let pos = e.start_position();
+            return Some(Box::new(move |rt| {
+                rt.track(pos)?;
+                Ok(v.clone())
+            }));
+        }
+        self.expr(e)
+    }
+
+    /// A function call (not a method call): operators, the syntax functions, script
+    /// functions, then native ones.
+    pub(crate) fn fn_call(&mut self, x: &FnCallExpr, pos: Position) -> Option<Code> {
+        if x.capture_parent_scope {
+            unsupported!(self, "a call capturing its caller's scope");
+        }
+        if let Some(op) = x.op_token.clone() {
+            if x.args.len() == 1 {
+                let a = self.arg(&x.args[0])?;
+                let site = Site::new(super::host_table(), x.name.clone(), 1, pos);
+                return Some(Box::new(move |rt| {
+                    let mut v = a(rt)?.flatten();
+                    if matches!(op, Token::Bang) {
+                        if let Ok(b) = v.as_bool() {
+                            return Ok(Dynamic::from_bool(!b));
+                        }
+                    }
+                    if matches!(op, Token::Minus | Token::UnaryMinus) {
+                        if let Ok(n) = v.as_int() {
+                            return n.checked_neg().map(Dynamic::from_int).ok_or_else(|| {
+                                Ctl::Err(EvalAltResult::ErrorArithmetic("integer overflow".into(), pos).into())
+                            });
+                        }
+                    }
+                    rt.level += 1;
+                    let r = site.call(rt, &mut [&mut v], false);
+                    rt.level -= 1;
+                    Ok(r?)
+                }));
+            }
+            if x.args.len() == 2 {
+                let l = self.arg(&x.args[0])?;
+                let r = self.arg(&x.args[1])?;
+                let site = Site::new(super::host_table(), x.name.clone(), 2, pos);
+                return Some(Box::new(move |rt| {
+                    let mut lhs = l(rt)?.flatten();
+                    let mut rhs = r(rt)?.flatten();
+                    if !lhs.is_variant() && !rhs.is_variant() {
+                        if let Some(r) = super::ops::binary(&op, &lhs, &rhs) {
+                            return r.map_err(|e| Ctl::Err(fill(e, pos)));
+                        }
+                        if super::ops::special(&op, &lhs, &rhs) {
+                            let r = super::natives::engine_call(
+                                rt,
+                                site.name.as_str(),
+                                pos,
+                                &mut [&mut lhs, &mut rhs],
+                                false,
+                            );
+                            rt.ops -= 1;
+                            rt.side = None;
+                            return Ok(r?);
+                        }
+                    }
+                    rt.level += 1;
+                    let r = site.call(rt, &mut [&mut lhs, &mut rhs], false);
+                    rt.level -= 1;
+                    Ok(r?)
+                }));
+            }
+        }
+        let n = x.args.len();
+        match (x.name.as_str(), n) {
+            ("Fn", 1) => {
+                let a = self.arg(&x.args[0])?;
+                let apos = x.args[0].start_position();
+                return Some(Box::new(move |rt| {
+                    let v = a(rt)?;
+                    let s = v.into_immutable_string().map_err(|t| Ctl::Err(mismatch(rt.engine, "string", t, apos)))?;
+                    FnPtr::try_from(s).map(Dynamic::from).map_err(|e| Ctl::Err(fill(e, apos)))
+                }));
+            }
+            ("call" | "curry" | "is_def_var" | "eval" | "is_def_fn" | "Fn", _) => {
+                unsupported!(self, "`{}` with {n} arguments", x.name)
+            }
+            _ => (),
+        }
+        let script = (!x.hashes.is_native_only()).then(|| self.index.get(&(x.name.to_string(), n)).copied()).flatten();
+        if let Some(i) = script {
+            self.calls.push(i);
+        }
+        // The first argument, when a variable (or `this`), goes by reference (to a native
+        // method).
+        let by_ref = match x.args.first() {
+            Some(Expr::Variable(v, _, vpos)) => match self.slot_of(&v.1) {
+                Some(slot) => Some((Place::Slot(slot), *vpos)),
+                None => unsupported!(self, "the variable `{}` outside its function", v.1),
+            },
+            Some(Expr::ThisPtr(p)) => Some((Place::This(*p), *p)),
+            _ => None,
+        };
+        let rest: Vec<Code> =
+            x.args.iter().skip(usize::from(by_ref.is_some())).map(|a| self.arg(a)).collect::<Option<_>>()?;
+        let site = Site::new(super::host_table(), x.name.clone(), n, pos);
+        let name = x.name.clone();
+        let type_of = name.as_str() == "type_of" && n == 1;
+        Some(Box::new(move |rt| {
+            // `f(this, ..)` with no `this` evaluates `this` as an argument (an error).
+            let by_ref = match by_ref {
+                Some((Place::This(p), _)) if rt.this.is_none() => {
+                    rt.track(p)?;
+                    return Err(Ctl::Err(EvalAltResult::ErrorUnboundThis(p).into()));
+                }
+                b => b,
+            };
+            if let Some((_, vpos)) = by_ref {
+                rt.track(vpos)?;
+            }
+            let mut values: rhai::FnArgsVec<Dynamic> = rhai::FnArgsVec::new();
+            for a in &rest {
+                values.push(a(rt)?.flatten());
+            }
+            if let Some(i) = script {
+                if let Some((place, _)) = by_ref {
+                    values.insert(0, rt.read(place)?.flatten());
+                }
+                return Ok(super::call_script(rt, i, values.into_iter().collect(), pos)?);
+            }
+            if let Some((place, _)) = by_ref {
+                let first = rt.read(place)?;
+                if first.is_read_only() || first.is_shared() {
+                    values.insert(0, first.flatten());
+                } else {
+                    drop(first);
+                    let mut first = rt.take(place)?;
+                    let r = {
+                        let mut args: rhai::FnArgsVec<&mut Dynamic> = rhai::FnArgsVec::new();
+                        args.push(&mut first);
+                        args.extend(values.iter_mut());
+                        if type_of {
+                            Ok(Dynamic::from(rt.engine.map_type_name(args[0].type_name()).to_string()))
+                        } else {
+                            rt.level += 1;
+                            let r = site.call(rt, &mut args, true);
+                            rt.level -= 1;
+                            r
+                        }
+                    };
+                    rt.put(place, first);
+                    return Ok(r?);
+                }
+            }
+            let mut args: rhai::FnArgsVec<&mut Dynamic> = values.iter_mut().collect();
+            if type_of {
+                return Ok(Dynamic::from(rt.engine.map_type_name(args[0].type_name()).to_string()));
+            }
+            rt.level += 1;
+            let r = site.call(rt, &mut args, false);
+            rt.level -= 1;
+            Ok(r?)
+        }))
+    }
+}
+
+/// The values a `for` loop runs over, for the types Rhai iterates.
+fn for_items(obj: Dynamic) -> Result<Box<dyn Iterator<Item = Dynamic>>, std::any::TypeId> {
+    if obj.is_array() {
+        return Ok(Box::new(obj.into_array().expect("an array").into_iter()));
+    }
+    if let Some(r) = obj.read_lock::<std::ops::Range<i64>>() {
+        return Ok(Box::new(r.clone().map(Dynamic::from_int)));
+    }
+    if let Some(r) = obj.read_lock::<std::ops::RangeInclusive<i64>>() {
+        return Ok(Box::new(r.clone().map(Dynamic::from_int)));
+    }
+    if obj.is_string() {
+        let s = obj.into_immutable_string().expect("a string");
+        let chars: Vec<char> = s.chars().collect();
+        return Ok(Box::new(chars.into_iter().map(Dynamic::from_char)));
+    }
+    Err(obj.type_id())
+}
+
+/// A value in an interpolated string: `to_string` as Rhai's `print_with_func_raw` calls it
+/// (one native call), with its fallbacks.
+fn to_text(rt: &mut Rt, site: &Site, item: &mut Dynamic) -> String {
+    rt.level += 1;
+    let r = site.call(rt, &mut [item], true);
+    rt.level -= 1;
+    match r {
+        Ok(v) if v.is_string() => v.into_immutable_string().expect("a string").to_string(),
+        Ok(v) => rt.engine.map_type_name(v.type_name()).to_string(),
+        Err(_) => format!("{item}"),
+    }
+}
+
+#[allow(dead_code)]
+fn unused(_: X) {
+    let _ = check_size;
+}
+
+/// Rhai's `Dynamic::is_hashable`.
+fn hashable(v: &Dynamic) -> bool {
+    if v.is_unit() || v.is_bool() || v.is_string() || v.is_char() || v.is_int() || v.is_blob() {
+        return true;
+    }
+    if let Ok(a) = v.as_array_ref() {
+        return a.iter().all(hashable);
+    }
+    if let Ok(m) = v.as_map_ref() {
+        return m.values().all(hashable);
+    }
+    if let Some(f) = v.read_lock::<FnPtr>() {
+        return f.curry().iter().all(hashable);
+    }
+    false
+}

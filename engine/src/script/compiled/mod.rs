@@ -1,0 +1,388 @@
+//! The compiled tier: each script compiled once into closures (variables in slots, calls
+//! bound to their targets, literals built once), run instead of Rhai's interpreter with
+//! the same values, errors, positions and limits.
+//!
+//! `--runtime rhai` (see [`set_runtime`]) runs everything on the interpreter, so the two
+//! can always be compared. A function the compiler does not cover (see `lower.rs`), and
+//! every function that calls one, runs on the interpreter; [`not_compiled`] lists them
+//! with the reason, and `crown profile` prints it. While `crown profile` or the limit
+//! locator runs (both need the interpreter's debugger hooks), scripts run on the
+//! interpreter too.
+
+mod chain;
+#[doc(hidden)]
+pub mod gen;
+mod host;
+mod lower;
+mod natives;
+mod ops;
+mod rt;
+
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
+use rhai::{Dynamic, EvalAltResult, ImmutableString, Position, Shared, AST};
+
+use self::host::HostTable;
+pub use self::host::Registrar;
+use self::lower::Lower;
+use self::rt::{Code, Ctl, Rt, R};
+
+/// Which runtime runs scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runtime {
+    /// The compiled tier (functions it does not cover run on the interpreter).
+    Compiled,
+    /// Rhai's interpreter for everything.
+    Rhai,
+}
+
+impl std::str::FromStr for Runtime {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "compiled" => Ok(Runtime::Compiled),
+            "rhai" => Ok(Runtime::Rhai),
+            _ => Err(format!("unknown runtime `{s}` (compiled or rhai)")),
+        }
+    }
+}
+
+static INTERPRET: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// This thread's choice, over the process's (see [`with_runtime`]).
+    static ON_THIS_THREAD: Cell<Option<Runtime>> = const { Cell::new(None) };
+}
+
+/// Choose the runtime for every script this process runs from now on.
+pub fn set_runtime(r: Runtime) {
+    INTERPRET.store(r == Runtime::Rhai, Ordering::Relaxed);
+}
+
+/// Run `f` with scripts on this thread on runtime `r` (differential tests run both
+/// runtimes side by side).
+pub fn with_runtime<T>(r: Runtime, f: impl FnOnce() -> T) -> T {
+    let saved = ON_THIS_THREAD.with(|c| c.replace(Some(r)));
+    let out = f();
+    ON_THIS_THREAD.with(|c| c.set(saved));
+    out
+}
+
+pub fn runtime() -> Runtime {
+    if let Some(r) = ON_THIS_THREAD.with(Cell::get) {
+        return r;
+    }
+    if INTERPRET.load(Ordering::Relaxed) {
+        Runtime::Rhai
+    } else {
+        Runtime::Compiled
+    }
+}
+
+static HOST: OnceLock<HostTable> = OnceLock::new();
+
+pub(crate) fn keep_host_table(t: HostTable) {
+    let _ = HOST.set(t);
+}
+
+pub(crate) fn host_table() -> &'static HostTable {
+    HOST.get_or_init(|| {
+        let _ = crate::script::plain_engine();
+        HostTable::default()
+    })
+}
+
+/// One script function, compiled when first needed.
+struct Func {
+    name: ImmutableString,
+    params: usize,
+    def: Shared<rhai::ScriptFuncDef>,
+    /// The compiled body, once compiled (`None` inside: left to the interpreter).
+    body: OnceCell<Option<Code>>,
+    /// The script functions it calls, and why it was not compiled (if so).
+    calls: OnceCell<(Vec<usize>, Option<String>, bool)>,
+    /// Whether it and every function it reaches are compiled.
+    runnable: Cell<Option<bool>>,
+}
+
+impl Func {
+    fn empty(&self) -> bool {
+        self.calls.get().is_some_and(|c| c.2)
+    }
+}
+
+/// A script for the compiled tier: its functions, compiled as they are first called.
+pub(crate) struct Program {
+    fns: Vec<Func>,
+    index: HashMap<(String, usize), usize>,
+    /// The script's functions (the AST without its top-level statements).
+    ast: AST,
+    source: ImmutableString,
+    lib: Shared<rhai::Module>,
+}
+
+/// The statements of a function body (`None` where they cannot be read). Rhai does not
+/// name the type of a body outside the crate, but `AST::walk` visits bodies: walked alone
+/// (an AST holding only that function), a function's top-level statements are the walk's
+/// top-level nodes.
+fn body_of(ast: &AST, f: &rhai::ScriptFuncDef) -> Option<Vec<rhai::Stmt>> {
+    let n = f.params.len();
+    // (`clone_functions_only_filtered` keeps every function when the copy starts empty,
+    // so filter the copy instead.)
+    let mut one = ast.clone_functions_only();
+    one.retain_functions(|_, _, name, arity| name == f.name.as_str() && arity == n);
+    if one.iter_fn_def().count() != 1 {
+        return None;
+    }
+    let mut top: Vec<rhai::Stmt> = Vec::new();
+    one.walk(&mut |path: &[rhai::ASTNode]| {
+        if let [rhai::ASTNode::Stmt(s)] = path {
+            top.push((*s).clone());
+        }
+        true
+    });
+    Some(top)
+}
+
+impl Program {
+    fn new(ast: &AST) -> Program {
+        let fns: Vec<Func> = ast
+            .iter_fn_def()
+            .map(|f| Func {
+                name: f.name.clone(),
+                params: f.params.len(),
+                def: f.clone(),
+                body: OnceCell::new(),
+                calls: OnceCell::new(),
+                runnable: Cell::new(None),
+            })
+            .collect();
+        let index = fns.iter().enumerate().map(|(i, f)| ((f.name.to_string(), f.params), i)).collect();
+        Program {
+            fns,
+            index,
+            ast: ast.clone_functions_only(),
+            source: ast.source().unwrap_or("").into(),
+            lib: ast.shared_lib().clone(),
+        }
+    }
+
+    /// Compile function `i` (not what it calls).
+    fn lower(&self, i: usize) {
+        let f = &self.fns[i];
+        if f.calls.get().is_some() {
+            return;
+        }
+        let mut l = Lower { names: f.def.params.to_vec(), index: &self.index, calls: Vec::new(), why: None };
+        let (body, empty) = match body_of(&self.ast, &f.def) {
+            _ if f.def.this_type.is_some() => {
+                l.why = Some("a method of a type (`this`)".into());
+                (None, false)
+            }
+            Some(b) => (l.block(&b, false), b.is_empty()),
+            None => {
+                l.why = Some("its body could not be read".into());
+                (None, false)
+            }
+        };
+        let why = body.is_none().then(|| l.why.take().unwrap_or_else(|| "a construct not compiled".into()));
+        let _ = f.body.set(body);
+        let _ = f.calls.set((l.calls, why, empty));
+    }
+
+    /// Whether function `i` runs compiled: it and every function it reaches compiled.
+    fn runnable(&self, i: usize) -> bool {
+        if let Some(r) = self.fns[i].runnable.get() {
+            return r;
+        }
+        let mut seen = vec![false; self.fns.len()];
+        let mut stack = vec![i];
+        let mut ok = true;
+        while let Some(j) = stack.pop() {
+            if std::mem::replace(&mut seen[j], true) {
+                continue;
+            }
+            self.lower(j);
+            let (calls, why, _) = self.fns[j].calls.get().expect("lowered");
+            if why.is_some() {
+                ok = false;
+                break;
+            }
+            stack.extend(calls.iter().copied().filter(|&k| !seen[k]));
+        }
+        self.fns[i].runnable.set(Some(ok));
+        ok
+    }
+
+    /// Why function `i` runs on the interpreter (`None`: it runs compiled).
+    fn why(&self, i: usize) -> Option<String> {
+        if self.runnable(i) {
+            return None;
+        }
+        self.lower(i);
+        let (calls, why, _) = self.fns[i].calls.get().expect("lowered");
+        if let Some(w) = why {
+            return Some(w.clone());
+        }
+        let j = calls.iter().copied().find(|&j| !self.runnable(j)).unwrap_or(i);
+        Some(format!("calls `{}`, which runs on the interpreter", self.fns[j].name))
+    }
+}
+
+thread_local! {
+    /// Scripts compiled on this thread, by their function library (held, so that its
+    /// address identifies the script for as long as the entry lives).
+    static PROGRAMS: RefCell<Vec<Rc<Program>>> = const { RefCell::new(Vec::new()) };
+}
+
+fn program(ast: &AST) -> Rc<Program> {
+    PROGRAMS.with(|p| {
+        let mut p = p.borrow_mut();
+        if let Some(x) = p.iter().find(|x| Shared::ptr_eq(&x.lib, ast.shared_lib())) {
+            return x.clone();
+        }
+        if p.len() >= 64 {
+            // Scripts no longer loaded anywhere (only this cache holds them).
+            p.retain(|x| Shared::strong_count(&x.lib) > 1);
+        }
+        let x = Rc::new(Program::new(ast));
+        p.push(x.clone());
+        x
+    })
+}
+
+/// The functions of `ast` the compiled tier leaves to the interpreter, with the reason.
+pub fn not_compiled(ast: &AST) -> Vec<(String, String)> {
+    let p = program(ast);
+    (0..p.fns.len())
+        .filter(|&i| !p.fns[i].name.starts_with("anon$"))
+        .filter_map(|i| p.why(i).map(|w| (p.fns[i].name.to_string(), w)))
+        .collect()
+}
+
+/// Call `name` of `ast` on the compiled tier, if the tier runs it (else the arguments
+/// come back, to run it on the interpreter).
+pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynamic>, Vec<Dynamic>> {
+    if runtime() == Runtime::Rhai {
+        return Err(args);
+    }
+    let prog = program(ast);
+    let Some(&i) = prog.index.get(&(name.to_string(), args.len())) else { return Err(args) };
+    if !prog.runnable(i) {
+        return Err(args);
+    }
+    let engine = crate::script::plain_engine();
+    let mut global = engine.new_global_runtime_state();
+    global.source = ast.source().map(Into::into);
+    global.lib.push(ast.shared_lib().clone());
+    let mut rt = Rt {
+        stack: Vec::with_capacity(64),
+        base: 0,
+        ops: 0,
+        level: 0,
+        prog: prog.clone(),
+        side: None,
+        this: None,
+        global,
+        engine,
+    };
+    let r = run_fn(&mut rt, i, args, Position::NONE, false);
+    crate::script::api::report_call_ops(rt.side.unwrap_or(rt.ops));
+    // As `Engine::call_fn`: `exit` gives the call's value, and the entry function's own
+    // wrapper comes off its error.
+    Ok(r.or_else(|e| match *e {
+        EvalAltResult::Exit(v, ..) => Ok(v),
+        EvalAltResult::ErrorInFunctionCall(f, _, inner, _) if f == name => Err(inner),
+        _ => Err(e),
+    }))
+}
+
+/// A script function called from compiled code (`exec_fn_call` and `call_script_fn`).
+pub(crate) fn call_script(rt: &mut Rt, i: usize, args: Vec<Dynamic>, pos: Position) -> R<Dynamic> {
+    if rt.prog.fns[i].empty() {
+        return Ok(Dynamic::UNIT);
+    }
+    rt.level += 1;
+    let saved = rt.this.take();
+    let r = run_fn(rt, i, args, pos, true);
+    rt.this = saved;
+    rt.level -= 1;
+    r
+}
+
+/// A script function called as a method: `target` is its `this` (changed in place
+/// unless it is a constant, whose copy the function gets).
+pub(crate) fn call_script_this(
+    rt: &mut Rt,
+    i: usize,
+    args: Vec<Dynamic>,
+    pos: Position,
+    target: &mut Dynamic,
+) -> R<Dynamic> {
+    if rt.prog.fns[i].empty() {
+        return Ok(Dynamic::UNIT);
+    }
+    rt.level += 1;
+    let (this, write_back) =
+        if target.is_read_only() { (target.clone(), false) } else { (std::mem::take(target), true) };
+    let saved = rt.this.replace(this);
+    let r = run_fn(rt, i, args, pos, true);
+    let this = std::mem::replace(&mut rt.this, saved);
+    if let (true, Some(v)) = (write_back, this) {
+        *target = v;
+    }
+    rt.level -= 1;
+    r
+}
+
+fn run_fn(rt: &mut Rt, i: usize, args: Vec<Dynamic>, pos: Position, nested: bool) -> R<Dynamic> {
+    let prog = rt.prog.clone();
+    let f = &prog.fns[i];
+    let _ = nested;
+    match rt.track(pos) {
+        Ok(()) => (),
+        Err(Ctl::Err(e)) => return Err(e),
+        Err(_) => unreachable!("counting an operation only fails"),
+    }
+    if rt.level > crate::script::LIMITS.call_levels {
+        return Err(EvalAltResult::ErrorStackOverflow(pos).into());
+    }
+    let body = f.body.get().and_then(Option::as_ref).expect("a compiled function");
+    debug_assert_eq!(args.len(), f.params);
+    let saved = rt.base;
+    rt.base = rt.stack.len();
+    rt.stack.extend(args);
+    let r = body(rt);
+    rt.stack.truncate(rt.base);
+    rt.base = saved;
+    match r {
+        Ok(v) | Err(Ctl::Return(v)) => Ok(v),
+        Err(Ctl::Err(mut e)) => {
+            if matches!(*e, EvalAltResult::Exit(..)) || e.is_system_exception() {
+                e.set_position(pos);
+                Err(e)
+            } else {
+                Err(EvalAltResult::ErrorInFunctionCall(f.name.to_string(), prog.source.to_string(), e, pos).into())
+            }
+        }
+        Err(Ctl::Break(_) | Ctl::Continue) => unreachable!("break and continue stay in their loop"),
+    }
+}
+
+/// The hash Rhai files a `switch` case under (its `calc_switch_value_hash`).
+pub(crate) fn switch_hash(v: &Dynamic) -> u64 {
+    let mut h = match rhai::config::hashing::get_hashing_seed() {
+        Some([a, b, c, d]) if (a | b | c | d) != 0 => ahash::RandomState::with_seeds(*a, *b, *c, *d).build_hasher(),
+        _ => ahash::AHasher::default(),
+    };
+    v.hash(&mut h);
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,245 @@
+//! Calls of native functions from compiled code: Crown's host functions straight through
+//! their kept callable, a few of Rhai's standard functions the rules call all the time
+//! restated here, and any other function through the engine's own resolution (what the
+//! interpreter does, with the same rules of precedence, errors and limits).
+
+use std::any::TypeId;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rhai::{Dynamic, EvalAltResult, ImmutableString, Position, RhaiFunc};
+
+use super::host::HostTable;
+use super::rt::{check_size, fill, Rt, R};
+
+/// A standard function restated for speed (see [`intrinsic`]).
+type Intrinsic = fn(&mut [&mut Dynamic]) -> Dynamic;
+
+/// What a call site with given argument types calls.
+#[derive(Clone)]
+enum Resolved {
+    Host(RhaiFunc),
+    /// The function, whether it is pure, whether it takes its first argument by reference.
+    Intrinsic(Intrinsic, bool, bool),
+    /// Resolved by the engine at every call (any other function).
+    Engine,
+}
+
+/// One native call site: the function name and, per argument types seen, its target.
+pub(crate) struct Site {
+    pub name: ImmutableString,
+    pub pos: Position,
+    cache: RefCell<Vec<(rhai::FnArgsVec<TypeId>, Rc<Resolved>)>>,
+    /// Whether Crown registers a function of this name and arity with `Dynamic`
+    /// parameters (which a standard function restated here must never shadow).
+    host_dynamic: bool,
+    /// Whether the standard library has a function of this name and arity.
+    in_std: bool,
+}
+
+impl Site {
+    pub(crate) fn new(table: &HostTable, name: ImmutableString, arity: usize, pos: Position) -> Site {
+        let host_dynamic = table.has_dynamic(&name, arity);
+        let in_std = table.std.contains(&(name.to_string(), arity));
+        Site { name, pos, cache: RefCell::new(Vec::new()), host_dynamic, in_std }
+    }
+
+    fn resolve(&self, table: &HostTable, args: &[&mut Dynamic]) -> Rc<Resolved> {
+        let same =
+            |t: &rhai::FnArgsVec<TypeId>| t.len() == args.len() && t.iter().zip(args).all(|(t, a)| *t == a.type_id());
+        if let Some(r) = self.cache.borrow().iter().find(|(t, _)| same(t)).map(|(_, r)| r.clone()) {
+            return r;
+        }
+        let types: Vec<TypeId> = args.iter().map(|a| a.type_id()).collect();
+        let r = match table.exact(&self.name, &types) {
+            Some(f) => Resolved::Host(f.func.clone()),
+            None => match (!self.host_dynamic).then(|| intrinsic(&self.name, args)).flatten() {
+                Some((f, pure, method)) => Resolved::Intrinsic(f, pure, method),
+                None if self.host_dynamic && !self.in_std => match table.dynamic(&self.name, &types) {
+                    Some(f) => Resolved::Host(f.func.clone()),
+                    None => Resolved::Engine,
+                },
+                None => Resolved::Engine,
+            },
+        };
+        let r = Rc::new(r);
+        self.cache.borrow_mut().push((types.into_iter().collect(), r.clone()));
+        r
+    }
+
+    /// A method call: the value, and whether the target may have changed (the function
+    /// takes it by reference).
+    pub(crate) fn call_method(&self, rt: &mut Rt, args: &mut [&mut Dynamic], is_ref_mut: bool) -> R<(Dynamic, bool)> {
+        let table = super::host_table();
+        let method = match &*self.resolve(table, args) {
+            Resolved::Host(f) => f.is_method(),
+            Resolved::Intrinsic(_, _, m) => *m,
+            Resolved::Engine => true,
+        };
+        self.call(rt, args, is_ref_mut).map(|v| (v, method))
+    }
+
+    /// Call the function with `args` (the first one a variable's own value when
+    /// `is_ref_mut`), as the interpreter's `exec_fn_call` for a native function.
+    pub(crate) fn call(&self, rt: &mut Rt, args: &mut [&mut Dynamic], is_ref_mut: bool) -> R<Dynamic> {
+        let pos = self.pos;
+        let table = super::host_table();
+        match &*self.resolve(table, args) {
+            Resolved::Host(f) => {
+                track(rt, pos)?;
+                if !f.is_pure() && args.first().is_some_and(|a| a.is_read_only()) {
+                    return Err(EvalAltResult::ErrorNonPureMethodCallOnConstant(self.name.to_string(), pos).into());
+                }
+                let swap = is_ref_mut && !f.is_method() && !args.is_empty();
+                let r = if swap {
+                    let mut copy = args[0].clone();
+                    let mut v: rhai::FnArgsVec<&mut Dynamic> = rhai::FnArgsVec::new();
+                    v.push(&mut copy);
+                    for a in args.iter_mut().skip(1) {
+                        v.push(&mut **a);
+                    }
+                    rt.watching(|rt| call_native(rt, &self.name, pos, f, &mut v))
+                } else {
+                    rt.watching(|rt| call_native(rt, &self.name, pos, f, args))
+                };
+                let r = r.and_then(|r| check_size(&r, pos).map(|()| r)).map_err(|e| fill(e, pos))?;
+                if is_ref_mut && !args.is_empty() {
+                    check_size(args[0], pos)?;
+                }
+                Ok(r)
+            }
+            Resolved::Intrinsic(f, pure, _) => {
+                track(rt, pos)?;
+                if !*pure && args.first().is_some_and(|a| a.is_read_only()) {
+                    return Err(EvalAltResult::ErrorNonPureMethodCallOnConstant(self.name.to_string(), pos).into());
+                }
+                // Rhai's `contains` compares through the engine, which reports one
+                // operation past the call's to the meter for each element it compares.
+                let compares = self.name.as_str() == "contains" && args[0].as_array_ref().is_ok_and(|a| !a.is_empty());
+                let r = f(args);
+                if compares {
+                    rt.side = Some(rt.ops + 1);
+                }
+                check_size(&r, pos)?;
+                if is_ref_mut && !args.is_empty() {
+                    check_size(args[0], pos)?;
+                }
+                Ok(r)
+            }
+            // `print` of a text: what the engine's `print` does, without resolving it each time.
+            Resolved::Engine if self.name.as_str() == "print" && args.len() == 1 && args[0].is_string() => {
+                track(rt, pos)?;
+                let text = args[0].read_lock::<ImmutableString>().expect("a string").clone();
+                crate::script::api::log_print("print", &text);
+                Ok(Dynamic::UNIT)
+            }
+            Resolved::Engine => engine_call(rt, &self.name, pos, args, is_ref_mut),
+        }
+    }
+}
+
+fn track(rt: &mut Rt, pos: Position) -> R<()> {
+    rt.track(pos).map_err(|c| match c {
+        super::rt::Ctl::Err(e) => e,
+        _ => unreachable!("counting an operation only fails"),
+    })
+}
+
+fn call_native(rt: &mut Rt, name: &str, pos: Position, f: &RhaiFunc, args: &mut [&mut Dynamic]) -> R<Dynamic> {
+    let func = f.get_native_fn().expect("host functions are native");
+    if f.has_context() {
+        rt.sync_global();
+        let ctx = rt.context(name, pos);
+        func(Some(ctx), args)
+    } else {
+        func(None, args)
+    }
+}
+
+/// A native function found by the engine's resolution at this call (the interpreter's
+/// `exec_native_fn_call` on a copy of the state, whose operation is counted here).
+pub(crate) fn engine_call(
+    rt: &mut Rt,
+    name: &str,
+    pos: Position,
+    args: &mut [&mut Dynamic],
+    is_ref_mut: bool,
+) -> R<Dynamic> {
+    // The engine's call adds a level of its own.
+    rt.sync_global();
+    rt.global.level = rt.level.saturating_sub(1);
+    let r = rt.watching(|rt| rt.context(name, pos).call_native_fn_raw(name, is_ref_mut, args));
+    rt.ops += 1;
+    r
+}
+
+/// A standard function restated here, for these arguments: `(function, is_pure)`.
+fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool)> {
+    let first = args.first()?;
+    Some(match (name, args.len()) {
+        ("len", 1) if first.is_array() => {
+            (|a| Dynamic::from_int(a[0].as_array_ref().map_or(0, |x| x.len() as i64)), true, true)
+        }
+        ("len", 1) if first.is_map() => {
+            (|a| Dynamic::from_int(a[0].as_map_ref().map_or(0, |x| x.len() as i64)), true, true)
+        }
+        ("len", 1) if first.is_string() => (
+            |a| Dynamic::from_int(a[0].read_lock::<ImmutableString>().map_or(0, |s| s.chars().count() as i64)),
+            true,
+            false,
+        ),
+        ("is_empty", 1) if first.is_array() => {
+            (|a| Dynamic::from_bool(a[0].as_array_ref().map_or(true, |x| x.is_empty())), true, true)
+        }
+        ("is_empty", 1) if first.is_map() => {
+            (|a| Dynamic::from_bool(a[0].as_map_ref().map_or(true, |x| x.is_empty())), true, true)
+        }
+        ("push", 2) if first.is_array() => (
+            |a| {
+                let item = std::mem::take(a[1]);
+                if let Some(mut arr) = a[0].write_lock::<rhai::Array>() {
+                    arr.push(item);
+                }
+                Dynamic::UNIT
+            },
+            false,
+            true,
+        ),
+        ("contains", 2) if first.is_map() && args[1].is_string() => (
+            |a| {
+                let key = a[1].read_lock::<ImmutableString>().map(|s| s.to_string()).unwrap_or_default();
+                Dynamic::from_bool(a[0].as_map_ref().is_ok_and(|m| m.contains_key(key.as_str())))
+            },
+            true,
+            true,
+        ),
+        ("to_string", 1) if first.is_int() => {
+            (|a| Dynamic::from(ImmutableString::from(a[0].as_int().unwrap_or(0).to_string())), true, false)
+        }
+        ("to_string", 1) if first.is_bool() => {
+            (|a| Dynamic::from(ImmutableString::from(a[0].as_bool().unwrap_or(false).to_string())), true, false)
+        }
+        ("contains", 2) if first.is_array() && (args[1].is_int() || args[1].is_string()) => (
+            // Rhai compares with `==`: the same type by value, another type is never equal.
+            |a| {
+                let (arr, v) = a.split_at_mut(1);
+                let v = &*v[0];
+                let found = arr[0].as_array_ref().is_ok_and(|arr| {
+                    arr.iter().any(|x| match (x.as_int(), v.as_int()) {
+                        (Ok(p), Ok(q)) => p == q,
+                        _ => {
+                            x.is_string()
+                                && v.is_string()
+                                && *x.read_lock::<ImmutableString>().expect("a string")
+                                    == *v.read_lock::<ImmutableString>().expect("a string")
+                        }
+                    })
+                });
+                Dynamic::from_bool(found)
+            },
+            true,
+            true,
+        ),
+        _ => return None,
+    })
+}

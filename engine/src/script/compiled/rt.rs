@@ -1,0 +1,254 @@
+//! The compiled tier's machine: the locals of the running functions, the operation count,
+//! the call level, and what every compiled node shares (errors, data-size checks, calls).
+//!
+//! Everything here restates a rule of Rhai's interpreter (`rhai-1.27.0/src/eval`,
+//! `src/func`) so that compiled code and the interpreter give the same values and the
+//! same errors; the differential tests in `tests/` hold the two together.
+
+use std::rc::Rc;
+
+use rhai::{Dynamic, Engine, EvalAltResult, GlobalRuntimeState, NativeCallContext, Position};
+
+use super::Program;
+
+pub(crate) type R<T> = Result<T, Box<EvalAltResult>>;
+
+/// How a compiled node ends, besides with a value: an error, or leaving a loop or a
+/// function early (the interpreter's `LoopBreak` and `Return` pseudo-errors).
+pub(crate) enum Ctl {
+    Err(Box<EvalAltResult>),
+    Break(Dynamic),
+    Continue,
+    Return(Dynamic),
+}
+
+impl From<Box<EvalAltResult>> for Ctl {
+    #[inline]
+    fn from(e: Box<EvalAltResult>) -> Self {
+        Ctl::Err(e)
+    }
+}
+
+pub(crate) type X = Result<Dynamic, Ctl>;
+
+/// A compiled node.
+pub(crate) type Code = Box<dyn Fn(&mut Rt) -> X>;
+
+/// The machine one entry call runs on.
+pub(crate) struct Rt {
+    /// The locals of every running function; the running one's start at `base`.
+    pub stack: Vec<Dynamic>,
+    pub base: usize,
+    /// Operations so far in this entry call (the interpreter's `num_operations`).
+    pub ops: u64,
+    /// Call level (the interpreter's `global.level`).
+    pub level: usize,
+    pub prog: Rc<Program>,
+    /// What the meter last heard, when a native call told it something after the last
+    /// operation counted here (a nested script call, or the engine counting on a copy of
+    /// the state): the interpreter leaves that in the meter, so the call reports it.
+    pub side: Option<u64>,
+    /// `this` of the running function (a script function called as a method).
+    pub this: Option<Dynamic>,
+    /// The state native functions with a context see (source, the script's functions,
+    /// operations and level brought up to date before each such call).
+    pub global: GlobalRuntimeState,
+    pub engine: &'static Engine,
+}
+
+impl Rt {
+    /// Count one operation at `pos`, as the interpreter's `track_operation`.
+    /// (The meter only looks at the clock and the game's count every few thousand
+    /// operations: see `api::meter`; the call's count is reported when it ends.)
+    #[inline]
+    pub fn track(&mut self, pos: Position) -> Result<(), Ctl> {
+        self.ops += 1;
+        self.side = None;
+        if self.ops.is_multiple_of(crate::script::api::METER_EVERY) || self.ops > crate::script::LIMITS.operations {
+            return self.track_slow(pos);
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn track_slow(&mut self, pos: Position) -> Result<(), Ctl> {
+        if self.ops > crate::script::LIMITS.operations {
+            // The meter last heard of the operation before (Rhai stops before reporting).
+            self.ops -= 1;
+            return Err(Ctl::Err(EvalAltResult::ErrorTooManyOperations(pos).into()));
+        }
+        if let Some(token) = crate::script::api::progress(self.ops) {
+            return Err(Ctl::Err(EvalAltResult::ErrorTerminated(token, pos).into()));
+        }
+        Ok(())
+    }
+
+    /// The number of locals of the running function (the interpreter's `scope.len()`).
+    #[inline]
+    pub fn scope_len(&self) -> usize {
+        self.stack.len() - self.base
+    }
+
+    #[inline]
+    pub fn slot(&mut self, i: usize) -> &mut Dynamic {
+        &mut self.stack[self.base + i]
+    }
+
+    /// Take the value a variable place holds (a local, or `this`), to hand it by
+    /// reference to a call; [`Rt::put`] puts it back.
+    pub fn take(&mut self, place: Place) -> Result<Dynamic, Ctl> {
+        match place {
+            Place::Slot(i) => Ok(std::mem::take(self.slot(i))),
+            Place::This(pos) => self.this.take().ok_or_else(|| Ctl::Err(EvalAltResult::ErrorUnboundThis(pos).into())),
+        }
+    }
+
+    pub fn put(&mut self, place: Place, v: Dynamic) {
+        match place {
+            Place::Slot(i) => *self.slot(i) = v,
+            Place::This(_) => self.this = Some(v),
+        }
+    }
+
+    /// A copy of the value of a variable place.
+    pub fn read(&mut self, place: Place) -> Result<Dynamic, Ctl> {
+        match place {
+            Place::Slot(i) => Ok(self.slot(i).clone()),
+            Place::This(pos) => self.this.clone().ok_or_else(|| Ctl::Err(EvalAltResult::ErrorUnboundThis(pos).into())),
+        }
+    }
+
+    /// Bring the shared state up to date and make the context a native function gets.
+    pub fn sync_global(&mut self) {
+        self.global.num_operations = self.ops;
+        self.global.level = self.level;
+    }
+
+    pub fn context<'a>(&'a self, name: &'a str, pos: Position) -> NativeCallContext<'a> {
+        NativeCallContext::from((self.engine, name, None, &self.global, pos))
+    }
+}
+
+/// What a native call leaves in the meter (see [`Rt::side`]).
+const UNTOUCHED: u64 = u64::MAX;
+
+impl Rt {
+    /// Run a native call, noting what it reports to the meter.
+    #[inline]
+    pub fn watching<T>(&mut self, f: impl FnOnce(&mut Rt) -> T) -> T {
+        let before = crate::script::api::swap_call_ops(UNTOUCHED);
+        let out = f(self);
+        let after = crate::script::api::swap_call_ops(before);
+        if after != UNTOUCHED {
+            self.side = Some(after);
+        }
+        out
+    }
+}
+
+/// A variable's place: a local of the running function, or its `this`.
+#[derive(Clone, Copy)]
+pub(crate) enum Place {
+    Slot(usize),
+    This(Position),
+}
+
+/// `err` with `pos` unless it has one (Rhai's `fill_position`).
+#[inline]
+pub(crate) fn fill(mut err: Box<EvalAltResult>, pos: Position) -> Box<EvalAltResult> {
+    if err.position().is_none() {
+        err.set_position(pos);
+    }
+    err
+}
+
+pub(crate) fn mismatch(engine: &Engine, expected: &str, got: &str, pos: Position) -> Box<EvalAltResult> {
+    EvalAltResult::ErrorMismatchDataType(engine.map_type_name(expected).into(), got.into(), pos).into()
+}
+
+pub(crate) fn bool_of(engine: &Engine, v: &Dynamic, pos: Position) -> Result<bool, Ctl> {
+    v.as_bool().map_err(|t| Ctl::Err(mismatch(engine, "bool", t, pos)))
+}
+
+// ---- data sizes (Rhai's `calc_data_sizes` and `throw_on_size`) ----
+
+pub(crate) fn data_sizes(v: &Dynamic) -> (usize, usize, usize) {
+    if let Some(a) = v.read_lock::<rhai::Array>() {
+        return array_sizes(&a);
+    }
+    if let Some(m) = v.read_lock::<rhai::Map>() {
+        return map_sizes(&m);
+    }
+    if let Some(b) = v.read_lock::<rhai::Blob>() {
+        return (b.len(), 0, 0);
+    }
+    if let Some(s) = v.read_lock::<rhai::ImmutableString>() {
+        return (0, 0, s.len());
+    }
+    (0, 0, 0)
+}
+
+pub(crate) fn inner_sizes(v: &Dynamic) -> (usize, usize, usize) {
+    if let Some(a) = v.read_lock::<rhai::Array>() {
+        return array_sizes(&a);
+    }
+    if let Some(m) = v.read_lock::<rhai::Map>() {
+        return map_sizes(&m);
+    }
+    if let Some(b) = v.read_lock::<rhai::Blob>() {
+        return (1 + b.len(), 0, 0);
+    }
+    if let Some(s) = v.read_lock::<rhai::ImmutableString>() {
+        return (0, 0, s.len());
+    }
+    (0, 0, 0)
+}
+
+fn array_sizes(a: &rhai::Array) -> (usize, usize, usize) {
+    let (mut ax, mut mx, mut sx) = (0, 0, 0);
+    for v in a {
+        ax += 1;
+        let (x, m, s) = inner_sizes(v);
+        ax += x;
+        mx += m;
+        sx += s;
+    }
+    (ax, mx, sx)
+}
+
+fn map_sizes(map: &rhai::Map) -> (usize, usize, usize) {
+    let (mut ax, mut mx, mut sx) = (0, 0, 0);
+    for v in map.values() {
+        mx += 1;
+        let (x, m, s) = inner_sizes(v);
+        ax += x;
+        mx += m;
+        sx += s;
+    }
+    (ax, mx, sx)
+}
+
+/// Rhai's `throw_on_size`, with the position filled in.
+pub(crate) fn size_check((a, m, s): (usize, usize, usize), pos: Position) -> R<()> {
+    let l = crate::script::LIMITS;
+    let what = if s > l.string_size {
+        "Length of string"
+    } else if a > l.array_size {
+        "Size of array/BLOB"
+    } else if m > l.map_size {
+        "Size of object map"
+    } else {
+        return Ok(());
+    };
+    Err(EvalAltResult::ErrorDataTooLarge(what.to_string(), pos).into())
+}
+
+/// Rhai's `check_data_size`.
+#[inline]
+pub(crate) fn check_size(v: &Dynamic, pos: Position) -> R<()> {
+    if v.is_array() || v.is_map() || v.is_string() || v.is_blob() {
+        size_check(data_sizes(v), pos)
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,158 @@
+//! The compiled tier against Rhai's interpreter on the same scripts: values, errors with
+//! their positions, and operation counts must be the same.
+
+use rhai::AST;
+
+use super::{gen, not_compiled, with_runtime, Runtime};
+use crate::script::api::{call_script_fn, game_ops};
+
+/// What a call gives, and the operations it counted.
+fn run(r: Runtime, ast: &AST, name: &str, args: &[i64]) -> (String, u64) {
+    with_runtime(r, || {
+        crate::script::api::reset_game_ops();
+        let before = game_ops();
+        let out = match call_script_fn(ast, name, args.iter().map(|&a| a.into()).collect()) {
+            Ok(v) => format!("ok {v:?}"),
+            Err(e) => format!("error {e}"),
+        };
+        (out, game_ops() - before)
+    })
+}
+
+fn same(src: &str, name: &str, args: &[i64]) {
+    let ast = crate::script::compile("diff.rhai", src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let a = run(Runtime::Rhai, &ast, name, args);
+    let b = run(Runtime::Compiled, &ast, name, args);
+    assert_eq!(a, b, "the runtimes differ on {name}{args:?} (left: interpreter, right: compiled):\n{src}");
+}
+
+#[test]
+fn generated_programs_give_the_same_values_errors_and_operations() {
+    let mut compiled = 0;
+    let n = 150;
+    for seed in 0..n {
+        let src = gen::program(seed);
+        let ast = crate::script::compile("gen.rhai", &src).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
+        if !not_compiled(&ast).iter().any(|(f, _)| f == "main") {
+            compiled += 1;
+        }
+        for args in [[1, 2], [0, 0], [-5, 3], [i64::MAX, 2], [3, -1]] {
+            let a = run(Runtime::Rhai, &ast, "main", &args);
+            let b = run(Runtime::Compiled, &ast, "main", &args);
+            assert_eq!(a, b, "seed {seed}, main{args:?} (left: interpreter, right: compiled):\n{src}");
+        }
+    }
+    assert!(compiled * 10 >= n * 9, "only {compiled} of {n} generated programs ran compiled");
+}
+
+#[test]
+fn limits_are_the_same() {
+    // The operation limit, endless recursion, a string past its size.
+    same("fn f(a) { loop { a += 1; } }", "f", &[0]);
+    same("fn f(a) { f(a + 1) }", "f", &[0]);
+    same("fn f(a) { let s = \"ab\"; loop { s += s; } }", "f", &[0]);
+    // (An array grown to its limit checks its size at every push, so it would run into
+    // the time limit first in an unoptimised test build: see the property test's mix.)
+    same("fn f(a) { let x = []; for i in 0..30 { x.push(a); } x.len() }", "f", &[1]);
+}
+
+#[test]
+fn errors_name_the_same_place() {
+    same("fn f(a) {\n    let m = #{ x: 1 };\n    m.y + a\n}", "f", &[1]);
+    same("fn g(a) { [1, 2][a] }\nfn f(a) { g(a) + 1 }", "f", &[5]);
+    same("fn f(a) { if a { 1 } else { 2 } }", "f", &[1]);
+    same("fn f(a) { let s = \"x\"; s.nope(a) }", "f", &[1]);
+    same("fn f(a) { throw `bad ${a}`; }", "f", &[3]);
+    same("fn f(a) { a / 0 }", "f", &[3]);
+    same("fn f(a) { unknown_fn(a) }", "f", &[3]);
+    same("fn f(a) { for x in a { } }", "f", &[3]);
+}
+
+#[test]
+fn the_constructs_the_rules_use_agree() {
+    let src = r#"
+fn push_unique() { for o in this { if o == 3 { return false; } } this.push(3); true }
+fn helper(m) { m.n += 1; m }
+fn f(a) {
+    let out = [];
+    let m = #{ n: a, name: "x", list: [1, 2] };
+    m.list.push(a);
+    m.list[0] += 5;
+    m["name"] += "y";
+    let t = helper(m);
+    out.push(t.n);
+    out.push(m.n);
+    let s = `${m.name}/${m.list}/${a}`;
+    out.push(s);
+    let u = [1, 2];
+    out.push(u.push_unique());
+    out.push(u.push_unique());
+    out.push(u);
+    let w = switch a { 1 => "one", 2 | 3 => "few", _ => "many" };
+    out.push(w);
+    let k = 0;
+    do { k += 1; if k == 2 { continue; } } while k < 5;
+    out.push(k);
+    let n = 0;
+    for (x, i) in [5, 6, 7] { n += x * i; }
+    out.push(n);
+    out.push(m?.missing ?? "none");
+    out.push(type_of(m));
+    out.push("abc"[1]);
+    let bits = 5;
+    bits[1] = true;
+    out.push(bits);
+    out.push(0..3);
+    out
+}
+"#;
+    for a in [1, 2, 7] {
+        same(src, "f", &[a]);
+    }
+}
+
+/// The property test run for longer, with fresh seeds: `cargo xtask fuzz [SECONDS]` (or
+/// `CROWN_FUZZ_SECONDS=60 cargo test --release -p crown-engine -- --ignored fuzz`).
+/// Prints how many programs it ran and what share ended in an error.
+#[test]
+#[ignore = "long: run by `cargo xtask fuzz`"]
+fn fuzz_runtimes() {
+    let seconds: u64 = std::env::var("CROWN_FUZZ_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(30);
+    let start_seed: u64 = std::env::var("CROWN_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs())
+    });
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    let (mut programs, mut errors, mut calls) = (0u64, 0u64, 0u64);
+    let mut seed = start_seed;
+    while std::time::Instant::now() < until {
+        let src = gen::program(seed);
+        let ast = crate::script::compile("gen.rhai", &src).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
+        for args in [[1, 2], [0, 0], [-5, 3], [i64::MAX, 2], [3, -1]] {
+            let a = run(Runtime::Rhai, &ast, "main", &args);
+            let b = run(Runtime::Compiled, &ast, "main", &args);
+            assert_eq!(a, b, "seed {seed}, main{args:?} (left: interpreter, right: compiled):\n{src}");
+            calls += 1;
+            errors += u64::from(a.0.starts_with("error"));
+        }
+        programs += 1;
+        seed = seed.wrapping_add(1);
+    }
+    println!(
+        "fuzz: {programs} programs from seed {start_seed}, {calls} calls, {:.0}% ended in an error, all equal",
+        100.0 * errors as f64 / calls.max(1) as f64
+    );
+}
+
+/// Both runtimes on the script in the file `CROWN_DIFF_FILE`, `main(1, 2)`: for looking
+/// into a difference the fuzzer found.
+#[test]
+#[ignore = "a tool: CROWN_DIFF_FILE=path cargo test -p crown-engine -- --ignored diff_file"]
+fn diff_file() {
+    let Ok(path) = std::env::var("CROWN_DIFF_FILE") else { return };
+    let src = std::fs::read_to_string(path).expect("the file");
+    let ast = crate::script::compile("diff.rhai", &src).expect("it compiles");
+    let args: Vec<i64> = std::env::var("CROWN_DIFF_ARGS")
+        .map_or_else(|_| vec![1, 2], |s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect());
+    println!("interpreter: {:?}", run(Runtime::Rhai, &ast, "main", &args));
+    println!("compiled:    {:?}", run(Runtime::Compiled, &ast, "main", &args));
+}
