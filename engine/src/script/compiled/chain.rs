@@ -2,7 +2,7 @@
 //! assigned, and assignment in general: Rhai's `eval_dot_index_chain`,
 //! `get_indexed_mut` and `eval_op_assignment` restated for compiled code.
 
-use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, OpAssignment, Position, Target, Token};
+use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, OpAssignment, Position, Target};
 
 use super::lower::Lower;
 use super::natives::{engine_call, Site};
@@ -19,7 +19,6 @@ enum Kind {
     Method {
         site: Site,
         args: usize,
-        arg1_pos: Position,
         script: Option<usize>,
     },
 }
@@ -86,7 +85,6 @@ impl Lower<'_> {
                     Kind::Method {
                         site: Site::new(super::host_table(), m.name.clone(), m.args.len() + 1, *mpos),
                         args: m.args.len(),
-                        arg1_pos: m.args.first().map_or(Position::NONE, Expr::position),
                         script,
                     }
                 }
@@ -358,8 +356,7 @@ fn apply(
                 }
             }
         }
-        Kind::Method { site, args, arg1_pos, script } => {
-            let _ = arg1_pos;
+        Kind::Method { site, args, script } => {
             let mut call_args = vals.take(*args);
             let (v, updated) = match script {
                 Some(f) => (super::call_script_this(rt, *f, call_args, site.pos, target.as_mut())?, false),
@@ -682,6 +679,3 @@ fn calc_index(length: usize, index: i64, negative_from_end: bool) -> Option<usiz
     let i = usize::try_from(index).ok()?;
     (i < length).then_some(i)
 }
-
-#[allow(dead_code)]
-fn unused(_: Token) {}

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, FnCallExpr, FnPtr, ImmutableString, Position, Stmt, Token};
 
 use super::natives::Site;
-use super::rt::{bool_of, check_size, fill, mismatch, size_check, Code, Ctl, Place, Rt, X};
+use super::rt::{bool_of, fill, mismatch, size_check, Code, Ctl, Place, Rt};
 
 pub(crate) struct Lower<'a> {
     /// The running function's locals at this point of the compile (Rhai's scope).
@@ -218,7 +218,6 @@ impl Lower<'_> {
         let var_pos = var.pos;
         let has_counter = counter.is_some();
         let iter_pos = fc.expr.start_position();
-        let expr_pos = fc.expr.position();
         // Iterators Rhai makes of other types (`s.chars()`, `range(a, b, step)`, `n.bits()`)
         // are not restated here.
         let call_name = match &fc.expr {
@@ -258,7 +257,6 @@ impl Lower<'_> {
                     EvalAltResult::ErrorFor(iter_pos).into()
                 })
             })?;
-            let _ = expr_pos;
             if has_counter {
                 rt.stack.push(Dynamic::ZERO);
             }
@@ -676,11 +674,6 @@ fn to_text(rt: &mut Rt, site: &Site, item: &mut Dynamic) -> String {
         Ok(v) => rt.engine.map_type_name(v.type_name()).to_string(),
         Err(_) => format!("{item}"),
     }
-}
-
-#[allow(dead_code)]
-fn unused(_: X) {
-    let _ = check_size;
 }
 
 /// Rhai's `Dynamic::is_hashable`.

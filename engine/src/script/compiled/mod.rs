@@ -291,7 +291,7 @@ pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynami
         global,
         engine,
     };
-    let r = run_fn(&mut rt, i, args, Position::NONE, false);
+    let r = run_fn(&mut rt, i, args, Position::NONE);
     crate::script::api::report_call_ops(rt.side.unwrap_or(rt.ops));
     // As `Engine::call_fn`: `exit` gives the call's value, and the entry function's own
     // wrapper comes off its error.
@@ -309,7 +309,7 @@ pub(crate) fn call_script(rt: &mut Rt, i: usize, args: Vec<Dynamic>, pos: Positi
     }
     rt.level += 1;
     let saved = rt.this.take();
-    let r = run_fn(rt, i, args, pos, true);
+    let r = run_fn(rt, i, args, pos);
     rt.this = saved;
     rt.level -= 1;
     r
@@ -331,7 +331,7 @@ pub(crate) fn call_script_this(
     let (this, write_back) =
         if target.is_read_only() { (target.clone(), false) } else { (std::mem::take(target), true) };
     let saved = rt.this.replace(this);
-    let r = run_fn(rt, i, args, pos, true);
+    let r = run_fn(rt, i, args, pos);
     let this = std::mem::replace(&mut rt.this, saved);
     if let (true, Some(v)) = (write_back, this) {
         *target = v;
@@ -340,10 +340,9 @@ pub(crate) fn call_script_this(
     r
 }
 
-fn run_fn(rt: &mut Rt, i: usize, args: Vec<Dynamic>, pos: Position, nested: bool) -> R<Dynamic> {
+fn run_fn(rt: &mut Rt, i: usize, args: Vec<Dynamic>, pos: Position) -> R<Dynamic> {
     let prog = rt.prog.clone();
     let f = &prog.fns[i];
-    let _ = nested;
     match rt.track(pos) {
         Ok(()) => (),
         Err(Ctl::Err(e)) => return Err(e),

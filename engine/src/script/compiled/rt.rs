@@ -173,21 +173,14 @@ pub(crate) fn bool_of(engine: &Engine, v: &Dynamic, pos: Position) -> Result<boo
 // ---- data sizes (Rhai's `calc_data_sizes` and `throw_on_size`) ----
 
 pub(crate) fn data_sizes(v: &Dynamic) -> (usize, usize, usize) {
-    if let Some(a) = v.read_lock::<rhai::Array>() {
-        return array_sizes(&a);
+    // As an item inside a container, a blob also counts one for itself.
+    match v.read_lock::<rhai::Blob>() {
+        Some(b) => (b.len(), 0, 0),
+        None => inner_sizes(v),
     }
-    if let Some(m) = v.read_lock::<rhai::Map>() {
-        return map_sizes(&m);
-    }
-    if let Some(b) = v.read_lock::<rhai::Blob>() {
-        return (b.len(), 0, 0);
-    }
-    if let Some(s) = v.read_lock::<rhai::ImmutableString>() {
-        return (0, 0, s.len());
-    }
-    (0, 0, 0)
 }
 
+/// The sizes of a value held inside an array or a map.
 pub(crate) fn inner_sizes(v: &Dynamic) -> (usize, usize, usize) {
     if let Some(a) = v.read_lock::<rhai::Array>() {
         return array_sizes(&a);

@@ -6,6 +6,25 @@ use rhai::AST;
 use super::{gen, not_compiled, with_runtime, Runtime};
 use crate::script::api::{call_script_fn, game_ops};
 
+/// The argument sets every generated program is called with.
+const ARGS: [[i64; 2]; 5] = [[1, 2], [0, 0], [-5, 3], [i64::MAX, 2], [3, -1]];
+
+/// Generated program `seed` on both runtimes with every argument set (panics on a
+/// difference): whether `main` ran compiled, and how many calls ended in an error.
+fn compare_program(seed: u64) -> (bool, u64) {
+    let src = gen::program(seed);
+    let ast = crate::script::compile("gen.rhai", &src).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
+    let compiled = !not_compiled(&ast).iter().any(|(f, _)| f == "main");
+    let mut errors = 0;
+    for args in ARGS {
+        let a = run(Runtime::Rhai, &ast, "main", &args);
+        let b = run(Runtime::Compiled, &ast, "main", &args);
+        assert_eq!(a, b, "seed {seed}, main{args:?} (left: interpreter, right: compiled):\n{src}");
+        errors += u64::from(a.0.starts_with("error"));
+    }
+    (compiled, errors)
+}
+
 /// What a call gives, and the operations it counted.
 fn run(r: Runtime, ast: &AST, name: &str, args: &[i64]) -> (String, u64) {
     with_runtime(r, || {
@@ -28,20 +47,8 @@ fn same(src: &str, name: &str, args: &[i64]) {
 
 #[test]
 fn generated_programs_give_the_same_values_errors_and_operations() {
-    let mut compiled = 0;
     let n = 150;
-    for seed in 0..n {
-        let src = gen::program(seed);
-        let ast = crate::script::compile("gen.rhai", &src).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
-        if !not_compiled(&ast).iter().any(|(f, _)| f == "main") {
-            compiled += 1;
-        }
-        for args in [[1, 2], [0, 0], [-5, 3], [i64::MAX, 2], [3, -1]] {
-            let a = run(Runtime::Rhai, &ast, "main", &args);
-            let b = run(Runtime::Compiled, &ast, "main", &args);
-            assert_eq!(a, b, "seed {seed}, main{args:?} (left: interpreter, right: compiled):\n{src}");
-        }
-    }
+    let compiled = (0..n).filter(|&seed| compare_program(seed).0).count() as u64;
     assert!(compiled * 10 >= n * 9, "only {compiled} of {n} generated programs ran compiled");
 }
 
@@ -125,15 +132,8 @@ fn fuzz_runtimes() {
     let (mut programs, mut errors, mut calls) = (0u64, 0u64, 0u64);
     let mut seed = start_seed;
     while std::time::Instant::now() < until {
-        let src = gen::program(seed);
-        let ast = crate::script::compile("gen.rhai", &src).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
-        for args in [[1, 2], [0, 0], [-5, 3], [i64::MAX, 2], [3, -1]] {
-            let a = run(Runtime::Rhai, &ast, "main", &args);
-            let b = run(Runtime::Compiled, &ast, "main", &args);
-            assert_eq!(a, b, "seed {seed}, main{args:?} (left: interpreter, right: compiled):\n{src}");
-            calls += 1;
-            errors += u64::from(a.0.starts_with("error"));
-        }
+        errors += compare_program(seed).1;
+        calls += ARGS.len() as u64;
         programs += 1;
         seed = seed.wrapping_add(1);
     }
