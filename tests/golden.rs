@@ -3,6 +3,11 @@
 
 mod common;
 
+/// Allocations counted per thread, as in the `crown` binary (the script meter's memory
+/// limit reads them).
+#[global_allocator]
+static GLOBAL: crown_alloc::Counting<std::alloc::System> = crown_alloc::Counting(std::alloc::System);
+
 use crown_tools::golden::{check_case, discover, Verdict};
 use libtest_mimic::{Arguments, Failed, Trial};
 

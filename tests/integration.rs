@@ -6,6 +6,11 @@
 
 mod common;
 
+/// Allocations counted per thread, as in the `crown` binary (the script meter's memory
+/// limit reads them).
+#[global_allocator]
+static GLOBAL: crown_alloc::Counting<std::alloc::System> = crown_alloc::Counting(std::alloc::System);
+
 mod campaign;
 mod cli;
 mod hardening;

@@ -13,6 +13,12 @@
 pub mod diag;
 pub mod fsread;
 
+/// The unit tests count allocations as the `crown` binary does (the script meter's memory
+/// limit reads the counts; see `crown_alloc`).
+#[cfg(test)]
+#[global_allocator]
+static GLOBAL: crown_alloc::Counting<std::alloc::System> = crown_alloc::Counting(std::alloc::System);
+
 pub mod content;
 pub mod game;
 pub mod script;

@@ -1,8 +1,9 @@
 //! The `crown` binary: thin glue over `crown_tools`.
 
 /// mimalloc: allocation is a tenth of a scripted game's instructions (see docs/performance.md).
+/// Counted per thread: the script meter's memory limit reads what a script's call allocated.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: crown_alloc::Counting<mimalloc::MiMalloc> = crown_alloc::Counting(mimalloc::MiMalloc);
 
 fn main() {
     // A closed pipe (`crown test | head`) ends the program quietly instead of panicking.

@@ -42,9 +42,10 @@ pub struct Limits {
     /// operations that each do much work (padding an array of 20,000 in a loop, calls
     /// through `invoke` nested in loops) pass the operation count slowly.
     pub call_seconds: u64,
-    /// The process's resident memory, in MiB, past which a running script is stopped
-    /// (checked on Linux): maps of long strings, or counters, marks and stickers
-    /// added in a loop, grow the game's memory without any one value passing a limit.
+    /// The memory, in MiB, one outermost script call may add (what its thread allocated
+    /// since the call began, net of what it freed; see `crown_alloc`): maps of long
+    /// strings, or counters, marks and stickers added in a loop, grow the game's memory
+    /// without any one value passing a limit.
     pub memory_mib: u64,
     /// Card instances one game may hold (`create_card`, `create_cards`, `create_deck`).
     pub cards: usize,

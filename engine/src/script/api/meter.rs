@@ -1,5 +1,6 @@
 //! The meter of script time: each script call's operations and running time, the game's
-//! operations in all, and the process's memory, stopping a script that passes its limits.
+//! operations in all, and the memory the call's thread allocated, stopping a script that
+//! passes its limits.
 
 use std::cell::Cell;
 use std::time::Instant;
@@ -12,6 +13,9 @@ thread_local! {
     static CALLS: Cell<usize> = const { Cell::new(0) };
     /// When the outermost call started (moved on by the time agents took to decide).
     static CALL_START: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// What this thread had allocated when the outermost call started
+    /// ([`crown_alloc::thread_net_bytes`]).
+    static CALL_BYTES: Cell<i64> = const { Cell::new(0) };
     /// The operation count the engine last reported for the running call.
     static CALL_OPS: Cell<u64> = const { Cell::new(0) };
     /// Operations of the finished calls of the game installed on this thread.
@@ -23,7 +27,7 @@ pub(crate) const METER_EVERY: u64 = 8192;
 
 /// The engine's progress callback, called on every operation with the running call's
 /// count: stops the script (with the message as the termination token) when the game
-/// passes its operations, the call its time, or the process its memory.
+/// passes its operations, or the call its time or memory.
 pub(crate) fn progress(ops: u64) -> Option<Dynamic> {
     CALL_OPS.with(|c| c.set(ops));
     if !ops.is_multiple_of(METER_EVERY) {
@@ -49,11 +53,11 @@ pub(crate) fn progress(ops: u64) -> Option<Dynamic> {
             .into(),
         );
     }
-    if resident_mib().is_some_and(|m| m > l.memory_mib) {
+    if crown_alloc::thread_net_bytes() - CALL_BYTES.with(Cell::get) > (l.memory_mib as i64) << 20 {
         return Some(
             format!(
-                "Crown's memory passed {} MiB while the script ran (the script keeps adding data: long strings in \
-                 a map, counters, marks or stickers in a loop?)",
+                "the script added more than {} MiB of data in one call (it keeps adding data: long strings in a \
+                 map, counters, marks or stickers in a loop?)",
                 l.memory_mib
             )
             .into(),
@@ -85,13 +89,6 @@ pub(crate) fn report_call_ops(ops: u64) {
     CALL_OPS.with(|c| c.set(ops));
 }
 
-/// The process's resident memory in MiB (Linux: `/proc/self/statm`, in 4 KiB pages).
-fn resident_mib() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
-    Some((pages * 4096) >> 20)
-}
-
 /// One script call on this thread: the outermost one starts the clock; each adds its
 /// operations to the game's when it ends (also when it unwinds).
 pub(super) struct CallMeter;
@@ -103,6 +100,7 @@ impl CallMeter {
             c.get() == 1
         }) {
             CALL_START.with(|t| t.set(Some(Instant::now())));
+            CALL_BYTES.with(|b| b.set(crown_alloc::thread_net_bytes()));
         }
         CALL_OPS.with(|c| c.set(0));
         CallMeter
