@@ -488,6 +488,37 @@ fn card_text_is_escaped_everywhere_and_never_a_template() {
     assert_eq!(report.errors(), 0, "{:#?}", report.diagnostics);
 }
 
+#[test]
+fn unclosed_bold_prints_as_written_and_is_an_error_at_its_marker() {
+    let cards = "[[card]]\nid = \"mine\"\nname = \"Mine\"\nkind = \"action\"\n\
+                 text = \"Mine ** | Wheat\\n\\nGain **2** :coin:. Pay 1 \\\\*\\\\* \"\n";
+    let dir = temp_pack(
+        "marks",
+        &[("cards/c.toml", cards), ("cards/more.csv", "id,name,text\nore,Ore,\"Say \"\"hi\"\"\n**go\"\n")],
+    );
+    let pack = load(dir.path(), "marks");
+    let diags = print::check_faces(&pack);
+    let found: Vec<(String, usize, usize, Option<String>)> = diags
+        .iter()
+        .filter(|d| d.code == "unclosed-markup")
+        .map(|d| (d.file.as_ref().unwrap().display().to_string(), d.line, d.column, d.label.clone()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("content/marks/cards/c.toml".to_string(), 5, 14, Some("never closed".to_string())),
+            ("content/marks/cards/more.csv".to_string(), 3, 1, Some("row 2, column C (text)".to_string())),
+        ],
+        "{diags:#?}"
+    );
+    // Printed as written, not as bold eating the rest; an escaped `\*` is an asterisk.
+    let svg = print::card_svg(&pack, "mine", None).unwrap();
+    let mut texts = Vec::new();
+    collect_text(print::parse_svg(&svg.front).unwrap().root(), &mut texts);
+    let all: String = texts.join(" ").chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(all.contains("Mine**|Wheat") && all.contains("Pay1**"), "{all}");
+}
+
 fn collect_text(g: &resvg::usvg::Group, out: &mut Vec<String>) {
     for n in g.children() {
         match n {

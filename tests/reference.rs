@@ -234,7 +234,11 @@ fn pack_with_rules(rules: &str) -> tempfile::TempDir {
     std::fs::write(pack.join("rules.md"), rules).unwrap();
     let scripts = dir.path().join("scripts/tiny");
     std::fs::create_dir_all(&scripts).unwrap();
-    std::fs::write(scripts.join("rules.rhai"), "fn setup() {}\nfn turn() { end_game([], \"test\"); }\n").unwrap();
+    std::fs::write(
+        scripts.join("rules.rhai"),
+        "fn setup() {}\nfn turn() { end_game([], \"test\"); }\nfn hand() { option(\"hand\") }\n",
+    )
+    .unwrap();
     dir
 }
 

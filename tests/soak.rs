@@ -437,7 +437,12 @@ fn crown_watch_survives_a_thousand_random_edits() {
         .output()
         .unwrap();
     let check_out = String::from_utf8_lossy(&check.stdout);
-    assert_eq!(digest_of(check_out.trim()).as_deref(), Some(want.as_str()), "crown check --digest: {check_out}");
+    assert_eq!(
+        digest_of(check_out.trim()).as_deref(),
+        Some(want.as_str()),
+        "crown check --digest: {check_out}\n{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
     let original = load_pack(&repo_project(), PACK).unwrap();
     assert_ne!(
         crown_tools::validate::pack_digest(&original),

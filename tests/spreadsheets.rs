@@ -80,6 +80,10 @@ enum C<'a> {
     S(&'a str),
     N(f64),
     E,
+    /// A formula with no saved result, as a script library (openpyxl) writes it.
+    F(&'a str),
+    /// A formula with its saved result, as a spreadsheet program writes it.
+    Fv(&'a str, f64),
 }
 
 fn esc(s: &str) -> String {
@@ -111,6 +115,8 @@ fn workbook(ext: &str, rows: &[Vec<C<'_>>]) -> Vec<u8> {
                             esc(s)
                         )),
                         C::N(n) => x.push_str(&format!("<c r=\"{at}\"><v>{n}</v></c>")),
+                        C::F(f) => x.push_str(&format!("<c r=\"{at}\"><f>{}</f><v></v></c>", esc(f))),
+                        C::Fv(f, n) => x.push_str(&format!("<c r=\"{at}\"><f>{}</f><v>{n}</v></c>", esc(f))),
                         C::E => {}
                     }
                 }
@@ -157,6 +163,8 @@ fn workbook(ext: &str, rows: &[Vec<C<'_>>]) -> Vec<u8> {
                             x.push_str("</table:table-cell>");
                         }
                         C::N(n) => x.push_str(&format!("<table:table-cell office:value-type=\"float\" office:value=\"{n}\"><text:p>{n}</text:p></table:table-cell>")),
+                        C::F(f) => x.push_str(&format!("<table:table-cell table:formula=\"of:={}\"/>", esc(f))),
+                        C::Fv(f, n) => x.push_str(&format!("<table:table-cell table:formula=\"of:={}\" office:value-type=\"float\" office:value=\"{n}\"><text:p>{n}</text:p></table:table-cell>", esc(f))),
                         C::E => x.push_str("<table:table-cell/>"),
                     }
                 }
@@ -269,9 +277,11 @@ fn mistakes_are_reported_at_their_file_row_and_column() {
     let d = diags.iter().find(|d| d.code == "vocabulary" && d.message.contains("sieeg")).expect("keyword");
     assert_eq!((d.line, d.label.as_deref()), (4, Some("row 4, column E (keywords)")), "{d:#?}");
     assert!(d.hint.as_deref().unwrap_or("").contains("siege"), "{d:#?}");
-    // A misspelt value column: at its header, with the declared name as a hint.
+    // A misspelt value column: at the value in the definition's row, the header named
+    // beside it, with the declared name as a hint.
     let d = diags.iter().find(|d| d.code == "vocabulary" && d.message.contains("atack")).expect("value");
-    assert_eq!((d.line, d.label.as_deref()), (1, Some("row 1, column F (value.atack)")), "{d:#?}");
+    assert_eq!((d.line, d.column, d.label.as_deref()), (2, 24, Some("row 2, column F (value.atack)")), "{d:#?}");
+    assert_eq!(d.related.first().map(|r| r.line), Some(1), "{d:#?}");
     // The same id in the sheet and in a TOML file: both places named.
     let d = find(&diags, "duplicate-id");
     assert!(d.file.as_deref() == Some(file) || d.related.iter().any(|r| r.file == file), "{d:#?}");
@@ -311,6 +321,61 @@ fn mistakes_are_reported_at_their_file_row_and_column() {
     // Office lock files are not lists.
     let dir = project(&[("cards/list.csv", CARDS_CSV.as_bytes()), ("cards/~$list.xlsx", b"lock")]);
     assert!(load(dir.path(), "sheets").1.is_empty());
+}
+
+#[test]
+fn a_formula_without_a_saved_result_is_an_error_naming_its_cell() {
+    use C::*;
+    let rows = vec![
+        vec![S("id"), S("name"), S("count")],
+        vec![S("a"), S("A"), Fv("1+1", 2.0)],
+        vec![S("b"), S("B"), N(1.0)],
+        vec![S("c"), S("C"), F("2*2")],
+    ];
+    for ext in ["xlsx", "ods"] {
+        let dir = project(&[(&format!("cards/list.{ext}"), &workbook(ext, &rows))]);
+        let (pack, diags) = load(dir.path(), "sheets");
+        assert!(pack.is_none(), "{ext}: a count read as empty would silently be 1");
+        let d = find(&diags, "formula-without-value");
+        assert_eq!(diags.iter().filter(|d| d.is_error()).count(), 1, "{ext}: {diags:#?}");
+        assert!(d.message.contains("`=2*2` in sheet `Cards`, row 4, column C"), "{ext}: {}", d.message);
+        assert!(d.hint.as_deref().is_some_and(|h| h.contains("computes formulas")), "{ext}: {d:#?}");
+        assert_eq!((d.line, d.label.as_deref()), (4, Some("row 4, column C (count)")), "{ext}: {d:#?}");
+        // The saved result of a formula is read as any value.
+        let dir = project(&[(&format!("cards/list.{ext}"), &workbook(ext, &rows[..3]))]);
+        let pack = load(dir.path(), "sheets").0.unwrap_or_else(|| panic!("{ext}"));
+        assert_eq!(pack.get("a").unwrap().def.count, 2, "{ext}");
+    }
+}
+
+#[test]
+fn rows_are_named_as_the_sheet_numbers_them_and_values_are_found_in_their_row() {
+    // A cell holding a line break takes two lines of the file and one row of the sheet.
+    let csv = "id,name,text,value.attack,count\n\
+               a,A,\"two\nlines\",1,1\n\
+               b,B,plain,12,one\n";
+    let dir = project(&[("cards/list.csv", csv.as_bytes())]);
+    let (_, diags) = load(dir.path(), "sheets");
+    let d = find(&diags, "wrong-type");
+    assert_eq!((d.line, d.column, d.label.as_deref()), (4, 14, Some("row 3, column E (count)")), "{d:#?}");
+    // A value outside its declared range: at the value, in its row (not at the header).
+    let csv = "id,name,text,value.attack\n\
+               a,A,\"two\nlines\",1\n\
+               b,B,plain,12\n";
+    let dir = project(&[("cards/list.csv", csv.as_bytes())]);
+    let (_, diags) = load(dir.path(), "sheets");
+    let d = find(&diags, "vocabulary");
+    assert!(d.message.contains("outside its range"), "{d:#?}");
+    assert_eq!((d.line, d.column, d.label.as_deref()), (4, 11, Some("row 3, column D (value.attack)")), "{d:#?}");
+    // The same in a workbook, where lines are rows.
+    use C::*;
+    let rows =
+        vec![vec![S("id"), S("name"), S("value.attack")], vec![S("a"), S("A"), N(1.0)], vec![S("b"), S("B"), N(12.0)]];
+    for ext in ["xlsx", "ods"] {
+        let dir = project(&[(&format!("cards/list.{ext}"), &workbook(ext, &rows))]);
+        let d = find(&load(dir.path(), "sheets").1, "vocabulary").clone();
+        assert_eq!((d.line, d.label.as_deref()), (3, Some("row 3, column C (value.attack)")), "{ext}: {d:#?}");
+    }
 }
 
 #[test]

@@ -144,6 +144,15 @@ fn delete_then_create_ends_with_the_new_file() {
     std::fs::write(rig.cards(), set_points(&text, "chest", 9)).unwrap();
     rig.until(2 * SECOND, points_are("chest", 9));
     // A deletion that stays: the definitions go (nothing else names them in this pack).
+    // Another file keeps a card the rules can deal, so the pack stays playable without them
+    // (with no card in the deck `main`, `create_deck("main")` would always fail: an error).
+    let keep = rig.root.join("content/demo/cards/keep.toml");
+    std::fs::write(
+        &keep,
+        "[[card]]\nid = \"gem\"\nname = \"Gem\"\nkind = \"treasure\"\ncount = 1\ndecks = [\"main\"]\nvalues = { points = 5 }\ntext = \"Score 5.\"\n",
+    )
+    .unwrap();
+    rig.until(2 * SECOND, points_are("gem", 5));
     std::fs::remove_file(rig.cards()).unwrap();
     let reps = rig.until(2 * SECOND, |r, _| !r.removed.is_empty());
     assert_eq!(reps.last().unwrap().removed, vec!["chest", "coin", "double"], "{}", reps.last().unwrap().line());

@@ -32,7 +32,7 @@ pub fn load(project: &Project, name: &str) -> Result<Arc<Pack>, Failure> {
     if e + w > 0 {
         let mut parts = Vec::new();
         if e > 0 {
-            parts.push(format!("{e} error{} in printed faces or golden games", plural(e)));
+            parts.push(format!("{e} error{} in printed faces, golden games or scenario starts", plural(e)));
         }
         if w > 0 {
             parts.push(format!("{w} warning{}", plural(w)));

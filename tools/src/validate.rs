@@ -1,6 +1,6 @@
 //! Validation beyond loading a pack, shared by every command that shows diagnostics
-//! (`check`, `watch`, `serve`, `play --watch`): the printed faces, the rules documents
-//! and the golden game files; and the pack digest that `check --digest` and `watch
+//! (`check`, `watch`, `serve`, `play --watch`): the printed faces, the rules documents,
+//! the golden game files and a first play of each scenario; and the pack digest that `check --digest` and `watch
 //! --digest` print, so two runs can tell whether they saw the same pack.
 
 use std::sync::Arc;
@@ -12,8 +12,8 @@ use crown_engine::load::Project;
 /// What `crown check` validates beyond loading the pack, so that every command that shows
 /// diagnostics (`check`, `watch`, `serve`, `play --watch`) shows the same: the printed
 /// faces (templates, icons, art, fonts), the rules documents (every placeholder and link
-/// of `content/<pack>/rules.md` names something) and the golden game files (pack,
-/// scenario, players, agents). Rules documents and game files read are added to `sources`.
+/// of `content/<pack>/rules.md` names something), the golden game files (pack,
+/// scenario, players, agents) and each scenario's first turns ([`scenarios_start`]). Rules documents and game files read are added to `sources`.
 pub fn beyond_load(project: &Project, pack: &Arc<Pack>, sources: &mut SourceMap) -> Vec<Diagnostic> {
     beyond_load_with(project, pack, sources, &mut Checks::default())
 }
@@ -44,7 +44,89 @@ pub fn beyond_load_with(
     for f in files {
         sources.insert(f);
     }
+    all.extend(scenarios_start(pack));
     all
+}
+
+/// Turns each scenario is played for by [`scenarios_start`].
+const START_TURNS: u64 = 2;
+
+/// Every scenario (or, for a pack without scenarios, the pack itself) set up and played for
+/// its first turns by random bots, at its smallest table, seed 1: a setting the rules
+/// refuse (`sides = "oposite"`), a definition id misspelt in a setting, or a data check
+/// thrown from `setup` fails every game, and is an error here, at the scenario, rather than
+/// at the table. The error is placed at the setting whose text the failure quotes, else at
+/// the scenario's id.
+pub fn scenarios_start(pack: &Arc<Pack>) -> Vec<Diagnostic> {
+    if pack.rules.is_none() {
+        return Vec::new();
+    }
+    let ids: Vec<Option<&str>> = if pack.scenarios.is_empty() {
+        vec![None]
+    } else {
+        pack.scenarios.iter().map(|s| Some(s.scenario.id.as_str())).collect()
+    };
+    let mut out = Vec::new();
+    for id in ids {
+        let n = crate::seats::player_count(pack, id, None);
+        let mut cfg = crown_engine::game::GameConfig::new(1, n);
+        cfg.scenario = id.map(str::to_string);
+        cfg.transcript = false;
+        cfg.max_turns = Some(START_TURNS);
+        let agents = crate::seats::bots(&vec!["random".to_string(); n], 1);
+        let failure = match crown_engine::game::Game::new(pack.clone(), cfg, agents) {
+            Err(e) => e,
+            Ok(game) => match game.run().1.status {
+                crown_engine::game::Status::Failed(f) => f.to_string(),
+                _ => continue,
+            },
+        };
+        let who = id.map_or_else(|| format!("pack `{}`", pack.id()), |s| format!("scenario `{s}`"));
+        let d = Diagnostic::error(
+            "scenario-fails",
+            format!(
+                "{who} cannot be played: with {n} player{}, seed 1 and random bots, the game fails: {failure}",
+                if n == 1 { "" } else { "s" }
+            ),
+        )
+        .hint("every game of it would fail the same way: fix the setting or the rules it names");
+        let entry = id.and_then(|s| pack.scenario(s));
+        out.push(match entry.and_then(|e| pack.sources.get(&e.origin.file).map(|f| (e, f))) {
+            Some((e, f)) => {
+                // A setting whose value the failure quotes (`"oposite"`), else one it names.
+                let quotes = |t: &str| ["\"", "`", "'"].iter().any(|q| failure.contains(&format!("{q}{t}{q}")));
+                let strings = || {
+                    e.scenario.options.iter().filter_map(|(k, v)| match v {
+                        crown_engine::content::model::Scalar::Str(t) if !t.is_empty() => Some((k, t.as_str())),
+                        _ => None,
+                    })
+                };
+                let quoted = strings()
+                    .find(|(_, t)| quotes(t))
+                    .map(|(k, _)| k)
+                    .or_else(|| e.scenario.options.keys().find(|k| failure.contains(k.as_str())));
+                let span = quoted.map(|k| setting_span(&f.text, k)).filter(|r| !r.is_empty());
+                d.at(f, span.unwrap_or_else(|| e.origin.id_span.clone()))
+            }
+            None => d,
+        });
+    }
+    out
+}
+
+/// Where `key = ...` is written in a scenario file (its first line that starts with the
+/// key), or nothing.
+fn setting_span(text: &str, key: &str) -> std::ops::Range<usize> {
+    let mut off = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let start = off + (line.len() - t.len());
+        if t.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('=')) {
+            return start..start + line.trim_end().len() - (line.len() - t.len());
+        }
+        off += line.len();
+    }
+    0..0
 }
 
 /// A stable digest of everything a load of a pack produced: the manifest, every definition

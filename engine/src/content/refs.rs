@@ -35,6 +35,8 @@ pub enum Names {
     Zone,
     /// A phase of a round that pack.toml's `phases` lists (`set_phase`, `is_phase`).
     Phase,
+    /// A function some script of the pack defines, called by name (`invoke`, `fold`).
+    Hook,
 }
 
 /// A string literal naming something the pack should have.

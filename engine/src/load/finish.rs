@@ -372,7 +372,8 @@ impl PackLoad<'_> {
                 let missing = hooks.iter().copied().filter(|h| !sc.functions.contains(*h));
                 let Some(hook) = did_you_mean(f, missing) else { continue };
                 let line = crate::script::api::fn_line_in(&self.sources, &sc.path, f);
-                let d = Diagnostic::warning(
+                // The engine never runs it: what it was for silently does not happen.
+                let d = Diagnostic::error(
                     "misspelt-hook",
                     format!("`{f}` is never called: the engine calls `{hook}`, which this script does not define"),
                 );
@@ -414,8 +415,8 @@ impl PackLoad<'_> {
         }
     }
 
-    /// Warn of every setting (pack.toml's `[options]`, a scenario's `[options]`) that no
-    /// script reads: a misspelt key there is otherwise ignored without a word.
+    /// Every setting (pack.toml's `[options]`, a scenario's `[options]`) that no script
+    /// reads is an error: a misspelt key there is otherwise ignored without a word.
     pub(super) fn unread_options(
         &mut self,
         manifest: &PackManifest,
@@ -439,6 +440,11 @@ impl PackLoad<'_> {
                 .map(String::as_str)
                 .filter(|k| read(k)),
         );
+        let given: BTreeSet<&str> = std::iter::once(&manifest.options)
+            .chain(scenarios.iter().map(|sc| &sc.scenario.options))
+            .flat_map(|o| o.keys())
+            .map(String::as_str)
+            .collect();
         let places = std::iter::once((&manifest.options, morigin, "pack.toml".to_string())).chain(
             scenarios.iter().map(|sc| (&sc.scenario.options, &sc.origin, format!("scenario `{}`", sc.scenario.id))),
         );
@@ -447,7 +453,8 @@ impl PackLoad<'_> {
                 if manifest.check.allows("unread-option", Some(key)) {
                     continue;
                 }
-                let mut d = Diagnostic::warning(
+                // The setting silently changes nothing: an error, as a misspelt key is.
+                let mut d = Diagnostic::error(
                     "unread-option",
                     format!("{who} sets option `{key}`, but no script reads it, so it changes nothing"),
                 );
@@ -463,7 +470,18 @@ impl PackLoad<'_> {
                     None => d.in_file(origin.file.clone()),
                 };
                 let near = crate::diag::did_you_mean(key, known.iter().copied());
-                self.diags.push(d.maybe_hint(near.map(|n| format!("did you mean `{n}`, which the rules read?"))));
+                // The rules may read the slip: a name they read that no setting gives.
+                let hint = near.map(|n| {
+                    if given.contains(n) {
+                        format!("did you mean `{n}`, which the rules read?")
+                    } else {
+                        format!(
+                            "the rules read `{n}`, which no setting gives: one of the two names is misspelt \
+                             (here, or where a script reads `{n}`)"
+                        )
+                    }
+                });
+                self.diags.push(d.maybe_hint(hint));
             }
         }
     }

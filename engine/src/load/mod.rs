@@ -97,11 +97,12 @@ fn run_load(project: &Project, id: &str, opts: LoadOptions, cache: Option<&mut C
 /// a definition the broken file held is missing, so references to it dangle and its
 /// script looks unused; what scripts write may be missing with it.
 const FILE_FOLLOW_ONS: &[&str] =
-    &["dangling-reference", "unused-script", "counter-never-set", "mark-never-set", "zone-named-once"];
+    &["dangling-reference", "unused-script", "counter-never-set", "mark-never-set", "zone-named-once", "unknown-hook"];
 
 /// Name checks that need every script of the pack (what they write, which decks they
-/// build, which zones they name): not made while a script does not compile.
-const PACK_WIDE: &[&str] = &["counter-never-set", "mark-never-set", "zone-named-once"];
+/// build, which zones they name, which functions they define): not made while a script
+/// does not compile.
+const PACK_WIDE: &[&str] = &["counter-never-set", "mark-never-set", "zone-named-once", "unknown-hook"];
 
 /// Errors after which what a file or pack holds is unknown (not one bad entry, whose id is
 /// still known, but a whole file or pack that could not be read).
@@ -124,6 +125,7 @@ const NAME_FOLLOW_ONS: &[&str] = &[
     "unknown-seat-value",
     "unknown-space-key",
     "card-in-no-deck",
+    "unknown-hook",
 ];
 
 /// One mistake, one error: while a TOML file or a pack could not be read, the diagnostics

@@ -59,5 +59,7 @@ pub(super) fn declared_names(
         }
     }
     d.add_scripts(scripts.iter().map(|s| s.references.as_ref()));
+    // What `invoke` and `fold` may call: every function a script of the pack defines.
+    d.add(Names::Hook, scripts.iter().flat_map(|s| s.functions.iter().cloned()));
     d
 }

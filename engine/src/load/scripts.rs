@@ -290,8 +290,20 @@ fn compile_text(
         Err(e) => {
             let pos = e.position();
             let (line, col) = (pos.line().unwrap_or(0), pos.position().unwrap_or(1));
-            let msg = e.err_type().to_string();
-            let hint = script_error_hint(&msg);
+            let mut msg = e.err_type().to_string();
+            let mut hint = script_error_hint(&msg);
+            if let rhai::ParseErrorType::VariableUndefined(name) = e.err_type() {
+                if declared_at_top(text, name) {
+                    msg = format!(
+                        "`{name}` is a variable of the script's top level, which functions do not see (each \
+                         function sees only its parameters and its own `let`s)"
+                    );
+                    hint = Some(format!(
+                        "make it a function, `fn {name}() {{ ... }}`, and call `{name}()`; or, for a number of the \
+                         game, put it in pack.toml's [options] and read it with `option(\"...\")`"
+                    ));
+                }
+            }
             let mut d = Diagnostic::error("script-syntax", format!("script does not compile: {msg}"));
             d = if line > 0 { d.at_line_col(&src, line, col) } else { d.in_file(shown) };
             ScriptOut {
@@ -325,7 +337,7 @@ fn lint_findings(
         findings.retain(|f| !f.message.starts_with("no function"));
     }
     let unchecked = before - findings.len();
-    let diags = findings
+    let mut diags: Vec<Diagnostic> = findings
         .into_iter()
         .map(|f| {
             let code = if f.message.starts_with("no function") { "unknown-function" } else { "wrong-arity" };
@@ -334,7 +346,40 @@ fn lint_findings(
             d.maybe_hint(f.hint)
         })
         .collect();
+    diags.extend(shadowing(src, ast));
     (diags, unchecked)
+}
+
+/// A script function named as one of Crown's or Rhai's: with the same number of
+/// parameters it silently replaces the built-in for every script call; with another, a
+/// call with the built-in's arguments runs the built-in, and a slip in the count gives an
+/// arity error that names neither. Either way, the name must change.
+fn shadowing(src: &SourceFile, ast: &rhai::AST) -> Vec<Diagnostic> {
+    crate::script::lint::shadowed_builtins(ast)
+        .into_iter()
+        .map(|(name, n, builtin)| {
+            let counts: Vec<String> = builtin.iter().map(usize::to_string).collect();
+            let what = if builtin.contains(&n) {
+                format!("this `{name}` takes {n} argument{} as the built-in does, so it replaces the built-in for every script call", if n == 1 { "" } else { "s" })
+            } else {
+                format!(
+                    "a call with {} argument{} runs the built-in instead of this one",
+                    counts.join(" or "),
+                    if counts.len() == 1 && counts[0] == "1" { "" } else { "s" }
+                )
+            };
+            let d = Diagnostic::error(
+                "shadows-builtin",
+                format!("`{name}` is already the name of a built-in function (see `crown api`): {what}"),
+            );
+            let needle = format!("fn {name}(");
+            let d = match src.text.lines().position(|l| l.trim_start().starts_with(&needle)) {
+                Some(i) => d.at_line_col(src, i + 1, 1),
+                None => d.in_file(src.path.clone()),
+            };
+            d.hint(format!("give this function another name (`my_{name}`, or one that says what it does)"))
+        })
+        .collect()
 }
 
 /// The byte offset of the outermost `/*` that is never closed (outside strings and line
@@ -382,6 +427,20 @@ fn unclosed_block_comment(text: &str) -> Option<usize> {
     open.first().copied()
 }
 
+/// Whether `text` declares `name` with `let` or `const` at its top level (a line that
+/// starts, unindented, with the declaration).
+fn declared_at_top(text: &str, name: &str) -> bool {
+    text.lines().any(|l| {
+        ["let ", "const "].iter().any(|kw| {
+            l.strip_prefix(kw).is_some_and(|rest| {
+                rest.trim_start().strip_prefix(name).is_some_and(|after| {
+                    after.trim_start().starts_with('=') || after.trim_start().starts_with(';') || after.is_empty()
+                })
+            })
+        })
+    })
+}
+
 fn script_error_hint(msg: &str) -> Option<String> {
     let m = msg.to_lowercase();
     if m.contains("eval") {
@@ -414,5 +473,13 @@ mod tests {
         assert_eq!(unclosed_block_comment("/* a /* b */ c"), Some(0));
         assert_eq!(unclosed_block_comment("let s = \"/*\"; // /* not a comment\nlet c = '*';"), None);
         assert_eq!(unclosed_block_comment("let s = `/* ${x}`;"), None);
+    }
+
+    #[test]
+    fn top_level_declarations_are_found() {
+        assert!(declared_at_top("// rules\nlet WIN = 7;\nfn f() { WIN }\n", "WIN"));
+        assert!(declared_at_top("const WIN=7;\n", "WIN"));
+        assert!(!declared_at_top("fn f() {\n    let WIN = 7;\n}\n", "WIN"));
+        assert!(!declared_at_top("let WINNER = 7;\n", "WIN"));
     }
 }

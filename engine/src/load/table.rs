@@ -54,13 +54,47 @@ pub struct Cell {
     /// 1-based row and column of the sheet.
     pub row: usize,
     pub col: usize,
+    /// The formula of a workbook cell that has one (without its `=`).
+    pub formula: Option<String>,
 }
 
 /// A sheet as read: the text shown in diagnostics and its rows of cells.
 #[derive(Debug, Clone, Default)]
 pub struct Sheet {
+    /// The sheet's name in its workbook (empty for CSV).
+    pub name: String,
     pub shown: String,
     pub rows: Vec<Vec<Cell>>,
+}
+
+impl Sheet {
+    /// The sheet a diagnostic reads back from a list's shown text (a CSV file is shown
+    /// as itself, a workbook written as CSV).
+    pub fn from_shown(shown: &str) -> Option<Sheet> {
+        parse_csv(shown).ok()
+    }
+
+    /// The cell under the column headed `header` in the row that holds the byte offset
+    /// `at` of the shown text (a definition's row): where a value of that row is written.
+    pub fn cell_at(&self, at: usize, header: &str) -> Option<&Cell> {
+        let head = content_rows(self).next()?;
+        let col = head.iter().find(|h| h.text.trim() == header)?.col;
+        let row = self
+            .rows
+            .iter()
+            .find(|r| r.first().is_some_and(|c| c.span.start <= at) && r.last().is_some_and(|c| at <= c.span.end))?;
+        row.iter().find(|c| c.col == col && !std::ptr::eq(row, head))
+    }
+
+    /// The header row: the first row that holds something and is not a comment.
+    pub fn header(&self) -> Option<&Vec<Cell>> {
+        content_rows(self).next()
+    }
+
+    /// The header cell of the column headed `header`.
+    pub fn header_cell(&self, header: &str) -> Option<&Cell> {
+        content_rows(self).next()?.iter().find(|h| h.text.trim() == header)
+    }
 }
 
 /// `A`, `B`, ..., `Z`, `AA`: a spreadsheet's name for a 1-based column.
@@ -85,7 +119,7 @@ pub fn parse_csv(text: &str) -> Result<Sheet, (String, Range<usize>)> {
     let b = text.as_bytes();
     let mut rows = Vec::new();
     let mut row: Vec<Cell> = Vec::new();
-    let (mut i, mut line, mut row_line) = (0, 1, 1);
+    let mut i = 0;
     loop {
         // One field, from `i` to the delimiter or the end of the record.
         let start = i;
@@ -118,8 +152,9 @@ pub fn parse_csv(text: &str) -> Result<Sheet, (String, Range<usize>)> {
             k += 1;
         }
         value.push_str(&text[rest..k]);
-        line += text[start..k].matches('\n').count();
-        row.push(Cell { text: value, span: start..k, row: row_line, col: row.len() + 1 });
+        // Rows are numbered as a spreadsheet shows them: a line break inside quotes is
+        // part of its cell, not a new row.
+        row.push(Cell { text: value, span: start..k, row: rows.len() + 1, col: row.len() + 1, formula: None });
         i = k;
         if i < b.len() && b[i] == delim {
             i += 1;
@@ -130,34 +165,43 @@ pub fn parse_csv(text: &str) -> Result<Sheet, (String, Range<usize>)> {
             break;
         }
         i += if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') { 2 } else { 1 };
-        line += 1;
-        row_line = line;
         if i >= b.len() {
             break;
         }
     }
-    Ok(Sheet { shown: text.to_string(), rows })
+    Ok(Sheet { name: String::new(), shown: text.to_string(), rows })
 }
 
 /// Read the first sheet of an XLSX or ODS workbook. The shown text has one line per row
-/// of the sheet (so line N is row N), each cell written as CSV would write it.
+/// of the sheet (so line N is row N), each cell written as CSV would write it. A formula
+/// cell keeps its formula (`Cell::formula`); one without a saved result (what a program
+/// that does not compute formulas writes) is shown as its formula, with empty text.
 pub fn read_workbook(bytes: &[u8], format: TableFormat) -> Result<Sheet, String> {
     use calamine::{Data, Reader};
     let cursor = std::io::Cursor::new(bytes.to_vec());
-    let range = match format {
+    let (name, range, formulas) = match format {
         TableFormat::Xlsx => {
             let mut wb: calamine::Xlsx<_> = calamine::Xlsx::new(cursor).map_err(|e| e.to_string())?;
             let first = wb.sheet_names().first().cloned().ok_or("the workbook has no sheet")?;
-            wb.worksheet_range(&first).map_err(|e| e.to_string())?
+            let range = wb.worksheet_range(&first).map_err(|e| e.to_string())?;
+            (first.clone(), range, wb.worksheet_formula(&first).map_err(|e| e.to_string())?)
         }
         TableFormat::Ods => {
             let mut wb: calamine::Ods<_> = calamine::Ods::new(cursor).map_err(|e| e.to_string())?;
             let first = wb.sheet_names().first().cloned().ok_or("the workbook has no sheet")?;
-            wb.worksheet_range(&first).map_err(|e| e.to_string())?
+            let range = wb.worksheet_range(&first).map_err(|e| e.to_string())?;
+            (first.clone(), range, wb.worksheet_formula(&first).map_err(|e| e.to_string())?)
         }
         TableFormat::Csv => return Err("not a workbook".into()),
     };
-    let (r0, c0) = range.start().map(|(r, c)| (r as usize, c as usize)).unwrap_or((0, 0));
+    // The cells to show: the values' range and the formulas' together (a formula without
+    // a result may lie outside the values' range).
+    let (values_at, formulas_at) = (range.start().zip(range.end()), formulas.start().zip(formulas.end()));
+    let ((r0, c0), (r1, c1)) = match (values_at, formulas_at) {
+        (Some(a), Some(b)) => ((a.0 .0.min(b.0 .0), a.0 .1.min(b.0 .1)), (a.1 .0.max(b.1 .0), a.1 .1.max(b.1 .1))),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => return Ok(Sheet { name, ..Sheet::default() }),
+    };
     let mut shown = String::new();
     let mut rows = Vec::new();
     // Rows above the used range are empty lines, so that line numbers stay row numbers.
@@ -165,17 +209,17 @@ pub fn read_workbook(bytes: &[u8], format: TableFormat) -> Result<Sheet, String>
         shown.push('\n');
         rows.push(Vec::new());
     }
-    for (ri, r) in range.rows().enumerate() {
+    for r in r0..=r1 {
         let mut row = Vec::new();
         let mut line = String::new();
         for _ in 0..c0 {
             line.push(',');
         }
-        for (ci, cell) in r.iter().enumerate() {
-            if ci > 0 {
+        for c in c0..=c1 {
+            if c > c0 {
                 line.push(',');
             }
-            let text = match cell {
+            let text = match range.get_value((r, c)).unwrap_or(&Data::Empty) {
                 Data::Empty => String::new(),
                 Data::String(s) => s.clone(),
                 Data::Int(n) => n.to_string(),
@@ -186,20 +230,31 @@ pub fn read_workbook(bytes: &[u8], format: TableFormat) -> Result<Sheet, String>
                 Data::DateTime(d) => d.to_string(),
                 Data::DateTimeIso(s) | Data::DurationIso(s) => s.clone(),
             };
-            let written = if text.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", text.replace('"', "\"\"").replace(['\n', '\r'], " "))
+            // ODS writes `of:=A1*2`, XLSX `A1*2`: kept without the prefix and the `=`.
+            let formula = formulas
+                .get_value((r, c))
+                .map(|f| f.trim().trim_start_matches("of:").trim_start_matches('=').to_string())
+                .filter(|f| !f.is_empty());
+            // A formula without a result is shown as the formula, for the diagnostic to point at.
+            let show = match &formula {
+                Some(f) if text.is_empty() => format!("={f}"),
+                _ => text.clone(),
+            };
+            let written = if show.contains([',', '"', '\n', '\r']) {
+                format!("\"{}\"", show.replace('"', "\"\"").replace(['\n', '\r'], " "))
             } else {
-                text.clone()
+                show
             };
             let start = shown.len() + line.len();
             line.push_str(&written);
-            row.push(Cell { text, span: start..start + written.len(), row: r0 + ri + 1, col: c0 + ci + 1 });
+            let (row_no, col_no) = (r as usize + 1, c as usize + 1);
+            row.push(Cell { text, span: start..start + written.len(), row: row_no, col: col_no, formula });
         }
         shown.push_str(&line);
         shown.push('\n');
         rows.push(row);
     }
-    Ok(Sheet { shown, rows })
+    Ok(Sheet { name, shown, rows })
 }
 
 /// How a column's cells become a field's value.
@@ -367,6 +422,39 @@ pub fn label_cells(diags: &mut [Diagnostic], sources: &crate::diag::SourceMap) {
     }
 }
 
+/// An error for every formula cell with no saved result: read as empty, it would
+/// silently become a default (a `count` of 1). Files written by a program that does not
+/// compute formulas (a script's library such as openpyxl) hold such cells.
+fn unsaved_formulas(sheet: &Sheet, src: &SourceFile) -> Vec<Diagnostic> {
+    let header = content_rows(sheet).next();
+    let comment = |r: &Vec<Cell>| r.first().is_some_and(|c| c.text.trim_start().starts_with('#'));
+    let mut diags = Vec::new();
+    for cell in sheet.rows.iter().filter(|r| !comment(r)).flatten() {
+        let Some(formula) = cell.formula.as_deref().filter(|_| cell.text.trim().is_empty()) else { continue };
+        let place = format!("sheet `{}`, row {}, column {}", sheet.name, cell.row, column_name(cell.col));
+        let name = header.and_then(|h| h.iter().find(|h| h.col == cell.col)).map(|h| h.text.trim()).unwrap_or("");
+        let label = match name {
+            "" => format!("row {}, column {}", cell.row, column_name(cell.col)),
+            _ if header.is_some_and(|h| h.first().is_some_and(|c| c.row == cell.row)) => {
+                format!("row {}, column {}", cell.row, column_name(cell.col))
+            }
+            _ => cell_label(cell, name),
+        };
+        diags.push(
+            Diagnostic::error(
+                "formula-without-value",
+                format!("the formula `={formula}` in {place} has no saved result, so its value cannot be read"),
+            )
+            .at(src, cell.span.clone())
+            .label(label)
+            .hint(
+                "open the file in a program that computes formulas (LibreOffice Calc, Excel) and save it, or type the value into the cell; a file written by a script library (such as openpyxl) keeps formulas without their results",
+            ),
+        );
+    }
+    diags
+}
+
 /// The rows of a sheet as spanned tables, one per definition, with the diagnostics of
 /// the sheet itself (unknown or repeated columns, cells beyond the header). Rows whose
 /// first cell starts with `#` are comments; empty rows are skipped.
@@ -409,7 +497,8 @@ pub fn rows_to_items<'a>(sheet: &'a Sheet, src: &SourceFile) -> (Vec<Spanned<DeV
             }
         }
     }
-    if !diags.is_empty() {
+    diags.extend(unsaved_formulas(sheet, src));
+    if diags.iter().any(|d| d.code != "formula-without-value") {
         // Rows read against a wrong header would only add follow-on errors.
         return (Vec::new(), diags);
     }
@@ -623,8 +712,10 @@ mod tests {
         let c = &s.rows[1][1];
         assert_eq!(&text[c.span.clone()], "\"Alpha, the first\"");
         assert_eq!((c.row, c.col), (2, 2));
-        // The row after a cell spanning two lines starts on line 4.
-        assert_eq!(s.rows[2][0].row, 4);
+        // The row after a cell spanning two lines starts on line 4 of the file, and is
+        // row 3 of the sheet.
+        assert_eq!(s.rows[2][0].row, 3);
+        assert_eq!(SourceFile::new("x.csv", text).line_col(s.rows[2][0].span.start).0, 4);
         assert_eq!(&text[s.rows[2][0].span.clone()], "b");
         assert!(parse_csv("id,name\na,\"open").is_err());
         let semi = parse_csv("id;name\na;Alpha").unwrap();
@@ -632,6 +723,38 @@ mod tests {
         assert_eq!(texts(&parse_csv("a,b,").unwrap()), vec![vec!["a", "b", ""]]);
         assert_eq!(column_name(1), "A");
         assert_eq!(column_name(28), "AB");
+    }
+
+    #[test]
+    fn a_formula_without_a_saved_result_is_an_error_at_its_cell() {
+        let cell = |text: &str, at: usize, row, col, formula: Option<&str>| Cell {
+            text: text.into(),
+            span: at..at + formula.map_or(text.len(), |f| f.len() + 1),
+            row,
+            col,
+            formula: formula.map(String::from),
+        };
+        // As read_workbook shows it: the second row's count is `=2*2` with no result, the
+        // third's `=1+1` with its saved result 2.
+        let shown = "id,count\na,=2*2\nb,2\n";
+        let sheet = Sheet {
+            name: "Cards".into(),
+            shown: shown.into(),
+            rows: vec![
+                vec![cell("id", 0, 1, 1, None), cell("count", 3, 1, 2, None)],
+                vec![cell("a", 9, 2, 1, None), cell("", 11, 2, 2, Some("2*2"))],
+                vec![cell("b", 16, 3, 1, None), cell("2", 18, 3, 2, Some("1+1"))],
+            ],
+        };
+        let src = SourceFile::new("cards.xlsx", shown);
+        let (items, diags) = rows_to_items(&sheet, &src);
+        assert_eq!(items.len(), 2);
+        assert_eq!(diags.len(), 1, "{diags:#?}");
+        let d = &diags[0];
+        assert_eq!(d.code, "formula-without-value");
+        assert!(d.message.contains("`=2*2` in sheet `Cards`, row 2, column B"), "{}", d.message);
+        assert!(d.hint.as_deref().unwrap_or("").contains("computes formulas"), "{d:?}");
+        assert_eq!((d.line, d.column, d.label.as_deref()), (2, 3, Some("row 2, column B (count)")));
     }
 
     #[test]

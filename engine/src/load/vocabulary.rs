@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use crate::content::model::{PackManifest, Vocabulary};
 use crate::content::{Def, DefKind};
 use crate::diag::{did_you_mean, Diagnostic, SourceFile, SourceMap};
+use crate::load::table::{Sheet, TableFormat};
 
 /// One face's keys, as the checks see them.
 struct FaceKeys<'a> {
@@ -85,17 +86,40 @@ pub fn check(
             });
         }
     }
+    // Spreadsheets read back from their shown text, once each.
+    let mut sheets: BTreeMap<&std::path::Path, Option<Sheet>> = BTreeMap::new();
     for def in defs {
         let Some(v) = manifest.vocabulary.get(def.kind.as_str()) else { continue };
         let src = sources.get(&def.origin.file);
         for face in faces(&def.def) {
-            for problem in face_problems(v, &face, def.kind.as_str()) {
-                let (message, key, hint) = problem;
+            for p in face_problems(v, &face, def.kind.as_str()) {
                 let on = if face.name.is_empty() { String::new() } else { format!(" ({})", face.name) };
-                let d = Diagnostic::error("vocabulary", format!("`{}`{on}: {message}", def.def.id)).maybe_hint(hint);
-                out.push(match src {
-                    Some(f) => locate(d, f, def.origin.span.start, &key),
-                    None => d.in_file(def.origin.file.clone()),
+                let d =
+                    Diagnostic::error("vocabulary", format!("`{}`{on}: {}", def.def.id, p.message)).maybe_hint(p.hint);
+                let Some(f) = src else {
+                    out.push(d.in_file(def.origin.file.clone()));
+                    continue;
+                };
+                let is_sheet = f.path.file_name().and_then(|n| n.to_str()).and_then(TableFormat::of).is_some();
+                if !is_sheet {
+                    out.push(locate(d, f, def.origin.span.start, &p.key));
+                    continue;
+                }
+                let sheet = sheets.entry(&def.origin.file).or_insert_with(|| Sheet::from_shown(&f.text));
+                let column = if face.name == "back" { format!("back.{}", p.column) } else { p.column.clone() };
+                out.push(match sheet.as_ref().map(|s| (s.cell_at(def.origin.span.start, &column), s)) {
+                    Some((Some(cell), sheet)) => {
+                        // The bad value in the definition's row; a keyword at itself in its cell.
+                        let at = find_word(&f.text[..cell.span.end], cell.span.start, &p.key)
+                            .filter(|_| column.ends_with("keywords"))
+                            .unwrap_or(cell.span.clone());
+                        let d = d.at(f, at);
+                        match sheet.header_cell(&column) {
+                            Some(h) if p.undeclared => d.related(f, h.span.clone(), "the column that names it"),
+                            _ => d,
+                        }
+                    }
+                    _ => locate(d, f, def.origin.span.start, &p.key),
                 });
             }
         }
@@ -103,9 +127,28 @@ pub fn check(
     out
 }
 
-/// (message, the key as written, hint) for each problem of one face.
-fn face_problems(v: &Vocabulary, face: &FaceKeys<'_>, kind: &str) -> Vec<(String, String, Option<String>)> {
+/// One problem of one face.
+struct Problem {
+    message: String,
+    /// The key as written (or the keyword).
+    key: String,
+    /// The spreadsheet column it is written in, on the front (`value.attack`, `keywords`).
+    column: String,
+    /// The key itself is not declared (not only its value wrong).
+    undeclared: bool,
+    hint: Option<String>,
+}
+
+/// Every problem of one face.
+fn face_problems(v: &Vocabulary, face: &FaceKeys<'_>, kind: &str) -> Vec<Problem> {
     let mut out = Vec::new();
+    let problem = |message: String, key: &str, column: String, undeclared: bool, hint: Option<String>| Problem {
+        message,
+        key: key.to_string(),
+        column,
+        undeclared,
+        hint,
+    };
     let near = |word: &str, known: Vec<&str>| {
         did_you_mean(word, known.iter().copied()).map(|n| format!("did you mean `{n}`?")).or_else(|| {
             Some(format!(
@@ -117,14 +160,20 @@ fn face_problems(v: &Vocabulary, face: &FaceKeys<'_>, kind: &str) -> Vec<(String
     if let Some(values) = &v.values {
         for (k, n) in face.values {
             match values.get(k) {
-                None => out.push((
+                None => out.push(problem(
                     format!("`{k}` is not a value {kind}s carry"),
-                    k.clone(),
+                    k,
+                    format!("value.{k}"),
+                    true,
                     near(k, values.keys().map(String::as_str).collect()),
                 )),
-                Some(r) if r.len() == 2 && (*n < r[0] || *n > r[1]) => {
-                    out.push((format!("`{k} = {n}` is outside its range, {} to {}", r[0], r[1]), k.clone(), None))
-                }
+                Some(r) if r.len() == 2 && (*n < r[0] || *n > r[1]) => out.push(problem(
+                    format!("`{k} = {n}` is outside its range, {} to {}", r[0], r[1]),
+                    k,
+                    format!("value.{k}"),
+                    false,
+                    None,
+                )),
                 Some(_) => {}
             }
         }
@@ -132,14 +181,18 @@ fn face_problems(v: &Vocabulary, face: &FaceKeys<'_>, kind: &str) -> Vec<(String
     if let Some(attrs) = &v.attrs {
         for (k, text) in face.attrs {
             match attrs.get(k) {
-                None => out.push((
+                None => out.push(problem(
                     format!("`{k}` is not an attribute {kind}s carry"),
-                    k.clone(),
+                    k,
+                    format!("attr.{k}"),
+                    true,
                     near(k, attrs.keys().map(String::as_str).collect()),
                 )),
-                Some(allowed) if !allowed.is_empty() && !allowed.contains(text) => out.push((
+                Some(allowed) if !allowed.is_empty() && !allowed.contains(text) => out.push(problem(
                     format!("`{k} = \"{text}\"` is not one of {}", allowed.join(", ")),
-                    k.clone(),
+                    k,
+                    format!("attr.{k}"),
+                    false,
                     did_you_mean(text, allowed.iter().map(String::as_str)).map(|n| format!("did you mean `{n}`?")),
                 )),
                 Some(_) => {}
@@ -149,9 +202,11 @@ fn face_problems(v: &Vocabulary, face: &FaceKeys<'_>, kind: &str) -> Vec<(String
     if let Some(keywords) = &v.keywords {
         for k in face.keywords {
             if !keywords.contains(k) {
-                out.push((
+                out.push(problem(
                     format!("`{k}` is not a keyword {kind}s carry"),
-                    k.clone(),
+                    k,
+                    "keywords".into(),
+                    false,
                     near(k, keywords.iter().map(String::as_str).collect()),
                 ));
             }
@@ -161,9 +216,11 @@ fn face_problems(v: &Vocabulary, face: &FaceKeys<'_>, kind: &str) -> Vec<(String
         for cost in &face.costs {
             for k in cost.keys() {
                 if !costs.contains(k) {
-                    out.push((
+                    out.push(problem(
                         format!("`{k}` is not a resource a {kind}'s cost may name"),
-                        k.clone(),
+                        k,
+                        format!("cost.{k}"),
+                        true,
                         near(k, costs.iter().map(String::as_str).collect()),
                     ));
                 }
@@ -232,16 +289,16 @@ mod tests {
         };
         let got: Vec<String> = face_problems(&v, &face, "card")
             .into_iter()
-            .map(|(m, k, h)| format!("{k}: {m} ({})", h.unwrap_or_default()))
+            .map(|p| format!("{} {}: {} ({})", p.column, p.key, p.message, p.hint.unwrap_or_default()))
             .collect();
         assert_eq!(
             got,
             [
-                "atack: `atack` is not a value cards carry (did you mean `attack`?)",
-                "attack: `attack = 5` is outside its range, 0 to 3 ()",
-                "start: `start = \"hnd\"` is not one of hand, kingdom (did you mean `hand`?)",
-                "trops: `trops` is not a keyword cards carry (did you mean `troops`?)",
-                "wod: `wod` is not a resource a card's cost may name (did you mean `wood`?)",
+                "value.atack atack: `atack` is not a value cards carry (did you mean `attack`?)",
+                "value.attack attack: `attack = 5` is outside its range, 0 to 3 ()",
+                "attr.start start: `start = \"hnd\"` is not one of hand, kingdom (did you mean `hand`?)",
+                "keywords trops: `trops` is not a keyword cards carry (did you mean `troops`?)",
+                "cost.wod wod: `wod` is not a resource a card's cost may name (did you mean `wood`?)",
             ]
         );
     }

@@ -77,7 +77,7 @@ pub const API: &[Entry] = &[
     // Cards
     f("Cards", "create_card(id, z) -> int", "A new instance of definition `id` on top of zone `z`."),
     f("Cards", "create_cards(id, n, z) -> array", "`n` new instances of `id` in `z`."),
-    f("Cards", "create_deck(deck, z) -> array", "For every card definition listing `deck` in its `decks`, `count` instances into `z`, in order of id (shuffle afterwards)."),
+    f("Cards", "create_deck(deck, z) -> array", "For every card definition listing `deck` in its `decks`, `count` instances into `z`, in order of id (shuffle afterwards). An error when no card lists `deck`."),
     f("Cards", "def_of(c) -> string", "The card's definition id."),
     f("Cards", "distinct_defs(cards) -> array", "The cards of an array, keeping only the first card of each definition (in the array's order): one entry per kind of card, as when offering each card of a hand once."),
     f("Cards", "side(c) -> string", "Which side of a two-sided card (a definition with a `back` table) is up: `front` or `back`."),

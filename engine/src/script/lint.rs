@@ -74,6 +74,15 @@ fn script_functions(ast: &AST, into: &mut Arities) {
     }
 }
 
+/// The functions `own` defines under the name of a function Crown or Rhai provides: the
+/// name, the script function's parameter count, and the counts the built-in takes.
+pub fn shadowed_builtins(own: &AST) -> Vec<(String, usize, BTreeSet<usize>)> {
+    let host = registered();
+    own.iter_functions()
+        .filter_map(|f| host.get(f.name).map(|a| (f.name.to_string(), f.params.len(), a.clone())))
+        .collect()
+}
+
 /// Check every call in `own` (a script as compiled) against its own functions, those of
 /// the rules script `lib` (for a card script), and the registered ones.
 pub fn check_calls(own: &AST, lib: Option<&AST>) -> Vec<Finding> {
@@ -188,6 +197,8 @@ const NAMED_ARGS: &[(&str, usize, Names, bool)] = &[
     ("pzone", 1, Names::Zone, false),
     ("set_phase", 0, Names::Phase, false),
     ("is_phase", 0, Names::Phase, false),
+    ("invoke", 1, Names::Hook, false),
+    ("fold", 0, Names::Hook, false),
 ];
 
 /// The kind of name a name-check diagnostic code is about (`unknown-attr` -> attribute
@@ -205,6 +216,7 @@ pub fn names_of_code(code: &str) -> Option<Names> {
         "counter-never-set" => Names::Counter,
         "mark-never-set" => Names::Mark,
         "unknown-phase" => Names::Phase,
+        "unknown-hook" => Names::Hook,
         _ => return None,
     })
 }
@@ -325,8 +337,9 @@ pub struct NameFinding {
 }
 
 /// Literals that name what the pack does not have. A definition id passed to a `def_*`
-/// function, or a supply taken or given back, is an error (the call always fails);
-/// the others are warnings (the call quietly gives 0, nothing or an empty list).
+/// function, a value `value` or `def_value` reads, a deck `create_deck` builds, or a
+/// supply taken or given back, is an error (the call always fails); the others are
+/// warnings (the call quietly gives 0, its default, nothing or an empty list).
 /// Counters and marks are judged against what scripts write, and not at all when a
 /// script also writes them through a variable; a zone is reported when this is the only
 /// literal naming it and another zone's name is one slip away.
@@ -367,7 +380,11 @@ pub fn check_names(refs: &References, declared: &Declared) -> Vec<NameFinding> {
             Names::Counter | Names::Mark if declared.dynamic.contains(&l.names) => continue,
             Names::Id => ("unknown-id", true, format!("no definition `{t}` exists in this pack, so `{f}` always fails here")),
             Names::ValueKey => {
-                ("unknown-value-key", false, format!("no definition has a value `{t}`, so `{f}` always gives 0 here"))
+                // `value` and `def_value` fail on a value the card does not have; the
+                // `_or` forms give their default.
+                let fails = !f.ends_with("_or");
+                let then = if fails { "always fails" } else { "always gives its default" };
+                ("unknown-value-key", fails, format!("no definition has a value `{t}`, so `{f}` {then} here"))
             }
             Names::AttrKey => (
                 "unknown-attr",
@@ -378,7 +395,10 @@ pub fn check_names(refs: &References, declared: &Declared) -> Vec<NameFinding> {
                 ("unknown-keyword", false, format!("no definition has the keyword `{t}`, so `{f}` never matches here"))
             }
             Names::Deck => {
-                ("unknown-deck", false, format!("no card lists the deck `{t}` in its `decks`, so `{f}` finds no cards here"))
+                // `create_deck` refuses a deck no card lists (the deck would be empty).
+                let fails = f == "create_deck";
+                let then = if fails { "always fails" } else { "finds no cards" };
+                ("unknown-deck", fails, format!("no card lists the deck `{t}` in its `decks`, so `{f}` {then} here"))
             }
             Names::Supply => {
                 let fails = f != "supply";
@@ -418,6 +438,13 @@ pub fn check_names(refs: &References, declared: &Declared) -> Vec<NameFinding> {
                     format!("pack.toml's `phases` has no phase `{t}`, so `{f}` always fails here")
                 },
             ),
+            Names::Hook => {
+                // A near name defined is a slip (an error: the call silently does nothing);
+                // with none, a hook no script defines yet (a warning).
+                let slip = crate::diag::did_you_mean(t, known.iter().map(String::as_str)).is_some();
+                let then = if f == "fold" { "gives back its value unchanged" } else { "always gives ()" };
+                ("unknown-hook", slip, format!("no script of this pack defines a function `{t}`, so `{f}` {then} here"))
+            }
         };
         let near = crate::diag::did_you_mean(t, known.iter().map(String::as_str));
         let finding = Finding { line: l.line, col: l.col, message, hint: near.map(|n| format!("did you mean `{n}`?")) };

@@ -71,16 +71,20 @@ pub fn run(project: &Project, args: &CheckArgs) -> Done {
             }
         } else {
             out::print_diagnostics(&diags, &sources);
+            // The digest of what loaded, also when checks beyond loading found errors.
+            let digest = match (&pack, args.digest) {
+                (Some(p), true) => format!(" {}", crate::validate::digest_tag(p)),
+                _ => String::new(),
+            };
             let summary = match pack.as_ref().filter(|_| e == 0) {
                 Some(p) => format!(
-                    "{id}: ok ({} definitions, {} scenarios, {} scripts), {w} warning{}{}",
+                    "{id}: ok ({} definitions, {} scenarios, {} scripts), {w} warning{}{digest}",
                     p.defs.len(),
                     p.scenarios.len(),
                     p.scripts.len(),
                     plural(w),
-                    if args.digest { format!(" {}", crate::validate::digest_tag(p)) } else { String::new() }
                 ),
-                None => format!("{id}: {e} error{}, {w} warning{}", plural(e), plural(w)),
+                None => format!("{id}: {e} error{}, {w} warning{}{digest}", plural(e), plural(w)),
             };
             println!("{summary}");
         }

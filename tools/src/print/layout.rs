@@ -1,4 +1,4 @@
-//! Rules-text layout: markup (`:icon:`, `**bold**`, line breaks) broken into lines that
+//! Rules-text layout: markup (`:icon:`, `**bold**`, line breaks; see `markup.rs`) broken into lines that
 //! fit a box, measured with the bundled fonts, shrinking the type down to a minimum size
 //! before giving up and reporting an overflow.
 //!
@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::fonts::{self, FontId};
 use super::icons::IconSet;
+use super::markup::{self, Mark};
 
 /// Horizontal advance of an inline icon, in em.
 const ICON_ADVANCE: f32 = 1.22;
@@ -62,7 +63,7 @@ enum Token {
     Paragraph,
 }
 
-/// Split marked-up text into words, breaks and paragraphs.
+/// Split marked-up text (read by [`markup::read`]) into words, breaks and paragraphs.
 fn tokenize(text: &str, base: FontId) -> Vec<Token> {
     let text = text.replace("\r\n", "\n");
     let mut tokens = Vec::new();
@@ -70,17 +71,14 @@ fn tokenize(text: &str, base: FontId) -> Vec<Token> {
     let mut word: Vec<Piece> = Vec::new();
     let mut buf = String::new();
     let font = |bold: bool| if bold { base.bolder() } else { base };
-    let chars: Vec<char> = text.trim().chars().collect();
     let mut newlines = 0;
     let flush_buf = |buf: &mut String, word: &mut Vec<Piece>, bold: bool| {
         if !buf.is_empty() {
             word.push(Piece::Text(std::mem::take(buf), font(bold)));
         }
     };
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '\n' || c == ' ' || c == '\t' {
+    for mark in markup::read(text.trim()).marks {
+        if let Mark::Char(c @ ('\n' | ' ' | '\t')) = mark {
             flush_buf(&mut buf, &mut word, bold);
             if !word.is_empty() {
                 tokens.push(Token::Word(std::mem::take(&mut word)));
@@ -88,7 +86,6 @@ fn tokenize(text: &str, base: FontId) -> Vec<Token> {
             if c == '\n' {
                 newlines += 1;
             }
-            i += 1;
             continue;
         }
         if newlines > 0 {
@@ -97,30 +94,17 @@ fn tokenize(text: &str, base: FontId) -> Vec<Token> {
             }
             newlines = 0;
         }
-        if c == '*' && chars.get(i + 1) == Some(&'*') {
-            flush_buf(&mut buf, &mut word, bold);
-            bold = !bold;
-            i += 2;
-            continue;
-        }
-        if c == ':' {
-            let before_ok = i == 0 || !chars[i - 1].is_alphanumeric();
-            let mut j = i + 1;
-            while j < chars.len()
-                && (chars[j].is_ascii_lowercase() || chars[j].is_ascii_digit() || chars[j] == '-' || chars[j] == '_')
-            {
-                j += 1;
-            }
-            let after_ok = j + 1 >= chars.len() || !chars[j + 1].is_alphanumeric();
-            if before_ok && j > i + 1 && j < chars.len() && chars[j] == ':' && after_ok {
+        match mark {
+            Mark::Bold => {
                 flush_buf(&mut buf, &mut word, bold);
-                word.push(Piece::Icon(chars[i + 1..j].iter().collect()));
-                i = j + 1;
-                continue;
+                bold = !bold;
             }
+            Mark::Icon(name) => {
+                flush_buf(&mut buf, &mut word, bold);
+                word.push(Piece::Icon(name));
+            }
+            Mark::Char(c) => buf.push(c),
         }
-        buf.push(c);
-        i += 1;
     }
     flush_buf(&mut buf, &mut word, bold);
     if !word.is_empty() {

@@ -28,6 +28,7 @@ pub mod context;
 pub mod fonts;
 pub mod icons;
 pub mod layout;
+pub mod markup;
 pub mod raster;
 pub mod ref_doc;
 pub mod ref_pdf;

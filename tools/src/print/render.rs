@@ -312,6 +312,8 @@ impl<'p> Printer<'p> {
         let _ = layout::take_issues();
         let result = self.templates.render(&name, &ctx);
         let issues = layout::take_issues();
+        // Markup left open is printed as written, and reported at its place in the file.
+        diags.extend(super::markup::check(self.pack, d, side == Side::Back));
         let what = self.templates.origin(&name).describe(&name);
         for issue in issues {
             diags.push(match issue {

@@ -471,76 +471,56 @@ impl tera::Filter for RichFilter {
     }
 }
 
-/// See [`RichFilter`].
+/// See [`RichFilter`]; the markup is read by [`super::markup::read`].
 pub fn rich(text: &str, icons: &IconSet, markdown: bool) -> String {
+    use super::markup::Mark;
     let mut out = String::with_capacity(text.len() + 16);
     let mut bold = false;
-    let chars: Vec<char> = text.trim().chars().collect();
+    let marks = super::markup::read(text.trim()).marks;
     let mut i = 0;
-    let esc = |c: char, out: &mut String| {
-        if markdown {
-            push_markdown_char(out, c);
-        } else {
-            out.push_str(&html_escape(&c.to_string()));
-        }
-    };
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '*' && chars.get(i + 1) == Some(&'*') {
-            bold = !bold;
-            out.push_str(match (markdown, bold) {
-                (true, _) => "**",
-                (false, true) => "<strong>",
-                (false, false) => "</strong>",
-            });
-            i += 2;
-            continue;
-        }
-        if c == '\n' {
-            if chars.get(i + 1) == Some(&'\n') {
-                out.push_str(if markdown { "\n\n" } else { "<br><br>" });
-                while chars.get(i + 1) == Some(&'\n') {
-                    i += 1;
-                }
-            } else {
-                out.push_str(if markdown { "  \n" } else { "<br>" });
+    while i < marks.len() {
+        match &marks[i] {
+            Mark::Bold => {
+                bold = !bold;
+                out.push_str(match (markdown, bold) {
+                    (true, _) => "**",
+                    (false, true) => "<strong>",
+                    (false, false) => "</strong>",
+                });
             }
-            i += 1;
-            continue;
-        }
-        if c == ':' && (i == 0 || !chars[i - 1].is_alphanumeric()) {
-            let mut j = i + 1;
-            while j < chars.len()
-                && (chars[j].is_ascii_lowercase() || chars[j].is_ascii_digit() || chars[j] == '-' || chars[j] == '_')
-            {
-                j += 1;
-            }
-            if j > i + 1
-                && j < chars.len()
-                && chars[j] == ':'
-                && (j + 1 >= chars.len() || !chars[j + 1].is_alphanumeric())
-            {
-                let name: String = chars[i + 1..j].iter().collect();
-                match (markdown, icons.uri(&name)) {
-                    (false, Some(uri)) => {
-                        out.push_str(&format!("<img class=\"icon\" src=\"{uri}\" alt=\"{}\">", html_escape(&name)));
+            Mark::Char('\n') => {
+                if marks.get(i + 1) == Some(&Mark::Char('\n')) {
+                    out.push_str(if markdown { "\n\n" } else { "<br><br>" });
+                    while marks.get(i + 1) == Some(&Mark::Char('\n')) {
+                        i += 1;
                     }
-                    (false, None) => {
+                } else {
+                    out.push_str(if markdown { "  \n" } else { "<br>" });
+                }
+            }
+            Mark::Icon(name) => match (markdown, icons.uri(name)) {
+                (false, Some(uri)) => {
+                    out.push_str(&format!("<img class=\"icon\" src=\"{uri}\" alt=\"{}\">", html_escape(name)));
+                }
+                (false, None) => {
+                    layout::report(Issue::UnknownIcon(name.clone()));
+                    out.push_str(&html_escape(&format!(":{name}:")));
+                }
+                (true, known) => {
+                    if known.is_none() {
                         layout::report(Issue::UnknownIcon(name.clone()));
-                        out.push_str(&html_escape(&format!(":{name}:")));
                     }
-                    (true, known) => {
-                        if known.is_none() {
-                            layout::report(Issue::UnknownIcon(name.clone()));
-                        }
-                        out.push_str(&escape_markdown(&format!("[{name}]")));
-                    }
+                    out.push_str(&escape_markdown(&format!("[{name}]")));
                 }
-                i = j + 1;
-                continue;
+            },
+            Mark::Char(c) => {
+                if markdown {
+                    push_markdown_char(&mut out, *c);
+                } else {
+                    out.push_str(&html_escape(&c.to_string()));
+                }
             }
         }
-        esc(c, &mut out);
         i += 1;
     }
     if bold {

@@ -239,6 +239,11 @@ pub(super) fn register(e: &mut Registrar) {
                 .filter(|(_, d)| d.kind == DefKind::Card && d.def.decks.iter().any(|x| x == deck.as_str()))
                 .map(|(i, d)| (i as u32, d.def.count))
                 .collect();
+            if defs.is_empty() {
+                return Err(format!(
+                    "no card lists the deck `{deck}` in its `decks`, so there is nothing to create (a misspelt deck name?)"
+                ));
+            }
             room_for_cards(g, defs.iter().map(|(_, n)| (*n).max(0) as usize).sum(), "create_deck")?;
             let mut made = Vec::new();
             for (d, n) in defs {
@@ -381,7 +386,9 @@ mod tests {
         let e = probe("let c = create_card(\"axe\", zone(\"z\"));\nvalue(c, \"b\")").unwrap_err();
         assert!(e.contains("axe#0 has no value `b` on its front face"), "{e}");
         assert_eq!(probe("let c = create_card(\"axe\", zone(\"z\"));\nvalue_or(c, \"b\", 7)").unwrap(), "7");
-        let e = probe("def_value(\"axe\", \"zz\")").unwrap_err();
+        let e =
+            probe("let k = \"zz\"; // a name no definition has: `check` refuses it spelt out\ndef_value(\"axe\", k)")
+                .unwrap_err();
         assert!(e.contains("`axe` has no value `zz`"), "{e}");
         assert_eq!(probe("def_value_or(\"axe\", \"zz\", 4)").unwrap(), "4");
         let e = probe("let c = create_card(\"axe\", zone(\"z\"));\nset_side(c, \"edge\")").unwrap_err();

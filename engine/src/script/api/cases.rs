@@ -147,6 +147,7 @@ fn turn() { end_game([0], "done"); }
 fn expect(ok, msg) { if !ok { throw msg; } }
 fn same(a, b, what) { if a != b { throw `${what}: ${a} is not ${b}`; } }
 fn prepare(id) { #{ name: def_name(id), faces: def_faces(id).len() } }
+fn settings() { [option("hand"), option("bands"), option("mode")] }
 "#;
 
 const ARCHER: &str = "fn shout(x) { x * 10 }\nfn can_play(p, c) { p == 0 }\n";

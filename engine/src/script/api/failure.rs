@@ -73,16 +73,7 @@ pub(super) fn locate_limit(game: &mut Game, f: &mut ScriptFailure) {
         if f2.message == f.message {
             let logged = format!("error: {f}");
             // A rules function run from a card script carries the card script's name.
-            let pack = &game.pack;
-            let own = |p: &str| pack.scripts.iter().find(|s| s.path.to_string_lossy().replace('\\', "/") == p);
-            let script = match (own(&at.source), pack.rules_script()) {
-                (Some(s), Some(rules))
-                    if !s.functions.contains(&at.function) && rules.functions.contains(&at.function) =>
-                {
-                    rules.path.to_string_lossy().replace('\\', "/")
-                }
-                _ => at.source,
-            };
+            let script = defining_script(&game.pack, &at.source, &at.function).unwrap_or(at.source);
             f.script = Some(script);
             f.line = at.line;
             f.column = at.column;
@@ -92,6 +83,18 @@ pub(super) fn locate_limit(game: &mut Game, f: &mut ScriptFailure) {
             }
         }
     }
+}
+
+/// The script (shown path) that defines `func` when the script named `source` does not
+/// but the rules or the bots' script does: Rhai names a function run inside a card's
+/// script (the rules' functions are merged under it) by the card's script.
+fn defining_script(pack: &Pack, source: &str, func: &str) -> Option<String> {
+    let shown = |s: &crate::content::Script| s.path.to_string_lossy().replace('\\', "/");
+    let own = pack.scripts.iter().find(|s| shown(s) == source)?;
+    if own.functions.contains(func) {
+        return None;
+    }
+    pack.rules_script().into_iter().chain(pack.bots_script()).find(|s| s.functions.contains(func)).map(shown)
 }
 
 /// Turn a Rhai error into a located failure naming the script and its definitions.
@@ -139,6 +142,13 @@ pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> Sc
             plain_words(s.split(" (line ").next().unwrap_or(&s))
         }
     };
+    // A rules (or bots') function called from a card's script runs inside the card's
+    // compiled script, whose name Rhai gives: the place is in the script defining it.
+    if let (Some(src), Some(func)) = (source.as_deref(), trace.last()) {
+        if let Ok(Some(owner)) = with(|g| Ok(defining_script(&g.pack, src, func))) {
+            source = Some(owner);
+        }
+    }
     let definitions = source
         .as_deref()
         .map(|s| {

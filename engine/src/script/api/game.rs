@@ -201,7 +201,12 @@ mod tests {
                      [options]\nhand = 5\nbands = [4, 6]\n",
                 ),
                 ("content/p/scenarios/s.toml", "id = \"s\"\nname = \"S\"\n[options]\nhand = 3\nmode = \"solo\"\n"),
-                ("scripts/p/rules.rhai", "fn setup() {}\nfn turn() { end_game([], \"done\"); }\n"),
+                // The rules read every setting (an unread one is an error).
+                (
+                    "scripts/p/rules.rhai",
+                    "fn setup() {}\nfn turn() { end_game([], \"done\"); }\n\
+                     fn settings() { [option(\"hand\"), option(\"bands\"), option(\"mode\")] }\n",
+                ),
             ],
         );
         let mut cfg = GameConfig::new(1, 1);
