@@ -394,3 +394,97 @@ fn writes_never_go_through_the_system_temporary_folder() {
         "no temporary file is left: {written:?}"
     );
 }
+
+/// `crown new pack` writes the JSON Schemas its files' `#:schema` lines point at (with the
+/// pack's vocabulary), and the pack checks with no warning, plays and passes its golden game.
+#[test]
+fn new_pack_writes_its_schemas_checks_clean_plays_and_passes_its_golden_game() {
+    let (dir, project) = demo_project();
+    let root = dir.path().to_string_lossy().to_string();
+    let out = crown_out(&root, &["check", "demo"]);
+    assert!(out.contains("demo: ok") && out.contains(", 0 warnings"), "{out}");
+    assert_eq!(crown(&["--project", &root, "sim", "demo", "--games", "50"]), 0);
+    assert_eq!(crown(&["--project", &root, "test", "demo"]), 0);
+    // Its own words: the pack's name, not another game's.
+    let manifest = std::fs::read_to_string(project.pack_dir("demo").join("pack.toml")).unwrap();
+    assert!(manifest.contains("name = \"Demo\"") && manifest.contains("description = \"Demo,"), "{manifest}");
+    // Every `#:schema` line resolves to a written schema, which the file satisfies.
+    let mut checked = 0;
+    for e in walkdir::WalkDir::new(project.pack_dir("demo")).into_iter().flatten() {
+        let path = e.path();
+        if path.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        let first = text.lines().next().unwrap();
+        let target = path.parent().unwrap().join(first.strip_prefix("#:schema ").expect(first).trim());
+        assert!(target.to_string_lossy().replace('\\', "/").contains("docs/schema/demo/"), "{first}");
+        let schema: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&target).unwrap_or_else(|e| panic!("{target:?}: {e}")))
+                .unwrap();
+        let value = serde_json::to_value(toml::from_str::<toml::Value>(&text).unwrap()).unwrap();
+        let v = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = v.iter_errors(&value).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+        checked += 1;
+    }
+    assert_eq!(checked, 3);
+    // The pack's card schema knows its vocabulary: a misspelt or missing required value fails.
+    let cards: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("docs/schema/demo/cards.schema.json")).unwrap())
+            .unwrap();
+    let v = jsonschema::validator_for(&cards).unwrap();
+    for bad in [
+        "[[card]]\nid = \"x\"\nname = \"X\"\nvalues = { pionts = 1 }\n",
+        "[[card]]\nid = \"x\"\nname = \"X\"\nvalues = { points = 100 }\n",
+        "[[card]]\nid = \"x\"\nname = \"X\"\n",
+    ] {
+        let value = serde_json::to_value(toml::from_str::<toml::Value>(bad).unwrap()).unwrap();
+        assert!(!v.is_valid(&value), "{bad}");
+    }
+    // A card without the value the vocabulary requires is an error at its id.
+    append(
+        &project.pack_dir("demo").join("cards").join("cards.toml"),
+        "\n[[card]]\nid = \"bare\"\nname = \"Bare\"\ndecks = [\"main\"]\n",
+    );
+    let e = errors(&project);
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert_eq!(
+        (e[0].code, e[0].message.as_str()),
+        ("vocabulary", "`bare` has no value `points`, which every card must carry")
+    );
+}
+
+/// `crown new card` in a copy of every shipped pack writes a card that checks clean, is in
+/// a deck the pack's scripts build (when they build decks by name) and carries what every
+/// game needs of it: every game of a simulation still plays.
+#[test]
+fn new_card_fits_every_shipped_pack() {
+    let dir = crate::common::project_copy(&["content", "scripts"]);
+    let root = dir.path().to_string_lossy().to_string();
+    let project = Project::new(dir.path());
+    for (i, pack) in project.pack_ids().into_iter().enumerate() {
+        // A short name, which fits every printed face.
+        let id = format!("spy{i}");
+        assert_eq!(crown(&["--project", &root, "new", "card", &pack, &id]), 0, "{pack}");
+        let out = crown_out(&root, &["check", &pack]);
+        assert!(out.contains(&format!("{pack}: ok")) && out.contains(", 0 warnings"), "{pack}: {out}");
+        let loaded = load_pack(&project, &pack, LoadOptions::default()).pack.unwrap();
+        let def = &loaded.get(&id).expect("the new card is loaded").def;
+        let built: Vec<String> = loaded
+            .scripts
+            .iter()
+            .flat_map(|s| s.references.literals.iter())
+            .filter(|l| l.names == crown_engine::content::refs::Names::Deck)
+            .map(|l| l.text.clone())
+            .collect();
+        if !built.is_empty() {
+            assert!(def.decks.iter().any(|k| built.contains(k)), "{pack}: {:?} not in {built:?}", def.decks);
+        }
+        let o = std::process::Command::new(crown_bin())
+            .args(["--project", &root, "sim", &pack, "--games", "40"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{pack}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}

@@ -1440,3 +1440,39 @@ fn face_checks_compile_templates_again_when_they_change() {
     assert!(after.iter().any(|d| d.is_error()), "the broken template is found: {after:?}");
     assert_eq!(after, print::check_faces(&pack));
 }
+
+/// A template that fails for every card (a field no card has, an icon the pack lacks) is
+/// one finding each, at the template's line, naming how many cards and the first; an
+/// unknown icon written in a card's text is at its token in the card's file.
+#[test]
+fn a_template_mistake_is_one_finding_at_its_line_and_a_text_icon_is_at_its_token() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::common::copy_dir(&fixtures(), dir.path()).unwrap();
+    let t = dir.path().join("content/print-demo/templates/card-front.svg");
+    std::fs::create_dir_all(t.parent().unwrap()).unwrap();
+    std::fs::write(
+        &t,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\">\n<use href=\"{{ icon(name='nope') }}\"/>\n<text>{{ card.text | rich }}</text>\n<text>{{ card.motto }}</text>\n</svg>\n",
+    )
+    .unwrap();
+    let cards = dir.path().join("content/print-demo/cards/basic.toml");
+    let text = std::fs::read_to_string(&cards).unwrap();
+    std::fs::write(&cards, text.replacen("absorbs 3 damage", "absorbs 3 :nosuchicon: damage", 1)).unwrap();
+    let pack = load(dir.path(), "print-demo");
+    let diags = print::check_faces(&pack);
+    let at_template: Vec<_> = diags
+        .iter()
+        .filter(|d| d.file.as_deref() == Some(Path::new("content/print-demo/templates/card-front.svg")))
+        .collect();
+    assert_eq!(at_template.len(), 2, "one finding per mistake: {diags:#?}");
+    assert_eq!((at_template[0].code, at_template[0].line), ("unknown-icon", 2), "{:?}", at_template[0]);
+    assert_eq!((at_template[1].code, at_template[1].line), ("template-error", 4), "{:?}", at_template[1]);
+    for f in &at_template {
+        assert!(f.message.contains(" cards (`"), "how many, and the first named: {}", f.message);
+        assert_eq!(f.related.len(), 1, "the first card is shown: {f:?}");
+    }
+    // The icon written in the card's text is at `:nosuchicon:` in its file, not at its id.
+    let own = diags.iter().find(|d| d.message.contains(":nosuchicon:")).expect("the text's icon is found");
+    let src = pack.sources.get(own.file.as_ref().unwrap()).unwrap();
+    assert_eq!(&src.text[own.span.clone().unwrap()], ":nosuchicon:");
+}

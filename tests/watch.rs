@@ -115,8 +115,11 @@ fn polling_sees_edits_new_files_and_deletions() {
     std::fs::write(rig.cards(), set_points(&text, "chest", 6)).unwrap();
     rig.until(3 * SECOND, points_are("chest", 6));
     let gem = rig.root.join("content/demo/cards/gem.toml");
-    std::fs::write(&gem, "[[card]]\nid = \"gem\"\nname = \"Gem\"\nkind = \"treasure\"\nvalues = { points = 5 }\n")
-        .unwrap();
+    std::fs::write(
+        &gem,
+        "[[card]]\nid = \"gem\"\nname = \"Gem\"\nkind = \"treasure\"\ndecks = [\"main\"]\nvalues = { points = 5 }\n",
+    )
+    .unwrap();
     rig.until(3 * SECOND, points_are("gem", 5));
     std::fs::remove_file(&gem).unwrap();
     rig.until(3 * SECOND, |r, _| r.removed == vec!["gem"]);
@@ -169,7 +172,7 @@ fn new_folder_and_new_file_are_picked_up() {
     std::thread::sleep(Duration::from_millis(30));
     std::fs::write(
         sub.join("gem.toml"),
-        "[[card]]\nid = \"gem\"\nname = \"Gem\"\nkind = \"treasure\"\ncount = 1\nvalues = { points = 5 }\ntext = \"Score 5.\"\n",
+        "[[card]]\nid = \"gem\"\nname = \"Gem\"\nkind = \"treasure\"\ncount = 1\ndecks = [\"main\"]\nvalues = { points = 5 }\ntext = \"Score 5.\"\n",
     )
     .unwrap();
     let reps = rig.until(2 * SECOND, points_are("gem", 5));
@@ -177,7 +180,7 @@ fn new_folder_and_new_file_are_picked_up() {
     // A file written in the folder later is seen too (the folder is watched).
     std::fs::write(
         sub.join("gem.toml"),
-        "[[card]]\nid = \"gem\"\nname = \"Gem\"\nkind = \"treasure\"\ncount = 1\nvalues = { points = 6 }\ntext = \"Score 6.\"\n",
+        "[[card]]\nid = \"gem\"\nname = \"Gem\"\nkind = \"treasure\"\ncount = 1\ndecks = [\"main\"]\nvalues = { points = 6 }\ntext = \"Score 6.\"\n",
     )
     .unwrap();
     rig.until(2 * SECOND, points_are("gem", 6));

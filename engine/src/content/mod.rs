@@ -196,6 +196,9 @@ pub struct Loaded {
     pub pack: Option<Pack>,
     pub diagnostics: Vec<Diagnostic>,
     pub sources: SourceMap,
+    /// Diagnostics held back because they may only follow from an error shown (told in
+    /// that error's hint, counted in summaries).
+    pub held_back: usize,
 }
 
 impl Loaded {

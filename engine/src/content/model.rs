@@ -91,6 +91,15 @@ pub struct PackManifest {
     /// and in the browser; a counter not listed is shown by its key.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub counter_names: BTreeMap<String, String>,
+    /// Who sees the cards of each zone (`hand = "owner"`, `deck = "nobody"`, `discard =
+    /// "everyone"`), by zone name; a `*` stands for any text (`"round-*-deck" =
+    /// "nobody"`). The engine tells each seat only what its zones let it see, in
+    /// narration, views and transcripts. A zone no entry names follows the built-in
+    /// defaults (`hand`, `screen`: owner; `deck`, `box`, `bag`, `...deck`: nobody; any
+    /// other: everyone), and `crown check` asks for a declaration of any other zone a
+    /// script names.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub zones: BTreeMap<String, ZoneSeen>,
     /// What `crown check` should not warn about in this pack.
     #[serde(default, skip_serializing_if = "CheckConfig::is_empty")]
     pub check: CheckConfig,
@@ -157,9 +166,10 @@ pub enum SearchPolicy {
 #[serde(deny_unknown_fields)]
 pub struct Vocabulary {
     /// Value keys and the range each may take: `attack = [0, 9]` (inclusive), or `[]` for
-    /// any whole number.
+    /// any whole number; `attack = { min = 0, max = 9, required = true }` also makes every
+    /// definition of the kind carry it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub values: Option<BTreeMap<String, Vec<i64>>>,
+    pub values: Option<BTreeMap<String, ValueRange>>,
     /// Attribute keys and the texts each may take: `start = ["hand", "kingdom"]`, or `[]`
     /// for any text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -170,6 +180,106 @@ pub struct Vocabulary {
     /// Resources a `cost` (or an upgrade's cost) may name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub costs: Option<Vec<String>>,
+}
+
+/// One value key of a vocabulary: its range (`[min, max]`, or empty for any whole
+/// number) and whether every definition of the kind must carry it. It reads as the range
+/// it holds (`r.len()`, `r[0]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ValueRange {
+    pub range: Vec<i64>,
+    pub required: bool,
+}
+
+impl std::ops::Deref for ValueRange {
+    type Target = [i64];
+    fn deref(&self) -> &[i64] {
+        &self.range
+    }
+}
+
+/// `{ min = 0, max = 9, required = true }`: a value key written as a table.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ValueSpec {
+    /// The smallest value allowed (give `max` too; leave both out for any whole number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<i64>,
+    /// The largest value allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<i64>,
+    /// Every definition of the kind must carry the value, on every face that can be up
+    /// (each stage of a card with stages; else the definition, and its back if it has
+    /// one), so that `value(c, key)` never fails on it: a definition without it is an
+    /// error at load.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
+}
+
+/// A value key of `[vocabulary.<kind>]`: `[min, max]` (inclusive), `[]` for any whole
+/// number, or `{ min = 0, max = 9, required = true }`.
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+enum ValueRangeForm {
+    Range(#[schemars(length(max = 2))] Vec<i64>),
+    Spec(ValueSpec),
+}
+
+impl JsonSchema for ValueRange {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ValueRange".into()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        ValueRangeForm::json_schema(g)
+    }
+}
+
+impl Serialize for ValueRange {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if !self.required {
+            return ValueRangeForm::Range(self.range.clone()).serialize(s);
+        }
+        let (min, max) = match self.range[..] {
+            [a, b] => (Some(a), Some(b)),
+            _ => (None, None),
+        };
+        ValueRangeForm::Spec(ValueSpec { min, max, required: true }).serialize(s)
+    }
+}
+
+/// By hand: the array form, or the table form with its own errors (an unknown key, `min`
+/// without `max`).
+impl<'de> Deserialize<'de> for ValueRange {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = ValueRange;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a range `[min, max]`, `[]`, or a table `{ min = 0, max = 9, required = true }`")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<ValueRange, A::Error> {
+                let mut range = Vec::new();
+                while let Some(x) = seq.next_element::<i64>()? {
+                    range.push(x);
+                }
+                Ok(ValueRange { range, required: false })
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<ValueRange, A::Error> {
+                let spec = ValueSpec::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                let range = match (spec.min, spec.max) {
+                    (Some(a), Some(b)) => vec![a, b],
+                    (None, None) => Vec::new(),
+                    _ => {
+                        return Err(serde::de::Error::custom(
+                            "give both `min` and `max`, or neither (any whole number)",
+                        ))
+                    }
+                };
+                Ok(ValueRange { range, required: spec.required })
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// `[print]` in `pack.toml`: how printed faces present the pieces. An expansion inherits
@@ -210,6 +320,18 @@ impl CheckConfig {
     pub fn allows(&self, code: &str, name: Option<&str>) -> bool {
         self.allow.get(code).is_some_and(|names| names.iter().any(|n| n == "*" || Some(n.as_str()) == name))
     }
+}
+
+/// Who sees the cards of a zone (pack.toml's `[zones]`).
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ZoneSeen {
+    /// The zone's owner only (a hand).
+    Owner,
+    /// Every seat (a discard pile, the table).
+    Everyone,
+    /// No seat, only how many cards it holds (a deck, a bag, cards set aside face down).
+    Nobody,
 }
 
 /// A range of player counts.
@@ -267,6 +389,7 @@ pub struct LeaderFile {
 #[serde(deny_unknown_fields)]
 pub struct Definition {
     /// Unique id across the whole pack (and the packs it extends), kebab-case.
+    #[schemars(regex(pattern = r"^[a-z0-9_-]{1,64}$"))]
     pub id: String,
     /// Printed name.
     pub name: String,
@@ -278,6 +401,7 @@ pub struct Definition {
     pub keywords: Vec<String>,
     /// Copies in the game (default 1 for characters and plaques, 1 for cards).
     #[serde(default = "one")]
+    #[schemars(range(min = 0, max = 10_000))]
     pub count: i64,
     /// Named numbers: attack, defence, strength, initiative, production...
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -437,6 +561,7 @@ pub struct Face {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    #[schemars(regex(pattern = r"^[a-z0-9_-]{1,64}$"))]
     pub id: String,
     pub name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -583,6 +708,7 @@ pub struct Grid {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
 #[serde(deny_unknown_fields)]
 pub struct SpaceDef {
+    #[schemars(regex(pattern = r"^[a-z0-9_,-]{1,64}$"))]
     pub id: String,
     pub name: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -602,9 +728,11 @@ pub struct SpaceDef {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
 #[serde(deny_unknown_fields)]
 pub struct SupplyDef {
+    #[schemars(regex(pattern = r"^[a-z0-9_-]{1,64}$"))]
     pub id: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    #[schemars(range(min = 0, max = 100_000))]
     pub count: i64,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub attrs: BTreeMap<String, String>,

@@ -1,9 +1,13 @@
 //! JSON Schemas of every definition file, generated from the content model, so editors
-//! (Taplo, Even Better TOML) can complete and check pack files as they are typed.
+//! (Taplo, Even Better TOML) can complete and check pack files as they are typed: the
+//! general ones (`all`, Crown's `docs/schema/`), and one pack's (`for_pack`), where the
+//! definition files also know the keys, ranges, texts and required values of the pack's
+//! declared vocabulary.
 
 use schemars::{schema_for, Schema};
+use serde_json::{json, Map, Value};
 
-use super::model::{BoardFile, CardFile, LeaderFile, NobleFile, PackManifest, PlaqueFile, Scenario};
+use super::model::{BoardFile, CardFile, LeaderFile, NobleFile, PackManifest, PlaqueFile, Scenario, Vocabulary};
 
 /// `(file name, schema)` for every definition file kind, in a fixed order.
 pub fn all() -> Vec<(&'static str, Schema)> {
@@ -16,6 +20,95 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("scenario.schema.json", schema_for!(Scenario)),
         ("board.schema.json", schema_for!(BoardFile)),
     ]
+}
+
+/// The same files for one pack: each definition file's schema (cards, plaques, nobles,
+/// leaders) narrowed to the pack's `[vocabulary.<kind>]` (its manifest as loaded, with
+/// what the packs it extends declare), the others as in `all`.
+pub fn for_pack(manifest: &PackManifest) -> Vec<(&'static str, Schema)> {
+    all()
+        .into_iter()
+        .map(|(name, schema)| {
+            let kind = match name {
+                "cards.schema.json" => "card",
+                "plaques.schema.json" => "plaque",
+                "nobles.schema.json" => "noble",
+                "leaders.schema.json" => "leader",
+                _ => return (name, schema),
+            };
+            let Some(v) = manifest.vocabulary.get(kind) else { return (name, schema) };
+            let mut value = schema.as_value().clone();
+            narrow(&mut value, v, kind, &manifest.name);
+            (name, Schema::try_from(value).unwrap_or(schema))
+        })
+        .collect()
+}
+
+/// Narrow the `Definition`, `Stage`, `Face` and `Upgrade` of one definition file's schema
+/// to a vocabulary.
+fn narrow(schema: &mut Value, v: &Vocabulary, kind: &str, pack: &str) {
+    let values = v.values.as_ref().map(|m| {
+        let props: Map<String, Value> = m
+            .iter()
+            .map(|(k, r)| {
+                let mut p = json!({ "type": "integer" });
+                if let [min, max] = r.range[..] {
+                    p["minimum"] = json!(min);
+                    p["maximum"] = json!(max);
+                }
+                (k.clone(), p)
+            })
+            .collect();
+        keyed(props, &format!("the values {pack}'s {kind}s carry"))
+    });
+    let attrs = v.attrs.as_ref().map(|m| {
+        let props: Map<String, Value> = m
+            .iter()
+            .map(|(k, allowed)| {
+                let p = if allowed.is_empty() { json!({ "type": "string" }) } else { json!({ "enum": allowed }) };
+                (k.clone(), p)
+            })
+            .collect();
+        keyed(props, &format!("the attributes {pack}'s {kind}s carry"))
+    });
+    let keywords = v.keywords.as_ref().map(
+        |k| json!({ "description": format!("keywords of {pack}'s {kind}s"), "type": "array", "items": { "enum": k } }),
+    );
+    let cost = v.costs.as_ref().map(|c| {
+        let props: Map<String, Value> =
+            c.iter().map(|k| (k.clone(), json!({ "type": "integer", "minimum": 0 }))).collect();
+        keyed(props, &format!("the resources a cost of {pack}'s {kind}s names"))
+    });
+    let fields: [(&str, &[&str], &Option<Value>); 4] = [
+        ("values", &["Definition", "Stage", "Face"], &values),
+        ("attrs", &["Definition", "Stage", "Face"], &attrs),
+        ("keywords", &["Definition", "Stage"], &keywords),
+        ("cost", &["Definition", "Face", "Upgrade"], &cost),
+    ];
+    for (field, types, narrowed) in fields {
+        let Some(narrowed) = narrowed else { continue };
+        for t in types {
+            if let Some(p) = schema.pointer_mut(&format!("/$defs/{t}/properties/{field}")) {
+                *p = narrowed.clone();
+            }
+        }
+    }
+    // Required values: on every stage of a card with stages, else on the definition and
+    // on its back if it has one (what the loader checks).
+    let required: Vec<&String> = v.values.iter().flatten().filter(|(_, r)| r.required).map(|(k, _)| k).collect();
+    if let (false, Some(def)) = (required.is_empty(), schema.pointer_mut("/$defs/Definition")) {
+        let has = json!({ "required": ["values"], "properties": { "values": { "required": required } } });
+        let mut on_def = has.clone();
+        on_def["properties"]["back"] = has.clone();
+        def["if"] = json!({ "required": ["stages"] });
+        def["then"] = json!({ "properties": { "stages": { "items": has } } });
+        def["else"] = on_def;
+    }
+}
+
+/// An object of these keys only.
+fn keyed(props: Map<String, Value>, description: &str) -> Value {
+    json!({ "description": description, "type": "object", "properties": props, "additionalProperties": false })
 }
 
 /// The schema file that describes a content file, by its path inside the pack folder.

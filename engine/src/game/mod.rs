@@ -263,6 +263,20 @@ impl Game {
             return Err(format!("pack `{}` has no rules script", pack.id()));
         }
         let mut state = State::new(cfg.seed);
+        state.zone_seen = std::sync::Arc::new(
+            pack.manifest
+                .zones
+                .iter()
+                .map(|(name, seen)| {
+                    let v = match seen {
+                        crate::content::model::ZoneSeen::Owner => state::Visibility::Owner,
+                        crate::content::model::ZoneSeen::Everyone => state::Visibility::Public,
+                        crate::content::model::ZoneSeen::Nobody => state::Visibility::Hidden,
+                    };
+                    (name.clone(), v)
+                })
+                .collect(),
+        );
         let mut seats = scenario.map(|s| s.scenario.seat.clone()).unwrap_or_default();
         for (i, ch) in cfg.characters.iter().enumerate().take(n) {
             if let Some(id) = ch {

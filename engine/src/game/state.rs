@@ -117,6 +117,40 @@ pub struct State {
     /// Counts every change to the board's pieces and supplies (`board_version()`), so a
     /// script can keep a view of the board it derived until the board changes.
     pub board_version: u64,
+    /// Who sees each zone, as pack.toml's `[zones]` declares it (name or `*` pattern);
+    /// read when a zone is first named.
+    pub zone_seen: std::sync::Arc<Vec<(String, Visibility)>>,
+}
+
+/// Whether zone `name` matches a `[zones]` key (`*` stands for any text).
+pub fn zone_pattern_matches(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == name,
+        Some((head, tail)) => {
+            name.len() >= head.len() + tail.len()
+                && name.starts_with(head)
+                && zone_pattern_matches_rest(tail, &name[head.len()..])
+        }
+    }
+}
+
+fn zone_pattern_matches_rest(pattern: &str, rest: &str) -> bool {
+    match pattern.split_once('*') {
+        None => rest.ends_with(pattern),
+        Some((mid, tail)) => (0..=rest.len())
+            .filter(|&i| rest.is_char_boundary(i))
+            .any(|i| rest[i..].starts_with(mid) && zone_pattern_matches_rest(tail, &rest[i + mid.len()..])),
+    }
+}
+
+/// Who sees a zone named `name` that no `[zones]` entry declares.
+pub fn default_visibility(name: &str) -> Option<Visibility> {
+    match name {
+        "hand" | "screen" => Some(Visibility::Owner),
+        "deck" | "box" | "bag" => Some(Visibility::Hidden),
+        n if n.ends_with("deck") => Some(Visibility::Hidden),
+        _ => None,
+    }
 }
 
 /// The turn plumbing every turn-based pack needs, held by the engine instead of script
@@ -183,6 +217,7 @@ impl State {
             hand_seen: Vec::new(),
             turns: Turns::default(),
             board_version: 0,
+            zone_seen: std::sync::Arc::new(Vec::new()),
         }
     }
 
@@ -201,8 +236,8 @@ impl State {
         out
     }
 
-    /// The zone id for `(owner, name)`, created on first use. Zones named `hand` are
-    /// visible to their owner only; `deck` and `box` to nobody; the rest to everyone
+    /// The zone id for `(owner, name)`, created on first use, seen as pack.toml's
+    /// `[zones]` declares, else as [`default_visibility`] says, else by everyone
     /// (scripts may change it with `set_visibility`).
     pub fn zone_id(&mut self, owner: Option<u8>, name: &str) -> u32 {
         let key = (owner.map_or(-1, i64::from), name.to_string());
@@ -210,12 +245,11 @@ impl State {
             return z;
         }
         let id = self.zones.len() as u32;
-        let visibility = match name {
-            "hand" | "screen" => Visibility::Owner,
-            "deck" | "box" | "bag" => Visibility::Hidden,
-            n if n.ends_with("deck") => Visibility::Hidden,
-            _ => Visibility::Public,
-        };
+        // A name declared as it is wins over a pattern that also matches it.
+        let declared = (self.zone_seen.iter().find(|(p, _)| p == name))
+            .or_else(|| self.zone_seen.iter().find(|(p, _)| zone_pattern_matches(p, name)))
+            .map(|(_, v)| *v);
+        let visibility = declared.or_else(|| default_visibility(name)).unwrap_or(Visibility::Public);
         self.zones.push(Zone { name: name.to_string(), owner, cards: Vec::new(), active: false, visibility });
         self.zone_ids.insert(key, id);
         id
@@ -376,6 +410,32 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn declared_zones_are_seen_as_declared_and_others_by_the_defaults() {
+        assert!(zone_pattern_matches("round-*-deck", "round-2-deck"));
+        assert!(zone_pattern_matches("*", "aside"));
+        assert!(zone_pattern_matches("a*b*c", "a-b-x-c"));
+        assert!(!zone_pattern_matches("round-*-deck", "round-2-discard"));
+        assert!(!zone_pattern_matches("aside", "asides"));
+        let mut s = State::new(1);
+        s.zone_seen = std::sync::Arc::new(vec![
+            ("*-pile".to_string(), Visibility::Hidden),
+            ("aside".to_string(), Visibility::Hidden),
+            ("hand".to_string(), Visibility::Public),
+            ("open-pile".to_string(), Visibility::Public),
+        ]);
+        let seen = |s: &mut State, n: &str| {
+            let z = s.zone_id(None, n);
+            s.zones[z as usize].visibility
+        };
+        assert_eq!(seen(&mut s, "aside"), Visibility::Hidden);
+        assert_eq!(seen(&mut s, "hand"), Visibility::Public, "a declaration wins over the default");
+        assert_eq!(seen(&mut s, "open-pile"), Visibility::Public, "the name wins over a pattern");
+        assert_eq!(seen(&mut s, "draw-pile"), Visibility::Hidden);
+        assert_eq!(seen(&mut s, "deck"), Visibility::Hidden);
+        assert_eq!(seen(&mut s, "discard"), Visibility::Public);
+    }
 
     fn grid(w: i64, h: i64) -> State {
         let mut s = State::new(1);

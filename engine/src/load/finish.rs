@@ -415,6 +415,46 @@ impl PackLoad<'_> {
         }
     }
 
+    /// A zone a script names that pack.toml's `[zones]` does not declare and no built-in
+    /// default covers is seen by every seat: a warning at the first line naming it (cards
+    /// set aside face down in `aside` would be shown to everyone).
+    pub(super) fn undeclared_zones(&mut self, manifest: &PackManifest, scripts: &[Script]) {
+        use crate::game::state::{default_visibility, zone_pattern_matches};
+        use crate::script::lint::Names;
+        // A zone already told as a likely slip (`zone-named-once`) is not told again.
+        let mut told: BTreeSet<String> = self
+            .diags
+            .iter()
+            .filter(|d| d.code == "zone-named-once")
+            .filter_map(|d| d.message.split('`').nth(1).map(str::to_string))
+            .collect();
+        for sc in scripts {
+            let Some(src) = self.sources.get(&sc.path).cloned() else { continue };
+            for l in sc.references.literals.iter().filter(|l| l.names == Names::Zone) {
+                let name = l.text.as_str();
+                if manifest.zones.keys().any(|p| zone_pattern_matches(p, name))
+                    || default_visibility(name).is_some()
+                    || manifest.check.allows("undeclared-zone", Some(name))
+                    || !told.insert(name.to_string())
+                {
+                    continue;
+                }
+                let d = Diagnostic::warning(
+                    "undeclared-zone",
+                    format!("every seat sees the cards of the zone `{name}`: pack.toml's [zones] does not say who sees it"),
+                )
+                .hint(format!(
+                    "declare it in pack.toml: `[zones]` `{name} = \"nobody\"` (only counted), `\"owner\"` or `\"everyone\"`"
+                ));
+                self.diags.push(if l.line > 0 {
+                    d.at_line_col(&src, l.line, l.col)
+                } else {
+                    d.in_file(sc.path.clone())
+                });
+            }
+        }
+    }
+
     /// Every setting (pack.toml's `[options]`, a scenario's `[options]`) that no script
     /// reads is an error: a misspelt key there is otherwise ignored without a word.
     pub(super) fn unread_options(
@@ -487,10 +527,14 @@ impl PackLoad<'_> {
     }
 
     /// Warn of every value key a definition of this pack carries (front, stages, back) that
-    /// no script reads: editing it changes no game (only, perhaps, the printed card).
+    /// no script reads: editing it changes no game (only, perhaps, the printed card). A key
+    /// carried by many definitions is one warning, at the first, with how many carry it,
+    /// the first few named and their places.
     pub(super) fn unread_values(&mut self, manifest: &PackManifest, pack: &str, defs: &[Def], scripts: &[Script]) {
         let refs: Vec<&crate::content::refs::References> = scripts.iter().map(|s| &*s.references).collect();
         let mut verdict: BTreeMap<&str, bool> = BTreeMap::new();
+        // Each unread key, in the order first met, with the definitions carrying it.
+        let mut unread: Vec<(&str, Vec<&Def>)> = Vec::new();
         for d in defs.iter().filter(|d| d.origin.pack == pack) {
             let def = &d.def;
             let keys = def
@@ -498,33 +542,68 @@ impl PackLoad<'_> {
                 .keys()
                 .chain(def.stages.iter().flat_map(|st| st.values.keys()))
                 .chain(def.back.iter().flat_map(|b| b.values.keys()));
-            let mut warned: BTreeSet<&str> = BTreeSet::new();
             // A key the pack's vocabulary does not declare is an error of its own already.
             let declared = manifest.vocabulary.get(d.kind.as_str()).and_then(|v| v.values.as_ref());
             for key in keys.filter(|k| declared.is_none_or(|v| v.contains_key(*k))) {
                 let read = *verdict
                     .entry(key.as_str())
                     .or_insert_with(|| crate::script::lint::reads_name(refs.iter().copied(), Names::ValueKey, key));
-                if read || !warned.insert(key.as_str()) || manifest.check.allows("unread-value", Some(key)) {
+                if read || manifest.check.allows("unread-value", Some(key)) {
                     continue;
                 }
-                let d0 = Diagnostic::warning(
-                    "unread-value",
-                    format!("`{}` has a value `{key}` that no script reads, so changing it changes no game", def.id),
-                )
-                .hint(format!(
-                    "read it in the rules (value(c, \"{key}\")), or if it is only printed, allow it: [check.allow] unread-value = [\"{key}\"]"
-                ));
-                let d1 = match self.sources.get(&d.origin.file).cloned() {
-                    Some(f) => match span_in(&f.text, definition_text(&f.text, d.origin.id_span.start), key) {
-                        Some(sp) => d0.at(&f, sp),
-                        None => d0.at(&f, d.origin.id_span.clone()),
-                    },
-                    None => d0.in_file(d.origin.file.clone()),
-                };
-                self.diags.push(d1);
+                match unread.iter_mut().find(|(k, _)| *k == key.as_str()) {
+                    Some((_, carriers)) if carriers.last().is_some_and(|c| std::ptr::eq(*c, d)) => {}
+                    Some((_, carriers)) => carriers.push(d),
+                    None => unread.push((key.as_str(), vec![d])),
+                }
             }
         }
+        // Where a definition writes `key`, else its id.
+        let place = |d: &Def, key: &str| -> Option<(SourceFile, std::ops::Range<usize>)> {
+            let f = self.sources.get(&d.origin.file)?.clone();
+            let span = span_in(&f.text, definition_text(&f.text, d.origin.id_span.start), key)
+                .unwrap_or_else(|| d.origin.id_span.clone());
+            Some((f, span))
+        };
+        let mut out = Vec::new();
+        for (key, mut carriers) in unread {
+            // In the order they are written.
+            carriers.sort_by(|a, b| (&a.origin.file, a.origin.span.start).cmp(&(&b.origin.file, b.origin.span.start)));
+            let first = carriers[0];
+            let message = match carriers.len() {
+                1 => format!(
+                    "`{}` has a value `{key}` that no script reads, so changing it changes no game",
+                    first.def.id
+                ),
+                n => {
+                    let kinds: BTreeSet<&str> = carriers.iter().map(|d| d.kind.as_str()).collect();
+                    let what = match kinds.iter().next() {
+                        Some(k) if kinds.len() == 1 => format!("{k}s"),
+                        _ => "definitions".to_string(),
+                    };
+                    let named: Vec<String> = carriers.iter().take(3).map(|d| format!("`{}`", d.def.id)).collect();
+                    let more = if n > 3 { format!(" and {} more", n - 3) } else { String::new() };
+                    format!(
+                        "{n} {what} ({}{more}) have a value `{key}` that no script reads, so changing it changes no game",
+                        named.join(", ")
+                    )
+                }
+            };
+            let mut d = Diagnostic::warning("unread-value", message).hint(format!(
+                "read it in the rules (value(c, \"{key}\")), or if it is only printed, allow it: [check.allow] unread-value = [\"{key}\"]"
+            ));
+            d = match place(first, key) {
+                Some((f, span)) => d.at(&f, span),
+                None => d.in_file(first.origin.file.clone()),
+            };
+            for other in carriers.iter().skip(1).take(2) {
+                if let Some((f, span)) = place(other, key) {
+                    d = d.related(&f, span, format!("also on `{}`", other.def.id));
+                }
+            }
+            out.push(d);
+        }
+        self.diags.extend(out);
     }
 
     /// Warn of every script file, in the scripts folders of the packs of `chain`, that no
@@ -612,15 +691,28 @@ impl PackLoad<'_> {
         referenced: &BTreeSet<String>,
     ) {
         use crate::script::lint::Names;
-        if declared.dynamic.contains(&Names::Deck) || scripts.iter().any(|s| s.references.names.contains("defs")) {
-            return;
-        }
-        let built: BTreeSet<&str> = scripts
+        // When scripts build decks through a variable or enumerate definitions, which decks
+        // are built is not known for sure: a deck no script names at all beside a near one
+        // that is named, or a card listing no deck where others do, is then a likely slip
+        // (a warning); otherwise a card no script can deal is certain (an error).
+        let unsure =
+            declared.dynamic.contains(&Names::Deck) || scripts.iter().any(|s| s.references.names.contains("defs"));
+        let mut built: BTreeSet<&str> = scripts
             .iter()
             .flat_map(|s| s.references.literals.iter())
             .filter(|l| l.names == Names::Deck)
             .map(|l| l.text.as_str())
             .collect();
+        if unsure {
+            // Every deck a script spells out anywhere (a list it builds from, say).
+            let listed: BTreeSet<&str> = defs.iter().flat_map(|d| d.def.decks.iter().map(String::as_str)).collect();
+            built.extend(
+                scripts
+                    .iter()
+                    .flat_map(|s| s.references.strings.iter().map(String::as_str))
+                    .filter(|t| listed.contains(t)),
+            );
+        }
         let by_id: BTreeSet<&str> = scripts
             .iter()
             .flat_map(|s| s.references.literals.iter())
@@ -641,7 +733,20 @@ impl PackLoad<'_> {
             {
                 continue;
             }
-            stranded.entry(def.decks.first().map(String::as_str)).or_default().push(d);
+            let deck = def.decks.first().map(String::as_str);
+            if unsure {
+                // A slip is one card's: a deck that several cards list is a real deck
+                // built under a name made at run time (`round-${r}`).
+                let listed_by = |k: &str| defs.iter().filter(|x| x.def.decks.iter().any(|y| y == k)).count();
+                let slip = match deck {
+                    Some(k) => listed_by(k) == 1 && did_you_mean(k, built.iter().copied()).is_some(),
+                    None => !built.is_empty(),
+                };
+                if !slip {
+                    continue;
+                }
+            }
+            stranded.entry(deck).or_default().push(d);
         }
         let mut out = Vec::new();
         for (deck, cards) in stranded {
@@ -664,7 +769,13 @@ impl PackLoad<'_> {
                 }
                 None => format!("the scripts build {}", known.join(", ")),
             };
-            out.push(Diagnostic::warning("card-in-no-deck", message).at(f, first.origin.id_span.clone()).hint(hint));
+            // With no deck built at all the pack may not deal cards yet: a warning.
+            let d = if unsure || built.is_empty() {
+                Diagnostic::warning("card-in-no-deck", message)
+            } else {
+                Diagnostic::error("card-in-no-deck", message)
+            };
+            out.push(d.at(f, first.origin.id_span.clone()).hint(hint));
         }
         self.diags.extend(out);
     }

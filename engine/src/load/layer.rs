@@ -433,6 +433,10 @@ fn fold_manifest(manifest: &mut PackManifest, base: PackManifest) {
     if manifest.phases.is_empty() {
         manifest.phases = base.phases.clone();
     }
+    // Who sees each zone: the base pack's declarations, with this pack's over them.
+    let mut zones = base.zones.clone();
+    zones.append(&mut manifest.zones);
+    manifest.zones = zones;
     // The rules' settings: the base pack's, with this pack's over them.
     let mut options = base.options.clone();
     options.append(&mut manifest.options);

@@ -83,14 +83,14 @@ fn run_load(project: &Project, id: &str, opts: LoadOptions, cache: Option<&mut C
     let mut diags = l.diags;
     diags.sort_by(|a, b| (a.severity, &a.file, a.line, a.column).cmp(&(b.severity, &b.file, b.line, b.column)));
     diags.dedup();
-    suppress_follow_ons(&mut diags);
+    let held_back = suppress_follow_ons(&mut diags);
     table::label_cells(&mut diags, &l.sources);
     if let Some(p) = &pack {
         // `[check] allow = { code = ["*"] }`: every warning of that code is left out.
         diags.retain(|d| d.is_error() || !p.manifest.check.allows(d.code, None));
     }
     let errors = diags.iter().any(Diagnostic::is_error);
-    Loaded { pack: if errors { None } else { pack }, diagnostics: diags, sources: l.sources }
+    Loaded { pack: if errors { None } else { pack }, diagnostics: diags, sources: l.sources, held_back }
 }
 
 /// Diagnostics that an error in a TOML file may cause elsewhere beyond [`NAME_FOLLOW_ONS`]:
@@ -108,6 +108,10 @@ const PACK_WIDE: &[&str] = &["counter-never-set", "mark-never-set", "zone-named-
 /// still known, but a whole file or pack that could not be read).
 const LOST_CONTENT: &[&str] =
     &["toml-syntax", "csv-syntax", "invalid-utf8", "unreadable", "extends-cycle", "bad-path", "unknown-pack"];
+
+/// Errors about what a file that was read holds, not about reading it: they never hold
+/// other diagnostics back.
+const JUDGEMENTS: &[&str] = &["unread-option", "misspelt-hook"];
 
 /// What the rules script's own checks report (`validate(id)`, `validate_pack()`).
 const RULES_CHECKS: &[&str] = &["invalid-definition", "invalid-pack", "validate-failed"];
@@ -130,17 +134,26 @@ const NAME_FOLLOW_ONS: &[&str] = &[
 
 /// One mistake, one error: while a TOML file or a pack could not be read, the diagnostics
 /// that may only follow from it are held back (while a definition could not be read, those
-/// about names it may have held), and the first such error says how many were.
-fn suppress_follow_ons(diags: &mut Vec<Diagnostic>) {
+/// about names it may have held), and the first such error says how many were. Gives how
+/// many were held back.
+fn suppress_follow_ons(diags: &mut Vec<Diagnostic>) -> usize {
     let is_toml = |d: &Diagnostic| d.file.as_ref().is_some_and(|f| f.extension().is_some_and(|x| x == "toml"));
     let lost = |d: &Diagnostic| d.is_error() && is_toml(d) && LOST_CONTENT.contains(&d.code);
     // What the rules' own checks (`validate`, `validate_pack`) report about a file may
     // itself follow from a misspelt name in a script: it never holds those names back.
-    let entry = |d: &Diagnostic| d.is_error() && is_toml(d) && !RULES_CHECKS.contains(&d.code);
+    // Nor does a judgement about what a file holds (a setting no script reads), nor a
+    // follow-on itself.
+    let entry = |d: &Diagnostic| {
+        d.is_error()
+            && is_toml(d)
+            && !RULES_CHECKS.contains(&d.code)
+            && !JUDGEMENTS.contains(&d.code)
+            && !NAME_FOLLOW_ONS.contains(&d.code)
+    };
     // Whole files lost hold back every follow-on; a lost entry, the names it held.
     let whole = diags.iter().any(lost);
     if !whole && !diags.iter().any(entry) {
-        return;
+        return 0;
     }
     let follow_ons: Vec<&str> =
         if whole { NAME_FOLLOW_ONS.iter().chain(FILE_FOLLOW_ONS).copied().collect() } else { NAME_FOLLOW_ONS.to_vec() };
@@ -159,6 +172,11 @@ fn suppress_follow_ons(diags: &mut Vec<Diagnostic>) {
             count("unused-script", "unused script", "unused scripts"),
             (names > 0).then(|| format!("{names} script call{} naming missing data", plural(names))),
             count("card-in-no-deck", "card in no deck", "cards in no deck"),
+            {
+                let told = ["dangling-reference", "unused-script", "card-in-no-deck"];
+                let other = held.iter().filter(|c| !c.starts_with("unknown-") && !told.contains(c)).count();
+                (other > 0).then(|| format!("{other} other finding{} about names", plural(other)))
+            },
         ]
         .into_iter()
         .flatten()
@@ -174,6 +192,7 @@ fn suppress_follow_ons(diags: &mut Vec<Diagnostic>) {
             None => note,
         });
     }
+    held.len()
 }
 
 /// Loads one pack again and again (live reload), re-reading every file but parsing and
@@ -521,6 +540,7 @@ impl PackLoad<'_> {
             .then(|| declared_names(&manifest, &pack_defs, &scenarios, board.as_ref().map(|(b, _)| b), &scripts));
         if let Some(declared) = &declared {
             self.check_script_names(&manifest, &scripts, declared, some_script_failed);
+            self.undeclared_zones(&manifest, &scripts);
             // Only with the rules script loaded: it is what reads settings.
             if !some_script_failed && rules_idx.is_some() {
                 self.unread_options(&manifest, &manifest_origin, &scenarios, &scripts);

@@ -2,7 +2,8 @@
 //! key, attribute, keyword and cost resource a definition carries, on any face, must be
 //! one the vocabulary of its kind lists, within its range. A misspelt key in a card file
 //! (`atack = 2`) is then an error at load, at its line, with the nearest declared key,
-//! instead of a value no script ever reads.
+//! instead of a value no script ever reads. A value marked `required` must be on every
+//! face of every definition of its kind that can be up, so `value(c, key)` never fails.
 
 use std::collections::BTreeMap;
 
@@ -73,9 +74,11 @@ pub fn check(
         }
         for (key, range) in v.values.iter().flatten() {
             if !(range.is_empty() || (range.len() == 2 && range[0] <= range[1])) {
+                let how = if range.required { "`{ min, max }`" } else { "`[min, max]`" };
+                let none = if range.required { "neither" } else { "`[]`" };
                 d = Some(Diagnostic::error(
                     "vocabulary",
-                    format!("`[vocabulary.{kind}]` value `{key}`: a range is `[min, max]` with min <= max, or `[]`"),
+                    format!("`[vocabulary.{kind}]` value `{key}`: a range is {how} with min <= max, or {none}"),
                 ));
             }
         }
@@ -91,6 +94,7 @@ pub fn check(
     for def in defs {
         let Some(v) = manifest.vocabulary.get(def.kind.as_str()) else { continue };
         let src = sources.get(&def.origin.file);
+        out.extend(missing_required(v, def, src, manifest_src));
         for face in faces(&def.def) {
             for p in face_problems(v, &face, def.kind.as_str()) {
                 let on = if face.name.is_empty() { String::new() } else { format!(" ({})", face.name) };
@@ -102,7 +106,10 @@ pub fn check(
                 };
                 let is_sheet = f.path.file_name().and_then(|n| n.to_str()).and_then(TableFormat::of).is_some();
                 if !is_sheet {
-                    out.push(locate(d, f, def.origin.span.start, &p.key));
+                    out.push(match key_span(f, def, &face.name, (&p.column, &p.key, p.undeclared)) {
+                        Some(span) => d.at(f, span),
+                        None => locate(d, f, def.origin.span.start, &p.key),
+                    });
                     continue;
                 }
                 let sheet = sheets.entry(&def.origin.file).or_insert_with(|| Sheet::from_shown(&f.text));
@@ -123,6 +130,68 @@ pub fn check(
                 });
             }
         }
+    }
+    out
+}
+
+/// A definition lacking a value its kind's vocabulary marks `required`: one error per key,
+/// at the definition's id, naming the faces without it, with the declaration related.
+fn missing_required(
+    v: &Vocabulary,
+    def: &Def,
+    src: Option<&SourceFile>,
+    manifest_src: Option<&SourceFile>,
+) -> Vec<Diagnostic> {
+    let kind = def.kind.as_str();
+    let d = &def.def;
+    let mut out = Vec::new();
+    for (key, _) in v.values.iter().flatten().filter(|(_, r)| r.required) {
+        // The faces that can be up: each stage, else the definition and its back.
+        let lacking: Vec<String> = if d.stages.is_empty() {
+            let mut l = Vec::new();
+            if !d.values.contains_key(key) {
+                l.push("front".to_string());
+            }
+            if d.back.as_ref().is_some_and(|b| !b.values.contains_key(key)) {
+                l.push("back".to_string());
+            }
+            l
+        } else {
+            d.stages
+                .iter()
+                .filter(|st| !st.values.contains_key(key))
+                .map(|st| st.position.as_str().to_string())
+                .collect()
+        };
+        if lacking.is_empty() {
+            continue;
+        }
+        let on = match (d.stages.is_empty(), d.back.is_some()) {
+            (true, false) => String::new(),
+            (true, true) => format!(" on its {}", lacking.join(" and ")),
+            (false, _) => format!(" on its stage{} {}", if lacking.len() == 1 { "" } else { "s" }, lacking.join(", ")),
+        };
+        let diag = Diagnostic::error(
+            "vocabulary",
+            format!("`{}` has no value `{key}`{on}, which every {kind} must carry", d.id),
+        )
+        .hint(format!(
+            "add `{key} = ...` to its values{}; `[vocabulary.{kind}]` in pack.toml marks `{key}` required",
+            if d.stages.is_empty() { "" } else { " on every stage" }
+        ));
+        let diag = match src {
+            Some(f) => diag.at(f, def.origin.id_span.clone()),
+            None => diag.in_file(def.origin.file.clone()),
+        };
+        // The declaration, when it is in this pack's own pack.toml.
+        let declared = manifest_src.and_then(|m| {
+            let header = m.text.find(&format!("[vocabulary.{kind}]"))?;
+            find_word(&m.text, header, key).map(|sp| (m, sp))
+        });
+        out.push(match declared {
+            Some((m, sp)) => diag.related(m, sp, "required here"),
+            None => diag,
+        });
     }
     out
 }
@@ -267,6 +336,74 @@ fn find_word(text: &str, from: usize, word: &str) -> Option<std::ops::Range<usiz
     None
 }
 
+/// Where a face's problem is written in the definition's TOML table: an undeclared key at
+/// itself in its table (the `atack` of `values = { atack = 2 }`), a value out of its range
+/// or list at the value, a keyword at its item; never the same word elsewhere in the
+/// card (its text, say). `None` when the table cannot be read back.
+fn key_span(
+    f: &SourceFile,
+    def: &Def,
+    face: &str,
+    (column, key, undeclared): (&str, &str, bool),
+) -> Option<std::ops::Range<usize>> {
+    use toml::de::{DeTable, DeValue};
+    use toml::Spanned;
+    fn table<'a>(v: &Spanned<DeValue<'a>>) -> Option<DeTable<'a>> {
+        match v.get_ref() {
+            DeValue::Table(t) => Some(t.clone()),
+            _ => None,
+        }
+    }
+    let root = DeTable::parse(&f.text).ok()?;
+    let item = root.get_ref().values().find_map(|v| match v.get_ref() {
+        DeValue::Array(a) => a.iter().find(|i| i.span() == def.origin.span).cloned(),
+        _ => None,
+    })?;
+    let item = table(&item)?;
+    let face_table = match face.strip_prefix("stage ") {
+        _ if face.is_empty() => item,
+        Some(position) => match item.get("stages")?.get_ref() {
+            DeValue::Array(stages) => stages.iter().filter_map(table).find(|st| {
+                st.get("position").is_some_and(|v| matches!(v.get_ref(), DeValue::String(s) if s == position))
+            })?,
+            _ => return None,
+        },
+        None => table(item.get("back")?)?,
+    };
+    // The tables the problem's column names: a stage's costs are its upgrades'.
+    let (field, _) = column.split_once('.').unwrap_or((column, ""));
+    let field = match field {
+        "value" => "values",
+        "attr" => "attrs",
+        other => other,
+    };
+    let mut holders = Vec::new();
+    match (field, face_table.get("upgrades").map(Spanned::get_ref)) {
+        ("cost", Some(DeValue::Array(ups))) if face.starts_with("stage ") => {
+            holders.extend(ups.iter().filter_map(table).filter_map(|u| u.get("cost").cloned()));
+        }
+        _ => holders.extend(face_table.get(field).cloned()),
+    }
+    for holder in holders {
+        match holder.get_ref() {
+            DeValue::Table(t) => {
+                if let Some((k, v)) = t.iter().find(|(k, _)| k.get_ref() == key) {
+                    return Some(if undeclared { k.span() } else { v.span() });
+                }
+            }
+            DeValue::Array(items) => {
+                if let Some(v) = items.iter().find(|v| matches!(v.get_ref(), DeValue::String(s) if s == key)) {
+                    // The keyword inside its quotes, when written as it reads.
+                    let inner = v.span().start + 1..v.span().end.saturating_sub(1);
+                    return Some(if f.text.get(inner.clone()) == Some(key) { inner } else { v.span() });
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,5 +438,66 @@ mod tests {
                 "cost.wod wod: `wod` is not a resource a card's cost may name (did you mean `wood`?)",
             ]
         );
+    }
+    #[test]
+    fn a_required_value_is_needed_on_every_face_that_can_be_up() {
+        let v: Vocabulary =
+            toml::from_str("values = { attack = { min = 0, max = 3, required = true }, any = [] }").unwrap();
+        let file: crate::content::model::CardFile = toml::from_str(
+            r#"
+[[card]]
+id = "plain"
+name = "P"
+values = { attack = 1 }
+[[card]]
+id = "bare"
+name = "B"
+values = { any = 1 }
+[[card]]
+id = "two-sided"
+name = "T"
+values = { attack = 1 }
+back = { name = "Back" }
+[[card]]
+id = "staged"
+name = "S"
+values = { attack = 1 }
+[[card.stages]]
+position = "front-top"
+name = "A"
+values = { attack = 1 }
+[[card.stages]]
+position = "back-top"
+name = "B"
+[[card.stages]]
+position = "back-bottom"
+name = "C"
+"#,
+        )
+        .unwrap();
+        let origin = crate::content::Origin { file: "c.toml".into(), span: 0..0, id_span: 0..0, pack: "p".into() };
+        let got: Vec<String> = file
+            .card
+            .into_iter()
+            .flat_map(|def| {
+                let d = Def { kind: DefKind::Card, def, origin: origin.clone(), script: None };
+                missing_required(&v, &d, None, None)
+            })
+            .map(|d| d.message)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "`bare` has no value `attack`, which every card must carry",
+                "`two-sided` has no value `attack` on its back, which every card must carry",
+                "`staged` has no value `attack` on its stages back-top, back-bottom, which every card must carry",
+            ]
+        );
+        // The table form keeps its own mistakes apart.
+        let err = |t: &str| toml::from_str::<Vocabulary>(t).unwrap_err().to_string();
+        assert!(err("values = { a = { min = 1 } }").contains("give both `min` and `max`"));
+        assert!(err("values = { a = { min = 0, max = 1, requird = true } }").contains("unknown field `requird`"));
+        let any: Vocabulary = toml::from_str("values = { a = { required = true } }").unwrap();
+        assert!(any.values.unwrap()["a"].is_empty());
     }
 }

@@ -71,7 +71,7 @@ pub const API: &[Entry] = &[
     f("Zones", "zone_name(z) -> string", "The zone's name."),
     f("Zones", "zone_owner(z) -> int", "The owning player, or -1 for a shared zone."),
     f("Zones", "set_active(z, on)", "Cards in an active zone (and cards attached under them) take part in `fold`."),
-    f("Zones", "set_visibility(z, v)", "`public`, `owner` or `hidden`: what the terminal shows to each player."),
+    f("Zones", "set_visibility(z, v)", "`public`, `owner` or `hidden`: who sees the zone's cards from now on (pack.toml's `[zones]` says who sees each zone from the start)."),
     f("Zones", "find_in(z, id) -> int", "The topmost card of definition `id` in the zone, or -1."),
     f("Zones", "remove_card(c)", "Take a card out of the game (destroyed, returned to the box)."),
     // Cards

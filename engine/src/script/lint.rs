@@ -336,10 +336,13 @@ pub struct NameFinding {
     pub error: bool,
 }
 
-/// Literals that name what the pack does not have. A definition id passed to a `def_*`
-/// function, a value `value` or `def_value` reads, a deck `create_deck` builds, or a
-/// supply taken or given back, is an error (the call always fails); the others are
-/// warnings (the call quietly gives 0, its default, nothing or an empty list).
+/// Literals that name what the pack does not have: errors, whether the call then fails
+/// (`def_value` of an unknown id, `value` of a value no definition has, `create_deck` of
+/// a deck no card lists, `take` from a supply the board lacks) or quietly gives 0, a
+/// default, nothing or an empty list (which silently changes every game). Settings a
+/// script reads that no scenario gives are warnings (a base pack's rules may read what
+/// only the packs extending it set); a hook no script defines yet, a warning unless a
+/// near name is defined; a zone named once beside a near name, a warning (a guess).
 /// Counters and marks are judged against what scripts write, and not at all when a
 /// script also writes them through a variable; a zone is reported when this is the only
 /// literal naming it and another zone's name is one slip away.
@@ -377,7 +380,23 @@ pub fn check_names(refs: &References, declared: &Declared) -> Vec<NameFinding> {
                 continue;
             }
             _ if known.contains(t) => continue,
-            Names::Counter | Names::Mark if declared.dynamic.contains(&l.names) => continue,
+            Names::Counter | Names::Mark if declared.dynamic.contains(&l.names) => {
+                // Some script also writes them through a variable, so a name no script
+                // writes spelt out may still be set: only a near name written is told, as
+                // a likely slip (a warning).
+                let Some(near) = crate::diag::did_you_mean(t, known.iter().map(String::as_str)) else { continue };
+                let (code, what, set) = if l.names == Names::Counter {
+                    ("counter-never-set", "counter", "set_counter` or `add_counter")
+                } else {
+                    ("mark-never-set", "mark", "set_mark` or `add_mark")
+                };
+                let message = format!(
+                    "no script sets a {what} `{t}` by name (with `{set}`; some set {what}s through a variable), so `{f}` may always give 0 here"
+                );
+                let finding = Finding { line: l.line, col: l.col, message, hint: Some(format!("did you mean `{near}`?")) };
+                out.push(NameFinding { finding, subject: t.clone(), code, error: false });
+                continue;
+            }
             Names::Id => ("unknown-id", true, format!("no definition `{t}` exists in this pack, so `{f}` always fails here")),
             Names::ValueKey => {
                 // `value` and `def_value` fail on a value the card does not have; the
@@ -388,22 +407,22 @@ pub fn check_names(refs: &References, declared: &Declared) -> Vec<NameFinding> {
             }
             Names::AttrKey => (
                 "unknown-attr",
-                false,
+                true,
                 format!("no definition has an attribute `{t}`, so `{f}` never finds one here"),
             ),
             Names::Keyword => {
-                ("unknown-keyword", false, format!("no definition has the keyword `{t}`, so `{f}` never matches here"))
+                ("unknown-keyword", true, format!("no definition has the keyword `{t}`, so `{f}` never matches here"))
             }
             Names::Deck => {
                 // `create_deck` refuses a deck no card lists (the deck would be empty).
                 let fails = f == "create_deck";
                 let then = if fails { "always fails" } else { "finds no cards" };
-                ("unknown-deck", fails, format!("no card lists the deck `{t}` in its `decks`, so `{f}` {then} here"))
+                ("unknown-deck", true, format!("no card lists the deck `{t}` in its `decks`, so `{f}` {then} here"))
             }
             Names::Supply => {
                 let fails = f != "supply";
                 let then = if fails { "always fails" } else { "always gives 0" };
-                ("unknown-supply", fails, format!("the board has no supply `{t}`, so `{f}` {then} here"))
+                ("unknown-supply", true, format!("the board has no supply `{t}`, so `{f}` {then} here"))
             }
             Names::OptionKey => {
                 // A warning even for `option`: a base pack's script may read settings that
@@ -412,21 +431,21 @@ pub fn check_names(refs: &References, declared: &Declared) -> Vec<NameFinding> {
                 ("unknown-option", false, format!("neither pack.toml's [options] nor any scenario sets an option `{t}`, so `{f}` {then} here"))
             }
             Names::SeatValue => {
-                ("unknown-seat-value", false, format!("no scenario seat has a value `{t}`, so `{f}` always gives 0 here"))
+                ("unknown-seat-value", true, format!("no scenario seat has a value `{t}`, so `{f}` always gives 0 here"))
             }
             Names::SpaceKey => (
                 "unknown-space-key",
-                false,
+                true,
                 format!("no board space has a value or attribute `{t}`, so `{f}` never finds one here"),
             ),
             Names::Counter => (
                 "counter-never-set",
-                false,
+                true,
                 format!("no script sets a counter `{t}` (with `set_counter` or `add_counter`), so `{f}` always gives 0 here"),
             ),
             Names::Mark => (
                 "mark-never-set",
-                false,
+                true,
                 format!("no script sets a mark `{t}` (with `set_mark` or `add_mark`), so `{f}` always gives 0 here"),
             ),
             Names::Phase => (

@@ -43,6 +43,7 @@ pub fn run(project: &Project, args: &CheckArgs) -> Done {
             }
         };
         let loaded = load_pack(&proj, &id, LoadOptions::default());
+        let held = loaded.held_back;
         let pack = loaded.pack.map(std::sync::Arc::new);
         // Everything a later command reads: the content as loaded, then its printed faces
         // (templates, icons, art).
@@ -84,7 +85,23 @@ pub fn run(project: &Project, args: &CheckArgs) -> Done {
                     p.scripts.len(),
                     plural(w),
                 ),
-                None => format!("{id}: {e} error{}, {w} warning{}{digest}", plural(e), plural(w)),
+                None => {
+                    // What waits for the errors: findings that may follow from them, and
+                    // the checks that need a pack that loads.
+                    let mut waiting = Vec::new();
+                    if held > 0 {
+                        waiting.push(format!("{held} finding{} that may follow from them", plural(held)));
+                    }
+                    if pack.is_none() {
+                        waiting.push("the printed faces, golden games and scenarios".to_string());
+                    }
+                    let waiting = if waiting.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({} are checked once they are fixed)", waiting.join(", and "))
+                    };
+                    format!("{id}: {e} error{}, {w} warning{}{waiting}{digest}", plural(e), plural(w))
+                }
             };
             println!("{summary}");
         }

@@ -59,6 +59,30 @@ const ALIASES: &[(&str, &str)] = &[
     ("trap", "skull"),
 ];
 
+/// Diagnostics about an entry of `[icons]`, placed at it.
+trait AtEntry {
+    fn at_entry(self, pack: &Pack, manifest_file: &Path, name: &str) -> Self;
+}
+
+impl AtEntry for Diagnostic {
+    /// At the value of `name = "..."` in the `[icons]` table of `manifest_file` (a
+    /// `pack.toml` among the pack's sources), else in that file without a line.
+    fn at_entry(self, pack: &Pack, manifest_file: &Path, name: &str) -> Diagnostic {
+        use toml::de::{DeTable, DeValue};
+        let Some(src) = pack.sources.get(manifest_file) else {
+            return self.in_file(manifest_file);
+        };
+        let span = DeTable::parse(&src.text).ok().and_then(|root| match root.get_ref().get("icons")?.get_ref() {
+            DeValue::Table(t) => t.iter().find(|(k, _)| k.get_ref() == name).map(|(_, v)| v.span()),
+            _ => None,
+        });
+        match span {
+            Some(span) => self.at(src, span),
+            None => self.in_file(manifest_file),
+        }
+    }
+}
+
 fn builtin(name: &str) -> Option<&'static str> {
     BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
@@ -150,7 +174,7 @@ impl IconSet {
                             "unknown-icon",
                             format!("icon `{name}` names `{target}`, which is neither an SVG file nor a built-in icon"),
                         )
-                        .in_file(&manifest_file)
+                        .at_entry(pack, &manifest_file, name)
                         .hint(format!("built-in icons: {}", builtin_names().join(", "))),
                     ),
                 }
@@ -164,7 +188,7 @@ impl IconSet {
                                 "bad-icon",
                                 format!("icon `{name}`: `{}` is not an SVG file", shown.display()),
                             )
-                            .in_file(&manifest_file),
+                            .at_entry(pack, &manifest_file, name),
                         );
                         continue;
                     }
@@ -172,13 +196,13 @@ impl IconSet {
                     if let Err(e) = set.add(name, &bytes) {
                         diags.push(
                             Diagnostic::error("bad-icon", format!("icon `{name}`: `{}`: {e}", shown.display()))
-                                .in_file(&manifest_file),
+                                .at_entry(pack, &manifest_file, name),
                         );
                     }
                 }
                 Err(msg) => diags.push(
                     Diagnostic::error("missing-icon", format!("icon `{name}`: {msg}"))
-                        .in_file(&manifest_file)
+                        .at_entry(pack, &manifest_file, name)
                         .hint("icon files are relative to the pack folder, e.g. `icons/sword.svg`"),
                 ),
             }

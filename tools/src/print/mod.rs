@@ -42,7 +42,6 @@ pub mod templates;
 pub mod tts;
 pub mod util;
 
-use crown_engine::diag::plural;
 use crown_engine::fsread;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -388,45 +387,8 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         }
     }
     diags.sort_by_key(|d| d.severity);
-    report.diagnostics = once_per_template_error(diags);
+    report.diagnostics = printer.group_template_errors(diags);
     Ok(report)
-}
-
-/// A template that fails the same way for many faces is reported once, at the first face,
-/// with how many more it failed for.
-fn once_per_template_error(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let mut out: Vec<Diagnostic> = Vec::with_capacity(diags.len());
-    let mut first: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for d in diags {
-        if d.code == "template-error" {
-            // `TEMPLATE failed for `ID` (SIDE): ERROR`, keyed without the face.
-            let key = match d
-                .message
-                .split_once(" failed for `")
-                .and_then(|(t, rest)| Some((t, rest.split_once("): ")?.1)))
-            {
-                Some((template, error)) => format!("{template}\n{error}"),
-                None => d.message.clone(),
-            };
-            if let Some((_, more)) = first.get_mut(&key) {
-                *more += 1;
-                continue;
-            }
-            first.insert(key, (out.len(), 0));
-        }
-        out.push(d);
-    }
-    for (i, more) in first.into_values() {
-        if more > 0 {
-            let d = &mut out[i];
-            let also = format!("the same error for {more} more face{}", plural(more));
-            d.hint = Some(match d.hint.take() {
-                Some(h) => format!("{h} ({also})"),
-                None => also,
-            });
-        }
-    }
-    out
 }
 
 /// Remove `<dir>/*.<ext>` files an earlier print made whose stem is not in `keep`.
@@ -742,7 +704,8 @@ pub fn card_svg(pack: &Pack, id: &str, size_mm: Option<(f64, f64)>) -> Result<Ca
 /// What printing would find wrong, without writing anything: the pack's templates are
 /// compiled and every face of every printed definition is rendered (to SVG, in memory),
 /// so an unknown `:icon:`, missing art or a broken template is reported by `crown check`
-/// rather than first by `crown print`. Diagnostics are deduplicated.
+/// rather than first by `crown print`. Diagnostics are deduplicated, and a template that
+/// fails for many faces is one finding.
 pub fn check_faces(pack: &Pack) -> Vec<Diagnostic> {
     check_faces_with(pack, &mut FaceChecks::default())
 }
@@ -792,7 +755,7 @@ pub fn check_faces_with(pack: &Pack, cache: &mut FaceChecks) -> Vec<Diagnostic> 
     }
     let mut seen = std::collections::BTreeSet::new();
     diags.retain(|d| seen.insert(d.to_string()));
-    diags
+    printer.group_template_errors(diags)
 }
 
 /// What [`card_svg`] returns.

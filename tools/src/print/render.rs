@@ -319,13 +319,22 @@ impl<'p> Printer<'p> {
             diags.push(match issue {
                 Issue::UnknownIcon(icon) => {
                     let known: Vec<&str> = self.icons.names().collect();
-                    self.card_diag(d, Severity::Error, "unknown-icon", format!("`{}` uses the icon `:{icon}:`, which the pack does not define", d.def.id))
-                        .maybe_hint(crown_engine::diag::did_you_mean(&icon, known.iter().copied()).map(|s| format!("did you mean `:{s}:`?")))
-                        .hint(format!(
-                            "{}add `{icon} = \"icons/{icon}.svg\"` to `[icons]` in pack.toml, or use a built-in icon: {}",
-                            crown_engine::diag::did_you_mean(&icon, known.iter().copied()).map(|s| format!("did you mean `:{s}:`? or ")).unwrap_or_default(),
-                            super::icons::builtin_names().join(", ")
-                        ))
+                    let near = crown_engine::diag::did_you_mean(&icon, known.iter().copied());
+                    let hint = format!(
+                        "{}add `{icon} = \"icons/{icon}.svg\"` to `[icons]` in pack.toml, or use a built-in icon: {}",
+                        near.map(|s| format!("did you mean `:{s}:`? or ")).unwrap_or_default(),
+                        super::icons::builtin_names().join(", ")
+                    );
+                    let message = format!("`{}` uses the icon `:{icon}:`, which the pack does not define", d.def.id);
+                    let src = self.pack.sources.get(&d.origin.file);
+                    match src.and_then(|f| Some((f, icon_in_definition(f, d, &icon)?))) {
+                        // At the `:icon:` in the card's text (or its spreadsheet cell).
+                        Some((f, span)) => Diagnostic::error("unknown-icon", message).at(f, span).label("not an icon of the pack").hint(hint),
+                        // Not written in the card: the template draws it, for every card.
+                        None => self
+                            .card_diag(d, Severity::Error, "unknown-icon", format!("{what} failed for `{}` ({}): it draws the icon `{icon}`, which the pack does not define", d.def.id, side.as_str()))
+                            .hint(hint),
+                    }
                 }
                 Issue::MissingGlyphs(chars) => self
                     .card_diag(
@@ -374,6 +383,84 @@ impl<'p> Printer<'p> {
         Rendered { svg, diagnostics: diags }
     }
 
+    /// Template errors that repeat face after face, one finding each: a template that fails
+    /// the same way for many cards (a broken tag, a field some cards lack) is reported
+    /// once, at the line of the template where it fails when that can be found (else at the
+    /// first card), naming how many cards it fails for and the first few. Other
+    /// diagnostics pass through in their order.
+    pub fn group_template_errors(&self, diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        let mut out: Vec<Diagnostic> = Vec::with_capacity(diags.len());
+        // (template's description, error) -> (index in `out`, the cards it fails for)
+        let mut groups: Vec<((String, String), usize, Vec<String>)> = Vec::new();
+        for d in diags {
+            let parts =
+                matches!(d.code, "template-error" | "unknown-icon").then(|| template_failure(&d.message)).flatten();
+            let Some((what, id, error)) = parts else {
+                out.push(d);
+                continue;
+            };
+            let key = (what.to_string(), error.to_string());
+            match groups.iter_mut().find(|g| g.0 == key) {
+                Some(g) => {
+                    if !g.2.iter().any(|x| x == id) {
+                        g.2.push(id.to_string());
+                    }
+                }
+                None => {
+                    groups.push((key, out.len(), vec![id.to_string()]));
+                    out.push(d);
+                }
+            }
+        }
+        for ((what, error), i, ids) in groups {
+            let name = self.templates.origins.iter().find(|(n, o)| o.describe(n) == what).map(|(n, _)| n.clone());
+            let first = &out[i];
+            let shown: Vec<String> = ids.iter().take(3).map(|id| format!("`{id}`")).collect();
+            let cards = match ids.len() {
+                1 => shown.join(""),
+                n if n <= 3 => format!("{n} cards ({})", shown.join(", ")),
+                n => format!("{n} cards ({} and {} more)", shown.join(", "), n - 3),
+            };
+            let error = match &name {
+                Some(n) => error.strip_prefix(&format!("Failed to render '{n}': ")).unwrap_or(&error),
+                None => &error,
+            };
+            let message = format!("{what} fails for {cards}: {error}");
+            let placed = name.as_deref().and_then(|n| self.templates.locate(n, error));
+            let grouped = match placed {
+                Some((src, span)) => {
+                    let mut d = Diagnostic::error(first.code, message).at(&src, span).label(match ids.len() {
+                        1 => "fails here for this card".to_string(),
+                        n => format!("fails here for {n} cards"),
+                    });
+                    if let (Some(file), Some(span)) = (&first.file, &first.span) {
+                        d.related.push(crown_engine::diag::Related {
+                            file: file.clone(),
+                            line: first.line,
+                            column: first.column,
+                            span: span.clone(),
+                            message: format!(
+                                "the {}card it fails for: `{}`",
+                                if ids.len() > 1 { "first " } else { "" },
+                                ids[0]
+                            ),
+                        });
+                    }
+                    let missing = error.strip_prefix("Variable `").and_then(|r| r.split_once('`')).map(|x| x.0);
+                    let hint = first.hint.clone().filter(|_| first.code != "template-error");
+                    d.maybe_hint(hint).maybe_hint(missing.filter(|_| error.contains("not found in context")).map(|v| {
+                        format!(
+                            "not every card has `{v}`: test it first (`{{% if {v} is defined %}}`) or give a default (`{{{{ {v} | default(value=\"\") }}}}`)"
+                        )
+                    }))
+                }
+                None => Diagnostic { message, ..first.clone() },
+            };
+            out[i] = grouped;
+        }
+        out
+    }
+
     /// A diagnostic about a definition, pointing at its id in its file.
     pub fn card_diag(&self, d: &Def, sev: Severity, code: &'static str, msg: String) -> Diagnostic {
         let diag = match sev {
@@ -385,6 +472,54 @@ impl<'p> Printer<'p> {
             None => diag.in_file(&d.origin.file),
         }
     }
+}
+
+/// Where `:icon:` is written in the definition's own text in its file (a `[[card]]` table
+/// up to the next definition, or its spreadsheet row): a whole name after a colon not
+/// escaped and not inside a word.
+fn icon_in_definition(f: &crown_engine::SourceFile, d: &Def, icon: &str) -> Option<std::ops::Range<usize>> {
+    let text: &str = &f.text;
+    let sheet = f.path.file_name().and_then(|n| n.to_str()).and_then(crown_engine::load::table::TableFormat::of);
+    let start = d.origin.span.start.min(text.len());
+    let end = if sheet.is_some() {
+        d.origin.span.end.min(text.len())
+    } else {
+        // The definition's sub-tables (`[[card.stages]]`) follow its header; the next
+        // top-level header starts the next definition.
+        let mut off = start;
+        let mut end = text.len();
+        for (k, line) in text[start..].split_inclusive('\n').enumerate() {
+            let head = line.trim_start().strip_prefix('[').map(|h| h.trim_start_matches('['));
+            if k > 0 && head.is_some_and(|h| !h.split(']').next().unwrap_or("").contains('.')) {
+                end = off;
+                break;
+            }
+            off += line.len();
+        }
+        end
+    };
+    let token = format!(":{icon}:");
+    let body = &text[start..end];
+    let mut from = 0;
+    while let Some(i) = body[from..].find(&token) {
+        let at = from + i;
+        let before = body[..at].chars().next_back();
+        let after = body[at + token.len()..].chars().next();
+        if !before.is_some_and(|c| c.is_alphanumeric() || c == '\\') && !after.is_some_and(char::is_alphanumeric) {
+            return Some(start + at..start + at + token.len());
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// The parts of a face's template error, `TEMPLATE failed for `ID` (SIDE): ERROR`: the
+/// template's description, the card's id and the error.
+fn template_failure(message: &str) -> Option<(&str, &str, &str)> {
+    let (what, rest) = message.split_once(" failed for `")?;
+    let (id, rest) = rest.split_once("` (")?;
+    let (_, error) = rest.split_once("): ")?;
+    Some((what, id, error))
 }
 
 /// Round the float noise of template arithmetic (`9.271999999999998`) to three decimals,

@@ -60,6 +60,8 @@ pub struct Templates {
     tera: Tera,
     md: Tera,
     pub origins: BTreeMap<String, Origin>,
+    /// The text of every template, by name, to place what fails in it.
+    texts: BTreeMap<String, String>,
     /// Hash of every template's text, for caches.
     pub hash: u64,
 }
@@ -124,7 +126,8 @@ impl Templates {
         if diags.iter().any(Diagnostic::is_error) {
             return Err(diags);
         }
-        Ok(Templates { tera, md, origins, hash: hasher.finish() })
+        let texts = sources.into_iter().map(|(n, (t, _))| (n, t)).collect();
+        Ok(Templates { tera, md, origins, texts, hash: hasher.finish() })
     }
 
     pub fn has(&self, name: &str) -> bool {
@@ -141,6 +144,65 @@ impl Templates {
     pub fn origin(&self, name: &str) -> Origin {
         self.origins.get(name).cloned().unwrap_or(Origin::Builtin)
     }
+
+    /// Where in a pack's template the render error `message` of template `name` is: the
+    /// first name the message quotes (a variable, filter or function) written inside a
+    /// tag of the template it names as rendering, else of `name`. Built-in templates are
+    /// not looked in (they are not the pack's to fix).
+    pub fn locate(&self, name: &str, message: &str) -> Option<(crown_engine::SourceFile, std::ops::Range<usize>)> {
+        let active = message.rsplit_once("while rendering '").and_then(|(_, r)| r.split_once('\'')).map(|x| x.0);
+        let tokens = quoted(message);
+        for t in active.into_iter().chain([name]) {
+            let (Some(Origin::Pack(path)), Some(text)) = (self.origins.get(t), self.texts.get(t)) else { continue };
+            for token in tokens.iter().filter(|k| !self.origins.contains_key(**k)) {
+                if let Some(span) = find_in_tags(text, token) {
+                    return Some((crown_engine::SourceFile::new(path.clone(), text.as_str()), span));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The names a message quotes in backquotes or single quotes, in order.
+fn quoted(message: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = message;
+    while let Some(i) = rest.find(['`', '\'']) {
+        let q = &rest[i..i + 1];
+        let Some(j) = rest[i + 1..].find(q) else { break };
+        let inner = &rest[i + 1..i + 1 + j];
+        if !inner.is_empty() && !inner.contains(char::is_whitespace) {
+            out.push(inner);
+        }
+        rest = &rest[i + 2 + j..];
+    }
+    out
+}
+
+/// The first place `token` is written as a whole name inside a `{{ }}` or `{% %}` tag.
+fn find_in_tags(text: &str, token: &str) -> Option<std::ops::Range<usize>> {
+    let name_char = |c: char| c.is_alphanumeric() || c == '_';
+    let mut at = 0;
+    while let Some(i) = text[at..].find("{{").into_iter().chain(text[at..].find("{%")).min() {
+        let open = at + i;
+        let close_tag = if text[open..].starts_with("{{") { "}}" } else { "%}" };
+        let close = text[open + 2..].find(close_tag).map_or(text.len(), |j| open + 2 + j);
+        let tag = &text[open + 2..close];
+        let mut from = 0;
+        while let Some(k) = tag[from..].find(token) {
+            let start = from + k;
+            let end = start + token.len();
+            let before = tag[..start].chars().next_back();
+            let after = tag[end..].chars().next();
+            if !before.is_some_and(|c| name_char(c) || c == '.') && !after.is_some_and(name_char) {
+                return Some(open + 2 + start..open + 2 + end);
+            }
+            from = end;
+        }
+        at = (close + 2).min(text.len());
+    }
+    None
 }
 
 /// The text and origin of every template a pack uses: the built-in ones, overridden and
@@ -540,6 +602,18 @@ fn num_filter(v: &Value, _: &HashMap<String, Value>) -> tera::Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_render_error_is_placed_at_the_name_it_quotes_inside_a_tag() {
+        let msg = "Variable `card.motto` not found in context while rendering 'card-front.svg'";
+        assert_eq!(quoted(msg), ["card.motto", "card-front.svg"]);
+        let text = "<t>card.motto {{ card.mottos }}</t>\n{% if x %}{{ card.motto | upper }}{% endif %}";
+        let at = find_in_tags(text, "card.motto").unwrap();
+        assert_eq!(&text[at.clone()], "card.motto");
+        assert_eq!(at.start, text.rfind("card.motto").unwrap());
+        assert_eq!(find_in_tags("{{ layout(text=card.text) }}", "layout"), Some(3..9));
+        assert_eq!(find_in_tags("{{ x.layout }}", "layout"), None);
+    }
 
     #[test]
     fn markdown_escaping() {

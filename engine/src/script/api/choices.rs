@@ -1,13 +1,11 @@
 //! Choices: `choose` and the asking of a seat's agent behind every choice (menus too),
 //! with the choice recorded; the game is released while the agent decides.
 
-use std::time::Instant;
-
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
 use super::args::pl;
 use super::failure::FAILURE;
-use super::meter::not_counting;
+use super::meter::deciding;
 use super::reload::maybe_reload;
 use super::{with, R};
 use crate::game::agent::ChoiceRequest;
@@ -119,9 +117,6 @@ pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer
     let (index, asked) = match agent {
         None => (0, false),
         Some(mut a) => {
-            if let Some(v) = view {
-                a.show(&v);
-            }
             let req = ChoiceRequest {
                 step,
                 player,
@@ -133,9 +128,12 @@ pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer
                 pack: &pack,
                 fork: fork.as_ref().map(|(fp, since)| (&**fp, since.as_slice())),
             };
-            let asked_at = Instant::now();
-            let r = a.choose(&req);
-            not_counting(asked_at.elapsed());
+            let r = deciding(|| {
+                if let Some(v) = view {
+                    a.show(&v);
+                }
+                a.choose(&req)
+            });
             with(|g| {
                 g.agents[player] = Some(a);
                 if let Some((fp, _)) = fork {

@@ -115,7 +115,48 @@ impl Drop for CallMeter {
     }
 }
 
-/// Time an agent took to decide does not count as the running call's time.
-pub(super) fn not_counting(spent: std::time::Duration) {
-    CALL_START.with(|t| t.set(t.get().map(|s| s + spent)));
+/// Run `f`, an agent deciding (a person thinking, a bot running its own scripts, a view
+/// drawn meanwhile), outside the running call's meter: the time and memory it takes do
+/// not count as the waiting call's, and a script called meanwhile (`render`, a bot's
+/// `greedy_score`) is metered as an outermost call of its own, from its own start.
+pub(super) fn deciding<T>(f: impl FnOnce() -> T) -> T {
+    let calls = CALLS.with(|c| c.replace(0));
+    let start = CALL_START.with(|t| t.replace(None));
+    let ops = CALL_OPS.with(|c| c.replace(0));
+    let bytes = CALL_BYTES.with(Cell::get);
+    let (t, b) = (Instant::now(), crown_alloc::thread_net_bytes());
+    let out = f();
+    CALLS.with(|c| c.set(calls));
+    CALL_START.with(|c| c.set(start.map(|s| s + t.elapsed())));
+    CALL_OPS.with(|c| c.set(ops));
+    CALL_BYTES.with(|c| c.set(bytes + (crown_alloc::thread_net_bytes() - b)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A call that has waited past the time limit for a person to decide: a script run
+    /// meanwhile (the board drawn) has its own clock, and the waiting call's clock does
+    /// not count the wait.
+    #[test]
+    fn a_script_run_while_an_agent_decides_has_its_own_clock() {
+        let limit = Duration::from_secs(crate::script::LIMITS.call_seconds);
+        let outer = CallMeter::start();
+        let long_ago = Instant::now().checked_sub(limit * 2).unwrap();
+        CALL_START.with(|t| t.set(Some(long_ago)));
+        let inner_stopped = deciding(|| {
+            let _inner = CallMeter::start();
+            progress(METER_EVERY).is_some()
+        });
+        assert!(!inner_stopped, "the nested call counted the outer call's time");
+        assert_eq!(CALLS.with(Cell::get), 1, "the waiting call is running again");
+        // The waiting call's own time is as it was (long ago here), not reset.
+        assert!(progress(METER_EVERY).is_some());
+        drop(outer);
+        assert_eq!(CALLS.with(Cell::get), 0);
+        reset_game_ops();
+    }
 }
