@@ -34,6 +34,8 @@ pub fn beyond_load_with(
     checks: &mut Checks,
 ) -> Vec<Diagnostic> {
     let mut all = crate::print::check_faces_with(pack, &mut checks.faces);
+    // A template mistake shows its template's line.
+    crate::print::templates::add_template_sources(&project.root, sources, &all);
     let (rules, docs) = crate::print::reference::check_rules(pack);
     all.extend(rules);
     for f in docs {

@@ -99,13 +99,38 @@ pub fn validate_pack(pack: &Arc<Pack>, sources: &SourceMap) -> Vec<Diagnostic> {
                     // The definition's own tables (stages, back) follow its header: the
                     // first occurrence after its start is its own.
                     let from = def.origin.span.start.min(f.text.len());
-                    f.text[from..].find(text).map(|i| d.clone().at(f, from + i..from + i + text.len()))
+                    let end = def.origin.span.end.clamp(from, f.text.len());
+                    let found = f.text[from..].find(text).map(|i| from + i..from + i + text.len());
+                    // Narrowed to the word the message quotes (`'gian'`) inside it, or, when
+                    // the text is not written as given (escapes, a cell's quoting), that
+                    // word in the definition's own table.
+                    let word = quoted_words(&message).into_iter().find_map(|w| {
+                        let (a, b) = found.clone().map_or((from, end), |r| (r.start, r.end));
+                        f.text[a..b].find(w.as_str()).map(|i| a + i..a + i + w.len())
+                    });
+                    word.or(found).map(|r| d.clone().at(f, r))
                 }
                 _ => None,
             };
             out.push(located.unwrap_or_else(|| at_def(d)).maybe_hint(hint));
         }
     }
+    out
+}
+
+/// The words a message quotes ('gian', `gian` or "gian"), longest first.
+fn quoted_words(message: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for q in ['\'', '`', '"'] {
+        let parts: Vec<&str> = message.split(q).collect();
+        // Odd pieces are inside quotes (a lone apostrophe leaves an unclosed last piece).
+        for (i, w) in parts.iter().enumerate() {
+            if i % 2 == 1 && i + 1 < parts.len() && !w.is_empty() && !w.contains(char::is_whitespace) {
+                out.push(w.to_string());
+            }
+        }
+    }
+    out.sort_by_key(|w| std::cmp::Reverse(w.len()));
     out
 }
 
@@ -228,6 +253,7 @@ fn pack_problems(
 
 #[cfg(test)]
 mod tests {
+    use super::quoted_words;
     use crate::load::{load_pack, LoadOptions, Project};
 
     /// Load a one-card pack whose rules script validates the card's `fx` attribute.
@@ -257,6 +283,13 @@ mod tests {
     }
 
     const HOOK: &str = "fn validate(id) {\n  let out = [];\n  for f in def_faces(id) {\n    if f.attrs.fx.starts_with(\"x\") { out.push(#{ message: \"no x\", at: f.attrs.fx }); }\n  }\n  out\n}\n";
+
+    #[test]
+    fn the_quoted_word_is_found() {
+        assert_eq!(quoted_words("unknown action 'gian' (did you mean 'gain'?)"), vec!["gian", "gain"]);
+        assert_eq!(quoted_words("the rider's horse"), Vec::<String>::new());
+        assert_eq!(quoted_words("no step `tokns` here"), vec!["tokns"]);
+    }
 
     #[test]
     fn problems_point_at_the_text_they_name() {

@@ -284,6 +284,12 @@ pub fn with_template_sources(
     diags: &[Diagnostic],
 ) -> crown_engine::SourceMap {
     let mut map = base.clone();
+    add_template_sources(project, &mut map, diags);
+    map
+}
+
+/// Add to `map` the template files `diags` point into (so their snippets show).
+pub fn add_template_sources(project: &std::path::Path, map: &mut crown_engine::SourceMap, diags: &[Diagnostic]) {
     for d in diags {
         let Some(f) = &d.file else { continue };
         if d.code != "template-error" || d.span.is_none() || map.get(f).is_some() {
@@ -293,7 +299,6 @@ pub fn with_template_sources(
             map.insert(crown_engine::SourceFile::new(f.clone(), text));
         }
     }
-    map
 }
 
 /// The message of a tera error with its causes, line breaks kept.
