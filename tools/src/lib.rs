@@ -8,6 +8,7 @@ pub mod commands;
 
 pub mod bench;
 pub mod campaign;
+pub mod explain;
 pub mod golden;
 pub mod live;
 pub mod out;

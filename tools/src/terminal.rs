@@ -17,7 +17,7 @@ pub struct HumanAgent<R: BufRead + Send, W: Write + Send> {
 }
 
 /// What the words typed at a menu other than an option ask for.
-pub const COMMANDS: &str = "board (the whole table), status (your state again), log (what happened lately), help";
+pub const COMMANDS: &str = "board (the whole table), status (your state again), log (what happened lately), ?N (what option N names), help NAME (a card's text), help";
 
 impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
     fn read_line(&mut self) -> Result<String, String> {
@@ -145,7 +145,20 @@ impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
                     "Type an option's number (or its label), or: {COMMANDS}. A choice that ends something \
                      for good asks y/n first."
                 )),
-                _ => None,
+                _ => {
+                    // `?3`, `help 3`: what option 3 names; `help Freeze`: that card.
+                    let rest = ["help ", "h ", "?"].iter().find_map(|p| word.strip_prefix(p))?.trim();
+                    if rest.is_empty() {
+                        return None;
+                    }
+                    Some(match rest.parse::<usize>() {
+                        Ok(n) if (1..=req.labels.len()).contains(&n) => {
+                            crate::explain::option_help(req.pack, req.options.get(n - 1), &req.labels[n - 1])
+                        }
+                        Ok(n) => format!("there is no option {n} (1 to {})", req.labels.len()),
+                        Err(_) => crate::explain::help(req.pack, rest),
+                    })
+                }
             }
         };
         self.human.ask(req, &mut command)
@@ -191,6 +204,23 @@ mod tests {
         let _ = game.run();
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         text
+    }
+
+    #[test]
+    fn help_prints_a_cards_text_and_an_options_names() {
+        let text = play_with("take-the-kingdom", "help freeze\n?1\nhelp frieze\nhelp 99\n1\n");
+        let project = Project::new(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+        let pack = load_pack(&project, "take-the-kingdom", LoadOptions::default()).pack.unwrap();
+        let text_of = |id: &str| crate::explain::plain(&pack.get(id).unwrap().def.text);
+        // The card's text, as the pack holds it, at the first prompt.
+        assert!(text.contains("Freeze (action)"), "{}", &text[..2000.min(text.len())]);
+        assert!(text.contains(&text_of("freeze")));
+        // Option 1 of the first menu (the nobles) names a noble: its ability.
+        let noble = pack.defs.iter().filter(|d| d.kind.is_character()).find(|d| text.contains(&text_of(&d.def.id)));
+        assert!(noble.is_some(), "no noble's text after ?1");
+        // A slip is answered with the nearest name; a number past the menu is refused.
+        assert!(text.contains("nothing in Take the Kingdom is called 'frieze'; the nearest is:"));
+        assert!(text.contains("there is no option 99"));
     }
 
     #[test]

@@ -219,6 +219,8 @@ pub const API: &[Entry] = &[
     f("Table", "counters_text(p, viewer) -> string", "Player `p`'s counters as `viewer` sees them: the pack's `show_counters`, `label value` each, `?` for one `p` keeps behind a screen."),
     f("Table", "names_text(cards, viewer) -> string", "The cards' names as `viewer` may read them (\"a face-down card\" otherwise), in the order given, repeats folded (`Deny ×2`)."),
     f("Table", "columns(rows) -> string", "Rows (arrays of cells) laid out in aligned columns, one line each."),
+    f("Table", "count_words(n, word) -> string", "A number with its noun, plural unless it is one: `1 card`, `3 cards`, `0 armies`, `2 coaches` (English rules)."),
+    f("Table", "count_words(n, word, plural) -> string", "The same with the plural given, for any other: `count_words(n, \"Dane\", \"Danes\")`, `count_words(n, \"sheep\", \"sheep\")`."),
     f("Table", "words(list) -> string", "A list for a sentence: `a`, `a and b`, `a, b and c` (each item as text); \"\" for an empty list."),
     f("Table", "words(list, none) -> string", "The same, with `none` for an empty list (`words(moved, \"nothing\")`)."),
     f("Table", "words_or(list) -> string", "A choice for a sentence: `a`, `a or b`, `a, b or c`."),

@@ -154,7 +154,7 @@ fn build_engine() -> Engine {
     e
 }
 
-pub use rhai::Dynamic;
+pub use rhai::{Dynamic, Map};
 
 /// A script map of text entries (for tools and tests that build options by hand).
 pub fn map_of(pairs: &[(&str, &str)]) -> Dynamic {

@@ -760,7 +760,7 @@ const CASES: &[Case] = &[
     ),
     // ---- Table
     case(
-        &["can_see", "names_text", "columns", "words", "words_or"],
+        &["can_see", "names_text", "columns", "words", "words_or", "count_words"],
         r#"
         let mine = create_card("archer", pzone(0, "hand"));
         let open = create_card("wall", zone("discard"));
@@ -778,6 +778,14 @@ const CASES: &[Case] = &[
         same(words(["Ann", "Bea"]), "Ann and Bea", "two words");
         same(words(["Ann", "Bea", 3]), "Ann, Bea and 3", "a list: items as text");
         same(words_or(["wood", "stone", "iron"]), "wood, stone or iron", "a choice");
+        same(count_words(1, "card"), "1 card", "one");
+        same(count_words(3, "card"), "3 cards", "more");
+        same(count_words(0, "army"), "0 armies", "consonant y");
+        same(count_words(2, "day"), "2 days", "vowel y");
+        same(count_words(2, "coach"), "2 coaches", "-es");
+        same(count_words(2, "Dane", "Danes"), "2 Danes", "a plural given");
+        same(count_words(1, "Dane", "Danes"), "1 Dane", "one, with a plural given");
+        same(count_words(2, "sheep", "sheep"), "2 sheep", "an irregular plural");
         "#,
     ),
 ];
