@@ -80,7 +80,7 @@ pub fn help(pack: &Pack, query: &str) -> String {
             format!(
                 "nothing in {} is called '{query}'; the nearest is:\n{}",
                 pack.manifest.name,
-                d.map(|d| describe(d)).unwrap_or_default()
+                d.map(describe).unwrap_or_default()
             )
         }
         None => format!(
