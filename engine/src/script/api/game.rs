@@ -133,11 +133,16 @@ pub(super) fn register(e: &mut Registrar) {
                 g.say(Vec::new(), |s| {
                     let names: Vec<&str> = w.iter().map(|&p| s.players[p].name.as_str()).collect();
                     let scores: Vec<String> = s.players.iter().map(|p| format!("{} {}", p.name, p.score)).collect();
-                    let line = format!(
-                        "game over: {} wins ({reason}); scores: {}",
-                        if names.is_empty() { "nobody".into() } else { names.join(" and ") },
-                        scores.join(", ")
-                    );
+                    // Alone at the table nobody is beaten: the reason and the score are the end.
+                    let line = if s.players.len() == 1 {
+                        format!("game over: {reason}; score: {}", scores.join(", "))
+                    } else {
+                        format!(
+                            "game over: {} wins ({reason}); scores: {}",
+                            if names.is_empty() { "nobody".into() } else { names.join(" and ") },
+                            scores.join(", ")
+                        )
+                    };
                     (line, None)
                 });
                 g.over = Some((w, reason.to_string()));
