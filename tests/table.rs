@@ -423,6 +423,46 @@ fn kingdoms_in_conflict_at_the_terminal() {
     // The board is drawn on request only, not at every decision.
     let boards = s.shown.matches("Tiles:").count();
     assert!(boards <= 2, "the board was drawn {boards} times");
+    // Each seat's status line agrees with its stock and units lines below it.
+    let checked = kic_status_agrees(&s.shown);
+    assert!(checked > 20, "only {checked} status blocks");
+}
+
+/// Check every Kingdoms in Conflict status block in `shown` ("units U, walls W, food F,
+/// materials M", then "stock: ...", then "units: ..." when there are any): food is the
+/// livestock, grain and fish in stock, materials the metal, stone and wood, units the
+/// units listed. Gives how many blocks were checked.
+fn kic_status_agrees(shown: &str) -> usize {
+    let lines: Vec<&str> = shown.lines().collect();
+    let number_before = |text: &str, word: &str| -> i64 {
+        let at = text.find(&format!(" {word}")).unwrap_or_else(|| panic!("no {word} in {text}"));
+        text[..at].rsplit(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+    };
+    let mut checked = 0;
+    for (i, l) in lines.iter().enumerate() {
+        // (The board's compact lines, "units 0, walls 0, upkeep 0 food; L0 G0 ...", differ.)
+        let Some(at) = l.find("): units ").filter(|_| l.contains(", materials ")) else { continue };
+        let counts = &l[at + 3..];
+        let after = |word: &str| -> i64 {
+            let from = counts.find(&format!("{word} ")).unwrap() + word.len() + 1;
+            counts[from..].split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+        };
+        let stock = lines[i + 1].trim().strip_prefix("stock: ").unwrap_or_else(|| panic!("no stock line after {l}"));
+        let food: i64 = ["livestock", "grain", "fish"].iter().map(|r| number_before(stock, r)).sum();
+        let materials: i64 = ["metal", "stone", "wood"].iter().map(|r| number_before(stock, r)).sum();
+        let units = match lines.get(i + 2).and_then(|u| u.trim().strip_prefix("units: ")) {
+            Some(u) => u.matches(" at ").count() as i64,
+            None => 0,
+        };
+        assert_eq!(
+            (after("units"), after("food"), after("materials")),
+            (units, food, materials),
+            "{l}\n{}",
+            lines[i + 1]
+        );
+        checked += 1;
+    }
+    checked
 }
 
 /// `--log public` tells the person what a spectator is told (their own draws by number);
