@@ -206,6 +206,58 @@ mod tests {
         text
     }
 
+    /// Input that arrives only after a person has thought for `wait`.
+    struct Slow {
+        inner: std::io::Cursor<Vec<u8>>,
+        wait: Option<std::time::Duration>,
+    }
+
+    impl Slow {
+        fn pause(&mut self) {
+            if let Some(w) = self.wait.take() {
+                std::thread::sleep(w);
+            }
+        }
+    }
+
+    impl std::io::Read for Slow {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.pause();
+            self.inner.read(buf)
+        }
+    }
+
+    impl BufRead for Slow {
+        fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+            self.pause();
+            self.inner.fill_buf()
+        }
+        fn consume(&mut self, n: usize) {
+            self.inner.consume(n)
+        }
+    }
+
+    /// A person who thinks longer than a script may run in one call, then asks for the
+    /// board: the rules' `render` is a call of its own, with its own clock, so the map is
+    /// drawn (it used to inherit the waiting call's clock, thinking time included).
+    #[test]
+    fn the_board_is_drawn_after_thinking_longer_than_a_script_may_run() {
+        let project = Project::new(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+        let pack = Arc::new(load_pack(&project, "kingdoms-in-conflict", LoadOptions::default()).pack.unwrap());
+        let out = Shared::default();
+        let limit = crown_engine::script::LIMITS.call_seconds;
+        let input = Slow {
+            inner: std::io::Cursor::new(b"board\n".to_vec()),
+            wait: Some(std::time::Duration::from_millis(limit * 1000 + 500)),
+        };
+        let agents: Vec<Box<dyn Agent>> =
+            vec![Box::new(TablePlayer::new(input, out.clone())), bots::bot("first", 1, 1).unwrap()];
+        let _ = Game::new(pack, GameConfig::new(1, 2), agents).unwrap().run();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert!(!text.contains("render() failed"), "{text}");
+        assert!(text.contains("Tiles:"), "no map drawn:\n{text}");
+    }
+
     #[test]
     fn help_prints_a_cards_text_and_an_options_names() {
         let text = play_with("take-the-kingdom", "help freeze\n?1\nhelp frieze\nhelp 99\n1\n");
