@@ -158,6 +158,12 @@ impl Agent for Person {
         w.events.push(Event::Person);
         r
     }
+    fn hears_only_choices(&self) -> bool {
+        true
+    }
+    fn only_choice(&mut self, prompt: &str, label: &str) {
+        self.inner.only_choice(prompt, label);
+    }
     fn kind(&self) -> String {
         "human".into()
     }

@@ -87,6 +87,13 @@ impl<R: BufRead + Send, W: Write + Send> Agent for HumanAgent<R, W> {
         let _ = writeln!(self.output);
         self.ask(req, &mut |_| None)
     }
+    fn hears_only_choices(&self) -> bool {
+        true
+    }
+    fn only_choice(&mut self, prompt: &str, label: &str) {
+        let sep = if prompt.ends_with(['?', ':']) { "" } else { ":" };
+        let _ = writeln!(self.output, "{prompt}{sep} {label} (the only choice)");
+    }
     fn kind(&self) -> String {
         "human".into()
     }
@@ -162,6 +169,12 @@ impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
             }
         };
         self.human.ask(req, &mut command)
+    }
+    fn hears_only_choices(&self) -> bool {
+        true
+    }
+    fn only_choice(&mut self, prompt: &str, label: &str) {
+        self.human.only_choice(prompt, label);
     }
     fn kind(&self) -> String {
         "human".into()
@@ -256,6 +269,12 @@ mod tests {
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         assert!(!text.contains("render() failed"), "{text}");
         assert!(text.contains("Tiles:"), "no map drawn:\n{text}");
+    }
+
+    #[test]
+    fn a_menu_of_one_option_is_told_not_taken_silently() {
+        let text = play_with("take-the-kingdom", "1\n");
+        assert!(text.contains("(the only choice)"), "{}", &text[..3000.min(text.len())]);
     }
 
     #[test]

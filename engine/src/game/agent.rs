@@ -62,6 +62,14 @@ pub trait Agent: Send {
     }
     /// Shown the table before a choice, when `wants_view` is true.
     fn show(&mut self, _view: &str) {}
+    /// Whether the agent is a person, told of a menu of one option, which the game takes
+    /// without asking ([`Agent::only_choice`]).
+    fn hears_only_choices(&self) -> bool {
+        false
+    }
+    /// A menu of one option was taken for this seat without asking: `prompt`, and the
+    /// option's label.
+    fn only_choice(&mut self, _prompt: &str, _label: &str) {}
     /// The state of the agent's own random stream, if it has one (see
     /// [`GameRng::state`]), so that a game saved and resumed gets the same decisions.
     fn rng_state(&self) -> Option<String> {

@@ -94,6 +94,16 @@ pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer
     // Labels and fields are made only for an agent that reads them (the game is not
     // borrowed here: an action menu's labels are script functions).
     let (labels, options) = if reads { offer.read()? } else { (Vec::new(), Vec::new()) };
+    // A person is told of a menu of one option, taken without asking.
+    if count == 1 && with(|g| Ok(g.agents[player].as_ref().is_some_and(|a| a.hears_only_choices())))? {
+        let label = offer.label(0)?;
+        with(|g| {
+            if let Some(a) = g.agents[player].as_mut() {
+                a.only_choice(prompt, &label);
+            }
+            Ok(())
+        })?;
+    }
     let (agent, pack, name, view, fork) = with(|g| {
         if count == 1 {
             return Ok((None, g.pack.clone(), String::new(), None, None));
