@@ -116,19 +116,15 @@ pub fn scenarios_start(pack: &Arc<Pack>) -> Vec<Diagnostic> {
     out
 }
 
-/// Where `key = ...` is written in a scenario file (its first line that starts with the
-/// key), or nothing.
+/// The line where `key = ...` is written in a scenario file (from the key to the line's
+/// end), or nothing.
 fn setting_span(text: &str, key: &str) -> std::ops::Range<usize> {
-    let mut off = 0;
-    for line in text.split_inclusive('\n') {
-        let t = line.trim_start();
-        let start = off + (line.len() - t.len());
-        if t.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('=')) {
-            return start..start + line.trim_end().len() - (line.len() - t.len());
-        }
-        off += line.len();
+    let key_at = crown_engine::load::span_of_setting(text, key);
+    if key_at.is_empty() {
+        return key_at;
     }
-    0..0
+    let line_end = text[key_at.start..].find('\n').map_or(text.len(), |n| key_at.start + n);
+    key_at.start..key_at.start + text[key_at.start..line_end].trim_end().len()
 }
 
 /// A stable digest of everything a load of a pack produced: the manifest, every definition

@@ -126,20 +126,12 @@ pub struct State {
 pub fn zone_pattern_matches(pattern: &str, name: &str) -> bool {
     match pattern.split_once('*') {
         None => pattern == name,
-        Some((head, tail)) => {
-            name.len() >= head.len() + tail.len()
-                && name.starts_with(head)
-                && zone_pattern_matches_rest(tail, &name[head.len()..])
+        Some((head, rest)) => {
+            name.strip_prefix(head).is_some_and(|tail| {
+                // The `*` takes 0, 1, 2... characters; the rest of the pattern must match what follows.
+                tail.char_indices().map(|(i, _)| i).chain([tail.len()]).any(|i| zone_pattern_matches(rest, &tail[i..]))
+            })
         }
-    }
-}
-
-fn zone_pattern_matches_rest(pattern: &str, rest: &str) -> bool {
-    match pattern.split_once('*') {
-        None => rest.ends_with(pattern),
-        Some((mid, tail)) => (0..=rest.len())
-            .filter(|&i| rest.is_char_boundary(i))
-            .any(|i| rest[i..].starts_with(mid) && zone_pattern_matches_rest(tail, &rest[i + mid.len()..])),
     }
 }
 

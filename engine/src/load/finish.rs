@@ -723,6 +723,15 @@ impl PackLoad<'_> {
         // One warning per deck nobody builds (and one for cards listing no deck), at the
         // first card concerned, naming the others.
         let mut stranded: BTreeMap<Option<&str>, Vec<&Def>> = BTreeMap::new();
+        // How many definitions list each deck (a deck several list is a real one).
+        let mut listed_by: BTreeMap<&str, usize> = BTreeMap::new();
+        if unsure {
+            for d in defs {
+                for k in d.def.decks.iter().map(String::as_str).collect::<BTreeSet<_>>() {
+                    *listed_by.entry(k).or_default() += 1;
+                }
+            }
+        }
         for d in defs {
             let def = &d.def;
             if d.kind != DefKind::Card
@@ -737,9 +746,8 @@ impl PackLoad<'_> {
             if unsure {
                 // A slip is one card's: a deck that several cards list is a real deck
                 // built under a name made at run time (`round-${r}`).
-                let listed_by = |k: &str| defs.iter().filter(|x| x.def.decks.iter().any(|y| y == k)).count();
                 let slip = match deck {
-                    Some(k) => listed_by(k) == 1 && did_you_mean(k, built.iter().copied()).is_some(),
+                    Some(k) => listed_by.get(k) == Some(&1) && did_you_mean(k, built.iter().copied()).is_some(),
                     None => !built.is_empty(),
                 };
                 if !slip {
@@ -783,7 +791,7 @@ impl PackLoad<'_> {
 
 /// Where setting `key` is written in a pack.toml or scenario file: its first line that
 /// starts `key =` (in an `[options]` table or an inline one), or nothing.
-fn span_of_setting(text: &str, key: &str) -> std::ops::Range<usize> {
+pub fn span_of_setting(text: &str, key: &str) -> std::ops::Range<usize> {
     let mut off = 0;
     for line in text.split_inclusive('\n') {
         let t = line.trim_start();

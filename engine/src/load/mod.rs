@@ -22,6 +22,7 @@ mod scripts;
 pub mod table;
 mod vocabulary;
 
+pub use finish::span_of_setting;
 pub use project::Project;
 
 use finish::{sort_defs, Compiled};
