@@ -1,5 +1,6 @@
-//! Every golden game of the shipped packs, one test each, named after its file.
-//! A failure prints the same report as `crown test`.
+//! Every golden game of the shipped packs, one test each, named after its file, and once
+//! more on Rhai's interpreter (`NAME [rhai]`): both runtimes must replay every game to the
+//! same transcript, byte for byte. A failure prints the same report as `crown test`.
 
 mod common;
 
@@ -8,6 +9,7 @@ mod common;
 #[global_allocator]
 static GLOBAL: crown_alloc::Counting<std::alloc::System> = crown_alloc::Counting(std::alloc::System);
 
+use crown_engine::script::compiled::{with_runtime, Runtime};
 use crown_tools::golden::{check_case, discover, Verdict};
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -16,16 +18,20 @@ fn main() {
     let project = crate::common::repo_project();
     let cases = discover(&project, &[]);
     let mut packs = std::collections::BTreeMap::new();
-    let trials = cases
-        .into_iter()
-        .map(|case| {
-            let pack = packs
-                .entry(case.pack.clone())
-                .or_insert_with(|| crate::common::load_pack(&project, &case.pack))
-                .clone();
-            Trial::test(case.name.clone(), move || {
+    let mut trials = Vec::new();
+    for case in cases {
+        let pack =
+            packs.entry(case.pack.clone()).or_insert_with(|| crate::common::load_pack(&project, &case.pack)).clone();
+        for runtime in [Runtime::Compiled, Runtime::Rhai] {
+            let (case, pack) = (case.clone(), pack.clone());
+            let name = match runtime {
+                Runtime::Compiled => case.name.clone(),
+                Runtime::Rhai => format!("{} [rhai]", case.name),
+            };
+            // The check runs on this thread, so the runtime chosen for it holds throughout.
+            trials.push(Trial::test(name, move || {
                 let pack = pack.map_err(Failed::from)?;
-                match check_case(&case, &pack, 4) {
+                match with_runtime(runtime, || check_case(&case, &pack, 4)) {
                     Verdict::Pass => Ok(()),
                     Verdict::Differs(change) => Err(format!(
                         "the game changed (review with `crown test --review`, accept with `crown test --bless`)\n{}{}",
@@ -34,8 +40,8 @@ fn main() {
                     .into()),
                     Verdict::Broken { report, fix } => Err(format!("could not replay: {report}\nfix: {fix}").into()),
                 }
-            })
-        })
-        .collect();
+            }));
+        }
+    }
     libtest_mimic::run(&args, trials).exit();
 }

@@ -830,7 +830,7 @@ fn diff_packs(old: &Pack, new: &Pack, rep: &mut ReloadReport) {
             rep.removed.push(d.def.id.clone());
         }
     }
-    rep.rules_changed = old.rules_script().map(|s| s.hash) != new.rules_script().map(|s| s.hash)
+    rep.rules_changed = old.rules_hash() != new.rules_hash()
         || old.manifest != new.manifest
         || old.board.as_ref().map(|b| format!("{:?}", b.0)) != new.board.as_ref().map(|b| format!("{:?}", b.0));
     for s in &new.scenarios {

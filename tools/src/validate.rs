@@ -182,7 +182,7 @@ pub fn pack_digest(pack: &Pack) -> u64 {
             sc.functions
         );
     }
-    let _ = writeln!(s, "rules {:?}", pack.rules);
+    let _ = writeln!(s, "rules {:?} {:?}", pack.rules, pack.rule_parts);
     let _ = writeln!(s, "bots {:?}", pack.bots);
     for (f, h) in &pack.file_hashes {
         let _ = writeln!(s, "file {} {h:016x}", f.to_string_lossy().replace('\\', "/"));

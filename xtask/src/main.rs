@@ -18,6 +18,10 @@
 //! - `cargo xtask fuzz [SECONDS] [SEED]`: the compiled script runtime against Rhai's
 //!   interpreter on generated programs, for SECONDS (default 300) from SEED (default: the
 //!   clock), in release mode; a difference fails with the program that shows it.
+//! - `cargo xtask differential [GAMES]`: `crown sim --json` of GAMES games (default 1,000)
+//!   of every pack in `content/`, with random and with greedy bots, under `--runtime
+//!   compiled` and `--runtime rhai` (release build); the summaries must be identical, byte
+//!   for byte.
 //!
 //! This is the one place that calls a package manager. Tests, build scripts and library
 //! code never do: a test that needs a program it cannot find fails with a message that
@@ -74,6 +78,7 @@ fn main() -> ExitCode {
         Some("bench") => run_bench(&args[1..]),
         Some("mutants") => run_mutants(&args[1..]),
         Some("fuzz") => run_fuzz(&args[1..]),
+        Some("differential") => run_differential(&args[1..]),
         Some("hostile") => match hostile::main(&args[1..]) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
@@ -86,7 +91,8 @@ fn main() -> ExitCode {
                  \x20      cargo xtask bench [ARGS]       `crown bench ARGS` with the benchmark suite, in release mode\n\
                  \x20      cargo xtask mutants [--base REV] [ARGS]   mutation testing of the code changed since REV\n\
                  \x20      cargo xtask hostile [FILTER]   run the hostile-input set against the release binary\n\
-                 \x20      cargo xtask fuzz [SECONDS] [SEED]   the compiled script runtime against the interpreter"
+                 \x20      cargo xtask fuzz [SECONDS] [SEED]   the compiled script runtime against the interpreter\n\
+                 \x20      cargo xtask differential [GAMES]   every pack's simulations under both script runtimes"
             );
             ExitCode::from(2)
         }
@@ -108,6 +114,62 @@ fn run_fuzz(args: &[String]) -> ExitCode {
         Ok(_) => ExitCode::FAILURE,
         Err(e) => fail(&format!("cannot run cargo: {e}")),
     }
+}
+
+/// `cargo xtask differential`: every pack's `crown sim --json` under both runtimes.
+fn run_differential(args: &[String]) -> ExitCode {
+    let games = args.first().map_or("1000", String::as_str);
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let built = Command::new(cargo).args(["build", "--release", "-p", "crown-tools", "--bin", "crown"]).status();
+    if !built.is_ok_and(|s| s.success()) {
+        return fail("the release build of crown failed");
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let crown = root.join("target/release/crown");
+    let mut packs: Vec<String> = match std::fs::read_dir(root.join("content")) {
+        Ok(d) => d
+            .flatten()
+            .filter(|e| e.path().join("pack.toml").is_file())
+            .map(|e| e.file_name().to_string_lossy().into())
+            .collect(),
+        Err(e) => return fail(&format!("cannot list content/: {e}")),
+    };
+    packs.sort();
+    let mut differ = 0;
+    for pack in &packs {
+        for agents in ["random", "greedy"] {
+            let mut outs = Vec::new();
+            for runtime in ["compiled", "rhai"] {
+                let started = std::time::Instant::now();
+                let o = Command::new(&crown)
+                    .arg("--project")
+                    .arg(&root)
+                    .args(["--runtime", runtime, "sim", pack, "--games", games, "--agents", agents, "--json"])
+                    .output();
+                let o = match o {
+                    Ok(o) if o.status.success() => o,
+                    Ok(o) => {
+                        return fail(&format!("crown sim {pack} ({runtime}): {}", String::from_utf8_lossy(&o.stderr)))
+                    }
+                    Err(e) => return fail(&format!("cannot run {}: {e}", crown.display())),
+                };
+                println!("{pack:26} {agents:7} {runtime:9} {games} games in {:.1} s", started.elapsed().as_secs_f64());
+                outs.push(o.stdout);
+            }
+            if outs[0] != outs[1] {
+                println!("{pack:26} {agents:7} DIFFERS between the runtimes");
+                differ += 1;
+            }
+        }
+    }
+    if differ > 0 {
+        return fail(&format!("{differ} simulation(s) differ between the runtimes"));
+    }
+    println!(
+        "every simulation is the same under both runtimes ({} packs, {games} games each, random and greedy bots)",
+        packs.len()
+    );
+    ExitCode::SUCCESS
 }
 
 fn fail(msg: &str) -> ExitCode {

@@ -111,6 +111,9 @@ pub struct Pack {
     pub board: Option<(BoardFile, Origin)>,
     pub scripts: Vec<Script>,
     pub rules: Option<usize>,
+    /// Indices into `scripts` of the rules script's further files, when `rules` lists
+    /// several (the script at `rules` carries all their functions).
+    pub rule_parts: Vec<usize>,
     /// Index into `scripts` of the bots' script (`bots.rhai`), when the pack has one.
     pub bots: Option<usize>,
     /// What the rules' `prepare(id)` worked out for each definition when the pack was
@@ -146,8 +149,27 @@ impl Pack {
         self.scenarios.iter().find(|s| s.scenario.default)
     }
 
+    /// The rules script: its first file, whose syntax tree holds the functions of every
+    /// file of the rules (what games run).
     pub fn rules_script(&self) -> Option<&Script> {
         self.rules.map(|i| &self.scripts[i])
+    }
+
+    /// Every file of the rules script, the first first (one, unless `rules` lists several).
+    pub fn rule_files(&self) -> impl Iterator<Item = &Script> {
+        self.rules.into_iter().chain(self.rule_parts.iter().copied()).map(|i| &self.scripts[i])
+    }
+
+    /// Whether the rules (any of their files) define function `name`.
+    pub fn rules_define(&self, name: &str) -> bool {
+        self.rule_files().any(|s| s.functions.contains(name))
+    }
+
+    /// The content hash of the rules, all their files together (`None` without rules).
+    pub fn rules_hash(&self) -> Option<u64> {
+        self.rules?;
+        let bytes: Vec<u8> = self.rule_files().flat_map(|s| s.hash.to_le_bytes()).collect();
+        Some(hash_bytes(&bytes))
     }
 
     /// The bots' script, when the pack has one.
@@ -158,7 +180,10 @@ impl Pack {
     /// The script whose function `name` a bot calls (`greedy_score`, `evaluate`): the
     /// bots' script when it defines it, else the rules script when that does.
     pub fn bot_hook(&self, name: &str) -> Option<&Script> {
-        self.bots_script().into_iter().chain(self.rules_script()).find(|s| s.functions.contains(name))
+        match self.bots_script().filter(|s| s.functions.contains(name)) {
+            Some(b) => Some(b),
+            None => self.rules_script().filter(|_| self.rules_define(name)),
+        }
     }
 
     /// The card size in millimetres (default poker, 63x88).

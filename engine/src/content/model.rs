@@ -63,9 +63,11 @@ pub struct PackManifest {
     /// Physical size of the cards: a name (`poker`, `bridge`, `tarot`, `mini`) or millimetres.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub card_size: Option<CardSize>,
-    /// The rules script, relative to `scripts/<pack>/` (default `rules.rhai`).
+    /// The rules script, relative to `scripts/<pack>/` (default `rules.rhai`), or a list
+    /// of files read as one rules script (`["rules.rhai", "notation.rhai"]`): every
+    /// function of each is seen by all, and the first holds the rules' top-level code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rules: Option<String>,
+    pub rules: Option<RuleFiles>,
     /// The bots' script, relative to `scripts/<pack>/` (default `bots.rhai` when there is
     /// one): the functions the bots call (`greedy_score`, `evaluate`), kept apart from the
     /// rules. It may call the rules' functions; the rules never call into it.
@@ -276,6 +278,55 @@ impl<'de> Deserialize<'de> for ValueRange {
                     }
                 };
                 Ok(ValueRange { range, required: spec.required })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `rules` in `pack.toml`: one file, or several read as one script.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum RuleFiles {
+    One(String),
+    Several(Vec<String>),
+}
+
+impl RuleFiles {
+    /// The files, in the order given (the first holds the rules' top-level code).
+    pub fn files(&self) -> Vec<&str> {
+        match self {
+            RuleFiles::One(f) => vec![f.as_str()],
+            RuleFiles::Several(fs) => fs.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// By hand: a path, or a non-empty list of paths, each with its own error.
+impl<'de> Deserialize<'de> for RuleFiles {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RuleFiles;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a script path (`\"rules.rhai\"`) or a list of them (`[\"rules.rhai\", \"notation.rhai\"]`)",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RuleFiles, E> {
+                Ok(RuleFiles::One(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<RuleFiles, A::Error> {
+                let mut files = Vec::new();
+                while let Some(x) = seq.next_element::<String>()? {
+                    files.push(x);
+                }
+                if files.is_empty() {
+                    return Err(serde::de::Error::custom(
+                        "list at least one rules file (or leave `rules` out for `rules.rhai`)",
+                    ));
+                }
+                Ok(RuleFiles::Several(files))
             }
         }
         d.deserialize_any(V)

@@ -351,7 +351,11 @@ impl TomlFile<'_> {
                     }
                 }
                 if let Some(r) = &m.rules {
-                    check_rel_path(r, spans.get("rules").cloned().unwrap_or(0..0), src, &mut out.diags);
+                    let several = matches!(r, crate::content::model::RuleFiles::Several(_));
+                    for (i, f) in r.files().into_iter().enumerate() {
+                        let key = if several { format!("rules.{i}") } else { "rules".to_string() };
+                        check_rel_path(f, spans.get(&key).cloned().unwrap_or(0..0), src, &mut out.diags);
+                    }
                 }
                 if let Some(b) = &m.bots {
                     check_rel_path(b, spans.get("bots").cloned().unwrap_or(0..0), src, &mut out.diags);
@@ -475,6 +479,7 @@ fn take_definition(
                     .enumerate()
                     .map(|(i, h)| (h.clone(), span_at(item, &[P::K("hooks"), P::I(i)]).unwrap_or(id_span.clone())))
                     .collect(),
+                more: Vec::new(),
             });
             if sref.is_none() && !def.hooks.is_empty() {
                 out.diags.push(

@@ -22,8 +22,10 @@ use crate::script::lint::Names;
 #[derive(Default)]
 pub(super) struct Compiled {
     pub(super) scripts: Vec<Script>,
-    index: BTreeMap<(String, String), usize>,
+    pub(super) index: BTreeMap<(String, String), usize>,
+    /// The rules script's first file, and its further files (when `rules` lists several).
     pub(super) rules: Option<usize>,
+    pub(super) rule_parts: Vec<usize>,
     /// Script paths as normalised bytes (comparing `Path`s is slow on large packs).
     pub(super) used: BTreeSet<OsString>,
     /// Some script did not compile (the rules script included).
@@ -156,32 +158,6 @@ impl PackLoad<'_> {
             }
         }
         referenced_cards
-    }
-
-    /// Compile the rules script (which must define `turn()`); its functions alone, for the
-    /// card scripts, with its content hash.
-    pub(super) fn compile_rules(&mut self, rules: Option<&ScriptRef>, c: &mut Compiled) -> Option<(rhai::AST, u64)> {
-        let r = rules?;
-        let path = self.project.scripts_dir(&r.pack).join(&r.rel);
-        c.used.insert(path_key(&self.shown(&path)));
-        let Some(s) = self.compile_script(r, None) else {
-            self.rules_broken = true;
-            return None;
-        };
-        if self.opts.compile_scripts && !s.functions.contains("turn") {
-            let d = Diagnostic::error("missing-turn", "the rules script defines no `turn()` function")
-                .in_file(s.path.clone())
-                .hint("games call `fn turn()` once per turn until `end_game`; define it in the rules script");
-            self.diags.push(match self.sources.get(&r.file).cloned() {
-                Some(f) if r.span != (0..0) => d.related(&f, r.span.clone(), "the rules script is named here"),
-                _ => d,
-            });
-        }
-        let lib = (s.ast.clone_functions_only(), s.hash);
-        c.rules = Some(c.scripts.len());
-        c.index.insert((r.pack.clone(), r.rel.clone()), c.scripts.len());
-        c.scripts.push(s);
-        Some(lib)
     }
 
     /// Compile every distinct definition script (in parallel), with the rules' functions
@@ -358,30 +334,37 @@ impl PackLoad<'_> {
     pub(super) fn misspelt_engine_hooks(
         &mut self,
         scripts: &[Script],
-        rules: Option<usize>,
+        rules: &[usize],
         bots: Option<usize>,
         reachable: &BTreeSet<String>,
     ) {
         let bot_hooks = ["greedy_plan", "greedy_score", "evaluate"];
-        for (si, hooks) in [(rules, crate::script::ENGINE_HOOKS), (bots, &bot_hooks[..])] {
-            let Some(sc) = si.map(|i| &scripts[i]) else { continue };
-            for f in &sc.functions {
-                if reachable.contains(f) || crate::script::ENGINE_HOOKS.contains(&f.as_str()) {
-                    continue;
+        let groups: [(Vec<&Script>, &[&str]); 2] = [
+            (rules.iter().map(|&i| &scripts[i]).collect(), crate::script::ENGINE_HOOKS),
+            (bots.map(|i| &scripts[i]).into_iter().collect(), &bot_hooks[..]),
+        ];
+        for (group, hooks) in groups {
+            // The rules' files are read as one: a hook any of them defines is defined.
+            let defined = |h: &str| group.iter().any(|sc| sc.functions.contains(h));
+            for sc in &group {
+                for f in &sc.functions {
+                    if reachable.contains(f) || crate::script::ENGINE_HOOKS.contains(&f.as_str()) {
+                        continue;
+                    }
+                    let missing = hooks.iter().copied().filter(|h| !defined(h));
+                    let Some(hook) = did_you_mean(f, missing) else { continue };
+                    let line = crate::script::api::fn_line_in(&self.sources, &sc.path, f);
+                    // The engine never runs it: what it was for silently does not happen.
+                    let d = Diagnostic::error(
+                        "misspelt-hook",
+                        format!("`{f}` is never called: the engine calls `{hook}`, which this script does not define"),
+                    );
+                    let d = match (self.sources.get(&sc.path), line) {
+                        (Some(src), Some(l)) => d.at_line_col(src, l, 1),
+                        _ => d.in_file(sc.path.clone()),
+                    };
+                    self.diags.push(d.hint(format!("rename it `{hook}`, or call it from a script if it is a helper")));
                 }
-                let missing = hooks.iter().copied().filter(|h| !sc.functions.contains(*h));
-                let Some(hook) = did_you_mean(f, missing) else { continue };
-                let line = crate::script::api::fn_line_in(&self.sources, &sc.path, f);
-                // The engine never runs it: what it was for silently does not happen.
-                let d = Diagnostic::error(
-                    "misspelt-hook",
-                    format!("`{f}` is never called: the engine calls `{hook}`, which this script does not define"),
-                );
-                let d = match (self.sources.get(&sc.path), line) {
-                    (Some(src), Some(l)) => d.at_line_col(src, l, 1),
-                    _ => d.in_file(sc.path.clone()),
-                };
-                self.diags.push(d.hint(format!("rename it `{hook}`, or call it from a script if it is a helper")));
             }
         }
     }

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use super::checks::rel_path_ok;
 use super::files::{parse_file, parse_file_cached};
 use super::{CachedFile, FileKind, FileOut, Layer, PackLoad, ParsedManifest, Ref, ScriptRef};
-use crate::content::model::{BoardFile, Definition, PackManifest};
+use crate::content::model::{BoardFile, Definition, PackManifest, RuleFiles};
 use crate::content::{Def, DefKind, Origin, ScenarioEntry};
 use crate::diag::{Diagnostic, SourceFile};
 
@@ -307,31 +307,49 @@ impl PackLoad<'_> {
         }
     }
 
-    /// The rules script: this pack's own, else the one inherited.
+    /// The rules script: this pack's own, else the one inherited. Its further files (when
+    /// `rules` lists several) ride along in `more`.
     pub(super) fn rules_script(
-        &self,
+        &mut self,
         id: &str,
         manifest: &PackManifest,
         morigin: &Origin,
         at: &ManifestAt<'_>,
         inherited: Option<ScriptRef>,
     ) -> Option<ScriptRef> {
-        let rules_rel = manifest.rules.clone().unwrap_or_else(|| "rules.rhai".to_string());
-        let own_rules = self.project.scripts_dir(id).join(&rules_rel);
+        let files: Vec<&str> = manifest.rules.as_ref().map_or_else(|| vec!["rules.rhai"], |r| r.files());
+        let several = files.len() > 1 || matches!(manifest.rules, Some(RuleFiles::Several(_)));
+        let span = |i: usize| if several { at.span(&format!("rules.{i}")) } else { at.span("rules") };
+        let own_rules = self.project.scripts_dir(id).join(files[0]);
         // A refused path (reported when the manifest was parsed) is never read.
-        if !rel_path_ok(&rules_rel) {
-            None
-        } else if own_rules.is_file() || manifest.rules.is_some() || inherited.is_none() {
-            Some(ScriptRef {
-                pack: id.to_string(),
-                rel: rules_rel,
-                file: morigin.file.clone(),
-                span: at.span("rules"),
-                hooks: Vec::new(),
-            })
-        } else {
-            inherited
+        if !files.iter().all(|f| rel_path_ok(f)) {
+            return None;
         }
+        if !(own_rules.is_file() || manifest.rules.is_some() || inherited.is_none()) {
+            return inherited;
+        }
+        let mut more: Vec<(String, Range<usize>)> = Vec::new();
+        for (i, f) in files.iter().enumerate().skip(1) {
+            if files[..i].contains(f) {
+                if let Some(src) = at.file {
+                    self.diags.push(
+                        Diagnostic::error("bad-rules", format!("`{f}` is listed twice in `rules`"))
+                            .at(src, span(i))
+                            .hint("list each rules file once"),
+                    );
+                }
+                continue;
+            }
+            more.push((f.to_string(), span(i)));
+        }
+        Some(ScriptRef {
+            pack: id.to_string(),
+            rel: files[0].to_string(),
+            file: morigin.file.clone(),
+            span: span(0),
+            hooks: Vec::new(),
+            more,
+        })
     }
 
     /// The bots' script: this pack's own (named, or `bots.rhai` when there is one), else
@@ -354,6 +372,7 @@ impl PackLoad<'_> {
                 file: morigin.file.clone(),
                 span: at.span("bots"),
                 hooks: Vec::new(),
+                more: Vec::new(),
             })
         } else {
             inherited

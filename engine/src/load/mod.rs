@@ -18,6 +18,7 @@ mod finish;
 mod layer;
 mod names;
 mod project;
+mod rules;
 mod scripts;
 pub mod table;
 mod vocabulary;
@@ -376,6 +377,9 @@ struct ScriptRef {
     span: Range<usize>,
     /// Hooks the script must define, with their spans.
     hooks: Vec<(String, Range<usize>)>,
+    /// The rules script's further files (`rules = ["rules.rhai", "notation.rhai"]`), each
+    /// with where the manifest names it: read with this one as one script.
+    more: Vec<(String, Range<usize>)>,
 }
 
 /// The manifest as parsed: the manifest, its origin, and the span of each top-level key
@@ -525,11 +529,14 @@ impl PackLoad<'_> {
         let bots_idx = self.compile_bots(bots.as_ref(), lib.as_ref().map(|(a, h)| (a, *h)), &mut compiled);
         self.note_unchecked_calls(rules.as_ref());
         let missing_hooks = self.attach_scripts(&mut pack_defs, &srefs, &compiled);
-        let Compiled { scripts, rules: rules_idx, used: used_scripts, some_failed: some_script_failed, .. } = compiled;
+        let Compiled {
+            scripts, rules: rules_idx, rule_parts, used: used_scripts, some_failed: some_script_failed, ..
+        } = compiled;
         if self.opts.compile_scripts {
             let reachable = Self::reachable_names(&srefs, &scripts);
             self.unreachable_functions(&pack_defs, &scripts, missing_hooks, &reachable);
-            self.misspelt_engine_hooks(&scripts, rules_idx, bots_idx, &reachable);
+            let rule_files: Vec<usize> = rules_idx.into_iter().chain(rule_parts.iter().copied()).collect();
+            self.misspelt_engine_hooks(&scripts, &rule_files, bots_idx, &reachable);
         }
 
         // What definitions carry, against the pack's declared vocabulary.
@@ -571,6 +578,7 @@ impl PackLoad<'_> {
             board,
             scripts,
             rules: rules_idx,
+            rule_parts,
             bots: bots_idx,
             prepared: BTreeMap::new(),
             sources,

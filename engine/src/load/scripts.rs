@@ -77,6 +77,18 @@ fn merge_rules(lib: &rhai::AST, ast: &rhai::AST, name: &str) -> Arc<rhai::AST> {
     Arc::new(merged)
 }
 
+/// The functions a script defines, read and parsed without checks (`None` when it cannot
+/// be read or parsed: compiling it says why), with its content hash.
+pub(super) fn functions_of(l: &PackLoad<'_>, s: &ScriptRef) -> Option<(rhai::AST, u64)> {
+    let path = l.project.scripts_dir(&s.pack).join(&s.rel);
+    let shown = l.shown(&path);
+    let bytes = read_script(l, s, &path, &shown).ok()?;
+    let text = decode(&bytes, &shown).ok()?;
+    let name = shown.to_string_lossy().replace('\\', "/");
+    let ast = crate::script::compile(&name, &text).ok()?;
+    Some((ast.clone_functions_only(), hash_bytes(&bytes)))
+}
+
 /// Read and compile one script (through a [`Loader`]'s cache when there is one). `lib` is
 /// the rules script's functions and the rules script's content hash.
 pub(super) fn compile_one(l: &PackLoad<'_>, s: &ScriptRef, lib: Option<(&rhai::AST, u64)>) -> ScriptOut {

@@ -82,7 +82,8 @@ struct Profiler {
     scripts: Vec<String>,
     /// Per script path: its id and the functions it defines itself.
     own: HashMap<String, (u32, BTreeSet<String>)>,
-    rules: Option<u32>,
+    /// The rules script's files (a function of one of them may be called from any script).
+    rules: Vec<u32>,
     keys: HashMap<(u32, ImmutableString), u32>,
     fns: Vec<(u32, ImmutableString, Acc)>,
     lines: HashMap<(u32, u32), (u64, u64)>,
@@ -115,13 +116,13 @@ pub(super) fn engine() -> &'static Engine {
 pub fn start(pack: &Pack) {
     let mut scripts = Vec::new();
     let mut own = HashMap::new();
-    let mut rules = None;
-    let rules_path = pack.rules_script().map(|s| s.path.display().to_string());
+    let mut rules = Vec::new();
+    let rule_paths: Vec<String> = pack.rule_files().map(|s| s.path.display().to_string()).collect();
     for s in &pack.scripts {
         let path = s.path.display().to_string();
         let id = scripts.len() as u32;
-        if rules_path.as_deref() == Some(path.as_str()) {
-            rules = Some(id);
+        if rule_paths.contains(&path) {
+            rules.push(id);
         }
         scripts.push(path.clone());
         own.insert(path, (id, s.functions.clone()));
@@ -193,10 +194,10 @@ impl Profiler {
     fn key(&mut self, source: Option<&str>, name: &ImmutableString) -> u32 {
         let script = match source.and_then(|s| self.own.get(s)) {
             Some((id, fns)) if fns.contains(name.as_str()) => *id,
-            _ => match self.rules {
-                Some(r) if self.defines(r, name) => r,
+            _ => match self.rules.iter().copied().find(|&r| self.defines(r, name)) {
+                Some(r) => r,
                 // Not a script function: one of Crown's or Rhai's.
-                _ => self.intern_script(BUILT_IN),
+                None => self.intern_script(BUILT_IN),
             },
         };
         if let Some(&k) = self.keys.get(&(script, name.clone())) {

@@ -41,12 +41,11 @@ pub const PREPARE_HOOK: &str = "prepare";
 /// Run `validate(id)` of the pack's rules script on every definition (nothing when the
 /// rules script has no such function).
 pub fn validate_pack(pack: &Arc<Pack>, sources: &SourceMap) -> Vec<Diagnostic> {
-    let Some(rules) = pack.rules_script().filter(|s| s.functions.contains(HOOK) || s.functions.contains(PACK_HOOK))
-    else {
+    let Some(rules) = pack.rules_script().filter(|_| pack.rules_define(HOOK) || pack.rules_define(PACK_HOOK)) else {
         return Vec::new();
     };
-    let per_def = rules.functions.contains(HOOK);
-    let whole = rules.functions.contains(PACK_HOOK);
+    let per_def = pack.rules_define(HOOK);
+    let whole = pack.rules_define(PACK_HOOK);
     let ast = rules.ast.clone();
     let script_path = rules.path.clone();
     let game = match table_for(pack) {
@@ -160,7 +159,7 @@ fn call_hook(ast: &rhai::AST, hook: &str, args: Vec<Dynamic>) -> Result<Dynamic,
 /// `prepared(id, key)`. A `prepare` that fails is an error at the definition.
 pub fn prepare_pack(pack: &Arc<Pack>) -> (BTreeMap<String, Dynamic>, Vec<Diagnostic>) {
     let mut out = BTreeMap::new();
-    let Some(rules) = pack.rules_script().filter(|s| s.functions.contains(PREPARE_HOOK)) else {
+    let Some(rules) = pack.rules_script().filter(|_| pack.rules_define(PREPARE_HOOK)) else {
         return (out, Vec::new());
     };
     let ast = rules.ast.clone();

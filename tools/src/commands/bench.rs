@@ -144,7 +144,7 @@ pub fn run(project: &Project, args: &BenchArgs) -> Done {
         let Ok(pack) = session::load(project, &pack_id) else {
             continue;
         };
-        if !pack.rules_script().is_some_and(|r| r.references.names.contains("checkpoint")) {
+        if !pack.rule_files().any(|r| r.references.names.contains("checkpoint")) {
             continue;
         }
         let n = if args.quick { 3 } else { 20 };

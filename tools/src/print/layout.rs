@@ -444,6 +444,7 @@ pub(crate) mod tests {
             board: None,
             scripts: Vec::new(),
             rules: None,
+            rule_parts: Vec::new(),
             bots: None,
             prepared: Default::default(),
             sources: Default::default(),

@@ -140,7 +140,7 @@ pub(super) fn register(e: &mut Registrar) {
 fn prepared<'g>(g: &'g Game, id: &str) -> Result<&'g Dynamic, String> {
     def_idx(g, id)?;
     g.pack.prepared.get(id).ok_or_else(|| {
-        if g.pack.rules_script().is_some_and(|r| r.functions.contains(crate::script::validate::PREPARE_HOOK)) {
+        if g.pack.rules_define(crate::script::validate::PREPARE_HOOK) {
             format!("`prepare(\"{id}\")` has not run (the pack is being checked)")
         } else {
             "the rules define no `prepare(id)` to read from: define it to work out data once per definition".to_string()

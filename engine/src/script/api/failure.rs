@@ -94,7 +94,7 @@ fn defining_script(pack: &Pack, source: &str, func: &str) -> Option<String> {
     if own.functions.contains(func) {
         return None;
     }
-    pack.rules_script().into_iter().chain(pack.bots_script()).find(|s| s.functions.contains(func)).map(shown)
+    pack.rule_files().chain(pack.bots_script()).find(|s| s.functions.contains(func)).map(shown)
 }
 
 /// Turn a Rhai error into a located failure naming the script and its definitions.

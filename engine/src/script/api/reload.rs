@@ -90,7 +90,7 @@ fn reload_changes(old: &Pack, new: &Pack) -> String {
             parts.push(format!("{word} {}", ids.join(", ")));
         }
     }
-    if old.rules_script().map(|s| s.hash) != new.rules_script().map(|s| s.hash) {
+    if old.rules_hash() != new.rules_hash() {
         parts.push("rules script changed".into());
     }
     if parts.is_empty() {

@@ -24,8 +24,7 @@ pub(super) fn drive() -> Status {
     let was_catching = CATCHING.with(|c| c.replace(true));
     PANIC_AT.with(|p| *p.borrow_mut() = None);
     let r = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<Status, ScriptFailure> {
-        let has_turn =
-            with(|g| Ok(g.pack.rules_script().is_some_and(|s| s.functions.contains("turn")))).unwrap_or(false);
+        let has_turn = with(|g| Ok(g.pack.rules_define("turn"))).unwrap_or(false);
         if !has_turn {
             return Err(ScriptFailure {
                 script: rules_path(),
@@ -115,7 +114,7 @@ pub fn play_fork<T>(game: Game, before_setup: bool, then: impl FnOnce(&Status) -
 /// Call an optional rules function while a game is installed (`None` when the rules do
 /// not define it).
 pub fn call_rules_fn(name: &str, args: Vec<Dynamic>) -> Option<Result<Dynamic, ScriptFailure>> {
-    let defined = with(|g| Ok(g.pack.rules_script().is_some_and(|s| s.functions.contains(name)))).unwrap_or(false);
+    let defined = with(|g| Ok(g.pack.rules_define(name))).unwrap_or(false);
     defined.then(|| rules_call(name, args))
 }
 
@@ -153,7 +152,7 @@ pub fn call_bot_fn(name: &str, args: Vec<Dynamic>) -> Option<Result<Dynamic, Scr
 fn rules_call(name: &str, args: Vec<Dynamic>) -> Result<Dynamic, ScriptFailure> {
     let ast = with(|g| {
         let s = g.pack.rules_script().ok_or("the pack has no rules script")?;
-        Ok(s.functions.contains(name).then(|| s.ast.clone()))
+        Ok(g.pack.rules_define(name).then(|| s.ast.clone()))
     })
     .map_err(|e| ScriptFailure::plain(e.to_string()))?;
     let Some(ast) = ast else {
