@@ -498,3 +498,39 @@ fn log_levels() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("public, private, debug"));
 }
+
+/// Numbers agree with their nouns in what the players are told: three games of each
+/// shipped pack, random bots, never "1 players", "1 cards" or "1 Danes" (a board's pieces
+/// are counted with the name of one of them, where the board gives it).
+#[test]
+fn numbers_agree_with_their_nouns() {
+    let project = repo_project();
+    let mut found = Vec::new();
+    for id in
+        ["take-the-kingdom", "the-last-kingdom", "kingdoms-in-conflict", "kingdom-legacy", "kingdom-legacy-saltroad"]
+    {
+        let pack = load_pack(&project, id).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let mut wrong: Vec<String> =
+            ["players", "cards", "tokens", "turns", "rounds", "points"].iter().map(|w| format!("1 {w}")).collect();
+        if let Some((b, _)) = &pack.board {
+            wrong.extend(b.supply.iter().filter(|s| !s.one.is_empty()).map(|s| format!("1 {}", s.name)));
+        }
+        for seed in 1..=3 {
+            let players = pack.manifest.players.min.max(2).min(pack.manifest.players.max) as usize;
+            let mut cfg = GameConfig::new(seed, players);
+            cfg.transcript = true;
+            let agents: Vec<Box<dyn Agent>> =
+                (0..players).map(|p| bots::bot("random", seed, p).expect("a bot")).collect();
+            let game = Game::new(pack.clone(), cfg, agents).expect("a game");
+            let (game, out) = game.run();
+            assert!(!matches!(out.status, Status::Failed(_)), "{id} seed {seed}: {:?}", out.status);
+            let text = crown_engine::game::record::transcript_text(&game, &out);
+            for line in text.lines() {
+                if wrong.iter().any(|w| line.contains(w.as_str()) && names_word(line, w)) {
+                    found.push(format!("{id} seed {seed}: {line}"));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "numbers that disagree with their nouns:\n{}", found.join("\n"));
+}

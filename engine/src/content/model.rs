@@ -123,6 +123,12 @@ pub struct PackManifest {
     /// pack's unless it lists its own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub phases: Vec<String>,
+    /// What the game calls its rounds, first to last (`round_names = ["round I", "round
+    /// II"]`), where the engine and `round_name(n)` say "round 1", "round 2"; a round past
+    /// the list is told by its number. An expansion inherits its base pack's unless it
+    /// lists its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round_names: Vec<String>,
 }
 
 /// `[search]` in `pack.toml`: how hard the `search` bot looks ahead by default.
@@ -290,6 +296,18 @@ impl<'de> Deserialize<'de> for ValueRange {
 pub enum RuleFiles {
     One(String),
     Several(Vec<String>),
+}
+
+impl PackManifest {
+    /// What the game calls round `n` (from 1): its entry in `round_names`, else "round n".
+    pub fn round_name(&self, n: i64) -> String {
+        usize::try_from(n)
+            .ok()
+            .and_then(|i| i.checked_sub(1))
+            .and_then(|i| self.round_names.get(i))
+            .cloned()
+            .unwrap_or_else(|| format!("round {n}"))
+    }
 }
 
 impl RuleFiles {
@@ -781,8 +799,14 @@ pub struct SpaceDef {
 pub struct SupplyDef {
     #[schemars(regex(pattern = r"^[a-z0-9_-]{1,64}$"))]
     pub id: String,
+    /// What people call the pieces (`"Danes"`, `"Peace tokens"`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// What people call one of them (`"Dane"`), when `name` is not that word made plural
+    /// by English rules: `count_pieces(1, "danes")` says "1 Dane", `count_pieces(3,
+    /// "danes")` "3 Danes".
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub one: String,
     #[schemars(range(min = 0, max = 100_000))]
     pub count: i64,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -156,7 +156,7 @@ impl<'a> Table<'a> {
         let t = &s.turns;
         let mut at: Vec<String> = Vec::new();
         if t.round > 0 {
-            at.push(format!("round {}", t.round));
+            at.push(self.pack.manifest.round_name(t.round));
         }
         if let Some(ph) = &t.phase {
             at.push(format!("{ph} phase"));

@@ -448,7 +448,10 @@ fn fold_manifest(manifest: &mut PackManifest, base: PackManifest) {
     if manifest.search.is_none() {
         manifest.search = base.search;
     }
-    // The phases of a round, unless this pack lists its own.
+    // The names of the rounds and the phases of a round, unless this pack lists its own.
+    if manifest.round_names.is_empty() {
+        manifest.round_names = base.round_names.clone();
+    }
     if manifest.phases.is_empty() {
         manifest.phases = base.phases.clone();
     }

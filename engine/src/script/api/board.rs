@@ -139,6 +139,25 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("board_version", || with(|g| Ok(g.state.board_version as i64)));
+    e.register_fn("supply_name", |kind: ImmutableString| with(|g| Ok(supply_def(g, &kind)?.0)));
+    e.register_fn("supply_one", |kind: ImmutableString| with(|g| Ok(supply_def(g, &kind)?.1)));
+    e.register_fn("supply_attr", |kind: ImmutableString, key: ImmutableString| {
+        with(|g| {
+            let b = g.pack.board.as_ref().ok_or("the pack has no board")?;
+            let s = b.0.supply.iter().find(|s| s.id == kind.as_str()).ok_or_else(|| no_supply(g, &kind))?;
+            Ok(s.attrs.get(key.as_str()).cloned().unwrap_or_default())
+        })
+    });
+    e.register_fn("count_pieces", |n: i64, kind: ImmutableString| {
+        with(|g| {
+            let (many, one) = supply_def(g, &kind)?;
+            Ok(if one.is_empty() {
+                super::table::count_words(n, &many, None)
+            } else {
+                super::table::count_words(n, &one, Some(&many))
+            })
+        })
+    });
     e.register_fn("supply", |kind: ImmutableString| {
         with(|g| Ok(g.state.supplies.get(kind.as_str()).copied().unwrap_or(0)))
     });
@@ -183,4 +202,24 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(g.state.reachable(from, budget.min(64), diagonal, true).get(&to).copied().unwrap_or(-1))
         })
     });
+}
+
+/// A supply's name for several pieces and for one (`one` is empty when the board does not
+/// give it: the name is then the word for one, made plural by English rules). A supply
+/// without a name goes by its id.
+fn supply_def(g: &Game, kind: &str) -> Result<(String, String), String> {
+    let b = g.pack.board.as_ref().ok_or("the pack has no board")?;
+    let s = b.0.supply.iter().find(|s| s.id == kind).ok_or_else(|| no_supply(g, kind))?;
+    let many = if s.name.is_empty() { s.id.clone() } else { s.name.clone() };
+    let one = if s.one.is_empty() && s.name.is_empty() { s.id.clone() } else { s.one.clone() };
+    Ok((many, one))
+}
+
+/// No supply `kind`, with the nearest id the board has.
+fn no_supply(g: &Game, kind: &str) -> String {
+    let ids = g.pack.board.iter().flat_map(|b| b.0.supply.iter().map(|s| s.id.as_str()));
+    match crate::diag::did_you_mean(kind, ids) {
+        Some(near) => format!("no supply `{kind}` (did you mean `{near}`?)"),
+        None => format!("no supply `{kind}`"),
+    }
 }

@@ -31,6 +31,7 @@ players = { min = 2, max = 3 }
 show_counters = ["vp", "gold"]
 counter_names = { vp = "victory points" }
 phases = ["draft", "play"]
+round_names = ["the first round"]
 [options]
 hand = 5
 bands = [4, 6]
@@ -116,7 +117,9 @@ adjacent = ["keep"]
 [[supply]]
 id = "knight"
 name = "Knights"
+one = "Knight"
 count = 2
+attrs = { side = "crown" }
 
 [[supply]]
 id = "gold"
@@ -178,9 +181,11 @@ const CASES: &[Case] = &[
         "#,
     ),
     case(
-        &["round", "set_round", "next_round"],
+        &["round", "set_round", "next_round", "round_name"],
         r#"
         same(round(), 0, "round starts at 0");
+        same(round_name(1), "the first round", "round_name from round_names");
+        same(round_name(2), "round 2", "round_name past the list");
         same(next_round(), 1, "next_round");
         set_round(5);
         same(round(), 5, "set_round");
@@ -599,6 +604,10 @@ const CASES: &[Case] = &[
             "supply",
             "take",
             "give_back",
+            "supply_name",
+            "supply_one",
+            "supply_attr",
+            "count_pieces",
             "reachable",
             "distance",
             "board_version",
@@ -607,6 +616,17 @@ const CASES: &[Case] = &[
         let a = space_at(0, 0);
         let b = space_at(2, 1);
         same(supply("knight"), 2, "supply");
+        same(supply_name("knight"), "Knights", "supply_name");
+        same(supply_one("knight"), "Knight", "supply_one");
+        same(supply_attr("knight", "side"), "crown", "supply_attr");
+        same(supply_attr("knight", "colour"), "", "supply_attr, absent");
+        same(count_pieces(1, "knight"), "1 Knight", "count_pieces: one");
+        same(count_pieces(2, "knight"), "2 Knights", "count_pieces: several");
+        same(count_pieces(3, "gold"), "3 Golds", "count_pieces without `one`: English rules");
+        same(supply_one("gold"), "", "supply_one without `one`");
+        let said = "";
+        try { supply_name("knigth"); } catch (e) { said = `${e}`; }
+        expect(said.contains("did you mean `knight`"), `supply_name of no supply: ${said}`);
         let v0 = board_version();
         let p = place("knight", a, 0);
         expect(board_version() > v0, "placing changes the board");

@@ -42,6 +42,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("round", || with(|g| Ok(g.state.turns.round)));
+    e.register_fn("round_name", |n: i64| with(|g| Ok(g.pack.manifest.round_name(n))));
     e.register_fn("set_round", |n: i64| with(|g| set_round(g, n)));
     e.register_fn("next_round", || {
         with(|g| {
@@ -131,7 +132,8 @@ fn set_round(g: &mut Game, n: i64) -> Result<(), String> {
     }
     if g.state.turns.round != n {
         g.state.turns.round = n;
-        g.log(|_| format!("round {n}"));
+        let name = g.pack.manifest.round_name(n);
+        g.log(|_| name);
     }
     Ok(())
 }
