@@ -18,6 +18,11 @@
 //! y=8  S M G W F G W S
 //! ```
 
+/// The reasons the rules give `end_game` (scripts/kingdoms-in-conflict/rules.rhai).
+const RESIGNED: &str = "the other ruler resigned";
+const DEFEATED: &str = "the other kingdom has no units left";
+const FAMINE: &str = "the other kingdom's people revolted, with no resources left";
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -130,10 +135,10 @@ fn games_end_under_every_scenario_with_a_sound_table() {
                 if o.status != Status::Finished {
                     fail_with(&game, &o, &format!("{what}: {:?}", o.status));
                 }
-                if !["defeated", "famine", "resign", "turn limit"].contains(&o.reason.as_str()) {
+                if ![DEFEATED, FAMINE, RESIGNED, "turn limit"].contains(&o.reason.as_str()) {
                     fail_with(&game, &o, &format!("{what}: ended by {}", o.reason));
                 }
-                if sc == "to-the-end" && o.reason == "resign" {
+                if sc == "to-the-end" && o.reason == RESIGNED {
                     fail_with(&game, &o, &format!("{what}: resigned where resigning is off"));
                 }
                 if let Err(e) = check_table(&game) {
@@ -967,7 +972,7 @@ fn no_units_at_the_end_of_ones_own_turn_is_defeat() {
         turn();
         "#,
     );
-    assert_eq!(t.over(), Some((vec![0], "defeated".to_string())));
+    assert_eq!(t.over(), Some((vec![0], DEFEATED.to_string())));
     done(&t);
 }
 
@@ -1010,7 +1015,7 @@ fn no_resources_at_the_end_of_ones_own_turn_is_famine() {
         turn();
         "#,
     );
-    assert_eq!(t.over(), Some((vec![1], "famine".to_string())));
+    assert_eq!(t.over(), Some((vec![1], FAMINE.to_string())));
     done(&t);
 }
 
@@ -1027,7 +1032,7 @@ fn a_player_may_resign_where_the_scenario_allows_it() {
         turn();
         "#,
     );
-    assert_eq!(t.over(), Some((vec![1], "resign".to_string())));
+    assert_eq!(t.over(), Some((vec![1], RESIGNED.to_string())));
     let mut t2 = table("to-the-end");
     t2.run(
         r#"
