@@ -334,9 +334,29 @@ fn a_game_against_a_bot_is_played_to_its_end_in_the_page() {
     click(&mut page, "document.getElementById('start')");
     page.wait_for("document.querySelectorAll('#options button.option').length > 1", LOAD);
     assert!(page.eval("document.getElementById('prompt').textContent").as_str().unwrap().contains("Choose your noble"));
+    // Each noble is offered with its ability beneath, and its whole text on the option.
+    let about = page.eval("document.querySelector('#options button.option span.about').textContent");
+    assert_eq!(about, json!("Begins the game holding Dawn Raid."));
+    let title = page.eval("document.querySelector('#options button.option').title");
+    assert!(title.as_str().unwrap().contains("Anne, Viscountess of Narbonne (noble)"), "{title}");
+    // Loaded afresh, the page shows the game on the table, and its New-game form holds
+    // that game's settings (not the defaults, seed 1).
+    page.call("Page.navigate", json!({ "url": format!("{}play", server.url) }));
+    page.wait_for("typeof view !== 'undefined' && view !== null && view.options.length > 1", LOAD);
+    assert_eq!(page.eval("document.getElementById('seed').value"), json!("3"));
+    assert_eq!(page.eval("document.getElementById('pack').value"), json!("take-the-kingdom"));
     // The first noble: Anne.
     click(&mut page, "document.querySelector('#options button.option')");
     page.wait_for("document.getElementById('status').textContent.includes('Anne, Viscountess of Narbonne')", LOAD);
+
+    // Zones are named in words, and a card face opens large.
+    let labels = page.eval("[...document.querySelectorAll('#zones h3')].map(h => h.textContent).join('|')");
+    assert!(labels.as_str().unwrap().contains("your hand"), "{labels}");
+    assert!(!labels.as_str().unwrap().contains('@'), "{labels}");
+    page.eval("document.querySelector('#zones .card img').click()");
+    assert_eq!(page.eval("document.getElementById('enlarged') !== null"), json!(true));
+    page.eval("document.getElementById('enlarged').click()");
+    assert_eq!(page.eval("document.getElementById('enlarged') === null"), json!(true));
 
     // A few decisions, then undo one.
     for _ in 0..3 {

@@ -64,6 +64,17 @@ pub fn plain(text: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// What a person choosing a character reads beneath the option: the text of the noble or
+/// leader the option offers (a value of the option naming one by id), without markup.
+pub fn character_note(pack: &Pack, option: Option<&Dynamic>) -> Option<String> {
+    let map = option?.read_lock::<crown_engine::script::Map>()?.clone();
+    map.values().find_map(|v| {
+        let id = v.clone().into_immutable_string().ok()?;
+        let d = &pack.defs[*pack.index.get(id.as_str())?];
+        (d.kind.is_character() && !d.def.text.trim().is_empty()).then(|| plain(&d.def.text))
+    })
+}
+
 /// `help NAME`: the definitions named (by id or name, any case; several when names are
 /// shared), or what the pack has that is nearest.
 pub fn help(pack: &Pack, query: &str) -> String {

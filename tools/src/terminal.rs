@@ -28,6 +28,18 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
         }
     }
 
+    /// The prompt and its numbered options; an option that offers a noble or a leader
+    /// has its ability beneath it.
+    fn write_menu(&mut self, req: &ChoiceRequest<'_>) {
+        let _ = writeln!(self.output, "{}, {}:", req.player_name, req.prompt);
+        for (i, l) in req.labels.iter().enumerate() {
+            let _ = writeln!(self.output, "  {:>2}. {l}", i + 1);
+            if let Some(about) = crate::explain::character_note(req.pack, req.options.get(i)) {
+                let _ = writeln!(self.output, "      {about}");
+            }
+        }
+    }
+
     /// Ask the menu of `req`. A line that is neither an option's number nor its label is
     /// handed to `command`; what it returns is shown and the menu asked again (`None`: not
     /// a command either).
@@ -36,10 +48,7 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
         req: &ChoiceRequest<'_>,
         command: &mut dyn FnMut(&str) -> Option<String>,
     ) -> Result<usize, String> {
-        let _ = writeln!(self.output, "{}, {}:", req.player_name, req.prompt);
-        for (i, l) in req.labels.iter().enumerate() {
-            let _ = writeln!(self.output, "  {:>2}. {l}", i + 1);
-        }
+        self.write_menu(req);
         loop {
             let _ = write!(self.output, "choose 1-{}> ", req.labels.len());
             let _ = self.output.flush();
@@ -52,10 +61,7 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
                 match command(&t.to_lowercase()) {
                     Some(text) => {
                         let _ = writeln!(self.output, "{}", text.trim_end());
-                        let _ = writeln!(self.output, "{}, {}:", req.player_name, req.prompt);
-                        for (i, l) in req.labels.iter().enumerate() {
-                            let _ = writeln!(self.output, "  {:>2}. {l}", i + 1);
-                        }
+                        self.write_menu(req);
                     }
                     None => {
                         let _ = writeln!(

@@ -58,6 +58,11 @@ pub struct OptionView {
     pub label: String,
     /// The question a person is asked again before taking it, if any.
     pub confirm: Option<String>,
+    /// The ability of the noble or leader it offers, shown beneath it.
+    pub about: Option<String>,
+    /// The text of the cards and characters it names (`?N` at the terminal), shown when
+    /// the pointer rests on it.
+    pub explain: String,
 }
 
 /// A card as the seat sees it.
@@ -93,6 +98,8 @@ pub struct LogLine {
 pub struct View {
     pub pack: String,
     pub pack_name: String,
+    /// The scenario played (`None`: the pack's default), for the New-game form.
+    pub scenario: Option<String>,
     pub seed: u64,
     pub names: Vec<String>,
     pub kinds: Vec<String>,
@@ -163,7 +170,12 @@ impl Agent for WebSeat {
             .labels
             .iter()
             .enumerate()
-            .map(|(i, l)| OptionView { label: l.clone(), confirm: req.confirm(i) })
+            .map(|(i, l)| OptionView {
+                label: l.clone(),
+                confirm: req.confirm(i),
+                about: crate::explain::character_note(req.pack, req.options.get(i)),
+                explain: crate::explain::option_help(req.pack, req.options.get(i), l),
+            })
             .collect();
         if let Ok(mut p) = self.pending.lock() {
             *p = Some(Pending { prompt: req.prompt.to_string(), options, status, board, zones });
@@ -184,7 +196,13 @@ pub fn zones(g: &Game, viewer: usize) -> Vec<ZoneView> {
     let mut out = Vec::new();
     for z in s.zones.iter().filter(|z| !z.cards.is_empty()) {
         let mine = z.owner == Some(viewer as u8);
-        let label = if mine { format!("your {}", z.name) } else { z.label(&s.players) };
+        // In words: "your hand", "Bea's kingdom", "the round 1 deck".
+        let name = z.name.replace(['-', '_'], " ");
+        let label = match z.owner {
+            _ if mine => format!("your {name}"),
+            Some(p) => format!("{}'s {name}", s.players.get(p as usize).map_or("?", |x| x.name.as_str())),
+            None => format!("the {name}"),
+        };
         let cards: Vec<CardView> = match (z.visibility, z.owner) {
             (Visibility::Hidden, _) => Vec::new(),
             (Visibility::Owner, _) if !mine => Vec::new(),
@@ -362,6 +380,7 @@ impl Session {
         let view = View {
             pack: game.pack.id().to_string(),
             pack_name: game.pack.manifest.name.clone(),
+            scenario: self.setup.scenario.clone(),
             seed: self.setup.seed,
             names: game.state.players.iter().map(|p| p.name.clone()).collect(),
             kinds: self.setup.kinds.clone(),

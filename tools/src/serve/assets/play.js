@@ -75,8 +75,10 @@ function load(counted) {
 function cardEl(c) {
   const d = el("div", { class: "card" });
   if (c.id) {
-    const img = el("img", { src: "/face/" + encodeURIComponent(view.pack) + "/" + encodeURIComponent(c.id) + ".svg", alt: c.name, title: c.name });
+    const src = "/face/" + encodeURIComponent(view.pack) + "/" + encodeURIComponent(c.id) + ".svg";
+    const img = el("img", { src: src, alt: c.name, title: c.name + " (click to enlarge)" });
     img.onerror = () => { img.remove(); };
+    img.onclick = () => enlarge(src, c.name);
     d.appendChild(img);
   }
   d.appendChild(el("div", { class: "name" }, c.name));
@@ -84,8 +86,32 @@ function cardEl(c) {
   return d;
 }
 
+// A card face at reading size, over the page; a click anywhere closes it.
+function enlarge(src, name) {
+  const o = el("div", { id: "enlarged", title: "click to close" });
+  o.appendChild(el("img", { src: src, alt: name }));
+  o.onclick = () => o.remove();
+  document.body.appendChild(o);
+}
+
+// The New-game form, once per game shown: the settings of the game on the table (the
+// hosted one, or the last started), so "Start a game" plays it again as it is.
+let formOf = null;
+function fillForm(v) {
+  const key = [v.pack, v.scenario, v.seed, v.kinds.join(",")].join("|");
+  if (formOf === key) return;
+  formOf = key;
+  $("pack").value = v.pack;
+  fillScenarios();
+  $("scenario").value = v.scenario || "";
+  $("players").value = v.names.length;
+  $("agents").value = v.kinds.join(",");
+  $("seed").value = v.seed;
+}
+
 function show(v) {
   view = v;
+  fillForm(v);
   chosen = null;
   $("game").hidden = false;
   $("title").textContent = v.pack_name + " — seed " + v.seed + " — you are " + v.names[v.seat];
@@ -102,7 +128,8 @@ function show(v) {
   const opts = $("options");
   opts.innerHTML = "";
   v.options.forEach((o, i) => {
-    const b = el("button", { class: "option", type: "button", "data-i": i }, o.label);
+    const b = el("button", { class: "option", type: "button", "data-i": i, title: o.explain }, o.label);
+    if (o.about) b.appendChild(el("span", { class: "about" }, o.about));
     b.disabled = at !== null;
     b.onclick = () => pick(i);
     opts.appendChild(b);
