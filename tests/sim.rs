@@ -437,3 +437,47 @@ fn format_json_is_the_same_as_json() {
         assert!(help.contains("--format <FORMAT>") && help.contains("--json"), "crown {command} --help:\n{help}");
     }
 }
+
+/// `--transcripts DIR` keeps each game as its transcript and the game file that replays
+/// it (`crown test FILE` passes on it); `--every K` keeps games 0, K, 2K...
+#[test]
+fn transcripts_are_kept_and_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_string_lossy().to_string();
+    let (code, _, err) = sim(&["take-the-kingdom", "--games", "20", "--seed", "4", "--transcripts", &d]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("wrote 20 games to"), "{err}");
+    for i in 0..20 {
+        for ext in ["transcript", "game.toml"] {
+            let f = dir.path().join(format!("take-the-kingdom-{i}.{ext}"));
+            assert!(f.is_file(), "{} is missing", f.display());
+        }
+    }
+    let root = repo_project().root.to_string_lossy().to_string();
+    for i in [0, 13] {
+        let f = dir.path().join(format!("take-the-kingdom-{i}.game.toml"));
+        let o = std::process::Command::new(crown_bin())
+            .args(["--project", &root, "test"])
+            .arg(&f)
+            .output()
+            .expect("crown runs");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success() && out.contains("1 game in") && out.contains("1 unchanged"), "{out}");
+    }
+
+    let every = tempfile::tempdir().unwrap();
+    let e = every.path().to_string_lossy().to_string();
+    let (code, _, err) = sim(&["take-the-kingdom", "--games", "10", "--transcripts", &e, "--every", "4"]);
+    assert_eq!(code, 0, "{err}");
+    let mut kept: Vec<String> = std::fs::read_dir(every.path())
+        .unwrap()
+        .map(|x| x.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".transcript"))
+        .collect();
+    kept.sort();
+    assert_eq!(kept, ["take-the-kingdom-0.transcript", "take-the-kingdom-4.transcript", "take-the-kingdom-8.transcript"]);
+
+    let (code, _, err) = sim(&["take-the-kingdom", "--games", "2", "--transcripts", &e, "--characters", "random"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--characters game"), "{err}");
+}

@@ -112,10 +112,12 @@ fn pct(part: u64, total: u64) -> f64 {
 fn print_report(r: &Report, args: &ProfileArgs, kinds: &[String], players: usize, games: u64, turns: u64, wall: f64) {
     let ms = r.total_ns as f64 / 1e6;
     println!(
-        "Profile of {}: {} games, {} players ({}), seed {}, {:.1} turns a game",
+        "Profile of {}: {} game{}, {} player{} ({}), seed {}, {:.1} turns a game",
         args.pack,
         args.games,
+        crown_engine::diag::plural(args.games),
         players,
+        crown_engine::diag::plural(players),
         kinds.join(", "),
         args.table.setup.seed,
         turns as f64 / games as f64

@@ -89,6 +89,14 @@ pub struct SimArgs {
     /// bars, game lengths, card impact, the comparison).
     #[arg(long, value_name = "FILE")]
     pub report: Option<std::path::PathBuf>,
+    /// Keep the games as files in DIR: each one's transcript and the game file that
+    /// replays it (`PACK-I.transcript`, `PACK-I.game.toml`), for outside checkers and
+    /// `crown test`. Every game, or every Kth with --every.
+    #[arg(long, value_name = "DIR")]
+    pub transcripts: Option<std::path::PathBuf>,
+    /// With --transcripts: keep only games 0, K, 2K...
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "transcripts")]
+    pub every: u64,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -193,7 +201,19 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         return Err("a --set sweep (A..B) runs one simulation per value: it cannot be sharded or written with --out; shard each value's run instead".into());
     }
     let characters = Characters::parse(&args.characters)?;
-    let plan = Plan::new(&base, table.setup.seed, players, scenario, kinds.clone(), args.seat_order, characters)?;
+    let mut plan = Plan::new(&base, table.setup.seed, players, scenario, kinds.clone(), args.seat_order, characters)?;
+    if let Some(dir) = &args.transcripts {
+        if !matches!(plan.characters, Characters::Game) {
+            return Err(format!(
+                "--transcripts with --characters {}: a game file replays the characters the rules deal, so keep games with --characters game",
+                plan.characters.label()
+            ));
+        }
+        if sweep.is_some() {
+            return Err("--transcripts keeps the games of one run: give one --set value instead of a sweep".into());
+        }
+        plan.keep = Some(Arc::new(crate::sim::keep::Keep::new(dir, args.every)?));
+    }
     let mut other = match &args.compare {
         Some(o) => Some(compare::other(project, base.id(), o)?),
         None => None,
@@ -283,6 +303,15 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
             pb.finish_and_clear();
         }
         let secs = start.elapsed().as_secs_f64();
+        if let Some(keep) = &plan.keep {
+            match keep.report() {
+                Ok(line) => eprintln!("{line}"),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    code = code.max(1);
+                }
+            }
+        }
         if let Some(out) = &args.out {
             let file = shard::StatsFile {
                 format: shard::FORMAT.into(),

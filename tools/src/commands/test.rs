@@ -205,8 +205,9 @@ pub fn run(project: &Project, args: &TestArgs) -> Done {
     }
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "\n{} games in {secs:.2} s: {unchanged} unchanged, {path_only} changed path only, {outcome} changed outcome, {} could not replay",
+        "\n{} game{} in {secs:.2} s: {unchanged} unchanged, {path_only} changed path only, {outcome} changed outcome, {} could not replay",
         cases.len(),
+        crown_engine::diag::plural(cases.len()),
         broken.len()
     );
     if accepted > 0 {

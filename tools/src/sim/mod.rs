@@ -9,6 +9,7 @@
 
 pub mod compare;
 pub mod interval;
+pub mod keep;
 pub mod plan;
 pub mod report;
 pub mod shard;
@@ -63,7 +64,13 @@ fn failed_outcome(message: String) -> Outcome {
 /// Play game `i` of `plan`: its outcome and the role of each seat.
 fn play_one(pack: &Arc<Pack>, plan: &Plan, i: u64) -> (Outcome, Vec<usize>) {
     match plan.game(pack, i) {
-        Ok((game, roles)) => (game.run().1, roles),
+        Ok((game, roles)) => {
+            let (game, outcome) = game.run();
+            if let Some(keep) = plan.keep.as_ref().filter(|k| k.keeps(i)) {
+                keep.write(i, &game, &outcome, roles.iter().map(|&r| plan.kinds[r].clone()).collect());
+            }
+            (outcome, roles)
+        }
         Err(e) => (failed_outcome(e), plan.seating(i)),
     }
 }

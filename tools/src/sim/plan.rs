@@ -80,6 +80,8 @@ pub struct Plan {
     pub characters: Characters,
     /// The pack's character ids, sorted (for `random` and `sweep`).
     pub pool: Vec<String>,
+    /// Where the games kept as files go (`--transcripts`), if anywhere.
+    pub keep: Option<std::sync::Arc<super::keep::Keep>>,
 }
 
 impl Plan {
@@ -142,7 +144,7 @@ impl Plan {
             }
             _ => {}
         }
-        Ok(Plan { seed, players, scenario: scenario.map(str::to_string), kinds, seat_order, characters, pool })
+        Ok(Plan { seed, players, scenario: scenario.map(str::to_string), kinds, seat_order, characters, pool, keep: None })
     }
 
     /// The role (index into `kinds`) sitting in each seat of game `i`.
@@ -187,6 +189,7 @@ impl Plan {
         let kinds: Vec<String> = roles.iter().map(|&r| self.kinds[r].clone()).collect();
         let mut cfg = super::config(gs, self.players, self.scenario.as_deref());
         cfg.characters = self.characters_of(i, &roles);
+        cfg.transcript = self.keep.as_ref().is_some_and(|k| k.keeps(i));
         Ok((Game::new(pack.clone(), cfg, crate::seats::bots(&kinds, gs))?, roles))
     }
 
@@ -212,6 +215,7 @@ mod tests {
             seat_order: order,
             characters: Characters::Sweep,
             pool: vec!["x".into(), "y".into(), "z".into(), "w".into()],
+            keep: None,
         }
     }
 

@@ -195,9 +195,10 @@ pub fn page(v: &Value) -> String {
         format!("{} {}: {} games", v["pack"].as_str().unwrap_or(""), v["version"].as_str().unwrap_or(""), v["games"]);
     let mut body = String::new();
     body.push_str(&format!(
-        "<h1>{}</h1><p class=\"meta\">{} players, seed {}, agents {}, seats {}, characters {}{}. Every bar has its {conf:.0}% interval (whiskers).</p>",
+        "<h1>{}</h1><p class=\"meta\">{} player{}, seed {}, agents {}, seats {}, characters {}{}. Every bar has its {conf:.0}% interval (whiskers).</p>",
         esc(&title),
         players,
+        crown_engine::diag::plural(players),
         v["seed"],
         esc(&v["agents"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")).unwrap_or_default()),
         esc(v["seat_order"].as_str().unwrap_or("")),

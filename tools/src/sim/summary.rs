@@ -252,11 +252,13 @@ pub fn print(v: &Value) {
     let conf = 100.0 * v["confidence"].as_f64().unwrap_or(0.95);
     let players = v["players"].as_u64().unwrap_or(0);
     println!(
-        "{} games of {} {} ({} players, seed {}, agents {}; seats {}, characters {}{})",
+        "{} game{} of {} {} ({} player{}, seed {}, agents {}; seats {}, characters {}{})",
         v["games"],
+        crown_engine::diag::plural(v["games"].as_u64().unwrap_or(0)),
         v["pack"].as_str().unwrap_or(""),
         v["version"].as_str().unwrap_or(""),
         players,
+        crown_engine::diag::plural(players),
         v["seed"],
         v["agents"]
             .as_array()

@@ -12,7 +12,7 @@ use super::entries::merge_twins;
 use super::model::{Block, Entry, EntryPara, Rich, Row, Span, Table};
 use super::select::Columns;
 use super::specs::{Args, Spec};
-use super::text::{cost_text, players_text, scalar, slug};
+use super::text::{cost_text, players_phrase, players_text, scalar, slug};
 use super::Expander;
 use crate::print::context::{kind_color, print_kind, Colors};
 use crate::print::rules_md::Placeholder;
@@ -354,7 +354,10 @@ impl<'p> Expander<'p> {
                 entries.push(Entry {
                     anchors,
                     title: s.name.clone(),
-                    badge: format!("{} players{}", players(s), if s.default { " · default" } else { "" }),
+                    badge: {
+                        let r = s.players.unwrap_or(pack.manifest.players);
+                        format!("{}{}", players_phrase(r.min, r.max), if s.default { " · default" } else { "" })
+                    },
                     meta: opts.join(", "),
                     color: "#3a3a3a".into(),
                     paras,

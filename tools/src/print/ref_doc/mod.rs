@@ -101,9 +101,9 @@ fn build_with(pack: &Pack, icons: &IconSet, catalogue: bool) -> Built {
     let m = &pack.manifest;
     let cards_total: i64 = pack.defs_of(DefKind::Card).map(|d| d.def.count).sum();
     let mut meta = format!(
-        "Version {} · {} players · {} card{}",
+        "Version {} · {} · {} card{}",
         m.version,
-        players_text(m.players.min, m.players.max),
+        text::players_phrase(m.players.min, m.players.max),
         cards_total,
         plural(cards_total)
     );

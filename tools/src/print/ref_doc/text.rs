@@ -7,6 +7,16 @@ use crown_engine::content::model::{Scalar, StagePosition};
 
 use crate::print::util::label;
 
+/// `1 player`, `2–4 players`: a player count with its noun.
+pub fn players_phrase(min: i64, max: i64) -> String {
+    let n = players_text(min, max);
+    if max == 1 {
+        format!("{n} player")
+    } else {
+        format!("{n} players")
+    }
+}
+
 pub fn players_text(min: i64, max: i64) -> String {
     if min == max {
         format!("{min}")
