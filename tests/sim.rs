@@ -475,9 +475,26 @@ fn transcripts_are_kept_and_replay() {
         .filter(|n| n.ends_with(".transcript"))
         .collect();
     kept.sort();
-    assert_eq!(kept, ["take-the-kingdom-0.transcript", "take-the-kingdom-4.transcript", "take-the-kingdom-8.transcript"]);
+    assert_eq!(
+        kept,
+        ["take-the-kingdom-0.transcript", "take-the-kingdom-4.transcript", "take-the-kingdom-8.transcript"]
+    );
 
     let (code, _, err) = sim(&["take-the-kingdom", "--games", "2", "--transcripts", &e, "--characters", "random"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--characters game"), "{err}");
+}
+
+/// `--invariants` checks the pack's own invariants in every game and says what they cost;
+/// every shipped pack states at least three.
+#[test]
+fn invariants_are_checked_in_a_simulation() {
+    for pack in ["take-the-kingdom", "the-last-kingdom", "kingdoms-in-conflict", "kingdom-legacy"] {
+        let games = if pack == "kingdom-legacy" { "2" } else { "6" };
+        let (code, _, err) = sim(&[pack, "--games", games, "--invariants"]);
+        assert_eq!(code, 0, "{pack}: {err}");
+        let line = err.lines().find(|l| l.starts_with("invariants (")).unwrap_or_else(|| panic!("{pack}: {err}"));
+        assert!(line.matches("invariant_").count() >= 3, "{pack} states fewer than three invariants: {line}");
+        assert!(line.contains(" s of the run's "), "{line}");
+    }
 }

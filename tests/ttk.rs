@@ -1134,3 +1134,42 @@ fn a_hand_of_dead_cards_discards_one_to_make_room() {
     );
     done(&t);
 }
+
+/// The pack states its own rules as invariants (scripts/take-the-kingdom/invariants.rhai):
+/// in a copy whose top-up draws one card too many, `crown test` fails every golden game
+/// that tops up, naming the invariant, the decision and the transcript's last line, at
+/// the invariant's definition; `crown check` finds it too.
+#[test]
+fn a_hand_drawn_past_its_size_breaks_an_invariant() {
+    let dir = crate::common::project_copy(&[
+        "content/take-the-kingdom",
+        "scripts/take-the-kingdom",
+        "tests/golden/take-the-kingdom",
+    ]);
+    crate::common::edit_after(
+        &dir.path().join("scripts/take-the-kingdom/rules.rhai"),
+        &["fn top_up(p) {"],
+        "while count(hand(p)) < size {",
+        "while count(hand(p)) < size + 1 {",
+    );
+    let root = dir.path().to_string_lossy().to_string();
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(crate::common::crown_bin())
+            .args(["--project", &root])
+            .args(args)
+            .output()
+            .expect("crown runs");
+        (o.status.code(), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+    };
+    let (code, out) = run(&["test", "take-the-kingdom"]);
+    assert_ne!(code, Some(0), "{out}");
+    assert!(out.contains("invariant `invariant_top_up_stops_at_the_hand_size` is broken before decision"), "{out}");
+    assert!(out.contains("past a hand of 5") && out.contains("the transcript's last line"), "{out}");
+    assert!(out.contains("invariants.rhai:"), "placed at the invariant: {out}");
+    let (code, out) = run(&["check", "take-the-kingdom"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("error[invariant-broken]") && out.contains("invariant_top_up_stops_at_the_hand_size"),
+        "{out}"
+    );
+}

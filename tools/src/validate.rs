@@ -53,6 +53,23 @@ pub fn beyond_load_with(
 /// Turns each scenario is played for by [`scenarios_start`].
 const START_TURNS: u64 = 2;
 
+/// An invariant broken (or failing to run) in a trial game of `check`, at the invariant.
+fn invariant_fails(pack: &Pack, scenario: Option<&str>, n: usize, f: &crown_engine::game::ScriptFailure) -> Diagnostic {
+    let who = scenario.map_or_else(|| format!("pack `{}`", pack.id()), |s| format!("scenario `{s}`"));
+    let d = Diagnostic::error(
+        "invariant-broken",
+        format!("{}, in a game of {who} (seed 1, {n} random bot{})", f.message, if n == 1 { "" } else { "s" }),
+    )
+    .hint("the rules break their own invariant, or the invariant is wrong: `crown play` with these settings shows the game");
+    match f.script.as_ref().and_then(|s| pack.sources.get(std::path::Path::new(s))) {
+        Some(src) if f.line > 0 => d.at_line_col(src, f.line, 1),
+        _ => match &f.script {
+            Some(s) => d.in_file(s.clone()),
+            None => d,
+        },
+    }
+}
+
 /// Every scenario (or, for a pack without scenarios, the pack itself) set up and played for
 /// its first turns by random bots, at its smallest table, seed 1: a setting the rules
 /// refuse (`sides = "oposite"`), a definition id misspelt in a setting, or a data check
@@ -75,10 +92,17 @@ pub fn scenarios_start(pack: &Arc<Pack>) -> Vec<Diagnostic> {
         cfg.scenario = id.map(str::to_string);
         cfg.transcript = false;
         cfg.max_turns = Some(START_TURNS);
+        // An invariant that cannot run, or that the first turns break, is found here.
+        cfg.invariants = true;
         let agents = crate::seats::bots(&vec!["random".to_string(); n], 1);
         let failure = match crown_engine::game::Game::new(pack.clone(), cfg, agents) {
             Err(e) => e,
             Ok(game) => match game.run().1.status {
+                // The pack's own check: at its definition, not at the scenario.
+                crown_engine::game::Status::Failed(f) if f.message.starts_with("invariant `") => {
+                    out.push(invariant_fails(pack, id, n, &f));
+                    continue;
+                }
                 crown_engine::game::Status::Failed(f) => f.to_string(),
                 _ => continue,
             },

@@ -62,6 +62,8 @@ impl GameFile {
         let mut cfg = GameConfig::new(self.seed, seats);
         cfg.scenario = self.scenario.clone();
         cfg.names = self.players.clone();
+        // A replayed game checks the pack's invariants (`crown test`, golden games).
+        cfg.invariants = true;
         let game = Game::new(pack, cfg, agents)?;
         let (game, outcome) = game.run();
         let transcript = transcript_text(&game, &outcome);

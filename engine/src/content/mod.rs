@@ -165,6 +165,21 @@ impl Pack {
         self.rule_files().any(|s| s.functions.contains(name))
     }
 
+    /// The rules' invariants: functions named `invariant_...` that take no parameters,
+    /// by name (see `script::api::invariants`).
+    pub fn invariants(&self) -> Vec<String> {
+        let Some(rules) = self.rules_script() else { return Vec::new() };
+        let mut names: Vec<String> = rules
+            .ast
+            .iter_functions()
+            .filter(|f| f.name.starts_with("invariant_") && f.params.is_empty())
+            .map(|f| f.name.to_string())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// The content hash of the rules, all their files together (`None` without rules).
     pub fn rules_hash(&self) -> Option<u64> {
         self.rules?;

@@ -45,6 +45,9 @@ pub struct GameConfig {
     /// character: what the rules read with `seat_character(p)` (`crown sim --characters`).
     /// Empty, or `None` for a seat, leaves the scenario's.
     pub characters: Vec<Option<String>>,
+    /// Check the pack's invariants (`invariant_...` functions of the rules) after set-up,
+    /// before every decision and after every turn; a broken one fails the game.
+    pub invariants: bool,
 }
 
 impl GameConfig {
@@ -58,6 +61,7 @@ impl GameConfig {
             max_turns: None,
             pause_at_checkpoint: false,
             characters: Vec::new(),
+            invariants: false,
         }
     }
 }
@@ -171,6 +175,8 @@ pub struct Game {
     pub(crate) call_depth: usize,
     /// Suspend at the next checkpoint (from [`GameConfig::pause_at_checkpoint`]).
     pub pause_at_checkpoint: bool,
+    /// Check the pack's invariants (from [`GameConfig::invariants`]; never in a copy).
+    pub invariants: bool,
     /// A script reached `checkpoint()` during the current turn.
     pub(crate) at_checkpoint: bool,
     /// Called between choices; returns a newer pack to continue with (live reload).
@@ -246,8 +252,9 @@ impl Game {
         let n = cfg.players;
         if (n as i64) < range.min || (n as i64) > range.max {
             return Err(format!(
-                "{} players: {} allows {} to {}",
+                "{} player{}: {} allows {} to {}",
                 n,
+                crate::diag::plural(n),
                 scenario.map_or_else(|| format!("pack `{}`", pack.id()), |s| format!("scenario `{}`", s.scenario.id)),
                 range.min,
                 range.max
@@ -431,6 +438,7 @@ impl Game {
             print_lines: 0,
             call_depth: 0,
             pause_at_checkpoint: cfg.pause_at_checkpoint,
+            invariants: cfg.invariants,
             at_checkpoint: false,
             reload: None,
             echo: None,
@@ -462,6 +470,7 @@ impl Game {
             print_lines: self.print_lines,
             call_depth: 0,
             pause_at_checkpoint: false,
+            invariants: false,
             at_checkpoint: false,
             reload: None,
             echo: None,

@@ -89,6 +89,8 @@ pub fn run(project: &Project, args: &PlayArgs) -> Done {
         .collect();
     let mut cfg = GameConfig::new(args.table.setup.seed, players);
     cfg.scenario = args.table.setup.scenario.clone();
+    // A person playing sees the pack's own rules hold, or where they break.
+    cfg.invariants = true;
     let mut game = match Game::new(pack.clone(), cfg, agents) {
         Ok(g) => g,
         Err(e) => {

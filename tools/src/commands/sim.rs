@@ -94,6 +94,11 @@ pub struct SimArgs {
     /// `crown test`. Every game, or every Kth with --every.
     #[arg(long, value_name = "DIR")]
     pub transcripts: Option<std::path::PathBuf>,
+    /// Check the pack's invariants (its rules' `invariant_...` functions) in every game:
+    /// after set-up, before every decision and after every turn. A broken one fails the
+    /// game; the time the checks took is reported.
+    #[arg(long)]
+    pub invariants: bool,
     /// With --transcripts: keep only games 0, K, 2K...
     #[arg(long, value_name = "K", default_value_t = 1, requires = "transcripts")]
     pub every: u64,
@@ -202,6 +207,13 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
     }
     let characters = Characters::parse(&args.characters)?;
     let mut plan = Plan::new(&base, table.setup.seed, players, scenario, kinds.clone(), args.seat_order, characters)?;
+    plan.invariants = args.invariants;
+    if args.invariants && base.invariants().is_empty() {
+        eprintln!(
+            "warning: --invariants: pack `{}` states no invariants (`fn invariant_...()` in its rules)",
+            base.id()
+        );
+    }
     if let Some(dir) = &args.transcripts {
         if !matches!(plan.characters, Characters::Game) {
             return Err(format!(
@@ -303,6 +315,15 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
             pb.finish_and_clear();
         }
         let secs = start.elapsed().as_secs_f64();
+        if args.invariants {
+            let spent = crown_engine::script::api::invariants::seconds_spent();
+            eprintln!(
+                "invariants ({}) checked in every game: {spent:.2} s of the run's {:.2} s of play on {threads} thread{}",
+                base.invariants().join(", "),
+                secs * threads as f64,
+                plural(threads)
+            );
+        }
         if let Some(keep) = &plan.keep {
             match keep.report() {
                 Ok(line) => eprintln!("{line}"),

@@ -25,7 +25,8 @@ impl Keep {
         if every == 0 {
             return Err("--every 0: give 1 to keep every game, K to keep every Kth".into());
         }
-        std::fs::create_dir_all(dir).map_err(|e| format!("--transcripts {}: cannot make the folder: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("--transcripts {}: cannot make the folder: {e}", dir.display()))?;
         Ok(Keep {
             dir: dir.to_path_buf(),
             every,
@@ -43,7 +44,8 @@ impl Keep {
     /// Write game `i`, played by `kinds` (seat by seat).
     pub fn write(&self, i: u64, game: &Game, outcome: &Outcome, kinds: Vec<String>) {
         let pack = game.pack.id().to_string();
-        let file = GameFile::from_game(game, kinds, format!("game {i} of a `crown sim` run ({})", outcome_words(outcome)));
+        let file =
+            GameFile::from_game(game, kinds, format!("game {i} of a `crown sim` run ({})", outcome_words(outcome)));
         let base = self.dir.join(format!("{pack}-{i}"));
         let r = std::fs::write(base.with_extension("game.toml"), file.to_toml())
             .and_then(|()| std::fs::write(base.with_extension("transcript"), transcript_text(game, outcome)));

@@ -82,6 +82,8 @@ pub struct Plan {
     pub pool: Vec<String>,
     /// Where the games kept as files go (`--transcripts`), if anywhere.
     pub keep: Option<std::sync::Arc<super::keep::Keep>>,
+    /// Check the pack's invariants in every game (`--invariants`).
+    pub invariants: bool,
 }
 
 impl Plan {
@@ -144,7 +146,17 @@ impl Plan {
             }
             _ => {}
         }
-        Ok(Plan { seed, players, scenario: scenario.map(str::to_string), kinds, seat_order, characters, pool, keep: None })
+        Ok(Plan {
+            seed,
+            players,
+            scenario: scenario.map(str::to_string),
+            kinds,
+            seat_order,
+            characters,
+            pool,
+            keep: None,
+            invariants: false,
+        })
     }
 
     /// The role (index into `kinds`) sitting in each seat of game `i`.
@@ -190,6 +202,7 @@ impl Plan {
         let mut cfg = super::config(gs, self.players, self.scenario.as_deref());
         cfg.characters = self.characters_of(i, &roles);
         cfg.transcript = self.keep.as_ref().is_some_and(|k| k.keeps(i));
+        cfg.invariants = self.invariants;
         Ok((Game::new(pack.clone(), cfg, crate::seats::bots(&kinds, gs))?, roles))
     }
 
@@ -216,6 +229,7 @@ mod tests {
             characters: Characters::Sweep,
             pool: vec!["x".into(), "y".into(), "z".into(), "w".into()],
             keep: None,
+            invariants: false,
         }
     }
 

@@ -77,8 +77,19 @@ impl Offer for Listed {
 /// asking), record the choice, and return its index and label.
 pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer) -> R<(usize, String)> {
     let count = offer.len();
+    if super::invariants::checking() {
+        return Err("an invariant asked for a choice: invariants only look at the table".into());
+    }
     // Live reload happens between choices.
     maybe_reload();
+    let next = with(|g| Ok(g.state.choices))?;
+    if let Err(f) = super::invariants::check(|| format!("before decision {next}")) {
+        let msg = f.message.clone();
+        FAILURE.with(|slot| {
+            slot.borrow_mut().get_or_insert(f);
+        });
+        return Err(msg.into());
+    }
     let (player, step, reads) = with(|g| {
         let player = pl(g, p)?;
         let step = g.state.choices;

@@ -9,8 +9,9 @@
 //! This file holds the current game, registration and the helpers every host function
 //! uses; the rest is split by job: `run` (playing a game), `meter` (script time and
 //! memory), `failure` (errors and their messages), `args` (argument checks), `choices`
-//! (`choose` and asking agents), `calls` (calls into scripts, `invoke`/`fold`) and
-//! `reload` (live pack reloading). The other files register the host functions by topic.
+//! (`choose` and asking agents), `calls` (calls into scripts, `invoke`/`fold`),
+//! `invariants` (the pack's own checks, run while a game is played) and `reload` (live
+//! pack reloading). The other files register the host functions by topic.
 
 use std::cell::RefCell;
 use std::panic::AssertUnwindSafe;
@@ -31,6 +32,7 @@ mod choices;
 mod defs;
 mod failure;
 mod game;
+pub mod invariants;
 mod menu;
 mod meter;
 mod players;

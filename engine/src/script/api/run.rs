@@ -37,6 +37,7 @@ pub(super) fn drive() -> Status {
         })
         .map_err(|e| ScriptFailure::plain(e.to_string()))?;
         let _ = rules_call("setup", Vec::new())?;
+        super::invariants::check(|| "after setup".to_string())?;
         turns(false)
     }));
     finish_drive(r, was_catching)
@@ -75,6 +76,7 @@ fn turns(mut resume_turn: bool) -> Result<Status, ScriptFailure> {
         }
         resume_turn = false;
         let _ = rules_call("turn", Vec::new())?;
+        super::invariants::check(|| "after a turn".to_string())?;
         let paused = with(|g| {
             let p = g.pause_at_checkpoint && g.at_checkpoint && g.over.is_none();
             g.at_checkpoint = false;
@@ -149,7 +151,7 @@ pub fn call_bot_fn(name: &str, args: Vec<Dynamic>) -> Option<Result<Dynamic, Scr
 }
 
 /// Call a function of the rules script, if it defines it.
-fn rules_call(name: &str, args: Vec<Dynamic>) -> Result<Dynamic, ScriptFailure> {
+pub(super) fn rules_call(name: &str, args: Vec<Dynamic>) -> Result<Dynamic, ScriptFailure> {
     let ast = with(|g| {
         let s = g.pack.rules_script().ok_or("the pack has no rules script")?;
         Ok(g.pack.rules_define(name).then(|| s.ast.clone()))
