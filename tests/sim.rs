@@ -498,3 +498,36 @@ fn invariants_are_checked_in_a_simulation() {
         assert!(line.contains(" s of the run's "), "{line}");
     }
 }
+
+/// `--audit-peeking`: the shipped greedy bot of Take the Kingdom passes; a copy whose
+/// greedy bot reads the next seat's hand is caught, with a decision that shows it.
+#[test]
+fn a_bot_that_peeks_is_caught() {
+    let (code, out, err) =
+        sim(&["take-the-kingdom", "--games", "2", "--agents", "greedy", "--audit-peeking", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("peeking audit: `greedy` passed"), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["peeking"]["bots"]["greedy"]["passed"], Value::Bool(true), "{}", v["peeking"]);
+
+    let dir = crate::common::project_copy(&["content/take-the-kingdom", "scripts/take-the-kingdom"]);
+    std::fs::write(
+        dir.path().join("scripts/take-the-kingdom/bots.rhai"),
+        "// Reads the next seat's hand: what a fair bot may not do.\n\
+         fn greedy_score(p, prompt, o) {\n    \
+             let seen = 0;\n    \
+             for c in cards(pzone((p + 1) % players(), \"hand\")) { seen += name_of(c).len(); }\n    \
+             (seen * 31 + o.label.len() * 17) % 13\n\
+         }\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(crown_bin())
+        .args(["--project", &dir.path().to_string_lossy()])
+        .args(["sim", "take-the-kingdom", "--games", "2", "--agents", "greedy", "--audit-peeking"])
+        .output()
+        .expect("crown runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("peeking audit: `greedy` reads hidden cards"), "{err}");
+    assert!(err.contains("once hidden cards are dealt again"), "{err}");
+}

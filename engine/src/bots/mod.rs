@@ -4,6 +4,7 @@
 //! ([`crate::game`]) knows agents only through the [`Agent`] trait, so the dependency runs
 //! one way: `bots` → `script` → `game`.
 
+pub mod audit;
 pub mod greedy;
 pub mod replay;
 pub mod search;

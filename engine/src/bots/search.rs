@@ -513,10 +513,11 @@ impl Agent for ForkAgent {
 /// Deal again what seat `p` cannot see, and reseed the random stream.
 ///
 /// Hidden zones (decks) are shuffled in place. Cards in another seat's own-eyes-only
-/// zones (hands) are pooled, by kind of definition, with the one hidden zone holding
-/// that kind when there is exactly one (a shared draw pile or that seat's own deck),
-/// else with the same-named zones of the other seats; each pool is dealt back into the
-/// same places, so every zone keeps its size and its mix of kinds.
+/// zones (hands) are pooled, by kind of definition, with the hidden zone they draw from
+/// ([`draw_pile`]: the one hidden zone holding that kind, or the one named as a draw pile
+/// when a box of cards out of the game holds it too), else with the same-named zones of
+/// the other seats; each pool is dealt back into the same places, so every zone keeps its
+/// size and its mix of kinds.
 pub fn determinise(g: &mut Game, p: usize, seed: u64) {
     let mut rng = GameRng::new(derive_seed(seed, 0xD371));
     let s = &mut g.state;
@@ -553,10 +554,10 @@ pub fn determinise(g: &mut Game, p: usize, seed: u64) {
             let pool = if zone.visibility == Visibility::Hidden {
                 Pool::Zone(z as u32)
             } else {
-                let own = hidden_with.get(&(k, zone.owner)).filter(|v| v.len() == 1);
-                let shared = hidden_with.get(&(k, None)).filter(|v| v.len() == 1);
+                let own = hidden_with.get(&(k, zone.owner)).and_then(|v| draw_pile(v, &s.zones));
+                let shared = hidden_with.get(&(k, None)).and_then(|v| draw_pile(v, &s.zones));
                 match own.or(shared) {
-                    Some(v) => Pool::Zone(v[0]),
+                    Some(z) => Pool::Zone(z),
                     None => Pool::Name(zone.name.clone()),
                 }
             };
@@ -580,6 +581,27 @@ pub fn determinise(g: &mut Game, p: usize, seed: u64) {
     }
     s.rng = GameRng::new(derive_seed(seed, 0x5EED));
     g.rollout_luck = Some(crate::game::RolloutLuck { seed: derive_seed(seed, 0x5A0F), shuffles: Default::default() });
+}
+
+/// The hidden zone a hand draws from, among the hidden zones `zones` holding its kind of
+/// card: the only one, else the only one named as a draw pile (`deck`, `...deck`, `bag`)
+/// when others (a box of cards out of the game) hold that kind too.
+fn draw_pile(zones: &[u32], all: &[crate::game::state::Zone]) -> Option<u32> {
+    if let [z] = zones {
+        return Some(*z);
+    }
+    let piles: Vec<u32> = zones
+        .iter()
+        .copied()
+        .filter(|&z| {
+            let n = all[z as usize].name.as_str();
+            n.ends_with("deck") || n == "bag"
+        })
+        .collect();
+    match piles[..] {
+        [z] => Some(z),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -99,6 +99,12 @@ pub struct SimArgs {
     /// game; the time the checks took is reported.
     #[arg(long)]
     pub invariants: bool,
+    /// Audit the bots for peeking: each decision is taken again on copies of the table
+    /// where what the seat cannot see is dealt again; a bot whose choice changes reads
+    /// hidden cards, and is reported with a decision that shows it (slow: a few copies of
+    /// every turn).
+    #[arg(long)]
+    pub audit_peeking: bool,
     /// With --transcripts: keep only games 0, K, 2K...
     #[arg(long, value_name = "K", default_value_t = 1, requires = "transcripts")]
     pub every: u64,
@@ -208,6 +214,9 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
     let characters = Characters::parse(&args.characters)?;
     let mut plan = Plan::new(&base, table.setup.seed, players, scenario, kinds.clone(), args.seat_order, characters)?;
     plan.invariants = args.invariants;
+    if args.audit_peeking {
+        plan.audit = Some(Arc::default());
+    }
     if args.invariants && base.invariants().is_empty() {
         eprintln!(
             "warning: --invariants: pack `{}` states no invariants (`fn invariant_...()` in its rules)",
@@ -347,6 +356,11 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
             eprintln!("games {first}..{end} of {}: statistics written to {}", args.games, out.display());
         }
         let mut v = full_summary(&run, &played.stats, played.other.as_ref(), played.paired.as_ref());
+        if let Some(log) = &plan.audit {
+            let log = log.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            v["peeking"] = peeking_json(&log);
+            code = code.max(tell_peeking(&log));
+        }
         v["timing"] = timing(threads, played.stats.games * if other.is_some() { 2 } else { 1 }, secs);
         code = code.max(report_failures(&played.stats, table.setup.seed, args.games, played.not_run));
         if let Some(o) = &played.other {
@@ -498,6 +512,55 @@ fn timing(threads: usize, games: u64, secs: f64) -> serde_json::Value {
 }
 
 /// Print the first failures; the exit code (1 when a game failed).
+/// The peeking audit in the summary: by bot kind, decisions audited and changed by a
+/// re-deal, with an example; and menus that changed.
+fn peeking_json(log: &crown_engine::bots::audit::AuditLog) -> serde_json::Value {
+    let kinds: serde_json::Map<String, serde_json::Value> = log
+        .kinds
+        .iter()
+        .map(|(k, (audited, changed, example))| {
+            (
+                k.clone(),
+                serde_json::json!({ "decisions": audited, "changed": changed, "passed": *changed == 0, "example": example }),
+            )
+        })
+        .collect();
+    serde_json::json!({
+        "redeals": crown_engine::bots::audit::REDEALS,
+        "bots": kinds,
+        "menus_changed": log.menus.0,
+        "menu_example": log.menus.1,
+    })
+}
+
+/// Tell the audit's verdict on standard error: 0 when every bot passed, else 1.
+fn tell_peeking(log: &crown_engine::bots::audit::AuditLog) -> i32 {
+    let mut code = 0;
+    for (k, (audited, changed, example)) in &log.kinds {
+        if *changed == 0 {
+            eprintln!(
+                "peeking audit: `{k}` passed: {audited} decision{} each taken again with hidden cards dealt {} other ways, always the same choice",
+                plural(*audited),
+                crown_engine::bots::audit::REDEALS
+            );
+        } else {
+            code = 1;
+            eprintln!(
+                "peeking audit: `{k}` reads hidden cards: {changed} of {audited} decisions changed when what its seat cannot see was dealt again; for example {}",
+                example.as_deref().unwrap_or("")
+            );
+        }
+    }
+    if let (n, Some(example)) = &log.menus {
+        code = 1;
+        eprintln!(
+            "peeking audit: the rules' options changed with hidden cards in {n} decision{}; for example {example}",
+            plural(*n)
+        );
+    }
+    code
+}
+
 fn report_failures(stats: &Stats, seed: u64, games: u64, not_run: u64) -> i32 {
     for (i, f) in stats.failures.iter().take(5) {
         eprintln!("error: game {i} (seed {}): {f}", derive_seed(seed, *i));

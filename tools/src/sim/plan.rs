@@ -84,6 +84,8 @@ pub struct Plan {
     pub keep: Option<std::sync::Arc<super::keep::Keep>>,
     /// Check the pack's invariants in every game (`--invariants`).
     pub invariants: bool,
+    /// Audit every bot decision for peeking (`--audit-peeking`): what the audits found.
+    pub audit: Option<std::sync::Arc<std::sync::Mutex<crown_engine::bots::audit::AuditLog>>>,
 }
 
 impl Plan {
@@ -156,6 +158,7 @@ impl Plan {
             pool,
             keep: None,
             invariants: false,
+            audit: None,
         })
     }
 
@@ -203,7 +206,18 @@ impl Plan {
         cfg.characters = self.characters_of(i, &roles);
         cfg.transcript = self.keep.as_ref().is_some_and(|k| k.keeps(i));
         cfg.invariants = self.invariants;
-        Ok((Game::new(pack.clone(), cfg, crate::seats::bots(&kinds, gs))?, roles))
+        let mut agents = crate::seats::bots(&kinds, gs);
+        if let Some(log) = &self.audit {
+            agents = agents
+                .into_iter()
+                .enumerate()
+                .map(|(seat, a)| {
+                    Box::new(crown_engine::bots::audit::PeekAudit::new(a, gs, seat, log.clone()))
+                        as Box<dyn crown_engine::game::agent::Agent>
+                })
+                .collect();
+        }
+        Ok((Game::new(pack.clone(), cfg, agents)?, roles))
     }
 
     /// A fresh configuration for game `i` (what `config` gives, plus the characters).
@@ -230,6 +244,7 @@ mod tests {
             pool: vec!["x".into(), "y".into(), "z".into(), "w".into()],
             keep: None,
             invariants: false,
+            audit: None,
         }
     }
 
