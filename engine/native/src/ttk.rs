@@ -269,8 +269,9 @@ enum C {
     Build,
     Restarted,
     Enemy,
+    Drawn,
 }
-const NC: usize = 20;
+const NC: usize = 21;
 const CN: [&str; NC] = [
     "defence",
     "lands",
@@ -292,6 +293,7 @@ const CN: [&str; NC] = [
     "build",
     "restarted",
     "enemy",
+    "drawn",
 ];
 /// `clear_kingdom_counters`, in the script's order.
 const CLEARED: [C; 16] = [
@@ -1015,7 +1017,9 @@ impl T {
             Lab::Station(c, l) => format!("Station {} on your {}", self.card_label(c), ln(l)),
             Lab::Place(c, l) => format!("Play {} on your {}", self.name(c), ln(l)),
             Lab::MoveTo(c, l) => format!("Move {} to your {}", self.card_label(c), ln(l)),
-            Lab::SetTrap(c, l) => format!("Set {} under your {}", self.name(c), ln(l)),
+            Lab::SetTrap(c, l) => {
+                format!("Set {} under your {}{}", self.name(c), ln(l), self.trap_note(self.owner_of(l), c))
+            }
             Lab::Amount(a, q, l) => format!("{a} damage on {}'s {}", self.pname(q as usize), ln(l)),
             Lab::TurnOn(p, q, l) => {
                 let whose = if p == q { "your".to_string() } else { format!("{}'s", self.pname(p as usize)) };
@@ -2048,12 +2052,26 @@ impl T {
         self.set.hand_size
     }
 
+    /// The script's `trap_note`: what a noble makes of `p`'s trap `t`, for `p`'s eyes.
+    fn trap_note(&self, p: usize, t: u32) -> &'static str {
+        let printed = self.kw(t, K_REAL);
+        let real = printed || self.has_hook(p, Hook::Egbert);
+        if real == printed {
+            ""
+        } else if printed {
+            " (a decoy for you)"
+        } else {
+            " (real for you)"
+        }
+    }
+
     fn top_up(&mut self, p: usize) -> R<()> {
         let size = self.hand_size(p);
         let mut drawn: Vec<u32> = Vec::new();
         while (self.count(hand(p)) as i64) < size {
             let Some(c) = self.draw(Z_DECK, hand(p)) else { break };
             self.addc(p, C::Acted, 1);
+            self.addc(p, C::Drawn, 1);
             if self.kw(c, K_PENALTY) {
                 self.tell_draws(p, &drawn);
                 drawn.clear();
@@ -2371,6 +2389,7 @@ impl T {
 
     fn begin_turn(&mut self, p: usize, plays: i64) {
         self.setc(p, C::Acted, 0);
+        self.setc(p, C::Drawn, 0);
         if self.c(p, C::Famine) > 0 {
             self.setc(p, C::Famine, 0);
         }

@@ -556,7 +556,7 @@ mod tests {
         let p = pack("take-the-kingdom");
         assert!(Session::new(setup(&["human", "human"]), p.clone()).err().unwrap().contains("2 seats are `human`"));
         assert!(Session::new(setup(&["human", "clever"]), p.clone()).err().unwrap().contains("unknown agent `clever`"));
-        assert!(Session::new(setup(&["human"]), p).err().unwrap().contains("1 players"));
+        assert!(Session::new(setup(&["human"]), p).err().unwrap().contains("1 player: "));
     }
 
     #[test]

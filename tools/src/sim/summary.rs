@@ -284,7 +284,7 @@ pub fn print(v: &Value) {
             o["games"]
         );
     }
-    println!("  {:<34} {:>6}", format!("total ({total} games)"), "100.0%");
+    println!("  {:<34} {:>6}", format!("total ({total} game{})", crown_engine::diag::plural(total)), "100.0%");
     let l = &v["length"];
     if l["min"].is_null() {
         println!("\ngame length: no game was played to an end");
@@ -324,8 +324,11 @@ pub fn print(v: &Value) {
             );
         }
     }
-    println!("\nwin rate by character (player-games)");
+    // A pack without characters (nobles, leaders) has no table of them.
     let mut rows: Vec<(&String, &Value)> = v["characters"].as_object().map(|m| m.iter().collect()).unwrap_or_default();
+    if !rows.is_empty() {
+        println!("\nwin rate by character (player-games)");
+    }
     rows.sort_by(|a, b| {
         b.1["rate"].as_f64().unwrap_or(0.0).total_cmp(&a.1["rate"].as_f64().unwrap_or(0.0)).then(a.0.cmp(b.0))
     });
