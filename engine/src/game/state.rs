@@ -359,7 +359,26 @@ impl State {
             .filter(|p| p.attrs.get("blocks").copied().unwrap_or(1) != 0)
             .filter_map(|p| p.space)
             .collect();
-        self.search(from, budget, diagonal, into_occupied, |s| blocked.contains(&s))
+        self.search(from, budget, diagonal, into_occupied, |s| blocked.contains(&s), |_| true)
+    }
+
+    /// As [`State::reachable`], entering only the spaces `within` allows (a field inside
+    /// a border, say): paths never leave them.
+    pub fn reachable_within(
+        &self,
+        from: u32,
+        budget: i64,
+        diagonal: bool,
+        into_occupied: bool,
+        within: impl Fn(u32) -> bool,
+    ) -> BTreeMap<u32, i64> {
+        let blocked: std::collections::BTreeSet<u32> = self
+            .pieces
+            .iter()
+            .filter(|p| p.attrs.get("blocks").copied().unwrap_or(1) != 0)
+            .filter_map(|p| p.space)
+            .collect();
+        self.search(from, budget, diagonal, into_occupied, |s| blocked.contains(&s), within)
     }
 
     /// The breadth-first search behind [`State::reachable`], with `blocked` telling which
@@ -371,6 +390,7 @@ impl State {
         diagonal: bool,
         into_occupied: bool,
         blocked: impl Fn(u32) -> bool,
+        allowed: impl Fn(u32) -> bool,
     ) -> BTreeMap<u32, i64> {
         let mut dist = BTreeMap::new();
         let mut frontier = vec![from];
@@ -379,7 +399,7 @@ impl State {
             let mut next = Vec::new();
             for &s in &frontier {
                 for n in self.grid_neighbors(s, diagonal) {
-                    if dist.contains_key(&n) {
+                    if dist.contains_key(&n) || !allowed(n) {
                         continue;
                     }
                     if blocked(n) {
@@ -460,7 +480,7 @@ mod tests {
 
     /// The search asking `occupied` space by space (the definition).
     fn reference(s: &State, from: u32, budget: i64, diagonal: bool, into_occupied: bool) -> BTreeMap<u32, i64> {
-        s.search(from, budget, diagonal, into_occupied, |x| s.occupied(x))
+        s.search(from, budget, diagonal, into_occupied, |x| s.occupied(x), |_| true)
     }
 
     #[test]

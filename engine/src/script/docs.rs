@@ -178,6 +178,7 @@ pub const API: &[Entry] = &[
     f("Board", "take(kind, n) -> int", "Take up to `n` from a supply (resources held off the board); returns how many were taken."),
     f("Board", "give_back(kind, n)", "Return `n` to a supply."),
     f("Board", "reachable(s, budget, diagonal, into_occupied) -> array", "Spaces reachable from `s` in at most `budget` steps through unoccupied spaces, nearest first; with `into_occupied` an occupied space may end a path."),
+    f("Board", "reachable(s, budget, diagonal, into_occupied, within) -> array", "The same, entering only the spaces listed in `within` (a field inside its border, say), as `[space, steps]` pairs, nearest first (by steps, then space number)."),
     f("Board", "distance(from, to, budget, diagonal) -> int", "Steps of the shortest such path (ending on `to` even if occupied), or -1."),
     // Choices and hooks
     f("Choices and hooks", "choose(p, prompt, options) -> any", "Ask player `p`'s agent. Options are strings (their labels) or maps with a `label`; labels must be stable (recorded games replay by label); options sharing a label count as one. Returns the chosen option. A single option is taken without asking. A map's `confirm` text (e.g. on Resign) is asked again, yes or no, before a person at the terminal takes it; bots ignore it."),

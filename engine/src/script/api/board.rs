@@ -195,6 +195,22 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(v.into_iter().map(|(_, k)| Dynamic::from(i64::from(k))).collect::<Array>())
         })
     });
+    e.register_fn("reachable", |s: i64, budget: i64, diagonal: bool, into_occupied: bool, within: Array| {
+        with(|g| {
+            let s = sp(g, s)?;
+            let mut allowed = vec![false; g.state.spaces.len()];
+            for w in within {
+                let k = w.as_int().map_err(|t| format!("reachable: `within` lists spaces (numbers), not {t}"))?;
+                allowed[sp(g, k)? as usize] = true;
+            }
+            let r = g.state.reachable_within(s, budget.min(64), diagonal, into_occupied, |k| allowed[k as usize]);
+            let mut v: Vec<(i64, u32)> = r.into_iter().map(|(k, d)| (d, k)).collect();
+            v.sort_unstable();
+            Ok(v.into_iter()
+                .map(|(d, k)| Dynamic::from_array(vec![Dynamic::from(i64::from(k)), Dynamic::from(d)]))
+                .collect::<Array>())
+        })
+    });
     e.register_fn("distance", |from: i64, to: i64, budget: i64, diagonal: bool| {
         with(|g| {
             let from = sp(g, from)?;

@@ -648,6 +648,8 @@ const CASES: &[Case] = &[
         same(distance(a, b, 10, false), 3, "distance on the grid");
         same(distance(a, b, 10, true), 2, "with diagonals");
         same(reachable(a, 1, false, false).len(), 2, "reachable in one step");
+        let right = space_at(1, 0);
+        same(reachable(a, 3, false, false, [a, right, space_at(2, 0)]), [[right, 1], [space_at(2, 0), 2]], "reachable within a list");
         same(board_version(), v1, "reading the board changes nothing");
         move_piece(p, b);
         expect(board_version() > v1, "moving changes the board");
