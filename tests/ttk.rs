@@ -952,7 +952,7 @@ fn survival_restarts_the_first_fallen_kingdom_with_village_land_and_mercenaries(
 }
 
 #[test]
-fn solo_decks_hold_eighteen_solo_cards_each_and_charles_brings_gold() {
+fn solo_decks_hold_eighteen_solo_cards_each_and_charles_brings_gold_and_dawn_raid() {
     let mut t = table(3, Some("solo-expert"));
     t.run(
         r#"
@@ -964,7 +964,15 @@ fn solo_decks_hold_eighteen_solo_cards_each_and_charles_brings_gold() {
         let denies = 0;
         for c in cards(zone("action-deck")) { if def_of(c) == "deny" { denies += 1; } }
         expect(gold >= 0 && denies == 2, "Gold took the place of one of the three solo Denies");
-        expect(find_in(zone("attack-deck"), "dawn-raid") < 0, "no Anne, no Dawn Raid");
+        // The rules have both cards found when Anne or Charles plays: Dawn Raid is in the
+        // attack deck too, in place of a Soldiers, and with no Anne at the table nobody
+        // takes it straight (it is shared out like any card).
+        let raid = find_in(zone("attack-deck"), "dawn-raid");
+        let soldiers = 0;
+        for c in cards(zone("attack-deck")) { if def_of(c) == "soldiers" { soldiers += 1; } }
+        expect(raid >= 0, "Charles plays: Dawn Raid is found too");
+        expect(soldiers == def_value("soldiers", "solo") - 1, `Dawn Raid took a Soldiers' place (${soldiers} left)`);
+        expect(rightful_holder(raid) == -1, "no Anne at the table: Dawn Raid goes to nobody straight");
         let penalties = 0;
         for c in cards(zone("action-deck")) { if has_keyword(c, "penalty") { penalties += 1; } }
         expect(penalties == 3, "the three penalties are in the action deck");
@@ -975,6 +983,24 @@ fn solo_decks_hold_eighteen_solo_cards_each_and_charles_brings_gold() {
         for c in cards(zone("action-deck")) { if c != gold { discard(c); } }
         solo_round();
         expect(zone_of(gold) == hand(2), "Gold went to Charles");
+        "#,
+    );
+    done(&t);
+}
+
+/// Without Anne or Charles neither Gold nor Dawn Raid joins the solo decks (Egbert's
+/// Village, also brought along, is built into his kingdom instead).
+#[test]
+fn solo_decks_without_anne_or_charles_keep_their_cards() {
+    let mut t = table(3, Some("solo-easy"));
+    t.run(
+        r#"
+        setup();
+        expect(find_in(zone("attack-deck"), "dawn-raid") < 0, "no Dawn Raid");
+        expect(find_in(zone("action-deck"), "gold") < 0, "no Gold");
+        for d in ["attack-deck", "defend-deck", "action-deck"] {
+            expect(count(zone(d)) == 18, `${d}: ${count(zone(d))}`);
+        }
         "#,
     );
     done(&t);

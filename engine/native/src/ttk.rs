@@ -2910,13 +2910,20 @@ impl T {
                 }
             }
         }
-        for p in 0..n {
-            let Some(ch) = self.pl[p].ch else { continue };
-            for d in self.defs[ch as usize].cards.clone() {
-                match self.defs[d as usize].kind {
-                    Kind::Attack => self.swap_into(Z_ATTACK_DECK, d),
-                    Kind::Action => self.swap_into(Z_ACTION_DECK, d),
-                    _ => {}
+        // Both nobles' cards go in when either of those nobles plays (the script's order:
+        // nobles by id).
+        let deck_card = |d: &u32| matches!(self.defs[*d as usize].kind, Kind::Attack | Kind::Action);
+        let brings = (0..n).any(|p| self.pl[p].ch.is_some_and(|ch| self.defs[ch as usize].cards.iter().any(deck_card)));
+        if brings {
+            let nobles: Vec<u32> =
+                (0..self.defs.len() as u32).filter(|&d| self.defs[d as usize].pack_kind == DefKind::Noble).collect();
+            for ch in nobles {
+                for d in self.defs[ch as usize].cards.clone() {
+                    match self.defs[d as usize].kind {
+                        Kind::Attack => self.swap_into(Z_ATTACK_DECK, d),
+                        Kind::Action => self.swap_into(Z_ACTION_DECK, d),
+                        _ => {}
+                    }
                 }
             }
         }
