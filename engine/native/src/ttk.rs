@@ -806,10 +806,8 @@ impl T {
     fn set_global(&mut self, which: u8, v: i64) {
         match which {
             0 => {
-                if self.g_current != Some(v) {
-                    self.g_current = Some(v);
-                    tlog!(self, "turn: {}", self.pname(v as usize));
-                }
+                self.g_current = Some(v);
+                tlog!(self, "turn: {}", self.pname(v as usize));
             }
             1 => {
                 if self.g_quiet != Some(v) {

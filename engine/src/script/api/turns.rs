@@ -119,11 +119,11 @@ pub(super) fn register(e: &mut Registrar) {
     });
 }
 
+/// Give seat `p` the turn. Every call is written (`turn: NAME`), also when the same seat
+/// acts again, so a reader of the transcript can follow the turns.
 fn set_current(g: &mut Game, p: usize) {
-    if g.state.turns.current != Some(p) {
-        g.state.turns.current = Some(p);
-        g.log(|s| format!("turn: {}", s.players[p].name));
-    }
+    g.state.turns.current = Some(p);
+    g.log(|s| format!("turn: {}", s.players[p].name));
 }
 
 fn set_round(g: &mut Game, n: i64) -> Result<(), String> {
