@@ -54,7 +54,9 @@ pub fn bot_table(
     let pack = load(project, pack)?;
     let scenario = args.setup.scenario.as_deref();
     let players = crate::seats::player_count(&pack, scenario, args.setup.players);
-    let kinds = crate::seats::agent_kinds(&pack, scenario, players, &args.agents, "random").map_err(Failure::usage)?;
+    // Without --agents, the pack's `[sim] agents`, else random bots.
+    let default = pack.manifest.sim.as_ref().and_then(|s| s.agents.clone()).unwrap_or_else(|| "random".into());
+    let kinds = crate::seats::agent_kinds(&pack, scenario, players, &args.agents, &default).map_err(Failure::usage)?;
     if kinds.iter().any(|k| k == "human") {
         return Err(Failure::usage(format!("`crown {command}` plays bots only; use `crown play` to play yourself")));
     }

@@ -112,6 +112,9 @@ pub struct PackManifest {
     /// The `search` bot's default budget for this pack (`search:ROLLOUTS:DEPTH` overrides it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchConfig>,
+    /// How `crown sim` and `crown profile` play this pack when no `--agents` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sim: Option<SimConfig>,
     /// The rules' settings every game starts from (`draft_size = 5`, `upkeep_bands = [4, 6]`),
     /// read by the rules script with `option(name)`: a scenario's `[options]` override them,
     /// and an expansion inherits its base pack's. Numbers the rules use belong here or on a
@@ -129,6 +132,16 @@ pub struct PackManifest {
     /// lists its own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub round_names: Vec<String>,
+}
+
+/// `[sim]` in `pack.toml`: the bots a balance run seats when none are named.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    /// The bot every seat plays (`"greedy"`; default `random`): the strongest the pack can
+    /// afford, so that statistics follow real play (a random player ranks cards otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agents: Option<String>,
 }
 
 /// `[search]` in `pack.toml`: how hard the `search` bot looks ahead by default.

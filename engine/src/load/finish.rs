@@ -92,6 +92,23 @@ impl PackLoad<'_> {
                 }
             }
         }
+        if let Some(kind) = m.sim.as_ref().and_then(|s| s.agents.as_deref()) {
+            let problem = if kind == "human" {
+                Some(("`crown sim` plays bots only".to_string(), None))
+            } else {
+                crate::bots::unknown_kind(kind)
+            };
+            if let Some((msg, near)) = problem {
+                self.diags.push(
+                    Diagnostic::error("bad-sim-agents", format!("[sim] agents = \"{kind}\": {msg}"))
+                        .at(f, span_of_table_key(&f.text, "sim", "agents"))
+                        .hint(near.map_or_else(
+                            || "use random, first, greedy or search".to_string(),
+                            |n| format!("did you mean `{n}`?"),
+                        )),
+                );
+            }
+        }
         let mut seen = BTreeSet::new();
         for ph in &m.phases {
             let problem = if ph.trim().is_empty() {

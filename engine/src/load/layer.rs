@@ -448,6 +448,9 @@ fn fold_manifest(manifest: &mut PackManifest, base: PackManifest) {
     if manifest.search.is_none() {
         manifest.search = base.search;
     }
+    if manifest.sim.is_none() {
+        manifest.sim = base.sim.clone();
+    }
     // The names of the rounds and the phases of a round, unless this pack lists its own.
     if manifest.round_names.is_empty() {
         manifest.round_names = base.round_names.clone();

@@ -195,6 +195,8 @@ pub fn summary(run: &RunInfo, s: &Stats) -> Value {
         "games": s.games,
         "players": n,
         "agents": run.agents,
+        // Random bots rank cards as random play does, not as people play.
+        "random_bots": run.agents.iter().any(|a| a == "random"),
         "seat_order": run.seat_order.as_str(),
         "characters_dealt": run.characters,
         "overrides": run.overrides,
@@ -272,6 +274,12 @@ pub fn print(v: &Value) {
             _ => String::new(),
         }
     );
+    if v["random_bots"].as_bool().unwrap_or(false) {
+        println!(
+            "note: random bots played: they rank cards as random play does, which can differ from real play; \
+             `[sim] agents = \"greedy\"` in pack.toml or --agents greedy seats bots that play"
+        );
+    }
     println!("\nhow games ended ({conf:.0}% intervals; the rows sum to all games)");
     let mut total = 0;
     for o in v["outcomes"].as_array().into_iter().flatten() {
