@@ -243,7 +243,17 @@ fn compare_pairs_the_same_games() {
 #[test]
 fn compare_agents_plays_the_same_games_with_other_bots() {
     // The same bots on both sides: the very same games, every difference 0.
-    let v = sim_json(&["take-the-kingdom", "--games", "4", "--players", "2", "--compare-agents", "random"]);
+    let v = sim_json(&[
+        "take-the-kingdom",
+        "--games",
+        "4",
+        "--players",
+        "2",
+        "--agents",
+        "random",
+        "--compare-agents",
+        "random",
+    ]);
     let c = &v["compare"];
     assert_eq!(c["other"], "this project with agents random,random");
     assert_eq!(c["length"]["value"], 0.0, "{c}");

@@ -50,6 +50,7 @@ impl PackLoad<'_> {
                 crate::content::hash_bytes(&several.iter().flat_map(|s| s.hash.to_le_bytes()).collect::<Vec<u8>>())
             }
         };
+        self.invariants_take_nothing(&scripts);
         let lib = (scripts[0].ast.clone_functions_only(), hash);
         for (p, s) in parts.iter().zip(scripts) {
             let i = c.scripts.len();
@@ -62,6 +63,30 @@ impl PackLoad<'_> {
             c.scripts.push(s);
         }
         Some(lib)
+    }
+
+    /// An `invariant_...` function with parameters is never run (the engine calls
+    /// invariants with none): an error at it.
+    fn invariants_take_nothing(&mut self, scripts: &[Script]) {
+        for s in scripts {
+            let own = s.ast.iter_functions().filter(|f| s.functions.contains(f.name));
+            for f in own.filter(|f| f.name.starts_with("invariant_") && !f.params.is_empty()) {
+                let line = crate::script::api::fn_line_in(&self.sources, &s.path, f.name);
+                let d = Diagnostic::error(
+                    "invariant-with-parameters",
+                    format!(
+                        "`{}` takes {}, but an invariant takes none: the engine never runs it",
+                        f.name,
+                        crate::script::api::count_words(f.params.len() as i64, "parameter", None)
+                    ),
+                );
+                let d = match (self.sources.get(&s.path), line) {
+                    (Some(src), Some(l)) => d.at_line_col(src, l, 1),
+                    _ => d.in_file(s.path.clone()),
+                };
+                self.diags.push(d.hint("read what it needs from the table (players(), counters...) inside it, or rename it if it is a helper"));
+            }
+        }
     }
 
     /// Each file of a rules script in several, compiled over the functions of the others
@@ -224,6 +249,19 @@ mod tests {
         let dir = two_files("rules = []", rules, "");
         let e = errors(dir.path());
         assert!(e.iter().any(|e| e.contains("at least one rules file")), "{e:?}");
+    }
+
+    /// An invariant with parameters would never run: an error at it.
+    #[test]
+    fn an_invariant_with_parameters_is_an_error() {
+        let dir = two_files(
+            "rules = [\"rules.rhai\", \"more.rhai\"]",
+            "fn setup() {}\nfn turn() { end_game([], \"done\"); }\n",
+            "fn invariant_fine() { true }\n\nfn invariant_of(p) { p >= 0 }\n",
+        );
+        let e = errors(dir.path());
+        assert!(e.iter().any(|e| e.contains("more.rhai:3") && e.contains("`invariant_of` takes 1 parameter")), "{e:?}");
+        assert!(!e.iter().any(|e| e.contains("invariant_fine")), "{e:?}");
     }
 
     /// A failure inside a function of a further file is reported in that file.
