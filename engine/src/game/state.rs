@@ -352,14 +352,7 @@ impl State {
     /// (the destination itself may be occupied when `into_occupied`), with their distance.
     /// Breadth-first in a fixed neighbour order, so the result is deterministic.
     pub fn reachable(&self, from: u32, budget: i64, diagonal: bool, into_occupied: bool) -> BTreeMap<u32, i64> {
-        // The spaces holding a blocking piece, found once (`occupied` scans every piece).
-        let blocked: std::collections::BTreeSet<u32> = self
-            .pieces
-            .iter()
-            .filter(|p| p.attrs.get("blocks").copied().unwrap_or(1) != 0)
-            .filter_map(|p| p.space)
-            .collect();
-        self.search(from, budget, diagonal, into_occupied, |s| blocked.contains(&s), |_| true)
+        self.reachable_within(from, budget, diagonal, into_occupied, |_| true)
     }
 
     /// As [`State::reachable`], entering only the spaces `within` allows (a field inside
@@ -372,6 +365,7 @@ impl State {
         into_occupied: bool,
         within: impl Fn(u32) -> bool,
     ) -> BTreeMap<u32, i64> {
+        // The spaces holding a blocking piece, found once (`occupied` scans every piece).
         let blocked: std::collections::BTreeSet<u32> = self
             .pieces
             .iter()

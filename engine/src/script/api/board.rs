@@ -142,11 +142,7 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_fn("supply_name", |kind: ImmutableString| with(|g| Ok(supply_def(g, &kind)?.0)));
     e.register_fn("supply_one", |kind: ImmutableString| with(|g| Ok(supply_def(g, &kind)?.1)));
     e.register_fn("supply_attr", |kind: ImmutableString, key: ImmutableString| {
-        with(|g| {
-            let b = g.pack.board.as_ref().ok_or("the pack has no board")?;
-            let s = b.0.supply.iter().find(|s| s.id == kind.as_str()).ok_or_else(|| no_supply(g, &kind))?;
-            Ok(s.attrs.get(key.as_str()).cloned().unwrap_or_default())
-        })
+        with(|g| Ok(supply_of(g, &kind)?.attrs.get(key.as_str()).cloned().unwrap_or_default()))
     });
     e.register_fn("count_pieces", |n: i64, kind: ImmutableString| {
         with(|g| {
@@ -224,11 +220,16 @@ pub(super) fn register(e: &mut Registrar) {
 /// give it: the name is then the word for one, made plural by English rules). A supply
 /// without a name goes by its id.
 fn supply_def(g: &Game, kind: &str) -> Result<(String, String), String> {
-    let b = g.pack.board.as_ref().ok_or("the pack has no board")?;
-    let s = b.0.supply.iter().find(|s| s.id == kind).ok_or_else(|| no_supply(g, kind))?;
+    let s = supply_of(g, kind)?;
     let many = if s.name.is_empty() { s.id.clone() } else { s.name.clone() };
     let one = if s.one.is_empty() && s.name.is_empty() { s.id.clone() } else { s.one.clone() };
     Ok((many, one))
+}
+
+/// The board's supply `kind`, or an error with the nearest id it has.
+fn supply_of<'g>(g: &'g Game, kind: &str) -> Result<&'g crate::content::model::SupplyDef, String> {
+    let b = g.pack.board.as_ref().ok_or("the pack has no board")?;
+    b.0.supply.iter().find(|s| s.id == kind).ok_or_else(|| no_supply(g, kind))
 }
 
 /// No supply `kind`, with the nearest id the board has.
