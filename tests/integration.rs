@@ -22,6 +22,7 @@ mod print;
 mod profile;
 mod props;
 mod reference;
+mod rounds;
 mod runtimes;
 mod schema;
 mod search;

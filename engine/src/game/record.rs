@@ -70,6 +70,10 @@ pub struct RecordedChoice {
     pub step: u64,
     pub player: usize,
     pub label: String,
+    /// The option's stable key, when the rules gave it one (`key` in the option's map):
+    /// replaying finds the option by it, so a label that shows a value may change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 /// The fallback agent took over a person's seat at this step.
@@ -226,8 +230,7 @@ impl GameFile {
     pub fn scripted_agents(&self) -> Vec<Box<dyn Agent>> {
         (0..self.players.len())
             .map(|p| {
-                let mine: Vec<(u64, String)> =
-                    self.choices.iter().filter(|c| c.player == p).map(|c| (c.step, c.label.clone())).collect();
+                let mine: Vec<RecordedChoice> = self.choices.iter().filter(|c| c.player == p).cloned().collect();
                 Box::new(ScriptedAgent { recorded: Arc::new(mine), next: 0 }) as Box<dyn Agent>
             })
             .collect()
@@ -239,7 +242,7 @@ pub fn recorded(choices: &[Choice]) -> Vec<RecordedChoice> {
     choices
         .iter()
         .filter(|c| c.asked)
-        .map(|c| RecordedChoice { step: c.step, player: c.player, label: c.label.clone() })
+        .map(|c| RecordedChoice { step: c.step, player: c.player, label: c.label.clone(), key: c.key.clone() })
         .collect()
 }
 
@@ -283,7 +286,13 @@ pub fn result_line(game: &Game, o: &Outcome) -> String {
 fn push_choices(s: &mut String, key: &str, choices: &[RecordedChoice]) {
     s.push_str(&format!("{key} = [\n"));
     for c in choices {
-        s.push_str(&format!("  {{ step = {}, player = {}, label = {} }},\n", c.step, c.player, toml_str(&c.label)));
+        let key = c.key.as_ref().map(|k| format!(", key = {}", toml_str(k))).unwrap_or_default();
+        s.push_str(&format!(
+            "  {{ step = {}, player = {}, label = {}{key} }},\n",
+            c.step,
+            c.player,
+            toml_str(&c.label)
+        ));
     }
     s.push_str("]\n");
 }

@@ -108,6 +108,10 @@ pub struct SimArgs {
     /// With --transcripts: keep only games 0, K, 2K...
     #[arg(long, value_name = "K", default_value_t = 1, requires = "transcripts")]
     pub every: u64,
+    /// With --transcripts: keep only the games that ended this way: seat-N (seat N won,
+    /// alone or shared), shared, no-winner, turn-limit or failed.
+    #[arg(long, value_name = "OUTCOME", requires = "transcripts")]
+    pub only: Option<String>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -233,7 +237,11 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         if sweep.is_some() {
             return Err("--transcripts keeps the games of one run: give one --set value instead of a sweep".into());
         }
-        plan.keep = Some(Arc::new(crate::sim::keep::Keep::new(dir, args.every)?));
+        let only = match &args.only {
+            Some(o) => Some(crate::sim::keep::Only::parse(o, plan.players)?),
+            None => None,
+        };
+        plan.keep = Some(Arc::new(crate::sim::keep::Keep::new(dir, args.every, only)?));
     }
     let mut other = match &args.compare {
         Some(o) => Some(compare::other(project, base.id(), o)?),

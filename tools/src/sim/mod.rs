@@ -12,6 +12,7 @@ pub mod interval;
 pub mod keep;
 pub mod plan;
 pub mod report;
+pub mod rounds;
 pub mod shard;
 pub mod stats;
 pub mod summary;
@@ -57,7 +58,9 @@ fn failed_outcome(message: String) -> Outcome {
         turns: 0,
         characters: Vec::new(),
         plays: Vec::new(),
+        discards: Vec::new(),
         drawn: Vec::new(),
+        rounds: Vec::new(),
     }
 }
 

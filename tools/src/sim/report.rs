@@ -150,8 +150,8 @@ fn histogram(id: &str, hist: &[Value]) -> String {
     s
 }
 
-fn card_rows(v: &Value, key: &str) -> Vec<Row> {
-    let mut rows: Vec<Row> = v["cards"]
+fn card_rows(cards: &Value, key: &str) -> Vec<Row> {
+    let mut rows: Vec<Row> = cards
         .as_object()
         .into_iter()
         .flatten()
@@ -259,7 +259,7 @@ pub fn page(v: &Value) -> String {
     body.push_str(&histogram("lengths", l["histogram"].as_array().map(Vec::as_slice).unwrap_or(&[])));
     let drawn = v["drawn_recorded"].as_bool().unwrap_or(false);
     let key = if drawn { "improvement_drawn" } else { "improvement_played" };
-    let cards = card_rows(v, key);
+    let cards = card_rows(&v["cards"], key);
     if !cards.is_empty() {
         body.push_str(&format!(
             "<h2>Card impact</h2><p>{}: the win rate of player-games in which the card was {} minus those in which it was not, in points. Grey: fewer than {} player-games on a side.</p>",
@@ -270,6 +270,7 @@ pub fn page(v: &Value) -> String {
         let (lo, hi) = span(&cards);
         body.push_str(&interval_chart("cards", &cards, lo, hi, Some((0.0, "0")), false));
     }
+    rounds(v, players, &mut body);
     if let Some(c) = v.get("compare").filter(|c| c.is_object()) {
         body.push_str(&format!(
             "<h2>Compared with {}</h2><p>The same {} games on both sides (paired seeds); this minus other, in points; red: the interval excludes 0.</p>",
@@ -319,4 +320,41 @@ pub fn page(v: &Value) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>body{{font-family:system-ui,sans-serif;margin:2em;max-width:960px;color:#222}}h2{{margin-top:2em;border-bottom:1px solid #ddd}}.meta{{color:#555}}svg{{display:block;max-width:100%;height:auto}}</style></head><body>{body}</body></html>\n",
         esc(&title)
     )
+}
+
+/// The rounds section, where the rules keep rounds: rounds a game, their length, and where
+/// the rules name round winners, rounds won by seat and card impact per round.
+fn rounds(v: &Value, players: u64, body: &mut String) {
+    let r = &v["rounds"];
+    if r.is_null() {
+        return;
+    }
+    let (per, len) = (&r["per_game"], &r["length"]);
+    body.push_str(&format!(
+        "<h2>Rounds</h2><p>{:.1} rounds a game on average (from {} to {}); a round lasts {:.1} turns on average, median {}, from {} to {}.</p>",
+        f(&per["mean"]),
+        per["min"],
+        per["max"],
+        f(&len["mean"]),
+        len["median"],
+        len["min"],
+        len["max"]
+    ));
+    body.push_str(&histogram("round-lengths", len["histogram"].as_array().map(Vec::as_slice).unwrap_or(&[])));
+    if r["decided"].as_u64().unwrap_or(0) == 0 {
+        body.push_str("<p>The rules name no round winners (<code>win_round</code>).</p>");
+        return;
+    }
+    let seats = share_rows(r["seats"].as_array().into_iter().flatten().map(|s| (format!("seat {}", s["seat"]), s)));
+    body.push_str(&format!("<h3>Rounds won by seat</h3><p>Of {} rounds with a result.</p>", r["decided"]));
+    body.push_str(&interval_chart("round-seats", &seats, 0.0, 1.0, Some((1.0 / players as f64, "1 / players")), true));
+    let cards = card_rows(&r["cards"], "improvement_played");
+    if !cards.is_empty() {
+        body.push_str(&format!(
+            "<h3>Card impact per round</h3><p>The rate of rounds won by a seat that played the card in the round minus the rate when it did not, in points. Grey: fewer than {} seat-rounds on a side.</p>",
+            v["min_sample"]
+        ));
+        let (lo, hi) = span(&cards);
+        body.push_str(&interval_chart("round-cards", &cards, lo, hi, Some((0.0, "0")), false));
+    }
 }

@@ -7,6 +7,8 @@ use crown_engine::content::Pack;
 use crown_engine::game::{Outcome, Status};
 use serde::{Deserialize, Serialize};
 
+use super::rounds::RoundStats;
+
 /// Games and wins of one group of player-games (a seat, a character, an agent kind).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
@@ -15,7 +17,7 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, o: Tally) {
+    pub(super) fn add(&mut self, o: Tally) {
         self.games += o.games;
         self.wins += o.wins;
     }
@@ -63,15 +65,45 @@ pub struct CardTally {
     pub plays: u64,
     pub drawn_in: u64,
     pub drawn_wins: u64,
+    /// Player-games in which its owner lost it from the hand without playing it (a forced
+    /// discard, `note_discard`), and the wins among them.
+    #[serde(default)]
+    pub discarded_in: u64,
+    #[serde(default)]
+    pub discarded_wins: u64,
 }
 
 impl CardTally {
-    fn add(&mut self, o: &CardTally) {
+    pub(super) fn add(&mut self, o: &CardTally) {
         self.played_in += o.played_in;
         self.played_wins += o.played_wins;
         self.plays += o.plays;
         self.drawn_in += o.drawn_in;
         self.drawn_wins += o.drawn_wins;
+        self.discarded_in += o.discarded_in;
+        self.discarded_wins += o.discarded_wins;
+    }
+
+    /// Count one player-game (or seat-round) of a seat that played `plays` and discarded
+    /// `discards`, won or not, into `cards`.
+    pub(super) fn count(cards: &mut BTreeMap<u32, CardTally>, plays: &[u32], discards: &[u32], won: bool) {
+        let w = u64::from(won);
+        let mut seen: Vec<u32> = plays.to_vec();
+        seen.sort_unstable();
+        for run in seen.chunk_by(|a, b| a == b) {
+            let e = cards.entry(run[0]).or_default();
+            e.played_in += 1;
+            e.played_wins += w;
+            e.plays += run.len() as u64;
+        }
+        let mut lost: Vec<u32> = discards.to_vec();
+        lost.sort_unstable();
+        lost.dedup();
+        for d in lost {
+            let e = cards.entry(d).or_default();
+            e.discarded_in += 1;
+            e.discarded_wins += w;
+        }
     }
 }
 
@@ -110,6 +142,12 @@ pub struct Stats {
     pub cards: BTreeMap<String, CardTally>,
     /// Whether any card entered a `hand` zone (the pack has hands: "drawn" is measured).
     pub drawn_recorded: bool,
+    /// Whether the rules noted any forced discard (`note_discard`).
+    #[serde(default)]
+    pub discards_recorded: bool,
+    /// The rounds, where the rules keep them.
+    #[serde(default)]
+    pub rounds: RoundStats,
     /// Every failed game: index and message, sorted.
     pub failures: Vec<(u64, String)>,
     /// The first ten games (by index) that hit the turn limit.
@@ -157,6 +195,8 @@ impl Class {
 pub struct Acc {
     pub s: Stats,
     cards: BTreeMap<u32, CardTally>,
+    /// Per card, over the seat-rounds of rounds the rules named winners for.
+    round_cards: BTreeMap<u32, CardTally>,
 }
 
 impl Acc {
@@ -215,21 +255,13 @@ impl Acc {
             };
             s.characters.entry(key).or_default().add(Tally { games: 1, wins: w });
         }
-        for (seat, plays) in o.plays.iter().enumerate() {
-            let w = u64::from(won(seat));
-            let mut seen: Vec<u32> = plays.clone();
-            seen.sort_unstable();
-            let mut i = 0;
-            while i < seen.len() {
-                let d = seen[i];
-                let k = seen[i..].iter().take_while(|&&x| x == d).count();
-                let e = self.cards.entry(d).or_default();
-                e.played_in += 1;
-                e.played_wins += w;
-                e.plays += k as u64;
-                i += k;
-            }
+        for seat in 0..o.plays.len().max(o.discards.len()) {
+            let plays = o.plays.get(seat).map_or(&[][..], Vec::as_slice);
+            let discards = o.discards.get(seat).map_or(&[][..], Vec::as_slice);
+            s.discards_recorded |= !discards.is_empty();
+            CardTally::count(&mut self.cards, plays, discards, won(seat));
         }
+        s.rounds.add(o, &mut self.round_cards);
         for (seat, drawn) in o.drawn.iter().enumerate() {
             let w = u64::from(won(seat));
             for &d in drawn {
@@ -245,6 +277,9 @@ impl Acc {
         for (k, v) in &o.cards {
             self.cards.entry(*k).or_default().add(v);
         }
+        for (k, v) in &o.round_cards {
+            self.round_cards.entry(*k).or_default().add(v);
+        }
         self.s = self.s.merge(o.s);
         self
     }
@@ -252,15 +287,18 @@ impl Acc {
     /// The statistics, cards named by id.
     pub fn finish(self, pack: &Pack) -> Stats {
         let mut s = self.s;
+        let id = |d: u32| pack.defs.get(d as usize).map_or_else(|| format!("#{d}"), |x| x.def.id.clone());
         for (d, t) in self.cards {
-            let id = pack.defs.get(d as usize).map_or_else(|| format!("#{d}"), |x| x.def.id.clone());
-            s.cards.entry(id).or_default().add(&t);
+            s.cards.entry(id(d)).or_default().add(&t);
+        }
+        for (d, t) in self.round_cards {
+            s.rounds.cards.entry(id(d)).or_default().add(&t);
         }
         s
     }
 }
 
-fn add_vec(a: &mut Vec<u64>, b: &[u64]) {
+pub(super) fn add_vec(a: &mut Vec<u64>, b: &[u64]) {
     if a.len() < b.len() {
         a.resize(b.len(), 0);
     }
@@ -304,6 +342,8 @@ impl Stats {
             self.cards.entry(k).or_default().add(&v);
         }
         self.drawn_recorded |= o.drawn_recorded;
+        self.discards_recorded |= o.discards_recorded;
+        self.rounds = self.rounds.merge(o.rounds);
         self.failures.extend(o.failures);
         self.failures.sort();
         self.turn_limited.extend(o.turn_limited);

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::interval::{newcombe, rate, wilson_z, z_for};
 use super::plan::SeatOrder;
-use super::stats::{ScoreSum, Stats};
+use super::stats::{CardTally, ScoreSum, Stats, Tally};
 use crown_engine::content::Pack;
 
 /// What a run was: everything but the statistics. Shards of one run have equal `RunInfo`.
@@ -148,45 +148,15 @@ pub fn summary(run: &RunInfo, s: &Stats) -> Value {
         })
         .collect();
     let base = s.player_games;
-    let cards: serde_json::Map<String, Value> = s
-        .cards
-        .iter()
+    let cards: serde_json::Map<String, Value> = (s.cards.iter())
         .map(|(id, c)| {
-            let not_in = base.games - c.played_in.min(base.games);
-            let not_wins = base.wins - c.played_wins.min(base.wins);
-            let mut v = json!({
-                "name": run.names.get(id).unwrap_or(id),
-                "plays": c.plays,
-                "played": share(c.played_wins, c.played_in, z),
-                "not_played": share(not_wins, not_in, z),
-                "improvement_played": improvement(c.played_wins, c.played_in, not_wins, not_in, z),
-            });
-            let mut low = c.played_in.min(not_in) < run.min_sample;
-            if s.drawn_recorded {
-                let nd_in = base.games - c.drawn_in.min(base.games);
-                let nd_wins = base.wins - c.drawn_wins.min(base.wins);
-                v["drawn"] = share(c.drawn_wins, c.drawn_in, z);
-                v["not_drawn"] = share(nd_wins, nd_in, z);
-                v["improvement_drawn"] = improvement(c.drawn_wins, c.drawn_in, nd_wins, nd_in, z);
-                low |= c.drawn_in.min(nd_in) < run.min_sample;
-            }
-            v["low_sample"] = json!(low);
-            (id.clone(), v)
+            (
+                id.clone(),
+                card_figures(&run.names, id, c, base, z, run.min_sample, s.drawn_recorded, s.discards_recorded),
+            )
         })
         .collect();
-    let lengths: Vec<Value> = s.lengths.iter().map(|(t, g)| json!([t, g])).collect();
-    let median = {
-        let mut left = played.div_ceil(2);
-        let mut m = 0;
-        for (&t, &g) in &s.lengths {
-            m = t;
-            if g >= left {
-                break;
-            }
-            left -= g;
-        }
-        m
-    };
+    let length = Histogram(&s.lengths).figures(rate(s.turns, played));
     json!({
         "pack": run.pack,
         "version": run.version,
@@ -208,21 +178,83 @@ pub fn summary(run: &RunInfo, s: &Stats) -> Value {
         "failed": s.failed,
         "outcomes": outcomes,
         "avg_turns": round4(rate(s.turns, played)),
-        "length": {
-            "mean": round4(rate(s.turns, played)),
-            "median": median,
-            "min": s.lengths.keys().next(),
-            "max": s.lengths.keys().next_back(),
-            "histogram": lengths,
-        },
+        "length": length,
         "seats": seats,
         "characters": characters,
         "by_agent": agents,
         "score_by_agent": scores,
         "player_games": share(base.wins, base.games, z),
         "drawn_recorded": s.drawn_recorded,
+        "discards_recorded": s.discards_recorded,
         "cards": cards,
+        "rounds": s.rounds.summary(&run.names, z, run.min_sample, s.discards_recorded),
     })
+}
+
+/// A count of things by size (game lengths, rounds a game, turns a round).
+pub struct Histogram<'a>(pub &'a BTreeMap<u64, u64>);
+
+impl Histogram<'_> {
+    /// `{mean, median, min, max, histogram}`, given the mean.
+    pub fn figures(&self, mean: f64) -> Value {
+        let total: u64 = self.0.values().sum();
+        let mut left = total.div_ceil(2);
+        let mut median = 0;
+        for (&k, &n) in self.0 {
+            median = k;
+            if n >= left {
+                break;
+            }
+            left -= n;
+        }
+        let histogram: Vec<Value> = self.0.iter().map(|(k, n)| json!([k, n])).collect();
+        json!({
+            "mean": round4(mean),
+            "median": median,
+            "min": self.0.keys().next(),
+            "max": self.0.keys().next_back(),
+            "histogram": histogram,
+        })
+    }
+}
+
+/// One card's figures against `base` (player-games, or seat-rounds): win rate when played
+/// and not, the improvement, the same for drawn and discarded where those are measured.
+#[allow(clippy::too_many_arguments)]
+pub fn card_figures(
+    names: &BTreeMap<String, String>,
+    id: &str,
+    c: &CardTally,
+    base: Tally,
+    z: f64,
+    min_sample: u64,
+    drawn: bool,
+    discards: bool,
+) -> Value {
+    let not_in = base.games - c.played_in.min(base.games);
+    let not_wins = base.wins - c.played_wins.min(base.wins);
+    let mut v = json!({
+        "name": names.get(id).map_or(id, String::as_str),
+        "plays": c.plays,
+        "played": share(c.played_wins, c.played_in, z),
+        "not_played": share(not_wins, not_in, z),
+        "improvement_played": improvement(c.played_wins, c.played_in, not_wins, not_in, z),
+    });
+    let mut low = c.played_in.min(not_in) < min_sample;
+    if drawn {
+        let nd_in = base.games - c.drawn_in.min(base.games);
+        let nd_wins = base.wins - c.drawn_wins.min(base.wins);
+        v["drawn"] = share(c.drawn_wins, c.drawn_in, z);
+        v["not_drawn"] = share(nd_wins, nd_in, z);
+        v["improvement_drawn"] = improvement(c.drawn_wins, c.drawn_in, nd_wins, nd_in, z);
+        low |= c.drawn_in.min(nd_in) < min_sample;
+    }
+    if discards {
+        // Lost from the hand by a forced discard: counted apart, never as "not played".
+        v["discarded"] = share(c.discarded_wins, c.discarded_in, z);
+    }
+    v["low_sample"] = json!(low);
+    v
 }
 
 fn pct(v: &Value) -> String {
@@ -245,7 +277,7 @@ fn signed_ci(v: &Value) -> String {
     )
 }
 
-fn share_row(label: &str, v: &Value) -> String {
+pub fn share_row(label: &str, v: &Value) -> String {
     format!("  {label:<34} {:>6}  {:<13} {}/{}", pct(&v["rate"]), ci(&v["ci"]), v["wins"], v["games"])
 }
 
@@ -343,50 +375,72 @@ pub fn print(v: &Value) {
     for (_, s) in rows {
         println!("{}", share_row(s["name"].as_str().unwrap_or(""), s));
     }
-    let cards = v["cards"].as_object().filter(|c| !c.is_empty());
-    if let Some(cards) = cards {
-        let drawn = v["drawn_recorded"].as_bool().unwrap_or(false);
-        let base = &v["player_games"];
+    print_cards(
+        &v["cards"],
+        &v["player_games"],
+        v,
+        "cards, per player-game: win rate when played vs not played and the difference (improvement)",
+        "player-games",
+        v["drawn_recorded"].as_bool().unwrap_or(false),
+    );
+    super::rounds::print(v, conf);
+}
+
+/// A table of cards' figures (see [`card_figures`]) against `base`, `unit` being what
+/// the figures count (player-games, seat-rounds), best improvement first.
+pub fn print_cards(cards: &Value, base: &Value, v: &Value, title: &str, unit: &str, drawn: bool) {
+    let Some(cards) = cards.as_object().filter(|c| !c.is_empty()) else { return };
+    let discards = v["discards_recorded"].as_bool().unwrap_or(false);
+    println!(
+        "\n{title},{} baseline {} {} of {} {unit}; * = fewer than {} {unit} on a side",
+        if drawn { " the same for drawn (entered the hand);" } else { "" },
+        pct(&base["rate"]),
+        ci(&base["ci"]),
+        base["games"],
+        v["min_sample"]
+    );
+    if discards {
+        println!("  discarded = {unit} in which a forced discard took it from the hand unplayed, and their win rate");
+    }
+    println!(
+        "  {:<31} {:>6} {:>7} {:>7} {:<22}{}{}",
+        "card",
+        "played",
+        "WR",
+        "WR not",
+        "improvement (IWP)",
+        if drawn { format!("  {:>6} {:>7} {:<22}", "drawn", "WR", "improvement (IWD)") } else { String::new() },
+        if discards { format!("  {:>9} {:>7}", "discarded", "WR") } else { String::new() }
+    );
+    let mut rows: Vec<(&String, &Value)> = cards.iter().collect();
+    let key = |c: &Value| c["improvement_played"]["value"].as_f64().unwrap_or(0.0);
+    rows.sort_by(|a, b| key(b.1).total_cmp(&key(a.1)).then(a.0.cmp(b.0)));
+    for (_, c) in rows {
+        let d = if drawn {
+            format!(
+                "  {:>6} {:>7} {:<22}",
+                c["drawn"]["games"],
+                pct(&c["drawn"]["rate"]),
+                signed_ci(&c["improvement_drawn"])
+            )
+        } else {
+            String::new()
+        };
+        let x = if discards {
+            let games = c["discarded"]["games"].as_u64().unwrap_or(0);
+            let rate = if games == 0 { "-".to_string() } else { pct(&c["discarded"]["rate"]) };
+            format!("  {games:>9} {rate:>7}")
+        } else {
+            String::new()
+        };
         println!(
-            "\ncards, per player-game: win rate when played vs not played and the difference (improvement),{} baseline {} {} of {} player-games; * = fewer than {} player-games on a side",
-            if drawn { " the same for drawn (entered the hand);" } else { "" },
-            pct(&base["rate"]),
-            ci(&base["ci"]),
-            base["games"],
-            v["min_sample"]
+            "{} {:<31} {:>6} {:>7} {:>7} {:<22}{d}{x}",
+            if c["low_sample"].as_bool().unwrap_or(false) { "*" } else { " " },
+            c["name"].as_str().unwrap_or(""),
+            c["played"]["games"],
+            pct(&c["played"]["rate"]),
+            pct(&c["not_played"]["rate"]),
+            signed_ci(&c["improvement_played"]),
         );
-        println!(
-            "  {:<32} {:>6} {:>7} {:>7} {:<22}{}",
-            "card",
-            "played",
-            "WR",
-            "WR not",
-            "improvement (IWP)",
-            if drawn { "  drawn      WR   improvement (IWD)" } else { "" }
-        );
-        let mut rows: Vec<(&String, &Value)> = cards.iter().collect();
-        let key = |c: &Value| c["improvement_played"]["value"].as_f64().unwrap_or(0.0);
-        rows.sort_by(|a, b| key(b.1).total_cmp(&key(a.1)).then(a.0.cmp(b.0)));
-        for (_, c) in rows {
-            let d = if drawn {
-                format!(
-                    "  {:>6} {:>7} {}",
-                    c["drawn"]["games"],
-                    pct(&c["drawn"]["rate"]),
-                    signed_ci(&c["improvement_drawn"])
-                )
-            } else {
-                String::new()
-            };
-            println!(
-                "{} {:<31} {:>6} {:>7} {:>7} {:<22}{d}",
-                if c["low_sample"].as_bool().unwrap_or(false) { "*" } else { " " },
-                c["name"].as_str().unwrap_or(""),
-                c["played"]["games"],
-                pct(&c["played"]["rate"]),
-                pct(&c["not_played"]["rate"]),
-                signed_ci(&c["improvement_played"]),
-            );
-        }
     }
 }

@@ -766,13 +766,24 @@ const CASES: &[Case] = &[
         "#,
     ),
     case(
-        &["log", "log_to", "note_play", "checkpoint", "end_game", "is_over"],
+        &["log", "log_to", "note_play", "note_discard", "win_round", "checkpoint", "end_game", "is_over"],
         r#"
         log("Ann builds a wall");
         log_to(0, "Ann draws Wall");
         log_to([1], "Bea draws Archer", "Bea draws a card");
         let c = create_card("archer", pzone(0, "hand"));
         note_play(0, c);
+        note_discard(1, create_card("wall", pzone(1, "hand")));
+        let failed = false;
+        try { win_round(0); } catch { failed = true; }
+        expect(failed, "win_round before any round has begun");
+        next_round();
+        win_round([1]);
+        failed = false;
+        try { win_round(0); } catch { failed = true; }
+        expect(failed, "a round is won once");
+        next_round();
+        win_round([]);
         checkpoint();
         expect(!is_over(), "not over yet");
         set_score(0, 3);

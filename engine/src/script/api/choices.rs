@@ -8,7 +8,7 @@ use super::failure::FAILURE;
 use super::meter::deciding;
 use super::reload::maybe_reload;
 use super::{with, R};
-use crate::game::agent::ChoiceRequest;
+use crate::game::agent::{option_key, ChoiceRequest};
 use crate::game::{Choice, ScriptFailure};
 
 fn label_of(opt: &Dynamic) -> Result<String, String> {
@@ -53,6 +53,8 @@ pub(in crate::script) trait Offer {
     fn label(&self, i: usize) -> R<String>;
     /// Every option's label and value (a map with its fields), for agents that read them.
     fn read(&self) -> R<(Vec<String>, Vec<Dynamic>)>;
+    /// Option `i`'s stable key (its `key` field), if it has one.
+    fn key(&self, i: usize) -> R<Option<String>>;
 }
 
 /// Options given as an array of labels or maps (labels made by the script already).
@@ -71,6 +73,23 @@ impl Offer for Listed {
     fn read(&self) -> R<(Vec<String>, Vec<Dynamic>)> {
         Ok((self.labels.clone(), self.options.clone()))
     }
+    fn key(&self, i: usize) -> R<Option<String>> {
+        Ok(option_key(&self.options[i])?)
+    }
+}
+
+/// Options read by an agent may not share a key (a recording could not tell them apart).
+fn distinct_keys(prompt: &str, options: &[Dynamic]) -> R<()> {
+    let mut seen: Vec<String> = Vec::new();
+    for o in options {
+        if let Some(k) = option_key(o)? {
+            if seen.contains(&k) {
+                return Err(format!("\"{prompt}\": two options have the key '{k}' (a key names one option)").into());
+            }
+            seen.push(k);
+        }
+    }
+    Ok(())
 }
 
 /// Ask seat `p`'s agent to pick one of `offer`'s options (a single one is taken without
@@ -105,6 +124,7 @@ pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer
     // Labels and fields are made only for an agent that reads them (the game is not
     // borrowed here: an action menu's labels are script functions).
     let (labels, options) = if reads { offer.read()? } else { (Vec::new(), Vec::new()) };
+    distinct_keys(prompt, &options)?;
     // A person is told of a menu of one option, taken without asking.
     if count == 1 && with(|g| Ok(g.agents[player].as_ref().is_some_and(|a| a.hears_only_choices())))? {
         let label = offer.label(0)?;
@@ -178,6 +198,7 @@ pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer
         Some(l) => l.clone(),
         None => offer.label(index)?,
     };
+    let key = offer.key(index)?;
     with(|g| {
         g.log(|s| {
             let who = &s.players[player].name;
@@ -187,7 +208,7 @@ pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer
                 format!("choice {step} {who}: {prompt} -> {label} (only option)")
             }
         });
-        g.choices.push(Choice { step, player, prompt: prompt.to_string(), label: label.clone(), asked });
+        g.choices.push(Choice { step, player, prompt: prompt.to_string(), label: label.clone(), key, asked });
         Ok(())
     })?;
     Ok((index, label))

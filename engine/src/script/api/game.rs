@@ -112,7 +112,29 @@ pub(super) fn register(e: &mut Registrar) {
             let p = pl(g, p)?;
             let c = cd(g, c)?;
             let d = g.state.cards[c as usize].def;
-            g.plays[p].push(d);
+            g.tally.plays[p].push(d);
+            Ok(())
+        })
+    });
+    e.register_fn("note_discard", |p: i64, c: i64| {
+        with(|g| {
+            let p = pl(g, p)?;
+            let c = cd(g, c)?;
+            let d = g.state.cards[c as usize].def;
+            g.tally.discards[p].push(d);
+            Ok(())
+        })
+    });
+    e.register_fn("win_round", |winners: Dynamic| {
+        with(|g| {
+            // An empty array: nobody won the round (a draw).
+            let nobody = winners.read_lock::<Array>().is_some_and(|a| a.is_empty());
+            let w = if nobody { Vec::new() } else { seats(g, &winners, "win_round")? };
+            g.tally.win_round(w.clone())?;
+            g.log(|s| {
+                let names: Vec<&str> = w.iter().map(|&p| s.players[p].name.as_str()).collect();
+                format!("round won: {}", if names.is_empty() { "nobody".to_string() } else { names.join(", ") })
+            });
             Ok(())
         })
     });

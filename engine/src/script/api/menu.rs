@@ -100,6 +100,9 @@ impl Offer for Asked<'_, '_> {
         let values = labels.iter().enumerate().map(|(i, l)| self.value(i, Some(l))).collect();
         Ok((labels, values))
     }
+    fn key(&self, i: usize) -> R<Option<String>> {
+        Ok(self.menu.items[i].fields.get("key").map(crate::game::agent::key_text).transpose()?)
+    }
 }
 
 fn def_of_card(c: i64) -> R<u32> {

@@ -54,11 +54,7 @@ pub fn swap_pack(g: &mut Game, pack: Arc<Pack>) {
     for p in &mut g.state.players {
         p.character = p.character.map(|d| map[d as usize].unwrap_or(d));
     }
-    for plays in &mut g.plays {
-        for d in plays.iter_mut() {
-            *d = map[*d as usize].unwrap_or(*d);
-        }
-    }
+    g.tally.renumber(|d| map[d as usize].unwrap_or(d));
     // What scripts worked out from the old definitions (globals named `cache:...`) is
     // worked out again from the new ones.
     g.state.globals.retain(|k, _| !k.starts_with(crate::game::save::CACHE_PREFIX));

@@ -132,6 +132,7 @@ fn set_round(g: &mut Game, n: i64) -> Result<(), String> {
     }
     if g.state.turns.round != n {
         g.state.turns.round = n;
+        g.tally.begin_round(n, g.state.turn);
         let name = g.pack.manifest.round_name(n);
         g.log(|_| name);
     }
