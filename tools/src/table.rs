@@ -96,19 +96,78 @@ fn own_cards(g: &Game, viewer: usize) -> String {
 pub type Seen = Arc<Mutex<Vec<String>>>;
 
 /// A listener that hands each line the person may read, at `level`, to `show` and keeps
-/// it in `seen`. `seats` are the seats the person plays.
+/// it in `seen`, each turn opened by its header (see [`turn_header`]). `seats` are the
+/// seats the person plays.
 pub fn listener(
     level: LogLevel,
     seats: Vec<usize>,
     seen: Seen,
     mut show: impl FnMut(&str) + Send + 'static,
 ) -> Listener {
-    Box::new(move |heard: Heard<'_>, _: Table<'_>| {
+    Box::new(move |heard: Heard<'_>, table: Table<'_>| {
         if let Some(line) = level.shown(heard, &seats) {
-            show(line);
             if let Ok(mut s) = seen.lock() {
+                if level != LogLevel::Debug {
+                    if let Some(h) = new_header(s.iter().map(String::as_str), &table) {
+                        show(&h);
+                        s.push(h);
+                    }
+                }
+                show(line);
                 s.push(line.to_string());
             }
         }
     })
+}
+
+/// How a turn's header begins: what `log` pages by.
+pub const HEADER: &str = "── ";
+
+/// The line that opens a turn in a person's log: "── round II · turn 14 · Bea ──" (the
+/// round where the rules keep rounds, in the pack's words; "setting up" before the first
+/// turn).
+pub fn turn_header(table: &Table<'_>) -> String {
+    let s = table.state;
+    let mut parts = Vec::new();
+    if s.turns.round > 0 {
+        parts.push(table.pack.manifest.round_name(s.turns.round));
+    }
+    if s.turn == 0 {
+        parts.push("setting up".to_string());
+    } else {
+        parts.push(format!("turn {}", s.turn));
+        if let Some(p) = s.turns.current.and_then(|p| s.players.get(p)) {
+            parts.push(p.name.clone());
+        }
+    }
+    format!("{HEADER}{} ──", parts.join(" · "))
+}
+
+/// The header to show before the next line, when the turn (or the seat playing it, or the
+/// round) changed since the last header of the log, `lines` (oldest first).
+pub fn new_header<'a>(lines: impl DoubleEndedIterator<Item = &'a str>, table: &Table<'_>) -> Option<String> {
+    let h = turn_header(table);
+    let mut lines = lines;
+    let last = lines.rfind(|l| l.starts_with(HEADER));
+    (last != Some(h.as_str())).then_some(h)
+}
+
+/// What `log` shows: the last `turns` turns told (from their headers), or everything.
+pub fn log_pages(seen: &[String], turns: Option<usize>) -> String {
+    if seen.is_empty() {
+        return "(nothing has been told yet)".to_string();
+    }
+    let from = match turns {
+        None => 0,
+        Some(n) => {
+            let heads: Vec<usize> =
+                (seen.iter().enumerate()).filter(|(_, l)| l.starts_with(HEADER)).map(|(i, _)| i).collect();
+            heads.len().checked_sub(n.max(1)).map_or(0, |k| heads[k])
+        }
+    };
+    let mut text = seen[from..].join("\n");
+    if from > 0 {
+        text = format!("(earlier turns: `log N` shows the last N turns, `log all` everything)\n{text}");
+    }
+    text
 }

@@ -7,7 +7,9 @@ use std::io::{BufRead, Write};
 
 use crown_engine::game::agent::{Agent, ChoiceRequest};
 
-use crate::table::{Renderer, Seen, ViewKind};
+use crown_engine::script::api::with_game;
+
+use crate::table::{log_pages, new_header, Renderer, Seen, ViewKind};
 
 /// A person choosing at the terminal: numbered options, re-asked on bad input; a few
 /// words ask for something else than an option (see [`HumanAgent::ask`]).
@@ -17,7 +19,7 @@ pub struct HumanAgent<R: BufRead + Send, W: Write + Send> {
 }
 
 /// What the words typed at a menu other than an option ask for.
-pub const COMMANDS: &str = "board (the whole table), status (your state again), log (what happened lately), ?N (what option N names), help NAME (a card's text), help";
+pub const COMMANDS: &str = "board (the whole table), status (your state again), log (the last two turns; log N, log all), ?N (what option N names), help NAME (a card's text), help";
 
 impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
     fn read_line(&mut self) -> Result<String, String> {
@@ -33,7 +35,8 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
     fn write_menu(&mut self, req: &ChoiceRequest<'_>) {
         let _ = writeln!(self.output, "{}, {}:", req.player_name, req.prompt);
         for (i, l) in req.labels.iter().enumerate() {
-            let _ = writeln!(self.output, "  {:>2}. {l}", i + 1);
+            let ends = if req.ends_turn(i) { "  [ends your turn]" } else { "" };
+            let _ = writeln!(self.output, "  {:>2}. {l}{ends}", i + 1);
             if let Some(about) = crate::explain::character_note(req.pack, req.options.get(i)) {
                 let _ = writeln!(self.output, "      {about}");
             }
@@ -129,6 +132,17 @@ impl<R: BufRead + Send, W: Write + Send> TablePlayer<R, W> {
 
 impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
     fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        // A turn that begins with this seat's decision opens with its header too.
+        let header = with_game(|g| {
+            let mut seen = self.seen.lock().ok()?;
+            let h = new_header(seen.iter().map(String::as_str), &g.table())?;
+            seen.push(h.clone());
+            Some(h)
+        })
+        .flatten();
+        if let Some(h) = header {
+            let _ = writeln!(self.human.output, "{h}");
+        }
         let (status, note) = self.renderer.draw(req.pack, req.player, ViewKind::Status);
         if let Some(n) = note {
             let _ = writeln!(self.human.output, "{n}");
@@ -145,19 +159,17 @@ impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
                     let (text, note) = renderer.draw(req.pack, req.player, ViewKind::Status);
                     Some(note.map_or(text.clone(), |n| format!("{n}\n{text}")))
                 }
-                "log" | "l" => {
-                    let lines = seen.lock().map(|s| s.clone()).unwrap_or_default();
-                    let from = lines.len().saturating_sub(30);
-                    Some(if lines.is_empty() {
-                        "(nothing has been told yet)".to_string()
-                    } else {
-                        lines[from..].join("\n")
-                    })
-                }
+                "log" | "l" => Some(seen.lock().map(|s| log_pages(&s, Some(2))).unwrap_or_default()),
+                "log all" | "l all" => Some(seen.lock().map(|s| log_pages(&s, None)).unwrap_or_default()),
                 "help" | "h" | "?" => Some(format!(
                     "Type an option's number (or its label), or: {COMMANDS}. A choice that ends something \
                      for good asks y/n first."
                 )),
+                _ if word.starts_with("log ") || word.starts_with("l ") => {
+                    // `log 5`: the last five turns.
+                    let n = word.split_once(' ').and_then(|(_, n)| n.trim().parse::<usize>().ok())?;
+                    Some(seen.lock().map(|s| log_pages(&s, Some(n))).unwrap_or_default())
+                }
                 _ => {
                     // `?3`, `help 3`: what option 3 names; `help Freeze`: that card.
                     let rest = ["help ", "h ", "?"].iter().find_map(|p| word.strip_prefix(p))?.trim();
@@ -275,6 +287,43 @@ mod tests {
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         assert!(!text.contains("render() failed"), "{text}");
         assert!(text.contains("Tiles:"), "no map drawn:\n{text}");
+    }
+
+    /// The log is told in turns: each opens with its header (round, turn, seat), `log N`
+    /// pages back by turns, and options the rules mark as ending the turn say so.
+    #[test]
+    fn the_log_is_told_in_turns_and_menus_mark_what_ends_the_turn() {
+        let project = Project::new(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+        let pack = Arc::new(load_pack(&project, "the-last-kingdom", LoadOptions::default()).pack.unwrap());
+        let out = Shared::default();
+        let seen = Seen::default();
+        let input = std::io::Cursor::new("1\nlog 1\n".repeat(60).into_bytes());
+        let agents: Vec<Box<dyn Agent>> =
+            vec![Box::new(TablePlayer::with_log(input, out.clone(), seen.clone())), bots::bot("first", 1, 1).unwrap()];
+        let mut game = Game::new(pack, GameConfig::new(1, 2), agents).unwrap();
+        let mut o = out.clone();
+        game.listener = Some(crate::table::listener(
+            crown_engine::game::narrate::LogLevel::Private,
+            vec![0],
+            seen.clone(),
+            move |l| {
+                let _ = writeln!(o, "{l}");
+            },
+        ));
+        let _ = game.run();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let head = &text[..4000.min(text.len())];
+        assert!(text.starts_with("── setting up ──"), "{head}");
+        assert!(text.contains("\n── round I · turn 1"), "{head}");
+        assert!(text.contains("\n── round I · turn 3 · P1 ──\n"), "{head}");
+        assert!(text.contains("[ends your turn]"), "{head}");
+        assert!(text.contains("(earlier turns: `log N` shows the last N turns, `log all` everything)"), "{head}");
+        // Headers are only written when the turn, its seat or the round changes.
+        let heads: Vec<&str> = text.lines().filter(|l| l.starts_with(crate::table::HEADER)).collect();
+        let logged: Vec<String> =
+            seen.lock().unwrap().iter().filter(|l| l.starts_with(crate::table::HEADER)).cloned().collect();
+        assert!(logged.windows(2).all(|w| w[0] != w[1]), "{logged:?}");
+        assert!(heads.len() >= logged.len());
     }
 
     #[test]

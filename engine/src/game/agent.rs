@@ -39,6 +39,13 @@ impl ChoiceRequest<'_> {
         m.get("confirm").map(|c| c.to_string())
     }
 
+    /// Whether the rules mark option `i` as ending the seat's turn (`ends_turn: true` in
+    /// its map, or `ends_turn(menu)`), for the menu to say so.
+    pub fn ends_turn(&self, i: usize) -> bool {
+        let Some(m) = self.options.get(i).and_then(|o| o.read_lock::<rhai::Map>()) else { return false };
+        m.get("ends_turn").and_then(|v| v.as_bool().ok()).unwrap_or(false)
+    }
+
     /// Option `i`'s stable key (its `key` field), when the rules gave it one.
     pub fn key(&self, i: usize) -> Option<String> {
         option_key(self.options.get(i)?).ok().flatten()

@@ -60,6 +60,8 @@ pub struct OptionView {
     pub confirm: Option<String>,
     /// The ability of the noble or leader it offers, shown beneath it.
     pub about: Option<String>,
+    /// The rules mark it as ending the seat's turn.
+    pub ends_turn: bool,
     /// The text of the cards and characters it names (`?N` at the terminal), shown when
     /// the pointer rests on it.
     pub explain: String,
@@ -173,6 +175,7 @@ impl Agent for WebSeat {
             .map(|(i, l)| OptionView {
                 label: l.clone(),
                 confirm: req.confirm(i),
+                ends_turn: req.ends_turn(i),
                 about: crate::explain::character_note(req.pack, req.options.get(i)),
                 explain: crate::explain::option_help(req.pack, req.options.get(i), l),
             })
@@ -324,11 +327,16 @@ impl Session {
         // What the seat is told, with the number of decisions made before each line.
         let log: Arc<Mutex<Vec<LogLine>>> = Arc::default();
         let (l, a) = (log.clone(), answered.clone());
-        game.listener = Some(Box::new(move |heard: Heard<'_>, _: Table<'_>| {
+        game.listener = Some(Box::new(move |heard: Heard<'_>, table: Table<'_>| {
             if let Heard::Said(s) = heard {
                 if let Some(text) = s.for_seat(seat) {
                     if let Ok(mut l) = l.lock() {
-                        l.push(LogLine { at: a.load(Ordering::SeqCst), text: text.to_string() });
+                        let at = a.load(Ordering::SeqCst);
+                        // Each turn opens with its header, as at the terminal.
+                        if let Some(h) = crate::table::new_header(l.iter().map(|x| x.text.as_str()), &table) {
+                            l.push(LogLine { at, text: h });
+                        }
+                        l.push(LogLine { at, text: text.to_string() });
                     }
                 }
             }

@@ -168,6 +168,11 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         },
     );
+    e.register_fn("ends_turn", |m: &mut Menu| -> R<()> {
+        let last = m.items.last_mut().ok_or("ends_turn: the menu has no option yet")?;
+        last.fields.insert("ends_turn".into(), Dynamic::TRUE);
+        Ok(())
+    });
     e.register_fn("confirm", |m: &mut Menu, text: ImmutableString| -> R<()> {
         let last = m.items.last_mut().ok_or("confirm: the menu has no option yet")?;
         last.fields.insert("confirm".into(), Dynamic::from(text));

@@ -129,6 +129,7 @@ function show(v) {
   opts.innerHTML = "";
   v.options.forEach((o, i) => {
     const b = el("button", { class: "option", type: "button", "data-i": i, title: o.explain }, o.label);
+    if (o.ends_turn) b.appendChild(el("span", { class: "ends" }, "ends your turn"));
     if (o.about) b.appendChild(el("span", { class: "about" }, o.about));
     b.disabled = at !== null;
     b.onclick = () => pick(i);
@@ -155,7 +156,8 @@ function show(v) {
   };
   for (const l of v.log) {
     while (shown < l.at) { shown += 1; if (shown > 0) mark(shown); }
-    log.appendChild(el("li", {}, l.text));
+    // "── turn 5 · Bea ──": the header that opens a turn.
+    log.appendChild(el("li", l.text.startsWith("── ") ? { class: "turn" } : {}, l.text));
   }
   while (shown < v.step) { shown += 1; if (shown > 0) mark(shown); }
   log.scrollTop = log.scrollHeight;
