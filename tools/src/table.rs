@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use crown_engine::content::Pack;
 use crown_engine::game::narrate::{Heard, Listener, LogLevel};
 use crown_engine::game::view::Table;
-use crown_engine::game::Game;
+use crown_engine::game::{Game, Outcome, Status};
 use crown_engine::script::api::{call_script_fn, to_failure_in, with_game};
 use crown_engine::script::Dynamic;
 
@@ -170,4 +170,103 @@ pub fn log_pages(seen: &[String], turns: Option<usize>) -> String {
         text = format!("(earlier turns: `log N` shows the last N turns, `log all` everything)\n{text}");
     }
     text
+}
+
+/// What a person reads when the game is over: how it ended and why, the final scores with
+/// their parts (where the rules gave them: `set_score(p, parts)`), who went out and in
+/// which turn, and how long the game was. The terminal adds the table as it ends.
+pub fn end_summary(game: &Game, outcome: &Outcome) -> String {
+    let s = &game.state;
+    let name = |p: usize| s.players.get(p).map_or("?", |x| x.name.as_str());
+    let mut out = format!("{HEADER}the end ──\n");
+    match &outcome.status {
+        Status::Finished if s.players.len() == 1 => out.push_str(&format!("{}\n", outcome.reason)),
+        Status::Finished => {
+            let winners: Vec<String> = outcome.winners.iter().map(|&p| name(p).to_string()).collect();
+            let who = match winners.as_slice() {
+                [] => "nobody wins".to_string(),
+                [one] => format!("{one} wins"),
+                many => format!("{} win", crown_engine::script::api::sentence(many, "", "and")),
+            };
+            out.push_str(&format!("{who}: {}\n", outcome.reason));
+        }
+        Status::TurnLimit => out.push_str(&format!("the game stopped at the turn limit ({} turns)\n", game.max_turns)),
+        Status::Paused => out.push_str("the game is paused at a checkpoint\n"),
+        Status::Failed(f) => out.push_str(&format!("the game failed: {f}\n")),
+    }
+    let width = s.players.iter().map(|p| p.name.chars().count()).max().unwrap_or(0);
+    let points = s.players.iter().map(|p| p.score.to_string().len()).max().unwrap_or(1);
+    out.push_str(if s.players.len() == 1 { "final score\n" } else { "final scores\n" });
+    for (p, pl) in s.players.iter().enumerate() {
+        let mut notes = Vec::new();
+        if let Some(parts) = game.tally.score_parts.get(p).filter(|v| !v.is_empty()) {
+            notes.push(parts.iter().map(|(w, n)| format!("{w} {n}")).collect::<Vec<_>>().join(", "));
+        }
+        if let Some((_, t)) = game.tally.outs.iter().find(|(q, _)| *q == p) {
+            notes.push(if *t == 0 { "out before the first turn".to_string() } else { format!("out in turn {t}") });
+        }
+        let notes = if notes.is_empty() { String::new() } else { format!("   {}", notes.join("; ")) };
+        out.push_str(&format!("  {:<width$}  {:>points$}{notes}\n", pl.name, pl.score));
+    }
+    out.push_str(&format!("after {}\n", crown_engine::script::api::count_words(outcome.turns as i64, "turn", None)));
+    out
+}
+
+/// The end of a game at the terminal: [`end_summary`], then the table as it ends, drawn
+/// for seat `viewer` (the rules' `render(viewer)`, else the engine's view).
+pub fn end_screen(game: Game, outcome: &Outcome, viewer: usize) -> (Game, String) {
+    let mut text = end_summary(&game, outcome);
+    let pack = game.pack.clone();
+    let (game, (board, note)) =
+        crown_engine::script::api::with_installed(game, || Renderer::default().draw(&pack, viewer, ViewKind::Board));
+    if let Some(n) = note {
+        text.push_str(&format!("{n}\n"));
+    }
+    text.push_str("the table as the game ends:\n");
+    text.push_str(&board);
+    text.push('\n');
+    (game, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crown_engine::game::GameConfig;
+    use crown_engine::load::{load_pack, LoadOptions, Project};
+
+    /// The end tells the winner and why, each score with its parts, who went out in which
+    /// turn, and the game's length.
+    #[test]
+    fn the_end_shows_scores_with_their_parts_and_who_went_out() {
+        let root = tempfile::tempdir().unwrap();
+        for (rel, text) in [
+            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 3, max = 3 }\n"),
+            (
+                "scripts/p/rules.rhai",
+                "fn setup() {}\n\
+                 fn turn() {\n\
+                   if turn_number() == 2 { eliminate(2, `${player_name(2)} is out of the round`); return; }\n\
+                   if turn_number() == 3 {\n\
+                     set_score(0, [[\"walls\", 2], [\"resources\", 6]]);\n\
+                     set_score(1, 5);\n\
+                     end_game([0], \"the strongest kingdom stands\");\n\
+                   }\n\
+                 }\n",
+            ),
+        ] {
+            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.path().join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(root.path()), "p", LoadOptions::default());
+        let pack = Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)));
+        let agents = (0..3).map(|i| crown_engine::bots::bot("first", 1, i).unwrap()).collect();
+        let (game, outcome) = Game::new(pack, GameConfig::new(1, 3), agents).unwrap().run();
+        assert_eq!(
+            end_summary(&game, &outcome),
+            "── the end ──\nP1 wins: the strongest kingdom stands\nfinal scores\n  \
+             P1  8   walls 2, resources 6\n  P2  5\n  P3  0   out in turn 2\nafter 3 turns\n"
+        );
+        let (_, screen) = end_screen(game, &outcome, 0);
+        assert!(screen.contains("the table as the game ends:\n"), "{screen}");
+    }
 }

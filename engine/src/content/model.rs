@@ -93,6 +93,10 @@ pub struct PackManifest {
     /// and in the browser; a counter not listed is shown by its key.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub counter_names: BTreeMap<String, String>,
+    /// The card marks the table shows on a card anyone can see, each with how people are
+    /// told it (`hp = "worth"` shows "worth 1" on a damaged wall in the browser).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub show_marks: BTreeMap<String, String>,
     /// Who sees the cards of each zone (`hand = "owner"`, `deck = "nobody"`, `discard =
     /// "everyone"`), by zone name; a `*` stands for any text (`"round-*-deck" =
     /// "nobody"`). The engine tells each seat only what its zones let it see, in

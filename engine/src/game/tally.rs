@@ -1,6 +1,7 @@
-//! What a game counts for `crown sim`'s statistics as it is played: the cards each seat
-//! played (`note_play`) and lost from the hand without playing them (`note_discard`), and
-//! the rounds: where each began, and who won it when the rules say (`win_round`).
+//! What a game counts as it is played, for `crown sim`'s statistics and the end of the
+//! game: the cards each seat played (`note_play`) and lost from the hand without playing
+//! them (`note_discard`); the rounds: where each began, and who won it when the rules say
+//! (`win_round`); when each seat went out; the parts of each final score.
 
 /// A round as the game marks it: it begins when the rules change the round number
 /// (`set_round`, `next_round`) and ends where the next begins or the game ends.
@@ -40,11 +41,29 @@ pub struct Tally {
     /// (a forced discard), in order.
     pub discards: Vec<Vec<u32>>,
     pub rounds: Vec<RoundMark>,
+    /// Each seat that went out (`eliminate`) and the turn it went out in, in order.
+    pub outs: Vec<(usize, u64)>,
+    /// The parts of each seat's score, when the rules gave them (`set_score(p, parts)`).
+    pub score_parts: Vec<Vec<(String, i64)>>,
 }
 
 impl Tally {
     pub fn new(players: usize) -> Tally {
-        Tally { plays: vec![Vec::new(); players], discards: vec![Vec::new(); players], rounds: Vec::new() }
+        Tally {
+            plays: vec![Vec::new(); players],
+            discards: vec![Vec::new(); players],
+            rounds: Vec::new(),
+            outs: Vec::new(),
+            score_parts: vec![Vec::new(); players],
+        }
+    }
+
+    /// Seat `p` went out in turn `turn` (or came back, `None`).
+    pub fn out(&mut self, p: usize, turn: Option<u64>) {
+        self.outs.retain(|&(q, _)| q != p);
+        if let Some(t) = turn {
+            self.outs.push((p, t));
+        }
     }
 
     /// Round `number` begins at turn `turn`.

@@ -204,6 +204,10 @@ fn run_play(project: &Project, args: &PlayArgs) -> Done {
             }
         }
     }
+    // A play that ended: the result, scores with their parts, the table as it ends.
+    if matches!(sitting.outcome.status, Status::Finished) {
+        println!("\n{}", crate::table::end_summary(&sitting.game, &sitting.outcome));
+    }
     let Some(new_save) = &sitting.save else {
         let why = match &sitting.outcome.status {
             Status::Failed(f) => f.to_string(),

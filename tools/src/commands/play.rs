@@ -104,13 +104,15 @@ pub fn run(project: &Project, args: &PlayArgs) -> Done {
     }
     // What happens is told as it happens, as the person's seats may know it.
     let humans: Vec<usize> = kinds.iter().enumerate().filter(|(_, k)| *k == "human").map(|(i, _)| i).collect();
+    let viewer = humans.first().copied().unwrap_or(0);
     game.listener = Some(table::listener(args.log, humans, seen, |line| println!("{line}")));
     println!(
-        "{} {} — seed {}, {} players ({})",
+        "{} {} — seed {}, {} player{} ({})",
         pack.manifest.name,
         pack.manifest.version,
         args.table.setup.seed,
         players,
+        crown_engine::diag::plural(players),
         kinds.join(", ")
     );
     match args.log {
@@ -134,9 +136,9 @@ pub fn run(project: &Project, args: &PlayArgs) -> Done {
     }
     let (game, outcome) = game.run();
     let text = transcript_text(&game, &outcome);
-    if let Status::TurnLimit = outcome.status {
-        println!("the game stopped at the turn limit ({} turns)", game.max_turns);
-    }
+    // The end: the result and why, scores with their parts, who went out, the table.
+    let (game, end) = table::end_screen(game, &outcome, viewer);
+    println!("\n{end}");
     if let Some(path) = &args.transcript {
         if let Err(e) = out::write_atomic(path, text.as_bytes()) {
             return Err(Failure::error(format!("cannot write {}: {e}", path.display())));

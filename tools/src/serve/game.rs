@@ -76,6 +76,8 @@ pub struct CardView {
     pub name: String,
     /// Cards tucked under it.
     pub under: Vec<CardView>,
+    /// Its marks the pack shows (`show_marks` in pack.toml), in words: "worth 1".
+    pub marks: Vec<String>,
 }
 
 /// A zone as the seat sees it.
@@ -118,7 +120,8 @@ pub struct View {
     pub board: String,
     pub zones: Vec<ZoneView>,
     pub log: Vec<LogLine>,
-    /// The last line of the game once it is over.
+    /// Once the game is over: how it ended, the final scores and who went out
+    /// ([`crate::table::end_summary`]).
     pub over: Option<String>,
     /// A failure of the game (a script error, a recorded decision no longer offered).
     pub error: Option<String>,
@@ -229,13 +232,13 @@ fn card_view(g: &Game, viewer: usize, c: u32, depth: usize) -> CardView {
         Vec::new()
     };
     if !seen {
-        return CardView { id: String::new(), name: "a face-down card".into(), under };
+        return CardView { id: String::new(), name: "a face-down card".into(), under, marks: Vec::new() };
     }
-    CardView {
-        id: g.pack.defs[s.cards[c as usize].def as usize].def.id.clone(),
-        name: g.card_name(c).to_string(),
-        under,
-    }
+    let card = &s.cards[c as usize];
+    let marks = (g.pack.manifest.show_marks.iter())
+        .filter_map(|(k, words)| card.marks.get(k).map(|v| format!("{words} {v}")))
+        .collect();
+    CardView { id: g.pack.defs[card.def as usize].def.id.clone(), name: g.card_name(c).to_string(), under, marks }
 }
 
 impl Session {
@@ -369,8 +372,9 @@ impl Session {
             _ => None,
         };
         let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+        // Over: how it ended and why, the scores with their parts, who went out.
         let over = match outcome.status {
-            Status::Finished => log.last().map(|l| l.text.clone()),
+            Status::Finished => Some(crate::table::end_summary(&game, &outcome)),
             _ => None,
         };
         let (game, p) = match waiting {
@@ -547,8 +551,12 @@ mod tests {
         s.choose(1).unwrap();
         let (_, v) = s.replay(None);
         assert_eq!(v.script_output, ["print: hello"]);
-        assert_eq!(v.over.as_deref(), Some("game over: P1 wins (won); scores: P1 0, P2 0"));
-        assert_eq!(v.log.iter().map(|l| l.text.as_str()).collect::<Vec<_>>()[0], "P1 chose Win");
+        assert_eq!(
+            v.over.as_deref(),
+            Some("── the end ──\nP1 wins: won\nfinal scores\n  P1  0\n  P2  0\nafter 1 turn\n")
+        );
+        let log: Vec<&str> = v.log.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(log[..3], ["── turn 1 ──", "P1 chose Win", "game over: P1 wins (won); scores: P1 0, P2 0"]);
         // Over: no decision waits, and the table is still drawn (the engine's views).
         assert!(v.options.is_empty() && v.status.contains("You are P1"), "{}", v.status);
     }

@@ -267,6 +267,8 @@ const CASES: &[Case] = &[
         same(alive_after(0), [], "nobody after");
         restore(1);
         same(alive(), [0, 1], "restore");
+        eliminate(1, "Bea is out of the round");
+        expect(is_out(1), "eliminate with words");
         "#,
     ),
     case(
@@ -295,6 +297,11 @@ const CASES: &[Case] = &[
         same(counter_label("gold"), "gold", "counter_label without a name");
         set_score(1, 12);
         same(score(1), 12, "score");
+        set_score(0, [["walls", 2], ["resources", 6]]);
+        same(score(0), 8, "set_score with parts: their sum");
+        let failed = false;
+        try { set_score(0, [["walls", "two"]]); } catch { failed = true; }
+        expect(failed, "a part is [name, points]");
         "#,
     ),
     // ---- Zones
@@ -683,7 +690,7 @@ const CASES: &[Case] = &[
         "#,
     ),
     case(
-        &["menu", "add", "add_numbered", "add_card", "offer", "confirm", "len", "labels", "options"],
+        &["menu", "add", "add_numbered", "add_card", "offer", "confirm", "ends_turn", "len", "labels", "options"],
         r#"
         let h = pzone(0, "hand");
         let a1 = create_card("archer", h);
@@ -700,6 +707,7 @@ const CASES: &[Case] = &[
         m.add_card("discard", w, |o| `Discard ${name_of(o.card)}`);
         m.add("end", "End turn");
         m.confirm("End now?");
+        m.ends_turn();
         m.add("end", "End turn");
         same(m.len(), 3, "add: a label already held is left out");
         same(m.labels(), ["Play Archer", "Discard Wall", "End turn"], "labels");
@@ -707,6 +715,7 @@ const CASES: &[Case] = &[
         same(all.len(), 3, "options");
         expect(all[0].kind == "play" && all[0].card == a2 && all[0].label == "Play Archer", "an option as choose gives it");
         same(all[2].confirm, "End now?", "with its fields");
+        expect(all[2].ends_turn && !("ends_turn" in all[0]), "ends_turn marks the option added last");
         m.add("pass", "Pass", #{ worth: 4 });
         let n = menu();
         n.add_numbered("fire", "Fire", #{});

@@ -38,20 +38,13 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
-    e.register_fn("eliminate", |p: i64| {
-        with(|g| {
-            let p = pl(g, p)?;
-            if !g.state.players[p].out {
-                g.state.players[p].out = true;
-                g.say(Vec::new(), |s| (format!("{} is out of the game", s.players[p].name), None));
-            }
-            Ok(())
-        })
-    });
+    e.register_fn("eliminate", |p: i64| eliminate(p, None));
+    e.register_fn("eliminate", |p: i64, told: ImmutableString| eliminate(p, Some(told)));
     e.register_fn("restore", |p: i64| {
         with(|g| {
             let p = pl(g, p)?;
             g.state.players[p].out = false;
+            g.tally.out(p, None);
             g.say(Vec::new(), |s| (format!("{} is back in the game", s.players[p].name), None));
             Ok(())
         })
@@ -87,7 +80,58 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
+    e.register_fn("set_score", |p: i64, parts: Array| {
+        with(|g| {
+            let p = pl(g, p)?;
+            let parts = score_parts(&parts)?;
+            let v =
+                parts.iter().try_fold(0i64, |a, (_, n)| a.checked_add(*n)).ok_or("set_score: the parts overflow")?;
+            // Called every turn with the same parts, it writes nothing.
+            if g.state.players[p].score == v && g.tally.score_parts[p] == parts {
+                return Ok(());
+            }
+            g.state.players[p].score = v;
+            let words: Vec<String> = parts.iter().map(|(w, n)| format!("{w} {n}")).collect();
+            g.log(|s| format!("score {} = {v} ({})", s.players[p].name, words.join(", ")));
+            g.tally.score_parts[p] = parts;
+            Ok(())
+        })
+    });
     e.register_fn("score", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].score)));
+}
+
+/// `eliminate(p)`: "P2 is out of the game"; `eliminate(p, told)` says `told` instead (a
+/// game of rounds: "P2 is out of the round").
+fn eliminate(p: i64, told: Option<ImmutableString>) -> R<()> {
+    with(|g| {
+        let p = pl(g, p)?;
+        if !g.state.players[p].out {
+            g.state.players[p].out = true;
+            let turn = g.state.turn;
+            g.tally.out(p, Some(turn));
+            g.say(Vec::new(), |s| {
+                (told.map_or_else(|| format!("{} is out of the game", s.players[p].name), |t| t.to_string()), None)
+            });
+        }
+        Ok(())
+    })
+}
+
+/// The parts of a score: `[["regions", 12], ["gold", 4]]`, each a name and a whole number.
+fn score_parts(parts: &Array) -> Result<Vec<(String, i64)>, String> {
+    let bad = |x: &Dynamic| {
+        format!("set_score(p, parts): each part is [name, points], like [\"gold\", 4], not {}", x.type_name())
+    };
+    parts
+        .iter()
+        .map(|x| {
+            let pair = x.read_lock::<Array>().ok_or_else(|| bad(x))?;
+            match pair.as_slice() {
+                [name, n] if name.is_string() && n.is_int() => Ok((name.to_string(), n.as_int().unwrap_or(0))),
+                _ => Err(bad(x)),
+            }
+        })
+        .collect()
 }
 
 fn set_counter(p: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {

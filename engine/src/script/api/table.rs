@@ -76,7 +76,12 @@ pub fn count_words(n: i64, word: &str, plural: Option<&str>) -> String {
 /// it is empty.
 fn words(list: &[Dynamic], none: &str, last: &str) -> String {
     let items: Vec<String> = list.iter().map(|x| x.to_string()).collect();
-    match items.as_slice() {
+    sentence(&items, none, last)
+}
+
+/// [`words`] for Rust callers: `a, b and c`.
+pub fn sentence(items: &[String], none: &str, last: &str) -> String {
+    match items {
         [] => none.to_string(),
         [one] => one.clone(),
         [head @ .., tail] => format!("{} {last} {tail}", head.join(", ")),

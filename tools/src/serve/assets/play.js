@@ -82,6 +82,8 @@ function cardEl(c) {
     d.appendChild(img);
   }
   d.appendChild(el("div", { class: "name" }, c.name));
+  // The marks the pack shows ("worth 1"), as a badge on the card.
+  if (c.marks.length) d.appendChild(el("div", { class: "marks" }, c.marks.join(", ")));
   for (const u of c.under) d.appendChild(el("div", { class: "under" }, "under it: " + u.name));
   return d;
 }
