@@ -410,7 +410,9 @@ fn a_game_against_a_bot_is_played_to_its_end_in_the_page() {
     }
     assert!(confirmed, "no option asked for confirmation");
     let over = page.eval("document.getElementById('over').textContent");
-    assert!(over.as_str().unwrap().starts_with("game over: "), "{over}");
+    // The end: who won and why, and the final scores.
+    let over = over.as_str().unwrap();
+    assert!(over.starts_with("── the end ──\n") && over.contains(" wins: ") && over.contains("final scores"), "{over}");
     assert_eq!(page.eval("document.getElementById('error').textContent"), json!(""));
     // The table drawn with the printed faces, and the log of what happened.
     page.wait_for("document.querySelectorAll('#zones .card img').length > 0", LOAD);

@@ -254,8 +254,14 @@ fn sit(pack_id: &str, scenario: Option<&str>, seed: u64, bots: &[&str], input: &
             let mut w = w.lock().unwrap();
             let forbidden = w.forbidden(t, 0);
             if let Some(line) = s.for_seat(0) {
+                // Each turn opens with its header, as the binary's listener writes it.
+                let mut told = told.lock().unwrap();
+                if let Some(h) = crown_tools::table::new_header(told.iter().map(String::as_str), &t) {
+                    let _ = writeln!(o, "{h}");
+                    told.push(h);
+                }
                 let _ = writeln!(o, "{line}");
-                told.lock().unwrap().push(line.to_string());
+                told.push(line.to_string());
                 // A line the rules tell the person alone may name what the rules let them
                 // see (a look at a rival's hand); every other line is checked.
                 if !s.to.contains(&0) {

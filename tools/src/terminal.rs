@@ -396,7 +396,7 @@ mod tests {
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         assert!(text.contains("You are P2: gold coins 3\n  your hand: Coin\n"), "{text}");
         assert!(text.contains("P1: gold coins 3\nP2 <- you: gold coins 3\n"), "{text}");
-        assert!(text.contains("hand@P1: 1 card(s)"), "{text}");
+        assert!(text.contains("P1's hand: 1 card"), "{text}");
     }
 
     /// A choice the rules mark with `confirm` is asked again; "n" puts the menu back.

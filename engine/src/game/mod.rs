@@ -619,7 +619,7 @@ impl Game {
                 state::Visibility::Owner => z.owner == Some(viewer as u8),
                 state::Visibility::Hidden => false,
             };
-            let label = z.label(&s.players);
+            let label = z.words(&s.players, viewer);
             if visible {
                 // A pile top first; a hand oldest first, so that it keeps its order from one
                 // look to the next.
@@ -631,7 +631,8 @@ impl Game {
                 out.push_str(&format!("  {label}: {}\n", names.join(" | ")));
             } else {
                 let _ = zi;
-                out.push_str(&format!("  {label}: {} card(s)\n", z.cards.len()));
+                let n = crate::script::api::count_words(z.cards.len() as i64, "card", None);
+                out.push_str(&format!("  {label}: {n}\n"));
             }
         }
         if !s.pieces.is_empty() {

@@ -45,11 +45,22 @@ pub struct Zone {
 }
 
 impl Zone {
-    /// `name` or `name@Player`.
+    /// `name` or `name@Player`, as transcripts name a zone.
     pub fn label(&self, players: &[PlayerState]) -> String {
         match self.owner {
             Some(p) => format!("{}@{}", self.name, players.get(p as usize).map_or("?", |x| x.name.as_str())),
             None => self.name.clone(),
+        }
+    }
+
+    /// The zone in words for seat `viewer`: "your hand", "Bea's kingdom", "the round 1
+    /// deck".
+    pub fn words(&self, players: &[PlayerState], viewer: usize) -> String {
+        let name = self.name.replace(['-', '_'], " ");
+        match self.owner {
+            Some(p) if p as usize == viewer => format!("your {name}"),
+            Some(p) => format!("{}'s {name}", players.get(p as usize).map_or("?", |x| x.name.as_str())),
+            None => format!("the {name}"),
         }
     }
 }

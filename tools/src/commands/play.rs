@@ -136,9 +136,15 @@ pub fn run(project: &Project, args: &PlayArgs) -> Done {
     }
     let (game, outcome) = game.run();
     let text = transcript_text(&game, &outcome);
-    // The end: the result and why, scores with their parts, who went out, the table.
-    let (game, end) = table::end_screen(game, &outcome, viewer);
-    println!("\n{end}");
+    // The end: the result and why, scores with their parts, who went out, the table (a
+    // game that failed ends with its error instead).
+    let game = if matches!(outcome.status, Status::Failed(_)) {
+        game
+    } else {
+        let (game, end) = table::end_screen(game, &outcome, viewer);
+        println!("\n{end}");
+        game
+    };
     if let Some(path) = &args.transcript {
         if let Err(e) = out::write_atomic(path, text.as_bytes()) {
             return Err(Failure::error(format!("cannot write {}: {e}", path.display())));

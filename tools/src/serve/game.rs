@@ -202,13 +202,7 @@ pub fn zones(g: &Game, viewer: usize) -> Vec<ZoneView> {
     let mut out = Vec::new();
     for z in s.zones.iter().filter(|z| !z.cards.is_empty()) {
         let mine = z.owner == Some(viewer as u8);
-        // In words: "your hand", "Bea's kingdom", "the round 1 deck".
-        let name = z.name.replace(['-', '_'], " ");
-        let label = match z.owner {
-            _ if mine => format!("your {name}"),
-            Some(p) => format!("{}'s {name}", s.players.get(p as usize).map_or("?", |x| x.name.as_str())),
-            None => format!("the {name}"),
-        };
+        let label = z.words(&s.players, viewer);
         let cards: Vec<CardView> = match (z.visibility, z.owner) {
             (Visibility::Hidden, _) => Vec::new(),
             (Visibility::Owner, _) if !mine => Vec::new(),
