@@ -81,7 +81,8 @@ pub struct PackManifest {
     /// Colour (CSS) of each card kind's band when printing.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub colors: BTreeMap<String, String>,
-    /// How `crown print` presents the pieces (values to leave off the faces).
+    /// How `crown print` presents the pieces (values to leave off the faces) and the print
+    /// shop it makes files for.
     #[serde(default, skip_serializing_if = "PrintConfig::is_empty")]
     pub print: PrintConfig,
     /// Rules steps (turns) after which a game is stopped and reported as too long.
