@@ -35,8 +35,11 @@ fn png_size(path: &Path) -> (u32, u32) {
     (u32::from_be_bytes(b[16..20].try_into().unwrap()), u32::from_be_bytes(b[20..24].try_into().unwrap()))
 }
 
+/// Images by card id, with their sizes in pixels.
+type Sizes = BTreeMap<String, (u32, u32)>;
+
 /// The PNGs in `<out>/png/`, fronts and backs apart, with their sizes.
-fn pngs(out: &Path) -> (BTreeMap<String, (u32, u32)>, BTreeMap<String, (u32, u32)>) {
+fn pngs(out: &Path) -> (Sizes, Sizes) {
     let (mut fronts, mut backs) = (BTreeMap::new(), BTreeMap::new());
     for e in std::fs::read_dir(out.join("png")).unwrap().flatten() {
         let name = e.file_name().to_string_lossy().to_string();
