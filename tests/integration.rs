@@ -19,6 +19,7 @@ mod kic;
 mod kl;
 mod native;
 mod print;
+mod print_shops;
 mod profile;
 mod props;
 mod reference;

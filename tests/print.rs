@@ -328,10 +328,13 @@ fn pngs_and_deck_sheets_have_the_right_sizes() {
     assert_eq!(manifest["cell_px"], serde_json::json!([409, 571]));
     let sheets = manifest["sheets"].as_array().unwrap();
     let cards = sheets.iter().find(|s| s["deck"] == "cards").unwrap();
-    // One slot per copy: trebuchet x2, palisade x3 and four single cards.
-    assert_eq!(cards["cards"].as_array().unwrap().len(), 9);
-    assert_eq!((cards["cols"].as_u64(), cards["rows"].as_u64()), (Some(9), Some(1)));
-    assert_eq!(png_size(&out.path().join("tts").join(cards["image"].as_str().unwrap())), (9 * 409, 571));
+    // One slot per distinct face: trebuchet (x2), palisade (x3) and four single cards.
+    let slots = cards["cards"].as_array().unwrap();
+    assert_eq!(slots.len(), 6);
+    let count = |id: &str| slots.iter().find(|s| s["id"] == id).unwrap()["count"].as_i64();
+    assert_eq!((count("trebuchet"), count("palisade")), (Some(2), Some(3)));
+    assert_eq!((cards["cols"].as_u64(), cards["rows"].as_u64()), (Some(6), Some(1)));
+    assert_eq!(png_size(&out.path().join("tts").join(cards["image"].as_str().unwrap())), (6 * 409, 571));
     assert!(cards["backs"].is_string(), "the stage card has a back of its own");
     assert_eq!(png_size(&out.path().join("tts/back.png")), (409, 571));
     for s in sheets {

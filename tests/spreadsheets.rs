@@ -499,3 +499,71 @@ fn export_csv_writes_lists_that_load_back_unchanged() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn export_xlsx_writes_a_workbook_that_loads_back_identically() {
+    let id = "take-the-kingdom";
+    let dir = copy_of_shipped(&[id]);
+    let root = dir.path().to_str().unwrap();
+    let (before, _) = load(dir.path(), id);
+    let before = before.unwrap();
+    let book = dir.path().join("cards.xlsx");
+    let args = ["--project", root, "export", "xlsx", id, "--kind", "card", "--out", book.to_str().unwrap()];
+    assert_eq!(crown(&args), 0);
+    // A workbook: the first sheet named after the kind, the header, a row per card, whole
+    // numbers as numbers (not text a spreadsheet would flag).
+    use calamine::{Data, Reader};
+    let mut wb: calamine::Xlsx<_> = calamine::open_workbook(&book).unwrap();
+    assert_eq!(wb.sheet_names(), ["cards"]);
+    let range = wb.worksheet_range("cards").unwrap();
+    let header: Vec<String> = range.rows().next().unwrap().iter().map(|c| c.to_string()).collect();
+    assert_eq!(&header[..4], ["id", "name", "kind", "count"]);
+    let cards: Vec<_> = before.defs.iter().filter(|d| d.kind == crown_engine::content::DefKind::Card).collect();
+    assert_eq!(range.height(), cards.len() + 1);
+    assert!(matches!(range.get_value((1, 3)), Some(Data::Float(_))), "{:?}", range.get_value((1, 3)));
+    // In place of the TOML lists, the workbook loads to the same definitions.
+    let pack_dir = dir.path().join("content").join(id);
+    for t in std::fs::read_dir(pack_dir.join("cards")).unwrap().flatten() {
+        std::fs::remove_file(t.path()).unwrap();
+    }
+    std::fs::copy(&book, pack_dir.join("cards/all.xlsx")).unwrap();
+    let (after, diags) = load(dir.path(), id);
+    let after = after.unwrap_or_else(|| panic!("{diags:#?}"));
+    assert_eq!(defs_by_id(&after), defs_by_id(&before));
+    assert!(after.defs.iter().filter(|d| d.kind == crown_engine::content::DefKind::Card).all(|d| d
+        .origin
+        .file
+        .extension()
+        .is_some_and(|x| x == "xlsx")));
+    assert_eq!(crown(&["--project", root, "check", id, "--quiet"]), 0);
+}
+
+#[test]
+fn export_csv_bom_is_for_excel_and_reads_back_the_same() {
+    let id = "the-last-kingdom";
+    let dir = copy_of_shipped(&[id]);
+    let root = dir.path().to_str().unwrap();
+    let (before, _) = load(dir.path(), id);
+    let before = before.unwrap();
+    let (plain, marked) = (dir.path().join("plain.csv"), dir.path().join("marked.csv"));
+    let export = |out: &Path, bom: bool| {
+        let mut args = vec!["--project", root, "export", "csv", id, "--kind", "card", "--out", out.to_str().unwrap()];
+        if bom {
+            args.push("--bom");
+        }
+        assert_eq!(crown(&args), 0);
+        std::fs::read(out).unwrap()
+    };
+    let (a, b) = (export(&plain, false), export(&marked, true));
+    assert!(!a.starts_with(b"\xef\xbb\xbf"), "no mark unless asked");
+    assert_eq!(&b[..3], b"\xef\xbb\xbf");
+    assert_eq!(&b[3..], &a[..], "the mark and then the same text");
+    let pack_dir = dir.path().join("content").join(id);
+    for t in std::fs::read_dir(pack_dir.join("cards")).unwrap().flatten() {
+        std::fs::remove_file(t.path()).unwrap();
+    }
+    std::fs::copy(&marked, pack_dir.join("cards/all.csv")).unwrap();
+    let (after, diags) = load(dir.path(), id);
+    let after = after.unwrap_or_else(|| panic!("{diags:#?}"));
+    assert_eq!(defs_by_id(&after), defs_by_id(&before));
+}

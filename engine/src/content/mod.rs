@@ -218,16 +218,27 @@ pub fn card_size_mm(size: &model::CardSize) -> Option<(f64, f64)> {
     }
 }
 
-/// The standard card sizes, by name.
+/// The standard card sizes, by name, in millimetres: poker as printed in Europe (63x88)
+/// and in the US (2.5x3.5 in, the size print-on-demand shops cut), bridge (2.25x3.5 in),
+/// tarot, mini (American mini, 1.75x2.5 in) and square.
+pub const CARD_SIZES: &[(&str, (f64, f64))] = &[
+    ("poker", (63.0, 88.0)),
+    ("us-poker", (63.5, 88.9)),
+    ("bridge", (56.0, 88.0)),
+    ("tarot", (70.0, 120.0)),
+    ("mini", (44.0, 63.0)),
+    ("square", (70.0, 70.0)),
+];
+
+/// A standard card size by name.
 pub fn named_card_size(name: &str) -> Option<(f64, f64)> {
-    Some(match name {
-        "poker" => (63.0, 88.0),
-        "bridge" => (56.0, 88.0),
-        "tarot" => (70.0, 120.0),
-        "mini" => (44.0, 63.0),
-        "square" => (70.0, 70.0),
-        _ => return None,
-    })
+    CARD_SIZES.iter().find(|(n, _)| *n == name).map(|(_, wh)| *wh)
+}
+
+/// The standard sizes as a hint lists them: `poker (63x88), us-poker (63.5x88.9), ...`.
+pub fn card_size_names() -> String {
+    let mm = |x: f64| format!("{x}");
+    CARD_SIZES.iter().map(|(n, (w, h))| format!("{n} ({}x{})", mm(*w), mm(*h))).collect::<Vec<_>>().join(", ")
 }
 
 /// The result of loading: the pack if it had no errors, and every diagnostic found.
@@ -287,6 +298,7 @@ mod tests {
     fn named_card_sizes_are_the_standard_ones() {
         let want = [
             ("poker", (63.0, 88.0)),
+            ("us-poker", (63.5, 88.9)),
             ("bridge", (56.0, 88.0)),
             ("tarot", (70.0, 120.0)),
             ("mini", (44.0, 63.0)),
@@ -296,6 +308,8 @@ mod tests {
             assert_eq!(named_card_size(name), Some(size), "{name}");
         }
         assert_eq!(named_card_size("huge"), None);
+        assert_eq!(card_size_names().split(", ").count(), CARD_SIZES.len());
+        assert!(card_size_names().starts_with("poker (63x88), us-poker (63.5x88.9), "));
     }
 
     /// FNV-1a's published test vectors: a change to the constants changes every cache key

@@ -60,7 +60,8 @@ pub struct PackManifest {
     /// Ids of definitions from the extended pack that this pack removes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub remove: Vec<String>,
-    /// Physical size of the cards: a name (`poker`, `bridge`, `tarot`, `mini`) or millimetres.
+    /// Physical size of the cards: a name (`poker`, `us-poker`, `bridge`, `tarot`, `mini`,
+    /// `square`) or millimetres.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub card_size: Option<CardSize>,
     /// The rules script, relative to `scripts/<pack>/` (default `rules.rhai`), or a list
@@ -80,7 +81,8 @@ pub struct PackManifest {
     /// Colour (CSS) of each card kind's band when printing.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub colors: BTreeMap<String, String>,
-    /// How `crown print` presents the pieces (values to leave off the faces).
+    /// How `crown print` presents the pieces (values to leave off the faces) and the print
+    /// shop it makes files for.
     #[serde(default, skip_serializing_if = "PrintConfig::is_empty")]
     pub print: PrintConfig,
     /// Rules steps (turns) after which a game is stopped and reported as too long.
@@ -377,11 +379,43 @@ pub struct PrintConfig {
     /// scripts, say): left off every printed face. Scripts still read them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hide_values: Vec<String>,
+    /// The print-on-demand shop the pack's cards are made for (`tgc`, `mpc` or
+    /// `drivethru`): `crown print` then writes what that shop takes (card size, bleed,
+    /// safe zone, resolution, files), as `--shop` does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shop: Option<Shop>,
 }
 
 impl PrintConfig {
     pub fn is_empty(&self) -> bool {
-        self.hide_values.is_empty()
+        self.hide_values.is_empty() && self.shop.is_none()
+    }
+}
+
+/// A print-on-demand shop whose published card specifications `crown print` follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+pub enum Shop {
+    /// The Game Crafter: a PNG per face, 300 dpi, 1/8 in bleed.
+    #[serde(rename = "tgc")]
+    Tgc,
+    /// MakePlayingCards: a PNG per face, 300 dpi, 36 px of bleed.
+    #[serde(rename = "mpc")]
+    Mpc,
+    /// DriveThruCards: one PDF per deck, one card a page, 1/8 in bleed.
+    #[serde(rename = "drivethru")]
+    Drivethru,
+}
+
+impl Shop {
+    pub const ALL: [Shop; 3] = [Shop::Tgc, Shop::Mpc, Shop::Drivethru];
+
+    /// The name `--shop` and `[print] shop` take.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Shop::Tgc => "tgc",
+            Shop::Mpc => "mpc",
+            Shop::Drivethru => "drivethru",
+        }
     }
 }
 
@@ -432,7 +466,8 @@ pub struct PlayerRange {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(untagged)]
 pub enum CardSize {
-    /// `poker` (63x88), `bridge` (56x88), `tarot` (70x120), `mini` (44x63), `square` (70x70).
+    /// `poker` (63x88), `us-poker` (63.5x88.9), `bridge` (56x88), `tarot` (70x120), `mini`
+    /// (44x63), `square` (70x70).
     Named(String),
     /// Explicit size in millimetres.
     Mm { width_mm: f64, height_mm: f64 },

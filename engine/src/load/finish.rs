@@ -68,7 +68,10 @@ impl PackLoad<'_> {
                 self.diags.push(
                     Diagnostic::error("bad-card-size", "unknown or impossible card size")
                         .at(f, find("card_size"))
-                        .hint("use poker, bridge, tarot, mini, square, or { width_mm = 63, height_mm = 88 }"),
+                        .hint(format!(
+                            "use {}, or {{ width_mm = 63, height_mm = 88 }}",
+                            crate::content::card_size_names()
+                        )),
                 );
             }
         }

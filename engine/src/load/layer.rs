@@ -502,4 +502,7 @@ fn fold_manifest(manifest: &mut PackManifest, base: PackManifest) {
         }
     }
     manifest.print.hide_values = hide;
+    if manifest.print.shop.is_none() {
+        manifest.print.shop = base.print.shop;
+    }
 }

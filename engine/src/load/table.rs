@@ -119,7 +119,9 @@ pub fn parse_csv(text: &str) -> Result<Sheet, (String, Range<usize>)> {
     let b = text.as_bytes();
     let mut rows = Vec::new();
     let mut row: Vec<Cell> = Vec::new();
-    let mut i = 0;
+    // A byte-order mark (what Excel writes, and `crown export csv --bom`) is not part of
+    // the first cell; spans stay offsets into the text as read.
+    let mut i = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
     loop {
         // One field, from `i` to the delimiter or the end of the record.
         let start = i;
@@ -559,6 +561,24 @@ fn csv_cell(s: &str) -> String {
 /// to the same definitions). `Err` names what a spreadsheet cannot hold: multi-stage
 /// cards, list items with a comma, empty attributes.
 pub fn to_csv(defs: &[&crate::content::model::Definition]) -> Result<String, Vec<String>> {
+    let mut out = String::new();
+    for row in to_rows(defs)? {
+        out.push_str(&row.iter().map(|c| csv_cell(c)).collect::<Vec<_>>().join(","));
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// Whether a column of [`to_rows`] holds whole numbers (`count`, `serial`, costs and
+/// values), which a workbook writes as numbers.
+pub fn numeric_column(header: &str) -> bool {
+    column(header).is_ok_and(|c| c.ty == Type::Int)
+}
+
+/// Definitions as the rows of a definition list: the header, then one row per definition,
+/// each cell's text as a spreadsheet shows it (an empty cell for a field left out). What
+/// [`to_csv`] writes and `crown export xlsx` puts in a workbook; `Err` as for [`to_csv`].
+pub fn to_rows(defs: &[&crate::content::model::Definition]) -> Result<Vec<Vec<String>>, Vec<String>> {
     use std::collections::BTreeSet;
     let mut problems = Vec::new();
     let staged: Vec<&str> = defs.iter().filter(|d| !d.stages.is_empty()).map(|d| d.id.as_str()).collect();
@@ -627,8 +647,7 @@ pub fn to_csv(defs: &[&crate::content::model::Definition]) -> Result<String, Vec
     cols.extend(keys(&|d| back(d, &|b| b.cost.keys().map(|k| format!("back.cost.{k}")).collect())));
     cols.extend(keys(&|d| back(d, &|b| b.values.keys().map(|k| format!("back.value.{k}")).collect())));
     cols.extend(keys(&|d| back(d, &|b| b.attrs.keys().map(|k| format!("back.attr.{k}")).collect())));
-    let mut out = cols.iter().map(|c| csv_cell(c)).collect::<Vec<_>>().join(",");
-    out.push('\n');
+    let mut out = vec![cols.clone()];
     for d in defs {
         let cells: Vec<String> = cols
             .iter()
@@ -680,11 +699,10 @@ pub fn to_csv(defs: &[&crate::content::model::Definition]) -> Result<String, Vec
                         }
                     }
                 };
-                csv_cell(&v.unwrap_or_default())
+                v.unwrap_or_default()
             })
             .collect();
-        out.push_str(&cells.join(","));
-        out.push('\n');
+        out.push(cells);
     }
     Ok(out)
 }
@@ -721,6 +739,13 @@ mod tests {
         let semi = parse_csv("id;name\na;Alpha").unwrap();
         assert_eq!(texts(&semi), vec![vec!["id", "name"], vec!["a", "Alpha"]]);
         assert_eq!(texts(&parse_csv("a,b,").unwrap()), vec![vec!["a", "b", ""]]);
+        // A byte-order mark is not part of the first header.
+        let bom = "\u{feff}id,name\na,Alpha\n";
+        let s = parse_csv(bom).unwrap();
+        assert_eq!(texts(&s), vec![vec!["id", "name"], vec!["a", "Alpha"]]);
+        assert_eq!(&bom[s.rows[0][0].span.clone()], "id");
+        assert!(numeric_column("count") && numeric_column("value.attack") && numeric_column("back.cost.gold"));
+        assert!(!numeric_column("name") && !numeric_column("attr.side") && !numeric_column("keywords"));
         assert_eq!(column_name(1), "A");
         assert_eq!(column_name(28), "AB");
     }

@@ -66,7 +66,7 @@ pub enum Command {
     Sim(Box<sim::SimArgs>),
     /// Play bot games with the script profiler on: time per script function and line.
     Profile(profile::ProfileArgs),
-    /// Render printable card sheets: PDF, PNG per card, SVG, Tabletop Simulator decks.
+    /// Render printable card sheets: PDF, PNG per card, SVG, Tabletop Simulator decks, the files print shops take.
     Print(print::PrintArgs),
     /// Generate a rules reference (HTML, PDF or Markdown) from the pack's definitions.
     Reference(reference::ReferenceArgs),

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+use crown_engine::content::model::Shop;
 use crown_engine::diag::{Diagnostic, SourceMap};
 use crown_engine::load::Project;
 
@@ -21,11 +22,23 @@ pub struct PrintArgs {
     /// Output folder (default: <project>/build/print/<pack>).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// What to write, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "pdf,png,svg,tts")]
-    pub format: Vec<Format>,
-    /// Card size: poker, bridge, tarot, mini, square or WxH in millimetres (e.g. 70x110)
-    /// (default: the pack's card_size, else poker).
+    /// What to write, comma-separated (default: pdf,png,svg,tts; with a shop, the files
+    /// it takes).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub format: Option<Vec<Format>>,
+    /// Make the files a print-on-demand shop takes: tgc (The Game Crafter: PNGs, 825x1125
+    /// px for poker cards), mpc (MakePlayingCards: PNGs, 822x1122 px) or drivethru
+    /// (DriveThruCards: a PDF per deck, one card a page), each with the shop's card size,
+    /// bleed, safe zone and resolution; none for no shop (default: the pack's [print] shop).
+    #[arg(long, value_enum)]
+    pub shop: Option<ShopArg>,
+    /// How the PDF holds the cards: sheet (as many as fit on the paper) or card (one card a
+    /// page with its bleed, each front followed by its back, a PDF per deck, with TrimBox
+    /// and BleedBox, in sRGB) (default: sheet).
+    #[arg(long, value_enum)]
+    pub layout: Option<Layout>,
+    /// Card size: poker, us-poker, bridge, tarot, mini, square or WxH in millimetres (e.g.
+    /// 70x110) (default: the pack's card_size, else poker).
     #[arg(long)]
     pub size: Option<String>,
     /// Paper of the PDF: a4, letter, a3, tabloid or WxH in millimetres (e.g. 300x450).
@@ -45,21 +58,22 @@ pub struct PrintArgs {
     /// or not at all (backs printed on their own, placed like their fronts).
     #[arg(long, value_enum, default_value = "long")]
     pub duplex: Duplex,
-    /// Bleed around each card, in millimetres.
-    #[arg(long, default_value_t = 0.0)]
-    pub bleed: f64,
+    /// Bleed around each card, in millimetres (default: 0, or the shop's).
+    #[arg(long)]
+    pub bleed: Option<f64>,
     /// Draw crop marks outside the cut lines (inside the margin).
     #[arg(long)]
     pub crop_marks: bool,
-    /// Draw guides on every card: the cut line, the bleed edge and the safe zone.
+    /// Draw guides on every card, on the PDF and the PNGs: the cut line, the bleed edge and
+    /// the safe zone (for checking files; upload them without).
     #[arg(long)]
     pub guides: bool,
     /// Print a back for every card (two-sided pieces always get theirs).
     #[arg(long)]
     pub backs: bool,
-    /// Resolution of the PNGs (36 to 1200; memory grows with its square).
-    #[arg(long, default_value_t = 300, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(36..=1200))]
-    pub dpi: u32,
+    /// Resolution of the PNGs (50 to 1200; memory grows with its square) (default: 300).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<u32>::new().range(36..=1200))]
+    pub dpi: Option<u32>,
     /// Print only these definitions (ids, comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
@@ -72,6 +86,26 @@ pub struct PrintArgs {
     pub tts_url: Option<String>,
 }
 
+/// `--shop`: a shop, or none (to leave out the pack's `[print] shop`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ShopArg {
+    Tgc,
+    Mpc,
+    Drivethru,
+    None,
+}
+
+impl ShopArg {
+    fn shop(self) -> Option<Shop> {
+        match self {
+            ShopArg::Tgc => Some(Shop::Tgc),
+            ShopArg::Mpc => Some(Shop::Mpc),
+            ShopArg::Drivethru => Some(Shop::Drivethru),
+            ShopArg::None => None,
+        }
+    }
+}
+
 pub fn run(project: &Project, args: &PrintArgs) -> Done {
     let size_mm = match args.size.as_deref().map(parse_size).transpose() {
         Ok(s) => s,
@@ -80,8 +114,9 @@ pub fn run(project: &Project, args: &PrintArgs) -> Done {
             return Err(Failure::told(2));
         }
     };
-    if !(50..=1200).contains(&args.dpi) {
-        return Err(Failure::usage(format!("--dpi must be between 50 and 1200, not {}", args.dpi)));
+    let dpi = args.dpi.unwrap_or(300);
+    if !(50..=1200).contains(&dpi) {
+        return Err(Failure::usage(format!("--dpi must be between 50 and 1200, not {dpi}")));
     }
     let Some(paper) = Paper::parse(&args.paper) else {
         let d = Diagnostic::error("unknown-paper", format!("unknown paper `{}`", args.paper))
@@ -101,6 +136,8 @@ pub fn run(project: &Project, args: &PrintArgs) -> Done {
         duplex: args.duplex,
         crop_marks: args.crop_marks,
         guides: args.guides,
+        layout: args.layout.unwrap_or(Layout::Sheet),
+        ..PageSetup::default()
     };
     if let Err(m) = page.check() {
         return Err(Failure::usage(m.to_string()));
@@ -111,21 +148,53 @@ pub fn run(project: &Project, args: &PrintArgs) -> Done {
     if let Err(e) = out::check_writable(&out_dir.join(".crown-print")) {
         return Err(Failure::error(format!("cannot write into {}: {e}", out_dir.display())));
     }
-    let mut formats = args.format.clone();
-    formats.sort();
-    formats.dedup();
-    let opts = PrintOptions {
+    let mut opts = PrintOptions {
         out: out_dir,
-        formats,
+        formats: vec![Format::Pdf, Format::Png, Format::Svg, Format::Tts],
         size_mm,
         page,
-        bleed_mm: args.bleed,
+        bleed_mm: args.bleed.unwrap_or(0.0),
         backs: args.backs,
-        dpi: args.dpi,
+        dpi,
         only: args.only.clone(),
         use_cache: !args.no_cache,
         tts_url: args.tts_url.clone(),
+        shop: None,
     };
+    let shop = match args.shop {
+        Some(a) => a.shop(),
+        None => pack.manifest.print.shop,
+    };
+    if let Some(shop) = shop {
+        let spec = shop::Spec::of(shop);
+        // What the shop sets is not also set by hand: one of the two would be silently lost.
+        let given: Vec<&str> =
+            [("--bleed", args.bleed.is_some()), ("--dpi", args.dpi.is_some()), ("--layout", args.layout.is_some())]
+                .into_iter()
+                .filter_map(|(name, set)| set.then_some(name))
+                .collect();
+        if !given.is_empty() {
+            let from = if args.shop.is_some() {
+                format!("--shop {}", shop.as_str())
+            } else {
+                format!("the pack's [print] shop = \"{}\"", shop.as_str())
+            };
+            return Err(Failure::usage(format!(
+                "{from} sets the bleed, resolution and layout {} asks for: leave out {} (or print with --shop none)",
+                spec.name,
+                given.join(", ")
+            )));
+        }
+        if let Err(d) = opts.apply_shop(&pack, shop) {
+            out::print_diagnostics(&[d], &SourceMap::default());
+            return Err(Failure::told(2));
+        }
+    }
+    if let Some(f) = &args.format {
+        opts.formats = f.clone();
+    }
+    opts.formats.sort();
+    opts.formats.dedup();
     let started = Instant::now();
     let report = match render_pack(&pack, &opts) {
         Ok(r) => r,
@@ -140,6 +209,30 @@ pub fn run(project: &Project, args: &PrintArgs) -> Done {
     };
     out::print_diagnostics(&report.diagnostics, &pack.sources);
     let mut parts = Vec::new();
+    if let Some(shop) = opts.shop {
+        let geom = geometry(&pack, &opts).map_err(|d| Failure::error(d.message))?;
+        let (fw, fh) = geom.full();
+        parts.push(format!(
+            "for {}: {}x{} mm cards with {} mm bleed, {}x{} px at {} dpi",
+            shop::Spec::of(shop).name,
+            util::num(geom.w),
+            util::num(geom.h),
+            util::num(geom.bleed),
+            raster::px(fw, opts.dpi),
+            raster::px(fh, opts.dpi),
+            opts.dpi
+        ));
+    }
+    for p in &report.card_pdfs {
+        parts.push(format!(
+            "{} ({} card{}, one a page, each followed by its back: {} page{})",
+            p.path.display(),
+            p.fronts,
+            plural(p.fronts),
+            p.pages,
+            plural(p.pages),
+        ));
+    }
     if let Some(p) = &report.pdf {
         parts.push(format!(
             "{} ({} page{}, {} front{}, {} back{}, {}x{} per page, {} {})",
@@ -176,6 +269,9 @@ pub fn run(project: &Project, args: &PrintArgs) -> Done {
             report.svg_rendered,
             report.svg_cached
         ));
+    }
+    if let Some(list) = &report.upload_list {
+        parts.push(format!("upload list {}", list.display()));
     }
     if report.failed > 0 {
         parts.push(format!("{} face{} failed", report.failed, plural(report.failed)));

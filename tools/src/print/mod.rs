@@ -10,6 +10,7 @@
 //! - `sheet`: PDF pages (krilla + krilla-svg): paper, orientation, margins, gutters,
 //!   duplex, crop marks, guides; `raster`: PNGs and deck sheets (resvg).
 //! - `tts`: deck sheets, their manifest and Tabletop Simulator saved objects.
+//! - `shop`: print-on-demand shops' card specifications (`--shop`).
 //! - `cache`: which SVG/PNG outputs are still current.
 //! - `reference`: the rules reference (HTML, Markdown, PDF).
 //! - `bench`: the printing benchmark `crown bench` runs.
@@ -38,6 +39,7 @@ pub mod render;
 pub mod rules_md;
 pub mod sandbox;
 pub mod sheet;
+pub mod shop;
 pub mod templates;
 pub mod tts;
 pub mod util;
@@ -49,7 +51,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
 use clap::ValueEnum;
-use crown_engine::content::{Def, Pack};
+use crown_engine::content::model::Shop;
+use crown_engine::content::{Def, DefKind, Pack};
 use crown_engine::diag::{Diagnostic, Severity};
 use crown_engine::load::{load_pack, LoadOptions, Project};
 use rayon::prelude::*;
@@ -58,7 +61,7 @@ use serde::Serialize;
 
 pub use reference::{render_reference, ReferenceFormat};
 pub use render::{parse_svg, Geometry, Printer, Side};
-pub use sheet::{Duplex, Grid, Orientation, PageSetup, Paper, Placement};
+pub use sheet::{Duplex, Grid, Layout, Orientation, PageSetup, Paper, Placement};
 pub use tts::TtsReport;
 
 use crate::out;
@@ -93,6 +96,8 @@ pub struct PrintOptions {
     pub use_cache: bool,
     /// Base URL of the deck sheets in the saved objects; `None` for file URLs.
     pub tts_url: Option<String>,
+    /// The print shop the files are for (its upload list is written beside them).
+    pub shop: Option<Shop>,
 }
 
 impl PrintOptions {
@@ -110,11 +115,37 @@ impl PrintOptions {
             only: Vec::new(),
             use_cache: true,
             tts_url: None,
+            shop: None,
         }
     }
 
     pub fn wants(&self, f: Format) -> bool {
         self.formats.contains(&f)
+    }
+
+    /// What a print shop asks for: its card of the pack's size (or of `size_mm` when set),
+    /// its bleed, safe zone and resolution, its files (PNGs with backs, or a PDF per deck
+    /// with one card a page). An error when the shop makes no card of that size.
+    pub fn apply_shop(&mut self, pack: &Pack, shop: Shop) -> Result<(), Diagnostic> {
+        let spec = shop::Spec::of(shop);
+        let size = match self.size_mm {
+            Some(s) => s,
+            None => pack
+                .card_size_mm()
+                .ok_or_else(|| Diagnostic::error("unknown-size", "the pack's card_size is not a known size"))?,
+        };
+        let (_, geom) = spec.geometry(size)?;
+        self.size_mm = Some((geom.w, geom.h));
+        self.bleed_mm = geom.bleed;
+        self.dpi = spec.dpi;
+        self.page.safe_mm = spec.safe_mm();
+        self.formats = spec.formats();
+        self.backs = true;
+        if spec.files == shop::Files::CardPdf {
+            self.page.layout = Layout::Card;
+        }
+        self.shop = Some(shop);
+        Ok(())
     }
 }
 
@@ -131,10 +162,10 @@ pub fn parse_size(s: &str) -> Result<(f64, f64), Diagnostic> {
             }
         }
     }
-    let names = ["poker", "bridge", "tarot", "mini", "square"];
+    let names = crown_engine::content::CARD_SIZES.iter().map(|(n, _)| *n);
     Err(Diagnostic::error("unknown-size", format!("unknown card size `{s}`"))
         .maybe_hint(crown_engine::diag::did_you_mean(s, names).map(|n| format!("did you mean `{n}`?")))
-        .hint("use poker (63x88), bridge (56x88), tarot (70x120), mini (44x63), square (70x70) or WxH in millimetres such as 70x110"))
+        .hint(format!("use {} or WxH in millimetres such as 70x110", crown_engine::content::card_size_names())))
 }
 
 /// A card's place in the PDF, a file written, figures.
@@ -152,6 +183,10 @@ pub struct Report {
     pub png_rendered: usize,
     pub png_cached: usize,
     pub pdf: Option<PdfReport>,
+    /// With `--layout card`: one PDF per deck, one card a page.
+    pub card_pdfs: Vec<PdfReport>,
+    /// The print shop's upload list (`<pack>-<shop>.csv`), when one was written.
+    pub upload_list: Option<PathBuf>,
     pub tts: Option<TtsReport>,
     /// Errors and warnings; errors mean some output is wrong or missing.
     #[serde(skip)]
@@ -167,6 +202,8 @@ impl Report {
 #[derive(Debug, Clone, Serialize)]
 pub struct PdfReport {
     pub path: PathBuf,
+    /// `cards`, `plaques`, `nobles` or `leaders` for a deck's PDF of one card a page.
+    pub deck: Option<String>,
     pub pages: usize,
     pub fronts: usize,
     pub backs: usize,
@@ -277,9 +314,11 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     } else {
         None
     };
+    // A card a page means fronts and backs.
+    let backs = opts.backs || opts.page.layout == Layout::Card;
     for d in &defs {
         jobs.push(Job { def: d, side: Side::Front, key: 0, stem: d.def.id.clone(), files: true });
-        let own_back = Printer::two_sided(d) || opts.backs;
+        let own_back = Printer::two_sided(d) || backs;
         if own_back || tts_back.as_deref() == Some(d.def.id.as_str()) {
             jobs.push(Job { def: d, side: Side::Back, key: 0, stem: format!("{}.back", d.def.id), files: own_back });
         }
@@ -290,7 +329,10 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     let face_index: BTreeMap<(&str, Side), usize> =
         jobs.iter().enumerate().map(|(i, j)| ((j.def.def.id.as_str(), j.side), i)).collect();
     let index_of = |id: &str, side: Side| face_index.get(&(id, side)).copied();
-    let plan = grid.map(|g| (g, paginate(&defs, &g, geom, opts.backs, &index_of)));
+    // Sheets are drawn while the faces are rendered; a card a page makes a PDF per deck,
+    // drawn once every face is there.
+    let sheets = opts.page.layout == Layout::Sheet;
+    let plan = grid.filter(|_| sheets).map(|g| (g, paginate(&defs, &g, geom, backs, &index_of)));
     let title = format!("{} {}: cards", pack.manifest.name, pack.manifest.version);
     let pdf_job =
         plan.as_ref().map(|(g, (pages, ..))| PdfJob { grid: g, geom, pages, setup: &opts.page, title: &title });
@@ -362,7 +404,48 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         let path = out_dir.join(format!("{}.pdf", pack.id()));
         out::write_atomic_in(out_dir, &path, &bytes).map_err(|e| vec![io_diag(&path, &e)])?;
         report.written.push(path.clone());
-        report.pdf = Some(PdfReport { path, pages: pages.len(), fronts, backs, grid, placements });
+        report.pdf = Some(PdfReport { path, deck: None, pages: pages.len(), fronts, backs, grid, placements });
+    }
+    if let Some(grid) = grid.filter(|_| !sheets) {
+        for kind in DefKind::ALL {
+            let of_kind: Vec<&Def> = defs.iter().copied().filter(|d| d.kind == kind).collect();
+            if of_kind.is_empty() {
+                continue;
+            }
+            let deck = format!("{}s", kind.as_str());
+            let (pages, placements, fronts, back_pages) = paginate(&of_kind, &grid, geom, true, &index_of);
+            if pages.iter().flat_map(|p| p.slots.iter()).any(|(_, t)| trees[*t].is_none()) {
+                diags.push(Diagnostic::error(
+                    "render-failed",
+                    format!("some faces could not be rendered; the {deck} PDF leaves their pages blank"),
+                ));
+            }
+            let title = format!("{} {}: {deck}", pack.manifest.name, pack.manifest.version);
+            let bytes = sheet::write_pdf(&grid, geom, &pages, &mut |i| trees[i].clone(), &opts.page, &title)
+                .map_err(|e| vec![Diagnostic::error("pdf-error", format!("could not write the {deck} PDF: {e}"))])?;
+            let path = out_dir.join(format!("{}-{deck}.pdf", pack.id()));
+            out::write_atomic_in(out_dir, &path, &bytes).map_err(|e| vec![io_diag(&path, &e)])?;
+            report.written.push(path.clone());
+            report.card_pdfs.push(PdfReport {
+                path,
+                deck: Some(deck),
+                pages: pages.len(),
+                fronts,
+                backs: back_pages,
+                grid,
+                placements,
+            });
+        }
+    }
+    if let (Some(shop), true) = (opts.shop, opts.wants(Format::Png)) {
+        if shop::Spec::of(shop).files == shop::Files::Png {
+            let has_back = |id: &str| index_of(id, Side::Back).is_some();
+            let path = shop::upload_list_path(out_dir, pack, shop);
+            let text = shop::upload_list(&defs, &has_back);
+            out::write_atomic_in(out_dir, &path, text.as_bytes()).map_err(|e| vec![io_diag(&path, &e)])?;
+            report.written.push(path.clone());
+            report.upload_list = Some(path);
+        }
     }
 
     if opts.wants(Format::Tts) {
@@ -512,7 +595,9 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
     let out_dir = &opts.out;
     let svg_rel = format!("svg/{}.svg", j.stem);
     let png_rel = format!("png/{}.png", j.stem);
-    let png_key = util::Hasher::default().u64(j.key).u64(u64::from(opts.dpi)).finish();
+    let guides = opts.page.guides.then_some(opts.page.safe_mm);
+    let png_key =
+        util::Hasher::default().u64(j.key).u64(u64::from(opts.dpi)).u64(guides.map_or(u64::MAX, f64::to_bits)).finish();
     let want_svg = opts.wants(Format::Svg) && j.files;
     let want_png = opts.wants(Format::Png) && j.files;
     let svg_fresh = want_svg && cache.fresh(&svg_rel, j.key);
@@ -582,7 +667,7 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
     };
     if want_png && !png_fresh {
         let path = out_dir.join(&png_rel);
-        match raster::face_png(&tree, printer.geom, opts.dpi) {
+        match raster::face_png(&tree, printer.geom, opts.dpi, guides) {
             Ok(bytes) => match out::write_atomic_in(&opts.out, &path, &bytes) {
                 Ok(()) => {
                     o.written.push(path);

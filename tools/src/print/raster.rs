@@ -11,12 +11,50 @@ pub fn px(mm: f64, dpi: u32) -> u32 {
     (mm / 25.4 * f64::from(dpi)).round().max(1.0) as u32
 }
 
-/// Rasterise a face at `dpi`, bleed included.
-pub fn face_png(tree: &usvg::Tree, geom: Geometry, dpi: u32) -> Result<Vec<u8>, String> {
+/// Rasterise a face at `dpi`, bleed included; with `guides` (the safe zone's distance
+/// inside the cut, in millimetres), the guides drawn over it as on the PDF sheets.
+pub fn face_png(tree: &usvg::Tree, geom: Geometry, dpi: u32, guides: Option<f64>) -> Result<Vec<u8>, String> {
     let (fw, fh) = geom.full();
     let (w, h) = (px(fw, dpi), px(fh, dpi));
-    let pm = rasterize(tree, w, h, None, geom)?;
+    let mut pm = rasterize(tree, w, h, None, geom)?;
+    if let Some(safe) = guides {
+        draw_guides(&mut pm, geom, dpi, safe)?;
+    }
     encode(&pm, Some(dpi))
+}
+
+/// The guides of a face image: its cut line (solid), the edge of its bleed, which is the
+/// image's edge (dotted), and the safe zone `safe` millimetres inside the cut (dashed), in
+/// the sheets' colours and line width.
+fn draw_guides(pm: &mut Pixmap, geom: Geometry, dpi: u32, safe: f64) -> Result<(), String> {
+    use super::sheet::{GUIDE_BLEED, GUIDE_CUT, GUIDE_SAFE};
+    use resvg::tiny_skia::{Paint, PathBuilder, Rect, Stroke, StrokeDash};
+    let k = f64::from(dpi) / 25.4;
+    // The sheets' 0.6 pt line.
+    let width = (0.6 / 72.0 * f64::from(dpi)).max(1.0) as f32;
+    let (pw, ph) = (f64::from(pm.width()), f64::from(pm.height()));
+    let mut draw = |(r, g, b): (u8, u8, u8), x0: f64, y0: f64, x1: f64, y1: f64, dash: Option<[f64; 2]>| {
+        let rect = Rect::from_ltrb(x0 as f32, y0 as f32, x1 as f32, y1 as f32).ok_or("bad guide")?;
+        let path = PathBuilder::from_rect(rect);
+        let mut paint = Paint::default();
+        paint.set_color_rgba8(r, g, b, 255);
+        paint.anti_alias = true;
+        let dash = dash.and_then(|[on, off]| StrokeDash::new(vec![(on * k) as f32, (off * k) as f32], 0.0));
+        let stroke = Stroke { width, dash, ..Stroke::default() };
+        pm.stroke_path(&path, &paint, &stroke, Transform::identity(), None);
+        Ok::<(), String>(())
+    };
+    let (b, half) = (geom.bleed * k, f64::from(width) / 2.0);
+    if geom.bleed > 0.0 {
+        // The bleed edge is the image's edge: drawn just inside it.
+        draw(GUIDE_BLEED, half, half, pw - half, ph - half, Some([0.28, 0.56]))?;
+    }
+    draw(GUIDE_CUT, b, b, pw - b, ph - b, None)?;
+    if safe > 0.0 && geom.w > 2.0 * safe && geom.h > 2.0 * safe {
+        let s = b + safe * k;
+        draw(GUIDE_SAFE, s, s, pw - s, ph - s, Some([1.06, 0.7]))?;
+    }
+    Ok(())
 }
 
 /// Encode an opaque image (every image here is drawn on white) as an RGB PNG, with fast
@@ -135,5 +173,37 @@ mod tests {
         assert_eq!(tts_grid(3), (3, 1));
         assert_eq!(tts_grid(11), (10, 2));
         assert_eq!(px(63.0, 300), 744);
+    }
+
+    #[test]
+    fn png_guides_draw_the_cut_the_bleed_edge_and_the_safe_zone() {
+        let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="69mm" height="94mm" viewBox="0 0 69 94"><rect width="69" height="94" fill="white"/></svg>"#;
+        let tree = usvg::Tree::from_str(svg, &usvg::Options::default()).unwrap();
+        let geom = Geometry { w: 63.0, h: 88.0, bleed: 3.0 };
+        let decode = |bytes: Vec<u8>| {
+            let mut r = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
+            let mut buf = vec![0; r.output_buffer_size().unwrap()];
+            let info = r.next_frame(&mut buf).unwrap();
+            (info.width as usize, buf)
+        };
+        let (w, plain) = decode(face_png(&tree, geom, 300, None).unwrap());
+        let (_, guided) = decode(face_png(&tree, geom, 300, Some(3.0)).unwrap());
+        assert!(plain.iter().all(|&v| v == 255), "a white face stays white without guides");
+        // Down the columns: the bleed edge at the image's edge, the cut 3 mm (35 px) in,
+        // the safe zone 6 mm (71 px) in, each in its colour (dashed lines have gaps: any
+        // pixel of the column counts).
+        let h = guided.len() / 3 / w;
+        let at = |x: usize, y: usize| {
+            let i = (y * w + x) * 3;
+            (guided[i], guided[i + 1], guided[i + 2])
+        };
+        let near = |x: usize, c: (u8, u8, u8)| (x.saturating_sub(2)..x + 3).any(|x| (0..h).any(|y| at(x, y) == c));
+        use super::super::sheet::{GUIDE_BLEED, GUIDE_CUT, GUIDE_SAFE};
+        assert!(near(1, GUIDE_BLEED));
+        assert!(near(35, GUIDE_CUT) && near(w - 36, GUIDE_CUT));
+        assert!(near(71, GUIDE_SAFE) && near(w - 72, GUIDE_SAFE));
+        assert_eq!(at(50, h / 2), (255, 255, 255), "nothing between the lines");
+        let at = |x: usize| at(x, h / 2);
+        assert_eq!(at(w / 2), (255, 255, 255), "nothing drawn inside the safe zone");
     }
 }

@@ -2,7 +2,9 @@
 //! orientation holds more, within the printer's margin, with bleed (shared between
 //! neighbours when the gutter is narrower than two bleeds), crop marks outside the
 //! picture and inside the margin, guides, and back pages placed for the way the printer
-//! turns the sheet.
+//! turns the sheet. With `--layout card`, the page is the card with its bleed (a grid of
+//! one, no margin), each page carries a TrimBox (the cut) and a BleedBox (the picture's
+//! edge), and colours are written in an ICC-based sRGB colour space.
 //! Drawn with krilla from the same usvg trees that resvg rasterises, so the PDF and the
 //! PNGs cannot disagree; text stays text, in the bundled fonts, embedded and subset.
 
@@ -111,8 +113,20 @@ const MARK_LEN_MM: f64 = 5.0;
 /// Shortest crop mark: with crop marks, the grid leaves this much room (and the gap)
 /// between its edge and the margin.
 const MARK_MIN_MM: f64 = 2.0;
-/// How far inside the cut line the safe-zone guide runs: what a cut a little off may take.
+/// How far inside the cut line the safe-zone guide runs by default: what a cut a little
+/// off may take (a shop preset sets its own).
 pub const SAFE_MM: f64 = 3.0;
+
+/// How cards are put on PDF pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    /// As many cards as fit on each sheet of paper, to print and cut yourself.
+    Sheet,
+    /// One card a page, the page its size with its bleed, each front followed by its
+    /// back, one PDF per deck: what print shops taking PDFs ask for.
+    Card,
+}
 
 /// How the sheets are laid out: what `--paper`, `--orientation`, `--margin`, `--gutter`,
 /// `--duplex`, `--crop-marks` and `--guides` ask for.
@@ -130,6 +144,9 @@ pub struct PageSetup {
     pub crop_marks: bool,
     /// Draw the cut line, the bleed edge and the safe zone on every card.
     pub guides: bool,
+    /// How far inside the cut the safe zone runs, in millimetres (guides on PDFs and PNGs).
+    pub safe_mm: f64,
+    pub layout: Layout,
 }
 
 impl Default for PageSetup {
@@ -142,6 +159,8 @@ impl Default for PageSetup {
             duplex: Duplex::Long,
             crop_marks: false,
             guides: false,
+            safe_mm: SAFE_MM,
+            layout: Layout::Sheet,
         }
     }
 }
@@ -157,6 +176,9 @@ impl PageSetup {
         let g = self.gutter_mm;
         if !(g.is_finite() && (0.0..=100.0).contains(&g)) {
             return Err(format!("--gutter must be 0 to 100 millimetres, not {g}"));
+        }
+        if self.layout == Layout::Card && self.crop_marks {
+            return Err("--crop-marks need paper around the cards; with --layout card each page is one card and its bleed, and the shop cuts at the page's TrimBox".into());
         }
         Ok(())
     }
@@ -187,6 +209,9 @@ impl Grid {
     /// crop marks), centred on the page, in the orientation asked for or in whichever
     /// holds more. `None` when not one card fits.
     pub fn plan(setup: &PageSetup, geom: Geometry) -> Option<Grid> {
+        if setup.layout == Layout::Card {
+            return Some(Grid::one_card(geom));
+        }
         let plan = |o: Orientation| Grid::plan_in(setup, geom, o);
         match setup.orientation {
             Some(o) => plan(o),
@@ -194,6 +219,25 @@ impl Grid {
                 (Some(p), Some(l)) => Some(if l.per_page() > p.per_page() { l } else { p }),
                 (p, l) => p.or(l),
             },
+        }
+    }
+
+    /// A page that is one card and its bleed: a grid of one, no margin, backs where their
+    /// fronts are.
+    pub fn one_card(geom: Geometry) -> Grid {
+        let (fw, fh) = geom.full();
+        Grid {
+            paper_mm: (fw, fh),
+            orientation: if geom.w > geom.h { Orientation::Landscape } else { Orientation::Portrait },
+            cols: 1,
+            rows: 1,
+            card_mm: (geom.w, geom.h),
+            pitch_mm: (geom.w, geom.h),
+            origin_mm: (geom.bleed, geom.bleed),
+            bleed_mm: geom.bleed,
+            gutter_mm: 0.0,
+            margin_mm: 0.0,
+            duplex: Duplex::None,
         }
     }
 
@@ -306,10 +350,25 @@ pub fn write_pdf(
     setup: &PageSetup,
     title: &str,
 ) -> Result<Vec<u8>, String> {
-    let settings = SerializeSettings { enable_tagging: false, xmp_metadata: false, ..SerializeSettings::default() };
+    let one_card = setup.layout == Layout::Card;
+    let settings = SerializeSettings {
+        enable_tagging: false,
+        xmp_metadata: false,
+        // A shop's file says what its colours are: sRGB, through an embedded ICC profile,
+        // rather than the printer's own RGB.
+        no_device_cs: one_card,
+        ..SerializeSettings::default()
+    };
     let mut doc = Document::new_with(settings);
     let (pw, ph) = grid.paper_mm;
-    let page_size = PageSettings::from_wh(pt(pw), pt(ph)).ok_or("bad page size")?;
+    let mut page_size = PageSettings::from_wh(pt(pw), pt(ph)).ok_or("bad page size")?;
+    if one_card {
+        // The picture runs to the page's edge (the BleedBox); the shop cuts at the TrimBox.
+        let b = grid.bleed_mm;
+        let trim = krilla::geom::Rect::from_xywh(pt(b), pt(b), pt(geom.w), pt(geom.h)).ok_or("bad trim box")?;
+        let bleed = krilla::geom::Rect::from_xywh(0.0, 0.0, pt(pw), pt(ph)).ok_or("bad bleed box")?;
+        page_size = page_size.with_trim_box(Some(trim)).with_bleed_box(Some(bleed));
+    }
     let (fw, fh) = geom.full();
     let cell = Size::from_wh(pt(fw), pt(fh)).ok_or("bad card size")?;
     let b = geom.bleed;
@@ -346,7 +405,7 @@ pub fn write_pdf(
             }
         }
         if setup.guides {
-            draw_guides(&mut s, grid, geom, page)?;
+            draw_guides(&mut s, grid, geom, page, setup.safe_mm)?;
         }
         s.finish();
         p.finish();
@@ -378,6 +437,7 @@ fn draw_guides(
     grid: &Grid,
     geom: Geometry,
     page: &PagePlan,
+    safe: f64,
 ) -> Result<(), String> {
     let stroke = |(r, g, b): (u8, u8, u8), dash: Option<Vec<f32>>| Stroke {
         paint: rgb::Color::new(r, g, b).into(),
@@ -397,9 +457,9 @@ fn draw_guides(
         }
         s.set_stroke(Some(stroke(GUIDE_CUT, None)));
         s.draw_path(&rect_path(x, y, x + w, y + h).ok_or("bad guide")?);
-        if w > 2.0 * SAFE_MM && h > 2.0 * SAFE_MM {
+        if safe > 0.0 && w > 2.0 * safe && h > 2.0 * safe {
             s.set_stroke(Some(stroke(GUIDE_SAFE, Some(vec![3.0, 2.0]))));
-            s.draw_path(&rect_path(x + SAFE_MM, y + SAFE_MM, x + w - SAFE_MM, y + h - SAFE_MM).ok_or("bad guide")?);
+            s.draw_path(&rect_path(x + safe, y + safe, x + w - safe, y + h - safe).ok_or("bad guide")?);
         }
     }
     s.set_stroke(None);
@@ -543,6 +603,18 @@ mod tests {
         assert!((x1 - x - 65.0).abs() < 1e-9);
         // Outer sides keep the whole bleed, inner ones half the gutter.
         assert_eq!(grid.bleed_sides(0, 0), [3.0, 3.0, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn a_card_a_page_is_the_card_and_its_bleed() {
+        let setup = PageSetup { layout: Layout::Card, ..on(Paper::A4) };
+        let grid = Grid::plan(&setup, g(63.5, 88.9, 3.175)).unwrap();
+        assert_eq!((grid.cols, grid.rows), (1, 1));
+        assert!((grid.paper_mm.0 - 69.85).abs() < 1e-9 && (grid.paper_mm.1 - 95.25).abs() < 1e-9);
+        assert_eq!(grid.card_at(0, Side::Front), (3.175, 3.175));
+        assert_eq!(grid.card_at(0, Side::Back), (3.175, 3.175));
+        assert_eq!(grid.bleed_sides(0, 0), [3.175; 4]);
+        assert!(PageSetup { crop_marks: true, ..setup }.check().is_err());
     }
 
     #[test]

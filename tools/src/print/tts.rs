@@ -1,14 +1,17 @@
-//! Virtual-tabletop output: deck sheets (grids of card images, one slot per copy), their
-//! manifest, and one Tabletop Simulator saved object per deck, which loads by dropping it
-//! into the game's Saved Objects folder.
+//! Virtual-tabletop output: deck sheets (grids of card images, one slot per distinct
+//! face), their manifest, and one Tabletop Simulator saved object per deck, which loads by
+//! dropping it into the game's Saved Objects folder.
 //!
 //! A saved object is the JSON the game itself writes for an object: `ObjectStates` holds
 //! one `DeckCustom` whose `CustomDeck` maps a key to a sheet (`FaceURL`, `BackURL`,
 //! `NumWidth`, `NumHeight`), whose `DeckIDs` list its cards bottom to top, and whose
 //! `ContainedObjects` are those cards (`Name` = `Card`, `CardID` = key x 100 + slot,
-//! `Nickname`). A pile of one is a lone `Card`. Images are named by URL: `file:///` URLs
-//! of the files written here, or `--tts-url` followed by the file name for sheets put on
-//! the web.
+//! `Nickname`). Copies of a card share its slot: its `CardID` comes back once per copy.
+//! A pile of one is a lone `Card`. Each sheet's key is drawn from the pack's id, the pile
+//! and the sheet's number ([`deck_key`]): the same on every print, different for every
+//! sheet of the pack, and unlikely to meet another pack's, so that decks of several packs
+//! share one table. Images are named by URL: `file:///` URLs of the files written here,
+//! or `--tts-url` followed by the file name for sheets put on the web.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -60,7 +63,11 @@ struct DeckSummary {
     saved_object: String,
     /// Copies in the deck, every count added up.
     cards: usize,
+    /// Distinct faces: one slot each.
+    faces: usize,
     sheets: usize,
+    /// The `CustomDeck` key of each of its sheets.
+    keys: Vec<u64>,
 }
 
 #[derive(Serialize)]
@@ -72,7 +79,9 @@ struct Sheet {
     backs: Option<String>,
     cols: usize,
     rows: usize,
-    /// One slot per copy, in order.
+    /// Its `CustomDeck` key: its cards' `CardID`s are key x 100 + slot.
+    key: u64,
+    /// One slot per distinct face, in order.
     cards: Vec<Slot>,
 }
 
@@ -84,8 +93,7 @@ struct Slot {
     id: String,
     name: String,
     kind: String,
-    /// Which copy of the card this slot is (1 to `count`).
-    copy: i64,
+    /// How many cards of the deck show this face (its `CardID` is that many times in `DeckIDs`).
     count: i64,
 }
 
@@ -129,6 +137,24 @@ fn percent_encode(s: &str, keep_slash: bool) -> String {
         }
     }
     out
+}
+
+/// The smallest and largest `CustomDeck` key given to a sheet.
+const KEY_MIN: u64 = 1_000;
+const KEY_MAX: u64 = 99_999;
+
+/// The `CustomDeck` key of sheet `n` (from 0) of a pack's pile: drawn from the pack's id,
+/// the pile and `n`, so every print of the pack gives the same keys and another pack's are
+/// unlikely to meet them; one already given in this pack (`used`) moves on to the next free
+/// key, so no two sheets of a pack share one.
+pub fn deck_key(pack: &str, deck: &str, n: usize, used: &mut std::collections::BTreeSet<u64>) -> u64 {
+    let h = util::Hasher::default().str(pack).str(deck).u64(n as u64).finish();
+    let span = KEY_MAX - KEY_MIN + 1;
+    let mut k = KEY_MIN + h % span;
+    while !used.insert(k) {
+        k = if k == KEY_MAX { KEY_MIN } else { k + 1 };
+    }
+    k
 }
 
 /// A stable six-digit GUID for an object of the pack.
@@ -245,26 +271,25 @@ pub fn write(
     let mut files = Vec::new();
     let mut saved_objects = Vec::new();
     let scale = (geom.w.min(geom.h) / 63.0 * 100.0).round() / 100.0;
+    let mut used_keys = std::collections::BTreeSet::new();
     // One deck (a run of sheets) per kind of definition: cards, plaques, nobles, leaders.
     for (deck_no, kind) in DefKind::ALL.into_iter().enumerate() {
-        // One slot per copy: a deck imported by hand is then whole.
-        let copies: Vec<(&Def, i64)> = with_front
-            .iter()
-            .filter(|d| d.kind == kind)
-            .flat_map(|d| (1..=d.def.count).map(move |c| (*d, c)))
-            .collect();
-        if copies.is_empty() {
+        // One slot per distinct face; the copies repeat its CardID.
+        let faces_of_kind: Vec<&Def> = with_front.iter().copied().filter(|d| d.kind == kind).collect();
+        if faces_of_kind.is_empty() {
             continue;
         }
+        let copies: usize = faces_of_kind.iter().map(|d| usize::try_from(d.def.count).unwrap_or(0)).sum();
         let deck = format!("{}s", kind.as_str());
         let mut custom = serde_json::Map::new();
         let mut deck_ids = Vec::new();
         let mut contained = Vec::new();
         let mut thumbnail = None;
-        let n_sheets = copies.len().div_ceil(raster::TTS_PER_SHEET);
-        for (n, chunk) in copies.chunks(raster::TTS_PER_SHEET).enumerate() {
+        let mut keys = Vec::new();
+        let n_sheets = faces_of_kind.len().div_ceil(raster::TTS_PER_SHEET);
+        for (n, chunk) in faces_of_kind.chunks(raster::TTS_PER_SHEET).enumerate() {
             let (cols, rows) = raster::tts_grid(chunk.len());
-            let fronts: Vec<Option<usize>> = chunk.iter().map(|(d, _)| index_of(&d.def.id, Side::Front)).collect();
+            let fronts: Vec<Option<usize>> = chunk.iter().map(|d| index_of(&d.def.id, Side::Front)).collect();
             thumbnail.get_or_insert(fronts[0]);
             let image = format!("{}-{deck}-{}.png", pack.id(), n + 1);
             let path = dir.join(&image);
@@ -272,10 +297,10 @@ pub fn write(
             images.push(Image { path, slots: fronts, cols, rows });
             let mut backs = None;
             let mut sheet_back_url = back_url.clone();
-            if chunk.iter().any(|(d, _)| Printer::two_sided(d)) {
+            if chunk.iter().any(|d| Printer::two_sided(d)) {
                 let back_cells: Vec<Option<usize>> = chunk
                     .iter()
-                    .map(|(d, _)| {
+                    .map(|d| {
                         let own = if Printer::two_sided(d) { index_of(&d.def.id, Side::Back) } else { None };
                         own.filter(|t| trees[*t].is_some()).or(back_tree)
                     })
@@ -286,26 +311,29 @@ pub fn write(
                 images.push(Image { path, slots: back_cells, cols, rows });
                 backs = Some(name);
             }
-            let key = n + 1;
+            let key = deck_key(pack.id(), &deck, n, &mut used_keys);
+            keys.push(key);
             let entry = custom_deck(&face_url, &sheet_back_url, cols, rows, backs.is_some());
             custom.insert(key.to_string(), entry.clone());
-            for (slot, (d, _)) in chunk.iter().enumerate() {
-                let card_id = key * 100 + slot;
-                deck_ids.push(card_id);
-                let mut card = object(
-                    "Card",
-                    guid(&[pack.id(), &deck, &card_id.to_string()]),
-                    &d.def.name,
-                    &d.def.text,
-                    transform(deck_no as f64 * 3.0, scale),
-                );
-                card.insert("GMNotes".into(), json!(d.def.id));
-                card.insert("CardID".into(), json!(card_id));
-                card.insert("SidewaysCard".into(), json!(geom.w > geom.h));
-                card.insert("Hands".into(), json!(true));
-                card.insert("CustomDeck".into(), json!({ key.to_string(): entry }));
-                card.insert("ContainedObjects".into(), json!([]));
-                contained.push(Value::Object(card));
+            for (slot, d) in chunk.iter().enumerate() {
+                let card_id = key * 100 + slot as u64;
+                for copy in 1..=d.def.count {
+                    deck_ids.push(card_id);
+                    let mut card = object(
+                        "Card",
+                        guid(&[pack.id(), &deck, &card_id.to_string(), &copy.to_string()]),
+                        &d.def.name,
+                        &d.def.text,
+                        transform(deck_no as f64 * 3.0, scale),
+                    );
+                    card.insert("GMNotes".into(), json!(d.def.id));
+                    card.insert("CardID".into(), json!(card_id));
+                    card.insert("SidewaysCard".into(), json!(geom.w > geom.h));
+                    card.insert("Hands".into(), json!(true));
+                    card.insert("CustomDeck".into(), json!({ key.to_string(): entry }));
+                    card.insert("ContainedObjects".into(), json!([]));
+                    contained.push(Value::Object(card));
+                }
             }
             sheets.push(Sheet {
                 deck: deck.clone(),
@@ -313,17 +341,17 @@ pub fn write(
                 backs,
                 cols,
                 rows,
+                key,
                 cards: chunk
                     .iter()
                     .enumerate()
-                    .map(|(i, (d, copy))| Slot {
+                    .map(|(i, d)| Slot {
                         slot: i,
                         row: i / cols,
                         col: i % cols,
                         id: d.def.id.clone(),
                         name: d.def.name.clone(),
                         kind: context::print_kind(d),
-                        copy: *copy,
                         count: d.def.count,
                     })
                     .collect(),
@@ -379,7 +407,14 @@ pub fn write(
                 rows: 1,
             });
         }
-        decks.push(DeckSummary { deck, saved_object: name, cards: copies.len(), sheets: n_sheets });
+        decks.push(DeckSummary {
+            deck,
+            saved_object: name,
+            cards: copies,
+            faces: faces_of_kind.len(),
+            sheets: n_sheets,
+            keys,
+        });
     }
     // Which images are still what their faces would make; only the others are drawn,
     // from faces rasterised once however many slots show them.
@@ -479,5 +514,22 @@ mod tests {
         let b = Urls::Base("https://example.org/decks/".into());
         assert_eq!(b.of(Path::new("/x/a b.png")), "https://example.org/decks/a%20b.png");
         assert_eq!(guid(&["a", "b"]).len(), 6);
+    }
+
+    #[test]
+    fn deck_keys_are_stable_in_range_and_never_shared_within_a_pack() {
+        let mut used = std::collections::BTreeSet::new();
+        let a = deck_key("take-the-kingdom", "cards", 0, &mut used);
+        let b = deck_key("take-the-kingdom", "nobles", 0, &mut used);
+        assert_ne!(a, b);
+        assert_eq!(deck_key("take-the-kingdom", "cards", 0, &mut std::collections::BTreeSet::new()), a);
+        // Taken already: the next free key.
+        let mut taken: std::collections::BTreeSet<u64> = (KEY_MIN..=KEY_MAX).filter(|k| *k != KEY_MIN).collect();
+        assert_eq!(deck_key("x", "cards", 0, &mut taken), KEY_MIN);
+        for k in [a, b] {
+            assert!((KEY_MIN..=KEY_MAX).contains(&k));
+            // Every CardID (key x 100 + slot) fits the game's 32-bit integers.
+            assert!(k * 100 + 69 < i32::MAX as u64);
+        }
     }
 }
