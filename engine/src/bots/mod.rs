@@ -6,6 +6,7 @@
 
 pub mod audit;
 pub mod greedy;
+pub mod preview;
 pub mod replay;
 pub mod search;
 
