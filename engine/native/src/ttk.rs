@@ -1440,6 +1440,7 @@ impl T {
                 self.setm(t, M::Hp, hp - amt);
                 let q = self.owner_of(line);
                 self.addc(q, C::Defence, -amt);
+                self.told_damage(q, t, amt, hp);
                 amt = 0;
                 damaged = i64::from(t);
             }
@@ -1456,8 +1457,14 @@ impl T {
             self.setm(t, M::Hp, hp - amt);
             let q = self.owner_of(line);
             self.addc(q, C::Defence, -amt);
+            self.told_damage(q, t, amt, hp);
         }
         Ok(())
+    }
+
+    /// The rules' `told_damage`: a hit that leaves card `t` of seat `q` standing.
+    fn told_damage(&mut self, q: usize, t: u32, amt: i64, hp: i64) {
+        tlog!(self, "{}'s {} takes {amt} damage: it is worth {} now", self.pname(q), self.name(t), hp - amt);
     }
 
     fn sim_hit(&self, line: u32, amt: i64) -> Sim {
