@@ -209,6 +209,8 @@ fn a_pack_with_rounds_but_no_round_winners_says_so() {
     assert!(r["length"]["mean"].as_f64().unwrap() > 0.0, "{r}");
     let v = crate::sim::sim_json(&["kingdoms-in-conflict", "--games", "2"]);
     assert!(v["rounds"].is_null(), "a pack that keeps no rounds has no rounds section: {}", v["rounds"]);
+    // Nor a table of characters when it has none.
+    assert_eq!(v["characters"], serde_json::json!({}), "{}", v["characters"]);
 }
 
 #[test]

@@ -235,7 +235,7 @@ pub fn page(v: &Value) -> String {
         let rows = share_rows(a.iter().map(|(k, s)| (k.clone(), s)));
         body.push_str(&interval_chart("agents", &rows, 0.0, 1.0, Some((1.0 / players as f64, "1 / players")), true));
     }
-    if let Some(c) = v["characters"].as_object() {
+    if let Some(c) = v["characters"].as_object().filter(|c| !c.is_empty()) {
         let mut rows = share_rows(c.values().map(|s| (s["name"].as_str().unwrap_or("").to_string(), s)));
         rows.sort_by(|a, b| b.value.total_cmp(&a.value).then(a.label.cmp(&b.label)));
         body.push_str("<h2>Win rate by character</h2>");

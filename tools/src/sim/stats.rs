@@ -136,7 +136,7 @@ pub struct Stats {
     /// Per role: final scores of the player-games (games that did not fail).
     #[serde(default)]
     pub role_scores: Vec<ScoreSum>,
-    /// Per character id (or `seat N` when a game has none).
+    /// Per character id (seats without a character are not counted here).
     pub characters: BTreeMap<String, Tally>,
     /// Per card id.
     pub cards: BTreeMap<String, CardTally>,
@@ -249,11 +249,10 @@ impl Acc {
                 s.roles[r].add(Tally { games: 1, wins: w });
                 s.role_scores[r].add(ScoreSum::one(o.scores.get(seat).copied().unwrap_or(0)));
             }
-            let key = match o.characters.get(seat) {
-                Some(Some(c)) => c.clone(),
-                _ => format!("seat {}", seat + 1),
-            };
-            s.characters.entry(key).or_default().add(Tally { games: 1, wins: w });
+            // A pack without characters (nobles, leaders) has no table of them.
+            if let Some(Some(c)) = o.characters.get(seat) {
+                s.characters.entry(c.clone()).or_default().add(Tally { games: 1, wins: w });
+            }
         }
         for seat in 0..o.plays.len().max(o.discards.len()) {
             let plays = o.plays.get(seat).map_or(&[][..], Vec::as_slice);
