@@ -631,7 +631,7 @@ impl Game {
                 out.push_str(&format!("  {label}: {}\n", names.join(" | ")));
             } else {
                 let _ = zi;
-                let n = crate::script::api::count_words(z.cards.len() as i64, "card", None);
+                let n = crate::diag::count_words(z.cards.len() as i64, "card", None);
                 out.push_str(&format!("  {label}: {n}\n"));
             }
         }
