@@ -403,6 +403,9 @@ fn unsaved_formulas(sheet: &Sheet, src: &SourceFile) -> Vec<Diagnostic> {
     diags
 }
 
+/// Unknown columns reported one by one; past these, one error counts the rest.
+const SHOWN_UNKNOWN_COLUMNS: usize = 20;
+
 /// The rows of a sheet as spanned tables, one per definition, with the diagnostics of
 /// the sheet itself (unknown or repeated columns, cells beyond the header). Rows whose
 /// first cell starts with `#` are comments; empty rows are skipped.
@@ -419,6 +422,7 @@ pub fn rows_to_items<'a>(sheet: &'a Sheet, src: &SourceFile) -> (Vec<Spanned<DeV
     };
     let mut columns: Vec<Option<Column>> = Vec::new();
     let mut seen: Vec<(String, Range<usize>)> = Vec::new();
+    let mut unknown = 0;
     for cell in header {
         let h = cell.text.trim();
         if h.is_empty() {
@@ -440,10 +444,21 @@ pub fn rows_to_items<'a>(sheet: &'a Sheet, src: &SourceFile) -> (Vec<Spanned<DeV
                 columns.push(Some(c));
             }
             Err(msg) => {
-                diags.push(Diagnostic::error("unknown-column", msg).at(src, cell.span.clone()));
+                unknown += 1;
+                if unknown <= SHOWN_UNKNOWN_COLUMNS {
+                    diags.push(Diagnostic::error("unknown-column", msg).at(src, cell.span.clone()));
+                }
                 columns.push(None);
             }
         }
+    }
+    if unknown > SHOWN_UNKNOWN_COLUMNS {
+        let more = unknown - SHOWN_UNKNOWN_COLUMNS;
+        diags.push(
+            Diagnostic::error("unknown-column", format!("{more} more unknown columns in the header row"))
+                .in_file(&src.path)
+                .hint("is the first row the header? it names the fields (`id`, `name`, `count`...)"),
+        );
     }
     diags.extend(unsaved_formulas(sheet, src));
     if diags.iter().any(|d| d.code != "formula-without-value") {

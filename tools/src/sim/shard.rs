@@ -367,4 +367,52 @@ mod tests {
         let whole = merge(&[shard(dir.path(), "f.json", (4, 7), 0), c, a]).unwrap();
         assert_eq!(whole.ranges, vec![(0, 4), (4, 7), (7, 10)]);
     }
+
+    /// A shard edited or damaged is refused with the reason, before anything is summed:
+    /// counts that disagree with its ranges, a range past the run, sums past 64 bits, the
+    /// same file twice (by another path too), another run's shard naming what differs.
+    #[test]
+    fn merging_refuses_what_is_not_one_complete_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = shard(dir.path(), "a.json", (0, 5), 0);
+        let b = shard(dir.path(), "b.json", (5, 10), 0);
+        let edit = |name: &str, f: &dyn Fn(&mut StatsFile)| {
+            let mut file = read(&b).unwrap();
+            f(&mut file);
+            let p = dir.path().join(name);
+            write(&p, &file).unwrap();
+            p
+        };
+        let e = merge(&[a.clone(), edit("games.json", &|f| f.stats.games = 50)]).unwrap_err();
+        assert!(e.contains("games.json: it counts 50 games, but its ranges hold 5 games"), "{e}");
+        let e = merge(&[a.clone(), edit("ended.json", &|f| f.stats.failed = 1)]).unwrap_err();
+        assert!(e.contains("are not its finished (5), stopped (0) and failed (1) games together"), "{e}");
+        let e = merge(&[a.clone(), edit("past.json", &|f| f.ranges = vec![(5, u64::MAX)])]).unwrap_err();
+        assert!(e.contains("runs past the run's 10 games"), "{e}");
+        let e = merge(&[a.clone(), edit("empty.json", &|f| f.ranges = vec![(7, 5)])]).unwrap_err();
+        assert!(e.contains("the game range 7..5 holds no games"), "{e}");
+        let e = merge(&[a.clone(), edit("turns.json", &|f| f.stats.turns = u64::MAX)]).unwrap_err();
+        assert!(e.contains("`turns`") && e.contains("adds up past what a count can hold"), "{e}");
+        let e = merge(&[a.clone(), edit("seed.json", &|f| f.run.seed = 9)]).unwrap_err();
+        assert!(e.contains("different runs (seed: `1` against `9`)"), "{e}");
+        let e =
+            merge(&[a.clone(), edit("set.json", &|f| f.run.overrides = vec!["card.x.count=3".into()])]).unwrap_err();
+        assert!(e.contains("options set (--set): `` against `card.x.count=3`"), "{e}");
+        let e = merge(&[a.clone(), b.clone(), b.clone()]).unwrap_err();
+        assert!(e.contains("b.json is given twice"), "{e}");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&b, &link).unwrap();
+        let e = merge(&[a.clone(), b.clone(), link]).unwrap_err();
+        assert!(e.contains("b.json and ") && e.contains("link.json are the same file"), "{e}");
+        let e = merge(&[
+            a.clone(),
+            edit("both.json", &|f| {
+                f.ranges = vec![(5, 7), (6, 10)];
+                (f.stats.games, f.stats.finished) = (6, 6);
+            }),
+        ])
+        .unwrap_err();
+        assert!(e.contains("both.json holds games from 6 twice"), "{e}");
+        assert_eq!(merge(&[a, b]).unwrap().stats.games, 10);
+    }
 }
