@@ -366,3 +366,34 @@ fn the_designers_guide_examples_work() {
         }
     }
 }
+
+/// A list asked for thousands of times, or a value printed over and over, is stopped at
+/// the placeholder that passes what a reference may generate, and nothing is written;
+/// a heading repeated tens of thousands of times is numbered at once (it once took a
+/// search from 2 for each), and a paragraph naming a card thousands of times makes one
+/// link per place it is printed.
+#[test]
+fn what_placeholders_make_is_bounded() {
+    let dir = pack_with_rules(&"{{ cards as=\"table\" }}\n\n".repeat(20_000));
+    let root = dir.path().to_str().unwrap();
+    let out_file = dir.path().join("ref.html");
+    let (code, _, err) = run(&["--project", root, "reference", "tiny", "--out", out_file.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error[reference-too-large]") && err.contains("passes 2 MiB of generated text"), "{err}");
+    // The first placeholder past the limit is named, once.
+    assert_eq!(err.matches("reference-too-large").count(), 1, "{err}");
+    assert!(err.contains("content/tiny/rules.md:"), "{err}");
+    assert!(!out_file.exists());
+
+    let rules =
+        format!("# Setup\n\n{{{{ cards }}}}\n\n{}\n\n{}", "## Turn\n\n".repeat(30_000), "[[spear]] ".repeat(3_000));
+    let dir = pack_with_rules(&rules);
+    let root = dir.path().to_str().unwrap();
+    let out_file = dir.path().join("r.pdf");
+    let started = std::time::Instant::now();
+    let (code, _, err) = run(&["--project", root, "reference", "tiny", "--out", out_file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    // About 4 s in a debug build; the quadratic numbering or links took minutes.
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    assert!(out_file.exists());
+}

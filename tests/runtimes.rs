@@ -5,7 +5,9 @@
 //! the engine's `script/compiled/tests.rs` and by `cargo xtask fuzz`; `cargo xtask
 //! differential` plays 1,000 games a pack this way.
 
-use crate::common::{crown_bin, load_pack, repo_project};
+use std::path::{Path, PathBuf};
+
+use crate::common::{copy_dir, crown_bin, load_pack, repo_project};
 
 /// `crown --runtime RUNTIME sim ARGS --json`: its output, which must come.
 fn sim_on(runtime: &str, args: &[&str]) -> String {
@@ -65,4 +67,58 @@ fn every_shipped_function_is_compiled() {
     left.sort();
     left.dedup();
     assert!(left.is_empty(), "functions left to the interpreter:\n{}", left.join("\n"));
+}
+
+/// A run's output with the numbers (timings, rates) written as `#` and the line of the
+/// run's speed left out: what must be the same under both runtimes.
+fn without_numbers(out: &std::process::Output) -> String {
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    text.lines()
+        .filter(|l| !l.contains("games/s"))
+        .map(|l| l.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect::<String>() + "\n")
+        .collect()
+}
+
+/// The hostile set's sandbox scripts (`tests/hostile/runtime-limit-*`: operations, call
+/// depth, closures calling themselves, string, array, nested and map sizes, time), each
+/// played under both runtimes by this build: each game fails at the same limit, with the
+/// same message at the same place. `cargo xtask hostile runtime-` runs the same cases
+/// against the release build, where each must also keep the time and memory bar.
+#[test]
+fn every_sandbox_limit_holds_alike_under_both_runtimes() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(repo.join("tests/hostile"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("runtime-limit-")))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 8, "{cases:?}");
+    for case in &cases {
+        let recipe: toml::Table = toml::from_str(&std::fs::read_to_string(case.join("case.toml")).unwrap()).unwrap();
+        let expect: Vec<&str> = recipe
+            .get("expect")
+            .and_then(|e| e.as_array())
+            .map_or(vec![], |a| a.iter().filter_map(|v| v.as_str()).collect());
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&repo.join("tests/invalid/_base/tiny"), dir.path()).unwrap();
+        copy_dir(&case.join("scripts"), &dir.path().join("scripts")).unwrap();
+        let run = |runtime: &str| {
+            std::process::Command::new(crown_bin())
+                .args(["--project", &dir.path().to_string_lossy(), "--runtime", runtime])
+                .args(["sim", "tiny", "--games", "2", "--agents", "first"])
+                .output()
+                .expect("crown runs")
+        };
+        let (compiled, rhai) = (run("compiled"), run("rhai"));
+        let name = case.file_name().unwrap().to_string_lossy();
+        assert_eq!((compiled.status.code(), rhai.status.code()), (Some(1), Some(1)), "{name}");
+        let (c, r) = (without_numbers(&compiled), without_numbers(&rhai));
+        assert_eq!(c, r, "{name}: the runtimes end differently");
+        for e in expect {
+            let e: String = e.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect();
+            assert!(c.contains(&e), "{name}: no `{e}` in\n{c}");
+        }
+    }
 }

@@ -166,6 +166,11 @@ fn two_shards_merged_equal_one_run() {
     assert!(err.contains("missing game ranges: 6..13"), "{err}");
     let (code, _, err) = sim(&["merge", &files[0], &files[0], &files[1]]);
     assert_eq!(code, 2);
+    assert!(err.contains("s0.json is given twice"), "{err}");
+    let copy = dir.path().join("copy.json");
+    std::fs::copy(&files[0], &copy).unwrap();
+    let (code, _, err) = sim(&["merge", &files[0], copy.to_str().unwrap(), &files[1]]);
+    assert_eq!(code, 2);
     assert!(err.contains("both hold games"), "{err}");
     // A shard of another run is refused.
     let other = dir.path().join("other.json");

@@ -181,6 +181,29 @@ impl SourceFile {
         start..end
     }
 
+    /// The whole lines holding every span (clamped to the text), and the 1-based number of
+    /// the first.
+    pub fn lines_around<'a>(&self, spans: impl Iterator<Item = &'a Range<usize>>) -> (Range<usize>, usize) {
+        let (mut lo, mut hi) = (usize::MAX, 0);
+        for s in spans {
+            let s = self.clamp(s.clone());
+            (lo, hi) = (lo.min(s.start), hi.max(s.end));
+        }
+        if lo == usize::MAX {
+            return (0..self.text.len(), 1);
+        }
+        // A span at the very end of a text ending in a line break is shown (as the
+        // renderer shows it in the whole text) at the end of the last line.
+        let at = if lo == self.text.len() && self.text.ends_with('\n') { lo - 1 } else { lo };
+        let line = match self.line_starts.binary_search(&at) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line];
+        let end = self.text[hi..].find('\n').map_or(self.text.len(), |i| hi + i + 1);
+        (start..end, line + 1)
+    }
+
     /// 1-based line and character column of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
@@ -242,11 +265,19 @@ impl SourceMap {
     }
 }
 
+/// A line longer than this (in bytes) shows at most [`SNIPPETS_PER_LONG_LINE`] snippets.
+const LONG_LINE: usize = 2_000;
+const SNIPPETS_PER_LONG_LINE: usize = 50;
+
 /// Render diagnostics for a person: snippet, marker, label, hint, related places.
 pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
     use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
     let renderer = if color { Renderer::styled() } else { Renderer::plain() };
     let mut out = String::new();
+    // Snippets shown per long line: the renderer reads the whole line for each, so past a
+    // few on one line (a header row of 16,384 unknown columns) the rest are shown by
+    // place alone.
+    let mut on_long_line: BTreeMap<(PathBuf, usize), usize> = BTreeMap::new();
     for d in diags {
         let level = match d.severity {
             Severity::Error => Level::ERROR,
@@ -255,18 +286,34 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String 
         let title = level.clone().primary_title(d.message.as_str()).id(d.code);
         let source = d.file.as_deref().and_then(|f| sources.get(f));
         let mut groups: Vec<Group<'_>> = Vec::new();
-        match (source, &d.span) {
+        let crowded = match (source, &d.span) {
             (Some(src), Some(span)) => {
+                let (lines, first) = src.lines_around(std::iter::once(span));
+                let n = on_long_line.entry((src.path.clone(), first)).or_default();
+                *n += usize::from(lines.len() > LONG_LINE);
+                *n > SNIPPETS_PER_LONG_LINE
+            }
+            _ => false,
+        };
+        match (source, &d.span) {
+            (Some(src), Some(span)) if !crowded => {
                 let path = src.path.to_str().unwrap_or("?");
-                let mut ann = AnnotationKind::Primary.span(span.clone());
+                // Only the lines the annotations are on go to the renderer, which reads
+                // what it is given: the whole file, for each of thousands of diagnostics
+                // in a large file, took minutes.
+                let here = d.related.iter().filter(|r| r.file == src.path).map(|r| &r.span);
+                let (lines, first_line) = src.lines_around(std::iter::once(span).chain(here));
+                let at = |r: &Range<usize>| r.start.saturating_sub(lines.start)..r.end.saturating_sub(lines.start);
+                let mut ann = AnnotationKind::Primary.span(at(span));
                 if let Some(l) = &d.label {
                     ann = ann.label(l.as_str());
                 }
-                let mut snippet = Snippet::source(&*src.text).path(path).annotation(ann);
+                let mut snippet =
+                    Snippet::source(&src.text[lines.clone()]).line_start(first_line).path(path).annotation(ann);
                 for r in &d.related {
                     if r.file == src.path {
                         snippet =
-                            snippet.annotation(AnnotationKind::Context.span(r.span.clone()).label(r.message.as_str()));
+                            snippet.annotation(AnnotationKind::Context.span(at(&r.span)).label(r.message.as_str()));
                     }
                 }
                 groups.push(title.element(snippet));

@@ -537,9 +537,9 @@ fn parse_table(
             Ok(s) => s,
             Err(e) => {
                 out.diags.push(
-                    Diagnostic::error("unreadable", format!("cannot read the spreadsheet: {e}"))
+                    Diagnostic::error("unreadable", format!("cannot read the spreadsheet: {}", e.message))
                         .in_file(shown)
-                        .hint("save it again as .xlsx or .ods (or export it as .csv)"),
+                        .maybe_hint(e.hint.map(String::from)),
                 );
                 return out;
             }

@@ -22,6 +22,7 @@ mod rules;
 mod scripts;
 pub mod table;
 mod vocabulary;
+pub mod workbook;
 
 pub use finish::span_of_setting;
 pub use project::Project;

@@ -56,6 +56,9 @@ pub struct Cell {
     pub col: usize,
     /// The formula of a workbook cell that has one (without its `=`).
     pub formula: Option<String>,
+    /// A workbook value Crown does not read (a date, an error such as `#DIV/0!`), in
+    /// words; its `text` is then empty.
+    pub bad: Option<String>,
 }
 
 /// A sheet as read: the text shown in diagnostics and its rows of cells.
@@ -156,7 +159,14 @@ pub fn parse_csv(text: &str) -> Result<Sheet, (String, Range<usize>)> {
         value.push_str(&text[rest..k]);
         // Rows are numbered as a spreadsheet shows them: a line break inside quotes is
         // part of its cell, not a new row.
-        row.push(Cell { text: value, span: start..k, row: rows.len() + 1, col: row.len() + 1, formula: None });
+        row.push(Cell {
+            text: value,
+            span: start..k,
+            row: rows.len() + 1,
+            col: row.len() + 1,
+            formula: None,
+            bad: None,
+        });
         i = k;
         if i < b.len() && b[i] == delim {
             i += 1;
@@ -174,89 +184,10 @@ pub fn parse_csv(text: &str) -> Result<Sheet, (String, Range<usize>)> {
     Ok(Sheet { name: String::new(), shown: text.to_string(), rows })
 }
 
-/// Read the first sheet of an XLSX or ODS workbook. The shown text has one line per row
-/// of the sheet (so line N is row N), each cell written as CSV would write it. A formula
-/// cell keeps its formula (`Cell::formula`); one without a saved result (what a program
-/// that does not compute formulas writes) is shown as its formula, with empty text.
-pub fn read_workbook(bytes: &[u8], format: TableFormat) -> Result<Sheet, String> {
-    use calamine::{Data, Reader};
-    let cursor = std::io::Cursor::new(bytes.to_vec());
-    let (name, range, formulas) = match format {
-        TableFormat::Xlsx => {
-            let mut wb: calamine::Xlsx<_> = calamine::Xlsx::new(cursor).map_err(|e| e.to_string())?;
-            let first = wb.sheet_names().first().cloned().ok_or("the workbook has no sheet")?;
-            let range = wb.worksheet_range(&first).map_err(|e| e.to_string())?;
-            (first.clone(), range, wb.worksheet_formula(&first).map_err(|e| e.to_string())?)
-        }
-        TableFormat::Ods => {
-            let mut wb: calamine::Ods<_> = calamine::Ods::new(cursor).map_err(|e| e.to_string())?;
-            let first = wb.sheet_names().first().cloned().ok_or("the workbook has no sheet")?;
-            let range = wb.worksheet_range(&first).map_err(|e| e.to_string())?;
-            (first.clone(), range, wb.worksheet_formula(&first).map_err(|e| e.to_string())?)
-        }
-        TableFormat::Csv => return Err("not a workbook".into()),
-    };
-    // The cells to show: the values' range and the formulas' together (a formula without
-    // a result may lie outside the values' range).
-    let (values_at, formulas_at) = (range.start().zip(range.end()), formulas.start().zip(formulas.end()));
-    let ((r0, c0), (r1, c1)) = match (values_at, formulas_at) {
-        (Some(a), Some(b)) => ((a.0 .0.min(b.0 .0), a.0 .1.min(b.0 .1)), (a.1 .0.max(b.1 .0), a.1 .1.max(b.1 .1))),
-        (Some(a), None) | (None, Some(a)) => a,
-        (None, None) => return Ok(Sheet { name, ..Sheet::default() }),
-    };
-    let mut shown = String::new();
-    let mut rows = Vec::new();
-    // Rows above the used range are empty lines, so that line numbers stay row numbers.
-    for _ in 0..r0 {
-        shown.push('\n');
-        rows.push(Vec::new());
-    }
-    for r in r0..=r1 {
-        let mut row = Vec::new();
-        let mut line = String::new();
-        for _ in 0..c0 {
-            line.push(',');
-        }
-        for c in c0..=c1 {
-            if c > c0 {
-                line.push(',');
-            }
-            let text = match range.get_value((r, c)).unwrap_or(&Data::Empty) {
-                Data::Empty => String::new(),
-                Data::String(s) => s.clone(),
-                Data::Int(n) => n.to_string(),
-                Data::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{}", *f as i64),
-                Data::Float(f) => f.to_string(),
-                Data::Bool(b) => b.to_string(),
-                Data::Error(e) => format!("#{e:?}"),
-                Data::DateTime(d) => d.to_string(),
-                Data::DateTimeIso(s) | Data::DurationIso(s) => s.clone(),
-            };
-            // ODS writes `of:=A1*2`, XLSX `A1*2`: kept without the prefix and the `=`.
-            let formula = formulas
-                .get_value((r, c))
-                .map(|f| f.trim().trim_start_matches("of:").trim_start_matches('=').to_string())
-                .filter(|f| !f.is_empty());
-            // A formula without a result is shown as the formula, for the diagnostic to point at.
-            let show = match &formula {
-                Some(f) if text.is_empty() => format!("={f}"),
-                _ => text.clone(),
-            };
-            let written = if show.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", show.replace('"', "\"\"").replace(['\n', '\r'], " "))
-            } else {
-                show
-            };
-            let start = shown.len() + line.len();
-            line.push_str(&written);
-            let (row_no, col_no) = (r as usize + 1, c as usize + 1);
-            row.push(Cell { text, span: start..start + written.len(), row: row_no, col: col_no, formula });
-        }
-        shown.push_str(&line);
-        shown.push('\n');
-        rows.push(row);
-    }
-    Ok(Sheet { name, shown, rows })
+/// Read the first sheet of an XLSX or ODS workbook, within the limits of
+/// [`super::workbook`] (which says how it is shown).
+pub fn read_workbook(bytes: &[u8], format: TableFormat) -> Result<Sheet, super::workbook::Unreadable> {
+    super::workbook::read(bytes, format)
 }
 
 /// How a column's cells become a field's value.
@@ -426,14 +357,31 @@ pub fn label_cells(diags: &mut [Diagnostic], sources: &crate::diag::SourceMap) {
 
 /// An error for every formula cell with no saved result: read as empty, it would
 /// silently become a default (a `count` of 1). Files written by a program that does not
-/// compute formulas (a script's library such as openpyxl) hold such cells.
+/// compute formulas (a script's library such as openpyxl) hold such cells. An error for
+/// every cell holding a date or an error value (`#DIV/0!`), which no field reads.
 fn unsaved_formulas(sheet: &Sheet, src: &SourceFile) -> Vec<Diagnostic> {
     let header = content_rows(sheet).next();
     let comment = |r: &Vec<Cell>| r.first().is_some_and(|c| c.text.trim_start().starts_with('#'));
     let mut diags = Vec::new();
     for cell in sheet.rows.iter().filter(|r| !comment(r)).flatten() {
-        let Some(formula) = cell.formula.as_deref().filter(|_| cell.text.trim().is_empty()) else { continue };
         let place = format!("sheet `{}`, row {}, column {}", sheet.name, cell.row, column_name(cell.col));
+        if let Some(bad) = &cell.bad {
+            let formula = cell.formula.as_deref().map(|f| format!(" (its formula is `={f}`)")).unwrap_or_default();
+            diags.push(
+                Diagnostic::error(
+                    "unreadable-value",
+                    format!("{place} holds {bad}{formula}, which is neither text nor a number"),
+                )
+                .at(src, cell.span.clone())
+                .label(format!("row {}, column {}", cell.row, column_name(cell.col)))
+                .hint(
+                    "type the value as text or a whole number (a spreadsheet turns entries such as 1/2 or 3-4 into \
+                     dates: format the column as text first), or fix the formula that gives an error",
+                ),
+            );
+            continue;
+        }
+        let Some(formula) = cell.formula.as_deref().filter(|_| cell.text.trim().is_empty()) else { continue };
         let name = header.and_then(|h| h.iter().find(|h| h.col == cell.col)).map(|h| h.text.trim()).unwrap_or("");
         let label = match name {
             "" => format!("row {}, column {}", cell.row, column_name(cell.col)),
@@ -457,6 +405,9 @@ fn unsaved_formulas(sheet: &Sheet, src: &SourceFile) -> Vec<Diagnostic> {
     diags
 }
 
+/// Unknown columns reported one by one; past these, one error counts the rest.
+const SHOWN_UNKNOWN_COLUMNS: usize = 20;
+
 /// The rows of a sheet as spanned tables, one per definition, with the diagnostics of
 /// the sheet itself (unknown or repeated columns, cells beyond the header). Rows whose
 /// first cell starts with `#` are comments; empty rows are skipped.
@@ -473,6 +424,7 @@ pub fn rows_to_items<'a>(sheet: &'a Sheet, src: &SourceFile) -> (Vec<Spanned<DeV
     };
     let mut columns: Vec<Option<Column>> = Vec::new();
     let mut seen: Vec<(String, Range<usize>)> = Vec::new();
+    let mut unknown = 0;
     for cell in header {
         let h = cell.text.trim();
         if h.is_empty() {
@@ -494,10 +446,21 @@ pub fn rows_to_items<'a>(sheet: &'a Sheet, src: &SourceFile) -> (Vec<Spanned<DeV
                 columns.push(Some(c));
             }
             Err(msg) => {
-                diags.push(Diagnostic::error("unknown-column", msg).at(src, cell.span.clone()));
+                unknown += 1;
+                if unknown <= SHOWN_UNKNOWN_COLUMNS {
+                    diags.push(Diagnostic::error("unknown-column", msg).at(src, cell.span.clone()));
+                }
                 columns.push(None);
             }
         }
+    }
+    if unknown > SHOWN_UNKNOWN_COLUMNS {
+        let more = unknown - SHOWN_UNKNOWN_COLUMNS;
+        diags.push(
+            Diagnostic::error("unknown-column", format!("{more} more unknown columns in the header row"))
+                .in_file(&src.path)
+                .hint("is the first row the header? it names the fields (`id`, `name`, `count`...)"),
+        );
     }
     diags.extend(unsaved_formulas(sheet, src));
     if diags.iter().any(|d| d.code != "formula-without-value") {
@@ -758,6 +721,7 @@ mod tests {
             row,
             col,
             formula: formula.map(String::from),
+            bad: None,
         };
         // As read_workbook shows it: the second row's count is `=2*2` with no result, the
         // third's `=1+1` with its saved result 2.

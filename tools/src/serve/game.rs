@@ -50,7 +50,24 @@ pub struct Session {
     /// The pack in force from each point on: (the person's decisions made when it took
     /// over, the pack). The first is the pack the game started with.
     pub packs: Vec<(usize, Arc<Pack>)>,
+    /// The session's number in this server (a page playing an older game is told so).
+    pub id: u64,
+    /// Counts the changes to the decisions and packs: the views worked out since the last
+    /// change are kept, by (change, decisions played).
+    version: u64,
+    views: Vec<((u64, usize), View)>,
 }
+
+/// Views kept per session: looking back and forth through a game, or a page asking again
+/// and again, replays it once per point.
+const KEPT_VIEWS: usize = 32;
+
+/// Sessions started by this process, to number them.
+static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Names Windows keeps for devices, whatever follows the dot (`con.game.toml` too): a
+/// golden game named so could not be opened there.
+const RESERVED_NAMES: &[&str] = &["con", "prn", "aux", "nul", "conin", "conout", "clock"];
 
 /// One option of the decision the game waits for.
 #[derive(Debug, Clone, Serialize)]
@@ -108,6 +125,8 @@ pub struct View {
     pub names: Vec<String>,
     pub kinds: Vec<String>,
     pub seat: usize,
+    /// The session's number (see [`Session::id`]).
+    pub game: u64,
     /// The person's decisions made at this point.
     pub step: usize,
     /// The person's decisions made in the whole session.
@@ -248,7 +267,8 @@ impl Session {
                 return Err(format!("unknown agent `{k}` (agents: human, {})", bots::AGENT_KINDS.join(", ")));
             }
         }
-        let s = Session { setup, seat, choices: Vec::new(), packs: vec![(0, pack)] };
+        let id = SESSIONS.fetch_add(1, Ordering::Relaxed);
+        let s = Session { setup, seat, choices: Vec::new(), packs: vec![(0, pack)], id, version: 0, views: Vec::new() };
         // The set-up must make a game (players in range, a known scenario).
         s.start(s.packs[0].1.clone(), Vec::new()).map(|_| s)
     }
@@ -274,6 +294,7 @@ impl Session {
         if Arc::ptr_eq(self.pack(), &pack) {
             return;
         }
+        self.changed();
         let at = self.choices.len();
         // A reload that comes back to the same decision replaces the one before it.
         if self.packs.len() > 1 && self.packs[self.packs.len() - 1].0 == at {
@@ -285,6 +306,10 @@ impl Session {
     /// Go back to decision `to` (keeping the decisions before it); later reloads take
     /// over from there.
     pub fn rewind(&mut self, to: usize) {
+        if to >= self.choices.len() {
+            return;
+        }
+        self.changed();
         self.choices.truncate(to);
         for p in &mut self.packs {
             p.0 = p.0.min(to);
@@ -298,6 +323,28 @@ impl Session {
             kept.push(p);
         }
         self.packs = kept;
+    }
+
+    /// The decisions or packs changed: views worked out before no longer hold.
+    fn changed(&mut self) {
+        self.version += 1;
+        self.views.clear();
+    }
+
+    /// The view of the game after the first `upto` decisions (all of them when `None`; a
+    /// number past them is all of them): kept from an earlier request when nothing changed
+    /// since, else played again ([`Session::replay`]) and kept.
+    pub fn view(&mut self, upto: Option<usize>) -> View {
+        let key = (self.version, upto.unwrap_or(self.choices.len()).min(self.choices.len()));
+        if let Some((_, v)) = self.views.iter().find(|(k, _)| *k == key) {
+            return v.clone();
+        }
+        let (_, v) = self.replay(Some(key.1));
+        if self.views.len() >= KEPT_VIEWS {
+            self.views.remove(0);
+        }
+        self.views.push((key, v.clone()));
+        v
     }
 
     /// Play the game again from its seed with the first `upto` decisions (all of them when
@@ -391,6 +438,7 @@ impl Session {
             names: game.state.players.iter().map(|p| p.name.clone()).collect(),
             kinds: self.setup.kinds.clone(),
             seat,
+            game: self.id,
             step,
             total: self.choices.len(),
             prompt: (!p.options.is_empty()).then_some(p.prompt),
@@ -409,7 +457,7 @@ impl Session {
 
     /// Take option `i` of the decision the game waits for now.
     pub fn choose(&mut self, i: usize) -> Result<(), String> {
-        let (_, view) = self.replay(None);
+        let view = self.view(None);
         if view.step < self.choices.len() {
             return Err(view.error.unwrap_or_else(|| "the game did not reach your last decision".into()));
         }
@@ -417,7 +465,9 @@ impl Session {
             0 => "the game waits for no decision".to_string(),
             n => format!("option {} of {n}", i + 1),
         })?;
-        self.choices.push(o.label.clone());
+        let label = o.label.clone();
+        self.changed();
+        self.choices.push(label);
         Ok(())
     }
 
@@ -430,7 +480,19 @@ impl Session {
             || !name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
             || name.starts_with('-')
         {
-            return Err(format!("`{name}` is not a golden game name (lowercase letters, digits and dashes)"));
+            return Err(format!(
+                "`{}` is not a golden game name (lowercase letters, digits and dashes, at most 64)",
+                out::shown(&name.chars().take(80).collect::<String>())
+            ));
+        }
+        let device = |n: &str| {
+            RESERVED_NAMES.contains(&n)
+                || ["com", "lpt"]
+                    .iter()
+                    .any(|p| n.strip_prefix(p).is_some_and(|d| d.len() == 1 && d.as_bytes()[0].is_ascii_digit()))
+        };
+        if device(name) {
+            return Err(format!("`{name}` is a name Windows keeps for a device: choose another name"));
         }
         let (game, _) = self.replay(None);
         let pack = self.pack().clone();
@@ -501,6 +563,31 @@ mod tests {
         assert_eq!(s.choices.len(), 4);
         assert_eq!(s.replay(None).1.step, 4);
         assert!(s.choose(99).unwrap_err().contains("option 100 of"));
+    }
+
+    /// Looking back and forth replays each point once; a change of the decisions forgets
+    /// what was kept. A point past the game is the game now.
+    #[test]
+    fn views_are_kept_until_the_game_changes() {
+        let mut s = session();
+        s.choose(0).unwrap();
+        s.choose(0).unwrap();
+        assert!(s.views.is_empty(), "choosing changed the game");
+        let (past, now) = (s.view(Some(1)), s.view(None));
+        assert_eq!((past.step, now.step), (1, 2));
+        assert_eq!(s.view(Some(usize::MAX)).step, 2);
+        assert_eq!(s.view(Some(1)).log.len(), past.log.len());
+        assert_eq!(s.views.len(), 2, "{:?}", s.views.iter().map(|v| v.0).collect::<Vec<_>>());
+        s.rewind(5);
+        assert_eq!(s.views.len(), 2, "going back past the game changes nothing");
+        s.rewind(1);
+        assert!(s.views.is_empty());
+        assert_eq!(s.view(None).total, 1);
+        for _ in 0..KEPT_VIEWS + 5 {
+            s.view(Some(0));
+            s.version += 1;
+        }
+        assert_eq!(s.views.len(), KEPT_VIEWS);
     }
 
     #[test]
@@ -575,6 +662,13 @@ mod tests {
         s.choose(0).unwrap();
         let root = tempfile::tempdir().unwrap();
         assert!(s.save_golden(root.path(), "Bad Name", "").unwrap_err().contains("not a golden game name"));
+        for bad in ["a/b", "..", "../x", "a\\b", "", ".git", "x\u{1b}[2J"] {
+            assert!(s.save_golden(root.path(), bad, "").unwrap_err().contains("not a golden game name"), "{bad:?}");
+        }
+        for device in ["con", "nul", "aux", "prn", "com1", "lpt9"] {
+            assert!(s.save_golden(root.path(), device, "").unwrap_err().contains("Windows keeps"), "{device}");
+        }
+        assert!(std::fs::read_dir(root.path()).unwrap().next().is_none(), "nothing written");
         let wrote = s.save_golden(root.path(), "one-noble", "a noble taken").unwrap();
         assert!(wrote[0].ends_with("tests/golden/take-the-kingdom/one-noble.game.toml"));
         let file = GameFile::parse(&std::fs::read_to_string(&wrote[0]).unwrap()).unwrap();

@@ -234,6 +234,8 @@ struct AppState {
     port: u16,
     /// Event streams open at once (each page holds one); past the cap a new one is refused.
     streams: Arc<tokio::sync::Semaphore>,
+    /// Game actions under way or waiting for the game; past the cap a new one is refused.
+    play_slots: Arc<tokio::sync::Semaphore>,
 }
 
 /// The most connections open at once (event streams included); past it a new one is
@@ -242,6 +244,11 @@ const MAX_CONNECTIONS: usize = 256;
 
 /// How long a client may take to send a request's head before the connection is closed.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most game actions under way or waiting at once: the game answers one at a time,
+/// so a page sending hundreds a second (undo held down) gets 503 past these, and neither
+/// threads nor waiting replays pile up.
+const MAX_PLAY_CALLS: usize = 8;
 
 /// The most event streams served at once: far more than the browser tabs a designer
 /// keeps open, few enough that a runaway page cannot hold the server's memory.
@@ -302,9 +309,16 @@ async fn answer(State(st): State<AppState>, req: Request) -> Response {
             if call != PlayCall::State && !same_origin(req.headers(), st.port) {
                 return plain(403, "game actions come from the game page only\n");
             }
+            let Ok(slot) = st.play_slots.clone().try_acquire_owned() else {
+                return plain(503, "the game is busy with earlier requests: try again\n");
+            };
             let query = query_pairs(req.uri().query().unwrap_or(""));
             let play = st.play.clone();
-            let r = tokio::task::spawn_blocking(move || with_big_stack(move || play_call(&play, call, &query))).await;
+            let r = tokio::task::spawn_blocking(move || {
+                let _slot = slot;
+                with_big_stack(move || play_call(&play, call, &query))
+            })
+            .await;
             match r {
                 Ok(Ok(json)) => ok("application/json", json),
                 Ok(Err((code, msg))) => {
@@ -387,6 +401,32 @@ fn play_call(play: &Play, call: PlayCall, q: &BTreeMap<String, String>) -> PlayR
     if let Some(p) = play.packs.lock().ok().and_then(|p| p.get(&session.setup.pack).cloned()) {
         session.reloaded(p);
     }
+    // A page plays the game it shows: an action from a page showing another game (a tab
+    // that started one since) or another point of it (a tab that played on) is refused,
+    // never applied to a game the person does not see.
+    if call != PlayCall::New && call != PlayCall::State {
+        if let Some(g) = q.get("game").filter(|g| **g != session.id.to_string()) {
+            return Err((
+                409,
+                format!(
+                    "this page shows game {}, but another tab has started game {} since: reload the page",
+                    crate::out::shown(g),
+                    session.id
+                ),
+            ));
+        }
+        if let Some(t) = q.get("total").filter(|t| **t != session.choices.len().to_string()) {
+            return Err((
+                409,
+                format!(
+                    "this page shows the game after {} decisions, but it stands at {} (played in another tab): \
+                     reload the page",
+                    crate::out::shown(t),
+                    session.choices.len()
+                ),
+            ));
+        }
+    }
     let mut extra = serde_json::Map::new();
     let at = match call {
         PlayCall::State => number("at")?,
@@ -413,7 +453,7 @@ fn play_call(play: &Play, call: PlayCall, q: &BTreeMap<String, String>) -> PlayR
             None
         }
     };
-    let (_, view) = session.replay(at);
+    let view = session.view(at);
     let mut v = serde_json::to_value(&view).map_err(|e| (500, e.to_string()))?;
     if let Some(m) = v.as_object_mut() {
         m.extend(extra);
@@ -446,7 +486,8 @@ fn events(
 /// the checks, the pages, faces, events and the game's actions).
 fn app(shared: Arc<Shared>, play: Arc<Play>, generations: tokio::sync::watch::Receiver<u64>, port: u16) -> Router {
     let streams = Arc::new(tokio::sync::Semaphore::new(MAX_EVENT_STREAMS));
-    Router::new().fallback(answer).with_state(AppState { shared, play, generations, port, streams })
+    let play_slots = Arc::new(tokio::sync::Semaphore::new(MAX_PLAY_CALLS));
+    Router::new().fallback(answer).with_state(AppState { shared, play, generations, port, streams, play_slots })
 }
 
 /// Serve one connection with hyper directly (as `axum::serve` would), with a time limit
@@ -633,6 +674,15 @@ fn publish_packs(reloader: &Reloader, play: &Play) {
 mod tests {
     use super::*;
 
+    /// The number of the game the server plays now, from its state.
+    fn play_call_game(s: &RawServer) -> u64 {
+        let a = s.answer(b"GET /play/state HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n", Duration::from_secs(5));
+        let a = String::from_utf8_lossy(&a);
+        let body = &a[a.find("\r\n\r\n").unwrap() + 4..];
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        v["game"].as_u64().unwrap()
+    }
+
     /// The raw-bytes entry point runs the server's own handling: hyper's parser, the
     /// router and the handlers, pipelined requests and all, and every answer ends.
     #[test]
@@ -660,6 +710,20 @@ mod tests {
         assert_eq!(new("7273703029523728157"), "400");
         assert_eq!(new("0"), "400");
         assert_eq!(new("2"), "200");
+        // An action from a page showing another game, or another point of it (a second
+        // tab), is refused; one from the page showing this one is taken.
+        let act = |q: &str| {
+            status(&format!("POST /play/choose?{q} HTTP/1.1\r\nHost: 127.0.0.1:7878\r\nX-Crown: play\r\n\r\n"))
+        };
+        let game = play_call_game(&s);
+        assert_eq!(act(&format!("i=0&game={}&total=0", game + 1)), "409");
+        assert_eq!(act(&format!("i=0&game={game}&total=5")), "409");
+        assert_eq!(act(&format!("i=0&game={game}&total=0")), "200");
+        assert_eq!(act(&format!("i=0&game={game}&total=0")), "409", "the game moved on");
+        // Without the page's header, or from another origin: refused before anything runs.
+        assert_eq!(status("POST /play/rewind?to=0 HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n"), "403");
+        let cross = "POST /play/rewind?to=0 HTTP/1.1\r\nHost: 127.0.0.1:7878\r\nX-Crown: play\r\nOrigin: http://evil.example\r\n\r\n";
+        assert_eq!(status(cross), "403");
         // Pipelined: both answered on the one connection.
         let two = "GET /fragment HTTP/1.1\r\nHost: 127.0.0.1:7878\r\n\r\n".repeat(2);
         let a = s.answer(two.as_bytes(), Duration::from_secs(5));

@@ -35,10 +35,38 @@ fn git(dir: &Path, args: &[&str]) -> Result<std::process::Output, std::io::Error
     Command::new("git").arg("-C").arg(dir).args(args).stdin(Stdio::null()).output()
 }
 
+/// A revision as shown in messages: control characters written out, at most 80 characters.
+fn rev_shown(rev: &str) -> String {
+    let s = crate::out::shown(rev);
+    match s.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s,
+    }
+}
+
+/// Refuse what cannot be a revision before git sees it: nothing, an option (`-c...`,
+/// `--output=...`), control characters, a name longer than any ref git would make.
+fn check_revision(rev: &str) -> Result<(), String> {
+    let why = if rev.trim().is_empty() {
+        "an empty revision"
+    } else if rev.starts_with('-') {
+        "a revision never starts with `-` (git would read it as an option)"
+    } else if rev.chars().any(char::is_control) {
+        "a revision holds no control characters"
+    } else if rev.len() > 256 {
+        "longer than any revision (256 bytes at most)"
+    } else {
+        return Ok(());
+    };
+    Err(format!("--compare {}: not a folder, and not a revision: {why}", rev_shown(rev)))
+}
+
 /// Extract revision `rev` of the git repository holding `root` into a temporary folder:
-/// the folder, the project root inside it, and a label.
+/// the folder, the project root inside it, and a label. Git is run without a shell, the
+/// revision after `--end-of-options` (and checked first), so it is only ever a revision.
 fn checkout(root: &Path, rev: &str) -> Result<(tempfile::TempDir, PathBuf, String), String> {
-    let not_dir = format!("--compare {rev}: not a folder");
+    check_revision(rev)?;
+    let not_dir = format!("--compare {}: not a folder", rev_shown(rev));
     if Command::new("git").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_err() {
         return Err(format!("{not_dir}, and git is not installed to read it as a revision"));
     }
@@ -49,47 +77,48 @@ fn checkout(root: &Path, rev: &str) -> Result<(tempfile::TempDir, PathBuf, Strin
     let top = PathBuf::from(String::from_utf8_lossy(&top.stdout).trim());
     let prefix = git(root, &["rev-parse", "--show-prefix"]).map_err(|e| e.to_string())?;
     let prefix = String::from_utf8_lossy(&prefix.stdout).trim().to_string();
-    let commit =
-        git(root, &["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")]).map_err(|e| e.to_string())?;
+    let commit = git(root, &["rev-parse", "--verify", "--quiet", "--end-of-options", &format!("{rev}^{{commit}}")])
+        .map_err(|e| format!("{not_dir}, and git could not be run to read it as a revision ({e})"))?;
     if !commit.status.success() {
         return Err(format!("{not_dir}, and not a revision of the git repository at {}", top.display()));
     }
     let commit = String::from_utf8_lossy(&commit.stdout).trim().to_string();
+    if commit.is_empty() || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("{not_dir}, and git did not resolve it to a commit"));
+    }
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut archive = Command::new("git")
         .arg("-C")
         .arg(&top)
-        .args(["archive", "--format=tar", &commit])
+        .args(["archive", "--format=tar", "--end-of-options", &commit])
         .args((!prefix.is_empty()).then_some(prefix.as_str()))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| e.to_string())?;
     let out = archive.stdout.take().ok_or("git archive gave no output")?;
-    let tar = Command::new("tar")
-        .arg("-x")
-        .arg("-C")
-        .arg(tmp.path())
-        .stdin(out)
-        .output()
-        .map_err(|e| format!("--compare {rev}: tar, needed to unpack the revision, did not run: {e}"))?;
+    let tar =
+        Command::new("tar").arg("-x").arg("-C").arg(tmp.path()).stdin(out).output().map_err(|e| {
+            format!("--compare {}: tar, needed to unpack the revision, did not run: {e}", rev_shown(rev))
+        })?;
     let status = archive.wait_with_output().map_err(|e| e.to_string())?;
     if !status.status.success() || !tar.status.success() {
         return Err(format!(
-            "--compare {rev}: could not extract the revision: {}{}",
+            "--compare {}: could not extract the revision: {}{}",
+            rev_shown(rev),
             String::from_utf8_lossy(&status.stderr),
             String::from_utf8_lossy(&tar.stderr)
         ));
     }
     let project = tmp.path().join(&prefix);
-    let label = format!("{rev} ({})", &commit[..commit.len().min(10)]);
+    let label = format!("{} ({})", rev_shown(rev), &commit[..commit.len().min(10)]);
     Ok((tmp, project, label))
 }
 
 /// Load pack `id` from OTHER: a project folder, else a git revision of this project.
 pub fn other(project: &Project, id: &str, other: &str) -> Result<Other, String> {
     let (tmp, root, label) = if Path::new(other).is_dir() {
-        (None, PathBuf::from(other), other.to_string())
+        (None, PathBuf::from(other), rev_shown(other))
     } else {
         let (t, r, l) = checkout(&project.root, other)?;
         (Some(t), r, l)

@@ -67,12 +67,133 @@ pub fn read(path: &Path) -> Result<StatsFile, String> {
     Ok(f)
 }
 
+/// What differs between the runs of two statistics files, in words (`None`: the same run).
+fn run_difference(a: &RunInfo, b: &RunInfo) -> Option<String> {
+    let fields: [(&str, String, String); 13] = [
+        ("pack", a.pack.clone(), b.pack.clone()),
+        ("pack version", a.version.clone(), b.version.clone()),
+        ("scenario", format!("{:?}", a.scenario), format!("{:?}", b.scenario)),
+        ("seed", a.seed.to_string(), b.seed.to_string()),
+        ("games in the run", a.games.to_string(), b.games.to_string()),
+        ("players", a.players.to_string(), b.players.to_string()),
+        ("agents", a.agents.join(","), b.agents.join(",")),
+        ("seating", format!("{:?}", a.seat_order), format!("{:?}", b.seat_order)),
+        ("characters", a.characters.clone(), b.characters.clone()),
+        ("options set (--set)", a.overrides.join(" "), b.overrides.join(" ")),
+        ("--compare", format!("{:?}", a.compare), format!("{:?}", b.compare)),
+        ("--compare-agents", a.compare_agents.join(","), b.compare_agents.join(",")),
+        (
+            "confidence and minimum sample",
+            format!("{} {}", a.confidence, a.min_sample),
+            format!("{} {}", b.confidence, b.min_sample),
+        ),
+    ];
+    let clip = |s: &str| -> String {
+        let s = crate::out::shown(s);
+        if s.chars().count() > 60 {
+            format!("{}…", s.chars().take(60).collect::<String>())
+        } else {
+            s
+        }
+    };
+    if let Some((what, x, y)) = fields.iter().find(|(_, x, y)| x != y) {
+        return Some(format!("{what}: `{}` against `{}`", clip(x), clip(y)));
+    }
+    (a != b).then(|| "the names of the pack's definitions differ".to_string())
+}
+
+/// A statistics file's own counts must agree: its ranges lie inside the run and hold the
+/// games it counts, and its games are the finished, stopped and failed ones.
+fn check_counts(p: &Path, f: &StatsFile) -> Result<(), String> {
+    let bad = |why: String| Err(format!("{}: {why}; the file was edited or damaged, so it is not merged", p.display()));
+    let mut covered = 0u64;
+    for &(a, b) in &f.ranges {
+        if a >= b {
+            return bad(format!("the game range {a}..{b} holds no games"));
+        }
+        if b > f.run.games {
+            return bad(format!("the game range {a}..{b} runs past the run's {} games", f.run.games));
+        }
+        covered = covered.saturating_add(b - a);
+    }
+    if f.not_run > covered {
+        return bad(format!("it says {} games were not played, of the {covered} its ranges hold", f.not_run));
+    }
+    if f.stats.games != covered - f.not_run {
+        return bad(format!(
+            "it counts {} games, but its ranges hold {covered} games{}",
+            f.stats.games,
+            if f.not_run > 0 { format!(" of which {} were not played", f.not_run) } else { String::new() }
+        ));
+    }
+    let ended = [f.stats.finished, f.stats.turn_limit, f.stats.failed].iter().try_fold(0u64, |s, x| s.checked_add(*x));
+    if ended != Some(f.stats.games) {
+        return bad(format!(
+            "its {} games are not its finished ({}), stopped ({}) and failed ({}) games together",
+            f.stats.games, f.stats.finished, f.stats.turn_limit, f.stats.failed
+        ));
+    }
+    if f.other.is_some() != f.paired.is_some() || (f.run.compare.is_none() && f.other.is_some()) {
+        return bad("its comparison statistics do not match its run (a side is missing)".into());
+    }
+    Ok(())
+}
+
+/// Whether every count of `b` can be added to the same count of `a`: the two are walked
+/// side by side as JSON (maps by key, lists by position) and each pair of numbers must
+/// add up inside the 64-bit range, so a merge never wraps around.
+fn sums_fit(a: &serde_json::Value, b: &serde_json::Value, at: &mut Vec<String>) -> Result<(), String> {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let int = |n: &serde_json::Number| n.as_i64().map(i128::from).or(n.as_u64().map(i128::from));
+            if let (Some(x), Some(y)) = (int(x), int(y)) {
+                if !(i128::from(i64::MIN)..=i128::from(i64::MAX)).contains(&(x + y)) {
+                    return Err(format!("`{}` ({x} and {y}) adds up past what a count can hold", at.join(".")));
+                }
+            }
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in y {
+                if let Some(w) = x.get(k) {
+                    at.push(k.clone());
+                    sums_fit(w, v, at)?;
+                    at.pop();
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            for (i, (w, v)) in x.iter().zip(y).enumerate() {
+                at.push(i.to_string());
+                sums_fit(w, v, at)?;
+                at.pop();
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 /// Merge statistics files of one run. They must describe the same run, cover disjoint
-/// game ranges and, together, every game of it.
+/// game ranges and, together, every game of it; each file's counts must agree with its
+/// ranges, and the sums must fit. Anything else is refused with the reason, so merged
+/// statistics always come from exactly one complete run.
 pub fn merge(paths: &[PathBuf]) -> Result<StatsFile, String> {
     let mut files = Vec::with_capacity(paths.len());
+    let mut seen: Vec<(PathBuf, &Path)> = Vec::new();
     for p in paths {
-        files.push((p, read(p)?));
+        let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+        if let Some((_, first)) = seen.iter().find(|(r, _)| *r == real) {
+            return Err(if first == p {
+                format!("{} is given twice", p.display())
+            } else {
+                format!("{} and {} are the same file (given twice)", first.display(), p.display())
+            });
+        }
+        seen.push((real, p.as_path()));
+        let f = read(p)?;
+        check_counts(p, &f)?;
+        files.push((p, f));
     }
     let Some((first_path, first)) = files.first() else {
         return Err("crown sim merge: give the statistics files to merge".into());
@@ -85,9 +206,16 @@ pub fn merge(paths: &[PathBuf]) -> Result<StatsFile, String> {
     merged.not_run = 0;
     let mut ranges: Vec<(u64, u64, &Path)> = Vec::new();
     for (p, f) in &files {
-        if f.run != merged.run {
+        if let Some(what) = run_difference(&merged.run, &f.run) {
             return Err(format!(
-                "{} and {} are from different runs (pack, version, seed, games, players, agents, seating, characters, overrides, compare or confidence differ)",
+                "{} and {} are from different runs ({what}); merge the shards of one run only",
+                first_path.display(),
+                p.display()
+            ));
+        }
+        if f.other.is_some() != merged.other.is_some() {
+            return Err(format!(
+                "{} and {} are from different runs (one holds the statistics of a comparison, the other not)",
                 first_path.display(),
                 p.display()
             ));
@@ -101,11 +229,11 @@ pub fn merge(paths: &[PathBuf]) -> Result<StatsFile, String> {
         let (a, b, p) = ranges[w];
         if a < at {
             let prev = ranges[w - 1].2;
-            return Err(format!(
-                "{} and {} both hold games from {a} (a shard given twice?)",
-                prev.display(),
-                p.display()
-            ));
+            return Err(if prev == p {
+                format!("{} holds games from {a} twice (its ranges overlap)", p.display())
+            } else {
+                format!("{} and {} both hold games from {a} (a shard given twice?)", prev.display(), p.display())
+            });
         }
         if a > at {
             missing.push(format!("{at}..{a}"));
@@ -123,7 +251,17 @@ pub fn merge(paths: &[PathBuf]) -> Result<StatsFile, String> {
             missing.join(", ")
         ));
     }
-    for (_, f) in files {
+    for (p, f) in files {
+        let sides = [
+            (serde_json::to_value(&merged.stats), serde_json::to_value(&f.stats)),
+            (serde_json::to_value(&merged.other), serde_json::to_value(&f.other)),
+            (serde_json::to_value(&merged.paired), serde_json::to_value(&f.paired)),
+        ];
+        for (a, b) in sides {
+            let (a, b) = (a.map_err(|e| e.to_string())?, b.map_err(|e| e.to_string())?);
+            sums_fit(&a, &b, &mut Vec::new())
+                .map_err(|e| format!("{}: {e}; the file was edited or damaged, so it is not merged", p.display()))?;
+        }
         merged.ranges.extend(f.ranges);
         merged.not_run += f.not_run;
         merged.stats = std::mem::take(&mut merged.stats).merge(f.stats);
@@ -183,7 +321,11 @@ mod tests {
             run,
             ranges: vec![range],
             not_run,
-            stats: Stats::default(),
+            stats: Stats {
+                games: range.1 - range.0 - not_run,
+                finished: range.1 - range.0 - not_run,
+                ..Stats::default()
+            },
             other: None,
             paired: None,
         };
@@ -224,5 +366,53 @@ mod tests {
         assert!(e.contains("missing game ranges: 8..10"), "{e}");
         let whole = merge(&[shard(dir.path(), "f.json", (4, 7), 0), c, a]).unwrap();
         assert_eq!(whole.ranges, vec![(0, 4), (4, 7), (7, 10)]);
+    }
+
+    /// A shard edited or damaged is refused with the reason, before anything is summed:
+    /// counts that disagree with its ranges, a range past the run, sums past 64 bits, the
+    /// same file twice (by another path too), another run's shard naming what differs.
+    #[test]
+    fn merging_refuses_what_is_not_one_complete_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = shard(dir.path(), "a.json", (0, 5), 0);
+        let b = shard(dir.path(), "b.json", (5, 10), 0);
+        let edit = |name: &str, f: &dyn Fn(&mut StatsFile)| {
+            let mut file = read(&b).unwrap();
+            f(&mut file);
+            let p = dir.path().join(name);
+            write(&p, &file).unwrap();
+            p
+        };
+        let e = merge(&[a.clone(), edit("games.json", &|f| f.stats.games = 50)]).unwrap_err();
+        assert!(e.contains("games.json: it counts 50 games, but its ranges hold 5 games"), "{e}");
+        let e = merge(&[a.clone(), edit("ended.json", &|f| f.stats.failed = 1)]).unwrap_err();
+        assert!(e.contains("are not its finished (5), stopped (0) and failed (1) games together"), "{e}");
+        let e = merge(&[a.clone(), edit("past.json", &|f| f.ranges = vec![(5, u64::MAX)])]).unwrap_err();
+        assert!(e.contains("runs past the run's 10 games"), "{e}");
+        let e = merge(&[a.clone(), edit("empty.json", &|f| f.ranges = vec![(7, 5)])]).unwrap_err();
+        assert!(e.contains("the game range 7..5 holds no games"), "{e}");
+        let e = merge(&[a.clone(), edit("turns.json", &|f| f.stats.turns = u64::MAX)]).unwrap_err();
+        assert!(e.contains("`turns`") && e.contains("adds up past what a count can hold"), "{e}");
+        let e = merge(&[a.clone(), edit("seed.json", &|f| f.run.seed = 9)]).unwrap_err();
+        assert!(e.contains("different runs (seed: `1` against `9`)"), "{e}");
+        let e =
+            merge(&[a.clone(), edit("set.json", &|f| f.run.overrides = vec!["card.x.count=3".into()])]).unwrap_err();
+        assert!(e.contains("options set (--set): `` against `card.x.count=3`"), "{e}");
+        let e = merge(&[a.clone(), b.clone(), b.clone()]).unwrap_err();
+        assert!(e.contains("b.json is given twice"), "{e}");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&b, &link).unwrap();
+        let e = merge(&[a.clone(), b.clone(), link]).unwrap_err();
+        assert!(e.contains("b.json and ") && e.contains("link.json are the same file"), "{e}");
+        let e = merge(&[
+            a.clone(),
+            edit("both.json", &|f| {
+                f.ranges = vec![(5, 7), (6, 10)];
+                (f.stats.games, f.stats.finished) = (6, 6);
+            }),
+        ])
+        .unwrap_err();
+        assert!(e.contains("both.json holds games from 6 twice"), "{e}");
+        assert_eq!(merge(&[a, b]).unwrap().stats.games, 10);
     }
 }

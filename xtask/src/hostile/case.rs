@@ -29,6 +29,23 @@ pub(super) struct Png {
     pub(super) height: u32,
 }
 
+/// One part of a generated zip archive (a workbook): its name and bytes, or its bytes
+/// repeated (a zip bomb: written in pieces, deflated).
+#[derive(Debug)]
+pub(super) struct ZipPart {
+    pub(super) name: String,
+    pub(super) parts: Vec<Part>,
+    /// Stored uncompressed instead of deflated.
+    pub(super) stored: bool,
+}
+
+/// A zip archive laid out from parts (XLSX and ODS workbooks, zip bombs).
+#[derive(Debug)]
+pub(super) struct Zip {
+    pub(super) path: String,
+    pub(super) parts: Vec<ZipPart>,
+}
+
 #[derive(Debug)]
 pub(super) struct Edit {
     pub(super) path: String,
@@ -73,12 +90,16 @@ pub(super) struct Case {
     /// Shipped packs copied first (content/, scripts/ and, with `golden`, tests/golden/).
     pub(super) packs: Vec<String>,
     pub(super) golden: bool,
+    /// The project made a git repository with everything laid out committed (for
+    /// `--compare REV`), before the setup commands.
+    pub(super) git: bool,
     /// Commands run (with the same binary) to lay out the case, before anything is
     /// recorded: `[["campaign", "new", "tiny", "--save", "c.save.toml"]]`.
     pub(super) setup: Vec<Vec<String>>,
     pub(super) edit: Vec<Edit>,
     pub(super) generate: Vec<Generate>,
     pub(super) png: Vec<Png>,
+    pub(super) zip: Vec<Zip>,
     pub(super) symlink: Vec<Symlink>,
     pub(super) fifo: Vec<String>,
     pub(super) mkdir: Vec<String>,
@@ -101,6 +122,9 @@ pub(super) struct Case {
     /// a clean run is one still running then (or one that exits cleanly before).
     pub(super) run_for: Option<f64>,
     pub(super) http: Vec<Http>,
+    /// Run once under each script runtime (`--runtime compiled`, `--runtime rhai`); the
+    /// runs must end alike (exit code and output, numbers aside).
+    pub(super) runtimes: Vec<String>,
 }
 
 fn get_str(t: &toml::Table, key: &str) -> Result<Option<String>, String> {
@@ -203,6 +227,7 @@ impl Case {
                 "base",
                 "packs",
                 "golden",
+                "git",
                 "setup",
                 "edit",
                 "generate",
@@ -222,6 +247,8 @@ impl Case {
                 "outputs",
                 "run_for",
                 "http",
+                "zip",
+                "runtimes",
             ],
             "case.toml",
         )?;
@@ -266,6 +293,24 @@ impl Case {
                 width: dim("width")?,
                 height: dim("height")?,
             });
+        }
+        let mut zip = Vec::new();
+        for z in get_tables(&t, "zip")? {
+            only_keys(z, &["path", "parts"], "[[zip]]")?;
+            let mut zparts = Vec::new();
+            for e in get_tables(z, "parts")? {
+                only_keys(e, &["name", "parts", "stored"], "a part of [[zip]]")?;
+                zparts.push(ZipPart {
+                    name: get_str(e, "name")?.ok_or("a part of [[zip]] needs `name`")?,
+                    parts: parts(e, "parts")?,
+                    stored: e.get("stored").and_then(toml::Value::as_bool).unwrap_or(false),
+                });
+            }
+            zip.push(Zip { path: get_str(z, "path")?.ok_or("[[zip]] needs `path`")?, parts: zparts });
+        }
+        let runtimes = get_strs(&t, "runtimes")?;
+        if let Some(r) = runtimes.iter().find(|r| !["compiled", "rhai"].contains(&r.as_str())) {
+            return Err(format!("`runtimes` holds `compiled` and `rhai`, not `{r}`"));
         }
         let mut symlink = Vec::new();
         for l in get_tables(&t, "symlink")? {
@@ -341,10 +386,12 @@ impl Case {
             base: get_str(&t, "base")?,
             packs: get_strs(&t, "packs")?,
             golden: t.get("golden").and_then(toml::Value::as_bool).unwrap_or(false),
+            git: t.get("git").and_then(toml::Value::as_bool).unwrap_or(false),
             setup,
             edit,
             generate,
             png,
+            zip,
             symlink,
             fifo: get_strs(&t, "fifo")?,
             mkdir: get_strs(&t, "mkdir")?,
@@ -358,6 +405,7 @@ impl Case {
             outputs: get_strs(&t, "outputs")?,
             run_for,
             http,
+            runtimes,
         })
     }
 }

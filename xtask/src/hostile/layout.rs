@@ -98,6 +98,25 @@ pub(super) fn lay_out(repo: &Path, bin: &Path, case: &Case, l: &Layout) -> Resul
             std::fs::copy(e.path(), &to).map_err(|e| e.to_string())?;
         }
     }
+    if case.git {
+        for args in [&["init", "-q"][..], &["add", "-A"], &["commit", "-q", "-m", "the case's project"]] {
+            let o = Command::new("git")
+                .args(args)
+                .current_dir(&l.project)
+                .env("HOME", &l.home)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_AUTHOR_NAME", "case")
+                .env("GIT_AUTHOR_EMAIL", "case@example.com")
+                .env("GIT_COMMITTER_NAME", "case")
+                .env("GIT_COMMITTER_EMAIL", "case@example.com")
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|e| format!("git {args:?}: {e}"))?;
+            if !o.status.success() {
+                return Err(format!("git {args:?} failed: {}", String::from_utf8_lossy(&o.stderr).trim_end()));
+            }
+        }
+    }
     for cmd in &case.setup {
         let args: Vec<String> = cmd.iter().map(|a| (l.vars())(a)).collect();
         let o = Command::new(bin)
@@ -150,6 +169,11 @@ pub(super) fn lay_out(repo: &Path, bin: &Path, case: &Case, l: &Layout) -> Resul
         std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
         write_png_bomb(&path, g.width, g.height).map_err(|e| format!("{}: {e}", g.path))?;
     }
+    for z in &case.zip {
+        let path = l.path(&z.path);
+        std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
+        write_zip(&path, z, &l.vars()).map_err(|e| format!("{}: {e}", z.path))?;
+    }
     for s in &case.symlink {
         let path = l.path(&s.path);
         std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
@@ -184,6 +208,31 @@ fn write_png_bomb(path: &Path, width: u32, height: u32) -> Result<(), String> {
         s.write_all(&row).map_err(|e| e.to_string())?;
     }
     s.finish().map_err(|e| e.to_string())
+}
+
+/// A zip archive of the case's parts, each written piece by piece (a part of a gigabyte
+/// of zeros costs no memory), deflated unless `stored`.
+fn write_zip(path: &Path, z: &super::case::Zip, vars: &dyn Fn(&str) -> String) -> Result<(), String> {
+    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
+    let mut w = zip::ZipWriter::new(std::io::BufWriter::new(file));
+    for part in &z.parts {
+        let method = if part.stored { zip::CompressionMethod::Stored } else { zip::CompressionMethod::Deflated };
+        let opts = zip::write::SimpleFileOptions::default().compression_method(method).large_file(true);
+        w.start_file(vars(&part.name), opts).map_err(|e| e.to_string())?;
+        for p in &part.parts {
+            let text = vars(&p.text);
+            for n in 0..p.repeat {
+                if text.contains("{n}") {
+                    w.write_all(text.replace("{n}", &n.to_string()).as_bytes()).map_err(|e| e.to_string())?;
+                } else {
+                    w.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+                }
+                w.write_all(&p.hex).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    w.finish().map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 /// A fresh folder for one case in the system's temporary folder.

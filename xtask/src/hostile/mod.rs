@@ -21,10 +21,16 @@
 //! the home and temporary folders, in the case's own folder and (checked once around the
 //! whole run) in the repository. See docs/hardening.md ("The hostile set").
 //!
+//! A case may ask to be run under each script runtime (`runtimes`): the runs must then
+//! end alike. After the cases, the compiled runtime's differential fuzz target (the
+//! engine's `fuzz_runtimes`, generated programs run under both runtimes) runs for ten
+//! seconds under the same bar, as one more case.
+//!
 //! This file holds the command line and the run of the whole set; beside it: `case`
 //! (reading `case.toml`), `layout` (laying a case out), `limits` (the limits and the
 //! memory measures), `run` (running one case and its verdict), `http` (requests to a
-//! server case), `watch` (file snapshots and their changes) and `report` (the summary).
+//! server case), `watch` (file snapshots and their changes), `fuzz` (the fuzz target's
+//! build and run) and `report` (the summary).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -37,6 +43,7 @@ use self::run::run_case;
 use self::watch::{diff, snapshot};
 
 mod case;
+mod fuzz;
 mod http;
 mod layout;
 mod limits;
@@ -49,10 +56,14 @@ pub fn main(args: &[String]) -> Result<bool, String> {
     let mut build = true;
     let mut keep = false;
     let mut filters = Vec::new();
-    for a in args {
+    let mut fuzz_bin: Option<PathBuf> = None;
+    let mut args = args.iter();
+    while let Some(a) = args.next() {
         match a.as_str() {
             "--no-build" => build = false,
             "--keep" => keep = true,
+            // Internal: the engine's test binary holding the runtimes' fuzz target.
+            "--fuzz-bin" => fuzz_bin = args.next().map(PathBuf::from),
             "-h" | "--help" => {
                 println!(
                     "usage: cargo xtask hostile [--no-build] [--keep] [FILTER...]\n\
@@ -67,8 +78,12 @@ pub fn main(args: &[String]) -> Result<bool, String> {
         }
     }
     let root = repo_root();
+    let fuzz_selected = filters.is_empty() || filters.iter().any(|f| fuzz::NAME.contains(f.as_str()));
     if build {
         build_release(&root)?;
+        if fuzz_selected {
+            fuzz_bin = Some(fuzz::build(&root)?);
+        }
         // The run in a process of its own: the compilers the build ran are this process's
         // children, and getrusage would report their peak memory (several hundred MiB)
         // instead of the cases'.
@@ -76,6 +91,9 @@ pub fn main(args: &[String]) -> Result<bool, String> {
         let mut again: Vec<String> = vec!["hostile".into(), "--no-build".into()];
         if keep {
             again.push("--keep".into());
+        }
+        if let Some(f) = &fuzz_bin {
+            again.extend(["--fuzz-bin".to_string(), f.to_string_lossy().to_string()]);
         }
         again.extend(filters);
         let status = Command::new(me).args(&again).status().map_err(|e| format!("cannot run the cases: {e}"))?;
@@ -94,7 +112,7 @@ pub fn main(args: &[String]) -> Result<bool, String> {
         .filter(|p| filters.is_empty() || filters.iter().any(|f| name_of(p).contains(f.as_str())))
         .collect();
     dirs.sort();
-    if dirs.is_empty() {
+    if dirs.is_empty() && fuzz_bin.is_none() {
         return Err(format!("no cases in {} match", cases_dir.display()));
     }
     let skip = skip_dirs(&root);
@@ -103,17 +121,64 @@ pub fn main(args: &[String]) -> Result<bool, String> {
     let mut max_rss_seen = children_max_rss();
     for dir in &dirs {
         let name = name_of(dir);
-        let r = match Case::read(dir) {
-            Ok(case) => run_case(&root, &bin, &case, keep, &mut max_rss_seen),
-            Err(e) => Outcome::broken(&name, format!("bad case.toml: {e}")),
+        let runs = match Case::read(dir) {
+            Ok(case) if case.runtimes.is_empty() => vec![run_case(&root, &bin, &case, None, keep, &mut max_rss_seen)],
+            Ok(case) => {
+                let mut runs: Vec<Outcome> = case
+                    .runtimes
+                    .iter()
+                    .map(|r| run_case(&root, &bin, &case, Some(r), keep, &mut max_rss_seen))
+                    .collect();
+                same_under_each_runtime(&mut runs);
+                runs
+            }
+            Err(e) => vec![Outcome::broken(&name, format!("bad case.toml: {e}"))],
         };
+        for r in runs {
+            println!("{}", r.line());
+            let _ = std::io::stdout().flush();
+            results.push(r);
+        }
+    }
+    if let Some(bin) = fuzz_bin {
+        let r = fuzz::run(&bin, &mut max_rss_seen);
         println!("{}", r.line());
-        let _ = std::io::stdout().flush();
         results.push(r);
     }
     let repo_after = snapshot(&root, &skip);
     let repo_changes = diff(&repo_before, &repo_after);
     Ok(report::summary(&results, max_rss_seen, &repo_changes))
+}
+
+/// A case run under each runtime must end alike under each: the same exit code and the
+/// same output once numbers (timings, seeds shown the same either way) are set aside and
+/// the line of the run's speed dropped. A difference fails the last run.
+fn same_under_each_runtime(runs: &mut [Outcome]) {
+    let shown = |o: &Outcome| -> Vec<String> {
+        o.output
+            .lines()
+            .filter(|l| !l.contains("games/s"))
+            .map(|l| l.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect())
+            .collect()
+    };
+    let Some((first, rest)) = runs.split_first_mut() else { return };
+    let want = shown(first);
+    for r in rest {
+        if r.code != first.code {
+            r.problems.push(format!("exit {:?} here, {:?} under {}", r.code, first.code, first.name));
+            continue;
+        }
+        let got = shown(r);
+        if let Some(i) = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i)) {
+            r.problems.push(format!(
+                "output differs from {}'s at line {}: `{}` here, `{}` there",
+                first.name,
+                i + 1,
+                got.get(i).map_or("(none)", String::as_str),
+                want.get(i).map_or("(none)", String::as_str)
+            ));
+        }
+    }
 }
 
 fn name_of(p: &Path) -> String {

@@ -14,7 +14,32 @@ use super::limits::{children_max_rss, peak_rss_of, spawn_limited, MEMORY_LIMIT, 
 use super::report::Outcome;
 use super::watch::{diff, snapshot, Entry};
 
-pub(super) fn run_case(repo: &Path, bin: &Path, case: &Case, keep: bool, max_rss_seen: &mut u64) -> Outcome {
+/// Run `case` (under the script runtime `runtime`, when given: `crown --runtime R ...`).
+pub(super) fn run_case(
+    repo: &Path,
+    bin: &Path,
+    case: &Case,
+    runtime: Option<&str>,
+    keep: bool,
+    max_rss_seen: &mut u64,
+) -> Outcome {
+    let name = match runtime {
+        Some(r) => format!("{} [{r}]", case.name),
+        None => case.name.clone(),
+    };
+    let mut out = run_named(repo, bin, case, runtime, keep, max_rss_seen);
+    out.name = name;
+    out
+}
+
+fn run_named(
+    repo: &Path,
+    bin: &Path,
+    case: &Case,
+    runtime: Option<&str>,
+    keep: bool,
+    max_rss_seen: &mut u64,
+) -> Outcome {
     let mut out = Outcome::broken(&case.name, String::new());
     out.problems.clear();
     out.about = case.about.clone();
@@ -39,6 +64,9 @@ pub(super) fn run_case(repo: &Path, bin: &Path, case: &Case, keep: bool, max_rss
     let mut cmd = Command::new(bin);
     if case.project_arg {
         cmd.arg("--project").arg(&l.project);
+    }
+    if let Some(r) = runtime {
+        cmd.args(["--runtime", r]);
     }
     cmd.args(&args)
         .current_dir(&l.project)

@@ -3,7 +3,7 @@
 
 use crown_engine::diag::did_you_mean;
 
-use super::model::{plain, Block, Rich, Row, Span, Table};
+use super::model::{cost, plain, Block, Rich, Row, Span, Table};
 use super::text::slug;
 use super::{link_name, Expander};
 use crate::print::rules_md::{self, Inline};
@@ -40,7 +40,13 @@ impl Expander<'_> {
                     out.push(Block::Table(Table { header, rows }));
                 }
                 rules_md::Block::Alone(p) => match self.spec(p) {
-                    Some(spec) if spec.block => out.extend(self.block_placeholder(p, spec)),
+                    Some(_) if self.over => {}
+                    Some(spec) if spec.block => {
+                        let made = self.block_placeholder(p, spec);
+                        if self.made(made.iter().map(cost).sum(), &p.span) {
+                            out.extend(made);
+                        }
+                    }
                     Some(_) => {
                         let r = self.inline(&[Inline::Placeholder(p.clone())]);
                         out.push(Block::Para(r));
@@ -126,9 +132,12 @@ impl Expander<'_> {
                             Some("put it on a line of its own, with blank lines around it".into()),
                         );
                     }
+                    Some(_) if self.over => {}
                     Some(spec) => {
                         if let Some(text) = self.inline_placeholder(p, spec) {
-                            out.push(Span::Text(text));
+                            if self.made(text.len(), &p.span) {
+                                out.push(Span::Text(text));
+                            }
                         }
                     }
                     None => {}

@@ -120,7 +120,10 @@ fn build_with(pack: &Pack, icons: &IconSet, catalogue: bool) -> Built {
         level: 0,
         shown: BTreeMap::new(),
         anchors: BTreeSet::new(),
+        next_anchor: BTreeMap::new(),
         links: Vec::new(),
+        made: 0,
+        over: false,
     };
     let mut blocks = Vec::new();
     let several = chapters.len() > 1;
@@ -247,20 +250,63 @@ struct Expander<'p> {
     /// Definitions (and scenarios, as `scenario:ID`) shown so far, with their anchor.
     shown: BTreeMap<String, String>,
     anchors: BTreeSet<String>,
+    /// The next number to try after each anchor's base (`setup-2`, `setup-3`...), so a
+    /// heading repeated thousands of times is not numbered from 2 again each time.
+    next_anchor: BTreeMap<String, usize>,
     /// Links made, to warn about those whose target is never shown.
     links: Vec<(String, SourceFile, Range<usize>)>,
+    /// What placeholders have made so far ([`model::cost`]), against [`OUTPUT_LIMIT`].
+    made: usize,
+    /// Past the limit: later placeholders make nothing.
+    over: bool,
 }
+
+/// What the placeholders of a reference may make together ([`model::cost`]: bytes of
+/// text, and a hundred for each row, entry or paragraph): a list or a table of every
+/// definition asked for thousands of times, or a long name repeated, would otherwise
+/// take minutes and gigabytes to write and lay out. The shipped packs' references make
+/// at most 30 KiB; at the limit, a PDF of tables takes a few seconds.
+const OUTPUT_LIMIT: usize = 2 * 1024 * 1024;
 
 impl<'p> Expander<'p> {
     fn anchor_for(&mut self, base: &str) -> String {
         let mut a = base.to_string();
-        let mut n = 2;
+        let mut n = self.next_anchor.get(base).copied().unwrap_or(2);
         while self.anchors.contains(&a) {
             a = format!("{base}-{n}");
             n += 1;
         }
+        self.next_anchor.insert(base.to_string(), n);
         self.anchors.insert(a.clone());
         a
+    }
+
+    /// Count what a placeholder made against [`OUTPUT_LIMIT`]; past it, an error at the
+    /// placeholder (once) and `false`: what it made is dropped.
+    fn made(&mut self, cost: usize, span: &Range<usize>) -> bool {
+        if self.over {
+            return false;
+        }
+        self.made = self.made.saturating_add(cost);
+        if self.made <= OUTPUT_LIMIT {
+            return true;
+        }
+        self.over = true;
+        self.error(
+            "reference-too-large",
+            span,
+            format!(
+                "with this placeholder the reference passes {} MiB of generated text, the limit: placeholders after it \
+                 make nothing",
+                OUTPUT_LIMIT / (1024 * 1024)
+            ),
+            Some(
+                "a list or table of the same definitions repeated, or a long value printed over and over? show each \
+                 list once and link to it with [[id]]"
+                    .into(),
+            ),
+        );
+        false
     }
 
     fn error(&mut self, code: &'static str, span: &Range<usize>, message: impl Into<String>, hint: Option<String>) {

@@ -120,3 +120,42 @@ pub fn plain(r: &[Span]) -> String {
     }
     s
 }
+
+/// What a block costs to write and lay out: the bytes of its text, plus a hundred for
+/// each row, entry, list item and paragraph (each is laid out on its own).
+pub fn cost(b: &Block) -> usize {
+    fn rich(r: &[Span]) -> usize {
+        r.iter()
+            .map(|p| match p {
+                Span::Text(t) | Span::Markup(t) | Span::Icon(t) => t.len(),
+                Span::Bold(v) | Span::Italic(v) => rich(v),
+                Span::Link { text, target, .. } => text.len() + target.len(),
+            })
+            .sum()
+    }
+    const EACH: usize = 100;
+    match b {
+        Block::Heading { text, anchor, .. } => EACH + rich(text) + anchor.len(),
+        Block::Para(r) => EACH + rich(r),
+        Block::List { items, .. } => items.iter().flatten().map(cost).sum::<usize>() + EACH * (items.len() + 1),
+        Block::Note(v) => EACH + v.iter().map(cost).sum::<usize>(),
+        Block::Table(t) => {
+            EACH + t.header.iter().map(|c| rich(c)).sum::<usize>()
+                + t.rows.iter().map(|r| EACH + r.cells.iter().map(|c| rich(c)).sum::<usize>()).sum::<usize>()
+        }
+        Block::Entries(es) => es
+            .iter()
+            .map(|e| {
+                EACH + e.title.len()
+                    + e.badge.len()
+                    + e.meta.len()
+                    + e.flavor.len()
+                    + e.paras.iter().map(|p| rich(&p.rich)).sum::<usize>()
+            })
+            .sum(),
+        Block::Grid { rows, legend } => {
+            EACH + rows.iter().map(String::len).sum::<usize>()
+                + legend.iter().map(|(a, b)| a.len() + b.len()).sum::<usize>()
+        }
+    }
+}

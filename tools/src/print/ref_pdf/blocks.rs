@@ -137,10 +137,13 @@ impl Flow<'_> {
 
     /// Running text in the current column, split across columns and pages as needed;
     /// `bullet` is the marker of a list item, hung in the indent.
-    fn text(&mut self, text: &str, indent: f32, bullet: Option<&str>, links: Vec<(String, String)>) {
+    fn text(&mut self, text: &str, indent: f32, bullet: Option<&str>, mut links: Vec<(String, String)>) {
         if text.trim().is_empty() {
             return;
         }
+        // Each piece of the text placed in a column carries its links: each label once.
+        links.sort_unstable();
+        links.dedup();
         let x0 = self.col_x() + indent;
         let w = self.col_w - indent;
         let laid = self.lay(text, x0, 0.0, w, BODY, FontId::Sans);

@@ -76,11 +76,6 @@ pub fn write(
         })?;
         svgs.push(icons.attach_symbols(&svg));
     }
-    let trees: Vec<_> = svgs
-        .iter()
-        .map(|s| parse_svg(s))
-        .collect::<Result<_, _>>()
-        .map_err(|e| vec![Diagnostic::error("render-error", format!("reference page is not valid SVG: {e}"))])?;
     let mut pdf = krilla::Document::new_with(krilla::SerializeSettings {
         enable_tagging: false,
         xmp_metadata: false,
@@ -95,13 +90,24 @@ pub fn write(
             )
         })
     };
-    for (t, items) in trees.iter().zip(&pages) {
+    // Each page's drawing is parsed when the page is drawn and dropped after: a
+    // reference of thousands of pages never holds every page's tree at once.
+    for (svg, items) in svgs.iter().zip(&pages) {
+        let tree = parse_svg(svg)
+            .map_err(|e| vec![Diagnostic::error("render-error", format!("reference page is not valid SVG: {e}"))])?;
+        let t = &tree;
         let mut page = pdf.start_page_with(krilla::page::PageSettings::new(size));
         let mut surface = page.surface();
         krilla_svg::SurfaceExt::draw_svg(&mut surface, t, size, krilla_svg::SvgSettings::default());
         surface.finish();
         for it in items {
+            // Each label once: every place it is printed is found at once (a paragraph
+            // naming a card a thousand times would otherwise make a million links).
+            let mut done = std::collections::BTreeSet::new();
             for (label, anchor) in &it.links {
+                if !done.insert((label, anchor)) {
+                    continue;
+                }
                 let Some(d) = dest(anchor) else { continue };
                 let laid = it.parts.iter().map(|p| &p.laid).chain(it.cells.iter().map(|c| &c.text));
                 for l in laid {

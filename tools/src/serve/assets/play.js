@@ -47,6 +47,9 @@ function act(path) {
   return enqueue(async () => {
     failure = "";
     try {
+      // The game and the point this page shows: the server refuses an action meant for
+      // another (a game another tab started, or played on).
+      if (view && !path.startsWith("/play/new")) path += "&game=" + view.game + "&total=" + view.total;
       const v = await call("POST", path);
       at = null;
       show(v);
