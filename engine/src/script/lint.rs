@@ -191,6 +191,8 @@ const NAMED_ARGS: &[(&str, usize, Names, bool)] = &[
     ("seat_value", 1, Names::SeatValue, false),
     ("space_value", 1, Names::SpaceKey, false),
     ("space_attr", 1, Names::SpaceKey, false),
+    ("regions_by", 0, Names::SpaceKey, false),
+    ("region_of", 1, Names::SpaceKey, false),
     ("counter", 1, Names::Counter, false),
     ("set_counter", 1, Names::Counter, true),
     ("add_counter", 1, Names::Counter, true),
