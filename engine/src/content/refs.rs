@@ -64,6 +64,21 @@ pub struct References {
     pub strings: BTreeSet<String>,
     pub literals: Vec<Literal>,
     pub dynamic: BTreeSet<Names>,
+    /// Changes a function makes to an array or map parameter that it never returns: lost
+    /// when the function returns, since Rhai passes arguments by value.
+    pub lost_changes: Vec<LostChange>,
+}
+
+/// A function changing its parameter `param` in place (`param.push(x)`, `param[k] = v`)
+/// at `line`:`col` without returning it: the caller's array or map never changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LostChange {
+    pub function: String,
+    pub param: String,
+    /// How it is changed (`push`, `[...] =`).
+    pub how: String,
+    pub line: usize,
+    pub col: usize,
 }
 
 impl References {

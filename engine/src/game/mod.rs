@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod narrate;
 pub mod record;
+pub mod regions;
 pub mod rng;
 pub mod save;
 pub mod state;

@@ -418,6 +418,33 @@ impl PackLoad<'_> {
         }
     }
 
+    /// A function that changes an array or map parameter in place and never hands it
+    /// back: a warning at the change (Rhai passes arguments by value, so the caller's value
+    /// never changes), unless `[check.allow]` accepts `param-change-lost` for the function.
+    pub(super) fn lost_changes(&mut self, manifest: &PackManifest, scripts: &[Script]) {
+        for sc in scripts {
+            let Some(src) = self.sources.get(&sc.path).cloned() else { continue };
+            for l in &sc.references.lost_changes {
+                if manifest.check.allows("param-change-lost", Some(&l.function)) {
+                    continue;
+                }
+                let (f, p) = (&l.function, &l.param);
+                let what =
+                    if l.how.contains('=') { "assigns into".to_string() } else { format!("calls `{}` on", l.how) };
+                let d = Diagnostic::warning(
+                    "param-change-lost",
+                    format!(
+                        "`{f}` {what} its parameter `{p}` but never returns it: Rhai passes arrays and maps to functions by value, so the caller's `{p}` does not change"
+                    ),
+                );
+                let d = if l.line > 0 { d.at_line_col(&src, l.line, l.col) } else { d.in_file(sc.path.clone()) };
+                self.diags.push(d.hint(format!(
+                    "return it and assign the result (`{p} = {f}(..., {p});` with `{p}` as the function's last value), or keep it where every call sees it (`set`/`get`); if the change is meant for this call only, copy it first: `let {p} = {p};`"
+                )));
+            }
+        }
+    }
+
     /// A zone a script names that pack.toml's `[zones]` does not declare and no built-in
     /// default covers is seen by every seat: a warning at the first line naming it (cards
     /// set aside face down in `aside` would be shown to everyone).

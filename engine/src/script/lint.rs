@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use rhai::{ASTNode, Expr, Stmt, AST};
 
-pub use crate::content::refs::{Literal, Names, References};
+pub use crate::content::refs::{Literal, LostChange, Names, References};
 
 /// One finding, at a 1-based line and column of the script.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,6 +191,8 @@ const NAMED_ARGS: &[(&str, usize, Names, bool)] = &[
     ("seat_value", 1, Names::SeatValue, false),
     ("space_value", 1, Names::SpaceKey, false),
     ("space_attr", 1, Names::SpaceKey, false),
+    ("regions_by", 0, Names::SpaceKey, false),
+    ("region_of", 1, Names::SpaceKey, false),
     ("counter", 1, Names::Counter, false),
     ("set_counter", 1, Names::Counter, true),
     ("add_counter", 1, Names::Counter, true),
@@ -279,6 +281,136 @@ pub fn references(ast: &AST) -> References {
         }
         true
     });
+    out.lost_changes = lost_changes(ast);
+    out
+}
+
+/// The methods that grow, reorder or filter an array or map in place, called for that
+/// (taking items out, `remove`, `pop`, `clear`..., is how a function works through a copy
+/// of its own, and is not reported).
+const CHANGES_IN_PLACE: &[&str] =
+    &["push", "append", "insert", "pad", "reverse", "sort", "sort_desc", "dedup", "retain", "fill_with", "mixin"];
+
+/// The variable a chain of indexing and properties starts from (`a` of `a[i].x`).
+fn chain_root(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Variable(x, ..) => Some(x.1.as_str()),
+        Expr::Index(b, ..) | Expr::Dot(b, ..) => chain_root(&b.lhs),
+        _ => None,
+    }
+}
+
+/// The last link of a chain (`push(..)` of `a[i].push(..)`).
+fn chain_end(e: &Expr) -> &Expr {
+    match e {
+        Expr::Index(b, ..) | Expr::Dot(b, ..) => chain_end(&b.rhs),
+        e => e,
+    }
+}
+
+/// The variables a value hands back: itself, the items of an array or map made of it,
+/// the arguments of a function it calls (which may hand them back), the last value of a
+/// block.
+fn handed_back(e: &Expr, into: &mut BTreeSet<String>) {
+    match e {
+        Expr::Variable(x, ..) => {
+            into.insert(x.1.to_string());
+        }
+        Expr::Array(items, _) => items.iter().for_each(|i| handed_back(i, into)),
+        Expr::Map(m, _) => m.0.iter().for_each(|(_, v)| handed_back(v, into)),
+        Expr::FnCall(f, _) => f.args.iter().for_each(|a| handed_back(a, into)),
+        Expr::Stmt(block) => last_value(block.statements(), into),
+        _ => {}
+    }
+}
+
+/// The variables the last statement of a block hands back (both branches of an `if`).
+fn last_value(stmts: &[Stmt], into: &mut BTreeSet<String>) {
+    match stmts.last() {
+        Some(Stmt::Expr(e)) => handed_back(e, into),
+        Some(Stmt::FnCall(f, _)) => f.args.iter().for_each(|a| handed_back(a, into)),
+        Some(Stmt::If(f, _)) => {
+            last_value(f.body.statements(), into);
+            last_value(f.branch.statements(), into);
+        }
+        Some(Stmt::Block(b)) => last_value(b.statements(), into),
+        _ => {}
+    }
+}
+
+/// Changes functions make in place to a parameter they never hand back (by `return` or
+/// as their last value) and never replace with a `let` of the same name. Rhai passes
+/// arguments by value, so `seen.push(k)` in `fn flood(k, seen)` changes the function's
+/// own copy: the caller's array stays as it was. (A method's `this` is the caller's own
+/// value, and closures share what they capture: neither is reported.)
+fn lost_changes(ast: &AST) -> Vec<LostChange> {
+    let mut out = Vec::new();
+    for f in ast.iter_fn_def() {
+        if f.params.is_empty() || f.name.starts_with("anon$") {
+            continue;
+        }
+        let n = f.params.len();
+        let mut one = ast.clone_functions_only();
+        one.retain_functions(|_, _, name, arity| name == f.name.as_str() && arity == n);
+        let mut top: Vec<Stmt> = Vec::new();
+        let mut back = BTreeSet::new();
+        let mut shadowed = BTreeSet::new();
+        let mut changes: Vec<(String, String, usize, usize)> = Vec::new();
+        one.walk(&mut |path: &[ASTNode]| {
+            // A link inside a chain is judged with the chain.
+            let inner = match path {
+                [.., ASTNode::Expr(Expr::Index(b, ..) | Expr::Dot(b, ..)), ASTNode::Expr(e)] => {
+                    std::ptr::eq(&b.rhs, *e)
+                }
+                _ => false,
+            };
+            if let [ASTNode::Stmt(s)] = path {
+                top.push((*s).clone());
+            }
+            let (root, how, pos) = match path.last() {
+                Some(ASTNode::Stmt(Stmt::Var(x, ..))) => {
+                    shadowed.insert(x.0.name.to_string());
+                    return true;
+                }
+                Some(ASTNode::Stmt(Stmt::Return(Some(e), ..))) => {
+                    handed_back(e, &mut back);
+                    return true;
+                }
+                Some(ASTNode::Stmt(Stmt::Assignment(x))) => {
+                    let lhs = &x.1.lhs;
+                    if !matches!(lhs, Expr::Index(..) | Expr::Dot(..)) {
+                        return true;
+                    }
+                    // Stored into something else (`grid[y] = row`): the change goes with it.
+                    handed_back(&x.1.rhs, &mut back);
+                    let how = if matches!(lhs, Expr::Index(..)) { "[...] =" } else { ". =" };
+                    (chain_root(lhs), how.to_string(), lhs.start_position())
+                }
+                Some(ASTNode::Expr(e @ (Expr::Index(..) | Expr::Dot(..)))) if !inner => match chain_end(e) {
+                    Expr::MethodCall(m, pos) if CHANGES_IN_PLACE.contains(&m.name.as_str()) => {
+                        // What is pushed into something (`this.push(m)`) goes with it.
+                        m.args.iter().for_each(|a| handed_back(a, &mut back));
+                        (chain_root(e), m.name.to_string(), *pos)
+                    }
+                    _ => return true,
+                },
+                _ => return true,
+            };
+            if let Some(root) = root.filter(|r| f.params.iter().any(|p| p.as_str() == *r)) {
+                changes.push((root.to_string(), how, pos.line().unwrap_or(0), pos.position().unwrap_or(1)));
+            }
+            true
+        });
+        last_value(&top, &mut back);
+        let mut told = BTreeSet::new();
+        for (param, how, line, col) in changes {
+            if back.contains(&param) || shadowed.contains(&param) || !told.insert(param.clone()) {
+                continue;
+            }
+            out.push(LostChange { function: f.name.to_string(), param, how, line, col });
+        }
+    }
+    out.sort_by_key(|l| (l.line, l.col));
     out
 }
 
@@ -562,6 +694,47 @@ mod tests {
         let mut d = Declared::default();
         let text = "fn f(c) {\n  move_card(c, zone(\"dicsard\"));\n  zone(\"discard\");\n  zone(\"hand\");\n  zone(\"land\");\n  zone(\"land\");\n}";
         assert_eq!(names(text, &mut d), vec!["zone-named-once dicsard did you mean `discard`?"]);
+    }
+
+    fn lost(text: &str) -> Vec<String> {
+        let refs = references(&super::super::compile("rules", text).unwrap());
+        refs.lost_changes
+            .iter()
+            .map(|l| format!("{}:{} {}({}) {}", l.line, l.col, l.function, l.param, l.how))
+            .collect()
+    }
+
+    #[test]
+    fn changes_to_a_parameter_never_handed_back_are_found() {
+        // The flood fill whose `seen` never grows for its caller.
+        let flood =
+            "fn flood(k, seen) {\n  seen.push(k);\n  for n in [k + 1] { if !seen.contains(n) { flood(n, seen); } }\n}";
+        assert_eq!(lost(flood), vec!["2:8 flood(seen) push"]);
+        let index = "fn mark(grid, x, y) {\n  grid[y][x] = 1;\n}\nfn name(m) {\n  m.name = \"x\";\n  let n = 1;\n}";
+        assert_eq!(lost(index), vec!["2:3 mark(grid) [...] =", "5:3 name(m) . ="]);
+        // Deep in a chain, through an index that is itself a parameter.
+        assert_eq!(lost("fn f(a, i) {\n  a[i].push(1);\n  0\n}"), vec!["2:8 f(a) push"]);
+        // Handed back, as the last value, by `return`, in an array or through a call.
+        for ok in [
+            "fn f(a) { a.push(1); a }",
+            "fn f(a) { a.push(1); return a; }",
+            "fn f(a) { if a.len() > 2 { return []; } a.push(1); if true { a } else { [] } }",
+            "fn f(a, b) { a.push(1); b[0] = 2; [a, b] }",
+            "fn f(m) { m.x = 1; #{ m: m } }",
+            "fn g(a) { a } fn f(a) { a.sort(); g(a) }",
+            // A copy made on purpose, a method's own `this`, a closure, a read only.
+            "fn f(a) { let a = a; a.push(1); a.len() }",
+            "fn f(x) { this.push(x); }",
+            "fn f(a) { let g = |x| { x.push(1); 0 }; g.call(a) }",
+            "fn f(a) { a.len() + a[0] }",
+            "fn f(n) { n += 1; print(n); }",
+            // Stored into what the caller keeps; items taken out of a working copy.
+            "fn f(m) { m.label = `x`; this.push(m); }",
+            "fn f(g, row) { row.push(1); g[0] = row; g }",
+            "fn f(q) { while q.len() > 0 { let x = q.remove(0); print(x); } }",
+        ] {
+            assert_eq!(lost(ok), Vec::<String>::new(), "{ok}");
+        }
     }
 
     #[test]

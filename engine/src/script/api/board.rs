@@ -1,6 +1,7 @@
 //! Host functions: The board: spaces, adjacency, pieces, supplies.
 
 use super::*;
+use crate::game::regions::KeyValue;
 
 pub(super) fn register(e: &mut Registrar) {
     e.register_fn("spaces", || with(|g| Ok((0..g.state.spaces.len() as i64).map(Dynamic::from).collect::<Array>())));
@@ -214,6 +215,90 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(g.state.reachable(from, budget.min(64), diagonal, true).get(&to).copied().unwrap_or(-1))
         })
     });
+    e.register_fn("regions_by", |key: ImmutableString| with(|g| regions(g, &key, &Map::new())));
+    e.register_fn("regions_by", |key: ImmutableString, opts: Map| with(|g| regions(g, &key, &opts)));
+    e.register_fn("region_of", |s: i64, key: ImmutableString| {
+        with(|g| {
+            let s = sp(g, s)?;
+            if g.state.key_value(s, &key).is_none() {
+                return Ok(Array::new());
+            }
+            let r = g.state.regions(&key, false, |_| true);
+            Ok(r.into_iter().find(|r| r.spaces.contains(&s)).map(|r| ints(r.spaces)).unwrap_or_default())
+        })
+    });
+    e.register_fn("distance", |a: i64, b: i64, diagonal: bool| {
+        with(|g| Ok(g.state.steps(sp(g, a)?, sp(g, b)?, diagonal).unwrap_or(-1)))
+    });
+    e.register_fn("bounds", |spaces: Array| {
+        with(|g| {
+            let mut list = Vec::with_capacity(spaces.len());
+            for s in spaces {
+                let k = s.as_int().map_err(|t| format!("bounds: the list holds spaces (numbers), not {t}"))?;
+                list.push(sp(g, k)?);
+            }
+            let b = g.state.bounds(list).ok_or("bounds: none of these spaces is on the grid")?;
+            let mut m = Map::new();
+            for (k, v) in [("x", b.x), ("y", b.y), ("w", b.w), ("h", b.h)] {
+                m.insert(k.into(), Dynamic::from(v));
+            }
+            Ok(m)
+        })
+    });
+}
+
+/// `regions_by(key, opts)`: the connected regions of `key`'s values as maps (`value`,
+/// `spaces`, `size`, and `total` when `opts.sum` names a value to add up), narrowed to
+/// `opts.within` and joined diagonally too with `opts.diagonal`.
+fn regions(g: &Game, key: &str, opts: &Map) -> Result<Array, String> {
+    let mut within: Option<Vec<bool>> = None;
+    let mut diagonal = false;
+    let mut sum: Option<String> = None;
+    for (k, v) in opts {
+        match k.as_str() {
+            "within" => {
+                let list = v.read_lock::<Array>().ok_or("regions_by: `within` lists spaces (an array)")?;
+                let mut allowed = vec![false; g.state.spaces.len()];
+                for w in list.iter() {
+                    let s = w.as_int().map_err(|t| format!("regions_by: `within` lists spaces (numbers), not {t}"))?;
+                    allowed[sp(g, s)? as usize] = true;
+                }
+                within = Some(allowed);
+            }
+            "diagonal" => {
+                diagonal = v.as_bool().map_err(|t| format!("regions_by: `diagonal` is true or false, not {t}"))?
+            }
+            "sum" => {
+                sum = Some(v.clone().into_string().map_err(|t| format!("regions_by: `sum` names a value, not {t}"))?)
+            }
+            other => {
+                let near = crate::diag::did_you_mean(other, ["within", "diagonal", "sum"]);
+                let hint = near.map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
+                return Err(format!("regions_by: no option `{other}`{hint}; it takes `within`, `diagonal` and `sum`"));
+            }
+        }
+    }
+    let found = g.state.regions(key, diagonal, |s| within.as_ref().is_none_or(|w| w[s as usize]));
+    Ok(found
+        .into_iter()
+        .map(|r| {
+            let mut m = Map::new();
+            let value = match r.value {
+                KeyValue::Text(t) => Dynamic::from(t),
+                KeyValue::Number(n) => Dynamic::from(n),
+            };
+            m.insert("value".into(), value);
+            m.insert("size".into(), Dynamic::from(r.spaces.len() as i64));
+            if let Some(sum) = &sum {
+                let spaces = &g.state.spaces;
+                let total: i64 =
+                    r.spaces.iter().map(|&s| spaces[s as usize].values.get(sum).copied().unwrap_or(0)).sum();
+                m.insert("total".into(), Dynamic::from(total));
+            }
+            m.insert("spaces".into(), Dynamic::from_array(ints(r.spaces)));
+            Dynamic::from_map(m)
+        })
+        .collect())
 }
 
 /// A supply's name for several pieces and for one (`one` is empty when the board does not

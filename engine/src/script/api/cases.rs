@@ -596,6 +596,32 @@ const CASES: &[Case] = &[
         "#,
     ),
     case(
+        &["regions_by", "region_of", "distance", "bounds"],
+        r#"
+        // ["ab.", "..b"]: hill wood plain / plain plain wood; the named spaces have no terrain.
+        let r = regions_by("terrain");
+        same(r.len(), 5, "five regions of terrain");
+        same(r[3].value, "plain", "a region's value");
+        same(r[3].spaces, [space_at(0, 1), space_at(1, 1)], "its spaces");
+        same(r[3].size, 2, "its size");
+        expect(!("total" in r[3]), "no total without `sum`");
+        same(regions_by("terrain", #{ diagonal: true }).len(), 3, "diagonally the plains join, and the woods");
+        same(regions_by("terrain", #{ within: [space_at(0, 1)] }).len(), 1, "within a list");
+        same(regions_by("order", #{ sum: "order" })[0].total, 1, "a value key, its total");
+        same(regions_by("kind")[0].spaces, [space("keep")], "named spaces by attribute");
+        let said = "";
+        try { regions_by("terrain", #{ diagonl: true }); } catch (e) { said = `${e}`; }
+        expect(said.contains("did you mean `diagonal`"), `an unknown option: ${said}`);
+        same(region_of(space_at(1, 1), "terrain"), [space_at(0, 1), space_at(1, 1)], "region_of");
+        same(region_of(space("gate"), "terrain"), [], "region_of a space without the key");
+        same(distance(space_at(0, 0), space_at(2, 1), true), 2, "king's moves");
+        same(distance(space_at(0, 0), space_at(2, 1), false), 3, "orthogonal steps");
+        same(distance(space("keep"), space("gate"), false), 1, "named spaces by adjacent");
+        same(distance(space("keep"), space_at(0, 0), false), -1, "nothing joins them");
+        same(bounds([space_at(1, 0), space_at(2, 1)]), #{ x: 1, y: 0, w: 2, h: 2 }, "bounds");
+        "#,
+    ),
+    case(
         &[
             "place",
             "pieces_at",
