@@ -50,27 +50,7 @@ pub(super) fn register(e: &mut Registrar) {
     });
 }
 
-/// `1 card`, `2 cards`, `0 armies`: a number with its noun, plural unless it is one
-/// (English rules: `-s`, `-es` after s, x, z, ch, sh; `-ies` after a consonant and `y`),
-/// or the plural given.
-pub fn count_words(n: i64, word: &str, plural: Option<&str>) -> String {
-    if n == 1 || n == -1 {
-        return format!("{n} {word}");
-    }
-    if let Some(p) = plural {
-        return format!("{n} {p}");
-    }
-    let lower = word.to_lowercase();
-    let consonant_y = lower.ends_with('y') && !lower[..lower.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
-    let p = if consonant_y && lower.len() > 1 {
-        format!("{}ies", &word[..word.len() - 1])
-    } else if ["s", "x", "z", "ch", "sh"].iter().any(|e| lower.ends_with(e)) {
-        format!("{word}es")
-    } else {
-        format!("{word}s")
-    };
-    format!("{n} {p}")
-}
+pub use crate::game::narrate::count_words;
 
 /// A list for a sentence: `a`, `a and b`, `a, b and c` (`or` for a choice); `none` when
 /// it is empty.
