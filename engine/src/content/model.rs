@@ -557,6 +557,10 @@ pub struct Definition {
     /// Serial number (discovery order in legacy games).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serial: Option<i64>,
+    /// A tile covering several squares, each with its terrain (a domino: two cells): laid
+    /// on a board with `place_tile`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<TileCell>,
     /// Up to four stages of a card that rotates and flips.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stages: Vec<Stage>,
@@ -811,6 +815,84 @@ pub struct BoardFile {
     /// Limited supplies of pieces or resources.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub supply: Vec<SupplyDef>,
+    /// Kinds of board besides the map: one shared, or one for every seat (a kingdom each),
+    /// on which tiles are laid.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub board: Vec<BoardKind>,
+}
+
+/// A kind of board (`[[board]]`): a grid of empty squares, shared or one for each seat.
+///
+/// ```
+/// use crown_engine::content::model::BoardFile;
+/// let b: BoardFile = toml::from_str(r#"
+/// [[board]]
+/// id = "kingdom"
+/// name = "Kingdom"
+/// per_seat = true
+/// width = 5
+/// height = 5
+/// grows = true
+/// start = { terrain = "castle" }
+/// "#).unwrap();
+/// assert!(b.board[0].per_seat && b.board[0].grows);
+/// ```
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct BoardKind {
+    #[schemars(regex(pattern = r"^[a-z0-9_-]{1,64}$"))]
+    pub id: String,
+    /// What people call it ("Kingdom"): "Ann's kingdom".
+    pub name: String,
+    /// One board for each seat (else one, shared).
+    #[serde(default)]
+    pub per_seat: bool,
+    /// Its size in squares; a board that grows may be laid in any direction from its start
+    /// as long as what is laid fits in `width` by `height`.
+    #[schemars(range(min = 1, max = 32))]
+    pub width: i64,
+    #[schemars(range(min = 1, max = 32))]
+    pub height: i64,
+    /// Tiles are laid outward from the start square, and what is laid must fit in `width`
+    /// by `height` (the board is kept as a grid of `2 * width - 1` by `2 * height - 1` with
+    /// the start in the middle).
+    #[serde(default)]
+    pub grows: bool,
+    /// A square filled at setup (a castle): where it is (default: the middle) and what it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<StartSquare>,
+}
+
+/// The square of a board filled at setup.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct StartSquare {
+    /// Column and row from 0 (of the board as kept: a growing board's middle is
+    /// `width - 1, height - 1`); the middle when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<i64>,
+    /// Its `terrain` attribute.
+    pub terrain: String,
+}
+
+/// One square of a tile (`cells` of a definition): where it lies in the tile as printed
+/// (x to the right, y down, from 0) and what it gives the board square it covers.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TileCell {
+    #[serde(default)]
+    #[schemars(range(min = 0, max = 7))]
+    pub x: i64,
+    #[serde(default)]
+    #[schemars(range(min = 0, max = 7))]
+    pub y: i64,
+    /// The square's `terrain` attribute once the tile is laid.
+    pub terrain: String,
+    /// Named numbers the square takes (`crowns`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub values: BTreeMap<String, i64>,
 }
 
 /// A grid board described row by row with a one-character legend.

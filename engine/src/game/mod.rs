@@ -3,6 +3,7 @@
 //! `end_game`), with a turn limit and script errors reported, never hung or crashed.
 
 pub mod agent;
+pub mod boards;
 pub mod narrate;
 pub mod record;
 pub mod regions;
@@ -349,6 +350,7 @@ impl Game {
                             xy: Some((x as i64, y as i64)),
                             attrs,
                             values: BTreeMap::new(),
+                            board: None,
                         });
                     }
                 }
@@ -366,6 +368,7 @@ impl Game {
                             xy: None,
                             attrs: BTreeMap::new(),
                             values: BTreeMap::new(),
+                            board: None,
                         });
                         i
                     }
@@ -405,6 +408,16 @@ impl Game {
             }
             for sp in &mut state.spaces {
                 sp.adjacent.sort_unstable();
+            }
+            // The boards of each `[[board]]` kind: one shared, or one for each seat.
+            for kind in &board.board {
+                if kind.per_seat {
+                    for p in 0..state.players.len() {
+                        state.add_board(kind, Some(p));
+                    }
+                } else {
+                    state.add_board(kind, None);
+                }
             }
         }
         let mut agents: Vec<Option<Box<dyn Agent>>> = agents.into_iter().map(Some).collect();
@@ -647,6 +660,7 @@ impl Game {
                 out.push_str(&format!("  [{}] {}\n", s.spaces[sp as usize].name, pcs.join(", ")));
             }
         }
+        out.push_str(&s.boards_text(viewer));
         out
     }
 

@@ -80,6 +80,9 @@ impl State {
     /// not both on the grid, the fewest steps over `adjacent`. `None` when no path joins them.
     pub fn steps(&self, a: u32, b: u32, diagonal: bool) -> Option<i64> {
         if let (Some((ax, ay)), Some((bx, by))) = (self.space_xy(a), self.space_xy(b)) {
+            if self.spaces[a as usize].board != self.spaces[b as usize].board {
+                return None;
+            }
             let (dx, dy) = ((ax - bx).abs(), (ay - by).abs());
             return Some(if diagonal { dx.max(dy) } else { dx + dy });
         }
@@ -134,6 +137,7 @@ mod tests {
                     xy: Some((x as i64, y as i64)),
                     attrs: Default::default(),
                     values: Default::default(),
+                    board: None,
                 };
                 if c != '.' {
                     sp.attrs.insert("terrain".into(), c.to_string());
@@ -196,6 +200,7 @@ mod tests {
                 xy: None,
                 attrs: Default::default(),
                 values: Default::default(),
+                board: None,
             });
             if i > 0 && i < 3 {
                 s.spaces[k as usize].adjacent.push(k - 1);

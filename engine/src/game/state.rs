@@ -90,6 +90,9 @@ pub struct Space {
     pub xy: Option<(i64, i64)>,
     pub attrs: BTreeMap<String, String>,
     pub values: BTreeMap<String, i64>,
+    /// The board of board.toml's `[[board]]` it is a square of (`State::boards`); `None`
+    /// on the map (the `[grid]` and named spaces).
+    pub board: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -113,6 +116,8 @@ pub struct State {
     pub spaces: Vec<Space>,
     pub space_ids: BTreeMap<String, u32>,
     pub grid: Option<(i64, i64)>,
+    /// The boards of board.toml's `[[board]]` kinds, shared or one for each seat.
+    pub boards: Vec<super::boards::BoardInst>,
     pub pieces: Vec<Piece>,
     pub supplies: BTreeMap<String, i64>,
     pub rng: GameRng,
@@ -212,6 +217,7 @@ impl State {
             spaces: Vec::new(),
             space_ids: BTreeMap::new(),
             grid: None,
+            boards: Vec::new(),
             pieces: Vec::new(),
             supplies: BTreeMap::new(),
             rng: GameRng::new(seed),
@@ -345,13 +351,18 @@ impl State {
         let Some((x, y)) = self.space_xy(s) else {
             return self.spaces.get(s as usize).map(|sp| sp.adjacent.clone()).unwrap_or_default();
         };
+        let board = self.spaces[s as usize].board;
+        let at = |x: i64, y: i64| match board {
+            Some(b) => self.board_square(b as usize, x, y),
+            None => self.space_at(x, y),
+        };
         let mut out = Vec::with_capacity(8);
         for dy in -1..=1 {
             for dx in -1..=1 {
                 if (dx == 0 && dy == 0) || (!diagonal && dx != 0 && dy != 0) {
                     continue;
                 }
-                if let Some(n) = self.space_at(x + dx, y + dy) {
+                if let Some(n) = at(x + dx, y + dy) {
                     out.push(n);
                 }
             }
@@ -468,6 +479,7 @@ mod tests {
                     xy: Some((x, y)),
                     attrs: BTreeMap::new(),
                     values: BTreeMap::new(),
+                    board: None,
                 });
             }
         }

@@ -174,6 +174,8 @@ impl<'a> Table<'a> {
         for z in s.zones.iter().filter(|z| z.owner == Some(viewer as u8) && !z.cards.is_empty()) {
             out.push_str(&format!("  your {}: {}\n", z.name, self.names_text(&z.cards, viewer)));
         }
+        // Each seat's board (and any shared one), drawn from the data.
+        out.push_str(&s.boards_text(viewer));
         out
     }
 }

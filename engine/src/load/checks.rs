@@ -265,6 +265,57 @@ pub(super) fn check_board(
             );
         }
     }
+    check_board_kinds(b, &at, src, diags);
+}
+
+/// The `[[board]]` kinds: ids once each, a size of 1 to 32 squares each way, a start
+/// square on the board.
+fn check_board_kinds(
+    b: &BoardFile,
+    at: &dyn Fn(&[P<'_>]) -> Range<usize>,
+    src: &SourceFile,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut seen = BTreeMap::new();
+    for (i, k) in b.board.iter().enumerate() {
+        let span = at(&[P::K("board"), P::I(i), P::K("id")]);
+        check_id(&k.id, span.clone(), src, diags);
+        if let Some(first) = seen.insert(k.id.clone(), span.clone()) {
+            diags.push(
+                Diagnostic::error("duplicate-id", format!("board `{}` is defined twice", k.id))
+                    .at(src, span.clone())
+                    .related(src, first, "first defined here"),
+            );
+        }
+        for (key, n) in [("width", k.width), ("height", k.height)] {
+            if !(1..=32).contains(&n) {
+                diags.push(
+                    Diagnostic::error(
+                        "out-of-range",
+                        format!("board `{}` has {key} {n}: a board is 1 to 32 squares each way", k.id),
+                    )
+                    .at(src, at(&[P::K("board"), P::I(i), P::K(key)])),
+                );
+            }
+        }
+        let Some(st) = &k.start else { continue };
+        let (w, h) = if k.grows { (2 * k.width - 1, 2 * k.height - 1) } else { (k.width, k.height) };
+        for (key, v, max) in [("x", st.x, w), ("y", st.y, h)] {
+            if v.is_some_and(|v| v < 0 || v >= max) {
+                diags.push(
+                    Diagnostic::error(
+                        "out-of-range",
+                        format!(
+                            "board `{}` starts at {key} = {}, off its {max} squares (counted from 0)",
+                            k.id,
+                            v.unwrap_or(0)
+                        ),
+                    )
+                    .at(src, at(&[P::K("board"), P::I(i), P::K("start"), P::K(key)])),
+                );
+            }
+        }
+    }
 }
 
 pub(super) fn board_space_ids(b: &BoardFile) -> BTreeSet<String> {

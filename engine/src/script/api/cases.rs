@@ -14,12 +14,12 @@ use crate::game::agent::{Agent, FirstAgent};
 use crate::game::{Game, GameConfig};
 
 /// One test: the functions it covers and the snippet that checks them.
-struct Case {
+pub(super) struct Case {
     covers: &'static [&'static str],
     code: &'static str,
 }
 
-const fn case(covers: &'static [&'static str], code: &'static str) -> Case {
+pub(super) const fn case(covers: &'static [&'static str], code: &'static str) -> Case {
     Case { covers, code }
 }
 
@@ -63,6 +63,12 @@ values = { defence = 3 }
 [card.back]
 name = "Rubble"
 values = { defence = 1 }
+
+[[card]]
+id = "domino"
+name = "Domino"
+kind = "tile"
+cells = [{ terrain = "wood", values = { crowns = 1 } }, { x = 1, terrain = "lake" }]
 
 [[card]]
 id = "farm"
@@ -125,6 +131,15 @@ attrs = { side = "crown" }
 id = "gold"
 name = "Gold"
 count = 10
+
+[[board]]
+id = "realm"
+name = "Realm"
+per_seat = true
+width = 3
+height = 3
+grows = true
+start = { terrain = "castle" }
 "#;
 
 const SCENARIO: &str = r#"
@@ -157,6 +172,11 @@ const ARCHER: &str = "fn shout(x) { x * 10 }\nfn can_play(p, c) { p == 0 }\n";
 const ADA: &str = "fn bonus(source, v, extra) { v + extra }\n";
 
 /// Every function: its cases.
+/// Every case: those below, then the board's (`cases_board.rs`).
+fn all_cases() -> impl Iterator<Item = &'static Case> {
+    CASES.iter().chain(super::cases_board::CASES)
+}
+
 const CASES: &[Case] = &[
     // ---- Turns
     case(
@@ -514,7 +534,7 @@ const CASES: &[Case] = &[
             "pack_keywords",
         ],
         r#"
-        same(defs("card"), ["archer", "farm", "wall"], "defs sorted by id");
+        same(defs("card"), ["archer", "domino", "farm", "wall"], "defs sorted by id");
         same(defs("noble"), ["ada"], "nobles");
         same(defs_in_deck("main"), ["archer", "wall"], "defs_in_deck");
         expect(def_exists("wall") && !def_exists("moat"), "def_exists");
@@ -557,146 +577,6 @@ const CASES: &[Case] = &[
         same(faces[1].upgrades, [], "a last stage leads nowhere");
         same(did_you_mean("archr", defs("card")), "archer", "did_you_mean");
         same(did_you_mean("zzzzzz", defs("card")), "", "nothing near");
-        "#,
-    ),
-    // ---- Board
-    case(
-        &[
-            "spaces",
-            "space",
-            "space_id",
-            "space_name",
-            "adjacent",
-            "neighbors",
-            "xy",
-            "space_at",
-            "grid_size",
-            "space_attr",
-            "space_value",
-        ],
-        r#"
-        same(spaces().len(), 8, "six grid tiles, then two named spaces");
-        let k = space("keep");
-        let g = space("gate");
-        same(space_id(k), "keep", "space_id");
-        same(space_name(k), "The Keep", "space_name");
-        same(adjacent(k), [g], "adjacent");
-        same(space_attr(k, "kind"), "castle", "space_attr");
-        same(space_value(k, "order"), 1, "space_value");
-        let t = space_at(1, 0);
-        same(space_id(t), "1,0", "grid ids are x,y");
-        same(space("1,0"), t, "space by grid id");
-        same(xy(t), [1, 0], "xy");
-        same(space_attr(t, "terrain"), "wood", "a tile's terrain from the legend");
-        same(space_at(5, 5), -1, "off the board");
-        same(grid_size(), [3, 2], "grid_size: width and height");
-        same(space_at(2, 1) >= 0 && space_at(3, 0) < 0 && space_at(0, 2) < 0, true, "the grid's edges");
-        same(neighbors(t, false).len(), 3, "4-neighbours of a top edge tile");
-        same(neighbors(t, true).len(), 5, "8-neighbours of a top edge tile");
-        "#,
-    ),
-    case(
-        &["regions_by", "region_of", "distance", "bounds"],
-        r#"
-        // ["ab.", "..b"]: hill wood plain / plain plain wood; the named spaces have no terrain.
-        let r = regions_by("terrain");
-        same(r.len(), 5, "five regions of terrain");
-        same(r[3].value, "plain", "a region's value");
-        same(r[3].spaces, [space_at(0, 1), space_at(1, 1)], "its spaces");
-        same(r[3].size, 2, "its size");
-        expect(!("total" in r[3]), "no total without `sum`");
-        same(regions_by("terrain", #{ diagonal: true }).len(), 3, "diagonally the plains join, and the woods");
-        same(regions_by("terrain", #{ within: [space_at(0, 1)] }).len(), 1, "within a list");
-        same(regions_by("order", #{ sum: "order" })[0].total, 1, "a value key, its total");
-        same(regions_by("kind")[0].spaces, [space("keep")], "named spaces by attribute");
-        let said = "";
-        try { regions_by("terrain", #{ diagonl: true }); } catch (e) { said = `${e}`; }
-        expect(said.contains("did you mean `diagonal`"), `an unknown option: ${said}`);
-        same(region_of(space_at(1, 1), "terrain"), [space_at(0, 1), space_at(1, 1)], "region_of");
-        same(region_of(space("gate"), "terrain"), [], "region_of a space without the key");
-        same(distance(space_at(0, 0), space_at(2, 1), true), 2, "king's moves");
-        same(distance(space_at(0, 0), space_at(2, 1), false), 3, "orthogonal steps");
-        same(distance(space("keep"), space("gate"), false), 1, "named spaces by adjacent");
-        same(distance(space("keep"), space_at(0, 0), false), -1, "nothing joins them");
-        same(bounds([space_at(1, 0), space_at(2, 1)]), #{ x: 1, y: 0, w: 2, h: 2 }, "bounds");
-        "#,
-    ),
-    case(
-        &[
-            "place",
-            "pieces_at",
-            "pieces_of",
-            "move_piece",
-            "return_piece",
-            "piece_kind",
-            "piece_owner",
-            "set_piece_owner",
-            "piece_space",
-            "piece_get",
-            "piece_set",
-            "supply",
-            "take",
-            "give_back",
-            "supply_name",
-            "supply_one",
-            "supply_attr",
-            "count_pieces",
-            "reachable",
-            "distance",
-            "board_version",
-        ],
-        r#"
-        let a = space_at(0, 0);
-        let b = space_at(2, 1);
-        same(supply("knight"), 2, "supply");
-        same(supply_name("knight"), "Knights", "supply_name");
-        same(supply_one("knight"), "Knight", "supply_one");
-        same(supply_attr("knight", "side"), "crown", "supply_attr");
-        same(supply_attr("knight", "colour"), "", "supply_attr, absent");
-        same(count_pieces(1, "knight"), "1 Knight", "count_pieces: one");
-        same(count_pieces(2, "knight"), "2 Knights", "count_pieces: several");
-        same(count_pieces(3, "gold"), "3 Golds", "count_pieces without `one`: English rules");
-        same(supply_one("gold"), "", "supply_one without `one`");
-        let said = "";
-        try { supply_name("knigth"); } catch (e) { said = `${e}`; }
-        expect(said.contains("did you mean `knight`"), `supply_name of no supply: ${said}`);
-        let v0 = board_version();
-        let p = place("knight", a, 0);
-        expect(board_version() > v0, "placing changes the board");
-        same(supply("knight"), 1, "place takes from the supply");
-        same(pieces_at(a), [p], "pieces_at");
-        same(pieces_at(a, "knight"), [p], "pieces_at of a kind");
-        same(pieces_at(a, "archer"), [], "pieces_at of another kind");
-        same(pieces_of(0, "knight"), [p], "pieces_of");
-        same(pieces_of(1, ""), [], "pieces_of another owner");
-        same(piece_kind(p), "knight", "piece_kind");
-        same(piece_owner(p), 0, "piece_owner");
-        set_piece_owner(p, 1);
-        same(piece_owner(p), 1, "set_piece_owner");
-        same(piece_space(p), a, "piece_space");
-        same(piece_get(p, "hp"), 0, "unset piece number");
-        piece_set(p, "hp", 2);
-        same(piece_get(p, "hp"), 2, "piece_set");
-        let v1 = board_version();
-        same(distance(a, b, 10, false), 3, "distance on the grid");
-        same(distance(a, b, 10, true), 2, "with diagonals");
-        same(reachable(a, 1, false, false).len(), 2, "reachable in one step");
-        let right = space_at(1, 0);
-        same(reachable(a, 3, false, false, [a, right, space_at(2, 0)]), [[right, 1], [space_at(2, 0), 2]], "reachable within a list");
-        same(board_version(), v1, "reading the board changes nothing");
-        move_piece(p, b);
-        expect(board_version() > v1, "moving changes the board");
-        same(piece_space(p), b, "move_piece");
-        return_piece(p);
-        same(piece_space(p), -1, "return_piece");
-        same(supply("knight"), 2, "back in its supply");
-        place("knight", a, -1);
-        place("knight", a, -1);
-        same(place("knight", a, -1), -1, "an empty supply places nothing");
-        same(take("gold", 4), 4, "take");
-        same(take("gold", 40), 6, "take what is left");
-        give_back("gold", 3);
-        same(supply("gold"), 3, "give_back");
         "#,
     ),
     // ---- Choices and hooks
@@ -910,14 +790,18 @@ fn the_default_status_says_where_the_turn_stands() {
     let t = game.table();
     assert!(t.status(0).contains("  Round 2, play phase, Bea to play\n"), "{}", t.status(0));
     assert!(t.status(1).contains("  Round 2, play phase, your turn\n"), "{}", t.status(1));
+    // Each seat's board drawn from the data, the seat's own first named as its own.
+    let mid = "  your Realm:\n       abcde\n     1 .....\n     2 .....\n     3 ..c..\n";
+    assert!(t.status(0).contains(mid) && t.status(0).contains("  Bea's Realm:\n"), "{}", t.status(0));
+    assert!(game.view(1).contains("  Ann's Realm:\n"), "{}", game.view(1));
 }
 
 #[test]
 fn every_case_passes() {
     let pack = fixture();
     let failed: Vec<String> =
-        CASES.iter().filter_map(|c| run(&pack, c).err().map(|e| format!("[{}]: {e}", c.covers.join(", ")))).collect();
-    assert!(failed.is_empty(), "{} of {} cases failed:\n{}", failed.len(), CASES.len(), failed.join("\n"));
+        all_cases().filter_map(|c| run(&pack, c).err().map(|e| format!("[{}]: {e}", c.covers.join(", ")))).collect();
+    assert!(failed.is_empty(), "{} of {} cases failed:\n{}", failed.len(), all_cases().count(), failed.join("\n"));
 }
 
 #[test]
@@ -927,13 +811,13 @@ fn every_registered_function_has_a_case() {
         .into_iter()
         .map(|s| s.split('(').next().unwrap_or("").trim().to_string())
         .collect();
-    let covered: BTreeSet<String> = CASES.iter().flat_map(|c| c.covers.iter().map(|s| s.to_string())).collect();
+    let covered: BTreeSet<String> = all_cases().flat_map(|c| c.covers.iter().map(|s| s.to_string())).collect();
     let missing: Vec<&String> = registered.difference(&covered).collect();
     assert!(missing.is_empty(), "registered functions no case tests: {missing:?}");
     let unknown: Vec<&String> = covered.difference(&registered).collect();
     assert!(unknown.is_empty(), "cases cover functions that are not registered: {unknown:?}");
     // A case must call what it claims to cover.
-    for c in CASES {
+    for c in all_cases() {
         for f in c.covers {
             assert!(c.code.contains(&format!("{f}(")), "a case claims `{f}` but never calls it");
         }

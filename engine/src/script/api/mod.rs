@@ -39,6 +39,7 @@ mod players;
 mod reload;
 mod run;
 mod table;
+mod tiles;
 mod turns;
 mod zones;
 
@@ -135,6 +136,7 @@ pub fn register(e: &mut Registrar) {
     cards::register(e);
     defs::register(e);
     board::register(e);
+    tiles::register(e);
     game::register(e);
     table::register(e);
     menu::register(e);
@@ -224,6 +226,8 @@ fn tiny_game(tag: &str) -> Game {
 
 #[cfg(test)]
 mod cases;
+#[cfg(test)]
+mod cases_board;
 
 #[cfg(test)]
 mod tests {

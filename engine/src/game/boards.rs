@@ -1,0 +1,305 @@
+//! Boards besides the map (board.toml's `[[board]]`): one shared, or one for each seat,
+//! each a grid of squares that are ordinary spaces of the table (so every board query,
+//! `regions_by`, `neighbors`, pieces, works on them), and tiles of several squares laid on
+//! them: every legal way to lay one (position and facing), laying it, and the notation
+//! transcripts name it by ("d13 at c4, facing north").
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::state::{Space, State};
+use crate::content::model::{BoardKind, TileCell};
+
+/// The four facings of a tile, turning clockwise from the tile as printed (`north`).
+pub const FACINGS: [&str; 4] = ["north", "east", "south", "west"];
+
+/// One board of a `[[board]]` kind: its squares are the spaces `first..first + w * h`,
+/// row by row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardInst {
+    pub kind: String,
+    /// What people call it ("Kingdom").
+    pub name: String,
+    /// The seat it belongs to; `None` for a shared board.
+    pub owner: Option<usize>,
+    pub w: i64,
+    pub h: i64,
+    pub first: u32,
+    /// For a board that grows: the width and height what is laid must fit in.
+    pub fit: Option<(i64, i64)>,
+}
+
+/// One way to lay a tile: its first cell on square `at`, turned to `facing` (an index of
+/// [`FACINGS`]); `squares[i]` is the square cell `i` covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    pub at: u32,
+    pub facing: usize,
+    pub squares: Vec<u32>,
+}
+
+/// A square's name on its board: its column as a letter from `a`, its row as a number
+/// from 1 (`c4` is x = 2, y = 3).
+pub fn square_name(x: i64, y: i64) -> String {
+    let col =
+        u8::try_from(x).ok().filter(|c| *c < 26).map_or_else(|| format!("[{x}]"), |c| ((b'a' + c) as char).to_string());
+    format!("{col}{}", y + 1)
+}
+
+/// Cell offsets from the first cell, turned clockwise `facing` quarter turns (y down).
+fn turned(cells: &[TileCell], facing: usize) -> Vec<(i64, i64)> {
+    let (x0, y0) = cells.first().map_or((0, 0), |c| (c.x, c.y));
+    cells
+        .iter()
+        .map(|c| {
+            let (mut dx, mut dy) = (c.x - x0, c.y - y0);
+            for _ in 0..facing {
+                (dx, dy) = (-dy, dx);
+            }
+            (dx, dy)
+        })
+        .collect()
+}
+
+impl State {
+    /// Add a board of `kind` (for seat `owner`, or shared): its squares become spaces
+    /// named `kind:x,y` (`kind@2:x,y` for the second seat's), the start square filled.
+    pub fn add_board(&mut self, kind: &BoardKind, owner: Option<usize>) -> usize {
+        let (w, h) = if kind.grows { (2 * kind.width - 1, 2 * kind.height - 1) } else { (kind.width, kind.height) };
+        let b = self.boards.len();
+        let first = self.spaces.len() as u32;
+        let prefix = match owner {
+            Some(p) => format!("{}@{}", kind.id, p + 1),
+            None => kind.id.clone(),
+        };
+        for y in 0..h {
+            for x in 0..w {
+                let id = format!("{prefix}:{x},{y}");
+                self.space_ids.insert(id.clone(), self.spaces.len() as u32);
+                self.spaces.push(Space {
+                    id,
+                    name: square_name(x, y),
+                    adjacent: Vec::new(),
+                    xy: Some((x, y)),
+                    attrs: BTreeMap::new(),
+                    values: BTreeMap::new(),
+                    board: Some(b as u32),
+                });
+            }
+        }
+        let fit = kind.grows.then_some((kind.width, kind.height));
+        self.boards.push(BoardInst { kind: kind.id.clone(), name: kind.name.clone(), owner, w, h, first, fit });
+        if let Some(st) = &kind.start {
+            let (x, y) = (st.x.unwrap_or(w / 2), st.y.unwrap_or(h / 2));
+            if let Some(s) = self.board_square(b, x, y) {
+                self.spaces[s as usize].attrs.insert("terrain".into(), st.terrain.clone());
+            }
+        }
+        b
+    }
+
+    /// The square of board `b` at column `x`, row `y`.
+    pub fn board_square(&self, b: usize, x: i64, y: i64) -> Option<u32> {
+        let bd = self.boards.get(b)?;
+        (x >= 0 && y >= 0 && x < bd.w && y < bd.h).then(|| bd.first + (y * bd.w + x) as u32)
+    }
+
+    /// The squares of board `b` that hold something (a `terrain`).
+    pub fn filled(&self, b: usize) -> Vec<u32> {
+        let Some(bd) = self.boards.get(b) else { return Vec::new() };
+        (bd.first..bd.first + (bd.w * bd.h) as u32)
+            .filter(|&s| self.spaces[s as usize].attrs.contains_key("terrain"))
+            .collect()
+    }
+
+    /// Every way to lay a tile of `cells` on board `b`: each square for its first cell,
+    /// each facing, every cell on an empty square of the board and, on a board that grows,
+    /// all that is laid within its size. Ways that would leave the board the same (a tile
+    /// whose two halves match, turned half round) are given once, the first found.
+    pub fn placements(&self, b: usize, cells: &[TileCell]) -> Vec<Placement> {
+        let Some(bd) = self.boards.get(b) else { return Vec::new() };
+        let filled = self.filled(b);
+        let mut seen: BTreeSet<Vec<(u32, usize)>> = BTreeSet::new();
+        let mut out = Vec::new();
+        for at in bd.first..bd.first + (bd.w * bd.h) as u32 {
+            let Some((x, y)) = self.space_xy(at) else { continue };
+            for facing in 0..4 {
+                let squares: Option<Vec<u32>> =
+                    turned(cells, facing).into_iter().map(|(dx, dy)| self.board_square(b, x + dx, y + dy)).collect();
+                let Some(squares) = squares else { continue };
+                if squares.iter().any(|s| self.spaces[*s as usize].attrs.contains_key("terrain")) {
+                    continue;
+                }
+                if let Some((fw, fh)) = bd.fit {
+                    let bx = self.bounds(filled.iter().chain(&squares).copied());
+                    if bx.is_some_and(|bx| bx.w > fw || bx.h > fh) {
+                        continue;
+                    }
+                }
+                // What the board would show: each square with the cell laid on it (cells
+                // alike in terrain and values count as the same).
+                let mut shown: Vec<(u32, usize)> = squares
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &s)| {
+                        let same = |c: &TileCell| c.terrain == cells[i].terrain && c.values == cells[i].values;
+                        (s, cells.iter().position(same).unwrap_or(i))
+                    })
+                    .collect();
+                shown.sort_unstable();
+                if seen.insert(shown) {
+                    out.push(Placement { at, facing, squares });
+                }
+            }
+        }
+        out
+    }
+
+    /// Lay a tile: each square takes its cell's terrain and values, and `tile` (what
+    /// covers it, as the transcript names it).
+    pub fn lay(&mut self, p: &Placement, cells: &[TileCell], tile: &str) {
+        for (cell, &s) in cells.iter().zip(&p.squares) {
+            let sp = &mut self.spaces[s as usize];
+            sp.attrs.insert("terrain".into(), cell.terrain.clone());
+            sp.attrs.insert("tile".into(), tile.to_string());
+            sp.values.extend(cell.values.iter().map(|(k, v)| (k.clone(), *v)));
+        }
+        self.board_version += 1;
+    }
+
+    /// Board `b` drawn as text, one row a line, one letter a square (the first letter of
+    /// its terrain, `.` when empty), columns lettered and rows numbered; a growing board
+    /// shows only the rows and columns around what is laid, up to its size each way.
+    pub fn board_text(&self, b: usize) -> String {
+        let Some(bd) = self.boards.get(b) else { return String::new() };
+        let (mut x0, mut y0, mut x1, mut y1) = (0, 0, bd.w - 1, bd.h - 1);
+        if let (Some((fw, fh)), Some(bx)) = (bd.fit, self.bounds(self.filled(b))) {
+            // Room to grow on every side, within the board as kept.
+            x0 = (bx.x + bx.w - fw).max(0);
+            y0 = (bx.y + bx.h - fh).max(0);
+            x1 = (bx.x + fw - 1).min(bd.w - 1);
+            y1 = (bx.y + fh - 1).min(bd.h - 1);
+        }
+        let mut out = String::from("   ");
+        for x in x0..=x1 {
+            out.push_str(&square_name(x, 0)[..1]);
+        }
+        out.push('\n');
+        for y in y0..=y1 {
+            out.push_str(&format!("{:>2} ", y + 1));
+            for x in x0..=x1 {
+                let t = self.board_square(b, x, y).and_then(|s| self.spaces[s as usize].attrs.get("terrain"));
+                out.push(t.and_then(|t| t.chars().next()).unwrap_or('.'));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+impl State {
+    /// Every `[[board]]` board drawn for seat `viewer` (boards are public): a line naming
+    /// it ("your Kingdom", "Bea's Kingdom", "the Market"), then [`State::board_text`],
+    /// indented.
+    pub fn boards_text(&self, viewer: usize) -> String {
+        let mut out = String::new();
+        for (b, bd) in self.boards.iter().enumerate() {
+            let whose = match bd.owner {
+                Some(p) if p == viewer => "your".to_string(),
+                Some(p) => format!("{}'s", self.players.get(p).map_or("?", |x| x.name.as_str())),
+                None => "the".to_string(),
+            };
+            out.push_str(&format!("  {whose} {}:\n", bd.name));
+            for line in self.board_text(b).lines() {
+                out.push_str(&format!("    {line}\n"));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::model::StartSquare;
+
+    fn cell(x: i64, y: i64, t: &str) -> TileCell {
+        TileCell { x, y, terrain: t.into(), values: BTreeMap::from([("crowns".to_string(), i64::from(t == "wood"))]) }
+    }
+
+    fn kingdom(grows: bool) -> BoardKind {
+        BoardKind {
+            id: "kingdom".into(),
+            name: "Kingdom".into(),
+            per_seat: true,
+            width: 3,
+            height: 3,
+            grows,
+            start: Some(StartSquare { x: None, y: None, terrain: "castle".into() }),
+        }
+    }
+
+    #[test]
+    fn boards_are_spaces_named_by_seat_and_square() {
+        let mut s = State::new(1);
+        let b0 = s.add_board(&kingdom(false), Some(0));
+        let b1 = s.add_board(&kingdom(true), Some(1));
+        assert_eq!((b0, b1), (0, 1));
+        assert_eq!(s.spaces.len(), 9 + 25);
+        let mid = s.board_square(b0, 1, 1).unwrap();
+        assert_eq!(s.spaces[mid as usize].id, "kingdom@1:1,1");
+        assert_eq!(s.spaces[mid as usize].name, "b2");
+        assert_eq!(s.spaces[mid as usize].attrs["terrain"], "castle");
+        assert_eq!(s.filled(b1), vec![s.board_square(b1, 2, 2).unwrap()], "the middle of a 5 by 5 kept board");
+        // Neighbours stay on their own board.
+        let corner = s.board_square(b0, 2, 2).unwrap();
+        assert_eq!(
+            s.grid_neighbors(corner, false),
+            vec![s.board_square(b0, 2, 1).unwrap(), s.board_square(b0, 1, 2).unwrap()]
+        );
+        assert_eq!(s.steps(corner, s.board_square(b1, 2, 2).unwrap(), true), None, "no way between two boards");
+        assert_eq!(square_name(2, 3), "c4");
+    }
+
+    #[test]
+    fn placements_turn_the_tile_keep_off_filled_squares_and_fit_a_growing_board() {
+        let mut s = State::new(1);
+        let b = s.add_board(&kingdom(false), None);
+        let domino = [cell(0, 0, "wood"), cell(1, 0, "lake")];
+        // 3 x 3 with the middle filled: 8 pairs of free neighbouring squares around it,
+        // each covered two ways (wood first, or lake first).
+        let all = s.placements(b, &domino);
+        assert_eq!(all.len(), 8 * 2, "{all:?}");
+        let p = &all[0];
+        assert_eq!((p.at, FACINGS[p.facing]), (s.board_square(b, 0, 0).unwrap(), "north"));
+        assert_eq!(p.squares, vec![s.board_square(b, 0, 0).unwrap(), s.board_square(b, 1, 0).unwrap()]);
+        s.lay(p, &domino, "d1#0");
+        assert_eq!(s.spaces[p.squares[1] as usize].attrs["terrain"], "lake");
+        assert_eq!(s.spaces[p.squares[0] as usize].values["crowns"], 1);
+        assert!(s.placements(b, &domino).iter().all(|q| !q.squares.contains(&p.squares[0])));
+        // Two like halves: a half turn lays the same, so it is offered once.
+        let twin = [cell(0, 0, "lake"), cell(1, 0, "lake")];
+        let fresh = State::new(1);
+        let mut t = fresh.clone();
+        let b = t.add_board(&kingdom(false), None);
+        assert_eq!(t.placements(b, &twin).len(), 8);
+        // A growing board: what is laid stays within 3 by 3.
+        let mut g = fresh;
+        let b = g.add_board(&kingdom(true), Some(0));
+        let east = g.placements(b, &domino).into_iter().find(|q| q.at == g.board_square(b, 3, 2).unwrap()).unwrap();
+        g.lay(&east, &domino, "d1#0");
+        let too_far =
+            g.placements(b, &domino).into_iter().any(|q| q.squares.contains(&g.board_square(b, 1, 2).unwrap()));
+        assert!(!too_far, "west of the castle would make the kingdom 4 wide");
+        assert_eq!(g.board_text(b), "   cde\n 1 ...\n 2 ...\n 3 cwl\n 4 ...\n 5 ...\n");
+        g.players.push(crate::game::state::PlayerState {
+            name: "Ann".into(),
+            character: None,
+            counters: BTreeMap::new(),
+            hidden: Vec::new(),
+            out: false,
+            score: 0,
+        });
+        assert!(g.boards_text(0).starts_with("  your Kingdom:\n       cde\n     1 ...\n"), "{}", g.boards_text(0));
+        assert!(g.boards_text(1).starts_with("  Ann's Kingdom:\n"), "{}", g.boards_text(1));
+    }
+}

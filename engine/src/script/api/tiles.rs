@@ -1,0 +1,141 @@
+//! Host functions: boards of board.toml's `[[board]]` kinds (shared or one for each seat)
+//! and tiles of several squares laid on them.
+
+use rhai::{FnPtr, NativeCallContext};
+
+use super::*;
+use crate::content::model::TileCell;
+use crate::game::boards::{square_name, Placement, FACINGS};
+
+/// The board numbered `b`, or an error naming how many there are.
+fn bd(g: &Game, b: i64) -> Result<usize, String> {
+    if b >= 0 && (b as usize) < g.state.boards.len() {
+        Ok(b as usize)
+    } else {
+        Err(format!("no board {b} (board.toml's [[board]] kinds made {})", g.state.boards.len()))
+    }
+}
+
+/// The board of kind `kind` belonging to `owner` (`None`: the shared one).
+fn board_of_kind(g: &Game, owner: Option<usize>, kind: &str) -> Result<i64, String> {
+    if let Some(i) = g.state.boards.iter().position(|b| b.kind == kind && b.owner == owner) {
+        return Ok(i as i64);
+    }
+    let kinds = g.state.boards.iter().map(|b| b.kind.as_str());
+    let near = crate::diag::did_you_mean(kind, kinds).map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
+    Err(match (owner, g.state.boards.iter().find(|b| b.kind == kind)) {
+        (Some(_), Some(_)) => format!("the `{kind}` board is shared, not one for each seat: call `board(\"{kind}\")`"),
+        (None, Some(_)) => format!("each seat has its own `{kind}` board: call `board(p, \"{kind}\")`"),
+        _ => format!("no board `{kind}` in board.toml's [[board]]{near}"),
+    })
+}
+
+/// How the transcript names board `b`: `kingdom@Ann`, or `kingdom` when shared.
+fn board_label(s: &crate::game::state::State, b: usize) -> String {
+    let bd = &s.boards[b];
+    match bd.owner {
+        Some(p) => format!("{}@{}", bd.kind, s.players.get(p).map_or("?", |x| x.name.as_str())),
+        None => bd.kind.clone(),
+    }
+}
+
+/// The cells of card `c`'s definition, an error when it is not a tile.
+fn tile_cells(g: &Game, c: i64) -> Result<(u32, Vec<TileCell>), String> {
+    let c = cd(g, c)?;
+    let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
+    if d.cells.is_empty() {
+        return Err(format!("`{}` is not a tile: its definition has no `cells`", d.id));
+    }
+    Ok((c, d.cells.clone()))
+}
+
+/// A placement as scripts see it: `at`, `facing`, `squares`, and `label` ("d13 at c4,
+/// facing north").
+fn placement_map(g: &Game, c: u32, p: &Placement) -> Map {
+    let (x, y) = g.state.space_xy(p.at).unwrap_or((0, 0));
+    let id = &g.pack.defs[g.state.cards[c as usize].def as usize].def.id;
+    let mut m = Map::new();
+    m.insert("at".into(), Dynamic::from(i64::from(p.at)));
+    m.insert("facing".into(), Dynamic::from(FACINGS[p.facing].to_string()));
+    m.insert("squares".into(), Dynamic::from_array(ints(p.squares.clone())));
+    m.insert("label".into(), Dynamic::from(format!("{id} at {}, facing {}", square_name(x, y), FACINGS[p.facing])));
+    m
+}
+
+/// Every placement of card `c` on board `b` as maps, then kept by `rule` when given
+/// (called with each, the game not held meanwhile).
+fn placements(ctx: Option<&NativeCallContext>, b: i64, c: i64, rule: Option<&FnPtr>) -> R<Array> {
+    let all: Vec<Map> = with(|g| {
+        let b = bd(g, b)?;
+        let (c, cells) = tile_cells(g, c)?;
+        Ok(g.state.placements(b, &cells).iter().map(|p| placement_map(g, c, p)).collect())
+    })?;
+    let mut out = Array::with_capacity(all.len());
+    for m in all {
+        let keep = match (ctx, rule) {
+            (Some(ctx), Some(rule)) => {
+                let v: Dynamic = rule.call_within_context(ctx, (Dynamic::from_map(m.clone()),))?;
+                v.as_bool()
+                    .map_err(|t| format!("placements: the rule returned {t} where true or false was expected"))?
+            }
+            _ => true,
+        };
+        if keep {
+            out.push(Dynamic::from_map(m));
+        }
+    }
+    Ok(out)
+}
+
+pub(super) fn register(e: &mut Registrar) {
+    e.register_fn("board", |kind: ImmutableString| with(|g| board_of_kind(g, None, &kind)));
+    e.register_fn("board", |p: i64, kind: ImmutableString| with(|g| board_of_kind(g, Some(pl(g, p)?), &kind)));
+    e.register_fn("board_size", |b: i64| {
+        with(|g| {
+            let bd = &g.state.boards[bd(g, b)?];
+            Ok(vec![Dynamic::from(bd.w), Dynamic::from(bd.h)])
+        })
+    });
+    e.register_fn("board_at", |b: i64, x: i64, y: i64| {
+        with(|g| Ok(g.state.board_square(bd(g, b)?, x, y).map_or(-1, i64::from)))
+    });
+    e.register_fn("board_squares", |b: i64| {
+        with(|g| {
+            let bd = &g.state.boards[bd(g, b)?];
+            Ok(ints((bd.first..bd.first + (bd.w * bd.h) as u32).collect()))
+        })
+    });
+    e.register_fn("filled", |b: i64| with(|g| Ok(ints(g.state.filled(bd(g, b)?)))));
+    e.register_fn("board_of", |s: i64| with(|g| Ok(g.state.spaces[sp(g, s)? as usize].board.map_or(-1, i64::from))));
+    e.register_fn("board_owner", |b: i64| with(|g| Ok(g.state.boards[bd(g, b)?].owner.map_or(-1, |p| p as i64))));
+    e.register_fn("board_text", |b: i64| with(|g| Ok(g.state.board_text(bd(g, b)?))));
+    e.register_fn("placements", |b: i64, c: i64| placements(None, b, c, None));
+    e.register_fn("placements", |ctx: NativeCallContext, b: i64, c: i64, rule: FnPtr| {
+        placements(Some(&ctx), b, c, Some(&rule))
+    });
+    e.register_fn("place_tile", |b: i64, c: i64, placement: Map| {
+        with(|g| {
+            let b = bd(g, b)?;
+            let (c, cells) = tile_cells(g, c)?;
+            let at = placement.get("at").and_then(|v| v.as_int().ok()).ok_or("place_tile: the placement has no `at`")?;
+            let facing = placement.get("facing").map(|v| v.to_string()).unwrap_or_default();
+            let f = FACINGS.iter().position(|x| *x == facing).ok_or_else(|| {
+                format!("place_tile: facing `{facing}` is none of north, east, south, west")
+            })?;
+            let all = g.state.placements(b, &cells);
+            let p = all.into_iter().find(|p| i64::from(p.at) == at && p.facing == f).ok_or_else(|| {
+                let (x, y) = sp(g, at).ok().and_then(|s| g.state.space_xy(s)).unwrap_or((0, 0));
+                format!(
+                    "place_tile: the tile cannot lie at {}, facing {facing}, on {} (off the board, on a filled square or past its size)",
+                    square_name(x, y),
+                    board_label(&g.state, b)
+                )
+            })?;
+            let tile = g.card_ref(c);
+            g.state.lay(&p, &cells, &tile);
+            let (x, y) = g.state.space_xy(p.at).unwrap_or((0, 0));
+            g.log(|st| format!("lay {tile} on {} at {}, facing {}", board_label(st, b), square_name(x, y), FACINGS[f]));
+            Ok(())
+        })
+    });
+}
