@@ -210,10 +210,7 @@ impl Agent for Replaying {
         if let Some(d) = self.decider.as_mut() {
             d.choose(req)?;
         }
-        self.prefix
-            .binary_search_by_key(&req.step, |(s, _)| *s)
-            .ok()
-            .and_then(|i| req.labels.iter().position(|l| *l == self.prefix[i].1))
+        super::search::replayed(&self.prefix, req)
             .ok_or_else(|| format!("peeking audit: the copy did not reach the decision (step {})", req.step))
     }
     fn kind(&self) -> String {

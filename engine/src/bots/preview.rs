@@ -116,10 +116,7 @@ impl Agent for CopySeat {
         let wanted = if req.step == self.target {
             (req.labels == self.labels.as_slice()).then_some(self.forced)
         } else {
-            self.prefix
-                .binary_search_by_key(&req.step, |(s, _)| *s)
-                .ok()
-                .and_then(|i| req.labels.iter().position(|l| *l == self.prefix[i].1))
+            super::search::replayed(&self.prefix, req)
         };
         wanted.ok_or_else(|| {
             format!(

@@ -466,6 +466,13 @@ fn rollout(d: &Decision, option: usize, seed: u64, spec: Resolved) -> Result<Rol
 
 const DIVERGED: &str = "search: the copy of the table did not reach the decision";
 
+/// The option a copy of the table takes again at `req`: the one the turn's earlier choice
+/// at that step (`prefix`, `(step, label)` sorted by step) named, if it is offered.
+pub(crate) fn replayed(prefix: &[(u64, String)], req: &ChoiceRequest<'_>) -> Option<usize> {
+    let i = prefix.binary_search_by_key(&req.step, |(s, _)| *s).ok()?;
+    req.labels.iter().position(|l| *l == prefix[i].1)
+}
+
 /// Plays one seat of a rollout: the turn's earlier choices again, then the option under
 /// test, then its policy.
 struct ForkAgent {
@@ -484,10 +491,7 @@ impl Agent for ForkAgent {
         let wanted = if req.step == self.target {
             (req.labels == self.labels.as_slice()).then_some(self.forced)
         } else {
-            self.prefix
-                .binary_search_by_key(&req.step, |(s, _)| *s)
-                .ok()
-                .and_then(|i| req.labels.iter().position(|l| *l == self.prefix[i].1))
+            replayed(&self.prefix, req)
         };
         wanted.ok_or_else(|| {
             format!(
