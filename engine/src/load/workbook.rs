@@ -189,10 +189,12 @@ impl std::io::Write for Entries {
         b.extend_from_slice(buf);
         let at = |i: usize| b.get(i).copied();
         for i in 0..b.len().saturating_sub(3) {
-            if b[i + 1] == b's' && b[i + 2] == b'i' && matches!(b[i], b'<' | b':') {
-                if matches!(at(i + 3), Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r')) {
-                    self.count += 1;
-                }
+            if b[i + 1] == b's'
+                && b[i + 2] == b'i'
+                && matches!(b[i], b'<' | b':')
+                && matches!(at(i + 3), Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r'))
+            {
+                self.count += 1;
             }
         }
         let keep = b.len().min(3);
