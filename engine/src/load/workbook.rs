@@ -132,8 +132,11 @@ pub fn check_archive(bytes: &[u8], format: TableFormat) -> Result<(), String> {
         let name = part.name().map(|n| n.to_string()).unwrap_or_else(|_| format!("number {}", i + 1));
         let left = UNZIPPED_LIMIT - total;
         let mut manifest = Vec::new();
+        let mut strings = Entries::default();
         let read = if name == "META-INF/manifest.xml" {
             (&mut part).take(left + 1).read_to_end(&mut manifest).map(|n| n as u64)
+        } else if name.ends_with("sharedStrings.xml") {
+            std::io::copy(&mut (&mut part).take(left + 1), &mut strings)
         } else {
             std::io::copy(&mut (&mut part).take(left + 1), &mut std::io::sink())
         };
@@ -145,6 +148,15 @@ pub fn check_archive(bytes: &[u8], format: TableFormat) -> Result<(), String> {
                  or far more than a list of definitions",
                 UNZIPPED_LIMIT / MIB,
                 shown(&name)
+            ));
+        }
+        // Each entry of the shared strings is a string kept in memory once read: 60 MiB
+        // of `<si/>` would be 12 million of them.
+        if strings.count > CELLS_LIMIT {
+            return Err(format!(
+                "its shared-strings table (`{}`) holds more than {} entries, the limit for a workbook",
+                shown(&name),
+                thousands(CELLS_LIMIT)
             ));
         }
         // An ODS file's password leaves the archive readable and its parts encrypted,
@@ -161,6 +173,38 @@ pub fn check_archive(bytes: &[u8], format: TableFormat) -> Result<(), String> {
         check_ods_cells(std::io::BufReader::new(content))?;
     }
     Ok(())
+}
+
+/// Counts the entries (`<si>`, `<si/>`, `<x:si ...>`) of a shared-strings table as it
+/// unpacks, keeping nothing but the last bytes of each piece.
+#[derive(Default)]
+struct Entries {
+    count: u64,
+    tail: Vec<u8>,
+}
+
+impl std::io::Write for Entries {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut b = std::mem::take(&mut self.tail);
+        b.extend_from_slice(buf);
+        let at = |i: usize| b.get(i).copied();
+        for i in 0..b.len().saturating_sub(3) {
+            if b[i + 1] == b's'
+                && b[i + 2] == b'i'
+                && matches!(b[i], b'<' | b':')
+                && matches!(at(i + 3), Some(b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r'))
+            {
+                self.count += 1;
+            }
+        }
+        let keep = b.len().min(3);
+        self.tail = b[b.len() - keep..].to_vec();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A part's name as shown: printable, at most 80 characters.
@@ -642,6 +686,18 @@ mod tests {
         let low = "<row r=\"60000\"><c r=\"C60000\" t=\"inlineStr\"><is><t>id</t></is></c></row>";
         let sheet = read(&xlsx(low), TableFormat::Xlsx).unwrap();
         assert_eq!((sheet.rows.len(), sheet.rows[59_999][0].col), (60_000, 3));
+    }
+
+    #[test]
+    fn shared_string_entries_are_counted_as_they_unpack() {
+        let more = xlsx_with(HEAD, &[("xl/sharedStrings.xml", b"<si/>", 1_000_001)]);
+        let e = err(&more, TableFormat::Xlsx);
+        assert!(e.contains("shared-strings table (`xl/sharedStrings.xml`) holds more than 1,000,000 entries"), "{e}");
+        let mut n = Entries::default();
+        for piece in [b"<s".as_slice(), b"i><t>a</t></s", b"i><x:si ", b"/><sis/>"] {
+            std::io::Write::write_all(&mut n, piece).unwrap();
+        }
+        assert_eq!(n.count, 2, "`<si>` split across pieces, and `<x:si `; not `<sis`");
     }
 
     #[test]

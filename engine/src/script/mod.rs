@@ -63,7 +63,7 @@ pub const LIMITS: Limits = Limits {
     print_lines: 500,
     game_operations: 100_000_000,
     call_seconds: 3,
-    memory_mib: 512,
+    memory_mib: 384,
     cards: 200_000,
 };
 

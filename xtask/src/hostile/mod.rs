@@ -68,8 +68,9 @@ pub fn main(args: &[String]) -> Result<bool, String> {
                 println!(
                     "usage: cargo xtask hostile [--no-build] [--keep] [FILTER...]\n\
                      Build crown in release mode and run every case of tests/hostile/ (or those whose name \
-                     contains a FILTER)\nunder a 20 s and 1 GiB limit. --keep leaves each case's folder in the \
-                     temporary folder."
+                     contains a FILTER)\nunder a 20 s and 1 GiB limit, then the compiled runtime's fuzz target for ten \
+                     seconds (`runtime-fuzz-compiled-against-rhai`, left out by a filter naming none of it).\n\
+                     --keep leaves each case's folder in the temporary folder."
                 );
                 return Ok(true);
             }

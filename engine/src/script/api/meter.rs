@@ -22,8 +22,14 @@ thread_local! {
     pub(super) static GAME_OPS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// How often (in operations) [`progress`] looks at the clock and the memory.
-pub(crate) const METER_EVERY: u64 = 8192;
+/// How often (in operations) [`progress`] looks at the memory the call added: a thread's
+/// count, so cheap; often enough that one operation adding a large value (a 60 KB
+/// sticker, a counter named by a 60 KB string) passes the limit by a few MiB at most (at
+/// 8,192 it passed it by 480 MiB, and two threads took 1.2 GiB).
+pub(crate) const METER_EVERY: u64 = 256;
+
+/// How often (in operations) [`progress`] looks at the clock and the game's operations.
+const CLOCK_EVERY: u64 = 8192;
 
 /// The engine's progress callback, called on every operation with the running call's
 /// count: stops the script (with the message as the termination token) when the game
@@ -34,6 +40,19 @@ pub(crate) fn progress(ops: u64) -> Option<Dynamic> {
         return None;
     }
     let l = crate::script::LIMITS;
+    if crown_alloc::thread_net_bytes() - CALL_BYTES.with(Cell::get) > (l.memory_mib as i64) << 20 {
+        return Some(
+            format!(
+                "the script added more than {} MiB of data in one call (it keeps adding data: long strings in a \
+                 map, counters, marks or stickers in a loop?)",
+                l.memory_mib
+            )
+            .into(),
+        );
+    }
+    if !ops.is_multiple_of(CLOCK_EVERY) {
+        return None;
+    }
     if GAME_OPS.with(Cell::get).saturating_add(ops) > l.game_operations {
         return Some(
             format!(
@@ -49,16 +68,6 @@ pub(crate) fn progress(ops: u64) -> Option<Dynamic> {
                 "the script ran for more than {} seconds in one call (slow operations in a loop, or calls through \
                  `invoke` nested in loops?)",
                 l.call_seconds
-            )
-            .into(),
-        );
-    }
-    if crown_alloc::thread_net_bytes() - CALL_BYTES.with(Cell::get) > (l.memory_mib as i64) << 20 {
-        return Some(
-            format!(
-                "the script added more than {} MiB of data in one call (it keeps adding data: long strings in a \
-                 map, counters, marks or stickers in a loop?)",
-                l.memory_mib
             )
             .into(),
         );
@@ -149,12 +158,12 @@ mod tests {
         CALL_START.with(|t| t.set(Some(long_ago)));
         let inner_stopped = deciding(|| {
             let _inner = CallMeter::start();
-            progress(METER_EVERY).is_some()
+            progress(CLOCK_EVERY).is_some()
         });
         assert!(!inner_stopped, "the nested call counted the outer call's time");
         assert_eq!(CALLS.with(Cell::get), 1, "the waiting call is running again");
         // The waiting call's own time is as it was (long ago here), not reset.
-        assert!(progress(METER_EVERY).is_some());
+        assert!(progress(CLOCK_EVERY).is_some());
         drop(outer);
         assert_eq!(CALLS.with(Cell::get), 0);
         reset_game_ops();
