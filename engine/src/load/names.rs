@@ -36,10 +36,18 @@ pub(super) fn declared_names(
         d.add(Names::OptionKey, sc.scenario.options.keys().cloned());
         d.add(Names::SeatValue, sc.scenario.seat.iter().flat_map(|s| s.values.keys().cloned()));
     }
+    // A tile laid on a `[[board]]` board gives its squares `terrain`, `tile` and its
+    // cells' values.
+    let tiles = defs.iter().filter(|x| !x.def.cells.is_empty());
+    d.add(Names::SpaceKey, tiles.flat_map(|x| x.def.cells.iter().flat_map(|c| c.values.keys().cloned())));
     if let Some(b) = board {
-        if b.grid.is_some() {
-            // Every tile of a grid board has its legend's `terrain`.
+        if b.grid.is_some() || !b.board.is_empty() {
+            // Every tile of a grid board has its legend's `terrain`, and so has every
+            // filled square of a `[[board]]` board.
             d.add(Names::SpaceKey, ["terrain".to_string()]);
+        }
+        if !b.board.is_empty() {
+            d.add(Names::SpaceKey, ["tile".to_string()]);
         }
         d.add(Names::Supply, b.supply.iter().map(|s| s.id.clone()));
         d.add(Names::SpaceKey, b.space.iter().flat_map(|s| s.values.keys().chain(s.attrs.keys()).cloned()));

@@ -166,6 +166,9 @@ fn expect(ok, msg) { if !ok { throw msg; } }
 fn same(a, b, what) { if a != b { throw `${what}: ${a} is not ${b}`; } }
 fn prepare(id) { #{ name: def_name(id), faces: def_faces(id).len() } }
 fn settings() { [option("hand"), option("bands"), option("mode")] }
+// Keys only laid tiles give a board's squares (their cells' values, and `tile`): the
+// pack loads only if the loader knows them.
+fn laid_crowns(s) { if space_attr(s, "tile") == "" { 0 } else { space_value(s, "crowns") } }
 "#;
 
 const ARCHER: &str = "fn shout(x) { x * 10 }\nfn can_play(p, c) { p == 0 }\n";

@@ -179,11 +179,13 @@ pub(super) const CASES: &[Case] = &[
         same(next.len(), 24, "4 squares by the castle, 3 ways on from each, wood or lake there");
         expect(all.len() > next.len(), "the rule narrows");
         let p = next[0];
+        same(p.terrains, ["wood", "lake"], "what each square would take");
         expect(p.label.starts_with("domino at ") && p.label.contains(", facing "), p.label);
         place_tile(b, d, p);
         same(filled(b).len(), 3, "two squares more");
         same(space_attr(p.squares[0], "terrain"), "wood", "the first cell where the placement put it");
         same(space_value(p.squares[0], "crowns"), 1, "with its values");
+        same(laid_crowns(p.squares[0]), 1, "and the tile that covers it");
         let r = regions_by("terrain", #{ within: filled(b), sum: "crowns" });
         same(r.len(), 3, "castle, wood and lake");
         same(r.filter(|x| x.value == "wood")[0].total, 1, "a region's crowns");

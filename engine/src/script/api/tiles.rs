@@ -49,15 +49,18 @@ fn tile_cells(g: &Game, c: i64) -> Result<(u32, Vec<TileCell>), String> {
     Ok((c, d.cells.clone()))
 }
 
-/// A placement as scripts see it: `at`, `facing`, `squares`, and `label` ("d13 at c4,
-/// facing north").
+/// A placement as scripts see it: `at`, `facing`, `squares`, `terrains` (what each square
+/// would take) and `label` ("d13 at c4, facing north").
 fn placement_map(g: &Game, c: u32, p: &Placement) -> Map {
     let (x, y) = g.state.space_xy(p.at).unwrap_or((0, 0));
-    let id = &g.pack.defs[g.state.cards[c as usize].def as usize].def.id;
+    let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
+    let id = &d.id;
     let mut m = Map::new();
     m.insert("at".into(), Dynamic::from(i64::from(p.at)));
     m.insert("facing".into(), Dynamic::from(FACINGS[p.facing].to_string()));
     m.insert("squares".into(), Dynamic::from_array(ints(p.squares.clone())));
+    let terrains = d.cells.iter().map(|cell| Dynamic::from(cell.terrain.clone())).collect();
+    m.insert("terrains".into(), Dynamic::from_array(terrains));
     m.insert("label".into(), Dynamic::from(format!("{id} at {}, facing {}", square_name(x, y), FACINGS[p.facing])));
     m
 }
