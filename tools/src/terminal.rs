@@ -34,12 +34,25 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
     /// has its ability beneath it.
     fn write_menu(&mut self, req: &ChoiceRequest<'_>) {
         let _ = writeln!(self.output, "{}, {}:", req.player_name, req.prompt);
-        for (i, l) in req.labels.iter().enumerate() {
+        let mut i = 0;
+        while i < req.labels.len() {
+            // A tile's placements on one square, one line: "d13 at c4, facing:  1. north  2. east".
+            let group = placement_group(req, i);
+            if group.len() > 1 {
+                let (head, _) = group[0];
+                let facings: Vec<String> =
+                    group.iter().enumerate().map(|(k, (_, f))| format!("{:>2}. {f}", i + k + 1)).collect();
+                let _ = writeln!(self.output, "  {head}, facing: {}", facings.join("  "));
+                i += group.len();
+                continue;
+            }
+            let l = &req.labels[i];
             let ends = if req.ends_turn(i) { "  [ends your turn]" } else { "" };
             let _ = writeln!(self.output, "  {:>2}. {l}{ends}", i + 1);
             if let Some(about) = crate::explain::character_note(req.pack, req.options.get(i)) {
                 let _ = writeln!(self.output, "      {about}");
             }
+            i += 1;
         }
     }
 
@@ -89,6 +102,22 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
             let _ = writeln!(self.output, "not taken; choose again");
         }
     }
+}
+
+/// The placements of one tile on one square that follow option `i` (from `i` on): each
+/// its label's head ("d13 at c4") and its facing. Empty when option `i` is no placement.
+fn placement_group<'a>(req: &'a ChoiceRequest<'_>, i: usize) -> Vec<(&'a str, String)> {
+    let head = |k: usize| {
+        let p = req.placement(k)?;
+        let head = req.labels.get(k)?.strip_suffix(&format!(", facing {}", p.facing))?;
+        Some((head, p.facing))
+    };
+    let Some(first) = head(i) else { return Vec::new() };
+    let mut out = vec![first];
+    while let Some(next) = head(i + out.len()).filter(|(h, _)| *h == out[0].0) {
+        out.push(next);
+    }
+    out
 }
 
 impl<R: BufRead + Send, W: Write + Send> Agent for HumanAgent<R, W> {
@@ -415,6 +444,60 @@ mod tests {
             }
         }
         assert!(same < 12, "every preview named the card really on top of the deck");
+    }
+
+    /// A tile's placements are offered a line a square, each facing numbered, and the board
+    /// drawn as a grid shows the tile laid.
+    #[test]
+    fn placements_are_grouped_by_square() {
+        let root = tempfile::tempdir().unwrap();
+        for (rel, text) in [
+            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
+            (
+                "content/p/board.toml",
+                "[[board]]\nid = \"realm\"\nname = \"Realm\"\nper_seat = true\nwidth = 3\nheight = 3\nstart = { terrain = \"keep\" }\n",
+            ),
+            (
+                "content/p/cards/tiles.toml",
+                "[[card]]\nid = \"t1\"\nname = \"Tile 1\"\nkind = \"tile\"\ndecks = [\"main\"]\n\
+                 cells = [{ terrain = \"wood\" }, { x = 1, terrain = \"lake\" }]\n",
+            ),
+            (
+                "scripts/p/rules.rhai",
+                "fn setup() { create_deck(\"main\", zone(\"deck\")); }\n\
+                 fn turn() {\n\
+                   let b = board(0, \"realm\");\n\
+                   let t = top(zone(\"deck\"));\n\
+                   let ways = placements(b, t);\n\
+                   ways.push(\"Put it aside\");\n\
+                   let way = choose(0, \"Lay your tile\", ways);\n\
+                   if type_of(way) == \"map\" { place_tile(b, t, way); }\n\
+                   choose(0, \"Done?\", [\"Yes\", \"No\"]);\n\
+                   end_game([0], \"done\");\n\
+                 }\n",
+            ),
+        ] {
+            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.path().join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(root.path()), "p", LoadOptions::default());
+        let pack = Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)));
+        let out = Shared::default();
+        let input = std::io::Cursor::new(b"t1 at a1, facing east\n1\n".to_vec());
+        let agents: Vec<Box<dyn Agent>> = vec![Box::new(TablePlayer::new(input, out.clone()))];
+        let (_, outcome) = Game::new(pack, GameConfig::new(1, 1), agents).unwrap().run();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert!(matches!(outcome.status, Status::Finished), "{:?}\n{text}", outcome.status);
+        // 3 x 3 with the keep in the middle: from a1 the tile lies as printed (north, its
+        // lake on b1) or turned east (its lake on a2); the menu ends with the option that
+        // lays nothing.
+        assert!(text.contains("\n  t1 at a1, facing:  1. north   2. east\n"), "{text}");
+        assert!(text.contains("\n  t1 at c3, facing: 15. south  16. west\n"), "{text}");
+        let last = text.lines().find(|l| l.ends_with(". Put it aside")).unwrap_or_else(|| panic!("{text}"));
+        let n: usize = last.trim().split('.').next().unwrap().parse().unwrap();
+        assert_eq!(n, 17, "16 ways (8 pairs of squares around the keep, each laid 2 ways), then the last: {text}");
+        // Taken by its label; the board then shows the wood on a1 and the lake beneath it.
+        assert!(text.contains("\n     1 w..\n     2 lk.\n     3 ...\n"), "{text}");
     }
 
     #[test]

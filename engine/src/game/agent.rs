@@ -46,6 +46,26 @@ impl ChoiceRequest<'_> {
         m.get("ends_turn").and_then(|v| v.as_bool().ok()).unwrap_or(false)
     }
 
+    /// Option `i` as a tile's placement (a map from `placements(b, c)`, or one the rules
+    /// made alike: `at`, `facing` and `squares`), for a table to draw it on the board.
+    pub fn placement(&self, i: usize) -> Option<PlacementOption> {
+        let m = self.options.get(i)?.read_lock::<rhai::Map>()?;
+        let ints = |k: &str| -> Option<Vec<i64>> {
+            m.get(k)?.read_lock::<rhai::Array>()?.iter().map(|v| v.as_int().ok()).collect()
+        };
+        let texts = |k: &str| -> Vec<String> {
+            m.get(k)
+                .and_then(|v| v.read_lock::<rhai::Array>().map(|a| a.iter().map(|t| t.to_string()).collect()))
+                .unwrap_or_default()
+        };
+        Some(PlacementOption {
+            at: m.get("at")?.as_int().ok()?,
+            facing: m.get("facing")?.clone().into_string().ok()?,
+            squares: ints("squares")?,
+            terrains: texts("terrains"),
+        })
+    }
+
     /// Option `i`'s stable key (its `key` field), when the rules gave it one.
     pub fn key(&self, i: usize) -> Option<String> {
         option_key(self.options.get(i)?).ok().flatten()
@@ -63,6 +83,16 @@ impl ChoiceRequest<'_> {
         }
         self.labels.iter().position(|l| l == label)
     }
+}
+
+/// An option that lays a tile: its first cell's square, its facing (`north`...), the
+/// squares it covers and the terrain each would take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacementOption {
+    pub at: i64,
+    pub facing: String,
+    pub squares: Vec<i64>,
+    pub terrains: Vec<String>,
 }
 
 /// An option's stable key: the `key` field of an option map (a text or a whole number),

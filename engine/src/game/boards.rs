@@ -166,11 +166,11 @@ impl State {
         self.board_version += 1;
     }
 
-    /// Board `b` drawn as text, one row a line, one letter a square (the first letter of
-    /// its terrain, `.` when empty), columns lettered and rows numbered; a growing board
-    /// shows only the rows and columns around what is laid, up to its size each way.
-    pub fn board_text(&self, b: usize) -> String {
-        let Some(bd) = self.boards.get(b) else { return String::new() };
+    /// The columns and rows of board `b` worth drawing, `(x0, y0, x1, y1)` inclusive: the
+    /// whole board, or for one that grows the rows and columns around what is laid, up to
+    /// its size each way (every square a tile may still reach).
+    pub fn board_window(&self, b: usize) -> (i64, i64, i64, i64) {
+        let Some(bd) = self.boards.get(b) else { return (0, 0, -1, -1) };
         let (mut x0, mut y0, mut x1, mut y1) = (0, 0, bd.w - 1, bd.h - 1);
         if let (Some((fw, fh)), Some(bx)) = (bd.fit, self.bounds(self.filled(b))) {
             // Room to grow on every side, within the board as kept.
@@ -179,6 +179,17 @@ impl State {
             x1 = (bx.x + fw - 1).min(bd.w - 1);
             y1 = (bx.y + fh - 1).min(bd.h - 1);
         }
+        (x0, y0, x1, y1)
+    }
+
+    /// Board `b` drawn as text, one row a line, one letter a square (the first letter of
+    /// its terrain, `.` when empty), columns lettered and rows numbered; a growing board
+    /// shows only the rows and columns around what is laid, up to its size each way.
+    pub fn board_text(&self, b: usize) -> String {
+        if b >= self.boards.len() {
+            return String::new();
+        }
+        let (x0, y0, x1, y1) = self.board_window(b);
         let mut out = String::from("   ");
         for x in x0..=x1 {
             out.push_str(&square_name(x, 0)[..1]);
@@ -197,18 +208,24 @@ impl State {
 }
 
 impl State {
+    /// Board `b` named for seat `viewer`: "your Kingdom", "Bea's Kingdom", "the Market".
+    pub fn board_words(&self, b: usize, viewer: usize) -> String {
+        let Some(bd) = self.boards.get(b) else { return String::new() };
+        let whose = match bd.owner {
+            Some(p) if p == viewer => "your".to_string(),
+            Some(p) => format!("{}'s", self.players.get(p).map_or("?", |x| x.name.as_str())),
+            None => "the".to_string(),
+        };
+        format!("{whose} {}", bd.name)
+    }
+
     /// Every `[[board]]` board drawn for seat `viewer` (boards are public): a line naming
     /// it ("your Kingdom", "Bea's Kingdom", "the Market"), then [`State::board_text`],
     /// indented.
     pub fn boards_text(&self, viewer: usize) -> String {
         let mut out = String::new();
-        for (b, bd) in self.boards.iter().enumerate() {
-            let whose = match bd.owner {
-                Some(p) if p == viewer => "your".to_string(),
-                Some(p) => format!("{}'s", self.players.get(p).map_or("?", |x| x.name.as_str())),
-                None => "the".to_string(),
-            };
-            out.push_str(&format!("  {whose} {}:\n", bd.name));
+        for b in 0..self.boards.len() {
+            out.push_str(&format!("  {}:\n", self.board_words(b, viewer)));
             for line in self.board_text(b).lines() {
                 out.push_str(&format!("    {line}\n"));
             }

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::boards::{boards, placement, BoardView, PlaceView};
 use crown_engine::bots;
 use crown_engine::content::Pack;
 use crown_engine::game::agent::{Agent, ChoiceRequest};
@@ -82,6 +83,8 @@ pub struct OptionView {
     /// The text of the cards and characters it names (`?N` at the terminal), shown when
     /// the pointer rests on it.
     pub explain: String,
+    /// When it lays a tile: where, drawn on the board.
+    pub place: Option<PlaceView>,
 }
 
 /// A card as the seat sees it.
@@ -138,6 +141,8 @@ pub struct View {
     pub status: String,
     pub board: String,
     pub zones: Vec<ZoneView>,
+    /// The `[[board]]` boards, drawn as grids.
+    pub boards: Vec<BoardView>,
     pub log: Vec<LogLine>,
     /// Once the game is over: how it ended, the final scores and who went out
     /// ([`crate::table::end_summary`]).
@@ -158,6 +163,7 @@ struct Pending {
     status: String,
     board: String,
     zones: Vec<ZoneView>,
+    boards: Vec<BoardView>,
 }
 
 /// The person's seat in a replay: answers from the session's decisions, then notes the
@@ -189,7 +195,10 @@ impl Agent for WebSeat {
         }
         let (status, _) = self.renderer.draw(req.pack, req.player, ViewKind::Status);
         let (board, _) = self.renderer.draw(req.pack, req.player, ViewKind::Board);
-        let zones = with_game(|g| zones(g, req.player)).unwrap_or_default();
+        let (zones, boards) = with_game(|g| (zones(g, req.player), boards(g, req.player))).unwrap_or_default();
+        let places: Vec<Option<PlaceView>> =
+            with_game(|g| (0..req.labels.len()).map(|i| req.placement(i).and_then(|p| placement(g, &p))).collect())
+                .unwrap_or_default();
         let options = req
             .labels
             .iter()
@@ -200,10 +209,11 @@ impl Agent for WebSeat {
                 ends_turn: req.ends_turn(i),
                 about: crate::explain::character_note(req.pack, req.options.get(i)),
                 explain: crate::explain::option_help(req.pack, req.options.get(i), l),
+                place: places.get(i).cloned().flatten(),
             })
             .collect();
         if let Ok(mut p) = self.pending.lock() {
-            *p = Some(Pending { prompt: req.prompt.to_string(), options, status, board, zones });
+            *p = Some(Pending { prompt: req.prompt.to_string(), options, status, board, zones, boards });
         }
         Err(WAITING.into())
     }
@@ -426,8 +436,8 @@ impl Session {
                 let pack = with_game(|g| g.pack.clone()).expect("installed");
                 let (status, _) = r.draw(&pack, seat, ViewKind::Status);
                 let (board, _) = r.draw(&pack, seat, ViewKind::Board);
-                let zones = with_game(|g| zones(g, seat)).unwrap_or_default();
-                Pending { prompt: String::new(), options: Vec::new(), status, board, zones }
+                let (zones, boards) = with_game(|g| (zones(g, seat), boards(g, seat))).unwrap_or_default();
+                Pending { prompt: String::new(), options: Vec::new(), status, board, zones, boards }
             }),
         };
         let view = View {
@@ -446,6 +456,7 @@ impl Session {
             status: p.status,
             board: p.board,
             zones: p.zones,
+            boards: p.boards,
             log,
             over,
             error,

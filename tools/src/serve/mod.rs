@@ -22,6 +22,7 @@
 //! The pages' HTML, style sheets and scripts are files under `assets/` ([`assets`]).
 
 mod assets;
+pub mod boards;
 pub mod game;
 mod page;
 mod routing;

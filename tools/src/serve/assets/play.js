@@ -132,7 +132,11 @@ function show(v) {
   $("confirm").hidden = true;
   const opts = $("options");
   opts.innerHTML = "";
+  aiming = null;
+  $("place-bar").hidden = true;
+  const places = [];
   v.options.forEach((o, i) => {
+    if (o.place) { places.push(i); return; }
     const b = el("button", { class: "option", type: "button", "data-i": i, title: o.explain }, o.label);
     if (o.ends_turn) b.appendChild(el("span", { class: "ends" }, "ends your turn"));
     if (o.about) b.appendChild(el("span", { class: "about" }, o.about));
@@ -140,6 +144,8 @@ function show(v) {
     b.onclick = () => pick(i);
     opts.appendChild(b);
   });
+  if (places.length) opts.appendChild(placeList(v, places));
+  drawBoards(v);
   const zs = $("zones");
   zs.innerHTML = "";
   for (const z of v.zones) {
@@ -173,6 +179,112 @@ function show(v) {
   $("script-output").textContent = v.script_output.join("\n");
   $("reloads").textContent = v.reloads.length ? "Rules reloaded at decision " + v.reloads.join(", ") + "." : "";
 }
+
+// ---- boards and tiles ----
+
+let aiming = null;  // the tile being laid: { board, square, ways (option numbers), k (the one shown) }
+
+// The ways to lay a tile, grouped by square ("d13 at c4: north east south"), folded away:
+// the board is where a person lays it.
+function placeList(v, places) {
+  const d = el("details", { id: "place-list" });
+  d.appendChild(el("summary", {}, "Lay the tile: click a square of the board (" + places.length + " ways), or pick one here"));
+  let group = null, head = null;
+  for (const i of places) {
+    const o = v.options[i];
+    const h = o.label.endsWith(", facing " + o.place.facing) ? o.label.slice(0, -(", facing " + o.place.facing).length) : o.place.at;
+    if (h !== head) {
+      head = h;
+      group = el("div", { class: "place-group" });
+      group.appendChild(el("span", { class: "head" }, h + ", facing"));
+      d.appendChild(group);
+    }
+    const b = el("button", { class: "place", type: "button", "data-i": i, title: o.label }, o.place.facing);
+    b.disabled = at !== null;
+    b.onclick = () => pick(i);
+    group.appendChild(b);
+  }
+  return d;
+}
+
+// Each board as a grid of squares in their terrains' colours. While a tile waits to be
+// laid, the squares it may cover take clicks: a click shows a way to lay it there, another
+// click (or Turn) the next way, and "Lay it here" takes it.
+function drawBoards(v) {
+  const host = $("boards");
+  host.innerHTML = "";
+  v.boards.forEach((b, bi) => {
+    const d = el("div", { class: "board", "data-board": bi });
+    d.appendChild(el("h3", {}, b.label));
+    const g = el("div", { class: "grid" });
+    g.style.gridTemplateColumns = "1.6em repeat(" + b.cols.length + ", 3.2em)";
+    g.appendChild(el("span", { class: "corner" }));
+    for (const c of b.cols) g.appendChild(el("span", { class: "col" }, c));
+    b.squares.forEach((row, r) => {
+      g.appendChild(el("span", { class: "row" }, b.rows[r]));
+      for (const q of row) {
+        const s = el("div", { class: "square" + (q.terrain ? " filled" : ""), "data-square": q.name });
+        s.title = q.name + (q.terrain ? ": " + q.terrain + (q.values ? ", " + q.values : "") + (q.tile ? " (" + q.tile + ")" : "") : ": empty");
+        if (q.color) s.style.background = q.color;
+        if (q.terrain) s.appendChild(el("span", { class: "terrain" }, q.terrain));
+        if (q.values) s.appendChild(el("span", { class: "values" }, q.values));
+        if (at === null && ways(v, bi, q.name).length) {
+          s.classList.add("can");
+          s.onclick = () => aim(bi, q.name);
+        }
+        g.appendChild(s);
+      }
+    });
+    d.appendChild(g);
+    host.appendChild(d);
+  });
+}
+
+// The options that lay the tile on board `bi` covering square `name`, those whose first
+// cell lies there first.
+function ways(v, bi, name) {
+  const all = v.options.map((o, i) => i).filter((i) => {
+    const p = v.options[i].place;
+    return p && p.board === bi && p.squares.includes(name);
+  });
+  return all.filter((i) => v.options[i].place.at === name).concat(all.filter((i) => v.options[i].place.at !== name));
+}
+
+function aim(bi, name) {
+  if (aiming && aiming.board === bi && aiming.square === name) {
+    aiming.k = (aiming.k + 1) % aiming.ways.length;
+  } else {
+    aiming = { board: bi, square: name, ways: ways(view, bi, name), k: 0 };
+  }
+  showAim();
+}
+
+function showAim() {
+  for (const s of document.querySelectorAll("#boards .square.ghost")) {
+    s.classList.remove("ghost");
+    s.style.background = s.dataset.was || "";
+    const t = s.querySelector(".ghost-terrain");
+    if (t) t.remove();
+  }
+  if (!aiming) { $("place-bar").hidden = true; return; }
+  const i = aiming.ways[aiming.k];
+  const p = view.options[i].place;
+  const board = document.querySelector('#boards .board[data-board="' + p.board + '"]');
+  p.squares.forEach((name, j) => {
+    const s = board.querySelector('.square[data-square="' + name + '"]');
+    s.dataset.was = s.style.background;
+    s.classList.add("ghost");
+    if (p.colors[j]) s.style.background = p.colors[j];
+    s.appendChild(el("span", { class: "ghost-terrain" }, p.terrains[j] || ""));
+  });
+  $("place-what").textContent = view.options[i].label + (aiming.ways.length > 1 ? " (way " + (aiming.k + 1) + " of " + aiming.ways.length + " here)" : "");
+  $("turn").disabled = aiming.ways.length < 2;
+  $("place-bar").hidden = false;
+}
+
+$("turn").onclick = () => { if (aiming) { aiming.k = (aiming.k + 1) % aiming.ways.length; showAim(); } };
+$("lay").onclick = () => { if (aiming) pick(aiming.ways[aiming.k]); };
+$("unaim").onclick = () => { aiming = null; showAim(); };
 
 function pick(i) {
   const o = view.options[i];

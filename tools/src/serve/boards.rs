@@ -1,0 +1,113 @@
+//! The `[[board]]` boards as the page draws them (a grid of squares in their terrains'
+//! colours, what each holds on hover), and the options that lay a tile as squares on those
+//! boards, so a person lays a tile by clicking where it goes and turning it.
+
+use crown_engine::diag::count_words;
+use crown_engine::game::agent::PlacementOption;
+use crown_engine::game::boards::square_name;
+use crown_engine::game::Game;
+use serde::Serialize;
+
+/// One board for the seat: its name in words and the squares worth drawing, row by row.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BoardView {
+    /// "your Kingdom", "Bea's Kingdom", "the Market".
+    pub label: String,
+    /// Column letters, left to right.
+    pub cols: Vec<String>,
+    /// Row numbers, top to bottom.
+    pub rows: Vec<String>,
+    /// `squares[row][col]`.
+    pub squares: Vec<Vec<SquareView>>,
+}
+
+/// A square of a board.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SquareView {
+    /// "c4".
+    pub name: String,
+    /// Its terrain; `None` when empty.
+    pub terrain: Option<String>,
+    /// The terrain's colour from pack.toml's `[colors]`, when the pack gives one.
+    pub color: Option<String>,
+    /// What it holds, in words: "2 crowns".
+    pub values: String,
+    /// The card laid on it, as the transcript names it.
+    pub tile: Option<String>,
+}
+
+/// An option that lays a tile, drawn on the board it lays on.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PlaceView {
+    /// The board's index in the view's boards.
+    pub board: usize,
+    /// The square of the tile's first cell, and its facing.
+    pub at: String,
+    pub facing: String,
+    /// The squares it covers, and the terrain and colour each would take.
+    pub squares: Vec<String>,
+    pub terrains: Vec<String>,
+    pub colors: Vec<Option<String>>,
+}
+
+/// Every `[[board]]` board of the game, drawn for seat `viewer` (boards are public).
+pub fn boards(g: &Game, viewer: usize) -> Vec<BoardView> {
+    let s = &g.state;
+    let colors = &g.pack.manifest.colors;
+    (0..s.boards.len())
+        .map(|b| {
+            let (x0, y0, x1, y1) = s.board_window(b);
+            let squares = (y0..=y1)
+                .map(|y| {
+                    (x0..=x1)
+                        .filter_map(|x| s.board_square(b, x, y))
+                        .map(|q| {
+                            let sp = &s.spaces[q as usize];
+                            let terrain = sp.attrs.get("terrain").cloned();
+                            let values: Vec<String> = sp
+                                .values
+                                .iter()
+                                .filter(|(_, n)| **n != 0)
+                                .map(|(k, n)| count_words(*n, k, None))
+                                .collect();
+                            SquareView {
+                                name: sp.name.clone(),
+                                color: terrain.as_ref().and_then(|t| colors.get(t).cloned()),
+                                terrain,
+                                values: values.join(", "),
+                                tile: sp.attrs.get("tile").cloned(),
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            BoardView {
+                label: s.board_words(b, viewer),
+                cols: (x0..=x1).map(|x| square_name(x, 0)[..1].to_string()).collect(),
+                rows: (y0..=y1).map(|y| (y + 1).to_string()).collect(),
+                squares,
+            }
+        })
+        .collect()
+}
+
+/// The option `p` as squares of a board, when they all lie on one.
+pub fn placement(g: &Game, p: &PlacementOption) -> Option<PlaceView> {
+    let s = &g.state;
+    let space = |q: i64| s.spaces.get(usize::try_from(q).ok()?);
+    let board = space(p.at)?.board? as usize;
+    let squares: Option<Vec<String>> = p
+        .squares
+        .iter()
+        .map(|&q| space(q).filter(|sp| sp.board == Some(board as u32)).map(|sp| sp.name.clone()))
+        .collect();
+    let colors = &g.pack.manifest.colors;
+    Some(PlaceView {
+        board,
+        at: space(p.at)?.name.clone(),
+        facing: p.facing.clone(),
+        squares: squares?,
+        colors: p.terrains.iter().map(|t| colors.get(t).cloned()).collect(),
+        terrains: p.terrains.clone(),
+    })
+}
