@@ -185,6 +185,7 @@ struct Server {
 }
 
 impl Server {
+    /// `crown serve` on a copy of Take the Kingdom.
     fn start() -> Server {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
@@ -192,8 +193,23 @@ impl Server {
         for sub in ["content/take-the-kingdom", "scripts/take-the-kingdom"] {
             copy_dir(&repo.root.join(sub), &root.join(sub)).unwrap();
         }
+        Server::serve(dir, root, "take-the-kingdom")
+    }
+
+    /// `crown serve` on a pack of the given files (paths from the project's root).
+    fn start_with(pack: &str, files: &[(&str, &str)]) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for (rel, text) in files {
+            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.join(rel), text).unwrap();
+        }
+        Server::serve(dir, root, pack)
+    }
+
+    fn serve(dir: tempfile::TempDir, root: PathBuf, pack: &str) -> Server {
         let mut child = Command::new(crown_bin())
-            .args(["--project", &root.to_string_lossy(), "serve", "take-the-kingdom", "--port", "0"])
+            .args(["--project", &root.to_string_lossy(), "serve", pack, "--port", "0"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .stdin(Stdio::null())
@@ -462,4 +478,89 @@ fn game_actions_from_elsewhere_are_refused() {
     let ok = post(&[("X-Crown", "play"), ("Origin", &format!("http://127.0.0.1:{port}"))]);
     assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
     assert!(ok.contains("\"prompt\":\"Choose your noble\""), "{ok}");
+}
+
+/// A tile laid in the page: each seat's board drawn as a grid in its terrains' colours, a
+/// click on a square shows the tile there, Turn shows the next way, and "Lay it here"
+/// lays it; the ways are also listed by square.
+#[test]
+fn a_tile_is_laid_by_clicking_its_square_and_turning_it() {
+    let server = Server::start_with(
+        "tiles",
+        &[
+            (
+                "content/tiles/pack.toml",
+                "id = \"tiles\"\nname = \"Tiles\"\nversion = \"1\"\nplayers = { min = 2, max = 2 }\n\
+                 [colors]\nkeep = \"#444444\"\nwood = \"#2e7d32\"\nlake = \"#1565c0\"\n",
+            ),
+            (
+                "content/tiles/board.toml",
+                "[[board]]\nid = \"realm\"\nname = \"Realm\"\nper_seat = true\nwidth = 3\nheight = 3\n\
+                 start = { terrain = \"keep\" }\n",
+            ),
+            (
+                "content/tiles/cards/tiles.toml",
+                "[[card]]\nid = \"t1\"\nname = \"Tile 1\"\nkind = \"tile\"\ndecks = [\"main\"]\ncount = 4\n\
+                 cells = [{ terrain = \"wood\", values = { crowns = 1 } }, { x = 1, terrain = \"lake\" }]\n",
+            ),
+            (
+                "scripts/tiles/rules.rhai",
+                "fn setup() { create_deck(\"main\", zone(\"deck\")); set_current(0); }\n\
+                 fn turn() {\n\
+                   let p = current();\n\
+                   let b = board(p, \"realm\");\n\
+                   let t = top(zone(\"deck\"));\n\
+                   let ways = placements(b, t);\n\
+                   ways.push(\"Put it aside\");\n\
+                   let way = choose(p, \"Lay your tile\", ways);\n\
+                   if type_of(way) == \"map\" { place_tile(b, t, way); log(`lays ${way.label}`); } else { move_card(t, zone(\"box\")); }\n\
+                   if turn_number() >= 3 { end_game([0], \"done\"); }\n\
+                   set_current(next_seat(p));\n\
+                 }\n",
+            ),
+        ],
+    );
+    let browser = Browser::start();
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    page.call("Page.navigate", json!({ "url": format!("{}play", server.url) }));
+    page.wait_for(
+        "document.getElementById('pack') !== null && document.getElementById('pack').options.length > 0",
+        LOAD,
+    );
+    page.eval("document.getElementById('agents').value = 'human,first'");
+    click(&mut page, "document.getElementById('start')");
+    page.wait_for("document.querySelectorAll('#boards .board').length === 2", LOAD);
+    // Both realms, named for the seat; the keep in its colour in the middle.
+    let labels = page.eval("[...document.querySelectorAll('#boards .board h3')].map(h => h.textContent).join('|')");
+    assert_eq!(labels, json!("your Realm|P2's Realm"));
+    let keep = page.eval("getComputedStyle(document.querySelector('#boards .board[data-board=\"0\"] .square[data-square=\"b2\"]')).backgroundColor");
+    assert_eq!(keep, json!("rgb(68, 68, 68)"));
+    // The placements are not buttons of their own: the one other option is.
+    assert_eq!(page.eval("document.querySelectorAll('#options button.option').length"), json!(1));
+    assert_eq!(page.eval("document.querySelectorAll('#place-list .place-group').length"), json!(8));
+    assert_eq!(page.eval("document.querySelectorAll('#boards .board[data-board=\"0\"] .square.can').length"), json!(8));
+    assert_eq!(page.eval("document.querySelectorAll('#boards .board[data-board=\"1\"] .square.can').length"), json!(0));
+    // A click on a1: the tile as printed, its lake on b1; Turn: its lake on a2.
+    page.eval("document.querySelector('#boards .board[data-board=\"0\"] .square[data-square=\"a1\"]').click()");
+    assert_eq!(page.eval("document.getElementById('place-bar').hidden"), json!(false));
+    let what = page.eval("document.getElementById('place-what').textContent");
+    assert!(what.as_str().unwrap().starts_with("t1 at a1, facing north"), "{what}");
+    let ghosts = "[...document.querySelectorAll('#boards .square.ghost')].map(s => s.dataset.square + ':' + s.querySelector('.ghost-terrain').textContent).join(' ')";
+    assert_eq!(page.eval(ghosts), json!("a1:wood b1:lake"));
+    page.eval("document.getElementById('turn').click()");
+    assert_eq!(page.eval(ghosts), json!("a1:wood a2:lake"));
+    click(&mut page, "document.getElementById('lay')");
+    // Laid: the squares take the terrains and their values, and the rules tell where.
+    page.wait_for("view.step === 1", LOAD);
+    let a1 = page.eval("document.querySelector('#boards .board[data-board=\"0\"] .square[data-square=\"a1\"]').title");
+    assert_eq!(a1, json!("a1: wood, 1 crown (Tile 1)"));
+    let a2 = page.eval("getComputedStyle(document.querySelector('#boards .board[data-board=\"0\"] .square[data-square=\"a2\"]')).backgroundColor");
+    assert_eq!(a2, json!("rgb(21, 101, 192)"));
+    let log = page.eval("document.getElementById('log').innerText").as_str().unwrap().to_string();
+    assert!(log.contains("at a1, facing east"), "{log}");
+    // A way picked from the list by square lays the tile as well.
+    click(&mut page, "document.querySelector('#place-list button.place')");
+    page.wait_for("view.over !== null", LOAD);
+    assert_eq!(page.eval("document.getElementById('error').textContent"), json!(""));
 }

@@ -32,7 +32,7 @@ pub struct SquareView {
     pub color: Option<String>,
     /// What it holds, in words: "2 crowns".
     pub values: String,
-    /// The card laid on it, as the transcript names it.
+    /// The name of the card laid on it.
     pub tile: Option<String>,
 }
 
@@ -64,18 +64,14 @@ pub fn boards(g: &Game, viewer: usize) -> Vec<BoardView> {
                         .map(|q| {
                             let sp = &s.spaces[q as usize];
                             let terrain = sp.attrs.get("terrain").cloned();
-                            let values: Vec<String> = sp
-                                .values
-                                .iter()
-                                .filter(|(_, n)| **n != 0)
-                                .map(|(k, n)| count_words(*n, k, None))
-                                .collect();
+                            let values: Vec<String> =
+                                sp.values.iter().filter(|(_, n)| **n != 0).map(|(k, n)| value_words(*n, k)).collect();
                             SquareView {
                                 name: sp.name.clone(),
                                 color: terrain.as_ref().and_then(|t| colors.get(t).cloned()),
                                 terrain,
                                 values: values.join(", "),
-                                tile: sp.attrs.get("tile").cloned(),
+                                tile: sp.attrs.get("tile").map(|t| tile_name(g, t)),
                             }
                         })
                         .collect()
@@ -110,4 +106,33 @@ pub fn placement(g: &Game, p: &PlacementOption) -> Option<PlaceView> {
         colors: p.terrains.iter().map(|t| colors.get(t).cloned()).collect(),
         terrains: p.terrains.clone(),
     })
+}
+
+/// A square's value in words: `2 crowns`, `1 crown` (a value is named as a plural, as
+/// `crowns`; one of it drops the `s`).
+fn value_words(n: i64, key: &str) -> String {
+    match key.strip_suffix('s').filter(|k| (n == 1 || n == -1) && !k.ends_with('s')) {
+        Some(one) => count_words(n, one, None),
+        None => format!("{n} {key}"),
+    }
+}
+
+/// The name of the card a square's `tile` names (`d13#5`, as transcripts write it).
+fn tile_name(g: &Game, tile: &str) -> String {
+    let card =
+        tile.rsplit_once('#').and_then(|(_, n)| n.parse::<u32>().ok()).filter(|&c| (c as usize) < g.state.cards.len());
+    card.map_or_else(|| tile.to_string(), |c| g.card_name(c).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::value_words;
+
+    #[test]
+    fn values_are_counted_in_words() {
+        assert_eq!(value_words(1, "crowns"), "1 crown");
+        assert_eq!(value_words(3, "crowns"), "3 crowns");
+        assert_eq!(value_words(1, "glass"), "1 glass");
+        assert_eq!(value_words(1, "gold"), "1 gold");
+    }
 }
