@@ -172,7 +172,7 @@ struct Users {
 }
 
 impl Users {
-    /// `tiles `d1`, `d3` and 4 more and the start square of board `kingdom``.
+    /// ``tiles `d1`, `d3` and 4 more, and the start square of board `kingdom` ``.
     fn describe(&self) -> String {
         let mut parts = Vec::new();
         if !self.tiles.is_empty() {
@@ -187,7 +187,7 @@ impl Users {
         for b in &self.boards {
             parts.push(format!("the start square of board `{b}`"));
         }
-        parts.join(" and ")
+        parts.join(", and ")
     }
 }
 
@@ -337,5 +337,16 @@ mod tests {
         assert_eq!(Shape::of(&[cell(0, 0)]).name(), "1x1");
         assert_eq!(toml_key("deep-water"), "deep-water");
         assert_eq!(toml_key("deep water"), "\"deep water\"");
+    }
+
+    #[test]
+    fn where_a_terrain_is_used_reads_as_a_list() {
+        let ids = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let u = Users { tiles: ids(&["d1"]), boards: Vec::new() };
+        assert_eq!(u.describe(), "tile `d1`");
+        let u = Users { tiles: ids(&["d1", "d2", "d3", "d4", "d5"]), boards: ids(&["kingdom"]) };
+        assert_eq!(u.describe(), "tiles `d1`, `d2`, `d3` and 2 more, and the start square of board `kingdom`");
+        let u = Users { tiles: Vec::new(), boards: ids(&["kingdom"]) };
+        assert_eq!(u.describe(), "the start square of board `kingdom`");
     }
 }

@@ -238,6 +238,9 @@ pub struct Faces<'a> {
     pub index_of: &'a (dyn Fn(&str, Side) -> Option<usize> + Sync),
 }
 
+/// A face drawn at a slot's size: its index and the size in pixels.
+type Cell = (usize, (u32, u32));
+
 /// One image to write: each slot a face, or `None` for the plain back colour, drawn at
 /// `cell` pixels from faces of size `geom`.
 struct Image {
@@ -464,14 +467,14 @@ pub fn write(
         .map(|(im, (k, clean))| !(use_cache && *clean && cache.fresh(&rel(&im.path), *k)))
         .collect();
     // Each face at the size of the slots it fills (a face fills slots of one size).
-    let mut wanted: BTreeMap<(usize, (u32, u32)), Geometry> = BTreeMap::new();
+    let mut wanted: BTreeMap<Cell, Geometry> = BTreeMap::new();
     for im in images.iter().zip(&stale).filter(|(_, s)| **s).map(|(im, _)| im) {
         for &t in im.slots.iter().flatten() {
             wanted.insert((t, im.cell), im.geom);
         }
     }
-    let wanted: Vec<((usize, (u32, u32)), Geometry)> = wanted.into_iter().collect();
-    let cells: BTreeMap<(usize, (u32, u32)), Pixmap> = wanted
+    let wanted: Vec<(Cell, Geometry)> = wanted.into_iter().collect();
+    let cells: BTreeMap<Cell, Pixmap> = wanted
         .par_iter()
         .map(|&((t, cell), geom)| {
             let tree = trees[t].as_ref().expect("a rendered face");
