@@ -389,7 +389,7 @@ fn a_full_sheet_of_cards_stays_within_ten_by_seven() {
 }
 
 /// Compare with (or, with CROWN_BLESS=1, write) tests/print-snapshots/<name>.
-fn check_snapshot(name: &str, actual: &str) {
+pub(crate) fn check_snapshot(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/print-snapshots").join(name);
     if std::env::var_os("CROWN_BLESS").is_some_and(|v| v == "1") {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -3,18 +3,19 @@
 //! tile at its shape (PNG pixels, the squares' colours at their centres, the PDF's clips
 //! and, a tile a page, its TrimBox), their own grids on the sheets and their own Tabletop
 //! Simulator decks, board sheets of the right size (measured on the page poppler draws),
-//! `[print] tile_square_mm`, a pack's own tile template, and the error for a terrain
-//! without a colour.
+//! `[print] tile_square_mm`, a pack's own tile template, the error for a terrain without a
+//! colour, and SVG snapshots of the tile faces (in `tests/print-snapshots/`, refreshed with
+//! `CROWN_BLESS=1` after a reviewed change).
 
 use std::path::{Path, PathBuf};
 
 use crown_engine::content::Pack;
 use crown_engine::load::{load_pack, LoadOptions, Project};
-use crown_tools::print::{self, Format, Layout, Orientation, Paper, PrintOptions};
+use crown_tools::print::{self, Format, Geometry, Layout, Orientation, Paper, PrintOptions, Printer, Side};
 use lopdf::Document;
 
 use crate::common::{copy_dir, crown};
-use crate::print::{media_box, num, page_clips, poppler};
+use crate::print::{check_snapshot, media_box, num, page_clips, poppler};
 
 /// Points in a millimetre.
 const MM: f64 = 72.0 / 25.4;
@@ -362,4 +363,22 @@ fn a_terrain_without_a_colour_is_an_error_naming_the_terrain_and_the_file() {
     let svg = std::fs::read_to_string(out.join("svg/d1.svg")).unwrap();
     assert!(svg.contains(">no colour</text>"), "{svg}");
     assert!(out.join("tile-demo-board-kingdom.pdf").exists());
+}
+
+#[test]
+fn svg_snapshot_of_the_tile_faces() {
+    let pack = load(&fixtures());
+    let (printer, diags) = Printer::new(&pack, Geometry { w: 63.0, h: 88.0, bleed: 0.0 }).unwrap();
+    assert!(diags.is_empty(), "{diags:#?}");
+    for (id, side, name, ratio) in [
+        ("d1", Side::Front, "tile-front", 2.0),
+        ("bend", Side::Front, "tile-front-bend", 1.0),
+        ("d1", Side::Back, "tile-back", 2.0),
+    ] {
+        let r = printer.render(pack.get(id).unwrap(), side);
+        assert!(r.diagnostics.is_empty(), "{id}: {:#?}", r.diagnostics);
+        let tree = print::parse_svg(&r.svg).unwrap();
+        assert!((tree.size().width() / tree.size().height() - ratio).abs() < 1e-3, "{id}");
+        check_snapshot(&format!("{name}.svg"), &r.svg);
+    }
 }
