@@ -191,6 +191,22 @@ fn a_tile_a_page_has_its_shape_for_trim_box() {
 }
 
 #[test]
+fn a_shops_upload_list_puts_the_tiles_in_piles_of_their_own() {
+    let pack = load(&fixtures());
+    let out = tempfile::tempdir().unwrap();
+    let mut o = PrintOptions::new(out.path());
+    o.apply_shop(&pack, crown_engine::content::model::Shop::Tgc).unwrap();
+    let report = print::render_pack(&pack, &o).unwrap();
+    assert_eq!(report.errors(), 0, "{:#?}", report.diagnostics);
+    let csv = std::fs::read_to_string(report.upload_list.unwrap()).unwrap();
+    assert!(csv.contains("\ncards,omen,Omen,1,png/omen.png,png/omen.back.png\n"), "{csv}");
+    assert!(csv.contains("\ntiles-2x1,d2,Domino 2,2,png/d2.png,png/d2.back.png\n"), "{csv}");
+    // The shop's bleed (1/8 in) and resolution, on the tile's own size: 86.35 x 46.35 mm.
+    let d2 = Image::read(&out.path().join("png/d2.png"));
+    assert_eq!((d2.w, d2.h), (1020, 547));
+}
+
+#[test]
 fn tiles_make_tabletop_simulator_decks_of_their_own_shape() {
     let pack = load(&fixtures());
     let out = tempfile::tempdir().unwrap();

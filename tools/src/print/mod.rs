@@ -475,7 +475,7 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         if shop::Spec::of(shop).files == shop::Files::Png {
             let has_back = |id: &str| index_of(id, Side::Back).is_some();
             let path = shop::upload_list_path(out_dir, pack, shop);
-            let text = shop::upload_list(&defs, &has_back);
+            let text = shop::upload_list(&piles, &has_back);
             out::write_atomic_in(out_dir, &path, text.as_bytes()).map_err(|e| vec![io_diag(&path, &e)])?;
             report.written.push(path.clone());
             report.upload_list = Some(path);
