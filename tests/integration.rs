@@ -20,6 +20,7 @@ mod kl;
 mod native;
 mod print;
 mod print_shops;
+mod print_tiles;
 mod profile;
 mod props;
 mod reference;

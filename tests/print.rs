@@ -65,7 +65,7 @@ fn png_size(path: &Path) -> (u32, u32) {
     (u32::from_be_bytes(b[16..20].try_into().unwrap()), u32::from_be_bytes(b[20..24].try_into().unwrap()))
 }
 
-fn num(o: &Object) -> f64 {
+pub(crate) fn num(o: &Object) -> f64 {
     match o {
         Object::Integer(i) => *i as f64,
         Object::Real(r) => f64::from(*r),
@@ -91,11 +91,11 @@ fn apply(m: &Matrix, x: f64, y: f64) -> (f64, f64) {
     (m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5])
 }
 
-type Box4 = (f64, f64, f64, f64);
+pub(crate) type Box4 = (f64, f64, f64, f64);
 
 /// Every clipping path, and every stroked path drawn outside any clip, on a page (not in
 /// its XObjects), as bounding boxes (x0, y0, x1, y1) in PDF points, origin bottom left.
-fn page_clips(doc: &Document, page: lopdf::ObjectId) -> (Vec<Box4>, Vec<Box4>) {
+pub(crate) fn page_clips(doc: &Document, page: lopdf::ObjectId) -> (Vec<Box4>, Vec<Box4>) {
     let content = Content::decode(&doc.get_page_content(page)).unwrap();
     let bbox = |pts: &[(f64, f64)]| -> Box4 {
         (
@@ -163,7 +163,7 @@ fn card_rects(doc: &Document, page: lopdf::ObjectId, w_pt: f64, h_pt: f64) -> Ve
     r
 }
 
-fn media_box(doc: &Document, page: lopdf::ObjectId) -> Vec<f64> {
+pub(crate) fn media_box(doc: &Document, page: lopdf::ObjectId) -> Vec<f64> {
     let dict = doc.get_dictionary(page).unwrap();
     dict.get(b"MediaBox").unwrap().as_array().unwrap().iter().map(num).collect()
 }
@@ -389,7 +389,7 @@ fn a_full_sheet_of_cards_stays_within_ten_by_seven() {
 }
 
 /// Compare with (or, with CROWN_BLESS=1, write) tests/print-snapshots/<name>.
-fn check_snapshot(name: &str, actual: &str) {
+pub(crate) fn check_snapshot(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/print-snapshots").join(name);
     if std::env::var_os("CROWN_BLESS").is_some_and(|v| v == "1") {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -743,7 +743,7 @@ fn reference_names_every_card_noble_leader_plaque_and_scenario() {
 
 /// A program of poppler-utils, the independent PDF reader these tests check the printed
 /// sheets with; missing, the test fails saying what to install (`cargo xtask test` does).
-fn poppler(program: &str, args: &[&std::ffi::OsStr]) -> String {
+pub(crate) fn poppler(program: &str, args: &[&std::ffi::OsStr]) -> String {
     let out = std::process::Command::new(program).args(args).output().unwrap_or_else(|e| {
         panic!(
             "`{program}` could not be run ({e}): this test reads the printed PDF with poppler; \

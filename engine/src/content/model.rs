@@ -384,11 +384,25 @@ pub struct PrintConfig {
     /// safe zone, resolution, files), as `--shop` does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shop: Option<Shop>,
+    /// The side of one square of a tile, in millimetres (40 when not given): a domino of
+    /// two squares side by side prints 80 x 40 mm, and board sheets draw their squares at
+    /// this size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 10, max = 200))]
+    pub tile_square_mm: Option<f64>,
 }
+
+/// The side of a tile's square when `[print] tile_square_mm` does not give it.
+pub const DEFAULT_TILE_SQUARE_MM: f64 = 40.0;
 
 impl PrintConfig {
     pub fn is_empty(&self) -> bool {
-        self.hide_values.is_empty() && self.shop.is_none()
+        self.hide_values.is_empty() && self.shop.is_none() && self.tile_square_mm.is_none()
+    }
+
+    /// The side of a tile's square in millimetres: `tile_square_mm`, else 40.
+    pub fn tile_square(&self) -> f64 {
+        self.tile_square_mm.unwrap_or(DEFAULT_TILE_SQUARE_MM)
     }
 }
 

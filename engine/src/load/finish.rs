@@ -75,6 +75,16 @@ impl PackLoad<'_> {
                 );
             }
         }
+        if let Some(sq) = m.print.tile_square_mm.filter(|s| !(10.0..=200.0).contains(s)) {
+            self.diags.push(
+                Diagnostic::error(
+                    "out-of-range",
+                    format!("[print] tile_square_mm = {sq}: a tile's square is 10 to 200 mm"),
+                )
+                .at(f, span_of_table_key(&f.text, "print", "tile_square_mm"))
+                .hint("give the side in millimetres, 10 to 200 (40 when left out)"),
+            );
+        }
         if m.version.trim().is_empty() {
             self.diags.push(Diagnostic::error("empty-version", "version is empty").at(f, find("version")));
         }

@@ -505,4 +505,7 @@ fn fold_manifest(manifest: &mut PackManifest, base: PackManifest) {
     if manifest.print.shop.is_none() {
         manifest.print.shop = base.print.shop;
     }
+    if manifest.print.tile_square_mm.is_none() {
+        manifest.print.tile_square_mm = base.print.tile_square_mm;
+    }
 }

@@ -233,9 +233,16 @@ pub fn run(project: &Project, args: &PrintArgs) -> Done {
             plural(p.pages),
         ));
     }
+    let way = |o: Orientation| match o {
+        Orientation::Portrait => "portrait",
+        Orientation::Landscape => "landscape",
+    };
     if let Some(p) = &report.pdf {
+        // The cards' grid, then each shape of tile's (or the tiles' alone).
+        let more: Vec<String> =
+            p.grids.iter().skip(1).map(|g| format!("{}x{} {}", g.cols, g.rows, way(g.orientation))).collect();
         parts.push(format!(
-            "{} ({} page{}, {} front{}, {} back{}, {}x{} per page, {} {})",
+            "{} ({} page{}, {} front{}, {} back{}, {}x{} per page, {} {}{})",
             p.path.display(),
             p.pages,
             plural(p.pages),
@@ -246,10 +253,19 @@ pub fn run(project: &Project, args: &PrintArgs) -> Done {
             p.grid.cols,
             p.grid.rows,
             opts.page.paper.name(),
-            match p.grid.orientation {
-                Orientation::Portrait => "portrait",
-                Orientation::Landscape => "landscape",
-            }
+            way(p.grid.orientation),
+            if more.is_empty() { String::new() } else { format!(", tiles {}", more.join(", ")) }
+        ));
+    }
+    for b in &report.boards {
+        parts.push(format!(
+            "board sheet {} ({}x{} squares of {} mm, {} page{})",
+            b.path.display(),
+            b.cols,
+            b.rows,
+            util::num(b.square_mm),
+            b.pages,
+            plural(b.pages)
         ));
     }
     if opts.wants(Format::Png) {

@@ -7,6 +7,10 @@
 //! - `templates`: the tera templates (built in, overridable per pack) and their functions.
 //! - `context`: what a template sees for one definition.
 //! - `render`: one definition side to SVG, with diagnostics naming the card.
+//! - `tiles`: definitions with `cells` printed as tiles of their shape, terrain colours,
+//!   and the piles (decks by kind, tiles by shape) pieces are printed in.
+//! - `pages`: which face goes on which PDF page, in groups of one size.
+//! - `boards`: board sheets, one PDF per `[[board]]` kind, split over pages.
 //! - `sheet`: PDF pages (krilla + krilla-svg): paper, orientation, margins, gutters,
 //!   duplex, crop marks, guides; `raster`: PNGs and deck sheets (resvg).
 //! - `tts`: deck sheets, their manifest and Tabletop Simulator saved objects.
@@ -24,12 +28,14 @@
 
 #[cfg(feature = "bench-suite")]
 pub mod bench;
+pub mod boards;
 pub mod cache;
 pub mod context;
 pub mod fonts;
 pub mod icons;
 pub mod layout;
 pub mod markup;
+pub mod pages;
 pub mod raster;
 pub mod ref_doc;
 pub mod ref_pdf;
@@ -41,6 +47,7 @@ pub mod sandbox;
 pub mod sheet;
 pub mod shop;
 pub mod templates;
+pub mod tiles;
 pub mod tts;
 pub mod util;
 
@@ -52,7 +59,7 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use clap::ValueEnum;
 use crown_engine::content::model::Shop;
-use crown_engine::content::{Def, DefKind, Pack};
+use crown_engine::content::{Def, Pack};
 use crown_engine::diag::{Diagnostic, Severity};
 use crown_engine::load::{load_pack, LoadOptions, Project};
 use rayon::prelude::*;
@@ -188,6 +195,8 @@ pub struct Report {
     /// The print shop's upload list (`<pack>-<shop>.csv`), when one was written.
     pub upload_list: Option<PathBuf>,
     pub tts: Option<TtsReport>,
+    /// The board sheets, one PDF per `[[board]]` kind.
+    pub boards: Vec<boards::BoardReport>,
     /// Errors and warnings; errors mean some output is wrong or missing.
     #[serde(skip)]
     pub diagnostics: Vec<Diagnostic>,
@@ -207,7 +216,10 @@ pub struct PdfReport {
     pub pages: usize,
     pub fronts: usize,
     pub backs: usize,
+    /// The grid of the first pieces (the cards, unless there are only tiles).
     pub grid: Grid,
+    /// The grid of each size of piece, in page order: the cards', then each tile shape's.
+    pub grids: Vec<Grid>,
     pub placements: Vec<Placement>,
 }
 
@@ -262,36 +274,47 @@ pub fn geometry(pack: &Pack, opts: &PrintOptions) -> Result<Geometry, Diagnostic
 /// art file, an unknown icon) for faces that were printed with a visible placeholder.
 pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagnostic>> {
     let geom = geometry(pack, opts).map_err(|d| vec![d])?;
-    let grid = if opts.wants(Format::Pdf) {
+    let defs = select(pack, &opts.only)?;
+    let square = pack.manifest.print.tile_square();
+    // Cards, plaques, nobles and leaders by kind, then tiles by shape: each pile of one size.
+    let piles = tiles::piles(&defs, geom, square);
+    let sheets = opts.page.layout == Layout::Sheet;
+    // The groups of pieces laid out on one grid: on sheets, every piece of the cards' size
+    // together (as many kinds to a page as fit), then each shape of tile; a card a page,
+    // one group per pile.
+    let groups: Option<Vec<pages::Group<'_>>> = if opts.wants(Format::Pdf) {
         opts.page.check().map_err(|m| vec![Diagnostic::error("bad-layout", m)])?;
-        Some(Grid::plan(&opts.page, geom).ok_or_else(|| {
-            let (pw, ph) = opts.page.paper.mm();
-            let marks = if opts.page.crop_marks { " and room for crop marks" } else { "" };
-            vec![Diagnostic::error(
-                "card-too-large",
-                format!(
-                    "a {}x{} mm card with {} mm bleed does not fit on {} paper ({}x{} mm) inside {} mm margins{marks}",
-                    geom.w,
-                    geom.h,
-                    geom.bleed,
-                    opts.page.paper.name(),
-                    util::num(pw),
-                    util::num(ph),
-                    util::num(opts.page.margin_mm)
-                ),
-            )
-            .hint("use a larger --paper, a smaller --margin or --size, or less --bleed")]
-        })?)
+        let mut wanted: Vec<(Vec<&Def>, Geometry, String)> = Vec::new();
+        let cards: Vec<&Def> = defs.iter().copied().filter(|d| !tiles::is_tile(d)).collect();
+        // A pack with nothing to print is told so; its card size still has to fit.
+        if !cards.is_empty() || defs.is_empty() {
+            wanted.push((cards, geom, "card".into()));
+        }
+        for p in piles.iter().filter(|p| p.tiles) {
+            let shape = tiles::Shape::of(&p.defs[0].def.cells).name();
+            wanted.push((p.defs.clone(), p.geom, format!("{shape} tile")));
+        }
+        let mut groups = Vec::new();
+        let mut errors = Vec::new();
+        for (defs, geom, what) in wanted {
+            match pages::plan_grid(&opts.page, geom, &what) {
+                Ok(grid) => groups.push(pages::Group { defs, grid, geom }),
+                Err(d) => errors.push(d),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Some(groups)
     } else {
         None
     };
     let (printer, mut diags) = Printer::new(pack, geom)?;
-    let defs = select(pack, &opts.only)?;
     if defs.is_empty() {
         diags.push(
             Diagnostic::warning(
                 "nothing-to-print",
-                format!("`{}` has no card, plaque, noble or leader to print", pack.id()),
+                format!("`{}` has no card, plaque, noble, leader or tile to print", pack.id()),
             )
             .hint("definitions with `count = 0` are not printed"),
         );
@@ -306,21 +329,27 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     std::fs::create_dir_all(out_dir).map_err(|e| vec![io_diag(out_dir, &e)])?;
     let mut cache = if opts.use_cache { cache::Cache::load(out_dir) } else { cache::Cache::default() };
 
-    // Faces: every front; the back of two-sided pieces; generic backs on request (and one
-    // for the deck sheets).
+    // Faces: every front; the back of two-sided pieces; generic backs on request (and, for
+    // the deck sheets, one for the cards and one for each shape of tile).
     let mut jobs: Vec<Job<'_>> = Vec::new();
     let tts_back = if opts.wants(Format::Tts) {
-        defs.iter().find(|d| !Printer::two_sided(d)).map(|d| d.def.id.clone())
+        defs.iter().find(|d| !Printer::two_sided(d) && !tiles::is_tile(d)).map(|d| d.def.id.clone())
     } else {
         None
+    };
+    let tile_backs: std::collections::BTreeSet<&str> = if opts.wants(Format::Tts) {
+        piles.iter().filter(|p| p.tiles).map(|p| p.defs[0].def.id.as_str()).collect()
+    } else {
+        Default::default()
     };
     // A card a page means fronts and backs.
     let backs = opts.backs || opts.page.layout == Layout::Card;
     for d in &defs {
         jobs.push(Job { def: d, side: Side::Front, key: 0, stem: d.def.id.clone(), files: true });
         let own_back = Printer::two_sided(d) || backs;
-        if own_back || tts_back.as_deref() == Some(d.def.id.as_str()) {
-            jobs.push(Job { def: d, side: Side::Back, key: 0, stem: format!("{}.back", d.def.id), files: own_back });
+        let id = d.def.id.as_str();
+        if own_back || tts_back.as_deref() == Some(id) || tile_backs.contains(id) {
+            jobs.push(Job { def: d, side: Side::Back, key: 0, stem: format!("{id}.back"), files: own_back });
         }
     }
     // Cache keys hash every definition: spread them over the cores too.
@@ -329,13 +358,11 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     let face_index: BTreeMap<(&str, Side), usize> =
         jobs.iter().enumerate().map(|(i, j)| ((j.def.def.id.as_str(), j.side), i)).collect();
     let index_of = |id: &str, side: Side| face_index.get(&(id, side)).copied();
-    // Sheets are drawn while the faces are rendered; a card a page makes a PDF per deck,
+    // Sheets are drawn while the faces are rendered; a card a page makes a PDF per pile,
     // drawn once every face is there.
-    let sheets = opts.page.layout == Layout::Sheet;
-    let plan = grid.filter(|_| sheets).map(|g| (g, paginate(&defs, &g, geom, backs, &index_of)));
+    let plan = groups.as_ref().filter(|_| sheets).map(|g| (g, pages::paginate(g, backs, &index_of)));
     let title = format!("{} {}: cards", pack.manifest.name, pack.manifest.version);
-    let pdf_job =
-        plan.as_ref().map(|(g, (pages, ..))| PdfJob { grid: g, geom, pages, setup: &opts.page, title: &title });
+    let pdf_job = plan.as_ref().map(|(_, (pages, ..))| PdfJob { pages, setup: &opts.page, title: &title });
     let (outs, pdf_result) = run_jobs(&printer, &jobs, opts, &cache, need_trees, pdf_job);
 
     let mut report =
@@ -392,7 +419,7 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         }
     }
 
-    if let (Some((grid, (pages, placements, fronts, backs))), Some(result)) = (plan, pdf_result) {
+    if let (Some((groups, (pages, placements, fronts, backs))), Some(result)) = (plan, pdf_result) {
         if pages.iter().flat_map(|p| p.slots.iter()).any(|(_, t)| trees[*t].is_none()) {
             diags.push(Diagnostic::error(
                 "render-failed",
@@ -404,16 +431,16 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         let path = out_dir.join(format!("{}.pdf", pack.id()));
         out::write_atomic_in(out_dir, &path, &bytes).map_err(|e| vec![io_diag(&path, &e)])?;
         report.written.push(path.clone());
-        report.pdf = Some(PdfReport { path, deck: None, pages: pages.len(), fronts, backs, grid, placements });
+        let grids: Vec<Grid> = groups.iter().map(|g| g.grid).collect();
+        let grid = grids[0];
+        report.pdf = Some(PdfReport { path, deck: None, pages: pages.len(), fronts, backs, grid, grids, placements });
     }
-    if let Some(grid) = grid.filter(|_| !sheets) {
-        for kind in DefKind::ALL {
-            let of_kind: Vec<&Def> = defs.iter().copied().filter(|d| d.kind == kind).collect();
-            if of_kind.is_empty() {
-                continue;
-            }
-            let deck = format!("{}s", kind.as_str());
-            let (pages, placements, fronts, back_pages) = paginate(&of_kind, &grid, geom, true, &index_of);
+    if groups.is_some() && !sheets {
+        for pile in &piles {
+            let deck = pile.name.clone();
+            let grid = Grid::one_card(pile.geom);
+            let group = pages::Group { defs: pile.defs.clone(), grid, geom: pile.geom };
+            let (pages, placements, fronts, back_pages) = pages::paginate(&[group], true, &index_of);
             if pages.iter().flat_map(|p| p.slots.iter()).any(|(_, t)| trees[*t].is_none()) {
                 diags.push(Diagnostic::error(
                     "render-failed",
@@ -421,7 +448,7 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
                 ));
             }
             let title = format!("{} {}: {deck}", pack.manifest.name, pack.manifest.version);
-            let bytes = sheet::write_pdf(&grid, geom, &pages, &mut |i| trees[i].clone(), &opts.page, &title)
+            let bytes = sheet::write_pdf(&pages, &mut |i| trees[i].clone(), &opts.page, &title)
                 .map_err(|e| vec![Diagnostic::error("pdf-error", format!("could not write the {deck} PDF: {e}"))])?;
             let path = out_dir.join(format!("{}-{deck}.pdf", pack.id()));
             out::write_atomic_in(out_dir, &path, &bytes).map_err(|e| vec![io_diag(&path, &e)])?;
@@ -433,15 +460,22 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
                 fronts,
                 backs: back_pages,
                 grid,
+                grids: vec![grid],
                 placements,
             });
         }
+    }
+    if opts.wants(Format::Pdf) && sheets && opts.only.is_empty() {
+        let (boards, found) = boards::write(&printer, &opts.page, out_dir);
+        report.written.extend(boards.iter().map(|b| b.path.clone()));
+        report.boards = boards;
+        diags.extend(found);
     }
     if let (Some(shop), true) = (opts.shop, opts.wants(Format::Png)) {
         if shop::Spec::of(shop).files == shop::Files::Png {
             let has_back = |id: &str| index_of(id, Side::Back).is_some();
             let path = shop::upload_list_path(out_dir, pack, shop);
-            let text = shop::upload_list(&defs, &has_back);
+            let text = shop::upload_list(&piles, &has_back);
             out::write_atomic_in(out_dir, &path, text.as_bytes()).map_err(|e| vec![io_diag(&path, &e)])?;
             report.written.push(path.clone());
             report.upload_list = Some(path);
@@ -454,7 +488,7 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
             None => tts::Urls::Local,
         };
         let faces = tts::Faces { trees: &trees, keys: &face_keys, index_of: &index_of };
-        match tts::write(pack, &defs, geom, &faces, out_dir, tts_back.as_deref(), &urls, &mut cache, opts.use_cache) {
+        match tts::write(pack, &piles, geom, &faces, out_dir, tts_back.as_deref(), &urls, &mut cache, opts.use_cache) {
             Ok(t) => {
                 report.written.extend(t.sheets.iter().cloned());
                 report.written.extend(t.saved_objects.iter().cloned());
@@ -523,8 +557,6 @@ fn io_diag(path: &Path, e: &std::io::Error) -> Diagnostic {
 
 /// What the PDF needs while the faces are being rendered.
 struct PdfJob<'a> {
-    grid: &'a Grid,
-    geom: Geometry,
     pages: &'a [sheet::PagePlan],
     setup: &'a PageSetup,
     title: &'a str,
@@ -564,7 +596,7 @@ fn run_jobs(
                     }
                     have.get(&i).cloned().flatten()
                 };
-                sheet::write_pdf(p.grid, p.geom, p.pages, &mut get, p.setup, p.title)
+                sheet::write_pdf(p.pages, &mut get, p.setup, p.title)
             })
         });
         let sender = &tx;
@@ -667,7 +699,7 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
     };
     if want_png && !png_fresh {
         let path = out_dir.join(&png_rel);
-        match raster::face_png(&tree, printer.geom, opts.dpi, guides) {
+        match raster::face_png(&tree, printer.geom_of(j.def), opts.dpi, guides) {
             Ok(bytes) => match out::write_atomic_in(&opts.out, &path, &bytes) {
                 Ok(()) => {
                     o.written.push(path);
@@ -689,79 +721,6 @@ fn run_job(printer: &Printer<'_>, j: &Job<'_>, opts: &PrintOptions, cache: &cach
         o.tree = Some(Arc::new(tree));
     }
     o
-}
-
-/// Pages of the PDF: copies per count; one-sided pieces first (with back pages when
-/// asked), then two-sided pieces with their backs on the following page.
-#[allow(clippy::type_complexity)]
-fn paginate(
-    defs: &[&Def],
-    grid: &Grid,
-    geom: Geometry,
-    backs: bool,
-    index_of: &(dyn Fn(&str, Side) -> Option<usize> + Sync),
-) -> (Vec<sheet::PagePlan>, Vec<Placement>, usize, usize) {
-    let mut one: Vec<(&Def, usize, Option<usize>)> = Vec::new();
-    let mut two: Vec<(&Def, usize, Option<usize>)> = Vec::new();
-    for d in defs {
-        let Some(front) = index_of(&d.def.id, Side::Front) else {
-            continue;
-        };
-        let back = index_of(&d.def.id, Side::Back);
-        let copies = usize::try_from(d.def.count).unwrap_or(0);
-        for _ in 0..copies {
-            if Printer::two_sided(d) {
-                two.push((d, front, back));
-            } else {
-                one.push((d, front, if backs { back } else { None }));
-            }
-        }
-    }
-    let mut pages = Vec::new();
-    let mut placements = Vec::new();
-    let (mut fronts, mut back_count) = (0, 0);
-    for (group, with_backs) in [(one, backs), (two, true)] {
-        for chunk in group.chunks(grid.per_page()) {
-            let page_no = pages.len() + 1;
-            let mut fp = sheet::PagePlan { side: Side::Front, slots: Vec::new() };
-            let mut bp = sheet::PagePlan { side: Side::Back, slots: Vec::new() };
-            for (slot, (d, f, b)) in chunk.iter().enumerate() {
-                fp.slots.push((slot, *f));
-                fronts += 1;
-                let (x, y) = grid.card_at(slot, Side::Front);
-                placements.push(Placement {
-                    page: page_no,
-                    side: "front",
-                    id: d.def.id.clone(),
-                    x_mm: x,
-                    y_mm: y,
-                    w_mm: geom.w,
-                    h_mm: geom.h,
-                });
-                if with_backs {
-                    if let Some(b) = b {
-                        bp.slots.push((slot, *b));
-                        back_count += 1;
-                        let (x, y) = grid.card_at(slot, Side::Back);
-                        placements.push(Placement {
-                            page: page_no + 1,
-                            side: "back",
-                            id: d.def.id.clone(),
-                            x_mm: x,
-                            y_mm: y,
-                            w_mm: geom.w,
-                            h_mm: geom.h,
-                        });
-                    }
-                }
-            }
-            pages.push(fp);
-            if with_backs {
-                pages.push(bp);
-            }
-        }
-    }
-    (pages, placements, fronts, back_count)
 }
 
 /// The SVG of one definition's front, and of its back when it has one of its own: what a

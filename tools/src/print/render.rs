@@ -93,7 +93,10 @@ pub struct Printer<'p> {
     pub pack: &'p Pack,
     pub templates: Arc<Templates>,
     pub icons: Arc<IconSet>,
+    /// The size of cards (tiles have their own: [`Printer::geom_of`]).
     pub geom: Geometry,
+    /// The side of a tile's square, in millimetres.
+    pub square_mm: f64,
     base_hash: u64,
     back_color: Rgb,
     back_ink: Rgb,
@@ -145,7 +148,8 @@ impl<'p> Printer<'p> {
         };
         let manifest_file = Path::new("content").join(pack.id()).join("pack.toml");
         for (kind, c) in &pack.manifest.colors {
-            if Rgb::parse(c).is_none() {
+            // A terrain's colour is checked with the terrains: it has no default.
+            if Rgb::parse(c).is_none() && !super::tiles::is_terrain(pack, kind) {
                 diags.push(
                     Diagnostic::warning(
                         "bad-color",
@@ -156,6 +160,7 @@ impl<'p> Printer<'p> {
                 );
             }
         }
+        diags.extend(super::tiles::check_terrains(pack));
         let mut carried = std::collections::BTreeSet::new();
         for d in &pack.defs {
             carried.extend(d.def.values.keys().map(String::as_str));
@@ -164,6 +169,9 @@ impl<'p> Printer<'p> {
             }
             if let Some(b) = &d.def.back {
                 carried.extend(b.values.keys().map(String::as_str));
+            }
+            for c in &d.def.cells {
+                carried.extend(c.values.keys().map(String::as_str));
             }
         }
         for v in &pack.manifest.print.hide_values {
@@ -197,7 +205,26 @@ impl<'p> Printer<'p> {
         let back_ink = m.colors.get("back-ink").and_then(|s| Rgb::parse(s)).unwrap_or(Rgb(0xe8, 0xd9, 0xb0));
         let packs = context::chain_names(pack);
         h.str(&format!("{packs:?}"));
-        Ok((Printer { pack, templates, icons, geom, base_hash: h.finish(), back_color, back_ink, packs }, diags))
+        let square_mm = m.print.tile_square();
+        Ok((
+            Printer { pack, templates, icons, geom, square_mm, base_hash: h.finish(), back_color, back_ink, packs },
+            diags,
+        ))
+    }
+
+    /// The game the pack belongs to (`{id, name, version}` of the pack at the root of its
+    /// `extends` chain), as templates see it under `game`.
+    pub fn game(&self) -> Value {
+        self.pack.chain.last().and_then(|id| self.packs.get(id)).cloned().unwrap_or(Value::Null)
+    }
+
+    /// The size a definition prints at: a tile's shape in squares, else the cards' size.
+    pub fn geom_of(&self, d: &Def) -> Geometry {
+        if super::tiles::is_tile(d) {
+            super::tiles::geometry(d, self.square_mm, self.geom.bleed)
+        } else {
+            self.geom
+        }
     }
 
     /// Whether a definition has a back of its own (stages on the back, or a `back` face).
@@ -213,6 +240,8 @@ impl<'p> Printer<'p> {
             return specific;
         }
         let name = match side {
+            Side::Front if super::tiles::is_tile(d) => "tile-front.svg",
+            Side::Back if super::tiles::is_tile(d) => "tile-back.svg",
             Side::Front if !d.def.stages.is_empty() => "stages-front.svg",
             Side::Front if d.kind == DefKind::Plaque => "plaque-front.svg",
             Side::Front if d.kind.is_character() => "character-front.svg",
@@ -232,6 +261,8 @@ impl<'p> Printer<'p> {
         h.u64(self.base_hash).str(side.as_str()).str(&self.template(d, side));
         h.str(&serde_json::to_string(&d.def).unwrap_or_default());
         h.str(d.kind.as_str());
+        let g = self.geom_of(d);
+        h.u64(g.w.to_bits()).u64(g.h.to_bits());
         for id in &d.def.cards {
             if let Some(x) = self.pack.get(id) {
                 h.str(&x.def.name);
@@ -285,13 +316,22 @@ impl<'p> Printer<'p> {
         let colors = Colors { band: kind_color(self.pack, &context::print_kind(d)) };
         let (color, color_dark, color_light) = colors.json();
         let m = &self.pack.manifest;
+        let tile = super::tiles::is_tile(d);
+        let geom = if tile { super::tiles::design(self.geom_of(d), self.square_mm) } else { self.geom.design() };
+        let tile = if tile {
+            let bleed = geom["bleed"].as_f64().unwrap_or(0.0);
+            super::tiles::tile_json(self.pack, d, &self.icons, bleed)
+        } else {
+            Value::Null
+        };
         json!({
             "pack": { "id": m.id, "name": m.name, "version": m.version, "description": m.description },
             // The game the pack belongs to: the pack at the root of its `extends` chain,
             // whose name the common back shows so that expansion cards shuffle in unseen.
-            "game": self.pack.chain.last().and_then(|id| self.packs.get(id)).cloned().unwrap_or(Value::Null),
-            "geom": self.geom.design(),
+            "game": self.game(),
+            "geom": geom,
             "card": card,
+            "tile": tile,
             "side": side.as_str(),
             "color": color,
             "color_dark": color_dark,

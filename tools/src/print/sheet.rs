@@ -320,11 +320,14 @@ impl Grid {
     }
 }
 
-/// One page: which side it shows, and which tree goes in which slot.
+/// One page: which side it shows, which tree goes in which slot, and the grid and size of
+/// the pieces on it (cards, or tiles of one shape).
 #[derive(Debug, Clone)]
 pub struct PagePlan {
     pub side: Side,
     pub slots: Vec<(usize, usize)>,
+    pub grid: Grid,
+    pub geom: Geometry,
 }
 
 /// A card placed on a page (for reports and tests), in millimetres from the top-left.
@@ -340,11 +343,10 @@ pub struct Placement {
     pub h_mm: f64,
 }
 
-/// Draw the pages. Slots name faces by index; `face(i)` hands over face `i` (waiting for
-/// it if need be), or `None` when it could not be rendered: its place stays empty.
+/// Draw the pages, each on its own grid. Slots name faces by index; `face(i)` hands over
+/// face `i` (waiting for it if need be), or `None` when it could not be rendered: its
+/// place stays empty.
 pub fn write_pdf(
-    grid: &Grid,
-    geom: Geometry,
     pages: &[PagePlan],
     face: &mut dyn FnMut(usize) -> Option<std::sync::Arc<usvg::Tree>>,
     setup: &PageSetup,
@@ -360,20 +362,21 @@ pub fn write_pdf(
         ..SerializeSettings::default()
     };
     let mut doc = Document::new_with(settings);
-    let (pw, ph) = grid.paper_mm;
-    let mut page_size = PageSettings::from_wh(pt(pw), pt(ph)).ok_or("bad page size")?;
-    if one_card {
-        // The picture runs to the page's edge (the BleedBox); the shop cuts at the TrimBox.
-        let b = grid.bleed_mm;
-        let trim = krilla::geom::Rect::from_xywh(pt(b), pt(b), pt(geom.w), pt(geom.h)).ok_or("bad trim box")?;
-        let bleed = krilla::geom::Rect::from_xywh(0.0, 0.0, pt(pw), pt(ph)).ok_or("bad bleed box")?;
-        page_size = page_size.with_trim_box(Some(trim)).with_bleed_box(Some(bleed));
-    }
-    let (fw, fh) = geom.full();
-    let cell = Size::from_wh(pt(fw), pt(fh)).ok_or("bad card size")?;
-    let b = geom.bleed;
     for page in pages {
-        let mut p = doc.start_page_with(page_size.clone());
+        let (grid, geom) = (&page.grid, page.geom);
+        let (pw, ph) = grid.paper_mm;
+        let mut page_size = PageSettings::from_wh(pt(pw), pt(ph)).ok_or("bad page size")?;
+        if one_card {
+            // The picture runs to the page's edge (the BleedBox); the shop cuts at the TrimBox.
+            let b = grid.bleed_mm;
+            let trim = krilla::geom::Rect::from_xywh(pt(b), pt(b), pt(geom.w), pt(geom.h)).ok_or("bad trim box")?;
+            let bleed = krilla::geom::Rect::from_xywh(0.0, 0.0, pt(pw), pt(ph)).ok_or("bad bleed box")?;
+            page_size = page_size.with_trim_box(Some(trim)).with_bleed_box(Some(bleed));
+        }
+        let (fw, fh) = geom.full();
+        let cell = Size::from_wh(pt(fw), pt(fh)).ok_or("bad card size")?;
+        let b = geom.bleed;
+        let mut p = doc.start_page_with(page_size);
         let mut s = p.surface();
         for &(slot, i) in &page.slots {
             let Some(tree) = face(i) else { continue };
@@ -407,6 +410,23 @@ pub fn write_pdf(
         if setup.guides {
             draw_guides(&mut s, grid, geom, page, setup.safe_mm)?;
         }
+        s.finish();
+        p.finish();
+    }
+    doc.set_metadata(krilla::metadata::Metadata::new().title(title.to_string()).creator("crown print".to_string()));
+    doc.finish().map_err(|e| format!("{e:?}"))
+}
+
+/// A PDF of whole pages, each a tree drawn over a page of its size in millimetres (the
+/// board sheets).
+pub fn write_pages(pages: &[((f64, f64), std::sync::Arc<usvg::Tree>)], title: &str) -> Result<Vec<u8>, String> {
+    let settings = SerializeSettings { enable_tagging: false, xmp_metadata: false, ..SerializeSettings::default() };
+    let mut doc = Document::new_with(settings);
+    for ((w, h), tree) in pages {
+        let size = PageSettings::from_wh(pt(*w), pt(*h)).ok_or("bad page size")?;
+        let mut p = doc.start_page_with(size);
+        let mut s = p.surface();
+        s.draw_svg(tree, Size::from_wh(pt(*w), pt(*h)).ok_or("bad page size")?, SvgSettings::default());
         s.finish();
         p.finish();
     }

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crown_engine::content::model::Shop;
-use crown_engine::content::{Def, Pack};
+use crown_engine::content::Pack;
 use crown_engine::diag::Diagnostic;
 
 use super::render::Geometry;
@@ -178,21 +178,15 @@ fn cell(s: &str) -> String {
 }
 
 /// The upload list of a shop taking one image per face: a row per definition with its
-/// deck, id, name, copies, and the front and back images to upload (paths from the output
+/// deck (its pile: `cards`..., `tiles`), id, name, copies, and the front and back images to upload (paths from the output
 /// folder), in print order. The shop's deck editor takes each front with its count.
-pub fn upload_list(defs: &[&Def], has_back: &dyn Fn(&str) -> bool) -> String {
+pub fn upload_list(piles: &[super::tiles::Pile<'_>], has_back: &dyn Fn(&str) -> bool) -> String {
     let mut out = String::from("deck,id,name,count,front,back\n");
-    for d in defs {
+    for (pile, d) in piles.iter().flat_map(|p| p.defs.iter().map(move |d| (p, d))) {
         let id = &d.def.id;
         let back = if has_back(id) { format!("png/{id}.back.png") } else { String::new() };
-        let row = [
-            format!("{}s", d.kind.as_str()),
-            id.clone(),
-            d.def.name.clone(),
-            d.def.count.to_string(),
-            format!("png/{id}.png"),
-            back,
-        ];
+        let row =
+            [pile.name.clone(), id.clone(), d.def.name.clone(), d.def.count.to_string(), format!("png/{id}.png"), back];
         out.push_str(&row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(","));
         out.push('\n');
     }

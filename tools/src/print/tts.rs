@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use crown_engine::content::{Def, DefKind, Pack};
+use crown_engine::content::{Def, Pack};
 use crown_engine::diag::Diagnostic;
 use rayon::prelude::*;
 use resvg::tiny_skia::Pixmap;
@@ -57,8 +57,14 @@ struct Manifest<'a> {
 
 #[derive(Serialize)]
 struct DeckSummary {
-    /// `cards`, `plaques`, `nobles` or `leaders`.
+    /// `cards`, `plaques`, `nobles`, `leaders`, or `tiles` (`tiles-2x1`... for tiles of
+    /// several shapes).
     deck: String,
+    /// The size of its pieces (cut), and of each slot of its sheets.
+    size_mm: (f64, f64),
+    cell_px: (u32, u32),
+    /// The back every piece of the deck shares (its own, for tiles).
+    back: String,
     /// The saved object to drop into Tabletop Simulator.
     saved_object: String,
     /// Copies in the deck, every count added up.
@@ -232,21 +238,28 @@ pub struct Faces<'a> {
     pub index_of: &'a (dyn Fn(&str, Side) -> Option<usize> + Sync),
 }
 
-/// One image to write: each slot a face, or `None` for the plain back colour.
+/// A face drawn at a slot's size: its index and the size in pixels.
+type Cell = (usize, (u32, u32));
+
+/// One image to write: each slot a face, or `None` for the plain back colour, drawn at
+/// `cell` pixels from faces of size `geom`.
 struct Image {
     path: std::path::PathBuf,
     slots: Vec<Option<usize>>,
     cols: usize,
     rows: usize,
+    cell: (u32, u32),
+    geom: Geometry,
 }
 
-/// The deck sheets of every kind of piece, their manifest and one saved object per
-/// deck. `back_of` names the definition whose generic back is the common back. A sheet
-/// whose faces are those it was made from (the print cache says so) is kept as it is.
+/// The deck sheets of every pile of pieces, their manifest and one saved object per
+/// deck. `back_of` names the definition whose generic back is the cards' common back
+/// (`geom` their size); a pile of tiles has the back of its first tile. A sheet whose
+/// faces are those it was made from (the print cache says so) is kept as it is.
 #[allow(clippy::too_many_arguments)]
 pub fn write(
     pack: &Pack,
-    defs: &[&Def],
+    piles: &[super::tiles::Pile<'_>],
     geom: Geometry,
     faces: &Faces<'_>,
     out_dir: &Path,
@@ -259,28 +272,38 @@ pub fn write(
     let dir = out_dir.join("tts");
     let cell = raster::tts_cell(geom);
     let err = |e: String| Diagnostic::error("tts-error", format!("deck sheets: {e}"));
-    let with_front: Vec<&Def> =
-        defs.iter().copied().filter(|d| index_of(&d.def.id, Side::Front).is_some_and(|t| trees[t].is_some())).collect();
-    let back_tree = back_of.and_then(|id| index_of(id, Side::Back)).filter(|t| trees[*t].is_some());
-    let back_path = dir.join("back.png");
+    let has_front = |d: &&Def| index_of(&d.def.id, Side::Front).is_some_and(|t| trees[t].is_some());
+    let card_back = back_of.and_then(|id| index_of(id, Side::Back)).filter(|t| trees[*t].is_some());
+    let card_back_path = dir.join("back.png");
     // Sheets to compose and encode, all at once on the thread pool once they are known.
-    let mut images: Vec<Image> = vec![Image { path: back_path.clone(), slots: vec![back_tree], cols: 1, rows: 1 }];
-    let back_url = urls.of(&back_path);
+    let mut images: Vec<Image> =
+        vec![Image { path: card_back_path.clone(), slots: vec![card_back], cols: 1, rows: 1, cell, geom }];
     let mut sheets = Vec::new();
     let mut decks = Vec::new();
     let mut files = Vec::new();
     let mut saved_objects = Vec::new();
-    let scale = (geom.w.min(geom.h) / 63.0 * 100.0).round() / 100.0;
     let mut used_keys = std::collections::BTreeSet::new();
-    // One deck (a run of sheets) per kind of definition: cards, plaques, nobles, leaders.
-    for (deck_no, kind) in DefKind::ALL.into_iter().enumerate() {
+    // One deck (a run of sheets) per pile: cards, plaques, nobles, leaders, tiles.
+    for (deck_no, pile) in piles.iter().enumerate() {
         // One slot per distinct face; the copies repeat its CardID.
-        let faces_of_kind: Vec<&Def> = with_front.iter().copied().filter(|d| d.kind == kind).collect();
+        let faces_of_kind: Vec<&Def> = pile.defs.iter().copied().filter(has_front).collect();
         if faces_of_kind.is_empty() {
             continue;
         }
+        let (geom, deck) = (pile.geom, pile.name.clone());
+        let cell = raster::tts_cell(geom);
+        let scale = (geom.w.min(geom.h) / 63.0 * 100.0).round() / 100.0;
+        // Tiles have a back of their own shape: their first tile's.
+        let (back_tree, back_path) = if pile.tiles {
+            let t = index_of(&pile.defs[0].def.id, Side::Back).filter(|t| trees[*t].is_some());
+            let path = dir.join(format!("{}-{deck}-back.png", pack.id()));
+            images.push(Image { path: path.clone(), slots: vec![t], cols: 1, rows: 1, cell, geom });
+            (t, path)
+        } else {
+            (card_back, card_back_path.clone())
+        };
+        let back_url = urls.of(&back_path);
         let copies: usize = faces_of_kind.iter().map(|d| usize::try_from(d.def.count).unwrap_or(0)).sum();
-        let deck = format!("{}s", kind.as_str());
         let mut custom = serde_json::Map::new();
         let mut deck_ids = Vec::new();
         let mut contained = Vec::new();
@@ -294,7 +317,7 @@ pub fn write(
             let image = format!("{}-{deck}-{}.png", pack.id(), n + 1);
             let path = dir.join(&image);
             let face_url = urls.of(&path);
-            images.push(Image { path, slots: fronts, cols, rows });
+            images.push(Image { path, slots: fronts, cols, rows, cell, geom });
             let mut backs = None;
             let mut sheet_back_url = back_url.clone();
             if chunk.iter().any(|d| Printer::two_sided(d)) {
@@ -308,7 +331,7 @@ pub fn write(
                 let name = format!("{}-{deck}-{}-backs.png", pack.id(), n + 1);
                 let path = dir.join(&name);
                 sheet_back_url = urls.of(&path);
-                images.push(Image { path, slots: back_cells, cols, rows });
+                images.push(Image { path, slots: back_cells, cols, rows, cell, geom });
                 backs = Some(name);
             }
             let key = deck_key(pack.id(), &deck, n, &mut used_keys);
@@ -405,10 +428,15 @@ pub fn write(
                 slots: vec![t],
                 cols: 1,
                 rows: 1,
+                cell,
+                geom,
             });
         }
         decks.push(DeckSummary {
             deck,
+            size_mm: (geom.w, geom.h),
+            cell_px: cell,
+            back: back_path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default(),
             saved_object: name,
             cards: copies,
             faces: faces_of_kind.len(),
@@ -423,7 +451,7 @@ pub fn write(
         .iter()
         .map(|im| {
             let mut h = util::Hasher::default();
-            h.u64(u64::from(cell.0)).u64(u64::from(cell.1)).u64(im.cols as u64).u64(im.rows as u64);
+            h.u64(u64::from(im.cell.0)).u64(u64::from(im.cell.1)).u64(im.cols as u64).u64(im.rows as u64);
             let mut clean = true;
             for s in &im.slots {
                 let (k, c) = s.map_or((0, true), |t| faces.keys[t]);
@@ -438,30 +466,35 @@ pub fn write(
         .zip(&keyed)
         .map(|(im, (k, clean))| !(use_cache && *clean && cache.fresh(&rel(&im.path), *k)))
         .collect();
-    let mut wanted: Vec<usize> =
-        images.iter().zip(&stale).filter(|(_, s)| **s).flat_map(|(im, _)| im.slots.iter().flatten().copied()).collect();
-    wanted.sort_unstable();
-    wanted.dedup();
-    let cells: BTreeMap<usize, Pixmap> = wanted
+    // Each face at the size of the slots it fills (a face fills slots of one size).
+    let mut wanted: BTreeMap<Cell, Geometry> = BTreeMap::new();
+    for im in images.iter().zip(&stale).filter(|(_, s)| **s).map(|(im, _)| im) {
+        for &t in im.slots.iter().flatten() {
+            wanted.insert((t, im.cell), im.geom);
+        }
+    }
+    let wanted: Vec<(Cell, Geometry)> = wanted.into_iter().collect();
+    let cells: BTreeMap<Cell, Pixmap> = wanted
         .par_iter()
-        .map(|&t| {
+        .map(|&((t, cell), geom)| {
             let tree = trees[t].as_ref().expect("a rendered face");
-            raster::rasterize(tree, cell.0, cell.1, Some(()), geom).map(|pm| (t, pm))
+            raster::rasterize(tree, cell.0, cell.1, Some(()), geom).map(|pm| ((t, cell), pm))
         })
         .collect::<Result<_, _>>()
         .map_err(err)?;
-    let blank = {
+    let blank = |cell: (u32, u32)| {
         let mut pm = Pixmap::new(cell.0, cell.1).ok_or_else(|| err("bad cell size".into()))?;
         pm.fill(resvg::tiny_skia::Color::from_rgba8(0x2b, 0x2f, 0x3a, 255));
-        pm
+        Ok::<Pixmap, Diagnostic>(pm)
     };
     images
         .par_iter()
         .zip(&stale)
         .filter(|(_, s)| **s)
         .map(|(im, _)| {
-            let slots: Vec<&Pixmap> = im.slots.iter().map(|s| s.map_or(&blank, |t| &cells[&t])).collect();
-            let bytes = raster::compose(&slots, im.cols, im.rows, cell).map_err(err)?;
+            let plain = blank(im.cell)?;
+            let slots: Vec<&Pixmap> = im.slots.iter().map(|s| s.map_or(&plain, |t| &cells[&(t, im.cell)])).collect();
+            let bytes = raster::compose(&slots, im.cols, im.rows, im.cell).map_err(err)?;
             out::write_atomic_in(out_dir, &im.path, &bytes).map_err(|e| io_diag(&im.path, &e))
         })
         .collect::<Result<Vec<()>, Diagnostic>>()?;
