@@ -66,7 +66,10 @@ impl Lower<'_> {
             Stmt::Noop(..) => Box::new(|_| Ok(Dynamic::UNIT)),
             Stmt::Expr(e) => {
                 let e = self.expr(e)?;
-                Box::new(move |rt| e(rt).map(Dynamic::flatten))
+                return Some(Box::new(move |rt| {
+                    rt.track(pos)?;
+                    e(rt).map(Dynamic::flatten)
+                }));
             }
             Stmt::Block(b) => {
                 if b.is_empty() {
@@ -75,7 +78,9 @@ impl Lower<'_> {
                     self.block(b.statements(), true)?
                 }
             }
-            Stmt::FnCall(x, p) => self.fn_call(x, *p)?,
+            // Calls and expressions count their statement's operation themselves (one
+            // closure less a node).
+            Stmt::FnCall(x, p) => return self.fn_call(x, *p, Some(pos)),
             Stmt::Assignment(x) => self.assignment(&x.0, &x.1.lhs, &x.1.rhs)?,
             Stmt::Var(x, options, p) => {
                 let (name, e, index) = &**x;
@@ -88,7 +93,8 @@ impl Lower<'_> {
                 if index.is_none() {
                     self.names.push(name.name.clone());
                 }
-                Box::new(move |rt| {
+                return Some(Box::new(move |rt| {
+                    rt.track(pos)?;
                     if index.is_none() && rt.scope_len() >= crate::script::LIMITS.variables {
                         return Err(Ctl::Err(EvalAltResult::ErrorTooManyVariables(p).into()));
                     }
@@ -98,7 +104,7 @@ impl Lower<'_> {
                         None => rt.stack.push(v),
                     }
                     Ok(Dynamic::UNIT)
-                })
+                }));
             }
             Stmt::If(x, ..) => {
                 let cond_pos = x.expr.position();
@@ -111,14 +117,15 @@ impl Lower<'_> {
                 if !x.branch.is_empty() && other.is_none() {
                     return None;
                 }
-                Box::new(move |rt| {
+                return Some(Box::new(move |rt| {
+                    rt.track(pos)?;
                     let c = cond(rt)?;
                     let c = bool_of(rt.engine, &c, cond_pos)?;
                     match (c, &then, &other) {
                         (true, Some(b), _) | (false, _, Some(b)) => b(rt),
                         _ => Ok(Dynamic::UNIT),
                     }
-                })
+                }));
             }
             Stmt::Switch(x, ..) => self.switch(&x.0, &x.1)?,
             Stmt::While(x, ..) if matches!(x.expr, Expr::Unit(..) | Expr::BoolConstant(true, ..)) => {
@@ -371,12 +378,16 @@ impl Lower<'_> {
             }));
         }
         let body: Code = match e {
-            Expr::FnCall(x, p) => self.fn_call(x, *p)?,
+            // Calls and variables count their operation themselves (one closure less).
+            Expr::FnCall(x, p) => return self.fn_call(x, *p, Some(pos)),
             Expr::Variable(x, ..) => {
                 let Some(slot) = self.slot_of(&x.1) else {
                     unsupported!(self, "the variable `{}` outside its function", x.1)
                 };
-                Box::new(move |rt| Ok(rt.slot(slot).clone()))
+                return Some(Box::new(move |rt| {
+                    rt.track(pos)?;
+                    Ok(rt.slot(slot).clone())
+                }));
             }
             Expr::ThisPtr(p) => {
                 let p = *p;
@@ -492,7 +503,9 @@ impl Lower<'_> {
 
     /// A function call (not a method call): operators, the syntax functions, script
     /// functions, then native ones.
-    pub(crate) fn fn_call(&mut self, x: &FnCallExpr, pos: Position) -> Option<Code> {
+    /// `track`: the position the node counts its operation at, when the call is a whole
+    /// statement or expression (the interpreter counts one before evaluating it).
+    pub(crate) fn fn_call(&mut self, x: &FnCallExpr, pos: Position, track: Option<Position>) -> Option<Code> {
         if x.capture_parent_scope {
             unsupported!(self, "a call capturing its caller's scope");
         }
@@ -501,6 +514,9 @@ impl Lower<'_> {
                 let a = self.arg(&x.args[0])?;
                 let site = Site::new(super::host_table(), x.name.clone(), 1, pos);
                 return Some(Box::new(move |rt| {
+                    if let Some(t) = track {
+                        rt.track(t)?;
+                    }
                     let mut v = a(rt)?.flatten();
                     if matches!(op, Token::Bang) {
                         if let Ok(b) = v.as_bool() {
@@ -525,6 +541,9 @@ impl Lower<'_> {
                 let r = self.arg(&x.args[1])?;
                 let site = Site::new(super::host_table(), x.name.clone(), 2, pos);
                 return Some(Box::new(move |rt| {
+                    if let Some(t) = track {
+                        rt.track(t)?;
+                    }
                     let mut lhs = l(rt)?.flatten();
                     let mut rhs = r(rt)?.flatten();
                     if !lhs.is_variant() && !rhs.is_variant() {
@@ -557,6 +576,9 @@ impl Lower<'_> {
                 let a = self.arg(&x.args[0])?;
                 let apos = x.args[0].start_position();
                 return Some(Box::new(move |rt| {
+                    if let Some(t) = track {
+                        rt.track(t)?;
+                    }
                     let v = a(rt)?;
                     let s = v.into_immutable_string().map_err(|t| Ctl::Err(mismatch(rt.engine, "string", t, apos)))?;
                     FnPtr::try_from(s).map(Dynamic::from).map_err(|e| Ctl::Err(fill(e, apos)))
@@ -587,6 +609,9 @@ impl Lower<'_> {
         let name = x.name.clone();
         let type_of = name.as_str() == "type_of" && n == 1;
         Some(Box::new(move |rt| {
+            if let Some(t) = track {
+                rt.track(t)?;
+            }
             // `f(this, ..)` with no `this` evaluates `this` as an argument (an error).
             let by_ref = match by_ref {
                 Some((Place::This(p), _)) if rt.this.is_none() => {
@@ -609,11 +634,9 @@ impl Lower<'_> {
                 return Ok(super::call_script(rt, i, values.into_iter().collect(), pos)?);
             }
             if let Some((place, _)) = by_ref {
-                let first = rt.read(place)?;
-                if first.is_read_only() || first.is_shared() {
-                    values.insert(0, first.flatten());
+                if rt.peek(place)?.is_read_only() || rt.peek(place)?.is_shared() {
+                    values.insert(0, rt.read(place)?.flatten());
                 } else {
-                    drop(first);
                     let mut first = rt.take(place)?;
                     let r = {
                         let mut args: rhai::FnArgsVec<&mut Dynamic> = rhai::FnArgsVec::new();

@@ -110,6 +110,14 @@ impl Rt {
         }
     }
 
+    /// The value of a variable place, looked at where it is.
+    pub fn peek(&self, place: Place) -> Result<&Dynamic, Ctl> {
+        match place {
+            Place::Slot(i) => Ok(&self.stack[self.base + i]),
+            Place::This(pos) => self.this.as_ref().ok_or_else(|| Ctl::Err(EvalAltResult::ErrorUnboundThis(pos).into())),
+        }
+    }
+
     /// A copy of the value of a variable place.
     pub fn read(&mut self, place: Place) -> Result<Dynamic, Ctl> {
         match place {
