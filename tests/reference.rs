@@ -101,6 +101,14 @@ fn headings(html: &str, level: u8) -> Vec<String> {
     out
 }
 
+/// A tile's entry shows its squares, each with its terrain and values.
+#[test]
+fn a_tiles_entry_shows_its_squares() {
+    let pack = load(&repo_project().root, "crownfields");
+    let md = String::from_utf8(render(&pack, ReferenceFormat::Md)).unwrap();
+    assert!(md.contains("### Tile 48") && md.contains("Squares: Mine (Crowns 3), Field"), "{md}");
+}
+
 #[test]
 fn every_shipped_pack_has_a_rules_reference_in_html_markdown_and_pdf() {
     let root = repo_project().root;
