@@ -512,13 +512,13 @@ fn the_checker_catches_a_wrong_score_a_wrong_tile_and_a_wrong_seed() {
         total.parse::<i64>().unwrap() + 1,
         regions.parse::<i64>().unwrap() + 1
     );
-    let e = check(&edit(&first_score, &bumped), &pack).err().expect("a wrong score is caught");
+    let e = check(&edit(&first_score, &bumped), &pack).expect_err("a wrong score is caught");
     assert!(e.contains("regions should be"), "{e}");
 
     // A tile turned where it touches nothing of its own: its first square far from the keep.
     let lay = text.lines().find(|l| l.starts_with("lay ")).unwrap().to_string();
     let (front, _) = lay.split_once(" at ").unwrap();
-    let e = check(&edit(&lay, &format!("{front} at a1, facing north")), &pack).err().expect("a bad tile is caught");
+    let e = check(&edit(&lay, &format!("{front} at a1, facing north")), &pack).expect_err("a bad tile is caught");
     assert!(e.contains("span") || e.contains("touches"), "{e}");
 
     // A seed more on a tile taken.
@@ -528,12 +528,12 @@ fn the_checker_catches_a_wrong_score_a_wrong_tile_and_a_wrong_seed() {
         &format!("seeds {},", score_seeds.parse::<i64>().unwrap() + 1),
         1,
     );
-    let e = check(&edit(&first_score, &more), &pack).err().expect("a wrong seed count is caught");
+    let e = check(&edit(&first_score, &more), &pack).expect_err("a wrong seed count is caught");
     assert!(e.contains("seeds should be"), "{e}");
 
     // A seed too many marked on a tile of the row.
     let mark = text.lines().find(|l| l.starts_with("mark ") && l.ends_with("seeds 0 -> 1")).unwrap().to_string();
-    let e = check(&edit(&mark, &mark.replace("0 -> 1", "0 -> 2")), &pack).err().expect("a wrong mark is caught");
+    let e = check(&edit(&mark, &mark.replace("0 -> 1", "0 -> 2")), &pack).expect_err("a wrong mark is caught");
     assert!(e.contains("shows 2 seeds, not 1"), "{e}");
 }
 
