@@ -309,18 +309,25 @@ fn every_shipped_pack_accepts_a_changed_card_value_in_one_bless() {
     edit("content/the-last-kingdom/cards/round-1.toml", "id = \"raiding-party\"", "add-danes = 2", "add-danes = 3");
     edit("content/kingdom-legacy/cards/01-kingdom.toml", "id = \"villager\"", "coin = 1", "coin = 2");
     edit("content/kingdoms-in-conflict/cards/units.toml", "id = \"pawn\"", "haste = 2", "haste = 3");
+    edit("content/crownfields/cards/tiles.toml", "id = \"tile-48\"", "crowns = 3", "crowns = 2");
     let out = crown_out(&root, &["test"]);
     for named in [
         "pikemen: values.attack 1 -> 2",
         "raiding-party: values.add-danes 2 -> 3",
         "villager: stages[0].values.coin 1 -> 2",
         "pawn: values.haste 2 -> 3",
+        "tile-48: cells[0].values.crowns 3 -> 2",
     ] {
         assert!(out.contains(named), "`{named}` not named:\n{out}");
     }
-    for pack in
-        ["take-the-kingdom", "the-last-kingdom", "kingdom-legacy", "kingdom-legacy-saltroad", "kingdoms-in-conflict"]
-    {
+    for pack in [
+        "take-the-kingdom",
+        "the-last-kingdom",
+        "kingdom-legacy",
+        "kingdom-legacy-saltroad",
+        "kingdoms-in-conflict",
+        "crownfields",
+    ] {
         assert!(out.contains(&format!("CHANGED {pack}/")), "no {pack} game changed:\n{out}");
     }
     assert_eq!(crown(&["--project", &root, "test"]), 1);

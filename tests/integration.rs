@@ -13,6 +13,7 @@ static GLOBAL: crown_alloc::Counting<std::alloc::System> = crown_alloc::Counting
 
 mod campaign;
 mod cli;
+mod crownfields;
 mod hardening;
 mod invalid;
 mod kic;

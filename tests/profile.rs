@@ -67,7 +67,7 @@ fn profiled_games_play_the_same_and_time_goes_to_the_defining_script() {
 #[test]
 fn crown_profile_runs_on_every_shipped_pack() {
     let root = repo_project().root.display().to_string();
-    for pack in ["take-the-kingdom", "the-last-kingdom", "kingdoms-in-conflict", "kingdom-legacy"] {
+    for pack in ["take-the-kingdom", "the-last-kingdom", "kingdoms-in-conflict", "kingdom-legacy", "crownfields"] {
         let games = if pack == "kingdom-legacy" { "1" } else { "3" };
         assert_eq!(crown(&["--project", &root, "profile", pack, "--games", games, "--top", "3"]), 0, "{pack}");
     }

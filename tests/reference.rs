@@ -14,8 +14,14 @@ use crown_tools::print::{self, Paper, ReferenceFormat};
 use crate::common::{crown_bin, edit_after, project_copy, repo_project};
 
 /// Every shipped pack, the expansion included.
-const PACKS: &[&str] =
-    &["take-the-kingdom", "the-last-kingdom", "kingdom-legacy", "kingdom-legacy-saltroad", "kingdoms-in-conflict"];
+const PACKS: &[&str] = &[
+    "take-the-kingdom",
+    "the-last-kingdom",
+    "kingdom-legacy",
+    "kingdom-legacy-saltroad",
+    "kingdoms-in-conflict",
+    "crownfields",
+];
 
 fn load(root: &Path, id: &str) -> Pack {
     let loaded = load_pack(&Project::new(root), id, LoadOptions { compile_scripts: false });
@@ -93,6 +99,14 @@ fn headings(html: &str, level: u8) -> Vec<String> {
         rest = &after[end..];
     }
     out
+}
+
+/// A tile's entry shows its squares, each with its terrain and values.
+#[test]
+fn a_tiles_entry_shows_its_squares() {
+    let pack = load(&repo_project().root, "crownfields");
+    let md = String::from_utf8(render(&pack, ReferenceFormat::Md)).unwrap();
+    assert!(md.contains("### Tile 48") && md.contains("Squares: Mine (Crowns 3), Field"), "{md}");
 }
 
 #[test]

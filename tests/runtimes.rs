@@ -23,13 +23,14 @@ fn sim_on(runtime: &str, args: &[&str]) -> String {
 
 #[test]
 fn simulations_agree_under_both_runtimes() {
-    let runs: [(&str, &[&str]); 6] = [
+    let runs: [(&str, &[&str]); 7] = [
         ("take-the-kingdom", &["--games", "60", "--players", "4", "--seed", "11"]),
         ("take-the-kingdom", &["--games", "12", "--players", "2", "--agents", "greedy", "--seed", "12"]),
         ("the-last-kingdom", &["--games", "40", "--players", "3", "--agents", "greedy,random", "--seed", "13"]),
         ("kingdoms-in-conflict", &["--games", "30", "--agents", "greedy,random", "--seed", "14"]),
         ("kingdom-legacy", &["--games", "3", "--agents", "greedy", "--seed", "15"]),
         ("kingdom-legacy-saltroad", &["--games", "3", "--seed", "16"]),
+        ("crownfields", &["--games", "8", "--players", "3", "--agents", "greedy,random", "--seed", "17"]),
     ];
     for (pack, args) in runs {
         let mut a = vec![pack];
@@ -54,9 +55,14 @@ fn simulations_agree_under_both_runtimes() {
 fn every_shipped_function_is_compiled() {
     let project = repo_project();
     let mut left = Vec::new();
-    for pack in
-        ["take-the-kingdom", "the-last-kingdom", "kingdoms-in-conflict", "kingdom-legacy", "kingdom-legacy-saltroad"]
-    {
+    for pack in [
+        "take-the-kingdom",
+        "the-last-kingdom",
+        "kingdoms-in-conflict",
+        "kingdom-legacy",
+        "kingdom-legacy-saltroad",
+        "crownfields",
+    ] {
         let p = load_pack(&project, pack).unwrap_or_else(|e| panic!("{pack}: {e}"));
         for s in &p.scripts {
             for (f, why) in crown_engine::script::compiled::not_compiled(&s.ast) {

@@ -30,6 +30,7 @@ fn the_search_bot_plays_every_pack_to_an_end_and_the_same_way_twice() {
         ("take-the-kingdom", &["search:3:2", "random", "random"][..], true),
         ("the-last-kingdom", &["search:2:1", "random"][..], false),
         ("kingdoms-in-conflict", &["search:2:2:random", "random"][..], false),
+        ("crownfields", &["search:2:2:random", "random"][..], false),
         ("kingdom-legacy/prologue", &["search:1:1"][..], false),
     ] {
         let start = std::time::Instant::now();

@@ -35,7 +35,9 @@ fn sum(v: &Value, key: &str) -> u64 {
 
 #[test]
 fn outcome_rows_sum_to_the_games() {
-    for (pack, players) in [("take-the-kingdom", "4"), ("kingdoms-in-conflict", "2"), ("the-last-kingdom", "3")] {
+    for (pack, players) in
+        [("take-the-kingdom", "4"), ("kingdoms-in-conflict", "2"), ("the-last-kingdom", "3"), ("crownfields", "3")]
+    {
         let v = sim_json(&[pack, "--games", "12", "--players", players, "--seed", "3"]);
         let rows = &v["outcomes"];
         assert_eq!(rows.as_array().unwrap().len(), v["players"].as_u64().unwrap() as usize + 4, "{pack}");
@@ -530,7 +532,7 @@ fn transcripts_are_kept_and_replay() {
 /// every shipped pack states at least three.
 #[test]
 fn invariants_are_checked_in_a_simulation() {
-    for pack in ["take-the-kingdom", "the-last-kingdom", "kingdoms-in-conflict", "kingdom-legacy"] {
+    for pack in ["take-the-kingdom", "the-last-kingdom", "kingdoms-in-conflict", "kingdom-legacy", "crownfields"] {
         let games = if pack == "kingdom-legacy" { "2" } else { "6" };
         let (code, _, err) = sim(&[pack, "--games", games, "--invariants"]);
         assert_eq!(code, 0, "{pack}: {err}");

@@ -498,6 +498,12 @@ fn export_csv_writes_lists_that_load_back_unchanged() {
         1
     );
     assert!(!out.exists());
+    // So do tiles (Crownfields): their cells would be lost.
+    let dir = copy_of_shipped(&["crownfields"]);
+    let root = dir.path().to_str().unwrap();
+    let out = dir.path().join("tiles.csv");
+    assert_eq!(crown(&["--project", root, "export", "csv", "crownfields", "--out", out.to_str().unwrap()]), 1);
+    assert!(!out.exists());
 }
 
 #[test]

@@ -428,6 +428,17 @@ fn kingdom_legacy_at_the_terminal() {
 }
 
 #[test]
+fn crownfields_at_the_terminal() {
+    let s = sit("crownfields", None, 3, &["greedy", "random"], &keystrokes(200));
+    s.assert_all("crownfields");
+    assert!(s.bot_decisions() > 20);
+    // Before each decision the row and every realm, square by square, the person's first.
+    assert!(s.shown.contains("The row, left to right: Tile "), "{}", tail(&s.shown));
+    assert!(s.shown.contains("Your realm:\n") && s.shown.contains("P2's realm (seeds "), "{}", tail(&s.shown));
+    assert!(s.shown.lines().any(|l| l.contains("keep")), "{}", tail(&s.shown));
+}
+
+#[test]
 fn kingdoms_in_conflict_at_the_terminal() {
     let s = sit("kingdoms-in-conflict", None, 1, &["greedy"], &keystrokes(400));
     s.assert_all("kingdoms-in-conflict");
@@ -512,9 +523,14 @@ fn log_levels() {
 fn numbers_agree_with_their_nouns() {
     let project = repo_project();
     let mut found = Vec::new();
-    for id in
-        ["take-the-kingdom", "the-last-kingdom", "kingdoms-in-conflict", "kingdom-legacy", "kingdom-legacy-saltroad"]
-    {
+    for id in [
+        "take-the-kingdom",
+        "the-last-kingdom",
+        "kingdoms-in-conflict",
+        "kingdom-legacy",
+        "kingdom-legacy-saltroad",
+        "crownfields",
+    ] {
         let pack = load_pack(&project, id).unwrap_or_else(|e| panic!("{id}: {e}"));
         let mut wrong: Vec<String> =
             ["players", "cards", "tokens", "turns", "rounds", "points"].iter().map(|w| format!("1 {w}")).collect();

@@ -259,6 +259,11 @@ fn column(header: &str) -> Result<Column, String> {
         if h == "stages" || h.starts_with("stages.") || h.starts_with("stage.") {
             return Err("multi-stage cards cannot be kept in a spreadsheet: keep them in a .toml file".into());
         }
+        if h == "cells" || h.starts_with("cells.") || h.starts_with("cell.") {
+            return Err(
+                "tiles (definitions with cells) cannot be kept in a spreadsheet: keep them in a .toml file".into()
+            );
+        }
         let mut known: Vec<String> = FIELDS.iter().map(|(f, _)| f.to_string()).collect();
         known.extend(["back.name", "back.text"].map(String::from));
         let near = did_you_mean(h, known.iter().map(String::as_str)).map(|n| format!(" (did you mean `{n}`?)"));
@@ -544,15 +549,19 @@ pub fn numeric_column(header: &str) -> bool {
 pub fn to_rows(defs: &[&crate::content::model::Definition]) -> Result<Vec<Vec<String>>, Vec<String>> {
     use std::collections::BTreeSet;
     let mut problems = Vec::new();
+    // Stages and a tile's cells are lists of tables, which no column holds.
     let staged: Vec<&str> = defs.iter().filter(|d| !d.stages.is_empty()).map(|d| d.id.as_str()).collect();
-    match staged.len() {
-        0 => {}
-        1 => problems.push(format!("`{}` has stages, which need a .toml file", staged[0])),
-        n => problems.push(format!(
-            "{n} definitions have stages, which need a .toml file: {}{}",
-            staged.iter().take(5).map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "),
-            if n > 5 { format!(" and {} more", n - 5) } else { String::new() }
-        )),
+    let tiles: Vec<&str> = defs.iter().filter(|d| !d.cells.is_empty()).map(|d| d.id.as_str()).collect();
+    for (what, ids) in [("stages", staged), ("cells (a tile's squares)", tiles)] {
+        match ids.len() {
+            0 => {}
+            1 => problems.push(format!("`{}` has {what}, which need a .toml file", ids[0])),
+            n => problems.push(format!(
+                "{n} definitions have {what}, which need a .toml file: {}{}",
+                ids.iter().take(5).map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "),
+                if n > 5 { format!(" and {} more", n - 5) } else { String::new() }
+            )),
+        }
     }
     for d in defs {
         for (field, list) in [("keywords", &d.keywords), ("hooks", &d.hooks), ("cards", &d.cards), ("decks", &d.decks)]
@@ -752,6 +761,18 @@ mod tests {
         assert_eq!(column("back.cost.wood").unwrap().path, ["back", "cost", "wood"]);
         assert_eq!(column("keywords").unwrap().ty, Type::List);
         assert!(column("stages").unwrap_err().contains("toml"));
+        assert!(column("cells").unwrap_err().contains("toml"));
+        let tile = crate::content::model::Definition {
+            id: "d1".into(),
+            cells: vec![crate::content::model::TileCell { terrain: "wood".into(), ..Default::default() }],
+            ..Default::default()
+        };
+        let refused = to_csv(&[&tile]).unwrap_err();
+        assert_eq!(
+            refused,
+            ["`d1` has cells (a tile's squares), which need a .toml file"],
+            "a tile is never written without its cells"
+        );
         assert!(column("nmae").unwrap_err().contains("did you mean `name`"));
         assert!(column("value.").is_err());
         assert!(is_definition_list("cards.csv") && !is_definition_list("~$cards.xlsx") && !is_definition_list("x.png"));

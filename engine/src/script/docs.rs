@@ -135,7 +135,7 @@ pub const API: &[Entry] = &[
     f(
         "Definitions",
         "def_faces(id) -> array",
-        "Every face of the definition as written in its file, in order: its stages (or the definition itself as `front`), then its `back` table. Each is a map: `face` (`front`, `front-top`..., `back`), `name`, `keywords`, `values`, `cost`, `attrs`, `text`, and `upgrades` (a stage's, as `upgrades(c)` gives them: what the stage leads to; empty for other faces).",
+        "Every face of the definition as written in its file, in order: its stages (or the definition itself as `front`), then its `back` table. Each is a map: `face` (`front`, `front-top`..., `back`), `name`, `keywords`, `values`, `cost`, `attrs`, `text`, and `upgrades` (a stage's, as `upgrades(c)` gives them: what the stage leads to; empty for other faces); a tile's front also has `cells`, each `#{ x, y, terrain, values }` as written.",
     ),
     f(
         "Definitions",

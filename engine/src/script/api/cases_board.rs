@@ -173,6 +173,11 @@ pub(super) const CASES: &[Case] = &[
         let said = "";
         try { board("realm"); } catch (e) { said = `${e}`; }
         expect(said.contains(`board(p, "realm")`), `a seat's board asked for as shared: ${said}`);
+        let cells = def_faces("domino")[0].cells;
+        same(cells.len(), 2, "a tile's front face lists its cells");
+        same(cells[0], #{ x: 0, y: 0, terrain: "wood", values: #{ crowns: 1 } }, "each cell as written");
+        same(cells[1].values, #{}, "a cell without values");
+        expect(!("cells" in def_faces("archer")[0]), "only tiles have cells");
         let d = create_card("domino", zone("tiles"));
         let all = placements(b, d);
         let next = placements(b, d, |p| p.squares.some(|s| neighbors(s, false).contains(board_at(board(0, "realm"), 2, 2))));

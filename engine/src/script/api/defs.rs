@@ -63,7 +63,10 @@ pub(super) fn register(e: &mut Registrar) {
                 Dynamic::from(m)
             };
             if d.stages.is_empty() {
-                let m = face_map("front", &d.name, &d.keywords, &d.values, &d.cost, &d.attrs, &d.text);
+                let mut m = face_map("front", &d.name, &d.keywords, &d.values, &d.cost, &d.attrs, &d.text);
+                if !d.cells.is_empty() {
+                    m.insert("cells".into(), Dynamic::from_array(d.cells.iter().map(cell_map).collect()));
+                }
                 out.push(with_upgrades(m, Array::new()));
             }
             for st in &d.stages {
@@ -146,4 +149,15 @@ fn prepared<'g>(g: &'g Game, id: &str) -> Result<&'g Dynamic, String> {
             "the rules define no `prepare(id)` to read from: define it to work out data once per definition".to_string()
         }
     })
+}
+
+/// One cell of a tile as written (`def_faces`): `#{ x, y, terrain, values }`.
+fn cell_map(c: &crate::content::model::TileCell) -> Dynamic {
+    let mut m = Map::new();
+    m.insert("x".into(), Dynamic::from(c.x));
+    m.insert("y".into(), Dynamic::from(c.y));
+    m.insert("terrain".into(), Dynamic::from(c.terrain.clone()));
+    let values: Map = c.values.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect();
+    m.insert("values".into(), Dynamic::from_map(values));
+    Dynamic::from_map(m)
 }

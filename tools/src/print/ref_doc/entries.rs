@@ -120,7 +120,8 @@ fn meta(d: &Def, cols: &Columns, decks: &[String]) -> String {
     meta.join(" · ")
 }
 
-/// The gallery entry of one definition: its text, each stage, its back, what it brings.
+/// The gallery entry of one definition: its text, each stage, a tile's squares, its back,
+/// what it brings.
 fn entry(pack: &Pack, d: &Def, cols: &Columns) -> Entry {
     let def = &d.def;
     let mut paras = Vec::new();
@@ -157,6 +158,22 @@ fn entry(pack: &Pack, d: &Def, cols: &Columns) -> Entry {
             rich.push(Span::Markup(rest));
         }
         paras.push(EntryPara { side: true, rich });
+    }
+    if !def.cells.is_empty() {
+        // A tile: its squares as printed, each its terrain and values ("Field (Crowns 1)").
+        let squares: Vec<String> = def
+            .cells
+            .iter()
+            .map(|c| {
+                let values = numbers_text(&c.values);
+                if values.is_empty() {
+                    label(&c.terrain)
+                } else {
+                    format!("{} ({values})", label(&c.terrain))
+                }
+            })
+            .collect();
+        paras.push(EntryPara { side: false, rich: vec![Span::Text(format!("Squares: {}", squares.join(", ")))] });
     }
     if let Some(b) = &def.back {
         let side = b.attrs.get("side").cloned().unwrap_or_else(|| "Other side".into());
