@@ -497,7 +497,10 @@ mod tests {
         let n: usize = last.trim().split('.').next().unwrap().parse().unwrap();
         assert_eq!(n, 17, "16 ways (8 pairs of squares around the keep, each laid 2 ways), then the last: {text}");
         // Taken by its label; the board then shows the wood on a1 and the lake beneath it.
-        assert!(text.contains("\n     1 w..\n     2 lk.\n     3 ...\n"), "{text}");
+        assert!(
+            text.contains("\n     1 w  .  .\n     2 l  k  .\n     3 .  .  .\n  (k keep, l lake, w wood)\n"),
+            "{text}"
+        );
     }
 
     #[test]

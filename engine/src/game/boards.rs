@@ -26,6 +26,9 @@ pub struct BoardInst {
     pub first: u32,
     /// For a board that grows: the width and height what is laid must fit in.
     pub fit: Option<(i64, i64)>,
+    /// For a board that grows: how many squares past what is laid a tile can reach (the
+    /// longest tile of the pack), so drawings show that much room; `None`: all of it.
+    pub reach: Option<i64>,
 }
 
 /// One way to lay a tile: its first cell on square `at`, turned to `facing` (an index of
@@ -87,7 +90,16 @@ impl State {
             }
         }
         let fit = kind.grows.then_some((kind.width, kind.height));
-        self.boards.push(BoardInst { kind: kind.id.clone(), name: kind.name.clone(), owner, w, h, first, fit });
+        self.boards.push(BoardInst {
+            kind: kind.id.clone(),
+            name: kind.name.clone(),
+            owner,
+            w,
+            h,
+            first,
+            fit,
+            reach: None,
+        });
         if let Some(st) = &kind.start {
             let (x, y) = (st.x.unwrap_or(w / 2), st.y.unwrap_or(h / 2));
             if let Some(s) = self.board_square(b, x, y) {
@@ -168,43 +180,147 @@ impl State {
 
     /// The columns and rows of board `b` worth drawing, `(x0, y0, x1, y1)` inclusive: the
     /// whole board, or for one that grows the rows and columns around what is laid, up to
-    /// its size each way (every square a tile may still reach).
+    /// its size each way and no further than a tile reaches from it.
     pub fn board_window(&self, b: usize) -> (i64, i64, i64, i64) {
         let Some(bd) = self.boards.get(b) else { return (0, 0, -1, -1) };
         let (mut x0, mut y0, mut x1, mut y1) = (0, 0, bd.w - 1, bd.h - 1);
         if let (Some((fw, fh)), Some(bx)) = (bd.fit, self.bounds(self.filled(b))) {
             // Room to grow on every side, within the board as kept.
-            x0 = (bx.x + bx.w - fw).max(0);
-            y0 = (bx.y + bx.h - fh).max(0);
-            x1 = (bx.x + fw - 1).min(bd.w - 1);
-            y1 = (bx.y + fh - 1).min(bd.h - 1);
+            let r = bd.reach.unwrap_or(i64::MAX / 4);
+            x0 = (bx.x + bx.w - fw).max(bx.x - r).max(0);
+            y0 = (bx.y + bx.h - fh).max(bx.y - r).max(0);
+            x1 = (bx.x + fw - 1).min(bx.x + bx.w - 1 + r).min(bd.w - 1);
+            y1 = (bx.y + fh - 1).min(bx.y + bx.h - 1 + r).min(bd.h - 1);
         }
         (x0, y0, x1, y1)
     }
 
-    /// Board `b` drawn as text, one row a line, one letter a square (the first letter of
-    /// its terrain, `.` when empty), columns lettered and rows numbered; a growing board
-    /// shows only the rows and columns around what is laid, up to its size each way.
-    pub fn board_text(&self, b: usize) -> String {
+    /// Board `b` drawn as text, one row a line: each square its terrain's letter (from
+    /// [`terrain_letters`], `.` when empty) and the sum of its values when it has any (a
+    /// domino's crowns: `f2`), columns lettered and rows numbered; a growing board shows
+    /// only the rows and columns around what is laid, up to its size each way. Then a line
+    /// saying what the letters and numbers stand for.
+    pub fn board_text(&self, b: usize, letters: &BTreeMap<String, char>) -> String {
+        let mut out = self.board_grid(b, letters);
+        out.push_str(&self.board_legend(&[b], letters));
+        out
+    }
+
+    /// The grid of [`State::board_text`], without its legend.
+    pub fn board_grid(&self, b: usize, letters: &BTreeMap<String, char>) -> String {
         if b >= self.boards.len() {
             return String::new();
         }
         let (x0, y0, x1, y1) = self.board_window(b);
-        let mut out = String::from("   ");
-        for x in x0..=x1 {
-            out.push_str(&square_name(x, 0)[..1]);
-        }
-        out.push('\n');
+        let mut lines =
+            vec![format!("   {}", (x0..=x1).map(|x| format!("{:<3}", &square_name(x, 0)[..1])).collect::<String>())];
         for y in y0..=y1 {
-            out.push_str(&format!("{:>2} ", y + 1));
+            let mut line = format!("{:>2} ", y + 1);
             for x in x0..=x1 {
-                let t = self.board_square(b, x, y).and_then(|s| self.spaces[s as usize].attrs.get("terrain"));
-                out.push(t.and_then(|t| t.chars().next()).unwrap_or('.'));
+                let sp = self.board_square(b, x, y).map(|s| &self.spaces[s as usize]);
+                let t = sp.and_then(|sp| sp.attrs.get("terrain"));
+                line.push(t.map_or('.', |t| letter_of(letters, t)));
+                let n: i64 = sp.map_or(0, |sp| sp.values.values().sum());
+                line.push(match n {
+                    0 => ' ',
+                    1..=9 => char::from(b'0' + n as u8),
+                    _ => '+',
+                });
+                line.push(' ');
             }
+            lines.push(line);
+        }
+        let mut out = String::new();
+        for l in lines {
+            out.push_str(l.trim_end());
             out.push('\n');
         }
         out
     }
+
+    /// What the letters and numbers of boards `bs` stand for: "f field, k keep, l lake;
+    /// a number: crowns" (the terrains and value names found on them).
+    pub fn board_legend(&self, bs: &[usize], letters: &BTreeMap<String, char>) -> String {
+        let mut terrains: BTreeMap<char, &str> = BTreeMap::new();
+        let mut values: BTreeSet<&str> = BTreeSet::new();
+        for &b in bs {
+            let Some(bd) = self.boards.get(b) else { continue };
+            for sp in &self.spaces[bd.first as usize..(bd.first + (bd.w * bd.h) as u32) as usize] {
+                if let Some(t) = sp.attrs.get("terrain") {
+                    terrains.insert(letter_of(letters, t), t);
+                }
+                values.extend(sp.values.iter().filter(|(_, n)| **n != 0).map(|(k, _)| k.as_str()));
+            }
+        }
+        if terrains.is_empty() {
+            return String::new();
+        }
+        let mut out: String = terrains.iter().map(|(c, t)| format!("{c} {t}")).collect::<Vec<_>>().join(", ");
+        if !values.is_empty() {
+            let names: Vec<&str> = values.into_iter().collect();
+            out.push_str(&format!("; a number: {}", names.join(" and ")));
+        }
+        out.push('\n');
+        out
+    }
+}
+
+/// The letter terrain `t` is drawn with: its own from `letters`, or its first letter.
+fn letter_of(letters: &BTreeMap<String, char>, t: &str) -> char {
+    letters.get(t).copied().unwrap_or_else(|| t.chars().next().unwrap_or('?'))
+}
+
+/// How far the pack's longest tile reaches: the most squares its cells span either way
+/// (2 for a domino); `None` when the pack has no tiles.
+pub fn tile_reach(pack: &crate::content::Pack) -> Option<i64> {
+    pack.defs
+        .iter()
+        .filter(|d| !d.def.cells.is_empty())
+        .map(|d| {
+            let span = |f: fn(&TileCell) -> i64| {
+                let (lo, hi) =
+                    d.def.cells.iter().map(f).fold((i64::MAX, i64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+                hi - lo + 1
+            };
+            span(|c| c.x).max(span(|c| c.y))
+        })
+        .max()
+}
+
+/// A letter for each terrain of a pack's boards (its tiles' cells and its boards' start
+/// squares), one each and never `.`: the terrain's first letter, or when another terrain
+/// has it (field, forest) the next of its letters that is free, then its letters in capitals,
+/// then any free letter. Terrains are taken in alphabetical order, so the letters depend
+/// on the pack alone.
+pub fn terrain_letters(pack: &crate::content::Pack) -> BTreeMap<String, char> {
+    let mut terrains: BTreeSet<&str> = BTreeSet::new();
+    for d in &pack.defs {
+        terrains.extend(d.def.cells.iter().map(|c| c.terrain.as_str()));
+    }
+    if let Some((file, _)) = &pack.board {
+        terrains.extend(file.board.iter().filter_map(|k| k.start.as_ref()).map(|s| s.terrain.as_str()));
+    }
+    letters_for(terrains)
+}
+
+fn letters_for<'a>(terrains: impl IntoIterator<Item = &'a str>) -> BTreeMap<String, char> {
+    let mut used: BTreeSet<char> = BTreeSet::from(['.']);
+    let mut out = BTreeMap::new();
+    for t in terrains {
+        let own = t.chars().filter(|c| c.is_ascii_alphanumeric());
+        let pick = own
+            .clone()
+            .map(|c| c.to_ascii_lowercase())
+            .chain(own.map(|c| c.to_ascii_uppercase()))
+            .chain('a'..='z')
+            .chain('A'..='Z')
+            .chain('0'..='9')
+            .find(|c| !used.contains(c))
+            .unwrap_or('?');
+        used.insert(pick);
+        out.insert(t.to_string(), pick);
+    }
+    out
 }
 
 impl State {
@@ -220,15 +336,20 @@ impl State {
     }
 
     /// Every `[[board]]` board drawn for seat `viewer` (boards are public): a line naming
-    /// it ("your Kingdom", "Bea's Kingdom", "the Market"), then [`State::board_text`],
-    /// indented.
-    pub fn boards_text(&self, viewer: usize) -> String {
+    /// it ("your Kingdom", "Bea's Kingdom", "the Market"), then its grid, indented; then
+    /// one legend for them all.
+    pub fn boards_text(&self, viewer: usize, letters: &BTreeMap<String, char>) -> String {
         let mut out = String::new();
         for b in 0..self.boards.len() {
             out.push_str(&format!("  {}:\n", self.board_words(b, viewer)));
-            for line in self.board_text(b).lines() {
+            for line in self.board_grid(b, letters).lines() {
                 out.push_str(&format!("    {line}\n"));
             }
+        }
+        let all: Vec<usize> = (0..self.boards.len()).collect();
+        let legend = self.board_legend(&all, letters);
+        if !legend.is_empty() {
+            out.push_str(&format!("  ({})\n", legend.trim_end()));
         }
         out
     }
@@ -307,7 +428,11 @@ mod tests {
         let too_far =
             g.placements(b, &domino).into_iter().any(|q| q.squares.contains(&g.board_square(b, 1, 2).unwrap()));
         assert!(!too_far, "west of the castle would make the kingdom 4 wide");
-        assert_eq!(g.board_text(b), "   cde\n 1 ...\n 2 ...\n 3 cwl\n 4 ...\n 5 ...\n");
+        let letters = letters_for(["castle", "lake", "wood"]);
+        assert_eq!(
+            g.board_text(b, &letters),
+            "   c  d  e\n 1 .  .  .\n 2 .  .  .\n 3 c  w1 l\n 4 .  .  .\n 5 .  .  .\nc castle, l lake, w wood; a number: crowns\n"
+        );
         g.players.push(crate::game::state::PlayerState {
             name: "Ann".into(),
             character: None,
@@ -316,7 +441,21 @@ mod tests {
             out: false,
             score: 0,
         });
-        assert!(g.boards_text(0).starts_with("  your Kingdom:\n       cde\n     1 ...\n"), "{}", g.boards_text(0));
-        assert!(g.boards_text(1).starts_with("  Ann's Kingdom:\n"), "{}", g.boards_text(1));
+        assert!(g.boards_text(0, &letters).starts_with("  your Kingdom:\n       c  d  e\n     1 .  .  .\n"));
+        assert!(g.boards_text(1, &letters).starts_with("  Ann's Kingdom:\n"), "{}", g.boards_text(1, &letters));
+        assert!(g.boards_text(1, &letters).ends_with("\n  (c castle, l lake, w wood; a number: crowns)\n"));
+    }
+
+    #[test]
+    fn terrains_sharing_a_first_letter_are_drawn_with_letters_of_their_own() {
+        let l = letters_for(["field", "forest", "keep", "lake", "marsh", "meadow", "mine"]);
+        let got: String = l.values().collect();
+        assert_eq!(got, "foklmei", "{l:?}");
+        // Never the empty square's dot, and one letter each even past the alphabet.
+        let many: Vec<String> = (0..70).map(|i| format!("t{i}")).collect();
+        let l = letters_for(many.iter().map(String::as_str));
+        let set: BTreeSet<char> = l.values().copied().collect();
+        assert_eq!(set.len(), 63, "62 letters and digits, then '?'");
+        assert!(!set.contains(&'.'));
     }
 }

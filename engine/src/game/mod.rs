@@ -409,14 +409,15 @@ impl Game {
             for sp in &mut state.spaces {
                 sp.adjacent.sort_unstable();
             }
-            // The boards of each `[[board]]` kind: one shared, or one for each seat.
+            // The boards of each `[[board]]` kind: one shared, or one for each seat; drawn
+            // with as much room around what is laid as the longest tile reaches.
+            let reach = boards::tile_reach(&pack);
             for kind in &board.board {
-                if kind.per_seat {
-                    for p in 0..state.players.len() {
-                        state.add_board(kind, Some(p));
-                    }
-                } else {
-                    state.add_board(kind, None);
+                let seats: Vec<Option<usize>> =
+                    if kind.per_seat { (0..state.players.len()).map(Some).collect() } else { vec![None] };
+                for owner in seats {
+                    let b = state.add_board(kind, owner);
+                    state.boards[b].reach = reach;
                 }
             }
         }
@@ -660,7 +661,7 @@ impl Game {
                 out.push_str(&format!("  [{}] {}\n", s.spaces[sp as usize].name, pcs.join(", ")));
             }
         }
-        out.push_str(&s.boards_text(viewer));
+        out.push_str(&s.boards_text(viewer, &boards::terrain_letters(&self.pack)));
         out
     }
 

@@ -175,7 +175,7 @@ impl<'a> Table<'a> {
             out.push_str(&format!("  your {}: {}\n", z.name, self.names_text(&z.cards, viewer)));
         }
         // Each seat's board (and any shared one), drawn from the data.
-        out.push_str(&s.boards_text(viewer));
+        out.push_str(&s.boards_text(viewer, &super::boards::terrain_letters(self.pack)));
         out
     }
 }

@@ -268,7 +268,11 @@ impl Shape {
             .then(|| pack.defs.iter().filter_map(|d| d.def.serial).max().unwrap_or(0) + 1);
         let mut notes = Vec::new();
         if let Some(m) = model.as_ref().filter(|m| valid_id(&m.id)) {
-            notes.push(format!("Its values, attributes and keywords are those of `{}`: make them its own.", m.id));
+            let squares = if m.cells.is_empty() { "" } else { ", squares" };
+            notes.push(format!(
+                "Its values{squares}, attributes and keywords are those of `{}`: make them its own.",
+                m.id
+            ));
         }
         if !built.is_empty() {
             let s = if built.len() == 1 { "" } else { "s" };
@@ -314,6 +318,28 @@ impl Shape {
         }
         if m.stages.is_empty() {
             t.push_str(&format!("values = {}\n", self.values(&m.values)));
+        }
+        if !m.cells.is_empty() {
+            // A tile: the squares of the card it copies, to make its own.
+            let cells: Vec<String> = m
+                .cells
+                .iter()
+                .map(|c| {
+                    let mut parts = Vec::new();
+                    if c.x != 0 {
+                        parts.push(format!("x = {}", c.x));
+                    }
+                    if c.y != 0 {
+                        parts.push(format!("y = {}", c.y));
+                    }
+                    parts.push(format!("terrain = {}", q(&c.terrain)));
+                    if !c.values.is_empty() {
+                        parts.push(format!("values = {}", table(c.values.iter().map(|(k, v)| (k, v.to_string())))));
+                    }
+                    format!("{{ {} }}", parts.join(", "))
+                })
+                .collect();
+            t.push_str(&format!("cells = [{}]\n", cells.join(", ")));
         }
         if !m.cost.is_empty() {
             t.push_str(&format!("cost = {}\n", table(m.cost.iter().map(|(k, v)| (k, v.to_string())))));

@@ -50,13 +50,19 @@ pub struct PlaceView {
     pub colors: Vec<Option<String>>,
 }
 
-/// Every `[[board]]` board of the game, drawn for seat `viewer` (boards are public).
-pub fn boards(g: &Game, viewer: usize) -> Vec<BoardView> {
+/// Every `[[board]]` board of the game, drawn for seat `viewer` (boards are public), each
+/// with the room around what is laid that the engine draws, and at least the squares
+/// `also` (those the options would cover) so that every one can be clicked.
+pub fn boards(g: &Game, viewer: usize, also: &[i64]) -> Vec<BoardView> {
     let s = &g.state;
     let colors = &g.pack.manifest.colors;
     (0..s.boards.len())
         .map(|b| {
-            let (x0, y0, x1, y1) = s.board_window(b);
+            let (mut x0, mut y0, mut x1, mut y1) = s.board_window(b);
+            let on_board = also.iter().filter_map(|&q| s.spaces.get(usize::try_from(q).ok()?));
+            for (x, y) in on_board.filter(|sp| sp.board == Some(b as u32)).filter_map(|sp| sp.xy) {
+                (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            }
             let squares = (y0..=y1)
                 .map(|y| {
                     (x0..=x1)

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use super::boards::{boards, placement, BoardView, PlaceView};
 use crown_engine::bots;
 use crown_engine::content::Pack;
-use crown_engine::game::agent::{Agent, ChoiceRequest};
+use crown_engine::game::agent::{Agent, ChoiceRequest, PlacementOption};
 use crown_engine::game::narrate::Heard;
 use crown_engine::game::record::GameFile;
 use crown_engine::game::state::Visibility;
@@ -195,10 +195,14 @@ impl Agent for WebSeat {
         }
         let (status, _) = self.renderer.draw(req.pack, req.player, ViewKind::Status);
         let (board, _) = self.renderer.draw(req.pack, req.player, ViewKind::Board);
-        let (zones, boards) = with_game(|g| (zones(g, req.player), boards(g, req.player))).unwrap_or_default();
-        let places: Vec<Option<PlaceView>> =
-            with_game(|g| (0..req.labels.len()).map(|i| req.placement(i).and_then(|p| placement(g, &p))).collect())
-                .unwrap_or_default();
+        let laying: Vec<Option<PlacementOption>> = (0..req.labels.len()).map(|i| req.placement(i)).collect();
+        let covered: Vec<i64> = laying.iter().flatten().flat_map(|p| p.squares.iter().copied()).collect();
+        let (zones, boards, places) = with_game(|g| {
+            let places: Vec<Option<PlaceView>> =
+                laying.iter().map(|p| p.as_ref().and_then(|p| placement(g, p))).collect();
+            (zones(g, req.player), boards(g, req.player, &covered), places)
+        })
+        .unwrap_or_default();
         let options = req
             .labels
             .iter()
@@ -436,7 +440,7 @@ impl Session {
                 let pack = with_game(|g| g.pack.clone()).expect("installed");
                 let (status, _) = r.draw(&pack, seat, ViewKind::Status);
                 let (board, _) = r.draw(&pack, seat, ViewKind::Board);
-                let (zones, boards) = with_game(|g| (zones(g, seat), boards(g, seat))).unwrap_or_default();
+                let (zones, boards) = with_game(|g| (zones(g, seat), boards(g, seat, &[]))).unwrap_or_default();
                 Pending { prompt: String::new(), options: Vec::new(), status, board, zones, boards }
             }),
         };

@@ -794,8 +794,9 @@ fn the_default_status_says_where_the_turn_stands() {
     assert!(t.status(0).contains("  Round 2, play phase, Bea to play\n"), "{}", t.status(0));
     assert!(t.status(1).contains("  Round 2, play phase, your turn\n"), "{}", t.status(1));
     // Each seat's board drawn from the data, the seat's own first named as its own.
-    let mid = "  your Realm:\n       abcde\n     1 .....\n     2 .....\n     3 ..c..\n";
+    let mid = "  your Realm:\n       a  b  c  d  e\n     1 .  .  .  .  .\n     2 .  .  .  .  .\n     3 .  .  c  .  .\n";
     assert!(t.status(0).contains(mid) && t.status(0).contains("  Bea's Realm:\n"), "{}", t.status(0));
+    assert!(t.status(0).ends_with("\n  (c castle)\n"), "one legend for every board: {}", t.status(0));
     assert!(game.view(1).contains("  Ann's Realm:\n"), "{}", game.view(1));
 }
 

@@ -111,7 +111,9 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_fn("filled", |b: i64| with(|g| Ok(ints(g.state.filled(bd(g, b)?)))));
     e.register_fn("board_of", |s: i64| with(|g| Ok(g.state.spaces[sp(g, s)? as usize].board.map_or(-1, i64::from))));
     e.register_fn("board_owner", |b: i64| with(|g| Ok(g.state.boards[bd(g, b)?].owner.map_or(-1, |p| p as i64))));
-    e.register_fn("board_text", |b: i64| with(|g| Ok(g.state.board_text(bd(g, b)?))));
+    e.register_fn("board_text", |b: i64| {
+        with(|g| Ok(g.state.board_text(bd(g, b)?, &crate::game::boards::terrain_letters(&g.pack))))
+    });
     e.register_fn("placements", |b: i64, c: i64| placements(None, b, c, None));
     e.register_fn("placements", |ctx: NativeCallContext, b: i64, c: i64, rule: FnPtr| {
         placements(Some(&ctx), b, c, Some(&rule))
