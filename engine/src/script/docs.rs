@@ -190,6 +190,7 @@ pub const API: &[Entry] = &[
     f("Board", "board(kind) -> int", "The shared board of a `[[board]]` kind in board.toml; an error for a kind each seat has its own of."),
     f("Board", "board(p, kind) -> int", "Seat `p`'s board of a `[[board]]` kind with `per_seat = true` (a kingdom each)."),
     f("Board", "board_owner(b) -> int", "The seat a board belongs to, -1 for a shared one."),
+    f("Board", "board_limit(b) -> array", "`[width, height]` that what is laid on the board must fit in: a growing board's `width` and `height` as board.toml gives them (a kingdom of 5 by 5), any other board's size."),
     f("Board", "board_size(b) -> array", "`[width, height]` of the board as kept (a growing board: twice its size less one, its start in the middle)."),
     f("Board", "board_at(b, x, y) -> int", "The square of board `b` at column `x`, row `y` (from 0), or -1 off it. Squares are spaces: every board function works on them, and `space_name` names them `c4` (column letter, row number)."),
     f("Board", "board_squares(b) -> array", "Every square of a board, row by row."),

@@ -149,6 +149,7 @@ pub(super) const CASES: &[Case] = &[
             "board",
             "board_owner",
             "board_size",
+            "board_limit",
             "board_at",
             "board_squares",
             "filled",
@@ -162,6 +163,7 @@ pub(super) const CASES: &[Case] = &[
         same(board_owner(b), 0, "board_owner");
         expect(board(1, "realm") != b, "each seat has its own");
         same(board_size(b), [5, 5], "a growing 3 by 3 board is kept 5 by 5");
+        same(board_limit(b), [3, 3], "what is laid fits in 3 by 3");
         let mid = board_at(b, 2, 2);
         same(board_at(b, 5, 0), -1, "off the board");
         same(space_attr(mid, "terrain"), "castle", "the start square, in the middle");

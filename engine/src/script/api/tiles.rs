@@ -99,6 +99,13 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(vec![Dynamic::from(bd.w), Dynamic::from(bd.h)])
         })
     });
+    e.register_fn("board_limit", |b: i64| {
+        with(|g| {
+            let bd = &g.state.boards[bd(g, b)?];
+            let (w, h) = bd.fit.unwrap_or((bd.w, bd.h));
+            Ok(vec![Dynamic::from(w), Dynamic::from(h)])
+        })
+    });
     e.register_fn("board_at", |b: i64, x: i64, y: i64| {
         with(|g| Ok(g.state.board_square(bd(g, b)?, x, y).map_or(-1, i64::from)))
     });
