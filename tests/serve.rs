@@ -321,6 +321,18 @@ fn a_broken_edit_shows_its_diagnostic_and_the_fix_clears_it() {
 
 // ---- a game in the page ----
 
+/// The server's /play page, once its New-game form lists the packs.
+fn open_play(browser: &Browser, server: &Server) -> Cdp {
+    let mut page = browser.page();
+    page.call("Page.enable", json!({}));
+    page.call("Page.navigate", json!({ "url": format!("{}play", server.url) }));
+    page.wait_for(
+        "document.getElementById('pack') !== null && document.getElementById('pack').options.length > 0",
+        LOAD,
+    );
+    page
+}
+
 /// Click what `click` finds (JavaScript returning the element) and wait for the page to
 /// show the server's answer.
 fn click(page: &mut Cdp, click: &str) {
@@ -339,13 +351,7 @@ fn click(page: &mut Cdp, click: &str) {
 fn a_game_against_a_bot_is_played_to_its_end_in_the_page() {
     let server = Server::start();
     let browser = Browser::start();
-    let mut page = browser.page();
-    page.call("Page.enable", json!({}));
-    page.call("Page.navigate", json!({ "url": format!("{}play", server.url) }));
-    page.wait_for(
-        "document.getElementById('pack') !== null && document.getElementById('pack').options.length > 0",
-        LOAD,
-    );
+    let mut page = open_play(&browser, &server);
     page.eval("document.getElementById('seed').value = '3'; document.getElementById('agents').value = 'human,random'");
     click(&mut page, "document.getElementById('start')");
     page.wait_for("document.querySelectorAll('#options button.option').length > 1", LOAD);
@@ -521,13 +527,7 @@ fn a_tile_is_laid_by_clicking_its_square_and_turning_it() {
         ],
     );
     let browser = Browser::start();
-    let mut page = browser.page();
-    page.call("Page.enable", json!({}));
-    page.call("Page.navigate", json!({ "url": format!("{}play", server.url) }));
-    page.wait_for(
-        "document.getElementById('pack') !== null && document.getElementById('pack').options.length > 0",
-        LOAD,
-    );
+    let mut page = open_play(&browser, &server);
     page.eval("document.getElementById('agents').value = 'human,first'");
     click(&mut page, "document.getElementById('start')");
     page.wait_for("document.querySelectorAll('#boards .board').length === 2", LOAD);

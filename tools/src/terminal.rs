@@ -287,6 +287,16 @@ mod tests {
         }
     }
 
+    /// Pack `p` written from `files` (paths from the project's root) under `root`, loaded.
+    fn pack_of(root: &std::path::Path, files: &[(&str, &str)]) -> Arc<crown_engine::content::Pack> {
+        for (rel, text) in files {
+            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(root), "p", LoadOptions::default());
+        Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)))
+    }
+
     fn play_with(pack: &str, keys: &str) -> String {
         let project = Project::new(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
         let pack = Arc::new(load_pack(&project, pack, LoadOptions::default()).pack.expect("pack loads"));
@@ -404,7 +414,7 @@ mod tests {
                 )
             })
             .collect();
-        for (rel, text) in [
+        let files = [
             ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
             ("content/p/cards/trees.toml", cards.as_str()),
             (
@@ -418,12 +428,8 @@ mod tests {
                    end_game([0], \"done\");\n\
                  }\n",
             ),
-        ] {
-            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
-            std::fs::write(root.path().join(rel), text).unwrap();
-        }
-        let loaded = load_pack(&Project::new(root.path()), "p", LoadOptions::default());
-        let pack = Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)));
+        ];
+        let pack = pack_of(root.path(), &files);
         let mut same = 0;
         for seed in 1..=12 {
             let out = Shared::default();
@@ -451,7 +457,7 @@ mod tests {
     #[test]
     fn placements_are_grouped_by_square() {
         let root = tempfile::tempdir().unwrap();
-        for (rel, text) in [
+        let files = [
             ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
             (
                 "content/p/board.toml",
@@ -476,12 +482,8 @@ mod tests {
                    end_game([0], \"done\");\n\
                  }\n",
             ),
-        ] {
-            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
-            std::fs::write(root.path().join(rel), text).unwrap();
-        }
-        let loaded = load_pack(&Project::new(root.path()), "p", LoadOptions::default());
-        let pack = Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)));
+        ];
+        let pack = pack_of(root.path(), &files);
         let out = Shared::default();
         let input = std::io::Cursor::new(b"t1 at a1, facing east\n1\n".to_vec());
         let agents: Vec<Box<dyn Agent>> = vec![Box::new(TablePlayer::new(input, out.clone()))];
@@ -543,7 +545,7 @@ mod tests {
     #[test]
     fn without_render_hooks_the_engine_draws_the_table() {
         let root = tempfile::tempdir().unwrap();
-        for (rel, text) in [
+        let files = [
             (
                 "content/p/pack.toml",
                 "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 2, max = 2 }\n\
@@ -558,12 +560,8 @@ mod tests {
                 "fn setup() { create_deck(\"main\", zone(\"deck\")); for p in 0..2 { draw(zone(\"deck\"), pzone(p, \"hand\")); set_counter(p, \"gold\", 3); } }\n\
                  fn turn() { let p = turn_number() % 2; choose(p, \"Act\", [\"Wait\", \"Win\"]); end_game([p], \"done\"); }\n",
             ),
-        ] {
-            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
-            std::fs::write(root.path().join(rel), text).unwrap();
-        }
-        let loaded = load_pack(&Project::new(root.path()), "p", LoadOptions::default());
-        let pack = Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)));
+        ];
+        let pack = pack_of(root.path(), &files);
         let out = Shared::default();
         let input = std::io::Cursor::new(b"board\n1\n".to_vec());
         let agents: Vec<Box<dyn Agent>> =
