@@ -320,14 +320,7 @@ fn every_shipped_pack_accepts_a_changed_card_value_in_one_bless() {
     ] {
         assert!(out.contains(named), "`{named}` not named:\n{out}");
     }
-    for pack in [
-        "take-the-kingdom",
-        "the-last-kingdom",
-        "kingdom-legacy",
-        "kingdom-legacy-saltroad",
-        "kingdoms-in-conflict",
-        "crownfields",
-    ] {
+    for pack in crate::common::SHIPPED_PACKS {
         assert!(out.contains(&format!("CHANGED {pack}/")), "no {pack} game changed:\n{out}");
     }
     assert_eq!(crown(&["--project", &root, "test"]), 1);

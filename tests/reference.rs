@@ -13,15 +13,7 @@ use crown_tools::print::{self, Paper, ReferenceFormat};
 
 use crate::common::{crown_bin, edit_after, project_copy, repo_project};
 
-/// Every shipped pack, the expansion included.
-const PACKS: &[&str] = &[
-    "take-the-kingdom",
-    "the-last-kingdom",
-    "kingdom-legacy",
-    "kingdom-legacy-saltroad",
-    "kingdoms-in-conflict",
-    "crownfields",
-];
+use crate::common::SHIPPED_PACKS as PACKS;
 
 fn load(root: &Path, id: &str) -> Pack {
     let loaded = load_pack(&Project::new(root), id, LoadOptions { compile_scripts: false });

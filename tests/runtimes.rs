@@ -55,14 +55,7 @@ fn simulations_agree_under_both_runtimes() {
 fn every_shipped_function_is_compiled() {
     let project = repo_project();
     let mut left = Vec::new();
-    for pack in [
-        "take-the-kingdom",
-        "the-last-kingdom",
-        "kingdoms-in-conflict",
-        "kingdom-legacy",
-        "kingdom-legacy-saltroad",
-        "crownfields",
-    ] {
+    for pack in crate::common::SHIPPED_PACKS {
         let p = load_pack(&project, pack).unwrap_or_else(|e| panic!("{pack}: {e}"));
         for s in &p.scripts {
             for (f, why) in crown_engine::script::compiled::not_compiled(&s.ast) {

@@ -523,14 +523,7 @@ fn log_levels() {
 fn numbers_agree_with_their_nouns() {
     let project = repo_project();
     let mut found = Vec::new();
-    for id in [
-        "take-the-kingdom",
-        "the-last-kingdom",
-        "kingdoms-in-conflict",
-        "kingdom-legacy",
-        "kingdom-legacy-saltroad",
-        "crownfields",
-    ] {
+    for id in crate::common::SHIPPED_PACKS {
         let pack = load_pack(&project, id).unwrap_or_else(|e| panic!("{id}: {e}"));
         let mut wrong: Vec<String> =
             ["players", "cards", "tokens", "turns", "rounds", "points"].iter().map(|w| format!("1 {w}")).collect();

@@ -291,3 +291,13 @@ pub fn chromium() -> PathBuf {
         Err(e) => panic!("{e}"),
     }
 }
+
+/// Every shipped pack, the expansion included.
+pub const SHIPPED_PACKS: &[&str] = &[
+    "take-the-kingdom",
+    "the-last-kingdom",
+    "kingdom-legacy",
+    "kingdom-legacy-saltroad",
+    "kingdoms-in-conflict",
+    "crownfields",
+];
