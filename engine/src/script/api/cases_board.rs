@@ -185,6 +185,13 @@ pub(super) const CASES: &[Case] = &[
         let next = placements(b, d, |p| p.squares.some(|s| neighbors(s, false).contains(board_at(board(0, "realm"), 2, 2))));
         same(next.len(), 24, "4 squares by the castle, 3 ways on from each, wood or lake there");
         expect(all.len() > next.len(), "the rule narrows");
+        same(placements(b, d, #{ touching: true }), next, "touching: a square beside a filled one");
+        let north = placements(b, d, #{ touching: true }, |p| p.facing == "north");
+        same(north, next.filter(|p| p.facing == "north"), "options, then the rule");
+        same(placements(b, d, #{ touching: false }), all, "touching: false keeps them all");
+        said = "";
+        try { placements(b, d, #{ touchng: true }); } catch (e) { said = `${e}`; }
+        expect(said.contains("did you mean `touching`"), `an unknown option: ${said}`);
         let p = next[0];
         same(p.terrains, ["wood", "lake"], "what each square would take");
         expect(p.label.starts_with("domino at ") && p.label.contains(", facing "), p.label);

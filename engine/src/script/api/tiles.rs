@@ -65,13 +65,36 @@ fn placement_map(g: &Game, c: u32, p: &Placement) -> Map {
     m
 }
 
-/// Every placement of card `c` on board `b` as maps, then kept by `rule` when given
-/// (called with each, the game not held meanwhile).
-fn placements(ctx: Option<&NativeCallContext>, b: i64, c: i64, rule: Option<&FnPtr>) -> R<Array> {
+/// The options of `placements(b, c, #{ ... })`: whether to keep only the ways that lay a
+/// square beside one already filled (`touching`).
+fn placement_options(opts: &Map) -> Result<bool, String> {
+    let mut touching = false;
+    for (k, v) in opts {
+        match k.as_str() {
+            "touching" => {
+                touching = v.as_bool().map_err(|t| format!("placements: `touching` is true or false, not {t}"))?
+            }
+            other => {
+                let near = crate::diag::did_you_mean(other, ["touching"]);
+                let hint = near.map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
+                return Err(format!("placements: no option `{other}`{hint}; it takes `touching`"));
+            }
+        }
+    }
+    Ok(touching)
+}
+
+/// Every placement of card `c` on board `b` as maps (with `touching`, only those laying a
+/// square beside a filled one), then kept by `rule` when given (called with each, the game
+/// not held meanwhile).
+fn placements(ctx: Option<&NativeCallContext>, b: i64, c: i64, touching: bool, rule: Option<&FnPtr>) -> R<Array> {
     let all: Vec<Map> = with(|g| {
         let b = bd(g, b)?;
         let (c, cells) = tile_cells(g, c)?;
-        Ok(g.state.placements(b, &cells).iter().map(|p| placement_map(g, c, p)).collect())
+        let st = &g.state;
+        let filled = |s: u32| st.spaces[s as usize].attrs.contains_key("terrain");
+        let beside = |p: &Placement| p.squares.iter().any(|&s| st.grid_neighbors(s, false).into_iter().any(filled));
+        Ok(st.placements(b, &cells).iter().filter(|p| !touching || beside(p)).map(|p| placement_map(g, c, p)).collect())
     })?;
     let mut out = Array::with_capacity(all.len());
     for m in all {
@@ -121,9 +144,13 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_fn("board_text", |b: i64| {
         with(|g| Ok(g.state.board_text(bd(g, b)?, &crate::game::boards::terrain_letters(&g.pack))))
     });
-    e.register_fn("placements", |b: i64, c: i64| placements(None, b, c, None));
+    e.register_fn("placements", |b: i64, c: i64| placements(None, b, c, false, None));
     e.register_fn("placements", |ctx: NativeCallContext, b: i64, c: i64, rule: FnPtr| {
-        placements(Some(&ctx), b, c, Some(&rule))
+        placements(Some(&ctx), b, c, false, Some(&rule))
+    });
+    e.register_fn("placements", |b: i64, c: i64, opts: Map| placements(None, b, c, placement_options(&opts)?, None));
+    e.register_fn("placements", |ctx: NativeCallContext, b: i64, c: i64, opts: Map, rule: FnPtr| {
+        placements(Some(&ctx), b, c, placement_options(&opts)?, Some(&rule))
     });
     e.register_fn("place_tile", |b: i64, c: i64, placement: Map| {
         with(|g| {
