@@ -107,14 +107,9 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
 /// The placements of one tile on one square that follow option `i` (from `i` on): each
 /// its label's head ("d13 at c4") and its facing. Empty when option `i` is no placement.
 fn placement_group<'a>(req: &'a ChoiceRequest<'_>, i: usize) -> Vec<(&'a str, String)> {
-    let head = |k: usize| {
-        let p = req.placement(k)?;
-        let head = req.labels.get(k)?.strip_suffix(&format!(", facing {}", p.facing))?;
-        Some((head, p.facing))
-    };
-    let Some(first) = head(i) else { return Vec::new() };
+    let Some(first) = req.placement_head(i) else { return Vec::new() };
     let mut out = vec![first];
-    while let Some(next) = head(i + out.len()).filter(|(h, _)| *h == out[0].0) {
+    while let Some(next) = req.placement_head(i + out.len()).filter(|(h, _)| *h == out[0].0) {
         out.push(next);
     }
     out

@@ -66,6 +66,15 @@ impl ChoiceRequest<'_> {
         })
     }
 
+    /// Option `i`'s label without its facing, when it lays a tile and its label ends with
+    /// it ("d13 at c4" of "d13 at c4, facing north"), and the facing: what a table groups
+    /// the ways to lay a tile by.
+    pub fn placement_head(&self, i: usize) -> Option<(&str, String)> {
+        let p = self.placement(i)?;
+        let head = self.labels.get(i)?.strip_suffix(&format!(", facing {}", p.facing))?;
+        Some((head, p.facing))
+    }
+
     /// Option `i`'s stable key (its `key` field), when the rules gave it one.
     pub fn key(&self, i: usize) -> Option<String> {
         option_key(self.options.get(i)?).ok().flatten()

@@ -411,7 +411,7 @@ impl Game {
             }
             // The boards of each `[[board]]` kind: one shared, or one for each seat; drawn
             // with as much room around what is laid as the longest tile reaches.
-            let reach = boards::tile_reach(&pack);
+            let reach = if board.board.is_empty() { None } else { boards::tile_reach(&pack) };
             for kind in &board.board {
                 let seats: Vec<Option<usize>> =
                     if kind.per_seat { (0..state.players.len()).map(Some).collect() } else { vec![None] };

@@ -46,7 +46,12 @@ impl Geometry {
     /// What templates see as `geom`: `w`, `h`, `bleed` in template units, `scale`, and
     /// the real sizes `w_mm`, `h_mm`, `bleed_mm` that `m::open` writes on the `<svg>`.
     pub fn design(&self) -> serde_json::Value {
-        let k = self.scale();
+        self.design_at(self.scale())
+    }
+
+    /// `geom` as [`Geometry::design`] gives it, at `k` millimetres a template unit (a
+    /// tile's units follow its square, not a card's design).
+    pub fn design_at(&self, k: f64) -> serde_json::Value {
         let r = |x: f64| (x * 1000.0).round() / 1000.0;
         serde_json::json!({
             "w": r(self.w / k),

@@ -63,17 +63,7 @@ pub fn geometry(d: &Def, square_mm: f64, bleed: f64) -> Geometry {
 /// What a tile template sees as `geom`: as for cards, but a template unit is a fortieth
 /// of a square (`geom.w` is 80 for a domino lying down, whatever the square's size).
 pub fn design(geom: Geometry, square_mm: f64) -> Value {
-    let k = square_mm / DESIGN_SQUARE;
-    let r = |x: f64| (x * 1000.0).round() / 1000.0;
-    json!({
-        "w": r(geom.w / k),
-        "h": r(geom.h / k),
-        "bleed": r(geom.bleed / k),
-        "scale": r(k),
-        "w_mm": geom.w,
-        "h_mm": geom.h,
-        "bleed_mm": geom.bleed,
-    })
+    geom.design_at(square_mm / DESIGN_SQUARE)
 }
 
 /// A terrain's colour: its entry in the pack's `[colors]`, when that is a colour.

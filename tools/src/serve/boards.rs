@@ -41,6 +41,8 @@ pub struct SquareView {
 pub struct PlaceView {
     /// The board's index in the view's boards.
     pub board: usize,
+    /// The option's label without its facing ("d13 at c4"), the ways are grouped by.
+    pub head: String,
     /// The square of the tile's first cell, and its facing.
     pub at: String,
     pub facing: String,
@@ -93,8 +95,9 @@ pub fn boards(g: &Game, viewer: usize, also: &[i64]) -> Vec<BoardView> {
         .collect()
 }
 
-/// The option `p` as squares of a board, when they all lie on one.
-pub fn placement(g: &Game, p: &PlacementOption) -> Option<PlaceView> {
+/// The option `p` (`head`: its label without the facing, when it ends with it) as
+/// squares of a board, when they all lie on one.
+pub fn placement(g: &Game, p: &PlacementOption, head: Option<&str>) -> Option<PlaceView> {
     let s = &g.state;
     let space = |q: i64| s.spaces.get(usize::try_from(q).ok()?);
     let board = space(p.at)?.board? as usize;
@@ -104,9 +107,11 @@ pub fn placement(g: &Game, p: &PlacementOption) -> Option<PlaceView> {
         .map(|&q| space(q).filter(|sp| sp.board == Some(board as u32)).map(|sp| sp.name.clone()))
         .collect();
     let colors = &g.pack.manifest.colors;
+    let at = space(p.at)?.name.clone();
     Some(PlaceView {
         board,
-        at: space(p.at)?.name.clone(),
+        head: head.map_or_else(|| at.clone(), str::to_string),
+        at,
         facing: p.facing.clone(),
         squares: squares?,
         colors: p.terrains.iter().map(|t| colors.get(t).cloned()).collect(),

@@ -198,8 +198,9 @@ impl Agent for WebSeat {
         let laying: Vec<Option<PlacementOption>> = (0..req.labels.len()).map(|i| req.placement(i)).collect();
         let covered: Vec<i64> = laying.iter().flatten().flat_map(|p| p.squares.iter().copied()).collect();
         let (zones, boards, places) = with_game(|g| {
-            let places: Vec<Option<PlaceView>> =
-                laying.iter().map(|p| p.as_ref().and_then(|p| placement(g, p))).collect();
+            let places: Vec<Option<PlaceView>> = (laying.iter().enumerate())
+                .map(|(i, p)| p.as_ref().and_then(|p| placement(g, p, req.placement_head(i).map(|h| h.0))))
+                .collect();
             (zones(g, req.player), boards(g, req.player, &covered), places)
         })
         .unwrap_or_default();

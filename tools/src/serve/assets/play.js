@@ -192,7 +192,7 @@ function placeList(v, places) {
   let group = null, head = null;
   for (const i of places) {
     const o = v.options[i];
-    const h = o.label.endsWith(", facing " + o.place.facing) ? o.label.slice(0, -(", facing " + o.place.facing).length) : o.place.at;
+    const h = o.place.head;
     if (h !== head) {
       head = h;
       group = el("div", { class: "place-group" });
