@@ -6,7 +6,7 @@ use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, OpAssignment
 
 use super::lower::Lower;
 use super::natives::{engine_call, Site};
-use super::rt::{check_size, fill, mismatch, Code, Ctl, Place, Rt, R, X};
+use super::rt::{check_size, fill, flat, int, mismatch, Code, Ctl, Place, Rt, R, X};
 
 enum Kind {
     /// `[index]`: the index value is evaluated up front.
@@ -192,7 +192,7 @@ impl Lower<'_> {
                     if matches!(place, Place::This(_)) && rt.this.is_none() {
                         return Err(Ctl::Err(EvalAltResult::ErrorUnboundThis(vpos).into()));
                     }
-                    let v = rhs(rt)?.flatten();
+                    let v = flat(rhs(rt)?);
                     rt.track(vpos)?;
                     let mut value = rt.take(place)?;
                     let r = {
@@ -210,7 +210,7 @@ impl Lower<'_> {
                     return unsupported_chain(self, "assigning to an expression").map(|_| unreachable!());
                 }
                 Some(Box::new(move |rt| {
-                    let v = rhs(rt)?.flatten();
+                    let v = flat(rhs(rt)?);
                     let _ = run_chain(rt, &chain, Some((v, &op)))?;
                     Ok(Dynamic::UNIT)
                 }))
@@ -232,7 +232,7 @@ fn run_chain(rt: &mut Rt, chain: &Chain, new_val: Option<(Dynamic, &OpAssignment
     for (p, pushes) in &chain.pre {
         let v = p(rt)?;
         if *pushes {
-            vals.push(v.flatten());
+            vals.push(flat(v));
         }
     }
     let mut values = Values { vals, at: 0 };
@@ -249,7 +249,7 @@ fn run_chain(rt: &mut Rt, chain: &Chain, new_val: Option<(Dynamic, &OpAssignment
             Ok(r?.0)
         }
         Root::Expr(c) => {
-            let v = c(rt)?.flatten();
+            let v = flat(c(rt)?);
             let mut t = Target::TempValue(v);
             Ok(apply(rt, &mut t, chain, 0, &mut values, None, Position::NONE, "")?.0)
         }
@@ -610,8 +610,8 @@ fn indexed<T>(
             None => Err(EvalAltResult::ErrorPropertyNotFound(key.to_string(), idx_pos).into()),
         };
     }
-    if let Ok(value) = target.as_int() {
-        if let Ok(index) = idx.as_int() {
+    if let Some(value) = int(target) {
+        if let Some(index) = int(idx) {
             let bit =
                 calc_index(64, index, true).ok_or_else(|| EvalAltResult::ErrorBitFieldBounds(64, index, idx_pos))?;
             let bit_value = (value & (1 << bit)) != 0;

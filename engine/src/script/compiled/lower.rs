@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, FnCallExpr, FnPtr, ImmutableString, Position, Stmt, Token};
 
 use super::natives::Site;
-use super::rt::{bool_of, fill, mismatch, size_check, Code, Ctl, Place, Rt};
+use super::rt::{bool_of, boolean, fill, flat, int, mismatch, size_check, Code, Ctl, Place, Rt};
 
 pub(crate) struct Lower<'a> {
     /// The running function's locals at this point of the compile (Rhai's scope).
@@ -68,7 +68,7 @@ impl Lower<'_> {
                 let e = self.expr(e)?;
                 return Some(Box::new(move |rt| {
                     rt.track(pos)?;
-                    e(rt).map(Dynamic::flatten)
+                    e(rt).map(flat)
                 }));
             }
             Stmt::Block(b) => {
@@ -98,7 +98,7 @@ impl Lower<'_> {
                     if index.is_none() && rt.scope_len() >= crate::script::LIMITS.variables {
                         return Err(Ctl::Err(EvalAltResult::ErrorTooManyVariables(p).into()));
                     }
-                    let v = e(rt)?.flatten();
+                    let v = flat(e(rt)?);
                     match index {
                         Some(i) => *rt.slot(i) = v,
                         None => rt.stack.push(v),
@@ -206,7 +206,7 @@ impl Lower<'_> {
                 };
                 Box::new(move |rt| {
                     let v = match &e {
-                        Some(e) => e(rt)?.flatten(),
+                        Some(e) => flat(e(rt)?),
                         None => Dynamic::UNIT,
                     };
                     Err(if throw { Ctl::Err(EvalAltResult::ErrorRuntime(v, p).into()) } else { Ctl::Return(v) })
@@ -256,7 +256,7 @@ impl Lower<'_> {
             if rt.scope_len() >= max {
                 return Err(Ctl::Err(EvalAltResult::ErrorTooManyVariables(var_pos).into()));
             }
-            let obj = iter(rt)?.flatten();
+            let obj = flat(iter(rt)?);
             let items = for_items(obj).map_err(|t| {
                 Ctl::Err(if super::host_table().iterable(t) {
                     super::chain::unsupported_at_run_time("a `for` loop over this type", iter_pos)
@@ -286,7 +286,7 @@ impl Lower<'_> {
                     if has_counter {
                         *rt.slot(var_slot - 1) = Dynamic::from_int(index);
                     }
-                    *rt.slot(var_slot) = v.flatten();
+                    *rt.slot(var_slot) = flat(v);
                     match body(rt) {
                         Ok(_) | Err(Ctl::Continue) => (),
                         Err(Ctl::Break(v)) => return Ok(v),
@@ -342,7 +342,7 @@ impl Lower<'_> {
                     }
                 }
                 if chosen.is_none() && !ranges.is_empty() {
-                    let value = value.flatten();
+                    let value = flat(value);
                     for r in ranges.iter().filter(|r| r.contains(&value)) {
                         if test(rt, r.index())? {
                             chosen = Some(r.index());
@@ -404,7 +404,7 @@ impl Lower<'_> {
                 Box::new(move |rt| {
                     let mut s = String::new();
                     for (c, p, site) in &parts {
-                        let mut item = c(rt)?.flatten();
+                        let mut item = flat(c(rt)?);
                         if item.is_string() {
                             s.push_str(item.read_lock::<ImmutableString>().expect("a string").as_str());
                         } else {
@@ -422,7 +422,7 @@ impl Lower<'_> {
                     let mut arr = rhai::Array::with_capacity(items.len());
                     let mut total = (0, 0, 0);
                     for (c, p) in &items {
-                        let v = c(rt)?.flatten();
+                        let v = flat(c(rt)?);
                         let s = super::rt::inner_sizes(&v);
                         total = (total.0 + s.0 + 1, total.1 + s.1, total.2 + s.2);
                         size_check(total, *p)?;
@@ -441,7 +441,7 @@ impl Lower<'_> {
                     let mut map = template.clone();
                     let mut total = (0, 0, 0);
                     for (k, c, p) in &items {
-                        let v = c(rt)?.flatten();
+                        let v = flat(c(rt)?);
                         let s = super::rt::inner_sizes(&v);
                         total = (total.0 + s.0, total.1 + s.1 + 1, total.2 + s.2);
                         size_check(total, *p)?;
@@ -517,14 +517,14 @@ impl Lower<'_> {
                     if let Some(t) = track {
                         rt.track(t)?;
                     }
-                    let mut v = a(rt)?.flatten();
+                    let mut v = flat(a(rt)?);
                     if matches!(op, Token::Bang) {
-                        if let Ok(b) = v.as_bool() {
+                        if let Some(b) = boolean(&v) {
                             return Ok(Dynamic::from_bool(!b));
                         }
                     }
                     if matches!(op, Token::Minus | Token::UnaryMinus) {
-                        if let Ok(n) = v.as_int() {
+                        if let Some(n) = int(&v) {
                             return n.checked_neg().map(Dynamic::from_int).ok_or_else(|| {
                                 Ctl::Err(EvalAltResult::ErrorArithmetic("integer overflow".into(), pos).into())
                             });
@@ -544,8 +544,8 @@ impl Lower<'_> {
                     if let Some(t) = track {
                         rt.track(t)?;
                     }
-                    let mut lhs = l(rt)?.flatten();
-                    let mut rhs = r(rt)?.flatten();
+                    let mut lhs = flat(l(rt)?);
+                    let mut rhs = flat(r(rt)?);
                     if !lhs.is_variant() && !rhs.is_variant() {
                         if let Some(r) = super::ops::binary(&op, &lhs, &rhs) {
                             return r.map_err(|e| Ctl::Err(fill(e, pos)));
@@ -625,17 +625,17 @@ impl Lower<'_> {
             }
             let mut values: rhai::FnArgsVec<Dynamic> = rhai::FnArgsVec::new();
             for a in &rest {
-                values.push(a(rt)?.flatten());
+                values.push(flat(a(rt)?));
             }
             if let Some(i) = script {
                 if let Some((place, _)) = by_ref {
-                    values.insert(0, rt.read(place)?.flatten());
+                    values.insert(0, flat(rt.read(place)?));
                 }
-                return Ok(super::call_script(rt, i, values.into_iter().collect(), pos)?);
+                return Ok(super::call_script(rt, i, values, pos)?);
             }
             if let Some((place, _)) = by_ref {
                 if rt.peek(place)?.is_read_only() || rt.peek(place)?.is_shared() {
-                    values.insert(0, rt.read(place)?.flatten());
+                    values.insert(0, flat(rt.read(place)?));
                 } else {
                     let mut first = rt.take(place)?;
                     let r = {

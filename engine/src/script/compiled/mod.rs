@@ -303,7 +303,7 @@ pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynami
 }
 
 /// A script function called from compiled code (`exec_fn_call` and `call_script_fn`).
-pub(crate) fn call_script(rt: &mut Rt, i: usize, args: Vec<Dynamic>, pos: Position) -> R<Dynamic> {
+pub(crate) fn call_script(rt: &mut Rt, i: usize, args: rhai::FnArgsVec<Dynamic>, pos: Position) -> R<Dynamic> {
     if rt.prog.fns[i].empty() {
         return Ok(Dynamic::UNIT);
     }
@@ -340,7 +340,7 @@ pub(crate) fn call_script_this(
     r
 }
 
-fn run_fn(rt: &mut Rt, i: usize, args: Vec<Dynamic>, pos: Position) -> R<Dynamic> {
+fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: Position) -> R<Dynamic> {
     let prog = rt.prog.clone();
     let f = &prog.fns[i];
     match rt.track(pos) {
@@ -352,10 +352,10 @@ fn run_fn(rt: &mut Rt, i: usize, args: Vec<Dynamic>, pos: Position) -> R<Dynamic
         return Err(EvalAltResult::ErrorStackOverflow(pos).into());
     }
     let body = f.body.get().and_then(Option::as_ref).expect("a compiled function");
-    debug_assert_eq!(args.len(), f.params);
     let saved = rt.base;
     rt.base = rt.stack.len();
     rt.stack.extend(args);
+    debug_assert_eq!(rt.stack.len() - rt.base, f.params);
     let r = body(rt);
     rt.stack.truncate(rt.base);
     rt.base = saved;

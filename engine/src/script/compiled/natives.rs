@@ -10,7 +10,7 @@ use std::rc::Rc;
 use rhai::{Dynamic, EvalAltResult, ImmutableString, Position, RhaiFunc};
 
 use super::host::HostTable;
-use super::rt::{check_size, fill, Rt, R};
+use super::rt::{boolean, check_size, fill, int, Rt, R};
 
 /// A standard function restated for speed (see [`intrinsic`]).
 type Intrinsic = fn(&mut [&mut Dynamic]) -> Dynamic;
@@ -214,10 +214,10 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
             true,
         ),
         ("to_string", 1) if first.is_int() => {
-            (|a| Dynamic::from(ImmutableString::from(a[0].as_int().unwrap_or(0).to_string())), true, false)
+            (|a| Dynamic::from(ImmutableString::from(int(a[0]).unwrap_or(0).to_string())), true, false)
         }
         ("to_string", 1) if first.is_bool() => {
-            (|a| Dynamic::from(ImmutableString::from(a[0].as_bool().unwrap_or(false).to_string())), true, false)
+            (|a| Dynamic::from(ImmutableString::from(boolean(a[0]).unwrap_or(false).to_string())), true, false)
         }
         ("contains", 2) if first.is_array() && (args[1].is_int() || args[1].is_string()) => (
             // Rhai compares with `==`: the same type by value, another type is never equal.
@@ -225,8 +225,8 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
                 let (arr, v) = a.split_at_mut(1);
                 let v = &*v[0];
                 let found = arr[0].as_array_ref().is_ok_and(|arr| {
-                    arr.iter().any(|x| match (x.as_int(), v.as_int()) {
-                        (Ok(p), Ok(q)) => p == q,
+                    arr.iter().any(|x| match (int(x), int(v)) {
+                        (Some(p), Some(q)) => p == q,
                         _ => {
                             x.is_string()
                                 && v.is_string()

@@ -5,7 +5,7 @@
 
 use rhai::{Dynamic, EvalAltResult, ImmutableString, Position, Token};
 
-use super::rt::{size_check, R};
+use super::rt::{boolean, character, int, size_check, R};
 
 fn arith(msg: String) -> Box<EvalAltResult> {
     EvalAltResult::ErrorArithmetic(msg, Position::NONE).into()
@@ -14,7 +14,7 @@ fn arith(msg: String) -> Box<EvalAltResult> {
 /// `x op y` when Rhai has a built-in for these operands: `None` otherwise.
 pub(crate) fn binary(op: &Token, x: &Dynamic, y: &Dynamic) -> Option<R<Dynamic>> {
     use Token::*;
-    if let (Ok(a), Ok(b)) = (x.as_int(), y.as_int()) {
+    if let (Some(a), Some(b)) = (int(x), int(y)) {
         return Some(match op {
             Plus => {
                 a.checked_add(b).map(Dynamic::from_int).ok_or_else(|| arith(format!("Addition overflow: {a} + {b}")))
@@ -51,7 +51,7 @@ pub(crate) fn binary(op: &Token, x: &Dynamic, y: &Dynamic) -> Option<R<Dynamic>>
             _ => return None,
         });
     }
-    if let (Ok(a), Ok(b)) = (x.as_bool(), y.as_bool()) {
+    if let (Some(a), Some(b)) = (boolean(x), boolean(y)) {
         return Some(Ok(Dynamic::from_bool(match op {
             EqualsTo => a == b,
             NotEqualsTo => a != b,
@@ -65,7 +65,7 @@ pub(crate) fn binary(op: &Token, x: &Dynamic, y: &Dynamic) -> Option<R<Dynamic>>
             _ => return None,
         })));
     }
-    if let (Ok(a), Ok(b)) = (x.as_char(), y.as_char()) {
+    if let (Some(a), Some(b)) = (character(x), character(y)) {
         return Some(Ok(match op {
             Plus => {
                 let s: String = [a, b].iter().collect();
@@ -174,7 +174,7 @@ fn shift_right(x: i64, y: i64) -> i64 {
 /// `x op= y` in place when Rhai has a built-in for these operands: `None` otherwise.
 pub(crate) fn assign(op: &Token, x: &mut Dynamic, y: &Dynamic) -> Option<R<()>> {
     use Token::*;
-    if let (Ok(a), Ok(b)) = (x.as_int(), y.as_int()) {
+    if let (Some(a), Some(b)) = (int(x), int(y)) {
         let base = match op {
             PlusAssign => Plus,
             MinusAssign => Minus,
@@ -192,7 +192,7 @@ pub(crate) fn assign(op: &Token, x: &mut Dynamic, y: &Dynamic) -> Option<R<()>> 
         let r = binary(&base, &Dynamic::from_int(a), &Dynamic::from_int(b))?;
         return Some(r.map(|v| *x.write_lock::<i64>().expect("an integer") = v.as_int().expect("an integer")));
     }
-    if let (Ok(a), Ok(b)) = (x.as_bool(), y.as_bool()) {
+    if let (Some(a), Some(b)) = (boolean(x), boolean(y)) {
         let v = match op {
             AndAssign => a && b,
             OrAssign => a || b,

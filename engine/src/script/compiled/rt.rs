@@ -178,6 +178,52 @@ pub(crate) fn bool_of(engine: &Engine, v: &Dynamic, pos: Position) -> Result<boo
     v.as_bool().map_err(|t| Ctl::Err(mismatch(engine, "bool", t, pos)))
 }
 
+// ---- reading scalars without asking a value for its type's name ----
+//
+// `Dynamic::as_int` and its kind name the value's type when it is not one (a string
+// built for an error nobody reads): these look at the value's kind first.
+
+/// The integer `v` holds, if it holds one.
+#[inline]
+pub(crate) fn int(v: &Dynamic) -> Option<i64> {
+    if v.is_int() {
+        v.as_int().ok()
+    } else {
+        None
+    }
+}
+
+/// The boolean `v` holds, if it holds one.
+#[inline]
+pub(crate) fn boolean(v: &Dynamic) -> Option<bool> {
+    if v.is_bool() {
+        v.as_bool().ok()
+    } else {
+        None
+    }
+}
+
+/// The character `v` holds, if it holds one.
+#[inline]
+pub(crate) fn character(v: &Dynamic) -> Option<char> {
+    if v.is_char() {
+        v.as_char().ok()
+    } else {
+        None
+    }
+}
+
+/// `v` with a shared value taken out of its cell (`Dynamic::flatten`), without a call
+/// for the values that are not shared (all but a closure's captured variables).
+#[inline(always)]
+pub(crate) fn flat(v: Dynamic) -> Dynamic {
+    if v.is_shared() {
+        v.flatten()
+    } else {
+        v
+    }
+}
+
 // ---- data sizes (Rhai's `calc_data_sizes` and `throw_on_size`) ----
 
 pub(crate) fn data_sizes(v: &Dynamic) -> (usize, usize, usize) {
@@ -190,6 +236,10 @@ pub(crate) fn data_sizes(v: &Dynamic) -> (usize, usize, usize) {
 
 /// The sizes of a value held inside an array or a map.
 pub(crate) fn inner_sizes(v: &Dynamic) -> (usize, usize, usize) {
+    // Most items are numbers, booleans or cards: no size, and no lock to ask for.
+    if !(v.is_array() || v.is_map() || v.is_string() || v.is_blob()) {
+        return (0, 0, 0);
+    }
     if let Some(a) = v.read_lock::<rhai::Array>() {
         return array_sizes(&a);
     }
