@@ -31,6 +31,27 @@ pub use stats::Stats;
 use stats::{Acc, Paired};
 use summary::RunInfo;
 
+/// The process's pool of `threads` game threads (0: one a core), made on first use and
+/// kept: the compiled script tier compiles a script once per thread, so a process that
+/// simulates again (the benchmark's batches, a test binary's many simulations) plays on
+/// threads that have compiled the pack's scripts already.
+fn worker_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, String> {
+    static POOLS: std::sync::Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = std::sync::Mutex::new(Vec::new());
+    let mut pools = POOLS.lock().map_err(|_| "internal: the game thread pools are poisoned".to_string())?;
+    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Ok(p.clone());
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        // Deeply recursive scripts stop at the call-depth limit well inside this.
+        .stack_size(16 * 1024 * 1024)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let pool = Arc::new(pool);
+    pools.push((threads, pool.clone()));
+    Ok(pool)
+}
+
 /// Play `games` bot games and gather statistics (used by `crown sim` and `crown bench`):
 /// the `--agents` order every game, characters as the rules deal them.
 #[allow(clippy::too_many_arguments)]
@@ -127,11 +148,7 @@ pub fn play_pair(
     progress: Option<&indicatif::ProgressBar>,
 ) -> Result<Played, String> {
     let failed = AtomicU64::new(0);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
-        .stack_size(16 * 1024 * 1024)
-        .build()
-        .map_err(|e| e.to_string())?;
+    let pool = worker_pool(threads.unwrap_or(0))?;
     // Check once, before spawning work, that a game can be set up at all.
     plan.game(pack, range.start)?;
     if let Some((o, op)) = other {
