@@ -121,3 +121,50 @@ fn every_sandbox_limit_holds_alike_under_both_runtimes() {
         }
     }
 }
+
+/// A closure the engine calls back (a menu's label here; a placement rule goes the same
+/// way) runs compiled under `--runtime compiled`, and must behave as on the interpreter:
+/// the same labels, the same call depth left to it (a label recursing just short of the
+/// limit, and just past it), the same errors at the same places, the same operation limit.
+#[test]
+fn a_closure_the_engine_calls_back_runs_alike_under_both_runtimes() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let rules = std::fs::read_to_string(repo.join("tests/invalid/_base/tiny/scripts/tiny/rules.rhai")).unwrap();
+    let options = "    let options = [];\n    for c in cards(hand) {\n        options.push(#{ label: \"Play \" + name_of(c), card: c });\n    }\n";
+    assert!(rules.contains(options), "the tiny pack's turn has changed: update this test");
+    let mut labels: Vec<(String, String)> = (36..=50)
+        .map(|depth| (format!("depth {depth}"), format!("|o| `Play ${{name_of(o.card)}} ${{down({depth})}}`")))
+        .collect();
+    labels.push(("a plain label".into(), "|o| `Play ${name_of(o.card)}`".into()));
+    labels.push((
+        "a label that throws".into(),
+        "|o| { if o.card >= 0 { throw `no label for ${o.card}`; } \"x\" }".into(),
+    ));
+    labels.push(("a label with no body".into(), "|o| {}".into()));
+    labels.push(("a label that never ends".into(), "|o| { let n = 0; loop { n += 1; } }".into()));
+    let (mut passed, mut failed) = (0, 0);
+    for (what, label) in &labels {
+        let menu = format!("    let options = menu();\n    for c in cards(hand) {{\n        options.add_card(\"play\", c, {label});\n    }}\n");
+        let text = rules.replace(options, &menu) + "\nfn down(n) { if n == 0 { \"\" } else { down(n - 1) } }\n";
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&repo.join("tests/invalid/_base/tiny"), dir.path()).unwrap();
+        std::fs::write(dir.path().join("scripts/tiny/rules.rhai"), text).unwrap();
+        let run = |runtime: &str| {
+            std::process::Command::new(crown_bin())
+                .args(["--project", &dir.path().to_string_lossy(), "--runtime", runtime])
+                .args(["sim", "tiny", "--games", "2", "--agents", "first"])
+                .output()
+                .expect("crown runs")
+        };
+        let (compiled, rhai) = (run("compiled"), run("rhai"));
+        assert_eq!(compiled.status.code(), rhai.status.code(), "{what}: the runtimes end differently");
+        assert_eq!(without_numbers(&compiled), without_numbers(&rhai), "{what}: the runtimes end differently");
+        if compiled.status.success() {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+    }
+    // The depths straddle the call-depth limit, so a level off by one would show.
+    assert!(passed >= 2 && failed >= 4, "{passed} runs passed and {failed} failed");
+}

@@ -86,7 +86,7 @@ impl Offer for Asked<'_, '_> {
         match &it.label {
             Label::Text(t) => Ok(t.to_string()),
             Label::Call(f) => {
-                let v: Dynamic = f.call_within_context(self.ctx, (self.value(i, None),))?;
+                let v = crate::script::compiled::call_fn_ptr(self.ctx, f, [self.value(i, None)])?;
                 if v.is_string() {
                     Ok(v.to_string())
                 } else {

@@ -100,7 +100,7 @@ fn placements(ctx: Option<&NativeCallContext>, b: i64, c: i64, touching: bool, r
     for m in all {
         let keep = match (ctx, rule) {
             (Some(ctx), Some(rule)) => {
-                let v: Dynamic = rule.call_within_context(ctx, (Dynamic::from_map(m.clone()),))?;
+                let v = crate::script::compiled::call_fn_ptr(ctx, rule, [Dynamic::from_map(m.clone())])?;
                 v.as_bool()
                     .map_err(|t| format!("placements: the rule returned {t} where true or false was expected"))?
             }

@@ -25,7 +25,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-use rhai::{Dynamic, EvalAltResult, ImmutableString, Position, Shared, AST};
+use rhai::{Dynamic, EvalAltResult, FnPtr, ImmutableString, NativeCallContext, Position, Shared, AST};
 
 use self::host::HostTable;
 pub use self::host::Registrar;
@@ -300,6 +300,68 @@ pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynami
         EvalAltResult::ErrorInFunctionCall(f, _, inner, _) if f == name => Err(inner),
         _ => Err(e),
     }))
+}
+
+/// Call a script's function pointer that a host function was handed (a menu's label, a
+/// placement rule), with `args` after its curried values: on the compiled tier when it
+/// runs the function, else on the interpreter (`FnPtr::call_raw`).
+///
+/// A closure written in a script is linked to its script's function, and Rhai calls it the
+/// way `call_script_fn` calls a linked function from a native context: on a copy of the
+/// caller's state a level up, counting one operation at the host call's position, then the
+/// call-depth check, an empty body giving `()`, and any other error wrapped in the
+/// function's name. Operations counted meanwhile are the copy's: the caller's count goes
+/// on from where it was, and the meter keeps what it last heard (reported here as the
+/// interpreter's progress callback would have left it).
+pub(crate) fn call_fn_ptr(ctx: &NativeCallContext, f: &FnPtr, args: impl IntoIterator<Item = Dynamic>) -> R<Dynamic> {
+    let mut args: rhai::FnArgsVec<Dynamic> = args.into_iter().collect();
+    if let Some((prog, i)) = linked_compiled(ctx, f, f.curry().len() + args.len()) {
+        let values = f.curry().iter().cloned().chain(args);
+        let global = ctx.global_runtime_state();
+        let mut copy = global.clone();
+        copy.level += 1;
+        let mut rt = Rt {
+            stack: Vec::with_capacity(16),
+            base: 0,
+            ops: global.num_operations,
+            level: copy.level,
+            prog,
+            side: None,
+            this: None,
+            global: copy,
+            engine: crate::script::plain_engine(),
+        };
+        let pos = ctx.call_position();
+        let r = if rt.prog.fns[i].empty() {
+            match rt.track(pos) {
+                Err(Ctl::Err(e)) => Err(e),
+                Err(_) => unreachable!("counting an operation only fails"),
+                Ok(()) if rt.level > crate::script::LIMITS.call_levels => {
+                    Err(EvalAltResult::ErrorStackOverflow(pos).into())
+                }
+                Ok(()) => Ok(Dynamic::UNIT),
+            }
+        } else {
+            run_fn(&mut rt, i, values, pos)
+        };
+        crate::script::api::report_call_ops(rt.side.unwrap_or(rt.ops));
+        return r;
+    }
+    f.call_raw(ctx, None, args.as_mut_slice())
+}
+
+/// The compiled program and function a closure `f` called with `n` arguments runs as, when
+/// the compiled tier runs it: a closure (linked to its script's function, found in the
+/// calling script's library) of a script this thread has compiled, every function it
+/// reaches compiled.
+fn linked_compiled(ctx: &NativeCallContext, f: &FnPtr, n: usize) -> Option<(Rc<Program>, usize)> {
+    if runtime() == Runtime::Rhai || !f.is_anonymous() {
+        return None;
+    }
+    let lib = ctx.global_runtime_state().lib.first()?;
+    let prog = PROGRAMS.with(|p| p.borrow().iter().find(|x| Shared::ptr_eq(&x.lib, lib)).cloned())?;
+    let &i = prog.index.get(&(f.fn_name().to_string(), n))?;
+    prog.runnable(i).then_some((prog, i))
 }
 
 /// A script function called from compiled code (`exec_fn_call` and `call_script_fn`).
