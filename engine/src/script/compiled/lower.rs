@@ -623,47 +623,57 @@ impl Lower<'_> {
             if let Some((_, vpos)) = by_ref {
                 rt.track(vpos)?;
             }
+            // The values, the first one's place kept for a variable's (read after the others,
+            // as the interpreter does).
             let mut values: rhai::FnArgsVec<Dynamic> = rhai::FnArgsVec::new();
+            if by_ref.is_some() {
+                values.push(Dynamic::UNIT);
+            }
             for a in &rest {
                 values.push(flat(a(rt)?));
             }
             if let Some(i) = script {
                 if let Some((place, _)) = by_ref {
-                    values.insert(0, flat(rt.read(place)?));
+                    values[0] = flat(rt.read(place)?);
                 }
                 return Ok(super::call_script(rt, i, values, pos)?);
             }
+            let mut by_value = true;
             if let Some((place, _)) = by_ref {
                 if rt.peek(place)?.is_read_only() || rt.peek(place)?.is_shared() {
-                    values.insert(0, flat(rt.read(place)?));
+                    values[0] = flat(rt.read(place)?);
                 } else {
-                    let mut first = rt.take(place)?;
-                    let r = {
-                        let mut args: rhai::FnArgsVec<&mut Dynamic> = rhai::FnArgsVec::new();
-                        args.push(&mut first);
-                        args.extend(values.iter_mut());
-                        if type_of {
-                            Ok(Dynamic::from(rt.engine.map_type_name(args[0].type_name()).to_string()))
-                        } else {
-                            rt.level += 1;
-                            let r = site.call(rt, &mut args, true);
-                            rt.level -= 1;
-                            r
-                        }
-                    };
-                    rt.put(place, first);
-                    return Ok(r?);
+                    values[0] = rt.take(place)?;
+                    by_value = false;
                 }
             }
-            let mut args: rhai::FnArgsVec<&mut Dynamic> = values.iter_mut().collect();
-            if type_of {
-                return Ok(Dynamic::from(rt.engine.map_type_name(args[0].type_name()).to_string()));
+            let r = if type_of {
+                Ok(Dynamic::from(rt.engine.map_type_name(values[0].type_name()).to_string()))
+            } else {
+                rt.level += 1;
+                let r = with_refs(&mut values, |args| site.call(rt, args, !by_value));
+                rt.level -= 1;
+                r
+            };
+            if let (false, Some((place, _))) = (by_value, by_ref) {
+                rt.put(place, std::mem::take(&mut values[0]));
             }
-            rt.level += 1;
-            let r = site.call(rt, &mut args, false);
-            rt.level -= 1;
             Ok(r?)
         }))
+    }
+}
+
+/// `f` with references to `values` (without building a list of them for the few arguments
+/// most calls have).
+#[inline]
+fn with_refs<T>(values: &mut [Dynamic], f: impl FnOnce(&mut [&mut Dynamic]) -> T) -> T {
+    match values {
+        [] => f(&mut []),
+        [a] => f(&mut [a]),
+        [a, b] => f(&mut [a, b]),
+        [a, b, c] => f(&mut [a, b, c]),
+        [a, b, c, d] => f(&mut [a, b, c, d]),
+        _ => f(&mut values.iter_mut().collect::<rhai::FnArgsVec<_>>()),
     }
 }
 

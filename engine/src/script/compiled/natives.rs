@@ -92,13 +92,13 @@ impl Site {
                 }
                 let swap = is_ref_mut && !f.is_method() && !args.is_empty();
                 let r = if swap {
-                    let mut copy = args[0].clone();
-                    let mut v: rhai::FnArgsVec<&mut Dynamic> = rhai::FnArgsVec::new();
-                    v.push(&mut copy);
-                    for a in args.iter_mut().skip(1) {
-                        v.push(&mut **a);
-                    }
-                    rt.watching(|rt| call_native(rt, &self.name, pos, f, &mut v))
+                    // The function takes its first argument by value: it gets a copy, and the
+                    // variable keeps its own (the interpreter's `change_first_arg_to_copy`).
+                    let copy = args[0].clone();
+                    let own = std::mem::replace(&mut *args[0], copy);
+                    let r = rt.watching(|rt| call_native(rt, &self.name, pos, f, args));
+                    *args[0] = own;
+                    r
                 } else {
                     rt.watching(|rt| call_native(rt, &self.name, pos, f, args))
                 };
