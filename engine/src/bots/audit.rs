@@ -71,17 +71,9 @@ impl Agent for PeekAudit {
                 rng: state.clone(),
                 seed,
             };
-            // The copy runs on a thread of its own: this thread's game slot holds the
-            // game being decided.
-            let seen = std::thread::scope(|s| {
-                std::thread::Builder::new()
-                    .name("crown-audit".into())
-                    .stack_size(16 * 1024 * 1024)
-                    .spawn_scoped(s, move || probe.run())
-                    .map_err(|e| format!("the peeking audit could not start its thread: {e}"))?
-                    .join()
-                    .map_err(|_| "the peeking audit's thread panicked".to_string())?
-            })?;
+            // The copy runs on the fork thread: this thread's game slot holds the game
+            // being decided.
+            let seen = crate::script::api::on_fork_thread("the peeking audit", move || probe.run())??;
             let Some((labels, label)) = seen else { continue };
             let real = &req.labels[pick];
             if labels.as_slice() != req.labels {

@@ -61,20 +61,12 @@ pub fn preview(req: &ChoiceRequest<'_>, option: usize, seed: u64) -> Result<Prev
             }));
         }),
     ));
-    // The copy plays on a thread of its own: the game deciding here stays installed on
-    // this one (a script's game is per thread).
+    // The copy plays on the fork thread: the game deciding here stays installed on this
+    // one (a script's game is per thread).
     let before_setup = fp.before_setup;
-    let (g, status) = std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .name("crown-preview".into())
-            .stack_size(16 * 1024 * 1024)
-            .spawn_scoped(s, move || {
-                let (g, status, ()) = crate::script::api::play_fork(g, before_setup, |_| ());
-                (g, status)
-            })
-            .map_err(|e| format!("the preview could not start its thread: {e}"))?
-            .join()
-            .map_err(|_| "the preview's thread panicked".to_string())
+    let (g, status) = crate::script::api::on_fork_thread("the preview", move || {
+        let (g, status, ()) = crate::script::api::play_fork(g, before_setup, |_| ());
+        (g, status)
     })?;
     let lines = lines.lock().map(|l| l.clone()).unwrap_or_default();
     let then = match &status {

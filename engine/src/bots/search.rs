@@ -243,17 +243,11 @@ impl Agent for SearchAgent {
             labels: req.labels.to_vec(),
         };
         let tried = candidates.clone();
-        // The rollouts run on a thread of their own: the game being decided sits in this
+        // The rollouts run on the fork thread: the game being decided sits in this
         // thread's game slot, and each rollout installs its own copy there.
-        let results = std::thread::scope(|s| {
-            std::thread::Builder::new()
-                .name("crown-search".into())
-                .stack_size(16 * 1024 * 1024)
-                .spawn_scoped(s, move || search(&decision, &tried, spec, base, seats))
-                .map_err(|e| format!("the search agent could not start its thread: {e}"))?
-                .join()
-                .map_err(|_| "the search agent's thread panicked".to_string())?
-        })?;
+        let results = crate::script::api::on_fork_thread("the search agent", move || {
+            search(&decision, &tried, spec, base, seats)
+        })??;
         Ok(candidates[best_option(&results, candidates.len(), seats, margin)])
     }
     fn kind(&self) -> String {

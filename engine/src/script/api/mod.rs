@@ -61,7 +61,7 @@ pub(crate) use self::meter::reset_game_ops;
 use self::meter::GAME_OPS;
 pub(crate) use self::meter::{progress, report_call_ops, swap_call_ops, METER_EVERY};
 pub use self::reload::swap_pack;
-pub use self::run::{call_bot_fn, call_rules_fn, play_fork, run_game};
+pub use self::run::{call_bot_fn, call_rules_fn, on_fork_thread, play_fork, run_game};
 pub use self::table::{count_words, sentence};
 
 type R<T> = Result<T, Box<EvalAltResult>>;

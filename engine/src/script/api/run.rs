@@ -113,6 +113,50 @@ pub fn play_fork<T>(game: Game, before_setup: bool, then: impl FnOnce(&Status) -
     (game, status, out)
 }
 
+/// A job for a thread's fork thread.
+type ForkJob = Box<dyn FnOnce() + Send>;
+
+thread_local! {
+    /// Where this thread hands jobs to its fork thread (see [`on_fork_thread`]).
+    static FORK_THREAD: std::cell::RefCell<Option<std::sync::mpsc::Sender<ForkJob>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Run `f` on this thread's fork thread and give back what it returns. A forked copy of
+/// the game (a search's rollouts, a preview, the peeking audit) is played there, in that
+/// thread's game slot, while this thread's slot holds the game being decided. The fork
+/// thread is started on first use and kept while this thread lives: the scripts compiled
+/// there for one decision stay compiled for the next (a thread started per decision
+/// compiled every script the copy ran, every time). It runs on this thread's script
+/// runtime. `what` names the caller in errors ("the search agent").
+pub fn on_fork_thread<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
+    let runtime = crate::script::compiled::runtime();
+    let (answer, answered) = std::sync::mpsc::channel();
+    let mut job: ForkJob = Box::new(move || {
+        let _ = answer.send(crate::script::compiled::with_runtime(runtime, f));
+    });
+    FORK_THREAD.with(|slot| -> Result<(), String> {
+        let mut slot = slot.borrow_mut();
+        if let Some(jobs) = slot.as_ref() {
+            match jobs.send(job) {
+                Ok(()) => return Ok(()),
+                // The thread has ended (a job panicked): start another.
+                Err(std::sync::mpsc::SendError(back)) => job = back,
+            }
+        }
+        let (jobs, queue) = std::sync::mpsc::channel::<ForkJob>();
+        std::thread::Builder::new()
+            .name("crown-fork".into())
+            .stack_size(16 * 1024 * 1024)
+            .spawn(move || queue.into_iter().for_each(|job| job()))
+            .map_err(|e| format!("{what} could not start its thread: {e}"))?;
+        jobs.send(job).map_err(|_| format!("{what}'s thread ended before it started"))?;
+        *slot = Some(jobs);
+        Ok(())
+    })?;
+    answered.recv().map_err(|_| format!("{what}'s thread panicked"))
+}
+
 /// Call an optional rules function while a game is installed (`None` when the rules do
 /// not define it).
 pub fn call_rules_fn(name: &str, args: Vec<Dynamic>) -> Option<Result<Dynamic, ScriptFailure>> {
