@@ -228,29 +228,27 @@ pub(crate) fn flat(v: Dynamic) -> Dynamic {
 
 pub(crate) fn data_sizes(v: &Dynamic) -> (usize, usize, usize) {
     // As an item inside a container, a blob also counts one for itself.
-    match v.read_lock::<rhai::Blob>() {
-        Some(b) => (b.len(), 0, 0),
-        None => inner_sizes(v),
+    if v.is_blob() {
+        return (v.read_lock::<rhai::Blob>().map_or(0, |b| b.len()), 0, 0);
     }
+    inner_sizes(v)
 }
 
-/// The sizes of a value held inside an array or a map.
+/// The sizes of a value held inside an array or a map. (The kind is asked first, a
+/// cheap look at the value, then the one lock that kind needs: most items are numbers,
+/// booleans or cards, which have no size.)
 pub(crate) fn inner_sizes(v: &Dynamic) -> (usize, usize, usize) {
-    // Most items are numbers, booleans or cards: no size, and no lock to ask for.
-    if !(v.is_array() || v.is_map() || v.is_string() || v.is_blob()) {
-        return (0, 0, 0);
+    if v.is_array() {
+        return v.read_lock::<rhai::Array>().map_or((0, 0, 0), |a| array_sizes(&a));
     }
-    if let Some(a) = v.read_lock::<rhai::Array>() {
-        return array_sizes(&a);
+    if v.is_map() {
+        return v.read_lock::<rhai::Map>().map_or((0, 0, 0), |m| map_sizes(&m));
     }
-    if let Some(m) = v.read_lock::<rhai::Map>() {
-        return map_sizes(&m);
+    if v.is_string() {
+        return (0, 0, v.read_lock::<rhai::ImmutableString>().map_or(0, |s| s.len()));
     }
-    if let Some(b) = v.read_lock::<rhai::Blob>() {
-        return (1 + b.len(), 0, 0);
-    }
-    if let Some(s) = v.read_lock::<rhai::ImmutableString>() {
-        return (0, 0, s.len());
+    if v.is_blob() {
+        return (1 + v.read_lock::<rhai::Blob>().map_or(0, |b| b.len()), 0, 0);
     }
     (0, 0, 0)
 }
