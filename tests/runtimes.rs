@@ -78,6 +78,19 @@ fn without_numbers(out: &std::process::Output) -> String {
         .collect()
 }
 
+/// `crown sim tiny --games 2 --agents first` on the project in `dir`, under `--runtime
+/// compiled` and then `--runtime rhai`.
+fn tiny_on_both_runtimes(dir: &Path) -> (std::process::Output, std::process::Output) {
+    let run = |runtime: &str| {
+        std::process::Command::new(crown_bin())
+            .args(["--project", &dir.to_string_lossy(), "--runtime", runtime])
+            .args(["sim", "tiny", "--games", "2", "--agents", "first"])
+            .output()
+            .expect("crown runs")
+    };
+    (run("compiled"), run("rhai"))
+}
+
 /// The hostile set's sandbox scripts (`tests/hostile/runtime-limit-*`: operations, call
 /// depth, closures calling themselves, string, array, nested and map sizes, time), each
 /// played under both runtimes by this build: each game fails at the same limit, with the
@@ -103,14 +116,7 @@ fn every_sandbox_limit_holds_alike_under_both_runtimes() {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&repo.join("tests/invalid/_base/tiny"), dir.path()).unwrap();
         copy_dir(&case.join("scripts"), &dir.path().join("scripts")).unwrap();
-        let run = |runtime: &str| {
-            std::process::Command::new(crown_bin())
-                .args(["--project", &dir.path().to_string_lossy(), "--runtime", runtime])
-                .args(["sim", "tiny", "--games", "2", "--agents", "first"])
-                .output()
-                .expect("crown runs")
-        };
-        let (compiled, rhai) = (run("compiled"), run("rhai"));
+        let (compiled, rhai) = tiny_on_both_runtimes(dir.path());
         let name = case.file_name().unwrap().to_string_lossy();
         assert_eq!((compiled.status.code(), rhai.status.code()), (Some(1), Some(1)), "{name}");
         let (c, r) = (without_numbers(&compiled), without_numbers(&rhai));
@@ -149,14 +155,7 @@ fn a_closure_the_engine_calls_back_runs_alike_under_both_runtimes() {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&repo.join("tests/invalid/_base/tiny"), dir.path()).unwrap();
         std::fs::write(dir.path().join("scripts/tiny/rules.rhai"), text).unwrap();
-        let run = |runtime: &str| {
-            std::process::Command::new(crown_bin())
-                .args(["--project", &dir.path().to_string_lossy(), "--runtime", runtime])
-                .args(["sim", "tiny", "--games", "2", "--agents", "first"])
-                .output()
-                .expect("crown runs")
-        };
-        let (compiled, rhai) = (run("compiled"), run("rhai"));
+        let (compiled, rhai) = tiny_on_both_runtimes(dir.path());
         assert_eq!(compiled.status.code(), rhai.status.code(), "{what}: the runtimes end differently");
         assert_eq!(without_numbers(&compiled), without_numbers(&rhai), "{what}: the runtimes end differently");
         if compiled.status.success() {
