@@ -264,7 +264,8 @@ struct Values {
 
 impl Values {
     fn take(&mut self, n: usize) -> Vec<Dynamic> {
-        let out = self.vals[self.at..self.at + n].to_vec();
+        // Each value is taken once, in order: moved out, not copied.
+        let out = self.vals[self.at..self.at + n].iter_mut().map(std::mem::take).collect();
         self.at += n;
         out
     }
