@@ -240,12 +240,17 @@ thread_local! {
     static PROGRAMS: RefCell<Vec<Rc<Program>>> = const { RefCell::new(Vec::new()) };
 }
 
+/// The script with function library `lib`, if this thread has compiled it.
+fn compiled_program(lib: &Shared<rhai::Module>) -> Option<Rc<Program>> {
+    PROGRAMS.with(|p| p.borrow().iter().find(|x| Shared::ptr_eq(&x.lib, lib)).cloned())
+}
+
 fn program(ast: &AST) -> Rc<Program> {
+    if let Some(x) = compiled_program(ast.shared_lib()) {
+        return x;
+    }
     PROGRAMS.with(|p| {
         let mut p = p.borrow_mut();
-        if let Some(x) = p.iter().find(|x| Shared::ptr_eq(&x.lib, ast.shared_lib())) {
-            return x.clone();
-        }
         if p.len() >= 64 {
             // Scripts no longer loaded anywhere (only this cache holds them).
             p.retain(|x| Shared::strong_count(&x.lib) > 1);
@@ -280,17 +285,7 @@ pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynami
     let mut global = engine.new_global_runtime_state();
     global.source = ast.source().map(Into::into);
     global.lib.push(ast.shared_lib().clone());
-    let mut rt = Rt {
-        stack: Vec::with_capacity(64),
-        base: 0,
-        ops: 0,
-        level: 0,
-        prog: prog.clone(),
-        side: None,
-        this: None,
-        global,
-        engine,
-    };
+    let mut rt = Rt::new(prog.clone(), global, 0);
     let r = run_fn(&mut rt, i, args, Position::NONE);
     crate::script::api::report_call_ops(rt.side.unwrap_or(rt.ops));
     // As `Engine::call_fn`: `exit` gives the call's value, and the entry function's own
@@ -317,30 +312,13 @@ pub(crate) fn call_fn_ptr(ctx: &NativeCallContext, f: &FnPtr, args: impl IntoIte
     let mut args: rhai::FnArgsVec<Dynamic> = args.into_iter().collect();
     if let Some((prog, i)) = linked_compiled(ctx, f, f.curry().len() + args.len()) {
         let values = f.curry().iter().cloned().chain(args);
-        let global = ctx.global_runtime_state();
-        let mut copy = global.clone();
+        let mut copy = ctx.global_runtime_state().clone();
         copy.level += 1;
-        let mut rt = Rt {
-            stack: Vec::with_capacity(16),
-            base: 0,
-            ops: global.num_operations,
-            level: copy.level,
-            prog,
-            side: None,
-            this: None,
-            global: copy,
-            engine: crate::script::plain_engine(),
-        };
+        let ops = copy.num_operations;
+        let mut rt = Rt::new(prog, copy, ops);
         let pos = ctx.call_position();
         let r = if rt.prog.fns[i].empty() {
-            match rt.track(pos) {
-                Err(Ctl::Err(e)) => Err(e),
-                Err(_) => unreachable!("counting an operation only fails"),
-                Ok(()) if rt.level > crate::script::LIMITS.call_levels => {
-                    Err(EvalAltResult::ErrorStackOverflow(pos).into())
-                }
-                Ok(()) => Ok(Dynamic::UNIT),
-            }
+            enter(&mut rt, pos).map(|()| Dynamic::UNIT)
         } else {
             run_fn(&mut rt, i, values, pos)
         };
@@ -359,7 +337,7 @@ fn linked_compiled(ctx: &NativeCallContext, f: &FnPtr, n: usize) -> Option<(Rc<P
         return None;
     }
     let lib = ctx.global_runtime_state().lib.first()?;
-    let prog = PROGRAMS.with(|p| p.borrow().iter().find(|x| Shared::ptr_eq(&x.lib, lib)).cloned())?;
+    let prog = compiled_program(lib)?;
     let &i = prog.index.get(&(f.fn_name().to_string(), n))?;
     prog.runnable(i).then_some((prog, i))
 }
@@ -402,9 +380,9 @@ pub(crate) fn call_script_this(
     r
 }
 
-fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: Position) -> R<Dynamic> {
-    let prog = rt.prog.clone();
-    let f = &prog.fns[i];
+/// Entering a script function at `pos` (the interpreter's `call_script_fn`): one
+/// operation, then the call-depth check.
+fn enter(rt: &mut Rt, pos: Position) -> R<()> {
     match rt.track(pos) {
         Ok(()) => (),
         Err(Ctl::Err(e)) => return Err(e),
@@ -413,6 +391,13 @@ fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: P
     if rt.level > crate::script::LIMITS.call_levels {
         return Err(EvalAltResult::ErrorStackOverflow(pos).into());
     }
+    Ok(())
+}
+
+fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: Position) -> R<Dynamic> {
+    let prog = rt.prog.clone();
+    let f = &prog.fns[i];
+    enter(rt, pos)?;
     let body = f.body.get().and_then(Option::as_ref).expect("a compiled function");
     let saved = rt.base;
     rt.base = rt.stack.len();

@@ -57,6 +57,22 @@ pub(crate) struct Rt {
 }
 
 impl Rt {
+    /// A machine for an entry call on `global` (its level the call's), counting on from
+    /// `ops` operations.
+    pub fn new(prog: Rc<Program>, global: GlobalRuntimeState, ops: u64) -> Rt {
+        Rt {
+            stack: Vec::with_capacity(64),
+            base: 0,
+            ops,
+            level: global.level,
+            prog,
+            side: None,
+            this: None,
+            global,
+            engine: crate::script::plain_engine(),
+        }
+    }
+
     /// Count one operation at `pos`, as the interpreter's `track_operation`.
     /// (The meter only looks at the clock and the game's count every few thousand
     /// operations: see `api::meter`; the call's count is reported when it ends.)
