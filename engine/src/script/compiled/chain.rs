@@ -6,7 +6,7 @@ use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, OpAssignment
 
 use super::lower::Lower;
 use super::natives::{engine_call, Site};
-use super::rt::{check_size, fill, flat, int, mismatch, Code, Ctl, Place, Rt, R, X};
+use super::rt::{check_size, fill, flat, int, mismatch, read_in_place, Code, Ctl, Place, Rt, R, X};
 
 enum Kind {
     /// `[index]`: the index value is evaluated up front.
@@ -166,13 +166,66 @@ impl Lower<'_> {
         Some(())
     }
 
-    pub(crate) fn chain_read(&mut self, e: &Expr) -> Option<Code> {
+    /// A chain read as an expression, counting the expression's operation at `pos` first.
+    pub(crate) fn chain_read(&mut self, e: &Expr, pos: Position) -> Option<Code> {
         let chain = self.chain(e)?;
-        Some(Box::new(move |rt| run_chain(rt, &chain, None)))
+        // The two reads rules make most, `o.kind` and `list[i]` on a variable, go straight
+        // to the item when the variable holds a map or an array (anything else, and any
+        // error, takes the long way below, which restates the interpreter).
+        let one = match (&chain.root, chain.steps.as_slice()) {
+            (Root::Place(Place::Slot(s), vpos), [step]) if !step.negated => Some((*s, *vpos)),
+            _ => None,
+        };
+        match (one, &chain.steps.first().map(|s| &s.kind)) {
+            (Some((slot, vpos)), Some(Kind::Prop { name, .. })) if chain.pre.is_empty() => {
+                let name = name.clone();
+                Some(Box::new(move |rt| {
+                    rt.track(pos)?;
+                    if read_in_place(rt.slot(slot)).is_map() {
+                        rt.track(vpos)?;
+                        rt.track(Position::NONE)?;
+                        let map = rt.slot(slot).read_lock::<rhai::Map>().expect("a map");
+                        return match map.get(name.as_str()) {
+                            Some(v) => Ok(flat(v.clone())),
+                            None => Err(Ctl::Err(
+                                EvalAltResult::ErrorPropertyNotFound(name.to_string(), chain.steps[0].pos).into(),
+                            )),
+                        };
+                    }
+                    run_chain(rt, &chain, None)
+                }))
+            }
+            (Some((slot, vpos)), Some(Kind::Index)) => Some(Box::new(move |rt| {
+                rt.track(pos)?;
+                let mut vals: rhai::FnArgsVec<Dynamic> = rhai::FnArgsVec::new();
+                for (p, pushes) in &chain.pre {
+                    let v = p(rt)?;
+                    if *pushes {
+                        vals.push(flat(v));
+                    }
+                }
+                if let (Some(index), true) = (vals.first().and_then(int), read_in_place(rt.slot(slot)).is_array()) {
+                    rt.track(vpos)?;
+                    rt.track(Position::NONE)?;
+                    let arr = rt.slot(slot).read_lock::<rhai::Array>().expect("an array");
+                    let len = arr.len();
+                    return match calc_index(len, index, true) {
+                        Some(i) => Ok(flat(arr[i].clone())),
+                        None => Err(Ctl::Err(EvalAltResult::ErrorArrayBounds(len, index, chain.steps[0].pos).into())),
+                    };
+                }
+                run_root(rt, &chain, Values { vals, at: 0 }, None)
+            })),
+            _ => Some(Box::new(move |rt| {
+                rt.track(pos)?;
+                run_chain(rt, &chain, None)
+            })),
+        }
     }
 
     /// `lhs op= rhs` (or `lhs = rhs`).
-    pub(crate) fn assignment(&mut self, op: &OpAssignment, lhs: &Expr, rhs: &Expr) -> Option<Code> {
+    /// An assignment statement, counting the statement's operation at `pos` first.
+    pub(crate) fn assignment(&mut self, op: &OpAssignment, lhs: &Expr, rhs: &Expr, pos: Position) -> Option<Code> {
         let rhs = self.expr(rhs)?;
         let op = op.clone();
         match lhs {
@@ -188,12 +241,30 @@ impl Lower<'_> {
                     Expr::ThisPtr(p) => (Place::This(*p), *p, String::new()),
                     _ => unreachable!(),
                 };
+                // `n += 1` on two integers, chosen now and tried first (in place, keeping
+                // the variable's tag; an overflow goes the long way, which makes the error).
+                let ints = match (place, op.get_op_assignment_info()) {
+                    (Place::Slot(i), Some((_, _, op_x, ..))) => super::ops::int_assign(op_x).map(|f| (i, f)),
+                    _ => None,
+                };
                 Some(Box::new(move |rt| {
+                    rt.track(pos)?;
                     if matches!(place, Place::This(_)) && rt.this.is_none() {
                         return Err(Ctl::Err(EvalAltResult::ErrorUnboundThis(vpos).into()));
                     }
                     let v = flat(rhs(rt)?);
                     rt.track(vpos)?;
+                    if let Some((i, f)) = ints {
+                        let slot = rt.slot(i);
+                        if let (Some(a), Some(b)) = (int(slot), int(&v)) {
+                            if let (false, Some(n)) = (slot.is_read_only(), f(a, b)) {
+                                let tag = slot.tag();
+                                *slot = Dynamic::from_int(n);
+                                slot.set_tag(tag);
+                                return Ok(Dynamic::UNIT);
+                            }
+                        }
+                    }
                     let mut value = rt.take(place)?;
                     let r = {
                         let mut t = Target::RefMut(&mut value);
@@ -210,6 +281,7 @@ impl Lower<'_> {
                     return unsupported_chain(self, "assigning to an expression").map(|_| unreachable!());
                 }
                 Some(Box::new(move |rt| {
+                    rt.track(pos)?;
                     let v = flat(rhs(rt)?);
                     let _ = run_chain(rt, &chain, Some((v, &op)))?;
                     Ok(Dynamic::UNIT)
@@ -228,14 +300,18 @@ fn unsupported_chain(l: &mut Lower, why: &str) -> Option<()> {
 }
 
 fn run_chain(rt: &mut Rt, chain: &Chain, new_val: Option<(Dynamic, &OpAssignment)>) -> X {
-    let mut vals: Vec<Dynamic> = Vec::with_capacity(chain.pre.len());
+    let mut vals: rhai::FnArgsVec<Dynamic> = rhai::FnArgsVec::new();
     for (p, pushes) in &chain.pre {
         let v = p(rt)?;
         if *pushes {
             vals.push(flat(v));
         }
     }
-    let mut values = Values { vals, at: 0 };
+    run_root(rt, chain, Values { vals, at: 0 }, new_val)
+}
+
+/// A chain from its root, its index values and arguments evaluated.
+fn run_root(rt: &mut Rt, chain: &Chain, mut values: Values, new_val: Option<(Dynamic, &OpAssignment)>) -> X {
     match &chain.root {
         Root::Place(place, vpos) => {
             rt.track(*vpos)?;
@@ -258,12 +334,12 @@ fn run_chain(rt: &mut Rt, chain: &Chain, new_val: Option<(Dynamic, &OpAssignment
 
 /// The evaluated index values and arguments, taken in step order.
 struct Values {
-    vals: Vec<Dynamic>,
+    vals: rhai::FnArgsVec<Dynamic>,
     at: usize,
 }
 
 impl Values {
-    fn take(&mut self, n: usize) -> Vec<Dynamic> {
+    fn take(&mut self, n: usize) -> rhai::FnArgsVec<Dynamic> {
         // Each value is taken once, in order: moved out, not copied.
         let out = self.vals[self.at..self.at + n].iter_mut().map(std::mem::take).collect();
         self.at += n;
@@ -516,7 +592,7 @@ fn method_call(rt: &mut Rt, site: &Site, target: &mut Target, call_args: &mut [D
     }
     let is_ref_mut = target.is_ref();
     let r = {
-        let mut args: Vec<&mut Dynamic> = Vec::with_capacity(call_args.len() + 1);
+        let mut args: rhai::FnArgsVec<&mut Dynamic> = rhai::FnArgsVec::new();
         args.push(target.as_mut());
         args.extend(call_args.iter_mut());
         rt.level += 1;

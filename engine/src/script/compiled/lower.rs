@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, FnCallExpr, FnPtr, ImmutableString, Position, Stmt, Token};
 
 use super::natives::Site;
-use super::rt::{bool_of, boolean, fill, flat, int, mismatch, size_check, Code, Ctl, Place, Rt};
+use super::rt::{bool_of, boolean, discard, fill, flat, int, mismatch, size_check, Code, Ctl, Place, Rt};
 
 pub(crate) struct Lower<'a> {
     /// The running function's locals at this point of the compile (Rhai's scope).
@@ -46,17 +46,24 @@ impl Lower<'_> {
             self.names.truncate(mark);
         }
         Some(Box::new(move |rt| {
-            let mut last = Ok(Dynamic::UNIT);
-            for c in &codes {
-                last = c(rt);
-                if last.is_err() {
-                    break;
+            let (last, before) = codes.split_last().expect("a statement");
+            let mut r = Ok(Dynamic::UNIT);
+            for c in before {
+                match c(rt) {
+                    Ok(v) => discard(v),
+                    Err(e) => {
+                        r = Err(e);
+                        break;
+                    }
                 }
             }
-            if restore {
-                rt.stack.truncate(rt.base + mark);
+            if r.is_ok() {
+                r = last(rt);
             }
-            last
+            if restore {
+                rt.pop_to(rt.base + mark);
+            }
+            r
         }))
     }
 
@@ -81,7 +88,7 @@ impl Lower<'_> {
             // Calls and expressions count their statement's operation themselves (one
             // closure less a node).
             Stmt::FnCall(x, p) => return self.fn_call(x, *p, Some(pos)),
-            Stmt::Assignment(x) => self.assignment(&x.0, &x.1.lhs, &x.1.rhs)?,
+            Stmt::Assignment(x) => return self.assignment(&x.0, &x.1.lhs, &x.1.rhs, pos),
             Stmt::Var(x, options, p) => {
                 let (name, e, index) = &**x;
                 let p = *p;
@@ -119,8 +126,9 @@ impl Lower<'_> {
                 }
                 return Some(Box::new(move |rt| {
                     rt.track(pos)?;
-                    let c = cond(rt)?;
-                    let c = bool_of(rt.engine, &c, cond_pos)?;
+                    let v = cond(rt)?;
+                    let c = bool_of(rt.engine, &v, cond_pos)?;
+                    discard(v);
                     match (c, &then, &other) {
                         (true, Some(b), _) | (false, _, Some(b)) => b(rt),
                         _ => Ok(Dynamic::UNIT),
@@ -286,16 +294,17 @@ impl Lower<'_> {
                     if has_counter {
                         *rt.slot(var_slot - 1) = Dynamic::from_int(index);
                     }
-                    *rt.slot(var_slot) = flat(v);
+                    discard(std::mem::replace(rt.slot(var_slot), flat(v)));
                     match body(rt) {
-                        Ok(_) | Err(Ctl::Continue) => (),
+                        Ok(v) => discard(v),
+                        Err(Ctl::Continue) => (),
                         Err(Ctl::Break(v)) => return Ok(v),
                         Err(e) => return Err(e),
                     }
                 }
                 Ok(Dynamic::UNIT)
             })();
-            rt.stack.truncate(rt.base + mark);
+            rt.pop_to(rt.base + mark);
             r
         }))
     }
@@ -479,7 +488,7 @@ impl Lower<'_> {
                 })
             }
             Expr::Stmt(b) => self.block(b.statements(), true)?,
-            Expr::Index(..) | Expr::Dot(..) => self.chain_read(e)?,
+            Expr::Index(..) | Expr::Dot(..) => return self.chain_read(e, pos),
             _ => unsupported!(self, "an expression of kind {:?}", std::mem::discriminant(e)),
         };
         Some(Box::new(move |rt| {
@@ -540,12 +549,33 @@ impl Lower<'_> {
                 let l = self.arg(&x.args[0])?;
                 let r = self.arg(&x.args[1])?;
                 let site = Site::new(super::host_table(), x.name.clone(), 2, pos);
+                // Chosen now, tried first: the operator on two integers, and `==` or `!=`
+                // of a text with a quoted one (`kind == "card"`).
+                let ints = super::ops::int_op(&op);
+                let text = match (&op, &x.args[1]) {
+                    (Token::EqualsTo | Token::NotEqualsTo, Expr::StringConstant(s, _)) => {
+                        Some((s.clone(), matches!(op, Token::EqualsTo)))
+                    }
+                    _ => None,
+                };
                 return Some(Box::new(move |rt| {
                     if let Some(t) = track {
                         rt.track(t)?;
                     }
                     let mut lhs = flat(l(rt)?);
                     let mut rhs = flat(r(rt)?);
+                    if let (Some(f), Some(a), Some(b)) = (ints, int(&lhs), int(&rhs)) {
+                        if let Some(v) = f(a, b) {
+                            discard(lhs);
+                            discard(rhs);
+                            return Ok(v);
+                        }
+                    }
+                    if let Some((s, equal)) = &text {
+                        if let Some(t) = lhs.read_lock::<ImmutableString>() {
+                            return Ok(Dynamic::from_bool((*t == *s) == *equal));
+                        }
+                    }
                     if !lhs.is_variant() && !rhs.is_variant() {
                         if let Some(r) = super::ops::binary(&op, &lhs, &rhs) {
                             return r.map_err(|e| Ctl::Err(fill(e, pos)));
@@ -658,6 +688,8 @@ impl Lower<'_> {
             if let (false, Some((place, _))) = (by_value, by_ref) {
                 rt.put(place, std::mem::take(&mut values[0]));
             }
+            // (Most arguments were taken by the call, leaving unit.)
+            values.into_iter().for_each(discard);
             Ok(r?)
         }))
     }

@@ -360,7 +360,7 @@ pub(crate) fn call_script(rt: &mut Rt, i: usize, args: rhai::FnArgsVec<Dynamic>,
 pub(crate) fn call_script_this(
     rt: &mut Rt,
     i: usize,
-    args: Vec<Dynamic>,
+    args: rhai::FnArgsVec<Dynamic>,
     pos: Position,
     target: &mut Dynamic,
 ) -> R<Dynamic> {
@@ -404,7 +404,7 @@ fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: P
     rt.stack.extend(args);
     debug_assert_eq!(rt.stack.len() - rt.base, f.params);
     let r = body(rt);
-    rt.stack.truncate(rt.base);
+    rt.pop_to(rt.base);
     rt.base = saved;
     match r {
         Ok(v) | Err(Ctl::Return(v)) => Ok(v),

@@ -4,7 +4,7 @@
 //! interpreter does, with the same rules of precedence, errors and limits).
 
 use std::any::TypeId;
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 use rhai::{Dynamic, EvalAltResult, ImmutableString, Position, RhaiFunc};
@@ -29,6 +29,11 @@ enum Resolved {
 pub(crate) struct Site {
     pub name: ImmutableString,
     pub pos: Position,
+    /// The target for the first argument types seen (most sites only ever see one set),
+    /// set once and then read without a lock or a count.
+    first: OnceCell<(rhai::FnArgsVec<TypeId>, Resolved)>,
+    /// The targets for any other argument types (a call may reach its own site again
+    /// while it runs, so each is held by count).
     cache: RefCell<Vec<(rhai::FnArgsVec<TypeId>, Rc<Resolved>)>>,
     /// Whether Crown registers a function of this name and arity with `Dynamic`
     /// parameters (which a standard function restated here must never shadow).
@@ -41,50 +46,76 @@ impl Site {
     pub(crate) fn new(table: &HostTable, name: ImmutableString, arity: usize, pos: Position) -> Site {
         let host_dynamic = table.has_dynamic(&name, arity);
         let in_std = table.std.contains(&(name.to_string(), arity));
-        Site { name, pos, cache: RefCell::new(Vec::new()), host_dynamic, in_std }
+        Site { name, pos, first: OnceCell::new(), cache: RefCell::new(Vec::new()), host_dynamic, in_std }
     }
 
-    fn resolve(&self, table: &HostTable, args: &[&mut Dynamic]) -> Rc<Resolved> {
+    fn resolve(&self, table: &HostTable, args: &[&mut Dynamic]) -> Target<'_> {
         let same =
             |t: &rhai::FnArgsVec<TypeId>| t.len() == args.len() && t.iter().zip(args).all(|(t, a)| *t == a.type_id());
-        if let Some(r) = self.cache.borrow().iter().find(|(t, _)| same(t)).map(|(_, r)| r.clone()) {
-            return r;
+        if let Some((t, r)) = self.first.get() {
+            if same(t) {
+                return Target::First(r);
+            }
+        } else {
+            let types: rhai::FnArgsVec<TypeId> = args.iter().map(|a| a.type_id()).collect();
+            let r = self.find(table, &types, args);
+            return match self.first.set((types, r)) {
+                Ok(()) => Target::First(&self.first.get().expect("just set").1),
+                // (Set meanwhile by a call this one made: keep this one among the others.)
+                Err((types, r)) => self.keep(types, r),
+            };
         }
-        let types: Vec<TypeId> = args.iter().map(|a| a.type_id()).collect();
-        let r = match table.exact(&self.name, &types) {
+        if let Some(r) = self.cache.borrow().iter().find(|(t, _)| same(t)).map(|(_, r)| r.clone()) {
+            return Target::Other(r);
+        }
+        let types: rhai::FnArgsVec<TypeId> = args.iter().map(|a| a.type_id()).collect();
+        let r = self.find(table, &types, args);
+        self.keep(types, r)
+    }
+
+    fn keep(&self, types: rhai::FnArgsVec<TypeId>, r: Resolved) -> Target<'_> {
+        let r = Rc::new(r);
+        self.cache.borrow_mut().push((types, r.clone()));
+        Target::Other(r)
+    }
+
+    /// What a call with arguments of `types` calls (Rhai's resolution order).
+    fn find(&self, table: &HostTable, types: &[TypeId], args: &[&mut Dynamic]) -> Resolved {
+        match table.exact(&self.name, types) {
             Some(f) => Resolved::Host(f.func.clone()),
             None => match (!self.host_dynamic).then(|| intrinsic(&self.name, args)).flatten() {
                 Some((f, pure, method)) => Resolved::Intrinsic(f, pure, method),
-                None if self.host_dynamic && !self.in_std => match table.dynamic(&self.name, &types) {
+                None if self.host_dynamic && !self.in_std => match table.dynamic(&self.name, types) {
                     Some(f) => Resolved::Host(f.func.clone()),
                     None => Resolved::Engine,
                 },
                 None => Resolved::Engine,
             },
-        };
-        let r = Rc::new(r);
-        self.cache.borrow_mut().push((types.into_iter().collect(), r.clone()));
-        r
+        }
     }
 
     /// A method call: the value, and whether the target may have changed (the function
     /// takes it by reference).
     pub(crate) fn call_method(&self, rt: &mut Rt, args: &mut [&mut Dynamic], is_ref_mut: bool) -> R<(Dynamic, bool)> {
-        let table = super::host_table();
-        let method = match &*self.resolve(table, args) {
+        let target = self.resolve(super::host_table(), args);
+        let method = match &*target {
             Resolved::Host(f) => f.is_method(),
             Resolved::Intrinsic(_, _, m) => *m,
             Resolved::Engine => true,
         };
-        self.call(rt, args, is_ref_mut).map(|v| (v, method))
+        self.call_target(rt, &target, args, is_ref_mut).map(|v| (v, method))
     }
 
     /// Call the function with `args` (the first one a variable's own value when
     /// `is_ref_mut`), as the interpreter's `exec_fn_call` for a native function.
     pub(crate) fn call(&self, rt: &mut Rt, args: &mut [&mut Dynamic], is_ref_mut: bool) -> R<Dynamic> {
+        let target = self.resolve(super::host_table(), args);
+        self.call_target(rt, &target, args, is_ref_mut)
+    }
+
+    fn call_target(&self, rt: &mut Rt, target: &Resolved, args: &mut [&mut Dynamic], is_ref_mut: bool) -> R<Dynamic> {
         let pos = self.pos;
-        let table = super::host_table();
-        match &*self.resolve(table, args) {
+        match target {
             Resolved::Host(f) => {
                 track(rt, pos)?;
                 if !f.is_pure() && args.first().is_some_and(|a| a.is_read_only()) {
@@ -134,6 +165,22 @@ impl Site {
                 Ok(Dynamic::UNIT)
             }
             Resolved::Engine => engine_call(rt, &self.name, pos, args, is_ref_mut),
+        }
+    }
+}
+
+/// A call site's target, as [`Site::resolve`] found it.
+enum Target<'a> {
+    First(&'a Resolved),
+    Other(Rc<Resolved>),
+}
+
+impl std::ops::Deref for Target<'_> {
+    type Target = Resolved;
+    fn deref(&self) -> &Resolved {
+        match self {
+            Target::First(r) => r,
+            Target::Other(r) => r,
         }
     }
 }

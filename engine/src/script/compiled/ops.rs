@@ -232,3 +232,37 @@ pub(crate) fn special_assign(op: &Token, x: &Dynamic, y: &Dynamic) -> bool {
         _ => false,
     }
 }
+
+/// An operator on two integers, for a node to try before [`binary`]: `None` where the
+/// result is an error (an overflow, a division by zero), which [`binary`] then makes.
+pub(crate) type IntOp = fn(i64, i64) -> Option<Dynamic>;
+
+/// The integer form of `op`, chosen when the node is compiled.
+pub(crate) fn int_op(op: &Token) -> Option<IntOp> {
+    use Token::*;
+    Some(match op {
+        Plus => |a, b| a.checked_add(b).map(Dynamic::from_int),
+        Minus => |a, b| a.checked_sub(b).map(Dynamic::from_int),
+        Multiply => |a, b| a.checked_mul(b).map(Dynamic::from_int),
+        Divide => |a, b| if b == 0 { None } else { a.checked_div(b).map(Dynamic::from_int) },
+        Modulo => |a, b| a.checked_rem(b).map(Dynamic::from_int),
+        EqualsTo => |a, b| Some(Dynamic::from_bool(a == b)),
+        NotEqualsTo => |a, b| Some(Dynamic::from_bool(a != b)),
+        GreaterThan => |a, b| Some(Dynamic::from_bool(a > b)),
+        GreaterThanEqualsTo => |a, b| Some(Dynamic::from_bool(a >= b)),
+        LessThan => |a, b| Some(Dynamic::from_bool(a < b)),
+        LessThanEqualsTo => |a, b| Some(Dynamic::from_bool(a <= b)),
+        _ => return None,
+    })
+}
+
+/// The integer form of an op-assignment (`+=`, `-=`, `*=`), as [`int_op`].
+pub(crate) fn int_assign(op: &Token) -> Option<fn(i64, i64) -> Option<i64>> {
+    use Token::*;
+    Some(match op {
+        PlusAssign => i64::checked_add,
+        MinusAssign => i64::checked_sub,
+        MultiplyAssign => i64::checked_mul,
+        _ => return None,
+    })
+}

@@ -105,6 +105,14 @@ impl Rt {
         self.stack.len() - self.base
     }
 
+    /// Drop the locals above `len` (a block's or a function's, as it ends).
+    #[inline]
+    pub fn pop_to(&mut self, len: usize) {
+        while self.stack.len() > len {
+            discard(self.stack.pop().expect("a local"));
+        }
+    }
+
     #[inline]
     pub fn slot(&mut self, i: usize) -> &mut Dynamic {
         &mut self.stack[self.base + i]
@@ -121,7 +129,7 @@ impl Rt {
 
     pub fn put(&mut self, place: Place, v: Dynamic) {
         match place {
-            Place::Slot(i) => *self.slot(i) = v,
+            Place::Slot(i) => discard(std::mem::replace(self.slot(i), v)),
             Place::This(_) => self.this = Some(v),
         }
     }
@@ -197,11 +205,17 @@ pub(crate) fn bool_of(engine: &Engine, v: &Dynamic, pos: Position) -> Result<boo
 // ---- reading scalars without asking a value for its type's name ----
 //
 // `Dynamic::as_int` and its kind name the value's type when it is not one (a string
-// built for an error nobody reads): these look at the value's kind first.
+// built for an error nobody reads), and hold the code that reads a shared value (a
+// closure's captured variable) behind its lock: these look at the value's kind first,
+// leave shared values to a function of their own, and so stay small enough to be
+// inlined into every node.
 
 /// The integer `v` holds, if it holds one.
-#[inline]
+#[inline(always)]
 pub(crate) fn int(v: &Dynamic) -> Option<i64> {
+    if v.is_shared() {
+        return shared(v, |v| v.as_int().ok());
+    }
     if v.is_int() {
         v.as_int().ok()
     } else {
@@ -210,8 +224,11 @@ pub(crate) fn int(v: &Dynamic) -> Option<i64> {
 }
 
 /// The boolean `v` holds, if it holds one.
-#[inline]
+#[inline(always)]
 pub(crate) fn boolean(v: &Dynamic) -> Option<bool> {
+    if v.is_shared() {
+        return shared(v, |v| v.as_bool().ok());
+    }
     if v.is_bool() {
         v.as_bool().ok()
     } else {
@@ -220,12 +237,64 @@ pub(crate) fn boolean(v: &Dynamic) -> Option<bool> {
 }
 
 /// The character `v` holds, if it holds one.
-#[inline]
+#[inline(always)]
 pub(crate) fn character(v: &Dynamic) -> Option<char> {
+    if v.is_shared() {
+        return shared(v, |v| v.as_char().ok());
+    }
     if v.is_char() {
         v.as_char().ok()
     } else {
         None
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn shared<T>(v: &Dynamic, read: fn(&Dynamic) -> Option<T>) -> Option<T> {
+    read(&v.clone().flatten())
+}
+
+/// Drop a value a node is done with, without a call for the values that own nothing
+/// (unit, integers, booleans, characters: most of what statements and operators leave).
+#[inline(always)]
+pub(crate) fn discard(v: Dynamic) {
+    if !v.is_shared() && (v.is_unit() || v.is_int() || v.is_bool() || v.is_char()) {
+        std::mem::forget(v);
+    } else {
+        drop(v);
+    }
+}
+
+/// A value as read where it is: not a shared one (whose reads go through its lock).
+#[inline(always)]
+pub(crate) fn read_in_place(v: &Dynamic) -> Kind {
+    if v.is_shared() {
+        Kind::Other
+    } else if v.is_map() {
+        Kind::Map
+    } else if v.is_array() {
+        Kind::Array
+    } else {
+        Kind::Other
+    }
+}
+
+/// What [`read_in_place`] finds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Map,
+    Array,
+    Other,
+}
+
+impl Kind {
+    pub(crate) fn is_map(self) -> bool {
+        self == Kind::Map
+    }
+
+    pub(crate) fn is_array(self) -> bool {
+        self == Kind::Array
     }
 }
 
