@@ -19,6 +19,9 @@ pub(crate) struct Lower<'a> {
     /// Script functions this one calls.
     pub calls: Vec<usize>,
     pub why: Option<String>,
+    /// The reads that are last uses of their variable (`moves.rs`): the value is moved
+    /// out of its slot, not copied.
+    pub moves: std::collections::HashSet<super::moves::At>,
 }
 
 macro_rules! unsupported {
@@ -31,6 +34,11 @@ macro_rules! unsupported {
 }
 
 impl Lower<'_> {
+    /// Whether the variable read at `pos` is its last use.
+    fn last_use(&self, pos: Position) -> bool {
+        matches!((pos.line(), pos.position()), (Some(l), Some(c)) if self.moves.contains(&(l, c)))
+    }
+
     pub(crate) fn slot_of(&self, name: &str) -> Option<usize> {
         self.names.iter().rposition(|n| n.as_str() == name)
     }
@@ -393,6 +401,12 @@ impl Lower<'_> {
                 let Some(slot) = self.slot_of(&x.1) else {
                     unsupported!(self, "the variable `{}` outside its function", x.1)
                 };
+                if self.last_use(pos) {
+                    return Some(Box::new(move |rt| {
+                        rt.track(pos)?;
+                        Ok(std::mem::take(rt.slot(slot)))
+                    }));
+                }
                 return Some(Box::new(move |rt| {
                     rt.track(pos)?;
                     Ok(rt.slot(slot).clone())
@@ -638,6 +652,9 @@ impl Lower<'_> {
         let site = Site::new(super::host_table(), x.name.clone(), n, pos);
         let name = x.name.clone();
         let type_of = name.as_str() == "type_of" && n == 1;
+        // A script function gets a copy of a variable handed first, or the value itself
+        // at the variable's last use.
+        let moved = matches!(by_ref, Some((Place::Slot(_), vpos)) if self.last_use(vpos));
         Some(Box::new(move |rt| {
             if let Some(t) = track {
                 rt.track(t)?;
@@ -664,7 +681,7 @@ impl Lower<'_> {
             }
             if let Some(i) = script {
                 if let Some((place, _)) = by_ref {
-                    values[0] = flat(rt.read(place)?);
+                    values[0] = flat(if moved { rt.take(place)? } else { rt.read(place)? });
                 }
                 return Ok(super::call_script(rt, i, values, pos)?);
             }

@@ -14,12 +14,13 @@ mod chain;
 pub mod gen;
 mod host;
 mod lower;
+mod moves;
 mod natives;
 mod ops;
 mod rt;
 
 use std::cell::{Cell, OnceCell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -129,8 +130,8 @@ pub(crate) struct Program {
 /// The statements of a function body (`None` where they cannot be read). Rhai does not
 /// name the type of a body outside the crate, but `AST::walk` visits bodies: walked alone
 /// (an AST holding only that function), a function's top-level statements are the walk's
-/// top-level nodes.
-fn body_of(ast: &AST, f: &rhai::ScriptFuncDef) -> Option<Vec<rhai::Stmt>> {
+/// top-level nodes. With them, the reads that are last uses of their variable.
+fn body_of(ast: &AST, f: &rhai::ScriptFuncDef) -> Option<(Vec<rhai::Stmt>, HashSet<moves::At>)> {
     let n = f.params.len();
     // (`clone_functions_only_filtered` keeps every function when the copy starts empty,
     // so filter the copy instead.)
@@ -146,7 +147,7 @@ fn body_of(ast: &AST, f: &rhai::ScriptFuncDef) -> Option<Vec<rhai::Stmt>> {
         }
         true
     });
-    Some(top)
+    Some((top, moves::last_uses(&one)))
 }
 
 impl Program {
@@ -178,13 +179,22 @@ impl Program {
         if f.calls.get().is_some() {
             return;
         }
-        let mut l = Lower { names: f.def.params.to_vec(), index: &self.index, calls: Vec::new(), why: None };
+        let mut l = Lower {
+            names: f.def.params.to_vec(),
+            index: &self.index,
+            calls: Vec::new(),
+            why: None,
+            moves: Default::default(),
+        };
         let (body, empty) = match body_of(&self.ast, &f.def) {
             _ if f.def.this_type.is_some() => {
                 l.why = Some("a method of a type (`this`)".into());
                 (None, false)
             }
-            Some(b) => (l.block(&b, false), b.is_empty()),
+            Some((b, moves)) => {
+                l.moves = moves;
+                (l.block(&b, false), b.is_empty())
+            }
             None => {
                 l.why = Some("its body could not be read".into());
                 (None, false)
