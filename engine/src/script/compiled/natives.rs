@@ -260,6 +260,63 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
             true,
             true,
         ),
+        ("keys", 1) if first.is_map() => (
+            |a| {
+                let keys = a[0]
+                    .as_map_ref()
+                    .map(|m| m.keys().map(|k| Dynamic::from(ImmutableString::from(k.as_str()))).collect());
+                Dynamic::from_array(keys.unwrap_or_default())
+            },
+            true,
+            true,
+        ),
+        ("split", 2) if first.is_string() && args[1].is_string() => (
+            |a| {
+                let (s, d) = (text(a[0]), text(a[1]));
+                let parts = if s.is_empty() || (!d.is_empty() && !s.contains(d.as_str())) {
+                    vec![Dynamic::from(s.clone())]
+                } else {
+                    s.split(d.as_str()).map(|p| Dynamic::from(ImmutableString::from(p))).collect()
+                };
+                Dynamic::from_array(parts)
+            },
+            true,
+            true,
+        ),
+        ("starts_with", 2) if first.is_string() && args[1].is_string() => {
+            (|a| Dynamic::from_bool(text(a[0]).starts_with(text(a[1]).as_str())), true, false)
+        }
+        ("index_of", 2) if first.is_string() && args[1].is_string() => (
+            |a| {
+                let (s, f) = (text(a[0]), text(a[1]));
+                let at = if s.is_empty() {
+                    -1
+                } else {
+                    s.find(f.as_str()).map_or(-1, |i| i64::try_from(s[..i].chars().count()).unwrap_or(-1))
+                };
+                Dynamic::from_int(at)
+            },
+            true,
+            false,
+        ),
+        ("sub_string", 3) if first.is_string() && args[1].is_int() && args[2].is_int() => (
+            |a| {
+                let (start, len) = (int(a[1]).unwrap_or(0), int(a[2]).unwrap_or(0));
+                Dynamic::from(sub_string(&text(a[0]), start, len))
+            },
+            true,
+            false,
+        ),
+        ("sub_string", 2) if first.is_string() && args[1].is_int() => (
+            |a| {
+                let s = text(a[0]);
+                // (To the end: as long as the text's bytes, as Rhai's `sub_string` has it.)
+                let len = i64::try_from(s.len()).unwrap_or(i64::MAX);
+                Dynamic::from(sub_string(&s, int(a[1]).unwrap_or(0), len))
+            },
+            true,
+            false,
+        ),
         ("to_string", 1) if first.is_int() => {
             (|a| Dynamic::from(ImmutableString::from(int(a[0]).unwrap_or(0).to_string())), true, false)
         }
@@ -289,4 +346,30 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
         ),
         _ => return None,
     })
+}
+
+/// The text a value holds (the intrinsics are chosen for their argument types).
+fn text(v: &Dynamic) -> ImmutableString {
+    v.read_lock::<ImmutableString>().map(|s| s.clone()).unwrap_or_default()
+}
+
+/// Rhai's `sub_string(text, start, len)`: `len` characters from character `start` (from
+/// the end when negative), cut to the text's end; empty where nothing is left.
+fn sub_string(s: &str, start: i64, len: i64) -> ImmutableString {
+    if s.is_empty() || len <= 0 {
+        return ImmutableString::new();
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let offset = if start < 0 {
+        let back = usize::try_from(start.unsigned_abs()).unwrap_or(usize::MAX);
+        chars.len().saturating_sub(back)
+    } else {
+        match usize::try_from(start) {
+            Ok(start) if start < chars.len() => start,
+            _ => return ImmutableString::new(),
+        }
+    };
+    let left = chars.len() - offset;
+    let len = usize::try_from(len).map_or(left, |len| len.min(left));
+    chars[offset..offset + len].iter().collect::<String>().into()
 }

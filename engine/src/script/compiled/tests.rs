@@ -156,6 +156,43 @@ fn indexed(a) { let x = [a, 2]; let i = 1; x[i] = g(i) }
     }
 }
 
+#[test]
+fn the_text_and_map_functions_restated_agree() {
+    // `keys`, `split`, `starts_with`, `index_of` and `sub_string`, restated in
+    // `natives.rs`, against Rhai's own on the edge cases of each.
+    let src = r#"
+fn f(a) {
+    let out = [];
+    out.push(#{}.keys());
+    out.push(#{ b: 1, a: [a] }.keys());
+    for t in ["", "a,b,,c", "abc", ",", "dé,jà,vu", "x, y", ", z"] {
+        for d in [",", "", "zz", ", ", "é", "ab", "c"] {
+            out.push(t.split(d));
+            out.push(t.starts_with(d));
+            out.push(t.index_of(d));
+        }
+        for st in [0, 1, 2, -1, -3, -100, 100, a] {
+            out.push(t.sub_string(st));
+            for n in [0, 1, 2, -1, 100, a] {
+                out.push(t.sub_string(st, n));
+            }
+        }
+    }
+    let m = #{ x: a };
+    let k = m.keys();
+    k.push("y");
+    out.push(k);
+    out.push(m);
+    out
+}
+"#;
+    let ast = crate::script::compile("texts.rhai", src).expect("the script");
+    assert!(not_compiled(&ast).is_empty(), "{:?}", not_compiled(&ast));
+    for a in [0, 2, -2, i64::MAX, i64::MIN] {
+        same(src, "f", &[a]);
+    }
+}
+
 /// The property test run for longer, with fresh seeds: `cargo xtask fuzz [SECONDS]` (or
 /// `CROWN_FUZZ_SECONDS=60 cargo test --release -p crown-engine -- --ignored fuzz`).
 /// Prints how many programs it ran and what share ended in an error.
