@@ -6,7 +6,7 @@ use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, OpAssignment
 
 use super::lower::Lower;
 use super::natives::{engine_call, Site};
-use super::rt::{check_size, fill, flat, int, mismatch, read_in_place, Code, Ctl, Place, Rt, R, X};
+use super::rt::{array_in_place, check_size, fill, flat, int, map_in_place, mismatch, Code, Ctl, Place, Rt, R, X};
 
 enum Kind {
     /// `[index]`: the index value is evaluated up front.
@@ -181,7 +181,7 @@ impl Lower<'_> {
                 let name = name.clone();
                 Some(Box::new(move |rt| {
                     rt.track(pos)?;
-                    if read_in_place(rt.slot(slot)).is_map() {
+                    if map_in_place(rt.slot(slot)) {
                         rt.track(vpos)?;
                         rt.track(Position::NONE)?;
                         let map = rt.slot(slot).read_lock::<rhai::Map>().expect("a map");
@@ -197,14 +197,8 @@ impl Lower<'_> {
             }
             (Some((slot, vpos)), Some(Kind::Index)) => Some(Box::new(move |rt| {
                 rt.track(pos)?;
-                let mut vals: rhai::FnArgsVec<Dynamic> = rhai::FnArgsVec::new();
-                for (p, pushes) in &chain.pre {
-                    let v = p(rt)?;
-                    if *pushes {
-                        vals.push(flat(v));
-                    }
-                }
-                if let (Some(index), true) = (vals.first().and_then(int), read_in_place(rt.slot(slot)).is_array()) {
+                let vals = pre_values(rt, &chain)?;
+                if let (Some(index), true) = (vals.first().and_then(int), array_in_place(rt.slot(slot))) {
                     rt.track(vpos)?;
                     rt.track(Position::NONE)?;
                     let arr = rt.slot(slot).read_lock::<rhai::Array>().expect("an array");
@@ -300,14 +294,20 @@ fn unsupported_chain(l: &mut Lower, why: &str) -> Option<()> {
 }
 
 fn run_chain(rt: &mut Rt, chain: &Chain, new_val: Option<(Dynamic, &OpAssignment)>) -> X {
-    let mut vals: rhai::FnArgsVec<Dynamic> = rhai::FnArgsVec::new();
+    let vals = pre_values(rt, chain)?;
+    run_root(rt, chain, Values { vals, at: 0 }, new_val)
+}
+
+/// A chain's index values and method arguments, evaluated left to right.
+fn pre_values(rt: &mut Rt, chain: &Chain) -> Result<rhai::FnArgsVec<Dynamic>, Ctl> {
+    let mut vals = rhai::FnArgsVec::new();
     for (p, pushes) in &chain.pre {
         let v = p(rt)?;
         if *pushes {
             vals.push(flat(v));
         }
     }
-    run_root(rt, chain, Values { vals, at: 0 }, new_val)
+    Ok(vals)
 }
 
 /// A chain from its root, its index values and arguments evaluated.

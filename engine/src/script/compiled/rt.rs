@@ -213,37 +213,29 @@ pub(crate) fn bool_of(engine: &Engine, v: &Dynamic, pos: Position) -> Result<boo
 /// The integer `v` holds, if it holds one.
 #[inline(always)]
 pub(crate) fn int(v: &Dynamic) -> Option<i64> {
-    if v.is_shared() {
-        return shared(v, |v| v.as_int().ok());
-    }
-    if v.is_int() {
-        v.as_int().ok()
-    } else {
-        None
-    }
+    scalar(v, Dynamic::is_int, Dynamic::as_int)
 }
 
 /// The boolean `v` holds, if it holds one.
 #[inline(always)]
 pub(crate) fn boolean(v: &Dynamic) -> Option<bool> {
-    if v.is_shared() {
-        return shared(v, |v| v.as_bool().ok());
-    }
-    if v.is_bool() {
-        v.as_bool().ok()
-    } else {
-        None
-    }
+    scalar(v, Dynamic::is_bool, Dynamic::as_bool)
 }
 
 /// The character `v` holds, if it holds one.
 #[inline(always)]
 pub(crate) fn character(v: &Dynamic) -> Option<char> {
+    scalar(v, Dynamic::is_char, Dynamic::as_char)
+}
+
+/// The scalar `v` holds when `is` says it holds one, read by `read`.
+#[inline(always)]
+fn scalar<T>(v: &Dynamic, is: fn(&Dynamic) -> bool, read: fn(&Dynamic) -> Result<T, &'static str>) -> Option<T> {
     if v.is_shared() {
-        return shared(v, |v| v.as_char().ok());
+        return shared(v, read);
     }
-    if v.is_char() {
-        v.as_char().ok()
+    if is(v) {
+        read(v).ok()
     } else {
         None
     }
@@ -251,8 +243,8 @@ pub(crate) fn character(v: &Dynamic) -> Option<char> {
 
 #[cold]
 #[inline(never)]
-fn shared<T>(v: &Dynamic, read: fn(&Dynamic) -> Option<T>) -> Option<T> {
-    read(&v.clone().flatten())
+fn shared<T>(v: &Dynamic, read: fn(&Dynamic) -> Result<T, &'static str>) -> Option<T> {
+    read(&v.clone().flatten()).ok()
 }
 
 /// Drop a value a node is done with, without a call for the values that own nothing
@@ -266,36 +258,16 @@ pub(crate) fn discard(v: Dynamic) {
     }
 }
 
-/// A value as read where it is: not a shared one (whose reads go through its lock).
+/// Whether `v` is a map read where it is (not a shared value, read through its lock).
 #[inline(always)]
-pub(crate) fn read_in_place(v: &Dynamic) -> Kind {
-    if v.is_shared() {
-        Kind::Other
-    } else if v.is_map() {
-        Kind::Map
-    } else if v.is_array() {
-        Kind::Array
-    } else {
-        Kind::Other
-    }
+pub(crate) fn map_in_place(v: &Dynamic) -> bool {
+    !v.is_shared() && v.is_map()
 }
 
-/// What [`read_in_place`] finds.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Map,
-    Array,
-    Other,
-}
-
-impl Kind {
-    pub(crate) fn is_map(self) -> bool {
-        self == Kind::Map
-    }
-
-    pub(crate) fn is_array(self) -> bool {
-        self == Kind::Array
-    }
+/// Whether `v` is an array read where it is (not a shared value).
+#[inline(always)]
+pub(crate) fn array_in_place(v: &Dynamic) -> bool {
+    !v.is_shared() && v.is_array()
 }
 
 /// `v` with a shared value taken out of its cell (`Dynamic::flatten`), without a call
