@@ -39,6 +39,10 @@ struct Chain {
     /// values).
     pre: Vec<(Code, bool)>,
     root: Root,
+    /// The first step whose target belongs to the chain alone (a value the root
+    /// expression or a method call made, which is dropped when the chain ends): a read
+    /// there moves the item out instead of copying it, with the same result.
+    owned_from: usize,
 }
 
 enum Root {
@@ -126,7 +130,13 @@ impl Lower<'_> {
             Expr::ThisPtr(p) => Root::Place(Place::This(*p), *p),
             other => Root::Expr(self.expr(other)?),
         };
-        Some(Chain { steps, pre, root })
+        let owned_from = match root {
+            Root::Expr(_) => 0,
+            Root::Place(..) => {
+                steps.iter().position(|s| matches!(s.kind, Kind::Method { .. })).map_or(usize::MAX, |j| j + 1)
+            }
+        };
+        Some(Chain { steps, pre, root, owned_from })
     }
 
     /// `eval_dot_index_chain_arguments`.
@@ -426,9 +436,9 @@ fn apply(
                 }
                 None => {
                     let obj = target.as_mut();
-                    let v = indexed(rt, obj, &mut idx, step.pos, step.op_pos, false, true, |_, item| {
-                        item.as_ref().clone()
-                    })?;
+                    let owned = i >= chain.owned_from;
+                    let v =
+                        indexed(rt, obj, &mut idx, step.pos, step.op_pos, false, true, |_, item| read(item, owned))?;
                     Ok((v, false))
                 }
             }
@@ -462,8 +472,9 @@ fn apply(
                         }
                         None => {
                             let obj = target.as_mut();
+                            let owned = i >= chain.owned_from;
                             let v = indexed(rt, obj, &mut index, step.pos, step.op_pos, false, false, |_, item| {
-                                item.as_ref().clone()
+                                read(item, owned)
                             })?;
                             Ok((v, false))
                         }
@@ -504,6 +515,15 @@ fn apply(
             }
             Ok((result, changed))
         }
+    }
+}
+
+/// The item a chain reads last: moved out of a container the chain alone holds (`owned`),
+/// else copied, as the interpreter always does.
+fn read(item: &mut Target, owned: bool) -> Dynamic {
+    match item {
+        Target::RefMut(v) if owned => std::mem::take(*v),
+        _ => item.as_ref().clone(),
     }
 }
 

@@ -10,11 +10,16 @@ use std::collections::HashMap;
 
 use rhai::{Engine, Identifier, RhaiFunc, RhaiNativeFunc, Variant};
 
+use super::glue::{Callable, Glue};
+
 /// One registered host function.
 #[derive(Clone)]
 pub(crate) struct HostFn {
     pub params: Vec<TypeId>,
+    /// As Rhai registered it (for its purity and whether it is a method or takes a context).
     pub func: RhaiFunc,
+    /// The same function through Crown's glue, which the compiled tier calls.
+    pub call: Callable,
 }
 
 /// Host functions by name and number of parameters.
@@ -86,27 +91,28 @@ impl<'e> Registrar<'e> {
     }
 
     /// Register `func` as `name` (as [`Engine::register_fn`]) and keep it.
-    pub fn register_fn<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool>(
+    pub fn register_fn<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool, G>(
         &mut self,
         name: impl AsRef<str> + Into<Identifier>,
-        func: impl RhaiNativeFunc<A, N, X, R, F> + Send + Sync + Clone + 'static,
+        func: impl RhaiNativeFunc<A, N, X, R, F> + Glue<G> + Send + Sync + Clone + 'static,
     ) -> &mut Self {
         let n = name.as_ref().to_string();
-        self.keep::<A, N, X, R, F, _>(&n, func.clone());
+        self.keep::<A, N, X, R, F, G, _>(&n, func.clone());
         self.engine.register_fn(name, func);
         self
     }
 
-    fn keep<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool, FUNC>(
+    fn keep<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool, G, FUNC>(
         &mut self,
         name: &str,
         func: FUNC,
     ) where
-        FUNC: RhaiNativeFunc<A, N, X, R, F> + Send + Sync + 'static,
+        FUNC: RhaiNativeFunc<A, N, X, R, F> + Glue<G> + Clone + Send + Sync + 'static,
     {
         // Rhai's default purity: every function is pure but property and index setters.
         let is_pure = !(N == 3 && name == "index$set$" || N == 2 && name.starts_with("set$"));
-        let f = HostFn { params: FUNC::param_types().to_vec(), func: func.into_rhai_function(is_pure, false) };
+        let call = func.clone().callable();
+        let f = HostFn { params: FUNC::param_types().to_vec(), func: func.into_rhai_function(is_pure, false), call };
         self.table.by_name.entry((name.to_string(), N)).or_default().push(f);
     }
 

@@ -12,6 +12,7 @@
 mod chain;
 #[doc(hidden)]
 pub mod gen;
+mod glue;
 mod host;
 mod lower;
 mod moves;

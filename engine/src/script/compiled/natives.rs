@@ -9,8 +9,9 @@ use std::rc::Rc;
 
 use rhai::{Dynamic, EvalAltResult, ImmutableString, Position, RhaiFunc};
 
+use super::glue::Callable;
 use super::host::HostTable;
-use super::rt::{boolean, check_size, fill, int, Rt, R};
+use super::rt::{boolean, check_size, fill, int, type_id, Rt, R};
 
 /// A standard function restated for speed (see [`intrinsic`]).
 type Intrinsic = fn(&mut [&mut Dynamic]) -> Dynamic;
@@ -18,7 +19,8 @@ type Intrinsic = fn(&mut [&mut Dynamic]) -> Dynamic;
 /// What a call site with given argument types calls.
 #[derive(Clone)]
 enum Resolved {
-    Host(RhaiFunc),
+    /// A host function: as Rhai registered it, and through Crown's glue.
+    Host(RhaiFunc, Callable),
     /// The function, whether it is pure, whether it takes its first argument by reference.
     Intrinsic(Intrinsic, bool, bool),
     /// Resolved by the engine at every call (any other function).
@@ -51,13 +53,13 @@ impl Site {
 
     fn resolve(&self, table: &HostTable, args: &[&mut Dynamic]) -> Target<'_> {
         let same =
-            |t: &rhai::FnArgsVec<TypeId>| t.len() == args.len() && t.iter().zip(args).all(|(t, a)| *t == a.type_id());
+            |t: &rhai::FnArgsVec<TypeId>| t.len() == args.len() && t.iter().zip(args).all(|(t, a)| *t == type_id(a));
         if let Some((t, r)) = self.first.get() {
             if same(t) {
                 return Target::First(r);
             }
         } else {
-            let types: rhai::FnArgsVec<TypeId> = args.iter().map(|a| a.type_id()).collect();
+            let types: rhai::FnArgsVec<TypeId> = args.iter().map(|a| type_id(a)).collect();
             let r = self.find(table, &types, args);
             return match self.first.set((types, r)) {
                 Ok(()) => Target::First(&self.first.get().expect("just set").1),
@@ -68,7 +70,7 @@ impl Site {
         if let Some(r) = self.cache.borrow().iter().find(|(t, _)| same(t)).map(|(_, r)| r.clone()) {
             return Target::Other(r);
         }
-        let types: rhai::FnArgsVec<TypeId> = args.iter().map(|a| a.type_id()).collect();
+        let types: rhai::FnArgsVec<TypeId> = args.iter().map(|a| type_id(a)).collect();
         let r = self.find(table, &types, args);
         self.keep(types, r)
     }
@@ -82,11 +84,11 @@ impl Site {
     /// What a call with arguments of `types` calls (Rhai's resolution order).
     fn find(&self, table: &HostTable, types: &[TypeId], args: &[&mut Dynamic]) -> Resolved {
         match table.exact(&self.name, types) {
-            Some(f) => Resolved::Host(f.func.clone()),
+            Some(f) => Resolved::Host(f.func.clone(), f.call.clone()),
             None => match (!self.host_dynamic).then(|| intrinsic(&self.name, args)).flatten() {
                 Some((f, pure, method)) => Resolved::Intrinsic(f, pure, method),
                 None if self.host_dynamic && !self.in_std => match table.dynamic(&self.name, types) {
-                    Some(f) => Resolved::Host(f.func.clone()),
+                    Some(f) => Resolved::Host(f.func.clone(), f.call.clone()),
                     None => Resolved::Engine,
                 },
                 None => Resolved::Engine,
@@ -99,7 +101,7 @@ impl Site {
     pub(crate) fn call_method(&self, rt: &mut Rt, args: &mut [&mut Dynamic], is_ref_mut: bool) -> R<(Dynamic, bool)> {
         let target = self.resolve(super::host_table(), args);
         let method = match &*target {
-            Resolved::Host(f) => f.is_method(),
+            Resolved::Host(f, _) => f.is_method(),
             Resolved::Intrinsic(_, _, m) => *m,
             Resolved::Engine => true,
         };
@@ -116,7 +118,7 @@ impl Site {
     fn call_target(&self, rt: &mut Rt, target: &Resolved, args: &mut [&mut Dynamic], is_ref_mut: bool) -> R<Dynamic> {
         let pos = self.pos;
         match target {
-            Resolved::Host(f) => {
+            Resolved::Host(f, call) => {
                 track(rt, pos)?;
                 if !f.is_pure() && args.first().is_some_and(|a| a.is_read_only()) {
                     return Err(EvalAltResult::ErrorNonPureMethodCallOnConstant(self.name.to_string(), pos).into());
@@ -127,11 +129,11 @@ impl Site {
                     // variable keeps its own (the interpreter's `change_first_arg_to_copy`).
                     let copy = args[0].clone();
                     let own = std::mem::replace(&mut *args[0], copy);
-                    let r = rt.watching(|rt| call_native(rt, &self.name, pos, f, args));
+                    let r = rt.watching(|rt| call_native(rt, &self.name, pos, f, call, args));
                     *args[0] = own;
                     r
                 } else {
-                    rt.watching(|rt| call_native(rt, &self.name, pos, f, args))
+                    rt.watching(|rt| call_native(rt, &self.name, pos, f, call, args))
                 };
                 let r = r.and_then(|r| check_size(&r, pos).map(|()| r)).map_err(|e| fill(e, pos))?;
                 if is_ref_mut && !args.is_empty() {
@@ -192,8 +194,14 @@ fn track(rt: &mut Rt, pos: Position) -> R<()> {
     })
 }
 
-fn call_native(rt: &mut Rt, name: &str, pos: Position, f: &RhaiFunc, args: &mut [&mut Dynamic]) -> R<Dynamic> {
-    let func = f.get_native_fn().expect("host functions are native");
+fn call_native(
+    rt: &mut Rt,
+    name: &str,
+    pos: Position,
+    f: &RhaiFunc,
+    func: &Callable,
+    args: &mut [&mut Dynamic],
+) -> R<Dynamic> {
     if f.has_context() {
         rt.sync_global();
         let ctx = rt.context(name, pos);

@@ -247,6 +247,29 @@ fn shared<T>(v: &Dynamic, read: fn(&Dynamic) -> Result<T, &'static str>) -> Opti
     read(&v.clone().flatten()).ok()
 }
 
+/// `v.type_id()`, without a call for the kinds rules pass most (Rhai's `type_id` reads
+/// a shared value's through its lock, so is never inlined).
+#[inline(always)]
+pub(crate) fn type_id(v: &Dynamic) -> std::any::TypeId {
+    use std::any::TypeId;
+    if v.is_shared() {
+        return v.type_id();
+    }
+    if v.is_int() {
+        TypeId::of::<i64>()
+    } else if v.is_string() {
+        TypeId::of::<rhai::ImmutableString>()
+    } else if v.is_bool() {
+        TypeId::of::<bool>()
+    } else if v.is_array() {
+        TypeId::of::<rhai::Array>()
+    } else if v.is_map() {
+        TypeId::of::<rhai::Map>()
+    } else {
+        v.type_id()
+    }
+}
+
 /// Drop a value a node is done with, without a call for the values that own nothing
 /// (unit, integers, booleans, characters: most of what statements and operators leave).
 #[inline(always)]

@@ -157,6 +157,46 @@ fn indexed(a) { let x = [a, 2]; let i = 1; x[i] = g(i) }
 }
 
 #[test]
+fn a_read_out_of_a_value_the_chain_alone_holds_agrees() {
+    // The last step of a chain whose value a call or an expression made is moved out of
+    // it, not copied; a chain rooted at a variable copies, and the variable keeps its
+    // value, whatever a method call on the way returned.
+    let src = r#"
+fn make(a) { #{ n: a, list: [a, [a, 2]], inner: #{ k: [a] } } }
+fn same_list() { this.list }
+fn f(a) {
+    let m = make(a);
+    let out = [];
+    out.push(make(a).list);
+    out.push(make(a).list[1]);
+    out.push(make(a).inner.k);
+    out.push(make(a)["n"]);
+    out.push([[a], [a, a]][1]);
+    out.push(#{ x: #{ y: [a] } }.x.y);
+    out.push(m.list[1]);
+    out.push(m.inner.k);
+    out.push(m.same_list()[1]);
+    out.push(m.keys()[0]);
+    out.push(m);
+    let r = make(a)?.list?[0];
+    out.push(r);
+    out
+}
+fn bad(a) { make(a).list[5] }
+fn missing(a) { make(a).missing }
+"#;
+    let ast = crate::script::compile("owned.rhai", src).expect("the script");
+    assert!(not_compiled(&ast).is_empty(), "{:?}", not_compiled(&ast));
+    for a in [0, 3] {
+        same(src, "f", &[a]);
+        same(src, "bad", &[a]);
+        same(src, "missing", &[a]);
+    }
+    // (The function reads all the way through.)
+    assert!(run(Runtime::Compiled, &ast, "f", &[3]).0.starts_with("ok"));
+}
+
+#[test]
 fn the_text_and_map_functions_restated_agree() {
     // `keys`, `split`, `starts_with`, `index_of` and `sub_string`, restated in
     // `natives.rs`, against Rhai's own on the edge cases of each.
