@@ -323,7 +323,7 @@ impl Game {
             state.players.push(PlayerState {
                 name,
                 character: None,
-                counters: BTreeMap::new(),
+                counters: Default::default(),
                 hidden: Vec::new(),
                 out: false,
                 score: 0,

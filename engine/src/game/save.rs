@@ -461,7 +461,7 @@ impl SaveFile {
                     score: p.score,
                     out: p.out,
                     hidden: p.hidden.clone(),
-                    counters: p.counters.clone(),
+                    counters: (&p.counters).into(),
                 })
                 .collect(),
             agent: agents.into_iter().map(|((seat, kind), rng)| SavedAgent { seat, kind, rng }).collect(),
@@ -661,7 +661,7 @@ impl SaveFile {
                     Some(id) => Some(*pack.index.get(id).ok_or_else(|| format!("unknown character `{id}`"))? as u32),
                     None => None,
                 },
-                counters: sp.counters.clone(),
+                counters: (&sp.counters).into(),
                 hidden: sp.hidden.clone(),
                 out: sp.out,
                 score: sp.score,

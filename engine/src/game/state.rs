@@ -16,11 +16,53 @@ pub struct PlayerState {
     pub name: String,
     /// Index into the pack's definitions of the player's noble or leader.
     pub character: Option<u32>,
-    pub counters: BTreeMap<String, i64>,
+    pub counters: Counters,
     /// Counters only the player may see (behind a screen); shown to others as hidden.
     pub hidden: Vec<String>,
     pub out: bool,
     pub score: i64,
+}
+
+/// A seat's counters by name, in name order. Rules read them all the time (`counter(p,
+/// "plays")`), so they are a short list compared by length first, which finds a name in
+/// a few instructions where an ordered tree compares it byte by byte against most keys.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counters(Vec<(String, i64)>);
+
+impl Counters {
+    pub fn get(&self, k: &str) -> Option<&i64> {
+        self.0.iter().find(|(n, _)| n == k).map(|(_, v)| v)
+    }
+
+    /// Set counter `k` (kept in name order).
+    pub fn insert(&mut self, k: String, v: i64) {
+        match self.0.binary_search_by(|(n, _)| n.as_str().cmp(&k)) {
+            Ok(i) => self.0[i].1 = v,
+            Err(i) => self.0.insert(i, (k, v)),
+        }
+    }
+
+    /// The names, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(k, _)| k)
+    }
+
+    /// Names and values, in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &i64)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl From<&BTreeMap<String, i64>> for Counters {
+    fn from(m: &BTreeMap<String, i64>) -> Self {
+        Counters(m.iter().map(|(k, v)| (k.clone(), *v)).collect())
+    }
+}
+
+impl From<&Counters> for BTreeMap<String, i64> {
+    fn from(c: &Counters) -> Self {
+        c.iter().map(|(k, v)| (k.clone(), *v)).collect()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -388,11 +388,7 @@ impl Lower<'_> {
                 | Expr::Unit(..)
         );
         if simple {
-            let v = e.get_literal_value(None)?;
-            return Some(Box::new(move |rt| {
-                rt.track(pos)?;
-                Ok(v.clone())
-            }));
+            return literal(e, pos);
         }
         let body: Code = match e {
             // Calls and variables count their operation themselves (one closure less).
@@ -514,12 +510,8 @@ impl Lower<'_> {
     /// An argument, as the interpreter's `get_arg_value`: a literal counts one operation
     /// at its start and is not evaluated as an expression.
     pub(crate) fn arg(&mut self, e: &Expr) -> Option<Code> {
-        if let Some(v) = e.get_literal_value(None) {
-            let pos = e.start_position();
-            return Some(Box::new(move |rt| {
-                rt.track(pos)?;
-                Ok(v.clone())
-            }));
+        if e.get_literal_value(None).is_some() {
+            return literal(e, e.start_position());
         }
         self.expr(e)
     }
@@ -687,7 +679,8 @@ impl Lower<'_> {
             }
             let mut by_value = true;
             if let Some((place, _)) = by_ref {
-                if rt.peek(place)?.is_read_only() || rt.peek(place)?.is_shared() {
+                let v = rt.peek(place)?;
+                if v.is_shared() || v.is_read_only() {
                     values[0] = flat(rt.read(place)?);
                 } else {
                     values[0] = rt.take(place)?;
@@ -710,6 +703,53 @@ impl Lower<'_> {
             Ok(r?)
         }))
     }
+}
+
+/// A literal, counting one operation at `pos`: integers, booleans, characters, unit and
+/// quoted text made where they are needed (no call to copy a value), anything else (a
+/// constant list or map, a folded constant) copied from the one built now.
+fn literal(e: &Expr, pos: Position) -> Option<Code> {
+    Some(match e {
+        Expr::IntegerConstant(n, _) => {
+            let n = *n;
+            Box::new(move |rt| {
+                rt.track(pos)?;
+                Ok(Dynamic::from_int(n))
+            })
+        }
+        Expr::BoolConstant(b, _) => {
+            let b = *b;
+            Box::new(move |rt| {
+                rt.track(pos)?;
+                Ok(Dynamic::from_bool(b))
+            })
+        }
+        Expr::CharConstant(c, _) => {
+            let c = *c;
+            Box::new(move |rt| {
+                rt.track(pos)?;
+                Ok(Dynamic::from_char(c))
+            })
+        }
+        Expr::Unit(_) => Box::new(move |rt| {
+            rt.track(pos)?;
+            Ok(Dynamic::UNIT)
+        }),
+        Expr::StringConstant(s, _) => {
+            let s = s.clone();
+            Box::new(move |rt| {
+                rt.track(pos)?;
+                Ok(Dynamic::from(s.clone()))
+            })
+        }
+        _ => {
+            let v = e.get_literal_value(None)?;
+            Box::new(move |rt| {
+                rt.track(pos)?;
+                Ok(v.clone())
+            })
+        }
+    })
 }
 
 /// `f` with references to `values` (without building a list of them for the few arguments

@@ -136,12 +136,15 @@ impl Site {
                     rt.watching(|rt| call_native(rt, &self.name, pos, f, call, args))
                 };
                 let r = r.and_then(|r| check_size(&r, pos).map(|()| r)).map_err(|e| fill(e, pos))?;
-                if is_ref_mut && !args.is_empty() {
+                // The interpreter checks the first argument as the function left it: the
+                // variable's own value for a method, else the copy it was handed, which
+                // the function took (so there is nothing to check).
+                if is_ref_mut && !swap && !args.is_empty() {
                     check_size(args[0], pos)?;
                 }
                 Ok(r)
             }
-            Resolved::Intrinsic(f, pure, _) => {
+            Resolved::Intrinsic(f, pure, method) => {
                 track(rt, pos)?;
                 if !*pure && args.first().is_some_and(|a| a.is_read_only()) {
                     return Err(EvalAltResult::ErrorNonPureMethodCallOnConstant(self.name.to_string(), pos).into());
@@ -154,7 +157,7 @@ impl Site {
                     rt.side = Some(rt.ops + 1);
                 }
                 check_size(&r, pos)?;
-                if is_ref_mut && !args.is_empty() {
+                if is_ref_mut && *method && !args.is_empty() {
                     check_size(args[0], pos)?;
                 }
                 Ok(r)
