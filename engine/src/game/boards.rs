@@ -436,7 +436,7 @@ mod tests {
         g.players.push(crate::game::state::PlayerState {
             name: "Ann".into(),
             character: None,
-            counters: BTreeMap::new(),
+            counters: Default::default(),
             hidden: Vec::new(),
             out: false,
             score: 0,
