@@ -113,7 +113,7 @@ impl<'a> Table<'a> {
                 if p != viewer && pl.hidden.iter().any(|h| h == k) {
                     format!("{label} ?")
                 } else {
-                    format!("{label} {}", pl.counters.get(*k).copied().unwrap_or(0))
+                    format!("{label} {}", pl.counters.get(k).copied().unwrap_or(0))
                 }
             })
             .collect();
