@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, FnCallExpr, FnPtr, ImmutableString, Position, Stmt, Token};
 
+use super::call::Call;
 use super::natives::Site;
 use super::rt::{bool_of, boolean, discard, fill, flat, int, mismatch, size_check, Code, Ctl, Place, Rt};
 
@@ -642,66 +643,11 @@ impl Lower<'_> {
         let rest: Vec<Code> =
             x.args.iter().skip(usize::from(by_ref.is_some())).map(|a| self.arg(a)).collect::<Option<_>>()?;
         let site = Site::new(super::host_table(), x.name.clone(), n, pos);
-        let name = x.name.clone();
-        let type_of = name.as_str() == "type_of" && n == 1;
+        let type_of = x.name.as_str() == "type_of" && n == 1;
         // A script function gets a copy of a variable handed first, or the value itself
         // at the variable's last use.
         let moved = matches!(by_ref, Some((Place::Slot(_), vpos)) if self.last_use(vpos));
-        Some(Box::new(move |rt| {
-            if let Some(t) = track {
-                rt.track(t)?;
-            }
-            // `f(this, ..)` with no `this` evaluates `this` as an argument (an error).
-            let by_ref = match by_ref {
-                Some((Place::This(p), _)) if rt.this.is_none() => {
-                    rt.track(p)?;
-                    return Err(Ctl::Err(EvalAltResult::ErrorUnboundThis(p).into()));
-                }
-                b => b,
-            };
-            if let Some((_, vpos)) = by_ref {
-                rt.track(vpos)?;
-            }
-            // The values, the first one's place kept for a variable's (read after the others,
-            // as the interpreter does).
-            let mut values: rhai::FnArgsVec<Dynamic> = rhai::FnArgsVec::new();
-            if by_ref.is_some() {
-                values.push(Dynamic::UNIT);
-            }
-            for a in &rest {
-                values.push(flat(a(rt)?));
-            }
-            if let Some(i) = script {
-                if let Some((place, _)) = by_ref {
-                    values[0] = flat(if moved { rt.take(place)? } else { rt.read(place)? });
-                }
-                return Ok(super::call_script(rt, i, values, pos)?);
-            }
-            let mut by_value = true;
-            if let Some((place, _)) = by_ref {
-                let v = rt.peek(place)?;
-                if v.is_shared() || v.is_read_only() {
-                    values[0] = flat(rt.read(place)?);
-                } else {
-                    values[0] = rt.take(place)?;
-                    by_value = false;
-                }
-            }
-            let r = if type_of {
-                Ok(Dynamic::from(rt.engine.map_type_name(values[0].type_name()).to_string()))
-            } else {
-                rt.level += 1;
-                let r = with_refs(&mut values, |args| site.call(rt, args, !by_value));
-                rt.level -= 1;
-                r
-            };
-            if let (false, Some((place, _))) = (by_value, by_ref) {
-                rt.put(place, std::mem::take(&mut values[0]));
-            }
-            // (Most arguments were taken by the call, leaving unit.)
-            values.into_iter().for_each(discard);
-            Ok(r?)
-        }))
+        Some(Call { track, by_ref, rest, script, site, type_of, moved, pos }.code())
     }
 }
 
@@ -750,20 +696,6 @@ fn literal(e: &Expr, pos: Position) -> Option<Code> {
             })
         }
     })
-}
-
-/// `f` with references to `values` (without building a list of them for the few arguments
-/// most calls have).
-#[inline]
-fn with_refs<T>(values: &mut [Dynamic], f: impl FnOnce(&mut [&mut Dynamic]) -> T) -> T {
-    match values {
-        [] => f(&mut []),
-        [a] => f(&mut [a]),
-        [a, b] => f(&mut [a, b]),
-        [a, b, c] => f(&mut [a, b, c]),
-        [a, b, c, d] => f(&mut [a, b, c, d]),
-        _ => f(&mut values.iter_mut().collect::<rhai::FnArgsVec<_>>()),
-    }
 }
 
 /// The values a `for` loop runs over, for the types Rhai iterates.

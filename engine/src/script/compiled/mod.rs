@@ -9,6 +9,7 @@
 //! locator runs (both need the interpreter's debugger hooks), scripts run on the
 //! interpreter too.
 
+mod call;
 mod chain;
 #[doc(hidden)]
 pub mod gen;
@@ -354,7 +355,7 @@ fn linked_compiled(ctx: &NativeCallContext, f: &FnPtr, n: usize) -> Option<(Rc<P
 }
 
 /// A script function called from compiled code (`exec_fn_call` and `call_script_fn`).
-pub(crate) fn call_script(rt: &mut Rt, i: usize, args: rhai::FnArgsVec<Dynamic>, pos: Position) -> R<Dynamic> {
+pub(crate) fn call_script(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: Position) -> R<Dynamic> {
     if rt.prog.fns[i].empty() {
         return Ok(Dynamic::UNIT);
     }

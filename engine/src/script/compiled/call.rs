@@ -1,0 +1,139 @@
+//! A call by name (`f(a, b)`, not an operator or a method) as compiled code runs it: the
+//! arguments evaluated into a list of the call's own size, the first one by reference
+//! when it is a variable, then a script function or a native one.
+//!
+//! The arguments of the calls rules make most (up to four) live in an array on the stack
+//! ([`Call::run`] is generic over its length): no list to grow, and nothing to free.
+
+use rhai::{Dynamic, EvalAltResult, Position};
+
+use super::natives::Site;
+use super::rt::{discard, flat, Code, Ctl, Place, Rt, X};
+
+/// A compiled call by name.
+pub(crate) struct Call {
+    /// The position the node counts its operation at, when the call is a whole statement
+    /// or expression.
+    pub track: Option<Position>,
+    /// The first argument, when it is a variable (or `this`): its place and position.
+    pub by_ref: Option<(Place, Position)>,
+    /// The other arguments, in order.
+    pub rest: Vec<Code>,
+    /// The script function called, when the name is one of the script's.
+    pub script: Option<usize>,
+    pub site: Site,
+    /// `type_of(x)`, answered here.
+    pub type_of: bool,
+    /// A script function gets the variable handed first moved, at its last use.
+    pub moved: bool,
+    pub pos: Position,
+}
+
+/// A call's argument values.
+trait Values: AsMut<[Dynamic]> + IntoIterator<Item = Dynamic> {
+    /// `n` units, to be filled in.
+    fn units(n: usize) -> Self;
+}
+
+impl<const N: usize> Values for [Dynamic; N] {
+    #[inline(always)]
+    fn units(n: usize) -> Self {
+        debug_assert_eq!(n, N);
+        std::array::from_fn(|_| Dynamic::UNIT)
+    }
+}
+
+impl Values for Vec<Dynamic> {
+    fn units(n: usize) -> Self {
+        vec![Dynamic::UNIT; n]
+    }
+}
+
+impl Call {
+    /// The call as a closure, its arguments held in a list of their number.
+    pub(crate) fn code(self) -> Code {
+        match self.rest.len() + usize::from(self.by_ref.is_some()) {
+            0 => Box::new(move |rt| self.run::<[Dynamic; 0]>(rt)),
+            1 => Box::new(move |rt| self.run::<[Dynamic; 1]>(rt)),
+            2 => Box::new(move |rt| self.run::<[Dynamic; 2]>(rt)),
+            3 => Box::new(move |rt| self.run::<[Dynamic; 3]>(rt)),
+            4 => Box::new(move |rt| self.run::<[Dynamic; 4]>(rt)),
+            _ => Box::new(move |rt| self.run::<Vec<Dynamic>>(rt)),
+        }
+    }
+
+    #[inline(always)]
+    fn run<V: Values>(&self, rt: &mut Rt) -> X {
+        if let Some(t) = self.track {
+            rt.track(t)?;
+        }
+        // `f(this, ..)` with no `this` evaluates `this` as an argument (an error).
+        let by_ref = match self.by_ref {
+            Some((Place::This(p), _)) if rt.this.is_none() => {
+                rt.track(p)?;
+                return Err(Ctl::Err(EvalAltResult::ErrorUnboundThis(p).into()));
+            }
+            b => b,
+        };
+        if let Some((_, vpos)) = by_ref {
+            rt.track(vpos)?;
+        }
+        // The values, the first one's place kept for a variable's (read after the others,
+        // as the interpreter does).
+        let off = usize::from(by_ref.is_some());
+        let mut values = V::units(off + self.rest.len());
+        for (k, a) in self.rest.iter().enumerate() {
+            match a(rt) {
+                Ok(v) => values.as_mut()[off + k] = flat(v),
+                Err(e) => {
+                    values.into_iter().for_each(discard);
+                    return Err(e);
+                }
+            }
+        }
+        if let Some(i) = self.script {
+            if let Some((place, _)) = by_ref {
+                values.as_mut()[0] = flat(if self.moved { rt.take(place)? } else { rt.read(place)? });
+            }
+            return Ok(super::call_script(rt, i, values, self.pos)?);
+        }
+        let mut by_value = true;
+        if let Some((place, _)) = by_ref {
+            let v = rt.peek(place)?;
+            values.as_mut()[0] = if v.is_shared() || v.is_read_only() {
+                flat(rt.read(place)?)
+            } else {
+                by_value = false;
+                rt.take(place)?
+            };
+        }
+        let r = if self.type_of {
+            Ok(Dynamic::from(rt.engine.map_type_name(values.as_mut()[0].type_name()).to_string()))
+        } else {
+            rt.level += 1;
+            let r = with_refs(values.as_mut(), |args| self.site.call(rt, args, !by_value));
+            rt.level -= 1;
+            r
+        };
+        if let (false, Some((place, _))) = (by_value, by_ref) {
+            rt.put(place, std::mem::take(&mut values.as_mut()[0]));
+        }
+        // (Most arguments were taken by the call, leaving unit.)
+        values.into_iter().for_each(discard);
+        Ok(r?)
+    }
+}
+
+/// `f` with references to `values` (without building a list of them for the few arguments
+/// most calls have).
+#[inline]
+pub(crate) fn with_refs<T>(values: &mut [Dynamic], f: impl FnOnce(&mut [&mut Dynamic]) -> T) -> T {
+    match values {
+        [] => f(&mut []),
+        [a] => f(&mut [a]),
+        [a, b] => f(&mut [a, b]),
+        [a, b, c] => f(&mut [a, b, c]),
+        [a, b, c, d] => f(&mut [a, b, c, d]),
+        _ => f(&mut values.iter_mut().collect::<rhai::FnArgsVec<_>>()),
+    }
+}
