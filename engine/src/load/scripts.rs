@@ -305,7 +305,16 @@ fn compile_text(
             let mut msg = e.err_type().to_string();
             let mut hint = script_error_hint(&msg);
             if let rhai::ParseErrorType::VariableUndefined(name) = e.err_type() {
-                if declared_at_top(text, name) {
+                if in_closure(text, line, col) {
+                    msg = format!(
+                        "`{name}` is not a variable of this closure: a closure sees only its own parameters \
+                         (and the script's functions), not the variables of the function it is written in"
+                    );
+                    hint = Some(format!(
+                        "hand the value to the closure as a parameter: `(|{name}, x| ...).curry({name})`; for a \
+                         menu option, put it in the option's fields (`#{{ {name}: {name} }}`) and read `o.{name}`"
+                    ));
+                } else if declared_at_top(text, name) {
                     msg = format!(
                         "`{name}` is a variable of the script's top level, which functions do not see (each \
                          function sees only its parameters and its own `let`s)"
@@ -441,6 +450,27 @@ fn unclosed_block_comment(text: &str) -> Option<usize> {
 
 /// Whether `text` declares `name` with `let` or `const` at its top level (a line that
 /// starts, unindented, with the declaration).
+/// Whether column `col` of line `line` (1-based) is inside a closure's body: a closure's
+/// parameter list (`|o|`, `|a, b|`) comes before it on the line.
+fn in_closure(text: &str, line: usize, col: usize) -> bool {
+    let Some(l) = text.lines().nth(line.saturating_sub(1)) else { return false };
+    let before: String = l.chars().take(col.saturating_sub(1)).collect();
+    let mut parts = before.split('|');
+    parts.next();
+    let mut rest: Vec<&str> = parts.collect();
+    // Pairs of bars around names: `|o|` or `|a, b|` (not `||`, an `or`).
+    rest.pop();
+    rest.iter().step_by(2).any(|params| {
+        let params = params.trim();
+        !params.is_empty()
+            && params.split(',').all(|p| {
+                let p = p.trim();
+                p.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                    && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+            })
+    })
+}
+
 fn declared_at_top(text: &str, name: &str) -> bool {
     text.lines().any(|l| {
         ["let ", "const "].iter().any(|kw| {
@@ -485,6 +515,16 @@ mod tests {
         assert_eq!(unclosed_block_comment("/* a /* b */ c"), Some(0));
         assert_eq!(unclosed_block_comment("let s = \"/*\"; // /* not a comment\nlet c = '*';"), None);
         assert_eq!(unclosed_block_comment("let s = `/* ${x}`;"), None);
+    }
+
+    #[test]
+    fn a_name_inside_a_closure_is_told_apart() {
+        let text =
+            "fn f(p) {\n    [1].filter(|x| x == p)\n}\nfn g(a, b) { a || b && c }\nfn h(p) { s.sort(|a, b| a - p) }";
+        assert!(in_closure(text, 2, 25));
+        assert!(!in_closure(text, 4, 24));
+        assert!(in_closure(text, 5, 30));
+        assert!(!in_closure(text, 2, 5));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use rhai::{Dynamic, EvalAltResult, Position};
 
 use super::natives::Site;
-use super::rt::{discard, flat, Code, Ctl, Place, Rt, X};
+use super::rt::{discard, Code, Ctl, Place, Rt, X};
 
 /// A compiled call by name.
 pub(crate) struct Call {
@@ -84,7 +84,7 @@ impl Call {
         let mut values = V::units(off + self.rest.len());
         for (k, a) in self.rest.iter().enumerate() {
             match a(rt) {
-                Ok(v) => values.as_mut()[off + k] = flat(v),
+                Ok(v) => set(&mut values.as_mut()[off + k], v),
                 Err(e) => {
                     values.into_iter().for_each(discard);
                     return Err(e);
@@ -93,19 +93,20 @@ impl Call {
         }
         if let Some(i) = self.script {
             if let Some((place, _)) = by_ref {
-                values.as_mut()[0] = flat(if self.moved { rt.take(place)? } else { rt.read(place)? });
+                set(&mut values.as_mut()[0], if self.moved { rt.take(place)? } else { rt.read(place)? });
             }
             return Ok(super::call_script(rt, i, values, self.pos)?);
         }
         let mut by_value = true;
         if let Some((place, _)) = by_ref {
             let v = rt.peek(place)?;
-            values.as_mut()[0] = if v.is_shared() || v.is_read_only() {
-                flat(rt.read(place)?)
+            let v = if v.is_read_only() {
+                rt.read(place)?
             } else {
                 by_value = false;
                 rt.take(place)?
             };
+            set(&mut values.as_mut()[0], v);
         }
         let r = if self.type_of {
             Ok(Dynamic::from(rt.engine.map_type_name(values.as_mut()[0].type_name()).to_string()))
@@ -122,6 +123,12 @@ impl Call {
         values.into_iter().for_each(discard);
         Ok(r?)
     }
+}
+
+/// Put `v` in a place that holds unit (which needs no dropping).
+#[inline(always)]
+fn set(slot: &mut Dynamic, v: Dynamic) {
+    discard(std::mem::replace(slot, v));
 }
 
 /// `f` with references to `values` (without building a list of them for the few arguments

@@ -6,7 +6,7 @@ use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, OpAssignment
 
 use super::lower::Lower;
 use super::natives::{engine_call, Site};
-use super::rt::{array_in_place, check_size, fill, flat, int, map_in_place, mismatch, Code, Ctl, Place, Rt, R, X};
+use super::rt::{check_size, fill, int, mismatch, Code, Ctl, Place, Rt, R, X};
 
 enum Kind {
     /// `[index]`: the index value is evaluated up front.
@@ -191,12 +191,12 @@ impl Lower<'_> {
                 let name = name.clone();
                 Some(Box::new(move |rt| {
                     rt.track(pos)?;
-                    if map_in_place(rt.slot(slot)) {
+                    if rt.slot(slot).is_map() {
                         rt.track(vpos)?;
                         rt.track(Position::NONE)?;
                         let map = rt.slot(slot).read_lock::<rhai::Map>().expect("a map");
                         return match map.get(name.as_str()) {
-                            Some(v) => Ok(flat(v.clone())),
+                            Some(v) => Ok(v.clone()),
                             None => Err(Ctl::Err(
                                 EvalAltResult::ErrorPropertyNotFound(name.to_string(), chain.steps[0].pos).into(),
                             )),
@@ -208,13 +208,13 @@ impl Lower<'_> {
             (Some((slot, vpos)), Some(Kind::Index)) => Some(Box::new(move |rt| {
                 rt.track(pos)?;
                 let vals = pre_values(rt, &chain)?;
-                if let (Some(index), true) = (vals.first().and_then(int), array_in_place(rt.slot(slot))) {
+                if let (Some(index), true) = (vals.first().and_then(int), rt.slot(slot).is_array()) {
                     rt.track(vpos)?;
                     rt.track(Position::NONE)?;
                     let arr = rt.slot(slot).read_lock::<rhai::Array>().expect("an array");
                     let len = arr.len();
                     return match calc_index(len, index, true) {
-                        Some(i) => Ok(flat(arr[i].clone())),
+                        Some(i) => Ok(arr[i].clone()),
                         None => Err(Ctl::Err(EvalAltResult::ErrorArrayBounds(len, index, chain.steps[0].pos).into())),
                     };
                 }
@@ -256,7 +256,7 @@ impl Lower<'_> {
                     if matches!(place, Place::This(_)) && rt.this.is_none() {
                         return Err(Ctl::Err(EvalAltResult::ErrorUnboundThis(vpos).into()));
                     }
-                    let v = flat(rhs(rt)?);
+                    let v = rhs(rt)?;
                     rt.track(vpos)?;
                     if let Some((i, f)) = ints {
                         let slot = rt.slot(i);
@@ -286,7 +286,7 @@ impl Lower<'_> {
                 }
                 Some(Box::new(move |rt| {
                     rt.track(pos)?;
-                    let v = flat(rhs(rt)?);
+                    let v = rhs(rt)?;
                     let _ = run_chain(rt, &chain, Some((v, &op)))?;
                     Ok(Dynamic::UNIT)
                 }))
@@ -314,7 +314,7 @@ fn pre_values(rt: &mut Rt, chain: &Chain) -> Result<rhai::FnArgsVec<Dynamic>, Ct
     for (p, pushes) in &chain.pre {
         let v = p(rt)?;
         if *pushes {
-            vals.push(flat(v));
+            vals.push(v);
         }
     }
     Ok(vals)
@@ -335,7 +335,7 @@ fn run_root(rt: &mut Rt, chain: &Chain, mut values: Values, new_val: Option<(Dyn
             Ok(r?.0)
         }
         Root::Expr(c) => {
-            let v = flat(c(rt)?);
+            let v = c(rt)?;
             let mut t = Target::TempValue(v);
             Ok(apply(rt, &mut t, chain, 0, &mut values, None, Position::NONE, "")?.0)
         }

@@ -10,7 +10,7 @@ use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, FnCallExpr, FnPtr, ImmutableS
 
 use super::call::Call;
 use super::natives::Site;
-use super::rt::{bool_of, boolean, discard, fill, flat, int, mismatch, size_check, Code, Ctl, Place, Rt};
+use super::rt::{bool_of, boolean, discard, fill, int, mismatch, size_check, Code, Ctl, Place, Rt};
 
 pub(crate) struct Lower<'a> {
     /// The running function's locals at this point of the compile (Rhai's scope).
@@ -84,7 +84,7 @@ impl Lower<'_> {
                 let e = self.expr(e)?;
                 return Some(Box::new(move |rt| {
                     rt.track(pos)?;
-                    e(rt).map(flat)
+                    e(rt)
                 }));
             }
             Stmt::Block(b) => {
@@ -114,7 +114,7 @@ impl Lower<'_> {
                     if index.is_none() && rt.scope_len() >= crate::script::LIMITS.variables {
                         return Err(Ctl::Err(EvalAltResult::ErrorTooManyVariables(p).into()));
                     }
-                    let v = flat(e(rt)?);
+                    let v = e(rt)?;
                     match index {
                         Some(i) => *rt.slot(i) = v,
                         None => rt.stack.push(v),
@@ -223,7 +223,7 @@ impl Lower<'_> {
                 };
                 Box::new(move |rt| {
                     let v = match &e {
-                        Some(e) => flat(e(rt)?),
+                        Some(e) => e(rt)?,
                         None => Dynamic::UNIT,
                     };
                     Err(if throw { Ctl::Err(EvalAltResult::ErrorRuntime(v, p).into()) } else { Ctl::Return(v) })
@@ -273,7 +273,7 @@ impl Lower<'_> {
             if rt.scope_len() >= max {
                 return Err(Ctl::Err(EvalAltResult::ErrorTooManyVariables(var_pos).into()));
             }
-            let obj = flat(iter(rt)?);
+            let obj = iter(rt)?;
             let items = for_items(obj).map_err(|t| {
                 Ctl::Err(if super::host_table().iterable(t) {
                     super::chain::unsupported_at_run_time("a `for` loop over this type", iter_pos)
@@ -303,7 +303,7 @@ impl Lower<'_> {
                     if has_counter {
                         *rt.slot(var_slot - 1) = Dynamic::from_int(index);
                     }
-                    discard(std::mem::replace(rt.slot(var_slot), flat(v)));
+                    discard(std::mem::replace(rt.slot(var_slot), v));
                     match body(rt) {
                         Ok(v) => discard(v),
                         Err(Ctl::Continue) => (),
@@ -360,7 +360,7 @@ impl Lower<'_> {
                     }
                 }
                 if chosen.is_none() && !ranges.is_empty() {
-                    let value = flat(value);
+                    let value = value;
                     for r in ranges.iter().filter(|r| r.contains(&value)) {
                         if test(rt, r.index())? {
                             chosen = Some(r.index());
@@ -424,7 +424,7 @@ impl Lower<'_> {
                 Box::new(move |rt| {
                     let mut s = String::new();
                     for (c, p, site) in &parts {
-                        let mut item = flat(c(rt)?);
+                        let mut item = c(rt)?;
                         if item.is_string() {
                             s.push_str(item.read_lock::<ImmutableString>().expect("a string").as_str());
                         } else {
@@ -442,7 +442,7 @@ impl Lower<'_> {
                     let mut arr = rhai::Array::with_capacity(items.len());
                     let mut total = (0, 0, 0);
                     for (c, p) in &items {
-                        let v = flat(c(rt)?);
+                        let v = c(rt)?;
                         let s = super::rt::inner_sizes(&v);
                         total = (total.0 + s.0 + 1, total.1 + s.1, total.2 + s.2);
                         size_check(total, *p)?;
@@ -461,7 +461,7 @@ impl Lower<'_> {
                     let mut map = template.clone();
                     let mut total = (0, 0, 0);
                     for (k, c, p) in &items {
-                        let v = flat(c(rt)?);
+                        let v = c(rt)?;
                         let s = super::rt::inner_sizes(&v);
                         total = (total.0 + s.0, total.1 + s.1 + 1, total.2 + s.2);
                         size_check(total, *p)?;
@@ -533,7 +533,7 @@ impl Lower<'_> {
                     if let Some(t) = track {
                         rt.track(t)?;
                     }
-                    let mut v = flat(a(rt)?);
+                    let mut v = a(rt)?;
                     if matches!(op, Token::Bang) {
                         if let Some(b) = boolean(&v) {
                             return Ok(Dynamic::from_bool(!b));
@@ -569,8 +569,8 @@ impl Lower<'_> {
                     if let Some(t) = track {
                         rt.track(t)?;
                     }
-                    let mut lhs = flat(l(rt)?);
-                    let mut rhs = flat(r(rt)?);
+                    let mut lhs = l(rt)?;
+                    let mut rhs = r(rt)?;
                     if let (Some(f), Some(a), Some(b)) = (ints, int(&lhs), int(&rhs)) {
                         if let Some(v) = f(a, b) {
                             discard(lhs);

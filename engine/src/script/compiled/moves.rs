@@ -7,7 +7,6 @@
 //! - the read is the variable name's last occurrence in the function's text (any later
 //!   mention of the name, a declaration that shadows it included, keeps it a copy);
 //! - it is in no loop (a loop's next pass may read the variable again);
-//! - the function makes no closure (which would share its variables);
 //! - where the interpreter evaluates in another order than the text reads, a name seen
 //!   on both sides is never moved: a variable handed by reference to a call and the
 //!   call's other arguments (`f(x, g(x))`: `x` is read after `g(x)`), a chain's root and
@@ -34,7 +33,6 @@ pub(crate) fn last_uses(one: &AST) -> HashSet<At> {
     // Every mention of a name: where, whether a read, whether in a loop.
     let mut mentions: HashMap<String, Vec<(At, bool, bool)>> = HashMap::new();
     let mut never: HashSet<String> = HashSet::new();
-    let mut closures = false;
     one.walk(&mut |path: &[ASTNode]| {
         let in_loop = path[..path.len() - 1]
             .iter()
@@ -55,7 +53,6 @@ pub(crate) fn last_uses(one: &AST) -> HashSet<At> {
                     }
                 }
             }
-            Some(ASTNode::Stmt(Stmt::Share(..))) => closures = true,
             Some(ASTNode::Stmt(Stmt::Assignment(x))) => {
                 // The value is made first, then the target read (an op-assignment) or
                 // its chain evaluated (indices, then the root).
@@ -79,9 +76,6 @@ pub(crate) fn last_uses(one: &AST) -> HashSet<At> {
         }
         true
     });
-    if closures {
-        return HashSet::new();
-    }
     mentions
         .into_iter()
         .filter(|(name, _)| !never.contains(name))
@@ -149,10 +143,5 @@ mod tests {
         assert_eq!(found("fn f(i) { let x = [1]; x[i] = g(i); x }"), vec![(1, 37)]);
         // A plain assignment writes after its value is made: the read may move.
         assert_eq!(found("fn f() { let x = [1]; x = g(x); }"), vec![(1, 29)]);
-    }
-
-    #[test]
-    fn a_function_making_a_closure_moves_nothing() {
-        assert_eq!(found("fn f() { let x = [1]; let c = || x.len(); g(x) }"), vec![]);
     }
 }

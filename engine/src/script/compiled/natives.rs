@@ -11,7 +11,7 @@ use rhai::{Dynamic, EvalAltResult, ImmutableString, Position, RhaiFunc};
 
 use super::glue::Callable;
 use super::host::HostTable;
-use super::rt::{boolean, check_size, fill, int, type_id, Rt, R};
+use super::rt::{boolean, check_size, fill, int, Rt, R};
 
 /// A standard function restated for speed (see [`intrinsic`]).
 type Intrinsic = fn(&mut [&mut Dynamic]) -> Dynamic;
@@ -53,13 +53,13 @@ impl Site {
 
     fn resolve(&self, table: &HostTable, args: &[&mut Dynamic]) -> Target<'_> {
         let same =
-            |t: &rhai::FnArgsVec<TypeId>| t.len() == args.len() && t.iter().zip(args).all(|(t, a)| *t == type_id(a));
+            |t: &rhai::FnArgsVec<TypeId>| t.len() == args.len() && t.iter().zip(args).all(|(t, a)| *t == a.type_id());
         if let Some((t, r)) = self.first.get() {
             if same(t) {
                 return Target::First(r);
             }
         } else {
-            let types: rhai::FnArgsVec<TypeId> = args.iter().map(|a| type_id(a)).collect();
+            let types: rhai::FnArgsVec<TypeId> = args.iter().map(|a| a.type_id()).collect();
             let r = self.find(table, &types, args);
             return match self.first.set((types, r)) {
                 Ok(()) => Target::First(&self.first.get().expect("just set").1),
@@ -70,7 +70,7 @@ impl Site {
         if let Some(r) = self.cache.borrow().iter().find(|(t, _)| same(t)).map(|(_, r)| r.clone()) {
             return Target::Other(r);
         }
-        let types: rhai::FnArgsVec<TypeId> = args.iter().map(|a| type_id(a)).collect();
+        let types: rhai::FnArgsVec<TypeId> = args.iter().map(|a| a.type_id()).collect();
         let r = self.find(table, &types, args);
         self.keep(types, r)
     }

@@ -205,10 +205,7 @@ pub(crate) fn bool_of(engine: &Engine, v: &Dynamic, pos: Position) -> Result<boo
 // ---- reading scalars without asking a value for its type's name ----
 //
 // `Dynamic::as_int` and its kind name the value's type when it is not one (a string
-// built for an error nobody reads), and hold the code that reads a shared value (a
-// closure's captured variable) behind its lock: these look at the value's kind first,
-// leave shared values to a function of their own, and so stay small enough to be
-// inlined into every node.
+// built for an error nobody reads): these look at the value's kind first.
 
 /// The integer `v` holds, if it holds one.
 #[inline(always)]
@@ -231,9 +228,6 @@ pub(crate) fn character(v: &Dynamic) -> Option<char> {
 /// The scalar `v` holds when `is` says it holds one, read by `read`.
 #[inline(always)]
 fn scalar<T>(v: &Dynamic, is: fn(&Dynamic) -> bool, read: fn(&Dynamic) -> Result<T, &'static str>) -> Option<T> {
-    if v.is_shared() {
-        return shared(v, read);
-    }
     if is(v) {
         read(v).ok()
     } else {
@@ -241,66 +235,14 @@ fn scalar<T>(v: &Dynamic, is: fn(&Dynamic) -> bool, read: fn(&Dynamic) -> Result
     }
 }
 
-#[cold]
-#[inline(never)]
-fn shared<T>(v: &Dynamic, read: fn(&Dynamic) -> Result<T, &'static str>) -> Option<T> {
-    read(&v.clone().flatten()).ok()
-}
-
-/// `v.type_id()`, without a call for the kinds rules pass most (Rhai's `type_id` reads
-/// a shared value's through its lock, so is never inlined).
-#[inline(always)]
-pub(crate) fn type_id(v: &Dynamic) -> std::any::TypeId {
-    use std::any::TypeId;
-    if v.is_shared() {
-        return v.type_id();
-    }
-    if v.is_int() {
-        TypeId::of::<i64>()
-    } else if v.is_string() {
-        TypeId::of::<rhai::ImmutableString>()
-    } else if v.is_bool() {
-        TypeId::of::<bool>()
-    } else if v.is_array() {
-        TypeId::of::<rhai::Array>()
-    } else if v.is_map() {
-        TypeId::of::<rhai::Map>()
-    } else {
-        v.type_id()
-    }
-}
-
 /// Drop a value a node is done with, without a call for the values that own nothing
 /// (unit, integers, booleans, characters: most of what statements and operators leave).
 #[inline(always)]
 pub(crate) fn discard(v: Dynamic) {
-    if !v.is_shared() && (v.is_unit() || v.is_int() || v.is_bool() || v.is_char()) {
+    if v.is_unit() || v.is_int() || v.is_bool() || v.is_char() {
         std::mem::forget(v);
     } else {
         drop(v);
-    }
-}
-
-/// Whether `v` is a map read where it is (not a shared value, read through its lock).
-#[inline(always)]
-pub(crate) fn map_in_place(v: &Dynamic) -> bool {
-    !v.is_shared() && v.is_map()
-}
-
-/// Whether `v` is an array read where it is (not a shared value).
-#[inline(always)]
-pub(crate) fn array_in_place(v: &Dynamic) -> bool {
-    !v.is_shared() && v.is_array()
-}
-
-/// `v` with a shared value taken out of its cell (`Dynamic::flatten`), without a call
-/// for the values that are not shared (all but a closure's captured variables).
-#[inline(always)]
-pub(crate) fn flat(v: Dynamic) -> Dynamic {
-    if v.is_shared() {
-        v.flatten()
-    } else {
-        v
     }
 }
 
