@@ -691,7 +691,7 @@ impl SaveFile {
             if key_index.insert(z.key.as_str(), i as u32).is_some() {
                 return Err(format!("zone `{}` is listed twice", z.key));
             }
-            s.zone_ids.insert((owner.map_or(-1, i64::from), name.clone()), i as u32);
+            s.zone_ids.entry(owner.map_or(-1, i64::from)).or_default().insert(name.clone(), i as u32);
             s.zones.push(Zone { name, owner, cards: Vec::new(), active: z.active, visibility });
         }
         // Cards, by instance number, then placed in zones and under hosts by position.

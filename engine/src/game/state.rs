@@ -34,11 +34,11 @@ impl Counters {
         self.0.iter().find(|(n, _)| n == k).map(|(_, v)| v)
     }
 
-    /// Set counter `k` (kept in name order).
-    pub fn insert(&mut self, k: String, v: i64) {
-        match self.0.binary_search_by(|(n, _)| n.as_str().cmp(&k)) {
+    /// Set counter `k` (kept in name order; the name is copied only when it is new).
+    pub fn insert(&mut self, k: &str, v: i64) {
+        match self.0.binary_search_by(|(n, _)| n.as_str().cmp(k)) {
             Ok(i) => self.0[i].1 = v,
-            Err(i) => self.0.insert(i, (k, v)),
+            Err(i) => self.0.insert(i, (k.to_string(), v)),
         }
     }
 
@@ -152,7 +152,8 @@ pub struct Piece {
 pub struct State {
     pub players: Vec<PlayerState>,
     pub zones: Vec<Zone>,
-    pub zone_ids: BTreeMap<(i64, String), u32>,
+    /// Zone ids by owner (-1 for the table) and name: found without making a key.
+    pub zone_ids: BTreeMap<i64, BTreeMap<String, u32>>,
     pub cards: Vec<Card>,
     pub globals: BTreeMap<String, Dynamic>,
     pub spaces: Vec<Space>,
@@ -291,8 +292,8 @@ impl State {
     /// `[zones]` declares, else as [`default_visibility`] says, else by everyone
     /// (scripts may change it with `set_visibility`).
     pub fn zone_id(&mut self, owner: Option<u8>, name: &str) -> u32 {
-        let key = (owner.map_or(-1, i64::from), name.to_string());
-        if let Some(&z) = self.zone_ids.get(&key) {
+        let owner_key = owner.map_or(-1, i64::from);
+        if let Some(&z) = self.zone_ids.get(&owner_key).and_then(|by_name| by_name.get(name)) {
             return z;
         }
         let id = self.zones.len() as u32;
@@ -302,7 +303,7 @@ impl State {
             .map(|(_, v)| *v);
         let visibility = declared.or_else(|| default_visibility(name)).unwrap_or(Visibility::Public);
         self.zones.push(Zone { name: name.to_string(), owner, cards: Vec::new(), active: false, visibility });
-        self.zone_ids.insert(key, id);
+        self.zone_ids.entry(owner_key).or_default().insert(name.to_string(), id);
         id
     }
 

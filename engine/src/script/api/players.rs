@@ -140,7 +140,7 @@ fn set_counter(p: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {
         let old = g.state.players[p].counters.get(k).copied().unwrap_or(0);
         let new = f(old);
         if new != old {
-            g.state.players[p].counters.insert(k.to_string(), new);
+            g.state.players[p].counters.insert(k, new);
             g.log(|s| format!("{} {k} {old} -> {new}", s.players[p].name));
         }
         Ok(new)

@@ -123,6 +123,9 @@ impl Func {
 pub(crate) struct Program {
     fns: Vec<Func>,
     index: HashMap<(String, usize), usize>,
+    /// The same by name, then arity: what a call from the host looks up, without making
+    /// a key.
+    by_name: HashMap<String, Vec<(usize, usize)>>,
     /// The script's functions (the AST without its top-level statements).
     ast: AST,
     source: ImmutableString,
@@ -166,13 +169,23 @@ impl Program {
             })
             .collect();
         let index = fns.iter().enumerate().map(|(i, f)| ((f.name.to_string(), f.params), i)).collect();
+        let mut by_name: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        for (i, f) in fns.iter().enumerate() {
+            by_name.entry(f.name.to_string()).or_default().push((f.params, i));
+        }
         Program {
             fns,
             index,
+            by_name,
             ast: ast.clone_functions_only(),
             source: ast.source().unwrap_or("").into(),
             lib: ast.shared_lib().clone(),
         }
+    }
+
+    /// The function `name` with `n` parameters.
+    fn find(&self, name: &str, n: usize) -> Option<usize> {
+        self.by_name.get(name)?.iter().find(|(arity, _)| *arity == n).map(|(_, i)| *i)
     }
 
     /// Compile function `i` (not what it calls).
@@ -289,7 +302,7 @@ pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynami
         return Err(args);
     }
     let prog = program(ast);
-    let Some(&i) = prog.index.get(&(name.to_string(), args.len())) else { return Err(args) };
+    let Some(i) = prog.find(name, args.len()) else { return Err(args) };
     if !prog.runnable(i) {
         return Err(args);
     }
@@ -350,7 +363,7 @@ fn linked_compiled(ctx: &NativeCallContext, f: &FnPtr, n: usize) -> Option<(Rc<P
     }
     let lib = ctx.global_runtime_state().lib.first()?;
     let prog = compiled_program(lib)?;
-    let &i = prog.index.get(&(f.fn_name().to_string(), n))?;
+    let i = prog.find(f.fn_name(), n)?;
     prog.runnable(i).then_some((prog, i))
 }
 
