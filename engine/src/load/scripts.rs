@@ -305,7 +305,7 @@ fn compile_text(
             let mut msg = e.err_type().to_string();
             let mut hint = script_error_hint(&msg);
             if let rhai::ParseErrorType::VariableUndefined(name) = e.err_type() {
-                if in_closure(text, line, col) {
+                if in_closure(text, line, col, name) {
                     msg = format!(
                         "`{name}` is not a variable of this closure: a closure sees only its own parameters \
                          (and the script's functions), not the variables of the function it is written in"
@@ -448,29 +448,62 @@ fn unclosed_block_comment(text: &str) -> Option<usize> {
     open.first().copied()
 }
 
-/// Whether `text` declares `name` with `let` or `const` at its top level (a line that
-/// starts, unindented, with the declaration).
-/// Whether column `col` of line `line` (1-based) is inside a closure's body: a closure's
-/// parameter list (`|o|`, `|a, b|`) comes before it on the line.
-fn in_closure(text: &str, line: usize, col: usize) -> bool {
+/// Whether position (`line`, `col`, 1-based) of `text` is inside a closure's body, and
+/// `name` a variable of some function (a `let` or a parameter): the last closure
+/// parameter list before the position (`|o|`, `|a, b|`) opens a body that has not ended
+/// there (no bracket closed past it, no `,` or `;` outside brackets, its `{ }` not closed).
+fn in_closure(text: &str, line: usize, col: usize, name: &str) -> bool {
+    let mut before: String = text.lines().take(line.saturating_sub(1)).map(|l| format!("{l}\n")).collect();
     let Some(l) = text.lines().nth(line.saturating_sub(1)) else { return false };
-    let before: String = l.chars().take(col.saturating_sub(1)).collect();
-    let mut parts = before.split('|');
-    parts.next();
-    let mut rest: Vec<&str> = parts.collect();
-    // Pairs of bars around names: `|o|` or `|a, b|` (not `||`, an `or`).
-    rest.pop();
-    rest.iter().step_by(2).any(|params| {
-        let params = params.trim();
+    before.extend(l.chars().take(col.saturating_sub(1)));
+    let bars: Vec<usize> = before.match_indices('|').map(|(i, _)| i).collect();
+    let params_at = bars.windows(2).rev().find(|w| {
+        let params = before[w[0] + 1..w[1]].trim();
         !params.is_empty()
             && params.split(',').all(|p| {
                 let p = p.trim();
                 p.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
                     && p.chars().all(|c| c.is_alphanumeric() || c == '_')
             })
-    })
+    });
+    let Some(w) = params_at else { return false };
+    let body = &before[w[1] + 1..];
+    let braced = body.trim_start().starts_with('{');
+    let mut depth = 0usize;
+    for ch in body.chars() {
+        match ch {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                if depth == 0 {
+                    return false;
+                }
+                depth -= 1;
+                if braced && depth == 0 {
+                    return false;
+                }
+            }
+            ',' | ';' if depth == 0 => return false,
+            _ => (),
+        }
+    }
+    declared_in_a_function(text, name)
 }
 
+/// Whether `name` is declared by a `let` or as a function's parameter somewhere in `text`.
+fn declared_in_a_function(text: &str, name: &str) -> bool {
+    let word = |s: &str| {
+        s.trim_start().strip_prefix(name).is_some_and(|r| !r.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+    };
+    text.split("let ").skip(1).any(word)
+        || text.lines().filter_map(|l| l.trim_start().strip_prefix("fn ")).any(|sig| {
+            sig.split_once('(')
+                .and_then(|(_, r)| r.split_once(')'))
+                .is_some_and(|(ps, _)| ps.split(',').any(|p| p.trim() == name))
+        })
+}
+
+/// Whether `text` declares `name` with `let` or `const` at its top level (a line that
+/// starts, unindented, with the declaration).
 fn declared_at_top(text: &str, name: &str) -> bool {
     text.lines().any(|l| {
         ["let ", "const "].iter().any(|kw| {
@@ -519,12 +552,17 @@ mod tests {
 
     #[test]
     fn a_name_inside_a_closure_is_told_apart() {
-        let text =
-            "fn f(p) {\n    [1].filter(|x| x == p)\n}\nfn g(a, b) { a || b && c }\nfn h(p) { s.sort(|a, b| a - p) }";
-        assert!(in_closure(text, 2, 25));
-        assert!(!in_closure(text, 4, 24));
-        assert!(in_closure(text, 5, 30));
-        assert!(!in_closure(text, 2, 5));
+        let text = "fn f(p) {\n    [1].filter(|x| x == p)\n}\nfn g(a, b) { a || b && c }\n\
+                    fn h(p) { s.sort(|a, b| a - p) }\nfn k(q) { m.add(\"go\", |o| o.to, #{ to: q }) }\n\
+                    fn n(q) {\n    let big = w.filter(|c| {\n        c > q\n    });\n}";
+        assert!(in_closure(text, 2, 25, "p"));
+        assert!(!in_closure(text, 4, 24, "c"));
+        assert!(in_closure(text, 5, 30, "p"));
+        assert!(!in_closure(text, 2, 5, "p"));
+        // After the closure has ended; a name no function declares; a body on its own lines.
+        assert!(!in_closure(text, 6, 40, "q"));
+        assert!(!in_closure(text, 2, 25, "undeclared"));
+        assert!(in_closure(text, 9, 13, "q"));
     }
 
     #[test]

@@ -28,8 +28,7 @@ pub struct Finding {
 type Arities = BTreeMap<String, BTreeSet<usize>>;
 
 /// Rhai's own keywords that look like calls.
-const KEYWORDS: &[&str] =
-    &["print", "debug", "type_of", "Fn", "call", "curry", "is_shared", "is_def_fn", "is_def_var", "eval"];
+const KEYWORDS: &[&str] = &["print", "debug", "type_of", "Fn", "call", "curry", "is_def_fn", "is_def_var", "eval"];
 
 /// Every function registered in the engine (Crown's API and Rhai's standard library).
 fn registered() -> &'static Arities {
@@ -342,7 +341,7 @@ fn last_value(stmts: &[Stmt], into: &mut BTreeSet<String>) {
 /// as their last value) and never replace with a `let` of the same name. Rhai passes
 /// arguments by value, so `seen.push(k)` in `fn flood(k, seen)` changes the function's
 /// own copy: the caller's array stays as it was. (A method's `this` is the caller's own
-/// value, and closures share what they capture: neither is reported.)
+/// value, and is not reported.)
 fn lost_changes(ast: &AST) -> Vec<LostChange> {
     let mut out = Vec::new();
     for f in ast.iter_fn_def() {

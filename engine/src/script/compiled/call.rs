@@ -134,7 +134,7 @@ fn set(slot: &mut Dynamic, v: Dynamic) {
 /// `f` with references to `values` (without building a list of them for the few arguments
 /// most calls have).
 #[inline]
-pub(crate) fn with_refs<T>(values: &mut [Dynamic], f: impl FnOnce(&mut [&mut Dynamic]) -> T) -> T {
+fn with_refs<T>(values: &mut [Dynamic], f: impl FnOnce(&mut [&mut Dynamic]) -> T) -> T {
     match values {
         [] => f(&mut []),
         [a] => f(&mut [a]),

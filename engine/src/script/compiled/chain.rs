@@ -79,11 +79,11 @@ impl Lower<'_> {
                     if m.args.is_empty() && m.name.as_str() == "call" {
                         // fine: a call with no arguments
                     }
-                    let script = self.index.get(&(m.name.to_string(), m.args.len())).copied();
+                    let script = self.index.find(&m.name, m.args.len());
                     if let Some(i) = script {
                         self.calls.push(i);
                     }
-                    if matches!(m.name.as_str(), "call" | "curry" | "is_shared") {
+                    if matches!(m.name.as_str(), "call" | "curry") {
                         unsupported_chain(self, "`.call`/`.curry` on a function pointer")?;
                     }
                     Kind::Method {

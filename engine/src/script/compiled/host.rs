@@ -90,7 +90,8 @@ impl<'e> Registrar<'e> {
         Registrar { engine, table: HostTable::default() }
     }
 
-    /// Register `func` as `name` (as [`Engine::register_fn`]) and keep it.
+    /// Register `func` as `name` (as [`Engine::register_fn`]) and keep it. Up to 6
+    /// parameters (Crown's glue, [`Glue`], is implemented for that many).
     pub fn register_fn<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool, G>(
         &mut self,
         name: impl AsRef<str> + Into<Identifier>,
@@ -111,6 +112,12 @@ impl<'e> Registrar<'e> {
     {
         // Rhai's default purity: every function is pure but property and index setters.
         let is_pure = !(N == 3 && name == "index$set$" || N == 2 && name.starts_with("set$"));
+        // (Crown's glue reads text as `ImmutableString` or `String`; a `&str` parameter,
+        // which Rhai's glue borrows from the argument, would not convert.)
+        assert!(
+            !FUNC::param_types().contains(&TypeId::of::<&str>()),
+            "host function `{name}`: take text as `ImmutableString`, not `&str`"
+        );
         let call = func.clone().callable();
         let f = HostFn { params: FUNC::param_types().to_vec(), func: func.into_rhai_function(is_pure, false), call };
         self.table.by_name.entry((name.to_string(), N)).or_default().push(f);

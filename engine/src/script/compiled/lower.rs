@@ -11,12 +11,13 @@ use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, FnCallExpr, FnPtr, ImmutableS
 use super::call::Call;
 use super::natives::Site;
 use super::rt::{bool_of, boolean, discard, fill, int, mismatch, size_check, Code, Ctl, Place, Rt};
+use super::FnIndex;
 
 pub(crate) struct Lower<'a> {
     /// The running function's locals at this point of the compile (Rhai's scope).
     pub names: Vec<ImmutableString>,
     /// Script functions by name and arity (index into the program).
-    pub index: &'a HashMap<(String, usize), usize>,
+    pub index: &'a FnIndex,
     /// Script functions this one calls.
     pub calls: Vec<usize>,
     pub why: Option<String>,
@@ -360,7 +361,6 @@ impl Lower<'_> {
                     }
                 }
                 if chosen.is_none() && !ranges.is_empty() {
-                    let value = value;
                     for r in ranges.iter().filter(|r| r.contains(&value)) {
                         if test(rt, r.index())? {
                             chosen = Some(r.index());
@@ -626,7 +626,7 @@ impl Lower<'_> {
             }
             _ => (),
         }
-        let script = (!x.hashes.is_native_only()).then(|| self.index.get(&(x.name.to_string(), n)).copied()).flatten();
+        let script = (!x.hashes.is_native_only()).then(|| self.index.find(&x.name, n)).flatten();
         if let Some(i) = script {
             self.calls.push(i);
         }

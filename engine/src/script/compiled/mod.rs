@@ -119,13 +119,22 @@ impl Func {
     }
 }
 
+/// A script's functions by name, then number of parameters (an index into the program's
+/// list): found from a `&str`, without making a key.
+#[derive(Default)]
+pub(crate) struct FnIndex(HashMap<String, Vec<(usize, usize)>>);
+
+impl FnIndex {
+    /// The function `name` with `n` parameters.
+    pub(crate) fn find(&self, name: &str, n: usize) -> Option<usize> {
+        self.0.get(name)?.iter().find(|(arity, _)| *arity == n).map(|(_, i)| *i)
+    }
+}
+
 /// A script for the compiled tier: its functions, compiled as they are first called.
 pub(crate) struct Program {
     fns: Vec<Func>,
-    index: HashMap<(String, usize), usize>,
-    /// The same by name, then arity: what a call from the host looks up, without making
-    /// a key.
-    by_name: HashMap<String, Vec<(usize, usize)>>,
+    index: FnIndex,
     /// The script's functions (the AST without its top-level statements).
     ast: AST,
     source: ImmutableString,
@@ -168,24 +177,17 @@ impl Program {
                 runnable: Cell::new(None),
             })
             .collect();
-        let index = fns.iter().enumerate().map(|(i, f)| ((f.name.to_string(), f.params), i)).collect();
-        let mut by_name: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        let mut index = FnIndex::default();
         for (i, f) in fns.iter().enumerate() {
-            by_name.entry(f.name.to_string()).or_default().push((f.params, i));
+            index.0.entry(f.name.to_string()).or_default().push((f.params, i));
         }
         Program {
             fns,
             index,
-            by_name,
             ast: ast.clone_functions_only(),
             source: ast.source().unwrap_or("").into(),
             lib: ast.shared_lib().clone(),
         }
-    }
-
-    /// The function `name` with `n` parameters.
-    fn find(&self, name: &str, n: usize) -> Option<usize> {
-        self.by_name.get(name)?.iter().find(|(arity, _)| *arity == n).map(|(_, i)| *i)
     }
 
     /// Compile function `i` (not what it calls).
@@ -302,7 +304,7 @@ pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynami
         return Err(args);
     }
     let prog = program(ast);
-    let Some(i) = prog.find(name, args.len()) else { return Err(args) };
+    let Some(i) = prog.index.find(name, args.len()) else { return Err(args) };
     if !prog.runnable(i) {
         return Err(args);
     }
@@ -363,7 +365,7 @@ fn linked_compiled(ctx: &NativeCallContext, f: &FnPtr, n: usize) -> Option<(Rc<P
     }
     let lib = ctx.global_runtime_state().lib.first()?;
     let prog = compiled_program(lib)?;
-    let i = prog.find(f.fn_name(), n)?;
+    let i = prog.index.find(f.fn_name(), n)?;
     prog.runnable(i).then_some((prog, i))
 }
 

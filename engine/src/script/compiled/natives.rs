@@ -138,7 +138,8 @@ impl Site {
                 let r = r.and_then(|r| check_size(&r, pos).map(|()| r)).map_err(|e| fill(e, pos))?;
                 // The interpreter checks the first argument as the function left it: the
                 // variable's own value for a method, else the copy it was handed, which
-                // the function took (so there is nothing to check).
+                // the function took or, a number or a boolean, has no size (so there is
+                // nothing to check).
                 if is_ref_mut && !swap && !args.is_empty() {
                     check_size(args[0], pos)?;
                 }
