@@ -279,6 +279,13 @@ fn array_sizes(a: &rhai::Array) -> (usize, usize, usize) {
     let (mut ax, mut mx, mut sx) = (0, 0, 0);
     for v in a {
         ax += 1;
+        if has_no_size(v) {
+            continue;
+        }
+        if let Some(t) = text_len(v) {
+            sx += t;
+            continue;
+        }
         let (x, m, s) = inner_sizes(v);
         ax += x;
         mx += m;
@@ -287,10 +294,34 @@ fn array_sizes(a: &rhai::Array) -> (usize, usize, usize) {
     (ax, mx, sx)
 }
 
+/// The length of the text `v` holds, if it holds one (read here, without a call).
+#[inline(always)]
+fn text_len(v: &Dynamic) -> Option<usize> {
+    if v.is_string() {
+        v.read_lock::<rhai::ImmutableString>().map(|s| s.len())
+    } else {
+        None
+    }
+}
+
+/// Whether `v` is a number, a boolean, a character or unit, which count nothing inside a
+/// container (looked at here, without a call, for the items most lists and maps hold).
+#[inline(always)]
+fn has_no_size(v: &Dynamic) -> bool {
+    v.is_int() || v.is_bool() || v.is_unit() || v.is_char()
+}
+
 fn map_sizes(map: &rhai::Map) -> (usize, usize, usize) {
     let (mut ax, mut mx, mut sx) = (0, 0, 0);
     for v in map.values() {
         mx += 1;
+        if has_no_size(v) {
+            continue;
+        }
+        if let Some(t) = text_len(v) {
+            sx += t;
+            continue;
+        }
         let (x, m, s) = inner_sizes(v);
         ax += x;
         mx += m;
