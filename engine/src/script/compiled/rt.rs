@@ -239,11 +239,18 @@ fn scalar<T>(v: &Dynamic, is: fn(&Dynamic) -> bool, read: fn(&Dynamic) -> Result
 /// (unit, integers, booleans, characters: most of what statements and operators leave).
 #[inline(always)]
 pub(crate) fn discard(v: Dynamic) {
-    if v.is_unit() || v.is_int() || v.is_bool() || v.is_char() {
+    if owns_nothing(&v) {
         std::mem::forget(v);
     } else {
         drop(v);
     }
+}
+
+/// Whether `v` is unit, a number, a boolean or a character: a value that owns nothing
+/// (no drop to run, no size inside a container).
+#[inline(always)]
+fn owns_nothing(v: &Dynamic) -> bool {
+    v.is_unit() || v.is_int() || v.is_bool() || v.is_char()
 }
 
 // ---- data sizes (Rhai's `calc_data_sizes` and `throw_on_size`) ----
@@ -279,55 +286,37 @@ fn array_sizes(a: &rhai::Array) -> (usize, usize, usize) {
     let (mut ax, mut mx, mut sx) = (0, 0, 0);
     for v in a {
         ax += 1;
-        if has_no_size(v) {
-            continue;
-        }
-        if let Some(t) = text_len(v) {
-            sx += t;
-            continue;
-        }
-        let (x, m, s) = inner_sizes(v);
+        let (x, m, s) = item_sizes(v);
         ax += x;
         mx += m;
         sx += s;
     }
     (ax, mx, sx)
-}
-
-/// The length of the text `v` holds, if it holds one (read here, without a call).
-#[inline(always)]
-fn text_len(v: &Dynamic) -> Option<usize> {
-    if v.is_string() {
-        v.read_lock::<rhai::ImmutableString>().map(|s| s.len())
-    } else {
-        None
-    }
-}
-
-/// Whether `v` is a number, a boolean, a character or unit, which count nothing inside a
-/// container (looked at here, without a call, for the items most lists and maps hold).
-#[inline(always)]
-fn has_no_size(v: &Dynamic) -> bool {
-    v.is_int() || v.is_bool() || v.is_unit() || v.is_char()
 }
 
 fn map_sizes(map: &rhai::Map) -> (usize, usize, usize) {
     let (mut ax, mut mx, mut sx) = (0, 0, 0);
     for v in map.values() {
         mx += 1;
-        if has_no_size(v) {
-            continue;
-        }
-        if let Some(t) = text_len(v) {
-            sx += t;
-            continue;
-        }
-        let (x, m, s) = inner_sizes(v);
+        let (x, m, s) = item_sizes(v);
         ax += x;
         mx += m;
         sx += s;
     }
     (ax, mx, sx)
+}
+
+/// [`inner_sizes`] of an item, with the items most lists and maps hold (numbers,
+/// booleans, texts) counted here, without a call.
+#[inline(always)]
+fn item_sizes(v: &Dynamic) -> (usize, usize, usize) {
+    if owns_nothing(v) {
+        (0, 0, 0)
+    } else if v.is_string() {
+        (0, 0, v.read_lock::<rhai::ImmutableString>().map_or(0, |s| s.len()))
+    } else {
+        inner_sizes(v)
+    }
 }
 
 /// Rhai's `throw_on_size`, with the position filled in.
