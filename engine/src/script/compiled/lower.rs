@@ -5,12 +5,13 @@
 //! leaves the function to the interpreter (`None`, with the reason in `why`).
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, FnCallExpr, FnPtr, ImmutableString, Position, Stmt, Token};
 
 use super::call::Call;
 use super::natives::Site;
-use super::rt::{bool_of, boolean, discard, fill, int, mismatch, size_check, Code, Ctl, Place, Rt};
+use super::rt::{bool_of, boolean, copy, discard, fill, int, mismatch, size_check, Code, Ctl, Place, Rt};
 use super::FnIndex;
 
 pub(crate) struct Lower<'a> {
@@ -57,19 +58,12 @@ impl Lower<'_> {
         }
         Some(Box::new(move |rt| {
             let (last, before) = codes.split_last().expect("a statement");
-            let mut r = Ok(Dynamic::UNIT);
-            for c in before {
-                match c(rt) {
-                    Ok(v) => discard(v),
-                    Err(e) => {
-                        r = Err(e);
-                        break;
-                    }
-                }
-            }
-            if r.is_ok() {
-                r = last(rt);
-            }
+            // (No result is made before the last statement's: overwriting one would drop
+            // it, a call for each block run.)
+            let r = match before.iter().try_for_each(|c| c(rt).map(discard)) {
+                Ok(()) => last(rt),
+                Err(e) => Err(e),
+            };
             if restore {
                 rt.pop_to(rt.base + mark);
             }
@@ -406,7 +400,7 @@ impl Lower<'_> {
                 }
                 return Some(Box::new(move |rt| {
                     rt.track(pos)?;
-                    Ok(rt.slot(slot).clone())
+                    Ok(copy(rt.slot(slot)))
                 }));
             }
             Expr::ThisPtr(p) => {
@@ -414,25 +408,41 @@ impl Lower<'_> {
                 Box::new(move |rt| rt.read(Place::This(p)))
             }
             Expr::InterpolatedString(parts, ..) => {
+                let table = super::host_table();
                 let parts: Vec<(Code, Position, Site)> = parts
                     .iter()
                     .map(|p| {
-                        let site = Site::new(super::host_table(), "to_string".into(), 1, p.position());
+                        let site = Site::new(table, "to_string".into(), 1, p.position());
                         Some((self.expr(p)?, p.position(), site))
                     })
                     .collect::<Option<_>>()?;
+                // Whether a number is printed by the standard `to_string` (Crown registers
+                // none of its own).
+                let plain_numbers = !table.has_dynamic("to_string", 1)
+                    && table.exact("to_string", &[std::any::TypeId::of::<rhai::INT>()]).is_none();
                 Box::new(move |rt| {
-                    let mut s = String::new();
+                    // Written into the machine's own buffer (a value inside may be another
+                    // interpolation: it finds the buffer taken and makes its own).
+                    let mut s = std::mem::take(&mut rt.text);
+                    s.clear();
                     for (c, p, site) in &parts {
                         let mut item = c(rt)?;
                         if item.is_string() {
                             s.push_str(item.read_lock::<ImmutableString>().expect("a string").as_str());
+                        } else if let (true, Some(n)) = (plain_numbers, int(&item)) {
+                            // The standard `to_string` of a number, one operation (a failure
+                            // to count it is not an error here, as in `to_text`).
+                            let _ = rt.track(site.pos);
+                            let _ = write!(s, "{n}");
                         } else {
                             s.push_str(&to_text(rt, site, &mut item));
                         }
+                        discard(item);
                         size_check((0, 0, s.len()), *p)?;
                     }
-                    Ok(Dynamic::from(ImmutableString::from(s)))
+                    let text = ImmutableString::from(s.as_str());
+                    rt.text = s;
+                    Ok(Dynamic::from(text))
                 })
             }
             Expr::Array(items, ..) => {
@@ -478,6 +488,7 @@ impl Lower<'_> {
                     for (c, p) in &xs {
                         let v = c(rt)?;
                         let b = bool_of(rt.engine, &v, *p)?;
+                        discard(v);
                         if b != is_and {
                             return Ok(Dynamic::from_bool(b));
                         }
@@ -536,11 +547,13 @@ impl Lower<'_> {
                     let mut v = a(rt)?;
                     if matches!(op, Token::Bang) {
                         if let Some(b) = boolean(&v) {
+                            discard(v);
                             return Ok(Dynamic::from_bool(!b));
                         }
                     }
                     if matches!(op, Token::Minus | Token::UnaryMinus) {
                         if let Some(n) = int(&v) {
+                            discard(v);
                             return n.checked_neg().map(Dynamic::from_int).ok_or_else(|| {
                                 Ctl::Err(EvalAltResult::ErrorArithmetic("integer overflow".into(), pos).into())
                             });
@@ -585,6 +598,8 @@ impl Lower<'_> {
                     }
                     if !lhs.is_variant() && !rhs.is_variant() {
                         if let Some(r) = super::ops::binary(&op, &lhs, &rhs) {
+                            discard(lhs);
+                            discard(rhs);
                             return r.map_err(|e| Ctl::Err(fill(e, pos)));
                         }
                         if super::ops::special(&op, &lhs, &rhs) {

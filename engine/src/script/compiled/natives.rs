@@ -11,7 +11,7 @@ use rhai::{Dynamic, EvalAltResult, ImmutableString, Position, RhaiFunc};
 
 use super::glue::Callable;
 use super::host::HostTable;
-use super::rt::{boolean, check_size, fill, int, Rt, R};
+use super::rt::{boolean, check_size, copy, fill, int, Rt, R};
 
 /// A standard function restated for speed (see [`intrinsic`]).
 type Intrinsic = fn(&mut [&mut Dynamic]) -> Dynamic;
@@ -127,10 +127,10 @@ impl Site {
                 let r = if swap {
                     // The function takes its first argument by value: it gets a copy, and the
                     // variable keeps its own (the interpreter's `change_first_arg_to_copy`).
-                    let copy = args[0].clone();
-                    let own = std::mem::replace(&mut *args[0], copy);
+                    let c = copy(args[0]);
+                    let own = std::mem::replace(&mut *args[0], c);
                     let r = rt.watching(|rt| call_native(rt, &self.name, pos, f, call, args));
-                    *args[0] = own;
+                    super::rt::discard(std::mem::replace(&mut *args[0], own));
                     r
                 } else {
                     rt.watching(|rt| call_native(rt, &self.name, pos, f, call, args))

@@ -54,6 +54,8 @@ pub(crate) struct Rt {
     /// operations and level brought up to date before each such call).
     pub global: GlobalRuntimeState,
     pub engine: &'static Engine,
+    /// The buffer interpolated strings are written in (kept for the next one).
+    pub text: String,
 }
 
 impl Rt {
@@ -61,7 +63,7 @@ impl Rt {
     /// `ops` operations.
     pub fn new(prog: Rc<Program>, global: GlobalRuntimeState, ops: u64) -> Rt {
         Rt {
-            stack: Vec::with_capacity(64),
+            stack: SPARE.with(|s| s.borrow_mut().pop()).unwrap_or_else(|| Vec::with_capacity(64)),
             base: 0,
             ops,
             level: global.level,
@@ -70,6 +72,7 @@ impl Rt {
             this: None,
             global,
             engine: crate::script::plain_engine(),
+            text: String::new(),
         }
     }
 
@@ -145,7 +148,7 @@ impl Rt {
     /// A copy of the value of a variable place.
     pub fn read(&mut self, place: Place) -> Result<Dynamic, Ctl> {
         match place {
-            Place::Slot(i) => Ok(self.slot(i).clone()),
+            Place::Slot(i) => Ok(copy(self.slot(i))),
             Place::This(pos) => self.this.clone().ok_or_else(|| Ctl::Err(EvalAltResult::ErrorUnboundThis(pos).into())),
         }
     }
@@ -158,6 +161,26 @@ impl Rt {
 
     pub fn context<'a>(&'a self, name: &'a str, pos: Position) -> NativeCallContext<'a> {
         NativeCallContext::from((self.engine, name, None, &self.global, pos))
+    }
+}
+
+thread_local! {
+    /// The stacks of machines that have finished, for the next ones (a host function
+    /// calling a script makes a machine for each call).
+    static SPARE: std::cell::RefCell<Vec<Vec<Dynamic>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Drop for Rt {
+    fn drop(&mut self) {
+        self.pop_to(0);
+        let stack = std::mem::take(&mut self.stack);
+        // (A thread that is ending keeps nothing.)
+        let _ = SPARE.try_with(|s| {
+            let mut s = s.borrow_mut();
+            if s.len() < 16 && stack.capacity() <= 1024 {
+                s.push(stack);
+            }
+        });
     }
 }
 
@@ -244,6 +267,21 @@ pub(crate) fn discard(v: Dynamic) {
     } else {
         drop(v);
     }
+}
+
+/// A copy of `v`, as `Dynamic::clone` makes it (the tag kept, never read-only), with the
+/// integers and booleans most copies are of made here, without a call.
+#[inline(always)]
+pub(crate) fn copy(v: &Dynamic) -> Dynamic {
+    let mut c = if let Some(n) = int(v) {
+        Dynamic::from_int(n)
+    } else if let Some(b) = boolean(v) {
+        Dynamic::from_bool(b)
+    } else {
+        return v.clone();
+    };
+    c.set_tag(v.tag());
+    c
 }
 
 /// Whether `v` is unit, a number, a boolean or a character: a value that owns nothing
