@@ -71,7 +71,7 @@ impl Call {
         let by_ref = match self.by_ref {
             Some((Place::This(p), _)) if rt.this.is_none() => {
                 rt.track(p)?;
-                return Err(Ctl::Err(EvalAltResult::ErrorUnboundThis(p).into()));
+                return Err(Ctl::err(EvalAltResult::ErrorUnboundThis(p).into()));
             }
             b => b,
         };

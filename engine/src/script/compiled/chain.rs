@@ -197,7 +197,7 @@ impl Lower<'_> {
                         let map = rt.slot(slot).read_lock::<rhai::Map>().expect("a map");
                         return match map.get(name.as_str()) {
                             Some(v) => Ok(v.clone()),
-                            None => Err(Ctl::Err(
+                            None => Err(Ctl::err(
                                 EvalAltResult::ErrorPropertyNotFound(name.to_string(), chain.steps[0].pos).into(),
                             )),
                         };
@@ -215,7 +215,7 @@ impl Lower<'_> {
                     let len = arr.len();
                     return match calc_index(len, index, true) {
                         Some(i) => Ok(arr[i].clone()),
-                        None => Err(Ctl::Err(EvalAltResult::ErrorArrayBounds(len, index, chain.steps[0].pos).into())),
+                        None => Err(Ctl::err(EvalAltResult::ErrorArrayBounds(len, index, chain.steps[0].pos).into())),
                     };
                 }
                 run_root(rt, &chain, Values { vals, at: 0 }, None)
@@ -254,7 +254,7 @@ impl Lower<'_> {
                 Some(Box::new(move |rt| {
                     rt.track(pos)?;
                     if matches!(place, Place::This(_)) && rt.this.is_none() {
-                        return Err(Ctl::Err(EvalAltResult::ErrorUnboundThis(vpos).into()));
+                        return Err(Ctl::err(EvalAltResult::ErrorUnboundThis(vpos).into()));
                     }
                     let v = rhs(rt)?;
                     rt.track(vpos)?;
@@ -679,10 +679,7 @@ fn indexed<T>(
     use_indexers: bool,
     k: impl FnOnce(&mut Rt, &mut Target) -> T,
 ) -> R<T> {
-    rt.track(Position::NONE).map_err(|c| match c {
-        Ctl::Err(e) => e,
-        _ => unreachable!(),
-    })?;
+    rt.track(Position::NONE).map_err(Ctl::into_err)?;
     if target.is_array() {
         let index = idx.as_int().map_err(|t| mismatch(rt.engine, "i64", t, idx_pos))?;
         let mut arr = target.as_array_mut().expect("an array");

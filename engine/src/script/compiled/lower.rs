@@ -107,7 +107,7 @@ impl Lower<'_> {
                 return Some(Box::new(move |rt| {
                     rt.track(pos)?;
                     if index.is_none() && rt.scope_len() >= crate::script::LIMITS.variables {
-                        return Err(Ctl::Err(EvalAltResult::ErrorTooManyVariables(p).into()));
+                        return Err(Ctl::err(EvalAltResult::ErrorTooManyVariables(p).into()));
                     }
                     let v = e(rt)?;
                     match index {
@@ -150,9 +150,12 @@ impl Lower<'_> {
                     let body = self.block(x.body.statements(), true)?;
                     Box::new(move |rt| loop {
                         match body(rt) {
-                            Ok(_) | Err(Ctl::Continue) => (),
-                            Err(Ctl::Break(v)) => return Ok(v),
-                            Err(e) => return Err(e),
+                            Ok(v) => discard(v),
+                            Err(c) => {
+                                if let Some(v) = c.in_loop()? {
+                                    return Ok(v);
+                                }
+                            }
                         }
                     })
                 }
@@ -168,9 +171,12 @@ impl Lower<'_> {
                     }
                     let Some(body) = &body else { continue };
                     match body(rt) {
-                        Ok(_) | Err(Ctl::Continue) => (),
-                        Err(Ctl::Break(v)) => return Ok(v),
-                        Err(e) => return Err(e),
+                        Ok(v) => discard(v),
+                        Err(c) => {
+                            if let Some(v) = c.in_loop()? {
+                                return Ok(v);
+                            }
+                        }
                     }
                 })
             }
@@ -182,10 +188,11 @@ impl Lower<'_> {
                 Box::new(move |rt| loop {
                     if let Some(body) = &body {
                         match body(rt) {
-                            Ok(_) => (),
-                            Err(Ctl::Continue) => continue,
-                            Err(Ctl::Break(v)) => return Ok(v),
-                            Err(e) => return Err(e),
+                            Ok(v) => discard(v),
+                            Err(c) => match c.in_loop()? {
+                                None => continue,
+                                Some(v) => return Ok(v),
+                            },
                         }
                     }
                     let c = cond(rt)?;
@@ -206,7 +213,7 @@ impl Lower<'_> {
                         Some(e) => e(rt)?,
                         None => Dynamic::UNIT,
                     };
-                    Err(if is_break { Ctl::Break(v) } else { Ctl::Continue })
+                    Err(if is_break { Ctl::brk(v) } else { Ctl::cont() })
                 })
             }
             Stmt::Return(e, options, p) => {
@@ -221,7 +228,7 @@ impl Lower<'_> {
                         Some(e) => e(rt)?,
                         None => Dynamic::UNIT,
                     };
-                    Err(if throw { Ctl::Err(EvalAltResult::ErrorRuntime(v, p).into()) } else { Ctl::Return(v) })
+                    Err(if throw { Ctl::err(EvalAltResult::ErrorRuntime(v, p).into()) } else { Ctl::ret(v) })
                 })
             }
             Stmt::TryCatch(..) => unsupported!(self, "try/catch"),
@@ -266,11 +273,11 @@ impl Lower<'_> {
         Some(Box::new(move |rt| {
             let max = crate::script::LIMITS.variables - usize::from(has_counter);
             if rt.scope_len() >= max {
-                return Err(Ctl::Err(EvalAltResult::ErrorTooManyVariables(var_pos).into()));
+                return Err(Ctl::err(EvalAltResult::ErrorTooManyVariables(var_pos).into()));
             }
             let obj = iter(rt)?;
             let items = for_items(obj).map_err(|t| {
-                Ctl::Err(if super::host_table().iterable(t) {
+                Ctl::err(if super::host_table().iterable(t) {
                     super::chain::unsupported_at_run_time("a `for` loop over this type", iter_pos)
                 } else {
                     EvalAltResult::ErrorFor(iter_pos).into()
@@ -290,7 +297,7 @@ impl Lower<'_> {
                 let mut index: i64 = -1;
                 for v in items {
                     index = index.checked_add(1).ok_or_else(|| {
-                        Ctl::Err(
+                        Ctl::err(
                             EvalAltResult::ErrorArithmetic(format!("for-loop counter overflow: {index}"), var_pos)
                                 .into(),
                         )
@@ -301,9 +308,11 @@ impl Lower<'_> {
                     discard(std::mem::replace(rt.slot(var_slot), v));
                     match body(rt) {
                         Ok(v) => discard(v),
-                        Err(Ctl::Continue) => (),
-                        Err(Ctl::Break(v)) => return Ok(v),
-                        Err(e) => return Err(e),
+                        Err(c) => {
+                            if let Some(v) = c.in_loop()? {
+                                return Ok(v);
+                            }
+                        }
                     }
                 }
                 Ok(Dynamic::UNIT)
@@ -555,7 +564,7 @@ impl Lower<'_> {
                         if let Some(n) = int(&v) {
                             discard(v);
                             return n.checked_neg().map(Dynamic::from_int).ok_or_else(|| {
-                                Ctl::Err(EvalAltResult::ErrorArithmetic("integer overflow".into(), pos).into())
+                                Ctl::err(EvalAltResult::ErrorArithmetic("integer overflow".into(), pos).into())
                             });
                         }
                     }
@@ -600,7 +609,7 @@ impl Lower<'_> {
                         if let Some(r) = super::ops::binary(&op, &lhs, &rhs) {
                             discard(lhs);
                             discard(rhs);
-                            return r.map_err(|e| Ctl::Err(fill(e, pos)));
+                            return r.map_err(|e| Ctl::err(fill(e, pos)));
                         }
                         if super::ops::special(&op, &lhs, &rhs) {
                             let r = super::natives::engine_call(
@@ -632,8 +641,8 @@ impl Lower<'_> {
                         rt.track(t)?;
                     }
                     let v = a(rt)?;
-                    let s = v.into_immutable_string().map_err(|t| Ctl::Err(mismatch(rt.engine, "string", t, apos)))?;
-                    FnPtr::try_from(s).map(Dynamic::from).map_err(|e| Ctl::Err(fill(e, apos)))
+                    let s = v.into_immutable_string().map_err(|t| Ctl::err(mismatch(rt.engine, "string", t, apos)))?;
+                    FnPtr::try_from(s).map(Dynamic::from).map_err(|e| Ctl::err(fill(e, apos)))
                 }));
             }
             ("call" | "curry" | "is_def_var" | "eval" | "is_def_fn" | "Fn", _) => {

@@ -410,11 +410,7 @@ pub(crate) fn call_script_this(
 /// Entering a script function at `pos` (the interpreter's `call_script_fn`): one
 /// operation, then the call-depth check.
 fn enter(rt: &mut Rt, pos: Position) -> R<()> {
-    match rt.track(pos) {
-        Ok(()) => (),
-        Err(Ctl::Err(e)) => return Err(e),
-        Err(_) => unreachable!("counting an operation only fails"),
-    }
+    rt.track(pos).map_err(Ctl::into_err)?;
     if rt.level > crate::script::LIMITS.call_levels {
         return Err(EvalAltResult::ErrorStackOverflow(pos).into());
     }
@@ -433,9 +429,9 @@ fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: P
     let r = body(rt);
     rt.pop_to(rt.base);
     rt.base = saved;
-    match r {
-        Ok(v) | Err(Ctl::Return(v)) => Ok(v),
-        Err(Ctl::Err(mut e)) => {
+    match r.or_else(Ctl::returned) {
+        Ok(v) => Ok(v),
+        Err(mut e) => {
             if matches!(*e, EvalAltResult::Exit(..)) || e.is_system_exception() {
                 e.set_position(pos);
                 Err(e)
@@ -443,7 +439,6 @@ fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: P
                 Err(EvalAltResult::ErrorInFunctionCall(f.name.to_string(), prog.source.to_string(), e, pos).into())
             }
         }
-        Err(Ctl::Break(_) | Ctl::Continue) => unreachable!("break and continue stay in their loop"),
     }
 }
 

@@ -192,10 +192,7 @@ impl std::ops::Deref for Target<'_> {
 }
 
 fn track(rt: &mut Rt, pos: Position) -> R<()> {
-    rt.track(pos).map_err(|c| match c {
-        super::rt::Ctl::Err(e) => e,
-        _ => unreachable!("counting an operation only fails"),
-    })
+    rt.track(pos).map_err(super::rt::Ctl::into_err)
 }
 
 fn call_native(

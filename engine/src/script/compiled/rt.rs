@@ -14,22 +14,77 @@ use super::Program;
 pub(crate) type R<T> = Result<T, Box<EvalAltResult>>;
 
 /// How a compiled node ends, besides with a value: an error, or leaving a loop or a
-/// function early (the interpreter's `LoopBreak` and `Return` pseudo-errors).
-pub(crate) enum Ctl {
-    Err(Box<EvalAltResult>),
-    Break(Dynamic),
-    Continue,
-    Return(Dynamic),
+/// function early. The interpreter carries the two ways of leaving early as errors (its
+/// `LoopBreak` and `Return` pseudo-errors), and so does this: a single pointer, which
+/// makes a node's result ([`X`]) two words, handed back in registers rather than through
+/// memory (a `return` or a `break` pays for a box, as in the interpreter).
+pub(crate) struct Ctl(Box<EvalAltResult>);
+
+impl Ctl {
+    #[cold]
+    pub fn brk(v: Dynamic) -> Ctl {
+        Ctl(EvalAltResult::LoopBreak(true, v, Position::NONE).into())
+    }
+
+    #[cold]
+    pub fn cont() -> Ctl {
+        Ctl(EvalAltResult::LoopBreak(false, Dynamic::UNIT, Position::NONE).into())
+    }
+
+    #[cold]
+    pub fn ret(v: Dynamic) -> Ctl {
+        Ctl(EvalAltResult::Return(v, Position::NONE).into())
+    }
+
+    /// An error.
+    #[cold]
+    pub fn err(e: Box<EvalAltResult>) -> Ctl {
+        Ctl(e)
+    }
+
+    /// What a loop makes of its body ending with this: `Ok(None)` to go on (`continue`),
+    /// `Ok(Some(v))` to stop with `v` (`break`), else this, passed on. (As in the
+    /// interpreter, a native function failing with a pseudo-error does the same.)
+    pub fn in_loop(self) -> Result<Option<Dynamic>, Ctl> {
+        match &*self.0 {
+            EvalAltResult::LoopBreak(false, ..) => Ok(None),
+            EvalAltResult::LoopBreak(true, ..) => match *self.0 {
+                EvalAltResult::LoopBreak(_, v, _) => Ok(Some(v)),
+                _ => unreachable!("a break"),
+            },
+            _ => Err(self),
+        }
+    }
+
+    /// What a function makes of its body ending with this: the value of a `return`, or
+    /// the error.
+    pub fn returned(self) -> R<Dynamic> {
+        match &*self.0 {
+            EvalAltResult::Return(..) => match *self.0 {
+                EvalAltResult::Return(v, _) => Ok(v),
+                _ => unreachable!("a return"),
+            },
+            _ => Err(self.0),
+        }
+    }
+
+    /// The error, for a node that can only fail (counting an operation, reading a place).
+    pub fn into_err(self) -> Box<EvalAltResult> {
+        self.0
+    }
 }
 
 impl From<Box<EvalAltResult>> for Ctl {
     #[inline]
     fn from(e: Box<EvalAltResult>) -> Self {
-        Ctl::Err(e)
+        Ctl(e)
     }
 }
 
 pub(crate) type X = Result<Dynamic, Ctl>;
+
+// Two words: see [`Ctl`].
+const _: () = assert!(std::mem::size_of::<X>() == 16);
 
 /// A compiled node.
 pub(crate) type Code = Box<dyn Fn(&mut Rt) -> X>;
@@ -94,10 +149,10 @@ impl Rt {
         if self.ops > crate::script::LIMITS.operations {
             // The meter last heard of the operation before (Rhai stops before reporting).
             self.ops -= 1;
-            return Err(Ctl::Err(EvalAltResult::ErrorTooManyOperations(pos).into()));
+            return Err(Ctl::err(EvalAltResult::ErrorTooManyOperations(pos).into()));
         }
         if let Some(token) = crate::script::api::progress(self.ops) {
-            return Err(Ctl::Err(EvalAltResult::ErrorTerminated(token, pos).into()));
+            return Err(Ctl::err(EvalAltResult::ErrorTerminated(token, pos).into()));
         }
         Ok(())
     }
@@ -126,7 +181,7 @@ impl Rt {
     pub fn take(&mut self, place: Place) -> Result<Dynamic, Ctl> {
         match place {
             Place::Slot(i) => Ok(std::mem::take(self.slot(i))),
-            Place::This(pos) => self.this.take().ok_or_else(|| Ctl::Err(EvalAltResult::ErrorUnboundThis(pos).into())),
+            Place::This(pos) => self.this.take().ok_or_else(|| Ctl::err(EvalAltResult::ErrorUnboundThis(pos).into())),
         }
     }
 
@@ -141,7 +196,7 @@ impl Rt {
     pub fn peek(&self, place: Place) -> Result<&Dynamic, Ctl> {
         match place {
             Place::Slot(i) => Ok(&self.stack[self.base + i]),
-            Place::This(pos) => self.this.as_ref().ok_or_else(|| Ctl::Err(EvalAltResult::ErrorUnboundThis(pos).into())),
+            Place::This(pos) => self.this.as_ref().ok_or_else(|| Ctl::err(EvalAltResult::ErrorUnboundThis(pos).into())),
         }
     }
 
@@ -149,7 +204,7 @@ impl Rt {
     pub fn read(&mut self, place: Place) -> Result<Dynamic, Ctl> {
         match place {
             Place::Slot(i) => Ok(copy(self.slot(i))),
-            Place::This(pos) => self.this.clone().ok_or_else(|| Ctl::Err(EvalAltResult::ErrorUnboundThis(pos).into())),
+            Place::This(pos) => self.this.clone().ok_or_else(|| Ctl::err(EvalAltResult::ErrorUnboundThis(pos).into())),
         }
     }
 
@@ -222,7 +277,7 @@ pub(crate) fn mismatch(engine: &Engine, expected: &str, got: &str, pos: Position
 }
 
 pub(crate) fn bool_of(engine: &Engine, v: &Dynamic, pos: Position) -> Result<bool, Ctl> {
-    v.as_bool().map_err(|t| Ctl::Err(mismatch(engine, "bool", t, pos)))
+    v.as_bool().map_err(|t| Ctl::err(mismatch(engine, "bool", t, pos)))
 }
 
 // ---- reading scalars without asking a value for its type's name ----
