@@ -5,8 +5,11 @@
 //! The arguments of the calls rules make most (up to four) live in an array on the stack
 //! ([`Call::run`] is generic over its length): no list to grow, and nothing to free.
 
+use std::any::TypeId;
+
 use rhai::{Dynamic, EvalAltResult, Position};
 
+use super::host::HostFn;
 use super::natives::Site;
 use super::rt::{discard, Code, Ctl, Place, Rt, X};
 
@@ -26,6 +29,9 @@ pub(crate) struct Call {
     pub type_of: bool,
     /// A script function gets the variable handed first moved, at its last use.
     pub moved: bool,
+    /// The one host function the call can reach, when there is only one (see
+    /// `HostTable::only`): called straight away when the arguments have its types.
+    pub known: Option<HostFn>,
     pub pos: Position,
 }
 
@@ -97,6 +103,25 @@ impl Call {
             }
             return Ok(super::call_script(rt, i, values, self.pos)?);
         }
+        if let Some(k) = &self.known {
+            // Its first parameter is taken by value, so a variable handed first is copied
+            // (the interpreter lends it and the function gets a copy: the same).
+            let first = match by_ref {
+                Some((place, _)) => Some(rt.peek(place)?),
+                None => None,
+            };
+            if same_types(&k.params, first, &values.as_mut()[off..]) {
+                if let Some((place, _)) = by_ref {
+                    let v = rt.read(place)?;
+                    set(&mut values.as_mut()[0], v);
+                }
+                rt.level += 1;
+                let r = with_refs(values.as_mut(), |args| self.site.call_host(rt, &k.func, &k.call, args, false));
+                rt.level -= 1;
+                values.into_iter().for_each(discard);
+                return Ok(r?);
+            }
+        }
         let mut by_value = true;
         if let Some((place, _)) = by_ref {
             let v = rt.peek(place)?;
@@ -123,6 +148,20 @@ impl Call {
         values.into_iter().for_each(discard);
         Ok(r?)
     }
+}
+
+/// Whether the arguments (`first`, when it is still where it lies, then `rest`) have the
+/// types `params`.
+#[inline]
+fn same_types(params: &[TypeId], first: Option<&Dynamic>, rest: &[Dynamic]) -> bool {
+    let (params, first_ok) = match first {
+        Some(v) => match params.split_first() {
+            Some((t, others)) => (others, *t == v.type_id()),
+            None => return false,
+        },
+        None => (params, true),
+    };
+    first_ok && params.len() == rest.len() && params.iter().zip(rest).all(|(t, v)| *t == v.type_id())
 }
 
 /// Put `v` in a place that holds unit (which needs no dropping).

@@ -39,6 +39,22 @@ impl HostTable {
         self.by_name.get(&(name.to_string(), args.len()))?.iter().find(|f| f.params == args)
     }
 
+    /// The one function a call by name with `n` arguments can reach, when there is only
+    /// one: the only host function of that name and number, none of its parameters
+    /// `Dynamic` and its first one by value, no standard function of that name and
+    /// number. (Arguments of other types find no function at all.)
+    pub(crate) fn only(&self, name: &str, n: usize) -> Option<&HostFn> {
+        match self.by_name.get(&(name.to_string(), n))?.as_slice() {
+            [f] if !f.func.is_method()
+                && !f.params.contains(&TypeId::of::<rhai::Dynamic>())
+                && !self.std.contains(&(name.to_string(), n)) =>
+            {
+                Some(f)
+            }
+            _ => None,
+        }
+    }
+
     /// Whether the standard library iterates values of this type.
     pub(crate) fn iterable(&self, t: TypeId) -> bool {
         self.std_module.as_ref().is_some_and(|m| m.contains_iter(t))

@@ -671,7 +671,8 @@ impl Lower<'_> {
         // A script function gets a copy of a variable handed first, or the value itself
         // at the variable's last use.
         let moved = matches!(by_ref, Some((Place::Slot(_), vpos)) if self.last_use(vpos));
-        Some(Call { track, by_ref, rest, script, site, type_of, moved, pos }.code())
+        let known = (script.is_none() && !type_of).then(|| super::host_table().only(&x.name, n).cloned()).flatten();
+        Some(Call { track, by_ref, rest, script, site, type_of, moved, known, pos }.code())
     }
 }
 

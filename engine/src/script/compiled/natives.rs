@@ -115,36 +115,48 @@ impl Site {
         self.call_target(rt, &target, args, is_ref_mut)
     }
 
+    /// Call host function `f` (its callable `call`) with `args`, the first one a
+    /// variable's own value when `is_ref_mut`.
+    pub(crate) fn call_host(
+        &self,
+        rt: &mut Rt,
+        f: &RhaiFunc,
+        call: &Callable,
+        args: &mut [&mut Dynamic],
+        is_ref_mut: bool,
+    ) -> R<Dynamic> {
+        let pos = self.pos;
+        track(rt, pos)?;
+        if !f.is_pure() && args.first().is_some_and(|a| a.is_read_only()) {
+            return Err(EvalAltResult::ErrorNonPureMethodCallOnConstant(self.name.to_string(), pos).into());
+        }
+        let swap = is_ref_mut && !f.is_method() && !args.is_empty();
+        let r = if swap {
+            // The function takes its first argument by value: it gets a copy, and the
+            // variable keeps its own (the interpreter's `change_first_arg_to_copy`).
+            let c = copy(args[0]);
+            let own = std::mem::replace(&mut *args[0], c);
+            let r = rt.watching(|rt| call_native(rt, &self.name, pos, f, call, args));
+            super::rt::discard(std::mem::replace(&mut *args[0], own));
+            r
+        } else {
+            rt.watching(|rt| call_native(rt, &self.name, pos, f, call, args))
+        };
+        let r = r.and_then(|r| check_size(&r, pos).map(|()| r)).map_err(|e| fill(e, pos))?;
+        // The interpreter checks the first argument as the function left it: the
+        // variable's own value for a method, else the copy it was handed, which the
+        // function took or, a number or a boolean, has no size (so there is nothing to
+        // check).
+        if is_ref_mut && !swap && !args.is_empty() {
+            check_size(args[0], pos)?;
+        }
+        Ok(r)
+    }
+
     fn call_target(&self, rt: &mut Rt, target: &Resolved, args: &mut [&mut Dynamic], is_ref_mut: bool) -> R<Dynamic> {
         let pos = self.pos;
         match target {
-            Resolved::Host(f, call) => {
-                track(rt, pos)?;
-                if !f.is_pure() && args.first().is_some_and(|a| a.is_read_only()) {
-                    return Err(EvalAltResult::ErrorNonPureMethodCallOnConstant(self.name.to_string(), pos).into());
-                }
-                let swap = is_ref_mut && !f.is_method() && !args.is_empty();
-                let r = if swap {
-                    // The function takes its first argument by value: it gets a copy, and the
-                    // variable keeps its own (the interpreter's `change_first_arg_to_copy`).
-                    let c = copy(args[0]);
-                    let own = std::mem::replace(&mut *args[0], c);
-                    let r = rt.watching(|rt| call_native(rt, &self.name, pos, f, call, args));
-                    super::rt::discard(std::mem::replace(&mut *args[0], own));
-                    r
-                } else {
-                    rt.watching(|rt| call_native(rt, &self.name, pos, f, call, args))
-                };
-                let r = r.and_then(|r| check_size(&r, pos).map(|()| r)).map_err(|e| fill(e, pos))?;
-                // The interpreter checks the first argument as the function left it: the
-                // variable's own value for a method, else the copy it was handed, which
-                // the function took or, a number or a boolean, has no size (so there is
-                // nothing to check).
-                if is_ref_mut && !swap && !args.is_empty() {
-                    check_size(args[0], pos)?;
-                }
-                Ok(r)
-            }
+            Resolved::Host(f, call) => self.call_host(rt, f, call, args, is_ref_mut),
             Resolved::Intrinsic(f, pure, method) => {
                 track(rt, pos)?;
                 if !*pure && args.first().is_some_and(|a| a.is_read_only()) {

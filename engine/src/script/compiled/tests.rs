@@ -119,6 +119,27 @@ fn f(a) {
 }
 
 #[test]
+fn a_host_function_called_straight_agrees_and_others_types_find_nothing() {
+    // `count_words` is the only host function of its name with two parameters: a call
+    // with its types goes straight to it, with a variable handed first or not; other
+    // types take the long way and find no function, with the same error. The variable
+    // handed first is untouched either way.
+    let src = r#"
+fn straight(a) { let n = a; let w = "card"; [count_words(n, w), count_words(a + 1, "die"), n, w] }
+fn other_types(a) { let w = "card"; count_words(w, a) }
+fn other_type_first(a) { let s = `${a}`; count_words(s, "card") }
+fn constant_first(a) { count_words(2, "card") + count_words(a, `x${a}`) }
+"#;
+    let _ = crate::script::plain_engine();
+    assert!(super::host_table().only("count_words", 2).is_some(), "count_words/2 is called straight");
+    for f in ["straight", "other_types", "other_type_first", "constant_first"] {
+        for a in [0, 1, 3] {
+            same(src, f, &[a]);
+        }
+    }
+}
+
+#[test]
 fn a_value_moved_at_its_last_use_reads_as_the_interpreters_copy() {
     // Each function reads a list or map at what is, or looks like, its last use: where
     // the interpreter reads in another order than the text, in loops, after shadowing.
