@@ -31,15 +31,24 @@ pub struct Counters(Vec<(String, i64)>);
 
 impl Counters {
     pub fn get(&self, k: &str) -> Option<&i64> {
-        self.0.iter().find(|(n, _)| n == k).map(|(_, v)| v)
+        self.position(k).map(|i| &self.0[i].1)
+    }
+
+    /// Where counter `k` is. (Length and first letter first: most names are told apart
+    /// without comparing the rest.)
+    fn position(&self, k: &str) -> Option<usize> {
+        let first = k.as_bytes().first();
+        self.0.iter().position(|(n, _)| n.len() == k.len() && n.as_bytes().first() == first && n == k)
     }
 
     /// Set counter `k` (kept in name order; the name is copied only when it is new).
     pub fn insert(&mut self, k: &str, v: i64) {
-        match self.0.binary_search_by(|(n, _)| n.as_str().cmp(k)) {
-            Ok(i) => self.0[i].1 = v,
-            Err(i) => self.0.insert(i, (k.to_string(), v)),
+        if let Some(i) = self.position(k) {
+            self.0[i].1 = v;
+            return;
         }
+        let i = self.0.partition_point(|(n, _)| n.as_str() < k);
+        self.0.insert(i, (k.to_string(), v));
     }
 
     /// The names, in order.
@@ -481,6 +490,20 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counters_keep_name_order_and_one_entry_a_name() {
+        let mut c = Counters::default();
+        for (k, v) in [("plays", 3), ("acted", 1), ("no_play", 0), ("plays", 2), ("", 7), ("mercs", 4), ("acted", 5)] {
+            c.insert(k, v);
+        }
+        let all: Vec<(&str, i64)> = c.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(all, [("", 7), ("acted", 5), ("mercs", 4), ("no_play", 0), ("plays", 2)]);
+        assert_eq!(c.get("plays"), Some(&2));
+        assert_eq!(c.get(""), Some(&7));
+        assert_eq!(c.get("play"), None);
+        assert_eq!(c.get("plays "), None);
+    }
 
     #[test]
     fn declared_zones_are_seen_as_declared_and_others_by_the_defaults() {

@@ -121,8 +121,10 @@ impl Func {
 
 /// A script's functions by name, then number of parameters (an index into the program's
 /// list): found from a `&str`, without making a key.
+/// (Hashed with aHash, not the standard library's SipHash: a host function calling a
+/// script function by name finds it here at every call.)
 #[derive(Default)]
-pub(crate) struct FnIndex(HashMap<String, Vec<(usize, usize)>>);
+pub(crate) struct FnIndex(HashMap<String, Vec<(usize, usize)>, ahash::RandomState>);
 
 impl FnIndex {
     /// The function `name` with `n` parameters.
@@ -138,6 +140,9 @@ pub(crate) struct Program {
     /// The script's functions (the AST without its top-level statements).
     ast: AST,
     source: ImmutableString,
+    /// The script's name as its calls' state holds it (made once: a host function calling
+    /// a script function makes that state at every call).
+    global_source: Option<ImmutableString>,
     lib: Shared<rhai::Module>,
 }
 
@@ -186,6 +191,7 @@ impl Program {
             index,
             ast: ast.clone_functions_only(),
             source: ast.source().unwrap_or("").into(),
+            global_source: ast.source().map(Into::into),
             lib: ast.shared_lib().clone(),
         }
     }
@@ -262,14 +268,14 @@ impl Program {
 }
 
 thread_local! {
-    /// Scripts compiled on this thread, by their function library (held, so that its
-    /// address identifies the script for as long as the entry lives).
-    static PROGRAMS: RefCell<Vec<Rc<Program>>> = const { RefCell::new(Vec::new()) };
+    /// Scripts compiled on this thread, by the address of their function library (held,
+    /// so that the address identifies the script for as long as the entry lives).
+    static PROGRAMS: RefCell<HashMap<usize, Rc<Program>, ahash::RandomState>> = RefCell::new(HashMap::default());
 }
 
 /// The script with function library `lib`, if this thread has compiled it.
 fn compiled_program(lib: &Shared<rhai::Module>) -> Option<Rc<Program>> {
-    PROGRAMS.with(|p| p.borrow().iter().find(|x| Shared::ptr_eq(&x.lib, lib)).cloned())
+    PROGRAMS.with(|p| p.borrow().get(&(Shared::as_ptr(lib) as usize)).cloned())
 }
 
 fn program(ast: &AST) -> Rc<Program> {
@@ -280,10 +286,10 @@ fn program(ast: &AST) -> Rc<Program> {
         let mut p = p.borrow_mut();
         if p.len() >= 64 {
             // Scripts no longer loaded anywhere (only this cache holds them).
-            p.retain(|x| Shared::strong_count(&x.lib) > 1);
+            p.retain(|_, x| Shared::strong_count(&x.lib) > 1);
         }
         let x = Rc::new(Program::new(ast));
-        p.push(x.clone());
+        p.insert(Shared::as_ptr(ast.shared_lib()) as usize, x.clone());
         x
     })
 }
@@ -310,7 +316,7 @@ pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynami
     }
     let engine = crate::script::plain_engine();
     let mut global = engine.new_global_runtime_state();
-    global.source = ast.source().map(Into::into);
+    global.source.clone_from(&prog.global_source);
     global.lib.push(ast.shared_lib().clone());
     let mut rt = Rt::new(prog.clone(), global, 0);
     let r = run_fn(&mut rt, i, args, Position::NONE);

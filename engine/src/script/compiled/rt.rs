@@ -178,6 +178,7 @@ impl Rt {
 
     /// Take the value a variable place holds (a local, or `this`), to hand it by
     /// reference to a call; [`Rt::put`] puts it back.
+    #[inline]
     pub fn take(&mut self, place: Place) -> Result<Dynamic, Ctl> {
         match place {
             Place::Slot(i) => Ok(std::mem::take(self.slot(i))),
@@ -185,6 +186,7 @@ impl Rt {
         }
     }
 
+    #[inline]
     pub fn put(&mut self, place: Place, v: Dynamic) {
         match place {
             Place::Slot(i) => discard(std::mem::replace(self.slot(i), v)),
@@ -193,6 +195,7 @@ impl Rt {
     }
 
     /// The value of a variable place, looked at where it is.
+    #[inline(always)]
     pub fn peek(&self, place: Place) -> Result<&Dynamic, Ctl> {
         match place {
             Place::Slot(i) => Ok(&self.stack[self.base + i]),
@@ -201,6 +204,7 @@ impl Rt {
     }
 
     /// A copy of the value of a variable place.
+    #[inline(always)]
     pub fn read(&mut self, place: Place) -> Result<Dynamic, Ctl> {
         match place {
             Place::Slot(i) => Ok(copy(self.slot(i))),
