@@ -7,11 +7,11 @@
 
 use std::any::TypeId;
 
-use rhai::{Dynamic, EvalAltResult, Position};
+use rhai::{Dynamic, EvalAltResult, ImmutableString, Position};
 
 use super::host::HostFn;
 use super::natives::Site;
-use super::rt::{discard, Code, Ctl, Place, Rt, X};
+use super::rt::{copy, discard, Code, Ctl, Place, Rt, X};
 
 /// A compiled call by name.
 pub(crate) struct Call {
@@ -21,7 +21,7 @@ pub(crate) struct Call {
     /// The first argument, when it is a variable (or `this`): its place and position.
     pub by_ref: Option<(Place, Position)>,
     /// The other arguments, in order.
-    pub rest: Vec<Code>,
+    pub rest: Vec<Arg>,
     /// The script function called, when the name is one of the script's.
     pub script: Option<usize>,
     pub site: Site,
@@ -33,6 +33,37 @@ pub(crate) struct Call {
     /// `HostTable::only`): called straight away when the arguments have its types.
     pub known: Option<HostFn>,
     pub pos: Position,
+}
+
+/// An argument of a call. Quoted text, an integer and a variable read (not at its last
+/// use) are made here, each counting its one operation as its compiled node would, without
+/// calling a node for them.
+pub(crate) enum Arg {
+    Text(ImmutableString, Position),
+    Int(i64, Position),
+    Var(usize, Position),
+    Code(Code),
+}
+
+impl Arg {
+    #[inline(always)]
+    fn eval(&self, rt: &mut Rt) -> X {
+        match self {
+            Arg::Text(s, p) => {
+                rt.track(*p)?;
+                Ok(Dynamic::from(s.clone()))
+            }
+            Arg::Int(n, p) => {
+                rt.track(*p)?;
+                Ok(Dynamic::from_int(*n))
+            }
+            Arg::Var(slot, p) => {
+                rt.track(*p)?;
+                Ok(copy(rt.slot(*slot)))
+            }
+            Arg::Code(c) => c(rt),
+        }
+    }
 }
 
 /// A call's argument values.
@@ -89,7 +120,7 @@ impl Call {
         let off = usize::from(by_ref.is_some());
         let mut values = V::units(off + self.rest.len());
         for (k, a) in self.rest.iter().enumerate() {
-            match a(rt) {
+            match a.eval(rt) {
                 Ok(v) => set(&mut values.as_mut()[off + k], v),
                 Err(e) => {
                     values.into_iter().for_each(discard);

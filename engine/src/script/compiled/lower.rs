@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, FnCallExpr, FnPtr, ImmutableString, Position, Stmt, Token};
 
-use super::call::Call;
+use super::call::{Arg, Call};
 use super::natives::Site;
 use super::rt::{bool_of, boolean, copy, discard, fill, int, mismatch, size_check, Code, Ctl, Place, Rt};
 use super::FnIndex;
@@ -537,6 +537,21 @@ impl Lower<'_> {
         self.expr(e)
     }
 
+    /// An argument of a call by name: quoted text, an integer and a variable, the
+    /// arguments most calls have, made by the call itself (see [`Arg`]); anything else
+    /// as [`Lower::arg`].
+    fn call_arg(&mut self, e: &Expr) -> Option<Arg> {
+        Some(match e {
+            Expr::StringConstant(s, _) => Arg::Text(s.clone(), e.start_position()),
+            Expr::IntegerConstant(n, _) => Arg::Int(*n, e.start_position()),
+            Expr::Variable(x, ..) if !self.last_use(e.position()) => match self.slot_of(&x.1) {
+                Some(slot) => Arg::Var(slot, e.position()),
+                None => unsupported!(self, "the variable `{}` outside its function", x.1),
+            },
+            _ => Arg::Code(self.arg(e)?),
+        })
+    }
+
     /// A function call (not a method call): operators, the syntax functions, script
     /// functions, then native ones.
     /// `track`: the position the node counts its operation at, when the call is a whole
@@ -664,8 +679,8 @@ impl Lower<'_> {
             Some(Expr::ThisPtr(p)) => Some((Place::This(*p), *p)),
             _ => None,
         };
-        let rest: Vec<Code> =
-            x.args.iter().skip(usize::from(by_ref.is_some())).map(|a| self.arg(a)).collect::<Option<_>>()?;
+        let rest: Vec<Arg> =
+            x.args.iter().skip(usize::from(by_ref.is_some())).map(|a| self.call_arg(a)).collect::<Option<_>>()?;
         let site = Site::new(super::host_table(), x.name.clone(), n, pos);
         let type_of = x.name.as_str() == "type_of" && n == 1;
         // A script function gets a copy of a variable handed first, or the value itself
