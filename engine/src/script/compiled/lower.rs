@@ -462,7 +462,7 @@ impl Lower<'_> {
                     let mut total = (0, 0, 0);
                     for (c, p) in &items {
                         let v = c(rt)?;
-                        let s = super::rt::inner_sizes(&v);
+                        let s = super::rt::item_sizes(&v);
                         total = (total.0 + s.0 + 1, total.1 + s.1, total.2 + s.2);
                         size_check(total, *p)?;
                         arr.push(v);
@@ -481,7 +481,7 @@ impl Lower<'_> {
                     let mut total = (0, 0, 0);
                     for (k, c, p) in &items {
                         let v = c(rt)?;
-                        let s = super::rt::inner_sizes(&v);
+                        let s = super::rt::item_sizes(&v);
                         total = (total.0 + s.0, total.1 + s.1 + 1, total.2 + s.2);
                         size_check(total, *p)?;
                         *map.get_mut(k.as_str()).expect("the map literal's key") = v;

@@ -406,7 +406,7 @@ fn map_sizes(map: &rhai::Map) -> (usize, usize, usize) {
 /// [`inner_sizes`] of an item, with the items most lists and maps hold (numbers,
 /// booleans, texts) counted here, without a call.
 #[inline(always)]
-fn item_sizes(v: &Dynamic) -> (usize, usize, usize) {
+pub(crate) fn item_sizes(v: &Dynamic) -> (usize, usize, usize) {
     if owns_nothing(v) {
         (0, 0, 0)
     } else if v.is_string() {
@@ -417,7 +417,17 @@ fn item_sizes(v: &Dynamic) -> (usize, usize, usize) {
 }
 
 /// Rhai's `throw_on_size`, with the position filled in.
+#[inline]
 pub(crate) fn size_check((a, m, s): (usize, usize, usize), pos: Position) -> R<()> {
+    let l = crate::script::LIMITS;
+    if s <= l.string_size && a <= l.array_size && m <= l.map_size {
+        return Ok(());
+    }
+    too_large((a, m, s), pos)
+}
+
+#[cold]
+fn too_large((a, m, s): (usize, usize, usize), pos: Position) -> R<()> {
     let l = crate::script::LIMITS;
     let what = if s > l.string_size {
         "Length of string"
