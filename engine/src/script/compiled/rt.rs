@@ -16,8 +16,8 @@ pub(crate) type R<T> = Result<T, Box<EvalAltResult>>;
 /// How a compiled node ends, besides with a value: an error, or leaving a loop or a
 /// function early. The interpreter carries the two ways of leaving early as errors (its
 /// `LoopBreak` and `Return` pseudo-errors), and so does this: a single pointer, which
-/// makes a node's result ([`X`]) two words, handed back in registers rather than through
-/// memory (a `return` or a `break` pays for a box, as in the interpreter).
+/// makes a node's result ([`X`]) two words where it was three, less to write and read at
+/// every node (a `return` or a `break` pays for a box, as in the interpreter).
 pub(crate) struct Ctl(Box<EvalAltResult>);
 
 impl Ctl {
