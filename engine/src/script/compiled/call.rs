@@ -142,8 +142,7 @@ impl Call {
                 None => None,
             };
             if same_types(&k.params, first, &values.as_mut()[off..]) {
-                if let Some((place, _)) = by_ref {
-                    let v = rt.read(place)?;
+                if let Some(v) = first.map(copy) {
                     set(&mut values.as_mut()[0], v);
                 }
                 rt.level += 1;

@@ -6,7 +6,7 @@ use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, OpAssignment
 
 use super::lower::Lower;
 use super::natives::{engine_call, Site};
-use super::rt::{check_size, fill, int, mismatch, Code, Ctl, Place, Rt, R, X};
+use super::rt::{check_size, copy, fill, int, mismatch, Code, Ctl, Place, Rt, R, X};
 
 enum Kind {
     /// `[index]`: the index value is evaluated up front.
@@ -196,7 +196,7 @@ impl Lower<'_> {
                         rt.track(Position::NONE)?;
                         let map = rt.slot(slot).read_lock::<rhai::Map>().expect("a map");
                         return match map.get(name.as_str()) {
-                            Some(v) => Ok(v.clone()),
+                            Some(v) => Ok(copy(v)),
                             None => Err(Ctl::err(
                                 EvalAltResult::ErrorPropertyNotFound(name.to_string(), chain.steps[0].pos).into(),
                             )),
@@ -214,7 +214,7 @@ impl Lower<'_> {
                     let arr = rt.slot(slot).read_lock::<rhai::Array>().expect("an array");
                     let len = arr.len();
                     return match calc_index(len, index, true) {
-                        Some(i) => Ok(arr[i].clone()),
+                        Some(i) => Ok(copy(&arr[i])),
                         None => Err(Ctl::err(EvalAltResult::ErrorArrayBounds(len, index, chain.steps[0].pos).into())),
                     };
                 }
@@ -679,7 +679,7 @@ fn indexed<T>(
     use_indexers: bool,
     k: impl FnOnce(&mut Rt, &mut Target) -> T,
 ) -> R<T> {
-    rt.track(Position::NONE).map_err(Ctl::into_err)?;
+    rt.count(Position::NONE)?;
     if target.is_array() {
         let index = idx.as_int().map_err(|t| mismatch(rt.engine, "i64", t, idx_pos))?;
         let mut arr = target.as_array_mut().expect("an array");

@@ -416,7 +416,7 @@ pub(crate) fn call_script_this(
 /// Entering a script function at `pos` (the interpreter's `call_script_fn`): one
 /// operation, then the call-depth check.
 fn enter(rt: &mut Rt, pos: Position) -> R<()> {
-    rt.track(pos).map_err(Ctl::into_err)?;
+    rt.count(pos)?;
     if rt.level > crate::script::LIMITS.call_levels {
         return Err(EvalAltResult::ErrorStackOverflow(pos).into());
     }

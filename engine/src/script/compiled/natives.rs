@@ -126,7 +126,7 @@ impl Site {
         is_ref_mut: bool,
     ) -> R<Dynamic> {
         let pos = self.pos;
-        track(rt, pos)?;
+        rt.count(pos)?;
         if !f.is_pure() && args.first().is_some_and(|a| a.is_read_only()) {
             return Err(EvalAltResult::ErrorNonPureMethodCallOnConstant(self.name.to_string(), pos).into());
         }
@@ -158,7 +158,7 @@ impl Site {
         match target {
             Resolved::Host(f, call) => self.call_host(rt, f, call, args, is_ref_mut),
             Resolved::Intrinsic(f, pure, method) => {
-                track(rt, pos)?;
+                rt.count(pos)?;
                 if !*pure && args.first().is_some_and(|a| a.is_read_only()) {
                     return Err(EvalAltResult::ErrorNonPureMethodCallOnConstant(self.name.to_string(), pos).into());
                 }
@@ -177,7 +177,7 @@ impl Site {
             }
             // `print` of a text: what the engine's `print` does, without resolving it each time.
             Resolved::Engine if self.name.as_str() == "print" && args.len() == 1 && args[0].is_string() => {
-                track(rt, pos)?;
+                rt.count(pos)?;
                 let text = args[0].read_lock::<ImmutableString>().expect("a string").clone();
                 crate::script::api::log_print("print", &text);
                 Ok(Dynamic::UNIT)
@@ -201,10 +201,6 @@ impl std::ops::Deref for Target<'_> {
             Target::Other(r) => r,
         }
     }
-}
-
-fn track(rt: &mut Rt, pos: Position) -> R<()> {
-    rt.track(pos).map_err(super::rt::Ctl::into_err)
 }
 
 fn call_native(

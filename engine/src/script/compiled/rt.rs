@@ -144,6 +144,13 @@ impl Rt {
         Ok(())
     }
 
+    /// [`Rt::track`] where nothing but an error can come of it (a native call's
+    /// operation, a function's entry).
+    #[inline]
+    pub fn count(&mut self, pos: Position) -> R<()> {
+        self.track(pos).map_err(Ctl::into_err)
+    }
+
     #[cold]
     fn track_slow(&mut self, pos: Position) -> Result<(), Ctl> {
         if self.ops > crate::script::LIMITS.operations {
