@@ -646,7 +646,7 @@ pub(crate) fn op_assign(
         } else if super::ops::special_assign(op_x, lhs, &new_val) {
             let r = engine_call(rt, op_x_str, pos, &mut [&mut *lhs, &mut new_val], true);
             rt.ops -= 1;
-            rt.side = None;
+            rt.clear_side();
             let _ = r?;
         } else {
             let r = engine_call(rt, op_x_str, pos, &mut [&mut *lhs, &mut new_val], true);

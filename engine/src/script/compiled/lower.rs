@@ -635,7 +635,7 @@ impl Lower<'_> {
                                 false,
                             );
                             rt.ops -= 1;
-                            rt.side = None;
+                            rt.clear_side();
                             return Ok(r?);
                         }
                     }

@@ -320,7 +320,7 @@ pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynami
     global.lib.push(ast.shared_lib().clone());
     let mut rt = Rt::new(prog.clone(), global, 0);
     let r = run_fn(&mut rt, i, args, Position::NONE);
-    crate::script::api::report_call_ops(rt.side.unwrap_or(rt.ops));
+    crate::script::api::report_call_ops(rt.heard());
     // As `Engine::call_fn`: `exit` gives the call's value, and the entry function's own
     // wrapper comes off its error.
     Ok(r.or_else(|e| match *e {
@@ -355,7 +355,7 @@ pub(crate) fn call_fn_ptr(ctx: &NativeCallContext, f: &FnPtr, args: impl IntoIte
         } else {
             run_fn(&mut rt, i, values, pos)
         };
-        crate::script::api::report_call_ops(rt.side.unwrap_or(rt.ops));
+        crate::script::api::report_call_ops(rt.heard());
         return r;
     }
     f.call_raw(ctx, None, args.as_mut_slice())

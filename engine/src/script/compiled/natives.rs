@@ -167,7 +167,7 @@ impl Site {
                 let compares = self.name.as_str() == "contains" && args[0].as_array_ref().is_ok_and(|a| !a.is_empty());
                 let r = f(args);
                 if compares {
-                    rt.side = Some(rt.ops + 1);
+                    rt.note_side(rt.ops + 1);
                 }
                 check_size(&r, pos)?;
                 if is_ref_mut && *method && !args.is_empty() {
@@ -233,7 +233,7 @@ pub(crate) fn engine_call(
     rt.sync_global();
     rt.global.level = rt.level.saturating_sub(1);
     let r = rt.watching(|rt| rt.context(name, pos).call_native_fn_raw(name, is_ref_mut, args));
-    rt.ops += 1;
+    rt.count_kept();
     r
 }
 

@@ -99,10 +99,16 @@ pub(crate) struct Rt {
     /// Call level (the interpreter's `global.level`).
     pub level: usize,
     pub prog: Rc<Program>,
+    /// The count at which [`Rt::track`] next looks further than adding one: the next
+    /// multiple of the meter's period, or the first count past the limit.
+    check_at: u64,
     /// What the meter last heard, when a native call told it something after the last
     /// operation counted here (a nested script call, or the engine counting on a copy of
     /// the state): the interpreter leaves that in the meter, so the call reports it.
-    pub side: Option<u64>,
+    /// Kept with the count it was heard at (`side_at`), and only good while the count is
+    /// still that (see [`Rt::side`]): counting an operation need not clear it.
+    side_at: u64,
+    side_val: u64,
     /// `this` of the running function (a script function called as a method).
     pub this: Option<Dynamic>,
     /// The state native functions with a context see (source, the script's functions,
@@ -121,9 +127,11 @@ impl Rt {
             stack: SPARE.with(|s| s.borrow_mut().pop()).unwrap_or_else(|| Vec::with_capacity(64)),
             base: 0,
             ops,
+            check_at: next_check(ops),
             level: global.level,
             prog,
-            side: None,
+            side_at: NO_SIDE,
+            side_val: 0,
             this: None,
             global,
             engine: crate::script::plain_engine(),
@@ -137,8 +145,7 @@ impl Rt {
     #[inline]
     pub fn track(&mut self, pos: Position) -> Result<(), Ctl> {
         self.ops += 1;
-        self.side = None;
-        if self.ops.is_multiple_of(crate::script::api::METER_EVERY) || self.ops > crate::script::LIMITS.operations {
+        if self.ops >= self.check_at {
             return self.track_slow(pos);
         }
         Ok(())
@@ -156,7 +163,14 @@ impl Rt {
         if self.ops > crate::script::LIMITS.operations {
             // The meter last heard of the operation before (Rhai stops before reporting).
             self.ops -= 1;
+            self.clear_side();
             return Err(Ctl::err(EvalAltResult::ErrorTooManyOperations(pos).into()));
+        }
+        self.check_at = next_check(self.ops);
+        // (A count changed without `track`, by a call counting on a copy, may have passed
+        // a multiple of the period: the interpreter's meter did not look then either.)
+        if !self.ops.is_multiple_of(crate::script::api::METER_EVERY) {
+            return Ok(());
         }
         if let Some(token) = crate::script::api::progress(self.ops) {
             return Err(Ctl::err(EvalAltResult::ErrorTerminated(token, pos).into()));
@@ -253,6 +267,16 @@ impl Drop for Rt {
 /// What a native call leaves in the meter (see [`Rt::side`]).
 const UNTOUCHED: u64 = u64::MAX;
 
+/// `side_at` when the meter has heard nothing since the last operation counted here.
+const NO_SIDE: u64 = u64::MAX;
+
+/// The count after `ops` at which [`Rt::track`] looks further: the next multiple of the
+/// meter's period, or the first count past the limit, whichever comes first.
+fn next_check(ops: u64) -> u64 {
+    let every = crate::script::api::METER_EVERY;
+    (ops / every + 1).saturating_mul(every).min(crate::script::LIMITS.operations + 1)
+}
+
 impl Rt {
     /// Run a native call, noting what it reports to the meter.
     #[inline]
@@ -261,9 +285,43 @@ impl Rt {
         let out = f(self);
         let after = crate::script::api::swap_call_ops(before);
         if after != UNTOUCHED {
-            self.side = Some(after);
+            self.note_side(after);
         }
         out
+    }
+
+    /// Note what the meter heard from a native call, after the last operation counted.
+    #[inline]
+    pub fn note_side(&mut self, heard: u64) {
+        self.side_at = self.ops;
+        self.side_val = heard;
+    }
+
+    /// Forget what the meter heard (an operation counted since, or taken back).
+    #[inline]
+    pub fn clear_side(&mut self) {
+        self.side_at = NO_SIDE;
+    }
+
+    /// What the meter last heard from a native call, if nothing was counted here since.
+    pub fn side(&self) -> Option<u64> {
+        (self.side_at == self.ops).then_some(self.side_val)
+    }
+
+    /// What the call reports to the meter when it ends.
+    pub fn heard(&self) -> u64 {
+        self.side().unwrap_or(self.ops)
+    }
+
+    /// Count one operation made by a call on a copy of the state (the engine's own
+    /// resolution), keeping what the meter heard from it.
+    #[inline]
+    pub fn count_kept(&mut self) {
+        let kept = self.side();
+        self.ops += 1;
+        if let Some(v) = kept {
+            self.note_side(v);
+        }
     }
 }
 
