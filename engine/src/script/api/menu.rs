@@ -40,9 +40,9 @@ impl Menu {
     }
 
     /// Add card `c` (of definition `def`) unless this kind already offers that definition.
-    fn push_card(&mut self, kind: ImmutableString, c: i64, def: u32, label: FnPtr) {
+    fn push_card(&mut self, kind: ImmutableString, c: i64, def: u32, label: FnPtr, fields: Map) {
         if !self.offers(&kind, def) {
-            self.items.push(Item { kind, card: c, def: Some(def), label: Label::Call(label), fields: Map::new() });
+            self.items.push(Item { kind, card: c, def: Some(def), label: Label::Call(label), fields });
         }
     }
 
@@ -137,7 +137,12 @@ pub(super) fn register(e: &mut Registrar) {
     });
     e.register_fn("add_card", |m: &mut Menu, kind: ImmutableString, c: i64, label: FnPtr| -> R<()> {
         let def = def_of_card(c)?;
-        m.push_card(kind, c, def, label);
+        m.push_card(kind, c, def, label, Map::new());
+        Ok(())
+    });
+    e.register_fn("add_card", |m: &mut Menu, kind: ImmutableString, c: i64, label: FnPtr, fields: Map| -> R<()> {
+        let def = def_of_card(c)?;
+        m.push_card(kind, c, def, label, fields);
         Ok(())
     });
     e.register_fn(
@@ -162,7 +167,7 @@ pub(super) fn register(e: &mut Registrar) {
                 a.push(Dynamic::from(c));
                 let ok = nested_call(&ast, &hook, a)?;
                 if ok.as_bool().map_err(|t| format!("offer: `{hook}` returned {t} where true or false was expected"))? {
-                    m.push_card(kind.clone(), c, def, label.clone());
+                    m.push_card(kind.clone(), c, def, label.clone(), Map::new());
                 }
             }
             Ok(())
