@@ -5,11 +5,9 @@
 //! The arguments of the calls rules make most (up to four) live in an array on the stack
 //! ([`Call::run`] is generic over its length): no list to grow, and nothing to free.
 
-use std::any::TypeId;
-
 use rhai::{Dynamic, EvalAltResult, ImmutableString, Position};
 
-use super::host::HostFn;
+use super::host::{HostFn, Param};
 use super::natives::Site;
 use super::rt::{copy, discard, Code, Ctl, Place, Rt, X};
 
@@ -141,12 +139,12 @@ impl Call {
                 Some((place, _)) => Some(rt.peek(place)?),
                 None => None,
             };
-            if same_types(&k.params, first, &values.as_mut()[off..]) {
+            if same_types(&k.checks, first, &values.as_mut()[off..]) {
                 if let Some(v) = first.map(copy) {
                     set(&mut values.as_mut()[0], v);
                 }
                 rt.level += 1;
-                let r = with_refs(values.as_mut(), |args| self.site.call_host(rt, &k.func, &k.call, args, false));
+                let r = with_refs(values.as_mut(), |args| self.site.call_host_values(rt, k.kind, &k.call, args));
                 rt.level -= 1;
                 values.into_iter().for_each(discard);
                 return Ok(r?);
@@ -183,15 +181,15 @@ impl Call {
 /// Whether the arguments (`first`, when it is still where it lies, then `rest`) have the
 /// types `params`.
 #[inline]
-fn same_types(params: &[TypeId], first: Option<&Dynamic>, rest: &[Dynamic]) -> bool {
+fn same_types(params: &[Param], first: Option<&Dynamic>, rest: &[Dynamic]) -> bool {
     let (params, first_ok) = match first {
         Some(v) => match params.split_first() {
-            Some((t, others)) => (others, *t == v.type_id()),
+            Some((t, others)) => (others, t.admits(v)),
             None => return false,
         },
         None => (params, true),
     };
-    first_ok && params.len() == rest.len() && params.iter().zip(rest).all(|(t, v)| *t == v.type_id())
+    first_ok && params.len() == rest.len() && params.iter().zip(rest).all(|(t, v)| t.admits(v))
 }
 
 /// Put `v` in a place that holds unit (which needs no dropping).

@@ -16,10 +16,65 @@ use super::glue::{Callable, Glue};
 #[derive(Clone)]
 pub(crate) struct HostFn {
     pub params: Vec<TypeId>,
-    /// As Rhai registered it (for its purity and whether it is a method or takes a context).
-    pub func: RhaiFunc,
+    /// The parameter types as a call checks its arguments against them (see [`Param`]).
+    pub checks: Vec<Param>,
+    /// What Rhai's record of it says, read once.
+    pub kind: Kind,
     /// The same function through Crown's glue, which the compiled tier calls.
     pub call: Callable,
+}
+
+/// What the compiled tier needs to know of a host function besides its types, read once
+/// from Rhai's record of it (`RhaiFunc`) instead of at every call.
+#[derive(Clone, Copy)]
+pub(crate) struct Kind {
+    pub pure: bool,
+    /// Its first parameter is `&mut T`: the value where it lies.
+    pub method: bool,
+    /// Its first parameter is a `NativeCallContext`.
+    pub context: bool,
+}
+
+impl Kind {
+    fn of(f: &RhaiFunc) -> Kind {
+        Kind { pure: f.is_pure(), method: f.is_method(), context: f.has_context() }
+    }
+}
+
+/// A parameter type, as an argument is checked against it: the types most parameters have
+/// by the value's own tag (`Dynamic::is_int` and the like agree with `Dynamic::type_id`,
+/// without working out the whole id), any other by its id.
+#[derive(Clone, Copy)]
+pub(crate) enum Param {
+    Int,
+    Bool,
+    Text,
+    Other(TypeId),
+}
+
+impl Param {
+    pub fn of(t: TypeId) -> Param {
+        if t == TypeId::of::<rhai::INT>() {
+            Param::Int
+        } else if t == TypeId::of::<bool>() {
+            Param::Bool
+        } else if t == TypeId::of::<rhai::ImmutableString>() {
+            Param::Text
+        } else {
+            Param::Other(t)
+        }
+    }
+
+    /// Whether `v` has this type.
+    #[inline(always)]
+    pub fn admits(self, v: &rhai::Dynamic) -> bool {
+        match self {
+            Param::Int => v.is_int(),
+            Param::Bool => v.is_bool(),
+            Param::Text => v.is_string(),
+            Param::Other(t) => t == v.type_id(),
+        }
+    }
 }
 
 /// Host functions by name and number of parameters.
@@ -45,7 +100,7 @@ impl HostTable {
     /// number. (Arguments of other types find no function at all.)
     pub(crate) fn only(&self, name: &str, n: usize) -> Option<&HostFn> {
         match self.by_name.get(&(name.to_string(), n))?.as_slice() {
-            [f] if !f.func.is_method()
+            [f] if !f.kind.method
                 && !f.params.contains(&TypeId::of::<rhai::Dynamic>())
                 && !self.std.contains(&(name.to_string(), n)) =>
             {
@@ -135,7 +190,10 @@ impl<'e> Registrar<'e> {
             "host function `{name}`: take text as `ImmutableString`, not `&str`"
         );
         let call = func.clone().callable();
-        let f = HostFn { params: FUNC::param_types().to_vec(), func: func.into_rhai_function(is_pure, false), call };
+        let params = FUNC::param_types().to_vec();
+        let checks = params.iter().copied().map(Param::of).collect();
+        let kind = Kind::of(&func.into_rhai_function(is_pure, false));
+        let f = HostFn { params, checks, kind, call };
         self.table.by_name.entry((name.to_string(), N)).or_default().push(f);
     }
 

@@ -137,8 +137,6 @@ impl FnIndex {
 pub(crate) struct Program {
     fns: Vec<Func>,
     index: FnIndex,
-    /// The script's functions (the AST without its top-level statements).
-    ast: AST,
     source: ImmutableString,
     /// The script's name as its calls' state holds it (made once: a host function calling
     /// a script function makes that state at every call).
@@ -146,19 +144,17 @@ pub(crate) struct Program {
     lib: Shared<rhai::Module>,
 }
 
-/// The statements of a function body (`None` where they cannot be read). Rhai does not
+/// The statements of a function body. Rhai does not
 /// name the type of a body outside the crate, but `AST::walk` visits bodies: walked alone
 /// (an AST holding only that function), a function's top-level statements are the walk's
 /// top-level nodes. With them, the reads that are last uses of their variable.
-fn body_of(ast: &AST, f: &rhai::ScriptFuncDef) -> Option<(Vec<rhai::Stmt>, HashSet<moves::At>)> {
-    let n = f.params.len();
-    // (`clone_functions_only_filtered` keeps every function when the copy starts empty,
-    // so filter the copy instead.)
-    let mut one = ast.clone_functions_only();
-    one.retain_functions(|_, _, name, arity| name == f.name.as_str() && arity == n);
-    if one.iter_fn_def().count() != 1 {
-        return None;
-    }
+/// (The AST is made from the one function, not filtered from a copy of the script's: a
+/// copy of every function for each function compiled took a script of many functions
+/// longer to compile than to run a game.)
+fn body_of(f: &Shared<rhai::ScriptFuncDef>) -> (Vec<rhai::Stmt>, HashSet<moves::At>) {
+    let mut lib = rhai::Module::new();
+    lib.set_script_fn(f.clone());
+    let one = AST::new_from_module(lib);
     let mut top: Vec<rhai::Stmt> = Vec::new();
     one.walk(&mut |path: &[rhai::ASTNode]| {
         if let [rhai::ASTNode::Stmt(s)] = path {
@@ -166,7 +162,7 @@ fn body_of(ast: &AST, f: &rhai::ScriptFuncDef) -> Option<(Vec<rhai::Stmt>, HashS
         }
         true
     });
-    Some((top, moves::last_uses(&one)))
+    (top, moves::last_uses(&one))
 }
 
 impl Program {
@@ -189,7 +185,6 @@ impl Program {
         Program {
             fns,
             index,
-            ast: ast.clone_functions_only(),
             source: ast.source().unwrap_or("").into(),
             global_source: ast.source().map(Into::into),
             lib: ast.shared_lib().clone(),
@@ -209,19 +204,13 @@ impl Program {
             why: None,
             moves: Default::default(),
         };
-        let (body, empty) = match body_of(&self.ast, &f.def) {
-            _ if f.def.this_type.is_some() => {
-                l.why = Some("a method of a type (`this`)".into());
-                (None, false)
-            }
-            Some((b, moves)) => {
-                l.moves = moves;
-                (l.block(&b, false), b.is_empty())
-            }
-            None => {
-                l.why = Some("its body could not be read".into());
-                (None, false)
-            }
+        let (body, empty) = if f.def.this_type.is_some() {
+            l.why = Some("a method of a type (`this`)".into());
+            (None, false)
+        } else {
+            let (b, moves) = body_of(&f.def);
+            l.moves = moves;
+            (l.block(&b, false), b.is_empty())
         };
         let why = body.is_none().then(|| l.why.take().unwrap_or_else(|| "a construct not compiled".into()));
         let _ = f.body.set(body);

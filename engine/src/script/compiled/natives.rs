@@ -7,10 +7,10 @@ use std::any::TypeId;
 use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
-use rhai::{Dynamic, EvalAltResult, ImmutableString, Position, RhaiFunc};
+use rhai::{Dynamic, EvalAltResult, ImmutableString, Position};
 
 use super::glue::Callable;
-use super::host::HostTable;
+use super::host::{HostTable, Kind, Param};
 use super::rt::{boolean, check_size, copy, fill, int, Rt, R};
 
 /// A standard function restated for speed (see [`intrinsic`]).
@@ -19,8 +19,8 @@ type Intrinsic = fn(&mut [&mut Dynamic]) -> Dynamic;
 /// What a call site with given argument types calls.
 #[derive(Clone)]
 enum Resolved {
-    /// A host function: as Rhai registered it, and through Crown's glue.
-    Host(RhaiFunc, Callable),
+    /// A host function: what Rhai's record of it says, and the function through Crown's glue.
+    Host(Kind, Callable),
     /// The function, whether it is pure, whether it takes its first argument by reference.
     Intrinsic(Intrinsic, bool, bool),
     /// Resolved by the engine at every call (any other function).
@@ -33,10 +33,10 @@ pub(crate) struct Site {
     pub pos: Position,
     /// The target for the first argument types seen (most sites only ever see one set),
     /// set once and then read without a lock or a count.
-    first: OnceCell<(rhai::FnArgsVec<TypeId>, Resolved)>,
+    first: OnceCell<(rhai::FnArgsVec<Param>, Resolved)>,
     /// The targets for any other argument types (a call may reach its own site again
     /// while it runs, so each is held by count).
-    cache: RefCell<Vec<(rhai::FnArgsVec<TypeId>, Rc<Resolved>)>>,
+    cache: RefCell<Vec<(rhai::FnArgsVec<Param>, Rc<Resolved>)>>,
     /// Whether Crown registers a function of this name and arity with `Dynamic`
     /// parameters (which a standard function restated here must never shadow).
     host_dynamic: bool,
@@ -52,8 +52,7 @@ impl Site {
     }
 
     fn resolve(&self, table: &HostTable, args: &[&mut Dynamic]) -> Target<'_> {
-        let same =
-            |t: &rhai::FnArgsVec<TypeId>| t.len() == args.len() && t.iter().zip(args).all(|(t, a)| *t == a.type_id());
+        let same = |t: &rhai::FnArgsVec<Param>| t.len() == args.len() && t.iter().zip(args).all(|(t, a)| t.admits(a));
         if let Some((t, r)) = self.first.get() {
             if same(t) {
                 return Target::First(r);
@@ -61,7 +60,7 @@ impl Site {
         } else {
             let types: rhai::FnArgsVec<TypeId> = args.iter().map(|a| a.type_id()).collect();
             let r = self.find(table, &types, args);
-            return match self.first.set((types, r)) {
+            return match self.first.set((types.iter().copied().map(Param::of).collect(), r)) {
                 Ok(()) => Target::First(&self.first.get().expect("just set").1),
                 // (Set meanwhile by a call this one made: keep this one among the others.)
                 Err((types, r)) => self.keep(types, r),
@@ -72,10 +71,10 @@ impl Site {
         }
         let types: rhai::FnArgsVec<TypeId> = args.iter().map(|a| a.type_id()).collect();
         let r = self.find(table, &types, args);
-        self.keep(types, r)
+        self.keep(types.iter().copied().map(Param::of).collect(), r)
     }
 
-    fn keep(&self, types: rhai::FnArgsVec<TypeId>, r: Resolved) -> Target<'_> {
+    fn keep(&self, types: rhai::FnArgsVec<Param>, r: Resolved) -> Target<'_> {
         let r = Rc::new(r);
         self.cache.borrow_mut().push((types, r.clone()));
         Target::Other(r)
@@ -84,11 +83,11 @@ impl Site {
     /// What a call with arguments of `types` calls (Rhai's resolution order).
     fn find(&self, table: &HostTable, types: &[TypeId], args: &[&mut Dynamic]) -> Resolved {
         match table.exact(&self.name, types) {
-            Some(f) => Resolved::Host(f.func.clone(), f.call.clone()),
+            Some(f) => Resolved::Host(f.kind, f.call.clone()),
             None => match (!self.host_dynamic).then(|| intrinsic(&self.name, args)).flatten() {
                 Some((f, pure, method)) => Resolved::Intrinsic(f, pure, method),
                 None if self.host_dynamic && !self.in_std => match table.dynamic(&self.name, types) {
-                    Some(f) => Resolved::Host(f.func.clone(), f.call.clone()),
+                    Some(f) => Resolved::Host(f.kind, f.call.clone()),
                     None => Resolved::Engine,
                 },
                 None => Resolved::Engine,
@@ -101,7 +100,7 @@ impl Site {
     pub(crate) fn call_method(&self, rt: &mut Rt, args: &mut [&mut Dynamic], is_ref_mut: bool) -> R<(Dynamic, bool)> {
         let target = self.resolve(super::host_table(), args);
         let method = match &*target {
-            Resolved::Host(f, _) => f.is_method(),
+            Resolved::Host(k, _) => k.method,
             Resolved::Intrinsic(_, _, m) => *m,
             Resolved::Engine => true,
         };
@@ -115,22 +114,41 @@ impl Site {
         self.call_target(rt, &target, args, is_ref_mut)
     }
 
+    /// [`Site::call_host`] with arguments that are all values (none a variable's own),
+    /// for the functions most calls reach (pure, without a context): what it does for
+    /// them, small enough to be made inside the call's own code.
+    #[inline(always)]
+    pub(crate) fn call_host_values(&self, rt: &mut Rt, f: Kind, call: &Callable, args: &mut [&mut Dynamic]) -> R<Dynamic> {
+        if !f.pure || f.context {
+            return self.call_host(rt, f, call, args, false);
+        }
+        let pos = self.pos;
+        rt.count(pos)?;
+        match rt.watching(|_| call(None, args)) {
+            Ok(r) => {
+                check_size(&r, pos)?;
+                Ok(r)
+            }
+            Err(e) => Err(fill(e, pos)),
+        }
+    }
+
     /// Call host function `f` (its callable `call`) with `args`, the first one a
     /// variable's own value when `is_ref_mut`.
     pub(crate) fn call_host(
         &self,
         rt: &mut Rt,
-        f: &RhaiFunc,
+        f: Kind,
         call: &Callable,
         args: &mut [&mut Dynamic],
         is_ref_mut: bool,
     ) -> R<Dynamic> {
         let pos = self.pos;
         rt.count(pos)?;
-        if !f.is_pure() && args.first().is_some_and(|a| a.is_read_only()) {
+        if !f.pure && args.first().is_some_and(|a| a.is_read_only()) {
             return Err(EvalAltResult::ErrorNonPureMethodCallOnConstant(self.name.to_string(), pos).into());
         }
-        let swap = is_ref_mut && !f.is_method() && !args.is_empty();
+        let swap = is_ref_mut && !f.method && !args.is_empty();
         let r = if swap {
             // The function takes its first argument by value: it gets a copy, and the
             // variable keeps its own (the interpreter's `change_first_arg_to_copy`).
@@ -156,7 +174,7 @@ impl Site {
     fn call_target(&self, rt: &mut Rt, target: &Resolved, args: &mut [&mut Dynamic], is_ref_mut: bool) -> R<Dynamic> {
         let pos = self.pos;
         match target {
-            Resolved::Host(f, call) => self.call_host(rt, f, call, args, is_ref_mut),
+            Resolved::Host(f, call) => self.call_host(rt, *f, call, args, is_ref_mut),
             Resolved::Intrinsic(f, pure, method) => {
                 rt.count(pos)?;
                 if !*pure && args.first().is_some_and(|a| a.is_read_only()) {
@@ -203,17 +221,18 @@ impl std::ops::Deref for Target<'_> {
     }
 }
 
+/// (The name is read as text only for a function that takes a context.)
 fn call_native(
     rt: &mut Rt,
-    name: &str,
+    name: &ImmutableString,
     pos: Position,
-    f: &RhaiFunc,
+    f: Kind,
     func: &Callable,
     args: &mut [&mut Dynamic],
 ) -> R<Dynamic> {
-    if f.has_context() {
+    if f.context {
         rt.sync_global();
-        let ctx = rt.context(name, pos);
+        let ctx = rt.context(name.as_str(), pos);
         func(Some(ctx), args)
     } else {
         func(None, args)
