@@ -144,13 +144,12 @@ pub(crate) struct Program {
     lib: Shared<rhai::Module>,
 }
 
-/// The statements of a function body. Rhai does not
-/// name the type of a body outside the crate, but `AST::walk` visits bodies: walked alone
-/// (an AST holding only that function), a function's top-level statements are the walk's
-/// top-level nodes. With them, the reads that are last uses of their variable.
-/// (The AST is made from the one function, not filtered from a copy of the script's: a
-/// copy of every function for each function compiled took a script of many functions
-/// longer to compile than to run a game.)
+/// The statements of a function body. Rhai does not name the type of a body outside the
+/// crate, but `AST::walk` visits bodies: walked alone (an AST holding only that function),
+/// a function's top-level statements are the walk's top-level nodes. With them, the reads
+/// that are last uses of their variable. (The AST is made of the one function, not
+/// filtered from a copy of the whole script's: a copy of every function for each function
+/// compiled made a script of many functions slow to compile.)
 fn body_of(f: &Shared<rhai::ScriptFuncDef>) -> (Vec<rhai::Stmt>, HashSet<moves::At>) {
     let mut lib = rhai::Module::new();
     lib.set_script_fn(f.clone());

@@ -118,7 +118,13 @@ impl Site {
     /// for the functions most calls reach (pure, without a context): what it does for
     /// them, small enough to be made inside the call's own code.
     #[inline(always)]
-    pub(crate) fn call_host_values(&self, rt: &mut Rt, f: Kind, call: &Callable, args: &mut [&mut Dynamic]) -> R<Dynamic> {
+    pub(crate) fn call_host_values(
+        &self,
+        rt: &mut Rt,
+        f: Kind,
+        call: &Callable,
+        args: &mut [&mut Dynamic],
+    ) -> R<Dynamic> {
         if !f.pure || f.context {
             return self.call_host(rt, f, call, args, false);
         }
