@@ -139,7 +139,7 @@ impl Call {
                 Some((place, _)) => Some(rt.peek(place)?),
                 None => None,
             };
-            if same_types(&k.checks, first, &values.as_mut()[off..]) {
+            if same_types(&k.params, first, &values.as_mut()[off..]) {
                 if let Some(v) = first.map(copy) {
                     set(&mut values.as_mut()[0], v);
                 }

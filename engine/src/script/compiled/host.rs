@@ -15,13 +15,24 @@ use super::glue::{Callable, Glue};
 /// One registered host function.
 #[derive(Clone)]
 pub(crate) struct HostFn {
-    pub params: Vec<TypeId>,
-    /// The parameter types as a call checks its arguments against them (see [`Param`]).
-    pub checks: Vec<Param>,
+    /// The parameter types (see [`Param`]).
+    pub params: Vec<Param>,
     /// What Rhai's record of it says, read once.
     pub kind: Kind,
     /// The same function through Crown's glue, which the compiled tier calls.
     pub call: Callable,
+}
+
+impl HostFn {
+    /// Whether its parameters have exactly these types.
+    fn has_types(&self, types: &[TypeId]) -> bool {
+        self.params.iter().map(|p| p.id()).eq(types.iter().copied())
+    }
+
+    /// Whether a parameter is `Dynamic` (any type).
+    fn takes_dynamic(&self) -> bool {
+        self.params.iter().any(|p| p.id() == TypeId::of::<rhai::Dynamic>())
+    }
 }
 
 /// What the compiled tier needs to know of a host function besides its types, read once
@@ -65,6 +76,16 @@ impl Param {
         }
     }
 
+    /// The type's id.
+    pub fn id(self) -> TypeId {
+        match self {
+            Param::Int => TypeId::of::<rhai::INT>(),
+            Param::Bool => TypeId::of::<bool>(),
+            Param::Text => TypeId::of::<rhai::ImmutableString>(),
+            Param::Other(t) => t,
+        }
+    }
+
     /// Whether `v` has this type.
     #[inline(always)]
     pub fn admits(self, v: &rhai::Dynamic) -> bool {
@@ -91,7 +112,7 @@ impl HostTable {
     /// resolution picks (the engine's own functions come before every package, and a
     /// script's functions never match a native call's typed hash).
     pub(crate) fn exact(&self, name: &str, args: &[TypeId]) -> Option<&HostFn> {
-        self.by_name.get(&(name.to_string(), args.len()))?.iter().find(|f| f.params == args)
+        self.by_name.get(&(name.to_string(), args.len()))?.iter().find(|f| f.has_types(args))
     }
 
     /// The one function a call by name with `n` arguments can reach, when there is only
@@ -100,12 +121,7 @@ impl HostTable {
     /// number. (Arguments of other types find no function at all.)
     pub(crate) fn only(&self, name: &str, n: usize) -> Option<&HostFn> {
         match self.by_name.get(&(name.to_string(), n))?.as_slice() {
-            [f] if !f.kind.method
-                && !f.params.contains(&TypeId::of::<rhai::Dynamic>())
-                && !self.std.contains(&(name.to_string(), n)) =>
-            {
-                Some(f)
-            }
+            [f] if !f.kind.method && !f.takes_dynamic() && !self.std.contains(&(name.to_string(), n)) => Some(f),
             _ => None,
         }
     }
@@ -117,9 +133,7 @@ impl HostTable {
 
     /// Whether a host function of this name and arity takes `Dynamic` parameters.
     pub(crate) fn has_dynamic(&self, name: &str, n: usize) -> bool {
-        self.by_name
-            .get(&(name.to_string(), n))
-            .is_some_and(|fs| fs.iter().any(|f| f.params.contains(&TypeId::of::<rhai::Dynamic>())))
+        self.by_name.get(&(name.to_string(), n)).is_some_and(|fs| fs.iter().any(HostFn::takes_dynamic))
     }
 
     /// The host function Rhai's resolution picks among those with `Dynamic` parameters:
@@ -142,7 +156,7 @@ impl HostTable {
                     },
                 );
             let pattern: Vec<TypeId> = pattern.collect();
-            if let Some(f) = fs.iter().find(|f| f.params == pattern) {
+            if let Some(f) = fs.iter().find(|f| f.has_types(&pattern)) {
                 return Some(f);
             }
         }
@@ -190,10 +204,9 @@ impl<'e> Registrar<'e> {
             "host function `{name}`: take text as `ImmutableString`, not `&str`"
         );
         let call = func.clone().callable();
-        let params = FUNC::param_types().to_vec();
-        let checks = params.iter().copied().map(Param::of).collect();
+        let params = FUNC::param_types().iter().copied().map(Param::of).collect();
         let kind = Kind::of(&func.into_rhai_function(is_pure, false));
-        let f = HostFn { params, checks, kind, call };
+        let f = HostFn { params, kind, call };
         self.table.by_name.entry((name.to_string(), N)).or_default().push(f);
     }
 
