@@ -34,6 +34,7 @@ pub fn program(seed: u64) -> String {
     g.out.push_str("fn count_down(n) { if n <= 0 { return 0; } 1 + count_down(n - 1) }\n");
     g.out.push_str("fn label(m) { `${m.name}:${m.n}` }\n");
     g.out.push_str("fn bump() { this.n += 1; this.n }\n");
+    g.out.push_str("fn pair(x, y) { x - y * 3 }\n");
     g.out.push_str("fn main(a, b) {\n");
     g.vars = vec![("a".into(), Kind::Int), ("b".into(), Kind::Int)];
     let n = 2 + g.below(6);
@@ -197,7 +198,8 @@ impl Gen {
                     };
                 }
                 let (l, r) = (self.expr(Kind::Int, depth + 1), self.expr(Kind::Int, depth + 1));
-                match self.below(11) {
+                match self.below(12) {
+                    11 => format!("pair({l}, {{ let t = {r}; t + 1 }})"),
                     0 => format!("({l} + {r})"),
                     1 => format!("({l} - {r})"),
                     2 => format!("({l} * {r})"),

@@ -178,6 +178,37 @@ fn indexed(a) { let x = [a, 2]; let i = 1; x[i] = g(i) }
 }
 
 #[test]
+fn a_block_inside_a_script_calls_arguments_keeps_the_callers_locals() {
+    // A block inside an argument declares locals of its own while the arguments before
+    // it are already made: it reads the caller's locals, leaves them as they were, and
+    // an error in an argument is the interpreter's.
+    let src = r#"
+fn three(x, y, z) { x * 100 + y * 10 + z }
+fn two(x, y) { [x, y] }
+fn blocks(a) { let b = a + 1; three(a, { let c = b * 2; let c = c + a; c }, { let d = [b]; d.len() + b }) }
+fn nested(a) { let v = [a]; two(v, two({ let w = v.len(); w + a }, three(1, { let q = a; q }, 3))) }
+fn looped(a) { two(a, { let n = 0; for i in 0..a { let k = i; n += k; } n }) + [a] }
+fn by_ref(a) { let v = [a, a]; two(v, { let v = 7; v + a }) }
+fn moved(a) { let v = [a]; let n = two(v, { let t = 1; t }); n }
+fn failing(a) { let keep = a * 3; three(1, { let z = keep; z }, if a > 0 { throw "no" } else { keep }) }
+fn inner_error(a) { three(a, { let u = [1]; u[a] }, 1) }
+"#;
+    let ast = crate::script::compile("args.rhai", src).expect("the script");
+    assert!(not_compiled(&ast).is_empty(), "{:?}", not_compiled(&ast));
+    for f in ["blocks", "nested", "looped", "by_ref", "moved", "failing", "inner_error"] {
+        for a in [0, 1, 4] {
+            same(src, f, &[a]);
+        }
+    }
+    // The limit on variables counts the caller's locals and the block's, not arguments.
+    let lets: String = (0..997).map(|i| format!("let v{i} = {i}; ")).collect();
+    let src = format!("fn two(x, y) {{ x + y }}\nfn edge(a) {{ {lets} two(a, {{ let w = 1; w }}) }}\nfn over(a) {{ {lets} let u = 0; two(a, {{ let w = 1; w }}) }}");
+    for f in ["edge", "over"] {
+        same(&src, f, &[1]);
+    }
+}
+
+#[test]
 fn a_read_out_of_a_value_the_chain_alone_holds_agrees() {
     // The last step of a chain whose value a call or an expression made is moved out of
     // it, not copied; a chain rooted at a variable copies, and the variable keeps its
