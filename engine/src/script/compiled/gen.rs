@@ -199,7 +199,6 @@ impl Gen {
                 }
                 let (l, r) = (self.expr(Kind::Int, depth + 1), self.expr(Kind::Int, depth + 1));
                 match self.below(12) {
-                    11 => format!("pair({l}, {{ let t = {r}; t + 1 }})"),
                     0 => format!("({l} + {r})"),
                     1 => format!("({l} - {r})"),
                     2 => format!("({l} * {r})"),
@@ -210,6 +209,7 @@ impl Gen {
                     7 => format!("{}.len()", recv(self.expr(Kind::Arr, depth + 1))),
                     8 => format!("{}[{r}]", self.var_of(Kind::Arr).unwrap_or_else(|| "[4, 5, 6]".into())),
                     9 => format!("{}.n", recv(self.expr(Kind::Map, depth + 1))),
+                    10 => format!("pair({l}, {{ let t = {r}; t + 1 }})"),
                     _ => format!("if {} {{ {l} }} else {{ {r} }}", self.expr(Kind::Bool, depth + 1)),
                 }
             }

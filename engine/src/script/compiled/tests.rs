@@ -200,10 +200,18 @@ fn inner_error(a) { three(a, { let u = [1]; u[a] }, 1) }
             same(src, f, &[a]);
         }
     }
-    // The limit on variables counts the caller's locals and the block's, not arguments.
-    let lets: String = (0..997).map(|i| format!("let v{i} = {i}; ")).collect();
-    let src = format!("fn two(x, y) {{ x + y }}\nfn edge(a) {{ {lets} two(a, {{ let w = 1; w }}) }}\nfn over(a) {{ {lets} let u = 0; two(a, {{ let w = 1; w }}) }}");
-    for f in ["edge", "over"] {
+    // The limit on variables counts the caller's locals and the block's, not arguments:
+    // `w` is the 1,000th variable in `under` (allowed) and the 1,001st in `at` (an error).
+    let lets = |n: usize| (0..n).map(|i| format!("let v{i} = {i}; ")).collect::<String>();
+    let src = format!(
+        "fn two(x, y) {{ x + y }}\nfn under(a) {{ {} two(a, {{ let w = 1; w }}) }}\nfn at(a) {{ {} two(a, {{ let w = 1; w }}) }}",
+        lets(998),
+        lets(999)
+    );
+    let ast = crate::script::compile("limit.rhai", &src).expect("the script");
+    assert!(run(Runtime::Rhai, &ast, "under", &[1]).0.starts_with("ok"));
+    assert!(run(Runtime::Rhai, &ast, "at", &[1]).0.starts_with("error"));
+    for f in ["under", "at"] {
         same(&src, f, &[1]);
     }
 }
