@@ -116,6 +116,7 @@ pub const API: &[Entry] = &[
     f("Definitions", "pack_keywords() -> array", "Every keyword a definition of the pack carries, on any face, sorted, each once."),
     f("Definitions", "prepared(id) -> any", "What the rules' `prepare(id)` worked out for definition `id` when the pack was loaded (a notation parsed once, say); an error when the rules define no `prepare`."),
     f("Definitions", "prepared(id, key) -> any", "One entry of the map `prepare(id)` gave (`prepared(def_of(c), stage(c))`); an error naming the keys it has when `key` is not one."),
+    f("Definitions", "prepared(id, key, field) -> any", "One field of that entry, when the entry is a map (`prepared(def_of(c), stage(c), \"fx\")`), without copying its other fields; an error naming the fields it has when `field` is not one."),
     f("Definitions", "def_name(id) -> string", "Printed name."),
     f("Definitions", "def_kind(id) -> string", "Kind."),
     f("Definitions", "def_count(id) -> int", "Copies."),

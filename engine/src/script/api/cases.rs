@@ -164,7 +164,7 @@ fn setup() {}
 fn turn() { end_game([0], "done"); }
 fn expect(ok, msg) { if !ok { throw msg; } }
 fn same(a, b, what) { if a != b { throw `${what}: ${a} is not ${b}`; } }
-fn prepare(id) { #{ name: def_name(id), faces: def_faces(id).len() } }
+fn prepare(id) { #{ name: def_name(id), faces: def_faces(id).len(), kind: #{ of: def_kind(id) } } }
 fn settings() { [option("hand"), option("bands"), option("mode")] }
 // Keys only laid tiles give a board's squares (their cells' values, and `tile`): the
 // pack loads only if the loader knows them.
@@ -546,10 +546,15 @@ const CASES: &[Case] = &[
         let sorted = kws;
         sorted.sort();
         expect(kws.contains("ranged") && kws.contains("building") && kws == sorted, `pack_keywords, sorted: ${kws}`);
-        same(prepared("wall"), #{ name: "Wall", faces: 2 }, "prepared whole: the wall has a back");
+        same(prepared("wall"), #{ name: "Wall", faces: 2, kind: #{ of: "defend" } }, "prepared whole: the wall has a back");
         let failed = "";
         try { prepared("archer", "nmae"); } catch (e) { failed = e; }
-        expect(failed.contains("gave no `nmae` (it gave: faces, name)"), `a key prepare did not give: ${failed}`);
+        expect(failed.contains("gave no `nmae` (it gave: faces, kind, name)"), `a key prepare did not give: ${failed}`);
+        same(prepared("wall", "kind", "of"), "defend", "prepared: one field of one entry");
+        try { prepared("wall", "kind", "was"); } catch (e) { failed = e; }
+        expect(failed.contains("`prepare(\"wall\")`'s `kind` gave no `was` (it gave: of)"), `a field the entry lacks: ${failed}`);
+        try { prepared("wall", "name", "of"); } catch (e) { failed = e; }
+        expect(failed.contains("'s `name` gave string, not a map: read it whole with prepared(id, key)"), `an entry that is not a map: ${failed}`);
         same(def_name("archer"), "Archer", "def_name");
         same(def_kind("wall"), "defend", "def_kind");
         same(def_count("archer"), 2, "def_count");

@@ -105,13 +105,17 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_fn("prepared", |id: ImmutableString| with(|g| prepared(g, &id).cloned()));
     e.register_fn("prepared", |id: ImmutableString, key: ImmutableString| {
         with(|g| {
-            let v = prepared(g, &id)?;
-            let m = v.read_lock::<Map>().ok_or_else(|| {
-                format!("`prepare(\"{id}\")` gave {}, not a map: read it whole with prepared(id)", v.type_name())
-            })?;
-            m.get(key.as_str()).cloned().ok_or_else(|| {
-                let keys: Vec<&str> = m.keys().map(|k| k.as_str()).collect();
-                format!("`prepare(\"{id}\")` gave no `{key}` (it gave: {})", keys.join(", "))
+            let what = || format!("`prepare(\"{id}\")`");
+            with_entry(prepared(g, &id)?, &key, what, "read it whole with prepared(id)", |e| Ok(e.clone()))
+        })
+    });
+    // One field of an entry, without copying the entry's other fields.
+    e.register_fn("prepared", |id: ImmutableString, key: ImmutableString, field: ImmutableString| {
+        with(|g| {
+            let what = || format!("`prepare(\"{id}\")`");
+            with_entry(prepared(g, &id)?, &key, what, "read it whole with prepared(id)", |e| {
+                let what = || format!("`prepare(\"{id}\")`'s `{key}`");
+                with_entry(e, &field, what, "read it whole with prepared(id, key)", |x| Ok(x.clone()))
             })
         })
     });
@@ -137,6 +141,23 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_fn("def_serial", |id: ImmutableString| {
         with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.serial.unwrap_or(-1)))
     });
+}
+
+/// `f` of entry `key` of `v`, a map that `what()` names (else an error that says how to
+/// read it instead, or which keys it has).
+fn with_entry<T>(
+    v: &Dynamic,
+    key: &str,
+    what: impl Fn() -> String,
+    instead: &str,
+    f: impl FnOnce(&Dynamic) -> Result<T, String>,
+) -> Result<T, String> {
+    let m = v.read_lock::<Map>().ok_or_else(|| format!("{} gave {}, not a map: {instead}", what(), v.type_name()))?;
+    let e = m.get(key).ok_or_else(|| {
+        let keys: Vec<&str> = m.keys().map(|k| k.as_str()).collect();
+        format!("{} gave no `{key}` (it gave: {})", what(), keys.join(", "))
+    })?;
+    f(e)
 }
 
 /// What `prepare(id)` gave for definition `id` when the pack was loaded.

@@ -219,7 +219,7 @@ impl Gen {
                         .var_of(Kind::Str)
                         .unwrap_or_else(|| ["\"x\"", "\"\"", "\"crown\""][self.below(3)].into());
                 }
-                match self.below(4) {
+                match self.below(5) {
                     0 => format!(
                         "`n=${{{}}} s=${{{}}}`",
                         self.expr(Kind::Int, depth + 1),
@@ -227,6 +227,7 @@ impl Gen {
                     ),
                     1 => format!("({} + {})", self.expr(Kind::Str, depth + 1), self.expr(Kind::Str, depth + 1)),
                     2 => format!("label({})", self.expr(Kind::Map, depth + 1)),
+                    3 => format!("({} + {})", self.expr(Kind::Str, depth + 1), self.expr(Kind::Int, depth + 1)),
                     _ => format!("{}.to_string()", recv(self.expr(Kind::Int, depth + 1))),
                 }
             }

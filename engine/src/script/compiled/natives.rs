@@ -186,11 +186,16 @@ impl Site {
                 if !*pure && args.first().is_some_and(|a| a.is_read_only()) {
                     return Err(EvalAltResult::ErrorNonPureMethodCallOnConstant(self.name.to_string(), pos).into());
                 }
-                // Rhai's `contains` compares through the engine, which reports one
-                // operation past the call's to the meter for each element it compares.
-                let compares = self.name.as_str() == "contains" && args[0].as_array_ref().is_ok_and(|a| !a.is_empty());
+                // Rhai's `contains` compares through the engine, and its `+` of text and a
+                // number prints the number through it: each reports one operation past the
+                // call's to the meter (however many elements `contains` compares).
+                let nested = match self.name.as_str() {
+                    "contains" => args[0].as_array_ref().is_ok_and(|a| !a.is_empty()),
+                    "+" => true,
+                    _ => false,
+                };
                 let r = f(args);
-                if compares {
+                if nested {
                     rt.note_side(rt.ops + 1);
                 }
                 check_size(&r, pos)?;
@@ -358,6 +363,25 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
             },
             true,
             false,
+        ),
+        // Text and a number joined: Rhai's `+` prints the number with `to_string`.
+        ("+", 2) if first.is_string() && args[1].is_int() => (
+            |a| {
+                let mut s = text(a[0]).to_string();
+                s.push_str(&int(a[1]).unwrap_or(0).to_string());
+                Dynamic::from(ImmutableString::from(s))
+            },
+            true,
+            true,
+        ),
+        ("+", 2) if first.is_int() && args[1].is_string() => (
+            |a| {
+                let mut s = int(a[0]).unwrap_or(0).to_string();
+                s.push_str(&text(a[1]));
+                Dynamic::from(ImmutableString::from(s))
+            },
+            true,
+            true,
         ),
         ("to_string", 1) if first.is_int() => {
             (|a| Dynamic::from(ImmutableString::from(int(a[0]).unwrap_or(0).to_string())), true, false)

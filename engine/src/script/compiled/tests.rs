@@ -258,8 +258,8 @@ fn missing(a) { make(a).missing }
 
 #[test]
 fn the_text_and_map_functions_restated_agree() {
-    // `keys`, `split`, `starts_with`, `index_of` and `sub_string`, restated in
-    // `natives.rs`, against Rhai's own on the edge cases of each.
+    // `keys`, `split`, `starts_with`, `index_of`, `sub_string` and `+` of text and a
+    // number, restated in `natives.rs`, against Rhai's own on the edge cases of each.
     let src = r#"
 fn f(a) {
     let out = [];
@@ -283,13 +283,30 @@ fn f(a) {
     k.push("y");
     out.push(k);
     out.push(m);
+    for t in ["", "No.", "dé"] {
+        out.push(t + a);
+        out.push(a + t);
+        out.push(t + a + " " + (a - 1) + t);
+    }
+    let keyed = #{};
+    keyed["" + a] = a;
+    out.push(keyed);
     out
 }
+// Text joined to numbers until the operation limit, or the text limit, stops it.
+fn joined(a) { let s = ""; loop { s = s + a; } }
+fn counted(a) { let n = 0; loop { let k = "" + n; n += 1; } }
+// A join as the call's last operation: what the meter heard from it is the call's count.
+fn last(a) { "" + a }
+fn last_first(a) { a + "x" }
 "#;
     let ast = crate::script::compile("texts.rhai", src).expect("the script");
     assert!(not_compiled(&ast).is_empty(), "{:?}", not_compiled(&ast));
     for a in [0, 2, -2, i64::MAX, i64::MIN] {
         same(src, "f", &[a]);
+    }
+    for f in ["joined", "counted", "last", "last_first"] {
+        same(src, f, &[7]);
     }
 }
 
