@@ -186,11 +186,12 @@ impl Site {
                 if !*pure && args.first().is_some_and(|a| a.is_read_only()) {
                     return Err(EvalAltResult::ErrorNonPureMethodCallOnConstant(self.name.to_string(), pos).into());
                 }
-                // Rhai's `contains` compares through the engine, and its `+` of text and a
-                // number prints the number through it: each reports one operation past the
-                // call's to the meter (however many elements `contains` compares).
+                // Rhai's `contains` and `index_of` of a list compare through the engine, and
+                // its `+` of text and a number prints the number through it: each reports
+                // one operation past the call's to the meter (however many elements it
+                // compares).
                 let nested = match self.name.as_str() {
-                    "contains" => args[0].as_array_ref().is_ok_and(|a| !a.is_empty()),
+                    "contains" | "index_of" => args[0].as_array_ref().is_ok_and(|a| !a.is_empty()),
                     "+" => true,
                     _ => false,
                 };
@@ -389,28 +390,28 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
         ("to_string", 1) if first.is_bool() => {
             (|a| Dynamic::from(ImmutableString::from(boolean(a[0]).unwrap_or(false).to_string())), true, false)
         }
-        ("contains", 2) if first.is_array() && (args[1].is_int() || args[1].is_string()) => (
-            // Rhai compares with `==`: the same type by value, another type is never equal.
-            |a| {
-                let (arr, v) = a.split_at_mut(1);
-                let v = &*v[0];
-                let found = arr[0].as_array_ref().is_ok_and(|arr| {
-                    arr.iter().any(|x| match (int(x), int(v)) {
-                        (Some(p), Some(q)) => p == q,
-                        _ => {
-                            x.is_string()
-                                && v.is_string()
-                                && *x.read_lock::<ImmutableString>().expect("a string")
-                                    == *v.read_lock::<ImmutableString>().expect("a string")
-                        }
-                    })
-                });
-                Dynamic::from_bool(found)
-            },
-            true,
-            true,
-        ),
+        ("contains", 2) if first.is_array() && (args[1].is_int() || args[1].is_string()) => {
+            (|a| Dynamic::from_bool(position(a).is_some()), true, true)
+        }
+        ("index_of", 2) if first.is_array() && (args[1].is_int() || args[1].is_string()) => {
+            (|a| Dynamic::from_int(position(a).map_or(-1, |i| i64::try_from(i).unwrap_or(i64::MAX))), true, true)
+        }
         _ => return None,
+    })
+}
+
+/// Where the value `a[1]`, a number or a text, first is in the list `a[0]`. Rhai compares
+/// with `==`: the same type by value, another type is never equal.
+fn position(a: &[&mut Dynamic]) -> Option<usize> {
+    let v = &*a[1];
+    a[0].as_array_ref().ok()?.iter().position(|x| match (int(x), int(v)) {
+        (Some(p), Some(q)) => p == q,
+        _ => {
+            x.is_string()
+                && v.is_string()
+                && *x.read_lock::<ImmutableString>().expect("a string")
+                    == *v.read_lock::<ImmutableString>().expect("a string")
+        }
     })
 }
 

@@ -258,8 +258,9 @@ fn missing(a) { make(a).missing }
 
 #[test]
 fn the_text_and_map_functions_restated_agree() {
-    // `keys`, `split`, `starts_with`, `index_of`, `sub_string` and `+` of text and a
-    // number, restated in `natives.rs`, against Rhai's own on the edge cases of each.
+    // `keys`, `split`, `starts_with`, `index_of` (of text and of a list), `sub_string`,
+    // `contains` of a list and `+` of text and a number, restated in `natives.rs`,
+    // against Rhai's own on the edge cases of each.
     let src = r#"
 fn f(a) {
     let out = [];
@@ -291,6 +292,12 @@ fn f(a) {
     let keyed = #{};
     keyed["" + a] = a;
     out.push(keyed);
+    for l in [[], [1, "a", 2], ["x", "y", "x"], [#{ n: 1 }, 3, [1]], [a, a]] {
+        for v in [1, 2, 3, "x", "a", "", a] {
+            out.push(l.index_of(v));
+            out.push(l.contains(v));
+        }
+    }
     out
 }
 // Text joined to numbers until the operation limit, or the text limit, stops it.
@@ -299,13 +306,15 @@ fn counted(a) { let n = 0; loop { let k = "" + n; n += 1; } }
 // A join as the call's last operation: what the meter heard from it is the call's count.
 fn last(a) { "" + a }
 fn last_first(a) { a + "x" }
+fn found(a) { [a, 1].index_of(1) }
+fn looked_in_nothing(a) { [].index_of(a) }
 "#;
     let ast = crate::script::compile("texts.rhai", src).expect("the script");
     assert!(not_compiled(&ast).is_empty(), "{:?}", not_compiled(&ast));
     for a in [0, 2, -2, i64::MAX, i64::MIN] {
         same(src, "f", &[a]);
     }
-    for f in ["joined", "counted", "last", "last_first"] {
+    for f in ["joined", "counted", "last", "last_first", "found", "looked_in_nothing"] {
         same(src, f, &[7]);
     }
 }
