@@ -114,8 +114,13 @@ pub(super) fn register(e: &mut Registrar) {
         with(|g| {
             let what = || format!("`prepare(\"{id}\")`");
             with_entry(prepared(g, &id)?, &key, what, "read it whole with prepared(id)", |e| {
-                let what = || format!("`prepare(\"{id}\")`'s `{key}`");
-                with_entry(e, &field, what, "read it whole with prepared(id, key)", |x| Ok(x.clone()))
+                with_entry(
+                    e,
+                    &field,
+                    || format!("{}'s `{key}`", what()),
+                    "read it whole with prepared(id, key)",
+                    |x| Ok(x.clone()),
+                )
             })
         })
     });

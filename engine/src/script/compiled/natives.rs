@@ -21,8 +21,9 @@ type Intrinsic = fn(&mut [&mut Dynamic]) -> Dynamic;
 enum Resolved {
     /// A host function: what Rhai's record of it says, and the function through Crown's glue.
     Host(Kind, Callable),
-    /// The function, whether it is pure, whether it takes its first argument by reference.
-    Intrinsic(Intrinsic, bool, bool),
+    /// The function, whether it is pure, whether it takes its first argument by reference,
+    /// and what Rhai's own reports to the meter from calls it makes through the engine.
+    Intrinsic(Intrinsic, bool, bool, Nested),
     /// Resolved by the engine at every call (any other function).
     Engine,
 }
@@ -85,7 +86,7 @@ impl Site {
         match table.exact(&self.name, types) {
             Some(f) => Resolved::Host(f.kind, f.call.clone()),
             None => match (!self.host_dynamic).then(|| intrinsic(&self.name, args)).flatten() {
-                Some((f, pure, method)) => Resolved::Intrinsic(f, pure, method),
+                Some((f, pure, method)) => Resolved::Intrinsic(f, pure, method, Nested::of(&self.name)),
                 None if self.host_dynamic && !self.in_std => match table.dynamic(&self.name, types) {
                     Some(f) => Resolved::Host(f.kind, f.call.clone()),
                     None => Resolved::Engine,
@@ -101,7 +102,7 @@ impl Site {
         let target = self.resolve(super::host_table(), args);
         let method = match &*target {
             Resolved::Host(k, _) => k.method,
-            Resolved::Intrinsic(_, _, m) => *m,
+            Resolved::Intrinsic(_, _, m, _) => *m,
             Resolved::Engine => true,
         };
         self.call_target(rt, &target, args, is_ref_mut).map(|v| (v, method))
@@ -181,19 +182,15 @@ impl Site {
         let pos = self.pos;
         match target {
             Resolved::Host(f, call) => self.call_host(rt, *f, call, args, is_ref_mut),
-            Resolved::Intrinsic(f, pure, method) => {
+            Resolved::Intrinsic(f, pure, method, nested) => {
                 rt.count(pos)?;
                 if !*pure && args.first().is_some_and(|a| a.is_read_only()) {
                     return Err(EvalAltResult::ErrorNonPureMethodCallOnConstant(self.name.to_string(), pos).into());
                 }
-                // Rhai's `contains` and `index_of` of a list compare through the engine, and
-                // its `+` of text and a number prints the number through it: each reports
-                // one operation past the call's to the meter (however many elements it
-                // compares).
-                let nested = match self.name.as_str() {
-                    "contains" | "index_of" => args[0].as_array_ref().is_ok_and(|a| !a.is_empty()),
-                    "+" => true,
-                    _ => false,
+                let nested = match nested {
+                    Nested::No => false,
+                    Nested::Once => true,
+                    Nested::IfListHasItems => args[0].as_array_ref().is_ok_and(|a| !a.is_empty()),
                 };
                 let r = f(args);
                 if nested {
@@ -365,25 +362,11 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
             true,
             false,
         ),
-        // Text and a number joined: Rhai's `+` prints the number with `to_string`.
-        ("+", 2) if first.is_string() && args[1].is_int() => (
-            |a| {
-                let mut s = text(a[0]).to_string();
-                s.push_str(&int(a[1]).unwrap_or(0).to_string());
-                Dynamic::from(ImmutableString::from(s))
-            },
-            true,
-            true,
-        ),
-        ("+", 2) if first.is_int() && args[1].is_string() => (
-            |a| {
-                let mut s = int(a[0]).unwrap_or(0).to_string();
-                s.push_str(&text(a[1]));
-                Dynamic::from(ImmutableString::from(s))
-            },
-            true,
-            true,
-        ),
+        // Text and a number joined: Rhai's `+` prints the number with `to_string`, which
+        // writes it as `Display` does (and text as it is).
+        ("+", 2) if first.is_string() && args[1].is_int() || first.is_int() && args[1].is_string() => {
+            (|a| Dynamic::from(ImmutableString::from(format!("{}{}", a[0], a[1]))), true, true)
+        }
         ("to_string", 1) if first.is_int() => {
             (|a| Dynamic::from(ImmutableString::from(int(a[0]).unwrap_or(0).to_string())), true, false)
         }
@@ -398,6 +381,28 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
         }
         _ => return None,
     })
+}
+
+/// What a standard function Rhai runs reports to the meter from the calls it makes through
+/// the engine: one operation past the call's, whatever the number of calls (each is made
+/// on a copy of the state at the call's count).
+#[derive(Clone, Copy)]
+enum Nested {
+    No,
+    /// `+` of text and a number prints the number with `to_string`.
+    Once,
+    /// `contains` and `index_of` of a list compare each element with `==`, when there is one.
+    IfListHasItems,
+}
+
+impl Nested {
+    fn of(name: &str) -> Nested {
+        match name {
+            "+" => Nested::Once,
+            "contains" | "index_of" => Nested::IfListHasItems,
+            _ => Nested::No,
+        }
+    }
 }
 
 /// Where the value `a[1]`, a number or a text, first is in the list `a[0]`. Rhai compares
