@@ -188,6 +188,21 @@ pub struct State {
     /// Who sees each zone, as pack.toml's `[zones]` declares it (name or `*` pattern);
     /// read when a zone is first named.
     pub zone_seen: std::sync::Arc<Vec<(String, Visibility)>>,
+    /// The pieces by space and by owner (see [`PieceIndex`]).
+    pub piece_index: PieceIndex,
+}
+
+/// The board's pieces by space and by owner, made from `State::pieces` when first asked
+/// after a change, so that the board's questions (`pieces_at`, `pieces_of`) read a short
+/// list instead of every piece. Every change to a piece's place or owner changes
+/// `board_version` or the number of pieces, which say when the index is out of date.
+#[derive(Debug, Clone, Default)]
+pub struct PieceIndex {
+    made_at: Option<(u64, usize)>,
+    /// The pieces on each space, in piece order.
+    by_space: Vec<Vec<u32>>,
+    /// The pieces on the board of each owner (-1: neutral), in piece order.
+    by_owner: BTreeMap<i64, Vec<u32>>,
 }
 
 /// Whether zone `name` matches a `[zones]` key (`*` stands for any text).
@@ -279,7 +294,44 @@ impl State {
             turns: Turns::default(),
             board_version: 0,
             zone_seen: std::sync::Arc::new(Vec::new()),
+            piece_index: PieceIndex::default(),
         }
+    }
+
+    /// Bring the index of pieces up to date (made again if the board changed since it was
+    /// made): call before [`State::pieces_on`] and [`State::pieces_owned`].
+    pub fn index_pieces(&mut self) {
+        let key = (self.board_version, self.pieces.len());
+        if self.piece_index.made_at == Some(key) {
+            return;
+        }
+        let mut by_space = vec![Vec::new(); self.spaces.len()];
+        let mut by_owner: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
+        for (i, p) in self.pieces.iter().enumerate() {
+            if let Some(s) = p.space {
+                if let Some(list) = by_space.get_mut(s as usize) {
+                    list.push(i as u32);
+                }
+                by_owner.entry(p.owner).or_default().push(i as u32);
+            }
+        }
+        self.piece_index = PieceIndex { made_at: Some(key), by_space, by_owner };
+    }
+
+    fn indexed(&self) -> &PieceIndex {
+        debug_assert_eq!(self.piece_index.made_at, Some((self.board_version, self.pieces.len())), "index_pieces first");
+        &self.piece_index
+    }
+
+    /// The pieces on space `s`, in piece order (after [`State::index_pieces`]).
+    pub fn pieces_on(&self, s: u32) -> &[u32] {
+        self.indexed().by_space.get(s as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// The pieces of `owner` (-1: neutral) on the board, in piece order (after
+    /// [`State::index_pieces`]).
+    pub fn pieces_owned(&self, owner: i64) -> &[u32] {
+        self.indexed().by_owner.get(&owner).map_or(&[], Vec::as_slice)
     }
 
     /// Definition indices (sorted, each once) that entered each player's `hand`.

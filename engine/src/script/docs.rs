@@ -256,6 +256,30 @@ pub const API: &[Entry] = &[
     f("Table", "words(list) -> string", "A list for a sentence: `a`, `a and b`, `a, b and c` (each item as text); \"\" for an empty list."),
     f("Table", "words(list, none) -> string", "The same, with `none` for an empty list (`words(moved, \"nothing\")`)."),
     f("Table", "words_or(list) -> string", "A choice for a sentence: `a`, `a or b`, `a, b or c`."),
+    // Lists
+    f("Lists", "list.sort(|a, b| ...)", "Sort the list in place (stable) by a comparison: a number below 0 puts `a` first, 0 keeps the order, above 0 puts `b` first (`true`/`false` mean `a` first / `b` first): `hand.sort(|x, y| rank(x) - rank(y))`. Anything else it returns, an error inside it, or an order that contradicts itself stops the script at its line."),
+    f("Lists", "list.sort_by(|a, b| ...)", "The same as `sort`."),
+    f("Lists", "list.order(|a, b| ...) -> array", "A sorted copy of the list, the list left as it is."),
+    f("Lists", "list.order_by(|a, b| ...) -> array", "The same as `order`."),
+    f("Lists", "list.map(|x| ...) -> array", "A new list of what the function returns for each item. The function may take the item's index too: `|x, i| ...`; so may every function below that is handed items."),
+    f("Lists", "list.filter(|x| ...) -> array", "The items for which the function returns `true` (it must return `true` or `false`)."),
+    f("Lists", "list.reduce(|total, x| ...) -> value", "Fold the list from the front: `total` starts as `()` and becomes what the function returns."),
+    f("Lists", "list.reduce(|total, x| ..., start) -> value", "The same, `total` starting as `start`: `cards.reduce(|sum, c| sum + worth(c), 0)`."),
+    f("Lists", "list.reduce_rev(|total, x| ...) -> value", "`reduce` from the back."),
+    f("Lists", "list.reduce_rev(|total, x| ..., start) -> value", "`reduce` from the back, starting as `start`."),
+    f("Lists", "list.some(|x| ...) -> bool", "Whether the function returns `true` for some item (it stops at the first)."),
+    f("Lists", "list.all(|x| ...) -> bool", "Whether it returns `true` for every item (it stops at the first `false`)."),
+    f("Lists", "list.index_of(|x| ...) -> int", "The index of the first item for which it returns `true`, or -1. (`index_of(value)` finds a value.)"),
+    f("Lists", "list.index_of(|x| ..., start) -> int", "The same from index `start` (from the back when negative)."),
+    f("Lists", "list.find(|x| ...) -> value", "The first item for which it returns `true`, or `()`."),
+    f("Lists", "list.find(|x| ..., start) -> value", "The same from index `start`."),
+    f("Lists", "list.find_map(|x| ...) -> value", "The first value the function returns that is not `()`, or `()`."),
+    f("Lists", "list.find_map(|x| ..., start) -> value", "The same from index `start`."),
+    f("Lists", "list.retain(|x| ...) -> array", "Keep the items for which it returns `true`; return the others, removed."),
+    f("Lists", "list.drain(|x| ...) -> array", "Remove the items for which it returns `true`, and return them."),
+    f("Lists", "list.dedup(|a, b| ...)", "Remove each item the function calls the same (`true`) as the item kept before it."),
+    f("Lists", "map.map(|key, value| ...) -> map", "An object map of what the function returns for each entry."),
+    f("Lists", "map.filter(|key, value| ...) -> map", "The entries for which it returns `true`."),
 ];
 
 /// The Markdown reference.
@@ -312,8 +336,10 @@ mod tests {
             .into_iter()
             .map(|s| s.split('(').next().unwrap_or("").trim().to_string())
             .collect();
-        let documented: BTreeSet<String> =
-            API.iter().map(|e| e.signature.split('(').next().unwrap_or("").trim().to_string()).collect();
+        let documented: BTreeSet<String> = API
+            .iter()
+            .map(|e| e.signature.split('(').next().unwrap_or("").trim().rsplit('.').next().unwrap_or("").to_string())
+            .collect();
         let missing: Vec<_> = registered.difference(&documented).collect();
         let stale: Vec<_> = documented.difference(&registered).collect();
         assert!(missing.is_empty(), "registered but undocumented: {missing:?}");

@@ -1,14 +1,16 @@
 //! The script profiler behind `crown profile`: where a pack's scripts spend their time.
 //!
-//! While a profile is being taken on a thread, scripts there run on a second engine that
-//! is the shared one plus Rhai's debugger interface: a callback before every statement and
-//! expression. Each callback charges the time since the previous one to the function and
-//! line that were running (self time) and to every function on the call stack (inclusive
-//! time, each counted once however deep it recurses). The callback's own time is left out;
-//! the debugger's bookkeeping is not (it copies the arguments of every call, and keeps a
-//! call stack), which about doubles the times: shares and step counts are what compare. Crown's functions (and
-//! the agents behind `choose`) and Rhai's own appear as built-in functions, and their time
-//! also counts for the script line that called them.
+//! It measures the code `crown sim` runs. Scripts compiled while a profile is being taken
+//! carry hooks (see `compiled::Program::profiled`): each compiled function says when it
+//! begins and ends, each statement which line it is on. Functions the compiled tier leaves
+//! to Rhai's interpreter run, on this thread, on a second engine that is the shared one
+//! plus Rhai's debugger interface (a callback before every statement and expression).
+//! Either way the time since the previous event is charged to the function and line that
+//! were running (self time) and to every function on the call stack (inclusive time, each
+//! counted once however deep it recurses). The hooks' own time is left out; their
+//! bookkeeping is not, so shares and step counts are what compare. Crown's functions (and
+//! the agents behind `choose`) and Rhai's own appear in the time of the script line that
+//! called them; closures are named by their line.
 //!
 //! Calls into other scripts (`invoke`, `fold`, hooks) each run on a fresh Rhai call stack;
 //! [`enter`] and [`leave`] join them into one logical stack.
@@ -29,6 +31,17 @@ use crate::content::Pack;
 
 /// What [`FnRow::script`] says of a function no script defines (Crown's API, Rhai's own).
 pub const BUILT_IN: &str = "(built-in)";
+
+/// What [`FnRow::name`] says of a closure (`|a, b| ...`): it is named by its line.
+pub const CLOSURE: &str = "(closure)";
+
+/// The closures a script's tree holds: internal name, and the line the closure begins on.
+fn closures(ast: &rhai::AST) -> Vec<(String, usize)> {
+    ast.iter_fn_def()
+        .filter(|f| f.name.starts_with("anon$"))
+        .map(|f| (f.name.to_string(), f.body.start_position().line().unwrap_or(0)))
+        .collect()
+}
 
 /// One script function's figures.
 #[derive(Debug, Clone)]
@@ -84,12 +97,19 @@ struct Profiler {
     own: HashMap<String, (u32, BTreeSet<String>)>,
     /// The rules script's files (a function of one of them may be called from any script).
     rules: Vec<u32>,
+    /// The line of each closure, by script and internal name.
+    closure_lines: HashMap<(u32, ImmutableString), usize>,
     keys: HashMap<(u32, ImmutableString), u32>,
     fns: Vec<(u32, ImmutableString, Acc)>,
     lines: HashMap<(u32, u32), (u64, u64)>,
     /// The logical stack: per nested script call, its frames as (name, function id).
     segs: Vec<Vec<(ImmutableString, u32)>>,
     line: Option<(u32, u32)>,
+    /// For each compiled function running, the line its caller was on.
+    returns: Vec<Option<(u32, u32)>>,
+    /// A host call into a script has just begun (`enter`): the compiled function it
+    /// runs is already on the stack.
+    fresh: bool,
     last: Instant,
     stamp: u64,
 }
@@ -118,34 +138,52 @@ pub fn start(pack: &Pack) {
     let mut own = HashMap::new();
     let mut rules = Vec::new();
     let rule_paths: Vec<String> = pack.rule_files().map(|s| s.path.display().to_string()).collect();
+    // Closures (`|a, b| ...`, named `anon$` and a hash) belong to the script whose text
+    // holds them: a card script's tree carries the rules' closures too.
+    let rule_closures: BTreeSet<String> =
+        pack.rule_files().flat_map(|s| closures(&s.ast).into_iter().map(|(name, _)| name)).collect();
+    let mut closure_lines = HashMap::new();
     for s in &pack.scripts {
         let path = s.path.display().to_string();
         let id = scripts.len() as u32;
-        if rule_paths.contains(&path) {
+        let is_rules = rule_paths.contains(&path);
+        if is_rules {
             rules.push(id);
         }
         scripts.push(path.clone());
-        own.insert(path, (id, s.functions.clone()));
+        let mut fns = s.functions.clone();
+        for (name, line) in closures(&s.ast) {
+            if is_rules || !rule_closures.contains(&name) {
+                closure_lines.insert((id, ImmutableString::from(name.as_str())), line);
+                fns.insert(name);
+            }
+        }
+        own.insert(path, (id, fns));
     }
     let p = Profiler {
         scripts,
         own,
+        closure_lines,
         rules,
         keys: HashMap::new(),
         fns: Vec::new(),
         lines: HashMap::new(),
         segs: Vec::new(),
         line: None,
+        returns: Vec::new(),
+        fresh: false,
         last: Instant::now(),
         stamp: 0,
     };
     PROFILER.with(|x| *x.borrow_mut() = Some(p));
     ON.with(|o| o.set(true));
+    super::compiled::forget_programs();
 }
 
 /// Stop profiling and report (function and line rows of `pack`'s scripts).
 pub fn finish(pack: &Pack) -> Report {
     ON.with(|o| o.set(false));
+    super::compiled::forget_programs();
     let Some(p) = PROFILER.with(|x| x.borrow_mut().take()) else {
         return Report::default();
     };
@@ -154,10 +192,11 @@ pub fn finish(pack: &Pack) -> Report {
         .iter()
         .map(|(s, name, a)| {
             let script = p.scripts[*s as usize].clone();
+            let closure = p.closure_lines.get(&(*s, name.clone()));
             FnRow {
-                line: super::api::fn_line(pack, &script, name).unwrap_or(0),
+                line: closure.copied().or_else(|| super::api::fn_line(pack, &script, name)).unwrap_or(0),
                 script,
-                name: name.to_string(),
+                name: if closure.is_some() { CLOSURE.to_string() } else { name.to_string() },
                 self_ns: a.self_ns,
                 incl_ns: a.incl_ns,
                 calls: a.calls,
@@ -258,6 +297,7 @@ pub fn enter(source: Option<&str>, name: &str) {
             let f = p.key(source, &name);
             p.fns[f as usize].2.calls += 1;
             p.segs.push(vec![(name, f)]);
+            p.fresh = true;
             p.line = None;
             p.last = Instant::now();
         }
@@ -271,7 +311,73 @@ pub fn leave() {
         if let Some(p) = x.borrow_mut().as_mut() {
             p.charge(now);
             p.segs.pop();
+            p.fresh = false;
             p.line = None;
+            p.last = Instant::now();
+        }
+    });
+}
+
+// ---- the compiled tier's hooks ----
+//
+// Scripts compiled while a profile is being taken (see `compiled::Program::profiled`) say
+// when one of their functions begins and ends and when a statement begins, so that the
+// profile measures the code `crown sim` runs. Functions left to the interpreter are
+// measured by the debugger callback below, as before.
+
+/// A compiled script function `name` of the script at `source` begins.
+pub(crate) fn frame_enter(source: &str, name: &ImmutableString) {
+    let now = Instant::now();
+    PROFILER.with(|x| {
+        if let Some(p) = x.borrow_mut().as_mut() {
+            p.charge(now);
+            let caller_line = p.line;
+            p.returns.push(caller_line);
+            // The host's call (`enter`) already stands for the function it called.
+            if std::mem::take(&mut p.fresh) {
+                p.line = None;
+                p.last = Instant::now();
+                return;
+            }
+            let f = p.key(Some(source), name);
+            p.fns[f as usize].2.calls += 1;
+            match p.segs.last_mut() {
+                Some(seg) => seg.push((name.clone(), f)),
+                None => p.segs.push(vec![(name.clone(), f)]),
+            }
+            p.line = None;
+            p.last = Instant::now();
+        }
+    });
+}
+
+/// The compiled function begun last ends.
+pub(crate) fn frame_leave() {
+    let now = Instant::now();
+    PROFILER.with(|x| {
+        if let Some(p) = x.borrow_mut().as_mut() {
+            p.charge(now);
+            if let Some(seg) = p.segs.last_mut() {
+                seg.pop();
+            }
+            p.line = p.returns.pop().flatten();
+            p.last = Instant::now();
+        }
+    });
+}
+
+/// A statement on `line` of the running compiled function begins.
+pub(crate) fn at_line(line: u32) {
+    let now = Instant::now();
+    PROFILER.with(|x| {
+        if let Some(p) = x.borrow_mut().as_mut() {
+            p.charge(now);
+            if let Some(&(_, top)) = p.segs.last().and_then(|s| s.last()) {
+                p.fns[top as usize].2.steps += 1;
+                let l = (p.fns[top as usize].0, line);
+                p.line = Some(l);
+                p.lines.entry(l).or_default().1 += 1;
+            }
             p.last = Instant::now();
         }
     });
@@ -293,6 +399,7 @@ fn step(
         if !exit {
             p.charge(now);
         }
+        p.fresh = false;
         if let (Some(dbg), Some(seg_i)) = (ctx.debugger(), p.segs.len().checked_sub(1)) {
             let frames = dbg.call_stack();
             let mut seg = std::mem::take(&mut p.segs[seg_i]);

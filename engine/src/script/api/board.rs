@@ -36,36 +36,21 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_fn("pieces_at", |s: i64| {
         with(|g| {
             let s = sp(g, s)?;
-            Ok(g.state
-                .pieces
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.space == Some(s))
-                .map(|(i, _)| Dynamic::from(i as i64))
-                .collect::<Array>())
+            g.state.index_pieces();
+            Ok(of_kind(&g.state.pieces, g.state.pieces_on(s), ""))
         })
     });
     e.register_fn("pieces_at", |s: i64, kind: ImmutableString| {
         with(|g| {
             let s = sp(g, s)?;
-            Ok(g.state
-                .pieces
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.space == Some(s) && p.kind == kind.as_str())
-                .map(|(i, _)| Dynamic::from(i as i64))
-                .collect::<Array>())
+            g.state.index_pieces();
+            Ok(of_kind(&g.state.pieces, g.state.pieces_on(s), &kind))
         })
     });
     e.register_fn("pieces_of", |owner: i64, kind: ImmutableString| {
         with(|g| {
-            Ok(g.state
-                .pieces
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.space.is_some() && p.owner == owner && (kind.is_empty() || p.kind == kind.as_str()))
-                .map(|(i, _)| Dynamic::from(i as i64))
-                .collect::<Array>())
+            g.state.index_pieces();
+            Ok(of_kind(&g.state.pieces, g.state.pieces_owned(owner), &kind))
         })
     });
     e.register_fn("place", |kind: ImmutableString, s: i64, owner: i64| {
@@ -324,4 +309,13 @@ fn no_supply(g: &Game, kind: &str) -> String {
         Some(near) => format!("no supply `{kind}` (did you mean `{near}`?)"),
         None => format!("no supply `{kind}`"),
     }
+}
+
+/// The pieces among `found` of supply `kind` (any, when empty), as script numbers.
+fn of_kind(pieces: &[Piece], found: &[u32], kind: &str) -> Array {
+    found
+        .iter()
+        .filter(|&&i| kind.is_empty() || pieces[i as usize].kind == kind)
+        .map(|&i| Dynamic::from(i64::from(i)))
+        .collect()
 }

@@ -24,11 +24,8 @@ pub fn call_script_fn(ast: &AST, name: &str, args: Vec<Dynamic>) -> R<Dynamic> {
         crate::script::profile::enter(ast.source(), name);
     }
     let meter = CallMeter::start();
-    let compiled = if profiling || crate::script::locate::active() {
-        Err(args)
-    } else {
-        crate::script::compiled::call(ast, name, args)
-    };
+    let compiled =
+        if crate::script::locate::active() { Err(args) } else { crate::script::compiled::call(ast, name, args) };
     let r = match compiled {
         Ok(r) => r,
         Err(args) => crate::script::engine().call_fn_with_options::<Dynamic>(opts, &mut scope, ast, name, args),

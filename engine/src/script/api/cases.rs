@@ -181,6 +181,72 @@ fn all_cases() -> impl Iterator<Item = &'static Case> {
 }
 
 const CASES: &[Case] = &[
+    // ---- Lists
+    case(
+        &[
+            "sort",
+            "sort_by",
+            "order",
+            "order_by",
+            "map",
+            "filter",
+            "reduce",
+            "reduce_rev",
+            "some",
+            "all",
+            "index_of",
+            "find",
+            "find_map",
+            "retain",
+            "drain",
+            "dedup",
+        ],
+        r#"
+        let x = [3, 1, 2];
+        x.sort(|a, b| a - b);
+        same(x, [1, 2, 3], "sort by a number");
+        x.sort_by(|a, b| a > b);
+        same(x, [3, 2, 1], "sort_by with true/false");
+        same(x.order(|a, b| a - b), [1, 2, 3], "order");
+        same(x, [3, 2, 1], "order leaves the list");
+        same(x.order_by(|a, b| b - a), [3, 2, 1], "order_by");
+        let failed = "";
+        try { x.sort(|a, b| { throw "no order" }); } catch (e) { failed = `${e}`; }
+        expect(failed.contains("no order"), `an error inside a comparison stops the sort: ${failed}`);
+        failed = "";
+        try { x.sort(|a, b| "less"); } catch (e) { failed = `${e}`; }
+        expect(failed.contains("must return a number"), `a comparison returns a number: ${failed}`);
+        same([1, 2].map(|v| v * 10), [10, 20], "map");
+        same([5, 6].map(|v, i| i), [0, 1], "map with the index");
+        same([1, 2, 3].filter((|least, v| v >= least).curry(2)), [2, 3], "filter with a curried value");
+        failed = "";
+        try { [1].filter(|v| v); } catch (e) { failed = `${e}`; }
+        expect(failed.contains("must return true or false"), `a predicate returns true or false: ${failed}`);
+        same([1, 2, 3].reduce(|s, v| s + v, 0), 6, "reduce");
+        same([1, 2, 3].reduce(|s, v| `${s ?? ""}${v}`), "123", "reduce without a start");
+        same([1, 2, 3].reduce_rev(|s, v| s + `${v}`, ""), "321", "reduce_rev");
+        same([1, 2, 3].reduce_rev(|s, v| `${s ?? ""}${v}`), "321", "reduce_rev without a start");
+        expect([1, 5].some(|v| v > 4) && ![1, 5].some(|v| v > 5), "some");
+        expect([1, 5].all(|v| v > 0) && ![1, 5].all(|v| v > 1), "all");
+        same([4, 5, 6].index_of(|v| v > 4), 1, "index_of");
+        same([4, 5, 6].index_of(|v| v > 4, 2), 2, "index_of from");
+        same([4, 5, 6].find(|v| v > 4), 5, "find");
+        same([4, 5, 6].find(|v| v > 4, -1), 6, "find from the back");
+        same([4, 5, 6].find_map(|v| if v > 4 { v * 2 } else { () }), 10, "find_map");
+        same([4, 5, 6].find_map(|v| if v > 4 { v * 2 } else { () }, 2), 12, "find_map from");
+        let y = [1, 2, 3, 4];
+        same(y.retain(|v| v % 2 == 0), [1, 3], "retain gives back the others");
+        same(y, [2, 4], "retain keeps");
+        same(y.drain(|v| v > 3), [4], "drain");
+        same(y, [2], "drain removes");
+        let z = [1, 1, 2, 2, 1];
+        z.dedup(|a, b| a == b);
+        same(z, [1, 2, 1], "dedup");
+        let m = #{ a: 1, b: 2 };
+        same(m.map(|k, v| `${k}${v}`), #{ a: "a1", b: "b2" }, "map of a map");
+        same(m.filter(|k, v| v > 1), #{ b: 2 }, "filter of a map");
+        "#,
+    ),
     // ---- Turns
     case(
         &["current", "has_turn", "set_current", "next_seat", "advance", "first_seat", "set_first"],

@@ -33,6 +33,7 @@ mod defs;
 mod failure;
 mod game;
 pub mod invariants;
+mod lists;
 mod menu;
 mod meter;
 mod players;
@@ -140,6 +141,7 @@ pub fn register(e: &mut Registrar) {
     game::register(e);
     table::register(e);
     menu::register(e);
+    lists::register(e);
 }
 
 fn move_card(c: i64, z: i64, bottom: bool) -> R<()> {

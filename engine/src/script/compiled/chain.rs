@@ -21,6 +21,22 @@ enum Kind {
         args: usize,
         script: Option<usize>,
     },
+    /// `.curry(..)`: a copy of the function pointer with more values curried.
+    Curry {
+        args: usize,
+    },
+    /// `.call(..)`: the function a pointer names, called (see `fnptr`).
+    CallPtr {
+        args: usize,
+        first_pos: Position,
+    },
+}
+
+impl Kind {
+    /// Whether the step makes a new value (its target belongs to the chain from there).
+    fn makes_value(&self) -> bool {
+        matches!(self, Kind::Method { .. } | Kind::Curry { .. } | Kind::CallPtr { .. })
+    }
 }
 
 struct Step {
@@ -75,16 +91,16 @@ impl Lower<'_> {
                 (Expr::Property(p, _), false) => {
                     Kind::Prop { name: p.2.clone(), getter: (p.0).0.clone(), setter: (p.1).0.clone() }
                 }
+                (Expr::MethodCall(m, _), false) if m.name.as_str() == "curry" => Kind::Curry { args: m.args.len() },
+                (Expr::MethodCall(m, _), false) if m.name.as_str() == "call" => {
+                    self.calls_any();
+                    let first_pos = m.args.first().map_or(Position::NONE, Expr::start_position);
+                    Kind::CallPtr { args: m.args.len(), first_pos }
+                }
                 (Expr::MethodCall(m, mpos), false) => {
-                    if m.args.is_empty() && m.name.as_str() == "call" {
-                        // fine: a call with no arguments
-                    }
                     let script = self.index.find(&m.name, m.args.len());
                     if let Some(i) = script {
                         self.calls.push(i);
-                    }
-                    if matches!(m.name.as_str(), "call" | "curry") {
-                        unsupported_chain(self, "`.call`/`.curry` on a function pointer")?;
                     }
                     Kind::Method {
                         site: Site::new(super::host_table(), m.name.clone(), m.args.len() + 1, *mpos),
@@ -132,9 +148,7 @@ impl Lower<'_> {
         };
         let owned_from = match root {
             Root::Expr(_) => 0,
-            Root::Place(..) => {
-                steps.iter().position(|s| matches!(s.kind, Kind::Method { .. })).map_or(usize::MAX, |j| j + 1)
-            }
+            Root::Place(..) => steps.iter().position(|s| s.kind.makes_value()).map_or(usize::MAX, |j| j + 1),
         };
         Some(Chain { steps, pre, root, owned_from })
     }
@@ -448,6 +462,27 @@ fn apply(
             let (v, updated) = match script {
                 Some(f) => (super::call_script_this(rt, *f, call_args, site.pos, target.as_mut())?, false),
                 None => method_call(rt, site, target, &mut call_args)?,
+            };
+            if last {
+                return Ok((v, updated));
+            }
+            let mut t = Target::TempValue(v);
+            apply(rt, &mut t, chain, i + 1, vals, new_val, root_pos, root_name)
+        }
+        Kind::Curry { args } => {
+            let values = vals.take(*args);
+            let v = super::fnptr::curry_method(rt, target.as_ref(), values, step.pos)?;
+            if last {
+                return Ok((v, false));
+            }
+            let mut t = Target::TempValue(v);
+            apply(rt, &mut t, chain, i + 1, vals, new_val, root_pos, root_name)
+        }
+        Kind::CallPtr { args, first_pos } => {
+            let call_args = vals.take(*args);
+            let (v, updated) = match target.as_ref().read_lock::<rhai::FnPtr>().map(|f| f.clone()) {
+                Some(f) => (super::fnptr::call(rt, &f, call_args, step.pos)?, false),
+                None => super::fnptr::call_on(rt, target, call_args, step.pos, *first_pos)?,
             };
             if last {
                 return Ok((v, updated));

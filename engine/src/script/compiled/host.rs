@@ -188,6 +188,19 @@ impl<'e> Registrar<'e> {
         self
     }
 
+    /// Register `func` as `name`, a method that changes the value it is called on (`&mut`
+    /// first parameter): not pure, so that calling it on a constant is an error, as it is
+    /// for Rhai's own `sort` or `retain`.
+    pub fn register_mutating<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool, G>(
+        &mut self,
+        name: &str,
+        func: impl RhaiNativeFunc<A, N, X, R, F> + Glue<G> + Send + Sync + Clone + 'static,
+    ) -> &mut Self {
+        self.keep_with::<A, N, X, R, F, G, _>(name, func.clone(), false);
+        rhai::FuncRegistration::new(name).with_purity(false).register_into_engine(self.engine, func);
+        self
+    }
+
     fn keep<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool, G, FUNC>(
         &mut self,
         name: &str,
@@ -197,6 +210,17 @@ impl<'e> Registrar<'e> {
     {
         // Rhai's default purity: every function is pure but property and index setters.
         let is_pure = !(N == 3 && name == "index$set$" || N == 2 && name.starts_with("set$"));
+        self.keep_with::<A, N, X, R, F, G, _>(name, func, is_pure);
+    }
+
+    fn keep_with<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool, G, FUNC>(
+        &mut self,
+        name: &str,
+        func: FUNC,
+        is_pure: bool,
+    ) where
+        FUNC: RhaiNativeFunc<A, N, X, R, F> + Glue<G> + Clone + Send + Sync + 'static,
+    {
         // (Crown's glue reads text as `ImmutableString` or `String`; a `&str` parameter,
         // which Rhai's glue borrows from the argument, would not convert.)
         assert!(

@@ -25,6 +25,8 @@ pub(crate) struct Lower<'a> {
     /// The reads that are last uses of their variable (`moves.rs`): the value is moved
     /// out of its slot, not copied.
     pub moves: std::collections::HashSet<super::moves::At>,
+    /// Each statement tells the profiler its line (see `Program::profiled`).
+    pub profiled: bool,
 }
 
 macro_rules! unsupported {
@@ -37,6 +39,13 @@ macro_rules! unsupported {
 }
 
 impl Lower<'_> {
+    /// This function calls through a function pointer, which may name any function of
+    /// the script: it runs compiled only when they all do.
+    pub(crate) fn calls_any(&mut self) {
+        let all: Vec<usize> = self.index.all().collect();
+        self.calls.extend(all);
+    }
+
     /// Whether the variable read at `pos` is its last use.
     fn last_use(&self, pos: Position) -> bool {
         matches!((pos.line(), pos.position()), (Some(l), Some(c)) if self.moves.contains(&(l, c)))
@@ -72,6 +81,18 @@ impl Lower<'_> {
     }
 
     fn stmt(&mut self, s: &Stmt) -> Option<Code> {
+        let code = self.stmt_code(s)?;
+        if !self.profiled {
+            return Some(code);
+        }
+        let line = s.position().line().unwrap_or(0) as u32;
+        Some(Box::new(move |rt| {
+            crate::script::profile::at_line(line);
+            code(rt)
+        }))
+    }
+
+    fn stmt_code(&mut self, s: &Stmt) -> Option<Code> {
         let pos = s.position();
         let body: Code = match s {
             Stmt::Noop(..) => Box::new(|_| Ok(Dynamic::UNIT)),
@@ -658,6 +679,49 @@ impl Lower<'_> {
                     let v = a(rt)?;
                     let s = v.into_immutable_string().map_err(|t| Ctl::err(mismatch(rt.engine, "string", t, apos)))?;
                     FnPtr::try_from(s).map(Dynamic::from).map_err(|e| Ctl::err(fill(e, apos)))
+                }));
+            }
+            ("curry", n) if n > 1 => {
+                let f = self.arg(&x.args[0])?;
+                let fpos = x.args[0].start_position();
+                let rest: Vec<Code> = x.args[1..].iter().map(|a| self.arg(a)).collect::<Option<_>>()?;
+                return Some(Box::new(move |rt| {
+                    if let Some(t) = track {
+                        rt.track(t)?;
+                    }
+                    let v = f(rt)?;
+                    let mut p = super::fnptr::pointer(rt, v, fpos).map_err(Ctl::err)?;
+                    for a in &rest {
+                        p.add_curry(a(rt)?);
+                    }
+                    Ok(Dynamic::from(p))
+                }));
+            }
+            ("call", n) if n >= 1 => {
+                self.calls_any();
+                let f = self.arg(&x.args[0])?;
+                let fpos = x.args[0].start_position();
+                // A variable handed first goes to a native function by reference.
+                let first = match x.args.get(1) {
+                    Some(Expr::Variable(v, ..)) => match self.slot_of(&v.1) {
+                        Some(slot) => Some(Place::Slot(slot)),
+                        None => unsupported!(self, "the variable `{}` outside its function", v.1),
+                    },
+                    Some(Expr::ThisPtr(p)) => Some(Place::This(*p)),
+                    _ => None,
+                };
+                let rest: Vec<Code> = x.args[1..].iter().map(|a| self.arg(a)).collect::<Option<_>>()?;
+                return Some(Box::new(move |rt| {
+                    if let Some(t) = track {
+                        rt.track(t)?;
+                    }
+                    let v = f(rt)?;
+                    let p = super::fnptr::pointer(rt, v, fpos).map_err(Ctl::err)?;
+                    let mut args = rhai::FnArgsVec::new();
+                    for a in &rest {
+                        args.push(a(rt)?);
+                    }
+                    Ok(super::fnptr::call_by_name(rt, &p, args, pos, first)?)
                 }));
             }
             ("call" | "curry" | "is_def_var" | "eval" | "is_def_fn" | "Fn", _) => {

@@ -5,12 +5,15 @@
 //! `--runtime rhai` (see [`set_runtime`]) runs everything on the interpreter, so the two
 //! can always be compared. A function the compiler does not cover (see `lower.rs`), and
 //! every function that calls one, runs on the interpreter; [`not_compiled`] lists them
-//! with the reason, and `crown profile` prints it. While `crown profile` or the limit
-//! locator runs (both need the interpreter's debugger hooks), scripts run on the
-//! interpreter too.
+//! with the reason, and `crown profile` prints it. A script compiled while `crown profile`
+//! runs carries the profiler's hooks (each function's start and end, each statement's
+//! line: see `Program::profiled`), so the profile measures this tier. While the limit
+//! locator runs (it needs the interpreter's debugger hooks), scripts run on the
+//! interpreter.
 
 mod call;
 mod chain;
+mod fnptr;
 #[doc(hidden)]
 pub mod gen;
 mod glue;
@@ -127,6 +130,11 @@ impl Func {
 pub(crate) struct FnIndex(HashMap<String, Vec<(usize, usize)>, ahash::RandomState>);
 
 impl FnIndex {
+    /// Every function of the script.
+    pub(crate) fn all(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.values().flatten().map(|(_, i)| *i)
+    }
+
     /// The function `name` with `n` parameters.
     pub(crate) fn find(&self, name: &str, n: usize) -> Option<usize> {
         self.0.get(name)?.iter().find(|(arity, _)| *arity == n).map(|(_, i)| *i)
@@ -142,6 +150,9 @@ pub(crate) struct Program {
     /// a script function makes that state at every call).
     global_source: Option<ImmutableString>,
     lib: Shared<rhai::Module>,
+    /// Compiled while a profile was being taken: its functions and statements report to
+    /// the profiler (such programs are forgotten when the profile ends).
+    profiled: bool,
 }
 
 /// The statements of a function body. Rhai does not name the type of a body outside the
@@ -187,6 +198,7 @@ impl Program {
             source: ast.source().unwrap_or("").into(),
             global_source: ast.source().map(Into::into),
             lib: ast.shared_lib().clone(),
+            profiled: crate::script::profile::active(),
         }
     }
 
@@ -202,6 +214,7 @@ impl Program {
             calls: Vec::new(),
             why: None,
             moves: Default::default(),
+            profiled: self.profiled,
         };
         let (body, empty) = if f.def.this_type.is_some() {
             l.why = Some("a method of a type (`this`)".into());
@@ -261,6 +274,12 @@ thread_local! {
     static PROGRAMS: RefCell<HashMap<usize, Rc<Program>, ahash::RandomState>> = RefCell::new(HashMap::default());
 }
 
+/// Forget the scripts this thread has compiled (a profile begins or ends: the scripts are
+/// compiled again with or without its hooks).
+pub(crate) fn forget_programs() {
+    PROGRAMS.with(|p| p.borrow_mut().clear());
+}
+
 /// The script with function library `lib`, if this thread has compiled it.
 fn compiled_program(lib: &Shared<rhai::Module>) -> Option<Rc<Program>> {
     PROGRAMS.with(|p| p.borrow().get(&(Shared::as_ptr(lib) as usize)).cloned())
@@ -283,11 +302,20 @@ fn program(ast: &AST) -> Rc<Program> {
 }
 
 /// The functions of `ast` the compiled tier leaves to the interpreter, with the reason.
+/// A closure is named by its line (`closure at line 12`): its internal name (`anon$` and
+/// a hash) means nothing to a reader.
 pub fn not_compiled(ast: &AST) -> Vec<(String, String)> {
     let p = program(ast);
     (0..p.fns.len())
-        .filter(|&i| !p.fns[i].name.starts_with("anon$"))
-        .filter_map(|i| p.why(i).map(|w| (p.fns[i].name.to_string(), w)))
+        .filter_map(|i| {
+            let f = &p.fns[i];
+            let name = if f.name.starts_with("anon$") {
+                format!("closure at line {}", f.def.body.start_position().line().unwrap_or(0))
+            } else {
+                f.name.to_string()
+            };
+            p.why(i).map(|w| (name, w))
+        })
         .collect()
 }
 
@@ -420,7 +448,14 @@ fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: P
     rt.base = rt.stack.len();
     rt.stack.extend(args);
     debug_assert_eq!(rt.stack.len() - rt.base, f.params);
-    let r = body(rt);
+    let r = if prog.profiled {
+        crate::script::profile::frame_enter(&prog.source, &f.name);
+        let r = body(rt);
+        crate::script::profile::frame_leave();
+        r
+    } else {
+        body(rt)
+    };
     rt.pop_to(rt.base);
     rt.base = saved;
     match r.or_else(Ctl::returned) {

@@ -357,3 +357,112 @@ fn diff_file() {
     println!("interpreter: {:?}", run(Runtime::Rhai, &ast, "main", &args));
     println!("compiled:    {:?}", run(Runtime::Compiled, &ast, "main", &args));
 }
+
+#[test]
+fn closures_handed_to_list_functions_agree_and_run_compiled() {
+    // Crown's own `sort`, `map`, `filter`... call their function on the compiled tier:
+    // one parameter or two (with the index), curried values, a reduction's total, maps.
+    let src = r#"
+fn rank(c) { c % 13 }
+fn sorted(a) { let x = [5, 3, a, 1, 14, 27]; x.sort(|p, q| rank(p) - rank(q)); x }
+fn sorted_bool(a) { let x = [a, 9, 2, 7]; x.sort(|p, q| p > q); x }
+fn ordered(a) { let x = [a, 9, 2]; let y = x.order(|p, q| p - q); [x, y] }
+fn mapped(a) { [1, 2, a].map(|v| v * 2) + [4, 5].map(|v, i| v * i) }
+fn filtered(a) { let least = a; [1, 5, 3, 8].filter((|least, v| v >= least).curry(least)) }
+fn filtered_index(a) { [1, 5, 3, 8].filter((|a, v, i| v > i + a).curry(a)) }
+fn reduced(a) { [[1, 2, 3].reduce(|s, v| s + v, a), [1, 2, 3].reduce(|s, v| v + (s ?? 0)), [1, 2].reduce_rev(|s, v, i| `${s}${v}${i}`, "")] }
+fn searched(a) {
+    let x = [4, 7, a, 10];
+    [x.some(|v| v > 8), x.all(|v| v > 0), x.index_of((|a, v| v == a).curry(a)), x.index_of(|v| v > 5, 2), x.index_of(|v| v > 5, -1),
+     x.find(|v| v > 5), x.find(|v| v > 50), x.find_map(|v| if v > 6 { v * 10 } else { () })]
+}
+fn kept(a) { let x = [1, 2, 3, 4, a]; let gone = x.retain(|v| v % 2 == 0); let y = [1, 2, 3, a]; let d = y.drain(|v| v > 2); [x, gone, y, d] }
+fn deduped(a) { let x = [1, 1, 2, a, a, 3]; x.dedup(|p, q| p == q); x }
+fn on_maps(a) { let m = #{ x: 1, y: a }; [m.map(|k, v| `${k}=${v}`), m.filter(|k, v| v > 1)] }
+fn called(a) { let g = |x| x * 2; let h = (|k, x| x + k).curry(10); [g.call(a), call(g, a), h.call(a), call(h, a), Fn("rank").call(a + 13)] }
+fn curried(a) { let g = |p, q, r| p * 100 + q * 10 + r; let h = curry(g, a, 2); let k = h.curry(3); k.call() }
+fn by_name(a) { let x = [1]; call(Fn("push"), x, a); x }
+fn wrong_count(a) { let g = |x| x; g.call(a, a) }
+fn not_a_pointer(a) { let z = a; z.curry(1) }
+fn not_a_pointer_call(a) { call(a, 1) }
+"#;
+    let ast = crate::script::compile("lists.rhai", src).expect("the script");
+    assert!(not_compiled(&ast).is_empty(), "every function runs compiled: {:?}", not_compiled(&ast));
+    for f in [
+        "sorted",
+        "sorted_bool",
+        "ordered",
+        "mapped",
+        "filtered",
+        "filtered_index",
+        "reduced",
+        "searched",
+        "kept",
+        "deduped",
+        "on_maps",
+        "called",
+        "curried",
+        "by_name",
+        "wrong_count",
+        "not_a_pointer",
+        "not_a_pointer_call",
+    ] {
+        for a in [0, 3, 8] {
+            same(src, f, &[a]);
+        }
+    }
+}
+
+#[test]
+fn errors_inside_list_functions_stop_the_script_at_their_line() {
+    // Rhai's own `sort` turned a failing comparison into an order; Crown's stops with the
+    // error, under both runtimes alike, and so do a comparison or predicate returning
+    // something else, and one that runs past the operation limit.
+    let src = r#"
+fn throws(a) { let x = [3, 1, 2]; x.sort(|p, q| { throw "boom" }); x }
+fn text_order(a) { let x = [3, 1, 2]; x.sort(|p, q| "less"); x }
+fn runaway(a) { let x = [3, 1, 2]; x.sort(|p, q| { loop { } }); x }
+fn deep(a) { let x = [3, 1, 2]; x.sort(|p, q| deep(p)); x }
+fn not_a_truth(a) { [1, 2].filter(|v| v) }
+fn map_error(a) { [1, 0].map(|v| 10 / v) }
+fn dedup_error(a) { let x = [1, 1]; x.dedup(|p, q| p.nope()); x }
+fn constant(a) { const X = [2, 1]; X.sort(|p, q| p - q); X }
+"#;
+    for f in ["throws", "text_order", "runaway", "deep", "not_a_truth", "map_error", "dedup_error", "constant"] {
+        same(src, f, &[1]);
+        let ast = crate::script::compile("diff.rhai", src).unwrap();
+        let (out, _) = run(Runtime::Compiled, &ast, f, &[1]);
+        assert!(out.starts_with("error"), "{f} fails: {out}");
+    }
+}
+
+#[test]
+fn strings_compared_indexed_and_the_variable_limit_in_a_for_loop_agree() {
+    // Three changes to the compiled tier once went unnoticed: `>=` on equal strings, a
+    // negative string index, and the variable limit reached inside a `for` loop.
+    let src = r#"
+fn compare(a) { let s = `x${a}`; let t = `x${a}`; let u = "y"; [s >= t, s <= t, s > t, s < t, s == t, s != t, s >= u, s < u, u > s] }
+fn chars(a) { let s = "abcdef"; [s[-3], s[-1], s[a], s[-6]] }
+fn char_out(a) { let s = "abc"; s[-4 - a] }
+fn char_past(a) { let s = "abc"; s[3 + a] }
+fn chars_compared(a) { let c = "abc"[a % 3]; [c >= 'b', c < 'b', c == 'a'] }
+fn sliced(a) { let s = "abcdef"; [s.sub_string(a, 2), s.sub_string(-2), s.sub_string(1..3), s.sub_string(2..=10)] }
+fn listed(a) { let x = [1, 2, 3]; [x[-1], x[-3], x.extract(a), x.extract(-2, 1)] }
+fn list_out(a) { let x = [1, 2, 3]; x[-4 - a] }
+"#;
+    for f in ["compare", "chars", "char_out", "char_past", "chars_compared", "sliced", "listed", "list_out"] {
+        for a in [0, 1, 2] {
+            same(src, f, &[a]);
+        }
+    }
+    // 997 variables, then a `for` loop declares the 998th and 999th (its variable and
+    // counter): allowed; at 998 and 999 before the loop, the loop's second passes the limit.
+    for before in [996, 997, 998, 999] {
+        let mut body = String::new();
+        for i in 0..before {
+            body.push_str(&format!("let v{i} = {i};\n"));
+        }
+        let src = format!("fn f(a) {{\n{body}let n = 0;\nfor (x, i) in [1, 2] {{ n += x + i; }}\nn + a\n}}");
+        same(&src, "f", &[1]);
+    }
+}
