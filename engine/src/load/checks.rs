@@ -46,6 +46,48 @@ fn describe_char(c: char) -> String {
     }
 }
 
+/// A character a reader of the file cannot see, which prints unpredictably: a control
+/// character (a text may hold line breaks and tabs), or one that changes the direction or
+/// joining of the text around it (bidirectional overrides, isolates and marks, zero-width
+/// characters, line and paragraph separators).
+pub(super) fn invisible(c: char, multiline: bool) -> bool {
+    (c.is_control() && !(multiline && matches!(c, '\n' | '\t')))
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{2028}' | '\u{2029}' | '\u{FEFF}')
+}
+
+/// A name or text a person can read as it prints: no invisible characters (an error at
+/// the character, or at the value when the file writes it as an escape), and a warning
+/// for one a spreadsheet would run as a formula (`crown export csv` guards it, but a
+/// shared pack's list may be opened elsewhere).
+fn check_visible(
+    id: &str,
+    field: &str,
+    value: &str,
+    span: Range<usize>,
+    src: &SourceFile,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let multiline = field != "name";
+    if let Some(c) = value.chars().find(|&c| invisible(c, multiline)) {
+        // The character itself, when the file holds it as it is.
+        let raw = src.text.get(span.clone()).unwrap_or("");
+        let at = raw.find(c).map_or(span.clone(), |i| span.start + i..span.start + i + c.len_utf8());
+        diags.push(
+            Diagnostic::error("invisible-character", format!("the {field} of `{id}` holds {}, which nobody reading the file can see", describe_char(c)))
+                .at(src, at)
+                .hint("remove it: right-to-left text needs no direction marks (Unicode lays it out), and a line break in a text is a new line of the TOML string"),
+        );
+    }
+    let formula = value.starts_with(['=', '@']) || (value.starts_with(['+', '-']) && value.contains(['(', '|', '!']));
+    if formula {
+        diags.push(
+            Diagnostic::warning("formula-like-text", format!("the {field} of `{id}` begins like a spreadsheet formula"))
+                .at(src, span)
+                .hint("a spreadsheet opening a list of these cards would run it; `crown export csv` writes it as text, other tools may not"),
+        );
+    }
+}
+
 /// A valid id close to a bad one (`Gold Coin` -> `gold-coin`), when one can be guessed:
 /// never for ids with characters other than ASCII, whose intent is unclear.
 fn id_suggestion(id: &str) -> Option<String> {
@@ -95,6 +137,14 @@ pub(super) fn check_definition(
         diags.push(
             Diagnostic::error("empty-name", format!("`{}` has an empty name", def.id)).at(src, at(&[P::K("name")])),
         );
+    }
+    for (field, value) in [("name", &def.name), ("text", &def.text), ("flavor", &def.flavor)] {
+        check_visible(&def.id, field, value, at(&[P::K(field)]), src, diags);
+    }
+    for (i, st) in def.stages.iter().enumerate() {
+        for (field, value) in [("name", &st.name), ("text", &st.text)] {
+            check_visible(&def.id, field, value, at(&[P::K("stages"), P::I(i), P::K(field)]), src, diags);
+        }
     }
     if def.count < 0 || def.count > 10_000 {
         diags.push(

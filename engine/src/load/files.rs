@@ -464,7 +464,7 @@ fn take_definition(
         Ok(def) => {
             let before = out.diags.len();
             check_definition(&def, item, src, &mut out.diags);
-            if out.diags.len() > before {
+            if out.diags[before..].iter().any(|d| d.severity == crate::diag::Severity::Error) {
                 return;
             }
             collect_def_refs(&def, item, shown, &mut out.refs);

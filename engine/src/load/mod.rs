@@ -586,6 +586,7 @@ impl PackLoad<'_> {
             sources,
             file_hashes,
             icon_packs,
+            words: Default::default(),
         })
     }
 }

@@ -160,7 +160,7 @@ pub fn parse_csv(text: &str) -> Result<Sheet, (String, Range<usize>)> {
         // Rows are numbered as a spreadsheet shows them: a line break inside quotes is
         // part of its cell, not a new row.
         row.push(Cell {
-            text: value,
+            text: unguarded(value),
             span: start..k,
             row: rows.len() + 1,
             col: row.len() + 1,
@@ -518,10 +518,42 @@ fn insert<'a>(table: &mut DeTable<'a>, path: &[String], value: Spanned<DeValue<'
 /// One CSV cell as written: quoted when it holds a delimiter, a quote, a line break, or
 /// spaces at either end (which reading would otherwise keep only inside quotes).
 fn csv_cell(s: &str) -> String {
+    let s = guarded(s);
     if s.contains([',', '"', '\n', '\r', ';']) || s.trim() != s || s.starts_with('#') {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s.into_owned()
+    }
+}
+
+/// Whether a spreadsheet would read a cell holding `s` as a formula (OWASP's "CSV
+/// injection": a cell beginning with `=`, `+`, `-`, `@`, a tab or a carriage return), or
+/// `s` is such a text behind the guard's quote. A plain number (`-3`) is no formula.
+fn needs_guard(s: &str) -> bool {
+    match s.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => s.parse::<i64>().is_err(),
+        Some('\'') => needs_guard(&s[1..]),
+        _ => false,
+    }
+}
+
+/// A cell's text as `crown export csv` writes it: with a leading `'` where a spreadsheet
+/// would otherwise run it as a formula (the `'` makes it text), so a pack shared with
+/// others cannot run a formula on the reader's machine.
+pub fn guarded(s: &str) -> std::borrow::Cow<'_, str> {
+    if needs_guard(s) {
+        format!("'{s}").into()
+    } else {
+        s.into()
+    }
+}
+
+/// A cell read from a CSV file, without the guard [`guarded`] adds: export, edit in a
+/// spreadsheet and import give back the same text.
+fn unguarded(s: String) -> String {
+    match s.strip_prefix('\'') {
+        Some(rest) if needs_guard(rest) => rest.to_string(),
+        _ => s,
     }
 }
 
@@ -685,6 +717,26 @@ mod tests {
 
     fn texts(s: &Sheet) -> Vec<Vec<&str>> {
         s.rows.iter().map(|r| r.iter().map(|c| c.text.as_str()).collect()).collect()
+    }
+
+    #[test]
+    fn a_cell_a_spreadsheet_would_run_is_written_as_text_and_read_back_the_same() {
+        for text in
+            ["=1+1", "=HYPERLINK(\"http://x.invalid\",\"Deny\")", "+2 gold", "-cmd|x", "@SUM(A1)", "\tx", "'=1", "''=1"]
+        {
+            let cell = csv_cell(text);
+            assert!(
+                !cell.trim_start_matches('"').starts_with(['=', '+', '-', '@', '\t', '\r']),
+                "{text:?} -> {cell:?}"
+            );
+            let back = parse_csv(&format!("a\n{cell}\n")).unwrap();
+            assert_eq!(back.rows[1][0].text, text, "{cell:?} reads back");
+        }
+        // Plain text, numbers and a quote that guards nothing are left as they are.
+        for text in ["Deny", "-3", "'Tis", "a = b"] {
+            assert_eq!(csv_cell(text), text);
+            assert_eq!(parse_csv(&format!("a\n{text}\n")).unwrap().rows[1][0].text, text);
+        }
     }
 
     #[test]

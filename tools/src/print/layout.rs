@@ -434,6 +434,7 @@ pub(crate) mod tests {
 
     pub fn test_pack() -> crown_engine::content::Pack {
         crown_engine::content::Pack {
+            words: Default::default(),
             manifest: toml::from_str("id = \"t\"\nname = \"T\"\nversion = \"1\"\nplayers = { min = 1, max = 2 }\n")
                 .unwrap(),
             project: std::path::PathBuf::from("/nonexistent"),

@@ -48,7 +48,7 @@ pub(super) fn pc(g: &Game, p: i64) -> Result<usize, String> {
 }
 
 pub(super) fn def_idx(g: &Game, id: &str) -> Result<u32, String> {
-    g.pack.index.get(id).map(|&i| i as u32).ok_or_else(|| {
+    g.pack.words().by_id.get(id).copied().ok_or_else(|| {
         let hint = crate::diag::did_you_mean(id, g.pack.defs.iter().map(|d| d.def.id.as_str()))
             .map(|s| format!(" (did you mean `{s}`?)"))
             .unwrap_or_default();

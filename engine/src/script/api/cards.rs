@@ -4,7 +4,7 @@ use super::*;
 
 pub(super) fn register(e: &mut Registrar) {
     e.register_fn("def_of", |c: i64| {
-        with(|g| Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def.id.clone()))
+        with(|g| Ok(g.pack.words().id[g.state.cards[cd(g, c)? as usize].def as usize].clone()))
     });
     e.register_fn("distinct_defs", |cs: Array| {
         with(|g| {
@@ -24,15 +24,18 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_fn("name_of", |c: i64| {
         with(|g| {
             let c = cd(g, c)?;
-            let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
+            let def = g.state.cards[c as usize].def as usize;
             Ok(match stage_of(g, c) {
-                Some(s) => s.name.clone(),
-                None => back_up(g, c).filter(|b| !b.name.is_empty()).map_or_else(|| d.name.clone(), |b| b.name.clone()),
+                Some(s) => s.name.as_str().into(),
+                None => match back_up(g, c).filter(|b| !b.name.is_empty()) {
+                    Some(b) => b.name.as_str().into(),
+                    None => g.pack.words().name[def].clone(),
+                },
             })
         })
     });
     e.register_fn("kind_of", |c: i64| {
-        with(|g| Ok(g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def.kind.clone()))
+        with(|g| Ok(g.pack.words().kind[g.state.cards[cd(g, c)? as usize].def as usize].clone()))
     });
     e.register_fn("has_keyword", |c: i64, k: ImmutableString| {
         with(|g| {

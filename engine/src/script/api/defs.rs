@@ -11,8 +11,12 @@ pub(super) fn register(e: &mut Registrar) {
     ) {
         e.register_fn(name, move |id: ImmutableString| with(|g| Ok(f(&g.pack.defs[def_idx(g, &id)? as usize].def))));
     }
-    def_field(e, "def_name", |d| d.name.clone());
-    def_field(e, "def_kind", |d| d.kind.clone());
+    e.register_fn("def_name", |id: ImmutableString| {
+        with(|g| Ok(g.pack.words().name[def_idx(g, &id)? as usize].clone()))
+    });
+    e.register_fn("def_kind", |id: ImmutableString| {
+        with(|g| Ok(g.pack.words().kind[def_idx(g, &id)? as usize].clone()))
+    });
     def_field(e, "def_count", |d| d.count);
     def_field(e, "def_text", |d| d.text.clone());
     def_field(e, "def_cards", |d| d.cards.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>());
@@ -90,7 +94,7 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_fn("def_has_keyword", |id: ImmutableString, k: ImmutableString| {
         with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.keywords.iter().any(|x| x == k.as_str())))
     });
-    e.register_fn("def_exists", |id: ImmutableString| with(|g| Ok(g.pack.index.contains_key(id.as_str()))));
+    e.register_fn("def_exists", |id: ImmutableString| with(|g| Ok(g.pack.words().by_id.contains_key(id.as_str()))));
     e.register_fn("pack_keywords", || {
         with(|g| {
             let mut all = std::collections::BTreeSet::new();
@@ -135,12 +139,9 @@ pub(super) fn register(e: &mut Registrar) {
     });
     e.register_fn("defs_in_deck", |deck: ImmutableString| {
         with(|g| {
-            Ok(g.pack
-                .defs
-                .iter()
-                .filter(|d| d.def.decks.iter().any(|x| x == deck.as_str()))
-                .map(|d| Dynamic::from(d.def.id.clone()))
-                .collect::<Array>())
+            let w = g.pack.words();
+            let listed = w.decks.get(deck.as_str()).map_or(&[][..], Vec::as_slice);
+            Ok(listed.iter().map(|&i| Dynamic::from(w.id[i as usize].clone())).collect::<Array>())
         })
     });
     e.register_fn("def_serial", |id: ImmutableString| {
