@@ -488,3 +488,16 @@ fn new_card_fits_every_shipped_pack() {
         assert!(o.status.success(), "{pack}: {}", String::from_utf8_lossy(&o.stderr));
     }
 }
+
+#[test]
+fn record_without_agents_seats_the_packs_own_bot() {
+    // The pack's `[sim] agents` is the bot every command seats where `--agents` says
+    // nothing: a golden game recorded without it names the bots a simulation plays.
+    let (dir, project) = demo_project();
+    let root = dir.path().to_string_lossy().to_string();
+    append(&project.pack_dir("demo").join("pack.toml"), "\n[sim]\nagents = \"greedy\"\n");
+    let out = project.golden_dir("demo").join("plain.game.toml");
+    assert_eq!(crown(&["--project", &root, "record", "demo", "--seed", "5", "--out", &out.to_string_lossy()]), 0);
+    let file = GameFile::parse(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert!(!file.agents.is_empty() && file.agents.iter().all(|a| a == "greedy"), "{:?}", file.agents);
+}

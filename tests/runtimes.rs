@@ -23,7 +23,7 @@ fn sim_on(runtime: &str, args: &[&str]) -> String {
 
 #[test]
 fn simulations_agree_under_both_runtimes() {
-    let runs: [(&str, &[&str]); 7] = [
+    let runs: [(&str, &[&str]); 9] = [
         ("take-the-kingdom", &["--games", "60", "--players", "4", "--seed", "11"]),
         ("take-the-kingdom", &["--games", "12", "--players", "2", "--agents", "greedy", "--seed", "12"]),
         ("the-last-kingdom", &["--games", "40", "--players", "3", "--agents", "greedy,random", "--seed", "13"]),
@@ -31,6 +31,8 @@ fn simulations_agree_under_both_runtimes() {
         ("kingdom-legacy", &["--games", "3", "--agents", "greedy", "--seed", "15"]),
         ("kingdom-legacy-saltroad", &["--games", "3", "--seed", "16"]),
         ("crownfields", &["--games", "8", "--players", "3", "--agents", "greedy,random", "--seed", "17"]),
+        ("oh-hell", &["--games", "6", "--players", "4", "--agents", "random", "--seed", "18"]),
+        ("oh-hell", &["--games", "4", "--players", "3", "--agents", "greedy", "--seed", "19"]),
     ];
     for (pack, args) in runs {
         let mut a = vec![pack];

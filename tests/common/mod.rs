@@ -300,4 +300,5 @@ pub const SHIPPED_PACKS: &[&str] = &[
     "kingdom-legacy-saltroad",
     "kingdoms-in-conflict",
     "crownfields",
+    "oh-hell",
 ];

@@ -61,6 +61,7 @@ pub struct TableArgs {
     pub setup: SetupArgs,
     /// Agent per seat, comma-separated, the last repeating: human (`crown play` only),
     /// random, first, greedy, search[:ROLLOUTS][:DEPTH][:POLICY] (e.g. search:64:12:greedy).
+    /// Seats nobody names play the pack's `[sim] agents` (else random), in every command.
     #[arg(long, value_delimiter = ',')]
     pub agents: Vec<String>,
 }

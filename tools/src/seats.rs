@@ -6,6 +6,13 @@ use crown_engine::bots;
 use crown_engine::content::Pack;
 use crown_engine::game::agent::Agent;
 
+/// The bot that sits where nobody says which: the pack's `[sim] agents`, else `random`.
+/// Every command that seats bots (`sim`, `play`, `record`, `serve`, `profile`) uses it, so
+/// a golden game recorded without `--agents` plays the bots `crown sim` plays.
+pub fn default_bot(pack: &Pack) -> String {
+    pack.manifest.sim.as_ref().and_then(|s| s.agents.clone()).unwrap_or_else(|| "random".into())
+}
+
 /// The agent kind of each seat: `--agents` (the last repeats), else the scenario's seat
 /// agent, else `default`.
 pub fn agent_kinds(

@@ -55,7 +55,7 @@ pub fn bot_table(
     let scenario = args.setup.scenario.as_deref();
     let players = crate::seats::player_count(&pack, scenario, args.setup.players);
     // Without --agents, the pack's `[sim] agents`, else random bots.
-    let default = pack.manifest.sim.as_ref().and_then(|s| s.agents.clone()).unwrap_or_else(|| "random".into());
+    let default = crate::seats::default_bot(&pack);
     let kinds = crate::seats::agent_kinds(&pack, scenario, players, &args.agents, &default).map_err(Failure::usage)?;
     if kinds.iter().any(|k| k == "human") {
         return Err(Failure::usage(format!("`crown {command}` plays bots only; use `crown play` to play yourself")));

@@ -70,8 +70,35 @@ fn invariant_fails(pack: &Pack, scenario: Option<&str>, n: usize, f: &crown_engi
     }
 }
 
+/// Whether a game failed in the pack's bots' script.
+fn in_bots_script(pack: &Pack, f: &crown_engine::game::ScriptFailure) -> bool {
+    let bots = pack.bots_script().map(|s| s.path.to_string_lossy().replace('\\', "/"));
+    f.line > 0 && bots.is_some() && f.script.as_deref().map(|s| s.replace('\\', "/")) == bots
+}
+
+/// A bot's hook failing in a trial game of `check`, at the hook's line.
+fn bot_fails(
+    pack: &Pack,
+    scenario: Option<&str>,
+    n: usize,
+    bot: &str,
+    f: &crown_engine::game::ScriptFailure,
+) -> Diagnostic {
+    let who = scenario.map_or_else(|| format!("pack `{}`", pack.id()), |s| format!("scenario `{s}`"));
+    let d = Diagnostic::error(
+        "bot-fails",
+        format!("{}, in a game of {who} (seed 1, {n} {bot} bot{})", f.message, if n == 1 { "" } else { "s" }),
+    )
+    .hint("every game with this bot would fail here: `crown sim` seats it unless `--agents` says otherwise");
+    match f.script.as_ref().and_then(|s| pack.sources.get(std::path::Path::new(s))) {
+        Some(src) => d.at_line_col(src, f.line, f.column.max(1)),
+        None => d,
+    }
+}
+
 /// Every scenario (or, for a pack without scenarios, the pack itself) set up and played for
-/// its first turns by random bots, at its smallest table, seed 1: a setting the rules
+/// its first turns by random bots, then by the pack's own bot (`[sim] agents`), at its
+/// smallest table, seed 1 (a bot hook that fails is an error at its line): a setting the rules
 /// refuse (`sides = "oposite"`), a definition id misspelt in a setting, or a data check
 /// thrown from `setup` fails every game, and is an error here, at the scenario, rather than
 /// at the table. The error is placed at the setting whose text the failure quotes, else at
@@ -94,19 +121,34 @@ pub fn scenarios_start(pack: &Arc<Pack>) -> Vec<Diagnostic> {
         cfg.max_turns = Some(START_TURNS);
         // An invariant that cannot run, or that the first turns break, is found here.
         cfg.invariants = true;
-        let agents = crate::seats::bots(&vec!["random".to_string(); n], 1);
-        let failure = match crown_engine::game::Game::new(pack.clone(), cfg, agents) {
-            Err(e) => e,
-            Ok(game) => match game.run().1.status {
-                // The pack's own check: at its definition, not at the scenario.
-                crown_engine::game::Status::Failed(f) if f.message.starts_with("invariant `") => {
-                    out.push(invariant_fails(pack, id, n, &f));
-                    continue;
-                }
-                crown_engine::game::Status::Failed(f) => f.to_string(),
-                _ => continue,
-            },
-        };
+        // Random bots first (they reach what the rules offer), then the pack's own bot
+        // (its hooks in bots.rhai run only for it).
+        let mut bots = vec!["random".to_string()];
+        let own = crate::seats::default_bot(pack);
+        if own != "random" {
+            bots.push(own);
+        }
+        let mut failure = None;
+        for bot in &bots {
+            let agents = crate::seats::bots(&vec![bot.clone(); n], 1);
+            match crown_engine::game::Game::new(pack.clone(), cfg.clone(), agents) {
+                Err(e) => failure = Some(e),
+                Ok(game) => match game.run().1.status {
+                    // The pack's own check: at its definition, not at the scenario.
+                    crown_engine::game::Status::Failed(f) if f.message.starts_with("invariant `") => {
+                        out.push(invariant_fails(pack, id, n, &f));
+                    }
+                    // A bot's own hook: at its line.
+                    crown_engine::game::Status::Failed(f) if in_bots_script(pack, &f) => {
+                        out.push(bot_fails(pack, id, n, bot, &f));
+                    }
+                    crown_engine::game::Status::Failed(f) => failure = Some(f.to_string()),
+                    _ => continue,
+                },
+            }
+            break;
+        }
+        let Some(failure) = failure else { continue };
         let who = id.map_or_else(|| format!("pack `{}`", pack.id()), |s| format!("scenario `{s}`"));
         let d = Diagnostic::error(
             "scenario-fails",

@@ -36,7 +36,10 @@ pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String
                 Dynamic::from(req.prompt.to_string()),
                 Dynamic::from_array(req.options.to_vec()),
             ];
-            Some(crate::script::api::call_script_fn(&s.ast.clone(), "greedy_plan", args).map_err(|e| e.to_string())?)
+            Some(
+                crate::script::api::call_script_fn(&s.ast.clone(), "greedy_plan", args)
+                    .map_err(|e| failed(&e, &s.ast, "greedy_plan"))?,
+            )
         }
         None => None,
     };
@@ -46,10 +49,20 @@ pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String
         if let Some(plan) = &plan {
             args.push(plan.clone());
         }
-        let v = crate::script::api::call_script_fn(&ast, "greedy_score", args).map_err(|e| e.to_string())?;
+        let v = crate::script::api::call_script_fn(&ast, "greedy_score", args)
+            .map_err(|e| failed(&e, &ast, "greedy_score"))?;
         scores.push(v.as_int().map_err(|t| format!("greedy_score returned {t} where an integer was expected"))?);
     }
     Ok(Some(scores))
+}
+
+/// A bot hook's error as the rules' errors read: its script's file, line and column, the
+/// call chain, and the script's words for types.
+fn failed(e: &rhai::EvalAltResult, ast: &rhai::AST, hook: &str) -> String {
+    let f = crate::script::api::to_failure_in(e, ast, Some(hook));
+    let told = f.to_string();
+    crate::script::api::note_failure(f);
+    told
 }
 
 impl Agent for GreedyAgent {

@@ -91,6 +91,10 @@ pub struct SaveFile {
     pub turns: SavedTurns,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub supplies: BTreeMap<String, i64>,
+    /// The named numbers on the board's spaces, by space id (those a script set, and
+    /// board.toml's own).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub space_values: BTreeMap<String, BTreeMap<String, i64>>,
     #[serde(default)]
     pub player: Vec<SavedPlayer>,
     /// Each bot's own random stream, by seat and kind.
@@ -347,6 +351,7 @@ impl SaveFile {
             globals: toml::Table::new(),
             turns: SavedTurns::default(),
             supplies: BTreeMap::new(),
+            space_values: BTreeMap::new(),
             player: players
                 .into_iter()
                 .map(|name| SavedPlayer {
@@ -452,6 +457,12 @@ impl SaveFile {
             globals,
             turns: SavedTurns::of(&s.turns),
             supplies: s.supplies.clone(),
+            space_values: s
+                .spaces
+                .iter()
+                .filter(|sp| !sp.values.is_empty())
+                .map(|sp| (sp.id.clone(), sp.values.clone()))
+                .collect(),
             player: s
                 .players
                 .iter()
@@ -774,6 +785,10 @@ impl SaveFile {
             s.pieces.push(Piece { kind: p.kind.clone(), owner: p.owner, space, attrs: p.attrs.clone() });
         }
         s.supplies = self.supplies.clone();
+        for (id, values) in &self.space_values {
+            let sp = *s.space_ids.get(id).ok_or_else(|| format!("a value is kept on unknown space `{id}`"))?;
+            s.spaces[sp as usize].values = values.clone();
+        }
         s.board_version += 1;
         s.turns = self.turns.restore(s.players.len(), &game.pack.manifest.phases)?;
         s.globals.clear();

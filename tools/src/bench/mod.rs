@@ -119,3 +119,20 @@ pub fn process_rss_kb(pid: &str) -> u64 {
         })
         .unwrap_or(0)
 }
+
+/// CPU seconds this process has used so far, user and system (from /proc/self/stat, in
+/// the kernel's USER_HZ ticks of 1/100 s); where /proc is missing, seconds of wall clock
+/// since the first call.
+pub fn cpu_seconds() -> f64 {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    let wall = || START.get_or_init(Instant::now).elapsed().as_secs_f64();
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return wall() };
+    // The fields after the command name (which may hold spaces, inside parentheses).
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else { return wall() };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    match (f.get(11).and_then(|x| x.parse::<f64>().ok()), f.get(12).and_then(|x| x.parse::<f64>().ok())) {
+        (Some(u), Some(s)) => (u + s) / 100.0,
+        _ => wall(),
+    }
+}

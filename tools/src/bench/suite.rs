@@ -15,7 +15,10 @@ use crate::{session, sim};
 pub const NATIVE_PACK: &str = "take-the-kingdom";
 
 /// The suite's groups, as `crown bench --only` names them.
-pub const GROUPS: &[&str] = &["load", "ttk", "sim", "pdf", "watch", "memory"];
+pub const GROUPS: &[&str] = &["load", "ttk", "peer", "sim", "pdf", "watch", "memory"];
+
+/// The example pack with a twin in plain Python (`tools/twins/`): the same rules and bots.
+pub const PEER_PACK: &str = "oh-hell";
 
 /// Measure the suite's groups that `wants` asks for.
 pub fn run(project: &Project, quick: bool, wants: &dyn Fn(&str) -> bool, f: &mut Figures) {
@@ -68,6 +71,9 @@ pub fn run(project: &Project, quick: bool, wants: &dyn Fn(&str) -> bool, f: &mut
             ),
             Err(e) => eprintln!("take-the-kingdom: {e}"),
         }
+    }
+    if wants("peer") && project.pack_ids().iter().any(|p| p == PEER_PACK) {
+        peer(project, quick, f);
     }
     if wants("sim") {
         match super::balance::figures(project, if quick { 200 } else { 2000 }, threads) {
@@ -218,4 +224,72 @@ pub fn sim_peak_mb(project: &Project, games: u64) -> Result<f64, String> {
     }
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
     v["timing"]["peak_rss_mb"].as_f64().ok_or_else(|| "no peak memory figure on this system (it needs /proc)".into())
+}
+
+/// Oh Hell against its twin in plain Python: games per CPU-second of each, for 3, 4 and 5
+/// players with random and greedy bots, on the same number of games (Crown on one thread,
+/// the twin timing itself with `time.process_time`). Without `python3` on the PATH, it
+/// says so and measures Crown alone.
+fn peer(project: &Project, quick: bool, f: &mut Figures) {
+    let games: u64 = if quick { 60 } else { 400 };
+    let pack = match session::load(project, PEER_PACK) {
+        Ok(p) => p,
+        Err(_) => return eprintln!("{PEER_PACK}: the pack does not load"),
+    };
+    let twin = project.root.join("tools/twins/oh_hell.py");
+    let python = std::process::Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !python {
+        eprintln!("peer: python3 is not on the PATH, so Oh Hell's Python twin is not measured (Crown alone below)");
+    }
+    for players in [3usize, 4, 5] {
+        for agent in ["random", "greedy"] {
+            let kinds = vec![agent.to_string(); players];
+            let t = crate::bench::cpu_seconds();
+            let s = match sim::simulate(&pack, &kinds, None, 1, games, Some(1), 10, None) {
+                Ok(s) => s,
+                Err(e) => return eprintln!("{PEER_PACK}: {e}"),
+            };
+            let cpu = (crate::bench::cpu_seconds() - t).max(1e-9);
+            if s.failed > 0 {
+                return eprintln!("{PEER_PACK}: {} of {games} games failed: {:?}", s.failed, s.failures.first());
+            }
+            let crown = games as f64 / cpu;
+            let key = format!("peer_{players}p_{agent}");
+            f.say(
+                &format!("{key}_crown_gps"),
+                crown,
+                format!("oh-hell, {players} {agent} bots: Crown {crown:.0} games per CPU-second ({games} games)"),
+            );
+            if !python {
+                continue;
+            }
+            let out = std::process::Command::new("python3")
+                .arg(&twin)
+                .args(["--games", &games.to_string(), "--players", &players.to_string(), "--agents", agent])
+                .args(["--seed", "1", "--json"])
+                .output();
+            let twin_gps = out
+                .map_err(|e| e.to_string())
+                .and_then(|o| {
+                    if o.status.success() {
+                        Ok(o.stdout)
+                    } else {
+                        Err(String::from_utf8_lossy(&o.stderr).into_owned())
+                    }
+                })
+                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).map_err(|e| e.to_string()))
+                .and_then(|v| v["games_per_cpu_second"].as_f64().ok_or_else(|| "no games_per_cpu_second".to_string()));
+            match twin_gps {
+                Ok(py) => {
+                    f.say(
+                        &format!("{key}_python_gps"),
+                        py,
+                        format!("   its Python twin: {py:.0} games per CPU-second"),
+                    );
+                    f.say(&format!("{key}_ratio"), crown / py, format!("   Crown / Python: {:.3}", crown / py));
+                }
+                Err(e) => eprintln!("peer: the Python twin failed: {e}"),
+            }
+        }
+    }
 }

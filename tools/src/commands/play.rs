@@ -54,12 +54,13 @@ pub fn run(project: &Project, args: &PlayArgs) -> Done {
     let pack = session::load(project, &args.pack)?;
     let scenario = args.table.setup.scenario.as_deref();
     let players = crate::seats::player_count(&pack, scenario, args.table.setup.players);
+    let bot = crate::seats::default_bot(&pack);
     let mut wanted = args.table.agents.clone();
     if wanted.is_empty() {
         wanted.push("human".into());
-        wanted.push("random".into());
+        wanted.push(bot.clone());
     }
-    let kinds = match crate::seats::agent_kinds(&pack, scenario, players, &wanted, "random") {
+    let kinds = match crate::seats::agent_kinds(&pack, scenario, players, &wanted, &bot) {
         Ok(k) => k,
         Err(e) => {
             return Err(Failure::usage(e.to_string()));

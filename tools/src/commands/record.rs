@@ -39,7 +39,13 @@ pub fn run(project: &Project, args: &RecordArgs) -> Done {
     }
     let scenario = args.table.setup.scenario.as_deref();
     let players = crate::seats::player_count(&pack, scenario, args.table.setup.players);
-    let kinds = match crate::seats::agent_kinds(&pack, scenario, players, &args.table.agents, "random") {
+    let kinds = match crate::seats::agent_kinds(
+        &pack,
+        scenario,
+        players,
+        &args.table.agents,
+        &crate::seats::default_bot(&pack),
+    ) {
         Ok(k) if !k.iter().any(|x| x == "human") => k,
         Ok(_) => {
             return Err(Failure::new(

@@ -389,9 +389,10 @@ fn play_call(play: &Play, call: PlayCall, q: &BTreeMap<String, String>) -> PlayR
             .get("agents")
             .map(|a| a.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect())
             .unwrap_or_default();
-        let wanted = if wanted.is_empty() { vec!["human".to_string(), "random".to_string()] } else { wanted };
+        let bot = crate::seats::default_bot(&pack);
+        let wanted = if wanted.is_empty() { vec!["human".to_string(), bot.clone()] } else { wanted };
         let kinds =
-            crate::seats::agent_kinds(&pack, scenario.as_deref(), players, &wanted, "random").map_err(|e| (400, e))?;
+            crate::seats::agent_kinds(&pack, scenario.as_deref(), players, &wanted, &bot).map_err(|e| (400, e))?;
         let seed = q.get("seed").map(|v| v.parse::<u64>().map_err(|_| (400, format!("`seed` is not a number: `{v}`"))));
         let seed = seed.transpose()?.unwrap_or(1);
         let setup = game::Setup { pack: id, scenario, seed, kinds };

@@ -47,6 +47,30 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(of_kind(&g.state.pieces, g.state.pieces_on(s), &kind))
         })
     });
+    e.register_fn("count_at", |s: i64| {
+        with(|g| {
+            let s = sp(g, s)?;
+            g.state.index_pieces();
+            Ok(g.state.pieces_on(s).len() as i64)
+        })
+    });
+    e.register_fn("count_at", |s: i64, kind: ImmutableString| {
+        with(|g| {
+            let s = sp(g, s)?;
+            g.state.index_pieces();
+            Ok(of_kind(&g.state.pieces, g.state.pieces_on(s), &kind).len() as i64)
+        })
+    });
+    e.register_fn("count_of", |owner: i64, kind: ImmutableString| {
+        with(|g| {
+            g.state.index_pieces();
+            Ok(of_kind(&g.state.pieces, g.state.pieces_owned(owner), &kind).len() as i64)
+        })
+    });
+    e.register_fn("set_space_value", |s: i64, k: ImmutableString, v: i64| with(|g| set_space_value(g, s, &k, |_| v)));
+    e.register_fn("add_space_value", |s: i64, k: ImmutableString, d: i64| {
+        with(|g| set_space_value(g, s, &k, |old| old.saturating_add(d)))
+    });
     e.register_fn("pieces_of", |owner: i64, kind: ImmutableString| {
         with(|g| {
             g.state.index_pieces();
@@ -318,4 +342,22 @@ fn of_kind(pieces: &[Piece], found: &[u32], kind: &str) -> Array {
         .filter(|&&i| kind.is_empty() || pieces[i as usize].kind == kind)
         .map(|&i| Dynamic::from(i64::from(i)))
         .collect()
+}
+
+/// A space's named number set to `new(old)` (a number a script keeps on the board: the
+/// armies on a territory, its damage), told in one transcript line when it changes.
+fn set_space_value(g: &mut crate::game::Game, s: i64, k: &str, new: impl FnOnce(i64) -> i64) -> Result<i64, String> {
+    let s = sp(g, s)?;
+    if k.is_empty() {
+        return Err("a space value needs a name".into());
+    }
+    let values = &mut g.state.spaces[s as usize].values;
+    let old = values.get(k).copied().unwrap_or(0);
+    let v = new(old);
+    if v != old || !values.contains_key(k) {
+        values.insert(k.to_string(), v);
+        g.state.board_version += 1;
+        g.log(|st| format!("{} {k} = {v}", st.spaces[s as usize].id));
+    }
+    Ok(v)
 }

@@ -18,6 +18,8 @@ pub(super) const CASES: &[Case] = &[
             "grid_size",
             "space_attr",
             "space_value",
+            "set_space_value",
+            "add_space_value",
         ],
         r#"
         same(spaces().len(), 58, "six grid tiles, two named spaces, then two seats' realms of 5 by 5");
@@ -28,6 +30,12 @@ pub(super) const CASES: &[Case] = &[
         same(adjacent(k), [g], "adjacent");
         same(space_attr(k, "kind"), "castle", "space_attr");
         same(space_value(k, "order"), 1, "space_value");
+        same(space_value(k, "armies"), 0, "an unset space value");
+        let v = board_version();
+        same(set_space_value(k, "armies", 3), 3, "set_space_value");
+        same(add_space_value(k, "armies", 2), 5, "add_space_value");
+        same(space_value(k, "armies"), 5, "space_value reads it back");
+        expect(board_version() > v, "a space value changes the board");
         let t = space_at(1, 0);
         same(space_id(t), "1,0", "grid ids are x,y");
         same(space("1,0"), t, "space by grid id");
@@ -71,6 +79,8 @@ pub(super) const CASES: &[Case] = &[
             "place",
             "pieces_at",
             "pieces_of",
+            "count_at",
+            "count_of",
             "move_piece",
             "return_piece",
             "piece_kind",
@@ -114,6 +124,12 @@ pub(super) const CASES: &[Case] = &[
         same(pieces_at(a, "archer"), [], "pieces_at of another kind");
         same(pieces_of(0, "knight"), [p], "pieces_of");
         same(pieces_of(1, ""), [], "pieces_of another owner");
+        same(count_at(a), 1, "count_at");
+        same(count_at(a, "knight"), 1, "count_at of a kind");
+        same(count_at(a, "archer"), 0, "count_at of another kind");
+        same(count_of(0, "knight"), 1, "count_of");
+        same(count_of(0, ""), 1, "count_of any kind");
+        same(count_of(1, "knight"), 0, "count_of another owner");
         same(piece_kind(p), "knight", "piece_kind");
         same(piece_owner(p), 0, "piece_owner");
         set_piece_owner(p, 1);

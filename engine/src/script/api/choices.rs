@@ -11,17 +11,16 @@ use super::{with, R};
 use crate::game::agent::{option_key, ChoiceRequest};
 use crate::game::{Choice, ScriptFailure};
 
-fn label_of(opt: &Dynamic) -> Result<String, String> {
+/// An option's label: shared with the script's text where it is text (no copy made).
+fn label_of(opt: &Dynamic) -> Result<ImmutableString, String> {
+    let text = |v: &Dynamic| v.read_lock::<ImmutableString>().map_or_else(|| v.to_string().into(), |s| s.clone());
     if opt.is_map() {
         // Borrow the map in place (a clone would copy every option's fields).
         if let Some(m) = opt.read_lock::<Map>() {
-            return m.get("label").map(|l| l.to_string()).ok_or_else(|| "an option map needs a `label`".to_string());
+            return m.get("label").map(text).ok_or_else(|| "an option map needs a `label`".to_string());
         }
     }
-    if opt.is_string() {
-        return Ok(opt.to_string());
-    }
-    Ok(opt.to_string())
+    Ok(text(opt))
 }
 
 pub(super) fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
@@ -29,7 +28,7 @@ pub(super) fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynam
         return Err(format!("choose(\"{prompt}\") was given no options").into());
     }
     // Options with the same label are the same choice: keep the first of each.
-    let mut labels: Vec<String> = Vec::with_capacity(options.len());
+    let mut labels: Vec<ImmutableString> = Vec::with_capacity(options.len());
     let mut keep: Vec<usize> = Vec::with_capacity(options.len());
     for (i, o) in options.iter().enumerate() {
         let l = label_of(o)?;
@@ -59,7 +58,7 @@ pub(in crate::script) trait Offer {
 
 /// Options given as an array of labels or maps (labels made by the script already).
 struct Listed {
-    labels: Vec<String>,
+    labels: Vec<ImmutableString>,
     options: Array,
 }
 
@@ -68,10 +67,10 @@ impl Offer for Listed {
         self.labels.len()
     }
     fn label(&self, i: usize) -> R<String> {
-        Ok(self.labels[i].clone())
+        Ok(self.labels[i].to_string())
     }
     fn read(&self) -> R<(Vec<String>, Vec<Dynamic>)> {
-        Ok((self.labels.clone(), self.options.clone()))
+        Ok((self.labels.iter().map(ImmutableString::to_string).collect(), self.options.clone()))
     }
     fn key(&self, i: usize) -> R<Option<String>> {
         Ok(option_key(&self.options[i])?)

@@ -104,6 +104,14 @@ pub fn to_failure(err: &EvalAltResult, ast: &AST) -> ScriptFailure {
 
 /// As [`to_failure`], knowing which function was called (to locate errors that carry no
 /// position, such as running out of operations, at that function's definition).
+/// Keep `f` as the game's failure unless one is kept already (a bot's hook that failed:
+/// the game then fails with its place, not only its message).
+pub fn note_failure(f: ScriptFailure) {
+    FAILURE.with(|slot| {
+        slot.borrow_mut().get_or_insert(f);
+    });
+}
+
 pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> ScriptFailure {
     let mut source = ast.source().map(str::to_string);
     let mut trace: Vec<String> = called.map(|c| vec![c.to_string()]).unwrap_or_default();
