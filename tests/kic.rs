@@ -2,7 +2,7 @@
 //! rule holds in positions set up piece by piece.
 //!
 //! Positions are Rhai snippets run with the pack's rules merged in, so they can call any
-//! rules function (`snap`, `action`, `upkeep`...). The players' answers are queued by
+//! rules function (`action_menu`, `action`, `upkeep`...). The players' answers are queued by
 //! label in advance; an answer that is never asked for fails the test.
 //!
 //! Board reference (x to the right, y down; the field is x, y = 1..8):
@@ -222,10 +222,9 @@ fn sides_follow_the_scenario() {
 const PRELUDE: &str = r#"
 fn expect(ok, msg) { if !ok { throw msg; } }
 fn same(a, b, what) { if a != b { throw `${what}: expected ${b}, got ${a}`; } }
-// Set the table: board read, costs loaded, sides taken, Red to play.
+// Set the table: board read, sides taken, Red to play.
 fn start(red, blue) {
     read_board();
-    load_costs();
     set("side0", red);
     set("side1", blue);
     set_current(0);
@@ -235,13 +234,14 @@ fn unit(p, r, x, y) { let pc = place(unit_kind(r, p), space_at(x, y), p); expect
 fn wall_on(p, x, y) { place(wall_kind(p), space_at(x, y), p) }
 fn give(p, kind, n) { for i in 0..n { expect(gain(p, kind, "test"), `cannot give ${kind}`); } }
 fn held(p, kind) { stock_of(pile_list(p))[kind] }
-fn rank_at(x, y) { let c = snap().occ[space_at(x, y)]; if c < 0 { 0 } else { c % 4 } }
-fn owner_at(x, y) { let c = snap().occ[space_at(x, y)]; if c < 0 { -1 } else { c / 4 } }
-fn units(p) { snap().units[p].len() }
-fn menu(p) { let out = []; for o in snap().action_menu(p) { out.push(o.label); } out }
+fn rank_at(x, y) { let pc = unit_at(space_at(x, y)); if pc < 0 { 0 } else { rank_of(pc) } }
+fn owner_at(x, y) { let pc = unit_at(space_at(x, y)); if pc < 0 { -1 } else { piece_owner(pc) } }
+fn units(p) { unit_count(p) }
+fn wall_owner(k) { for pc in pieces_at(k) { if piece_kind(pc).starts_with("wall-") { return piece_owner(pc); } } -1 }
+fn menu(p) { let out = []; for o in action_menu(p) { out.push(o.label); } out }
 // The detailed options under one action-menu entry: their labels.
 fn subs(p, entry) {
-    for o in snap().action_menu(p) {
+    for o in action_menu(p) {
         // An entry names its targets after a colon ("Attack with pawn at 1,1: Blue's ...").
         if o.label == entry || o.label.starts_with(entry + ":") { let out = []; for x in o.subs { out.push(x.label); } return out; }
     }
@@ -250,7 +250,7 @@ fn subs(p, entry) {
 // Destinations of the "Move" entry of the unit at x, y, by mode: tile -> "move"/"haste".
 fn moves(p, x, y) {
     let out = #{};
-    for o in snap().action_menu(p) {
+    for o in action_menu(p) {
         if o.act == "unit" && o.unit == space_at(x, y) && o.label.starts_with("Move ") {
             for m in o.subs { out[space_id(m.to)] = m.mode; }
         }
@@ -490,7 +490,7 @@ fn harvest_takes_one_resource_per_chosen_pawn_while_the_supply_lasts() {
         take("stone", supply("stone"));
         give(0, "fish", 1);
         let opts = [];
-        for o in snap().action_menu(0) { opts.push(o.label); }
+        for o in action_menu(0) { opts.push(o.label); }
         expect(opts.contains("Harvest"), "harvest offered");
         action(0);
         same(held(0, "grain"), 1, "grain");
@@ -522,7 +522,7 @@ fn buying_pays_the_cost_and_places_next_to_a_wall() {
         give(0, "fish", 1);
         give(0, "grain", 1);
         let spots = [];
-        for k in snap().unit_spots(0) { spots.push(space_id(k)); }
+        for k in unit_spots(0) { spots.push(space_id(k)); }
         same(spots, ["4,1", "5,1"], "free tiles touching the wall at 4,0");
         buy(0);
         same(rank_at(4, 1), 2, "officer placed");
@@ -549,16 +549,15 @@ fn no_unit_is_offered_at_eight_units_and_walls_go_on_ones_own_grey_tiles() {
         give(0, "metal", 6);
         give(0, "wood", 3);
         give(0, "grain", 3);
-        let s = snap();
         let labels = [];
-        for o in s.buy_menu(0) { labels.push(o.label); }
+        for o in buy_menu(0, stock(0)) { labels.push(o.label); }
         same(labels, ["Buy nothing", "Buy a wall (1 stone, 1 of any material and 1 of any food)"], "eight units: walls only, its price shown");
         let tiles = [];
-        for k in s.free_wall_tiles(0) { tiles.push(space_id(k)); }
+        for k in free_wall_tiles(0) { tiles.push(space_id(k)); }
         same(tiles.len(), 7, "north grey tiles without a wall");
         expect(tiles.all(|k| k.ends_with(",0")), "only north grey tiles");
         buy(0);
-        expect(snap().wall[tile(8, 0)] == 0, "wall built");
+        expect(wall_owner(tile(8, 0)) == 0, "wall built");
         "#,
     );
     done(&t);
@@ -758,7 +757,7 @@ fn walls_fall_to_an_attack_from_straight_across_only() {
         unit(0, 1, 4, 7);
         give(0, "grain", 1);
         action(0);
-        expect(snap().wall[tile(4, 9)] < 0, "wall removed");
+        expect(wall_owner(tile(4, 9)) < 0, "wall removed");
         same(rank_at(4, 8), 1, "the pawn loses nothing");
         same(held(0, "wood"), 0, "no resource after an attack (4,8 is wood)");
         "#,
@@ -1100,7 +1099,7 @@ fn unit_costs_come_from_the_units_file() {
     };
     let cost = |p: &Arc<Pack>| {
         let mut t = crate::common::Table::new(p.clone(), "", 2, 1, None, false);
-        t.run("load_costs(); set(\"probe\", `${cost_of(\"pawn\")}`);");
+        t.run("set(\"probe\", `${def_cost(\"pawn\")}`);");
         t.game().state.globals.get("probe").map(|v| v.to_string()).unwrap_or_default()
     };
     assert_eq!(cost(&pack()), r#"#{"any-material": 1, "grain": 1, "wood": 1}"#);

@@ -182,6 +182,55 @@ pub fn scenarios_start(pack: &Arc<Pack>) -> Vec<Diagnostic> {
     out
 }
 
+/// One whole game of every scenario (or of the pack), random bots at its smallest table,
+/// seed 1: a game that reaches the pack's `max_turns` is a finding at `max_turns` with the
+/// figure (every simulation of such a game stops at the limit and counts as too long).
+pub fn games_fit_the_turn_limit(pack: &Arc<Pack>) -> Vec<Diagnostic> {
+    if pack.rules.is_none() {
+        return Vec::new();
+    }
+    let ids: Vec<Option<&str>> = if pack.scenarios.is_empty() {
+        vec![None]
+    } else {
+        pack.scenarios.iter().map(|s| Some(s.scenario.id.as_str())).collect()
+    };
+    let mut out = Vec::new();
+    for id in ids {
+        let n = crate::seats::player_count(pack, id, None);
+        let mut cfg = crown_engine::game::GameConfig::new(1, n);
+        cfg.scenario = id.map(str::to_string);
+        cfg.transcript = false;
+        let agents = crate::seats::bots(&vec!["random".to_string(); n], 1);
+        let Ok(game) = crown_engine::game::Game::new(pack.clone(), cfg, agents) else { continue };
+        let (game, outcome) = game.run();
+        if outcome.status != crown_engine::game::Status::TurnLimit {
+            continue;
+        }
+        let limit = game.max_turns;
+        let who = id.map_or_else(|| format!("pack `{}`", pack.id()), |s| format!("scenario `{s}`"));
+        let d = Diagnostic::warning(
+            "turn-limit",
+            format!("a game of {who} (seed 1, {n} random bots) was still going after max_turns = {limit} turns"),
+        )
+        .hint("every simulation stops such games at the limit and counts them as too long: raise `max_turns` in pack.toml past the longest game (a turn is one call of the rules' turn())");
+        let manifest = pack.sources.get(&std::path::Path::new("content").join(pack.id()).join("pack.toml"));
+        out.push(match manifest {
+            Some(f) => {
+                let span = crown_engine::load::span_of_setting(&f.text, "max_turns");
+                if span.is_empty() {
+                    d.in_file(f.path.clone())
+                } else {
+                    d.at(f, span)
+                }
+            }
+            None => d,
+        });
+        // One game past the limit says it for the pack.
+        break;
+    }
+    out
+}
+
 /// The line where `key = ...` is written in a scenario file (from the key to the line's
 /// end), or nothing.
 fn setting_span(text: &str, key: &str) -> std::ops::Range<usize> {

@@ -51,6 +51,11 @@ pub fn run(project: &Project, args: &CheckArgs) -> Done {
         let mut sources = loaded.sources;
         if let Some(p) = &pack {
             all.extend(crate::validate::beyond_load(&proj, p, &mut sources));
+            // Whole games, when the first turns went well: a game that needs more turns
+            // than `max_turns` ends at the limit in every simulation.
+            if !all.iter().any(|d| d.is_error()) {
+                all.extend(crate::validate::games_fit_the_turn_limit(p));
+            }
         }
         let e = all.iter().filter(|d| d.is_error()).count();
         let w = all.len() - e;
