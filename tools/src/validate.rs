@@ -183,8 +183,10 @@ pub fn scenarios_start(pack: &Arc<Pack>) -> Vec<Diagnostic> {
 }
 
 /// One whole game of every scenario (or of the pack), random bots at its smallest table,
-/// seed 1: a game that reaches the pack's `max_turns` is a finding at `max_turns` with the
-/// figure (every simulation of such a game stops at the limit and counts as too long).
+/// seed 1: a game that fails past its first turns (at a round's end, in the scoring) is an
+/// error at the script line, and one that reaches the pack's `max_turns` a finding at
+/// `max_turns` with the figure (every simulation of such a game stops at the limit and
+/// counts as too long).
 pub fn games_fit_the_turn_limit(pack: &Arc<Pack>) -> Vec<Diagnostic> {
     if pack.rules.is_none() {
         return Vec::new();
@@ -203,6 +205,21 @@ pub fn games_fit_the_turn_limit(pack: &Arc<Pack>) -> Vec<Diagnostic> {
         let agents = crate::seats::bots(&vec!["random".to_string(); n], 1);
         let Ok(game) = crown_engine::game::Game::new(pack.clone(), cfg, agents) else { continue };
         let (game, outcome) = game.run();
+        if let crown_engine::game::Status::Failed(f) = &outcome.status {
+            // Later in the game than the first turns (a round's end, the scoring): every
+            // game that gets that far fails the same way.
+            let who = id.map_or_else(|| format!("pack `{}`", pack.id()), |s| format!("scenario `{s}`"));
+            let d = Diagnostic::error(
+                "game-fails",
+                format!("a game of {who} (seed 1, {n} random bots) fails in turn {}: {}", outcome.turns, f.message),
+            )
+            .hint("the first turns play, but every game that gets this far fails here: `crown play` with these settings shows it");
+            out.push(match f.script.as_ref().and_then(|s| pack.sources.get(std::path::Path::new(s))) {
+                Some(src) if f.line > 0 => d.at_line_col(src, f.line, f.column.max(1)),
+                _ => d,
+            });
+            break;
+        }
         if outcome.status != crown_engine::game::Status::TurnLimit {
             continue;
         }

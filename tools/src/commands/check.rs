@@ -54,7 +54,13 @@ pub fn run(project: &Project, args: &CheckArgs) -> Done {
             // Whole games, when the first turns went well: a game that needs more turns
             // than `max_turns` ends at the limit in every simulation.
             if !all.iter().any(|d| d.is_error()) {
-                all.extend(crate::validate::games_fit_the_turn_limit(p));
+                let found = crate::validate::games_fit_the_turn_limit(p);
+                // A warning the game then proves (an option misspelt where it runs) is
+                // said once, as the error at the same place.
+                all.retain(|w| {
+                    w.is_error() || !found.iter().any(|e| e.is_error() && e.file == w.file && e.line == w.line)
+                });
+                all.extend(found);
             }
         }
         let e = all.iter().filter(|d| d.is_error()).count();
@@ -84,10 +90,13 @@ pub fn run(project: &Project, args: &CheckArgs) -> Done {
             };
             let summary = match pack.as_ref().filter(|_| e == 0) {
                 Some(p) => format!(
-                    "{id}: ok ({} definitions, {} scenarios, {} scripts), {w} warning{}{digest}",
+                    "{id}: ok ({} definition{}, {} scenario{}, {} script{}), {w} warning{}{digest}",
                     p.defs.len(),
+                    plural(p.defs.len()),
                     p.scenarios.len(),
+                    plural(p.scenarios.len()),
                     p.scripts.len(),
+                    plural(p.scripts.len()),
                     plural(w),
                 ),
                 None => {
