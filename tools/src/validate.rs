@@ -70,6 +70,29 @@ fn invariant_fails(pack: &Pack, scenario: Option<&str>, n: usize, f: &crown_engi
     }
 }
 
+/// The tables `check` plays its trial games at: every scenario (or, for a pack without
+/// scenarios, the pack itself) at its smallest table, seed 1, no transcript; none without
+/// rules.
+fn trial_tables(pack: &Pack) -> Vec<(Option<&str>, usize, crown_engine::game::GameConfig)> {
+    if pack.rules.is_none() {
+        return Vec::new();
+    }
+    let ids: Vec<Option<&str>> = if pack.scenarios.is_empty() {
+        vec![None]
+    } else {
+        pack.scenarios.iter().map(|s| Some(s.scenario.id.as_str())).collect()
+    };
+    ids.into_iter()
+        .map(|id| {
+            let n = crate::seats::player_count(pack, id, None);
+            let mut cfg = crown_engine::game::GameConfig::new(1, n);
+            cfg.scenario = id.map(str::to_string);
+            cfg.transcript = false;
+            (id, n, cfg)
+        })
+        .collect()
+}
+
 /// Whether a game failed in the pack's bots' script.
 fn in_bots_script(pack: &Pack, f: &crown_engine::game::ScriptFailure) -> bool {
     let bots = pack.bots_script().map(|s| s.path.to_string_lossy().replace('\\', "/"));
@@ -104,20 +127,8 @@ fn bot_fails(
 /// at the table. The error is placed at the setting whose text the failure quotes, else at
 /// the scenario's id.
 pub fn scenarios_start(pack: &Arc<Pack>) -> Vec<Diagnostic> {
-    if pack.rules.is_none() {
-        return Vec::new();
-    }
-    let ids: Vec<Option<&str>> = if pack.scenarios.is_empty() {
-        vec![None]
-    } else {
-        pack.scenarios.iter().map(|s| Some(s.scenario.id.as_str())).collect()
-    };
     let mut out = Vec::new();
-    for id in ids {
-        let n = crate::seats::player_count(pack, id, None);
-        let mut cfg = crown_engine::game::GameConfig::new(1, n);
-        cfg.scenario = id.map(str::to_string);
-        cfg.transcript = false;
+    for (id, n, mut cfg) in trial_tables(pack) {
         cfg.max_turns = Some(START_TURNS);
         // An invariant that cannot run, or that the first turns break, is found here.
         cfg.invariants = true;
@@ -188,20 +199,8 @@ pub fn scenarios_start(pack: &Arc<Pack>) -> Vec<Diagnostic> {
 /// `max_turns` with the figure (every simulation of such a game stops at the limit and
 /// counts as too long).
 pub fn games_fit_the_turn_limit(pack: &Arc<Pack>) -> Vec<Diagnostic> {
-    if pack.rules.is_none() {
-        return Vec::new();
-    }
-    let ids: Vec<Option<&str>> = if pack.scenarios.is_empty() {
-        vec![None]
-    } else {
-        pack.scenarios.iter().map(|s| Some(s.scenario.id.as_str())).collect()
-    };
     let mut out = Vec::new();
-    for id in ids {
-        let n = crate::seats::player_count(pack, id, None);
-        let mut cfg = crown_engine::game::GameConfig::new(1, n);
-        cfg.scenario = id.map(str::to_string);
-        cfg.transcript = false;
+    for (id, n, cfg) in trial_tables(pack) {
         let agents = crate::seats::bots(&vec!["random".to_string(); n], 1);
         let Ok(game) = crown_engine::game::Game::new(pack.clone(), cfg, agents) else { continue };
         let (game, outcome) = game.run();
