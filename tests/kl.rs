@@ -571,7 +571,11 @@ fn advancing_is_ranked_right_behind_a_small_plan() {
         deck_top([3, 4, 5, 2, 6, 7]);
         enter([3, 4, 5, 2]);
         let play = cards(zone("play"));
-        let plan = make_plan(play, card_info(play, passive_index()), held_map());
+        let made = #{};
+        for c in play {
+            if can_produce(c) { made["" + c] = yield_with(c, passive_index()); }
+        }
+        let plan = make_plan(play, made, held_map());
         expect(plan.found, `a plan: an upgrade the cards in play pay for, not ${plan}`);
         expect(plan.score <= small_plan(), `a small plan, not one scored ${plan.score}`);
         let first = produce_gs(plan.first.card, plan);
