@@ -349,12 +349,17 @@ impl State {
         out
     }
 
+    /// The zone `name` of `owner` (`None`: the table's), if it has been made.
+    pub fn find_zone(&self, owner: Option<u8>, name: &str) -> Option<u32> {
+        self.zone_ids.get(&owner.map_or(-1, i64::from)).and_then(|by_name| by_name.get(name)).copied()
+    }
+
     /// The zone id for `(owner, name)`, created on first use, seen as pack.toml's
     /// `[zones]` declares, else as [`default_visibility`] says, else by everyone
     /// (scripts may change it with `set_visibility`).
     pub fn zone_id(&mut self, owner: Option<u8>, name: &str) -> u32 {
         let owner_key = owner.map_or(-1, i64::from);
-        if let Some(&z) = self.zone_ids.get(&owner_key).and_then(|by_name| by_name.get(name)) {
+        if let Some(z) = self.find_zone(owner, name) {
             return z;
         }
         let id = self.zones.len() as u32;

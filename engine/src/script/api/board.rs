@@ -4,34 +4,34 @@ use super::*;
 use crate::game::regions::KeyValue;
 
 pub(super) fn register(e: &mut Registrar) {
-    e.register_fn("spaces", || with(|g| Ok((0..g.state.spaces.len() as i64).map(Dynamic::from).collect::<Array>())));
+    e.register_fn("spaces", || read(|g| Ok((0..g.state.spaces.len() as i64).map(Dynamic::from).collect::<Array>())));
     e.register_fn("space", |id: ImmutableString| {
-        with(|g| Ok(g.state.space_ids.get(id.as_str()).map_or(-1, |&s| i64::from(s))))
+        read(|g| Ok(g.state.space_ids.get(id.as_str()).map_or(-1, |&s| i64::from(s))))
     });
-    e.register_fn("space_id", |s: i64| with(|g| Ok(g.state.spaces[sp(g, s)? as usize].id.clone())));
-    e.register_fn("space_name", |s: i64| with(|g| Ok(g.state.spaces[sp(g, s)? as usize].name.clone())));
-    e.register_fn("adjacent", |s: i64| with(|g| Ok(ints(g.state.spaces[sp(g, s)? as usize].adjacent.clone()))));
+    e.register_fn("space_id", |s: i64| read(|g| Ok(g.state.spaces[sp(g, s)? as usize].id.clone())));
+    e.register_fn("space_name", |s: i64| read(|g| Ok(g.state.spaces[sp(g, s)? as usize].name.clone())));
+    e.register_fn("adjacent", |s: i64| read(|g| Ok(ints(g.state.spaces[sp(g, s)? as usize].adjacent.clone()))));
     e.register_fn("neighbors", |s: i64, diagonal: bool| {
-        with(|g| Ok(ints(g.state.grid_neighbors(sp(g, s)?, diagonal))))
+        read(|g| Ok(ints(g.state.grid_neighbors(sp(g, s)?, diagonal))))
     });
     e.register_fn("xy", |s: i64| {
-        with(|g| {
+        read(|g| {
             let (x, y) = g.state.space_xy(sp(g, s)?).ok_or("this space is not on a grid")?;
             Ok(vec![Dynamic::from(x), Dynamic::from(y)])
         })
     });
-    e.register_fn("space_at", |x: i64, y: i64| with(|g| Ok(g.state.space_at(x, y).map_or(-1, i64::from))));
+    e.register_fn("space_at", |x: i64, y: i64| read(|g| Ok(g.state.space_at(x, y).map_or(-1, i64::from))));
     e.register_fn("grid_size", || {
-        with(|g| {
+        read(|g| {
             let (w, h) = g.state.grid.ok_or("the board has no grid (board.toml has no `[grid]`)")?;
             Ok(vec![Dynamic::from(w), Dynamic::from(h)])
         })
     });
     e.register_fn("space_attr", |s: i64, k: ImmutableString| {
-        with(|g| Ok(g.state.spaces[sp(g, s)? as usize].attrs.get(k.as_str()).cloned().unwrap_or_default()))
+        read(|g| Ok(g.state.spaces[sp(g, s)? as usize].attrs.get(k.as_str()).cloned().unwrap_or_default()))
     });
     e.register_fn("space_value", |s: i64, k: ImmutableString| {
-        with(|g| Ok(g.state.spaces[sp(g, s)? as usize].values.get(k.as_str()).copied().unwrap_or(0)))
+        read(|g| Ok(g.state.spaces[sp(g, s)? as usize].values.get(k.as_str()).copied().unwrap_or(0)))
     });
     e.register_fn("pieces_at", |s: i64| {
         with(|g| {
@@ -125,8 +125,8 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
-    e.register_fn("piece_kind", |p: i64| with(|g| Ok(g.state.pieces[pc(g, p)?].kind.clone())));
-    e.register_fn("piece_owner", |p: i64| with(|g| Ok(g.state.pieces[pc(g, p)?].owner)));
+    e.register_fn("piece_kind", |p: i64| read(|g| Ok(g.state.pieces[pc(g, p)?].kind.clone())));
+    e.register_fn("piece_owner", |p: i64| read(|g| Ok(g.state.pieces[pc(g, p)?].owner)));
     e.register_fn("set_piece_owner", |p: i64, o: i64| {
         with(|g| {
             let p = pc(g, p)?;
@@ -135,9 +135,9 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
-    e.register_fn("piece_space", |p: i64| with(|g| Ok(g.state.pieces[pc(g, p)?].space.map_or(-1, i64::from))));
+    e.register_fn("piece_space", |p: i64| read(|g| Ok(g.state.pieces[pc(g, p)?].space.map_or(-1, i64::from))));
     e.register_fn("piece_get", |p: i64, k: ImmutableString| {
-        with(|g| Ok(g.state.pieces[pc(g, p)?].attrs.get(k.as_str()).copied().unwrap_or(0)))
+        read(|g| Ok(g.state.pieces[pc(g, p)?].attrs.get(k.as_str()).copied().unwrap_or(0)))
     });
     e.register_fn("piece_set", |p: i64, k: ImmutableString, v: i64| {
         with(|g| {
@@ -148,14 +148,14 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
-    e.register_fn("board_version", || with(|g| Ok(g.state.board_version as i64)));
-    e.register_fn("supply_name", |kind: ImmutableString| with(|g| Ok(supply_def(g, &kind)?.0)));
-    e.register_fn("supply_one", |kind: ImmutableString| with(|g| Ok(supply_def(g, &kind)?.1)));
+    e.register_fn("board_version", || read(|g| Ok(g.state.board_version as i64)));
+    e.register_fn("supply_name", |kind: ImmutableString| read(|g| Ok(supply_def(g, &kind)?.0)));
+    e.register_fn("supply_one", |kind: ImmutableString| read(|g| Ok(supply_def(g, &kind)?.1)));
     e.register_fn("supply_attr", |kind: ImmutableString, key: ImmutableString| {
-        with(|g| Ok(supply_of(g, &kind)?.attrs.get(key.as_str()).cloned().unwrap_or_default()))
+        read(|g| Ok(supply_of(g, &kind)?.attrs.get(key.as_str()).cloned().unwrap_or_default()))
     });
     e.register_fn("count_pieces", |n: i64, kind: ImmutableString| {
-        with(|g| {
+        read(|g| {
             let (many, one) = supply_def(g, &kind)?;
             Ok(if one.is_empty() {
                 super::table::count_words(n, &many, None)
@@ -165,7 +165,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("supply", |kind: ImmutableString| {
-        with(|g| Ok(g.state.supplies.get(kind.as_str()).copied().unwrap_or(0)))
+        read(|g| Ok(g.state.supplies.get(kind.as_str()).copied().unwrap_or(0)))
     });
     e.register_fn("take", |kind: ImmutableString, n: i64| {
         with(|g| {
@@ -193,7 +193,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("reachable", |s: i64, budget: i64, diagonal: bool, into_occupied: bool| {
-        with(|g| {
+        read(|g| {
             let s = sp(g, s)?;
             let r = g.state.reachable(s, budget.min(64), diagonal, into_occupied);
             let mut v: Vec<(i64, u32)> = r.into_iter().map(|(k, d)| (d, k)).collect();
@@ -202,7 +202,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("reachable", |s: i64, budget: i64, diagonal: bool, into_occupied: bool, within: Array| {
-        with(|g| {
+        read(|g| {
             let s = sp(g, s)?;
             let mut allowed = vec![false; g.state.spaces.len()];
             for w in within {
@@ -218,16 +218,16 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("distance", |from: i64, to: i64, budget: i64, diagonal: bool| {
-        with(|g| {
+        read(|g| {
             let from = sp(g, from)?;
             let to = sp(g, to)?;
             Ok(g.state.reachable(from, budget.min(64), diagonal, true).get(&to).copied().unwrap_or(-1))
         })
     });
-    e.register_fn("regions_by", |key: ImmutableString| with(|g| regions(g, &key, &Map::new())));
-    e.register_fn("regions_by", |key: ImmutableString, opts: Map| with(|g| regions(g, &key, &opts)));
+    e.register_fn("regions_by", |key: ImmutableString| read(|g| regions(g, &key, &Map::new())));
+    e.register_fn("regions_by", |key: ImmutableString, opts: Map| read(|g| regions(g, &key, &opts)));
     e.register_fn("region_of", |s: i64, key: ImmutableString| {
-        with(|g| {
+        read(|g| {
             let s = sp(g, s)?;
             if g.state.key_value(s, &key).is_none() {
                 return Ok(Array::new());
@@ -237,10 +237,10 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("distance", |a: i64, b: i64, diagonal: bool| {
-        with(|g| Ok(g.state.steps(sp(g, a)?, sp(g, b)?, diagonal).unwrap_or(-1)))
+        read(|g| Ok(g.state.steps(sp(g, a)?, sp(g, b)?, diagonal).unwrap_or(-1)))
     });
     e.register_fn("bounds", |spaces: Array| {
-        with(|g| {
+        read(|g| {
             let mut list = Vec::with_capacity(spaces.len());
             for s in spaces {
                 let k = s.as_int().map_err(|t| format!("bounds: the list holds spaces (numbers), not {t}"))?;

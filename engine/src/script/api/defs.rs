@@ -9,20 +9,20 @@ pub(super) fn register(e: &mut Registrar) {
         name: &str,
         f: fn(&crate::content::model::Definition) -> T,
     ) {
-        e.register_fn(name, move |id: ImmutableString| with(|g| Ok(f(&g.pack.defs[def_idx(g, &id)? as usize].def))));
+        e.register_fn(name, move |id: ImmutableString| settled(|g| Ok(f(&g.pack.defs[def_idx(g, &id)? as usize].def))));
     }
     e.register_fn("def_name", |id: ImmutableString| {
-        with(|g| Ok(g.pack.words().name[def_idx(g, &id)? as usize].clone()))
+        settled(|g| Ok(g.pack.words().name[def_idx(g, &id)? as usize].clone()))
     });
     e.register_fn("def_kind", |id: ImmutableString| {
-        with(|g| Ok(g.pack.words().kind[def_idx(g, &id)? as usize].clone()))
+        settled(|g| Ok(g.pack.words().kind[def_idx(g, &id)? as usize].clone()))
     });
     def_field(e, "def_count", |d| d.count);
     def_field(e, "def_text", |d| d.text.clone());
     def_field(e, "def_cards", |d| d.cards.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>());
     def_field(e, "def_keywords", |d| d.keywords.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>());
     e.register_fn("def_value", |id: ImmutableString, k: ImmutableString| {
-        with(|g| {
+        settled(|g| {
             let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
             d.values.get(k.as_str()).copied().ok_or_else(|| {
                 format!("`{id}` has no value `{k}`; use def_value_or(id, \"{k}\", 0) where it may be missing")
@@ -30,16 +30,16 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("def_value_or", |id: ImmutableString, k: ImmutableString, dflt: i64| {
-        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.values.get(k.as_str()).copied().unwrap_or(dflt)))
+        settled(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.values.get(k.as_str()).copied().unwrap_or(dflt)))
     });
     e.register_fn("def_cost", |id: ImmutableString| {
-        with(|g| {
+        settled(|g| {
             let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
             Ok(d.cost.iter().map(|(k, v)| (k.as_str().into(), Dynamic::from(*v))).collect::<Map>())
         })
     });
     e.register_fn("def_back", |id: ImmutableString| {
-        with(|g| {
+        settled(|g| {
             let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
             let b =
                 d.back.as_ref().ok_or_else(|| format!("`{id}` has no back face (a `back` table in its definition)"))?;
@@ -59,7 +59,7 @@ pub(super) fn register(e: &mut Registrar) {
         crate::diag::did_you_mean(&word, names.iter().map(String::as_str)).unwrap_or("").to_string()
     });
     e.register_fn("def_faces", |id: ImmutableString| {
-        with(|g| {
+        settled(|g| {
             let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
             let mut out = Array::new();
             let with_upgrades = |mut m: Map, ups: Array| {
@@ -89,14 +89,14 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("def_attr", |id: ImmutableString, k: ImmutableString| {
-        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.attrs.get(k.as_str()).cloned().unwrap_or_default()))
+        settled(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.attrs.get(k.as_str()).cloned().unwrap_or_default()))
     });
     e.register_fn("def_has_keyword", |id: ImmutableString, k: ImmutableString| {
-        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.keywords.iter().any(|x| x == k.as_str())))
+        settled(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.keywords.iter().any(|x| x == k.as_str())))
     });
-    e.register_fn("def_exists", |id: ImmutableString| with(|g| Ok(g.pack.words().by_id.contains_key(id.as_str()))));
+    e.register_fn("def_exists", |id: ImmutableString| settled(|g| Ok(g.pack.words().by_id.contains_key(id.as_str()))));
     e.register_fn("pack_keywords", || {
-        with(|g| {
+        settled(|g| {
             let mut all = std::collections::BTreeSet::new();
             for d in &g.pack.defs {
                 let d = &d.def;
@@ -106,16 +106,16 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(all.into_iter().map(|k| Dynamic::from(k.to_string())).collect::<Array>())
         })
     });
-    e.register_fn("prepared", |id: ImmutableString| with(|g| prepared(g, &id).cloned()));
+    e.register_fn("prepared", |id: ImmutableString| settled(|g| prepared(g, &id).cloned()));
     e.register_fn("prepared", |id: ImmutableString, key: ImmutableString| {
-        with(|g| {
+        settled(|g| {
             let what = || format!("`prepare(\"{id}\")`");
             with_entry(prepared(g, &id)?, &key, what, "read it whole with prepared(id)", |e| Ok(e.clone()))
         })
     });
     // One field of an entry, without copying the entry's other fields.
     e.register_fn("prepared", |id: ImmutableString, key: ImmutableString, field: ImmutableString| {
-        with(|g| {
+        settled(|g| {
             let what = || format!("`prepare(\"{id}\")`");
             with_entry(prepared(g, &id)?, &key, what, "read it whole with prepared(id)", |e| {
                 with_entry(
@@ -129,7 +129,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("defs", |kind: ImmutableString| {
-        with(|g| {
+        settled(|g| {
             let k = DefKind::ALL
                 .into_iter()
                 .find(|k| k.as_str() == kind.as_str())
@@ -138,14 +138,14 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("defs_in_deck", |deck: ImmutableString| {
-        with(|g| {
+        settled(|g| {
             let w = g.pack.words();
             let listed = w.decks.get(deck.as_str()).map_or(&[][..], Vec::as_slice);
             Ok(listed.iter().map(|&i| Dynamic::from(w.id[i as usize].clone())).collect::<Array>())
         })
     });
     e.register_fn("def_serial", |id: ImmutableString| {
-        with(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.serial.unwrap_or(-1)))
+        settled(|g| Ok(g.pack.defs[def_idx(g, &id)? as usize].def.serial.unwrap_or(-1)))
     });
 }
 

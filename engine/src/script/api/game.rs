@@ -8,10 +8,10 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_fn("has_fn", has_fn);
     e.register_fn("fold", fold);
     e.register_fn("get", |k: ImmutableString| {
-        with(|g| Ok(g.state.globals.get(k.as_str()).cloned().unwrap_or(Dynamic::UNIT)))
+        read(|g| Ok(g.state.globals.get(k.as_str()).cloned().unwrap_or(Dynamic::UNIT)))
     });
     e.register_fn("get_or", |k: ImmutableString, d: Dynamic| {
-        with(|g| Ok(g.state.globals.get(k.as_str()).cloned().unwrap_or(d)))
+        read(|g| Ok(g.state.globals.get(k.as_str()).cloned().unwrap_or(d)))
     });
     e.register_fn("set", |k: ImmutableString, v: Dynamic| {
         with(|g| {
@@ -56,21 +56,21 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("option", |k: ImmutableString| {
-        with(|g| match g.options.get(k.as_str()) {
+        settled(|g| match g.options.get(k.as_str()) {
             Some(v) => Ok(scalar_to_dynamic(v)),
             None => Err(missing_option(g, &k)),
         })
     });
-    e.register_fn("has_option", |k: ImmutableString| with(|g| Ok(g.options.contains_key(k.as_str()))));
+    e.register_fn("has_option", |k: ImmutableString| settled(|g| Ok(g.options.contains_key(k.as_str()))));
     e.register_fn("option_or", |k: ImmutableString, d: Dynamic| {
-        with(|g| Ok(g.options.get(k.as_str()).map(scalar_to_dynamic).unwrap_or(d)))
+        settled(|g| Ok(g.options.get(k.as_str()).map(scalar_to_dynamic).unwrap_or(d)))
     });
-    e.register_fn("scenario", || with(|g| Ok(g.scenario.clone().unwrap_or_default())));
+    e.register_fn("scenario", || settled(|g| Ok(g.scenario.clone().unwrap_or_default())));
     e.register_fn("seat_character", |p: i64| {
-        with(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.character.clone()).unwrap_or_default()))
+        settled(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.character.clone()).unwrap_or_default()))
     });
     e.register_fn("seat_cards", |p: i64| {
-        with(|g| {
+        settled(|g| {
             Ok(g.seats
                 .get(pl(g, p)?)
                 .map(|s| s.cards.iter().map(|c| Dynamic::from(c.clone())).collect::<Array>())
@@ -78,15 +78,15 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("seat_agent", |p: i64| {
-        with(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.agent.clone()).unwrap_or_default()))
+        settled(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.agent.clone()).unwrap_or_default()))
     });
     e.register_fn("seat_value", |p: i64, k: ImmutableString| {
-        with(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.values.get(k.as_str()).copied()).unwrap_or(0)))
+        settled(|g| Ok(g.seats.get(pl(g, p)?).and_then(|s| s.values.get(k.as_str()).copied()).unwrap_or(0)))
     });
     e.register_fn("agent_kind", |p: i64| {
-        with(|g| Ok(g.agents[pl(g, p)?].as_ref().map_or(String::new(), |a| a.kind())))
+        settled(|g| Ok(g.agents[pl(g, p)?].as_ref().map_or(String::new(), |a| a.kind())))
     });
-    e.register_fn("turn_number", || with(|g| Ok(g.state.turn as i64)));
+    e.register_fn("turn_number", || read(|g| Ok(g.state.turn as i64)));
     e.register_fn("log", |s: ImmutableString| {
         with(|g| {
             g.say(Vec::new(), |_| (s.to_string(), None));
@@ -172,7 +172,7 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
-    e.register_fn("is_over", || with(|g| Ok(g.over.is_some())));
+    e.register_fn("is_over", || read(|g| Ok(g.over.is_some())));
 }
 
 /// The seats a private line is for: a player number or an array of them (at least one).

@@ -29,12 +29,16 @@ thread_local! {
 pub(crate) const METER_EVERY: u64 = 256;
 
 /// How often (in operations) [`progress`] looks at the clock and the game's operations.
-const CLOCK_EVERY: u64 = 8192;
+pub(crate) const CLOCK_EVERY: u64 = 8192;
 
 /// The engine's progress callback, called on every operation with the running call's
 /// count: stops the script (with the message as the termination token) when the game
 /// passes its operations, or the call its time or memory.
+///
+/// The interpreter calls it on every operation it runs: the compiled tier remembers no
+/// call during which the interpreter ran (see `compiled/memo.rs`).
 pub(crate) fn progress(ops: u64) -> Option<Dynamic> {
+    crate::script::compiled::memo::machine_started();
     CALL_OPS.with(|c| c.set(ops));
     if !ops.is_multiple_of(METER_EVERY) {
         return None;

@@ -22,7 +22,7 @@ use crate::content::model::StagePosition;
 use crate::content::{DefKind, Pack};
 use crate::game::state::{Piece, NO_ZONE};
 use crate::game::{card_ref, scalar_to_dynamic, Game};
-use crate::script::compiled::Registrar;
+use crate::script::compiled::{memo, Registrar};
 
 mod args;
 mod board;
@@ -60,7 +60,7 @@ pub use self::meter::game_ops;
 #[cfg(test)]
 pub(crate) use self::meter::reset_game_ops;
 use self::meter::GAME_OPS;
-pub(crate) use self::meter::{progress, report_call_ops, swap_call_ops, METER_EVERY};
+pub(crate) use self::meter::{progress, report_call_ops, swap_call_ops, CLOCK_EVERY, METER_EVERY};
 pub use self::reload::swap_pack;
 pub use self::run::{call_bot_fn, call_rules_fn, on_fork_thread, play_fork, run_game};
 pub use self::table::{count_words, sentence};
@@ -76,7 +76,11 @@ thread_local! {
 ///
 /// A panic inside the call becomes the script error of that call, so the game fails with
 /// the script position of the call that set it off (and the process goes on).
+///
+/// A call through here may change the game: the compiled tier forgets the answers it kept
+/// from the game's state (host functions that only look use [`read`] or [`settled`]).
 fn with<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
+    memo::changed();
     CURRENT.with(|c| {
         let mut b = c.try_borrow_mut().map_err(|_| Box::<EvalAltResult>::from("internal: game busy"))?;
         let g = b.as_mut().ok_or_else(|| Box::<EvalAltResult>::from("no game is running"))?;
@@ -87,14 +91,42 @@ fn with<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
     })
 }
 
+/// Look at the running game for one host call that changes nothing: what it reads is the
+/// game's state, so a script function's answer built on it is kept only until the game
+/// next changes (see `compiled/memo.rs`).
+fn read<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
+    memo::read_state();
+    look(f)
+}
+
+/// Look at what stays the same for the whole game (the pack's definitions, the game's
+/// settings and its seats): a script function's answer built only on such reads is kept
+/// for the game.
+fn settled<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
+    look(f)
+}
+
+fn look<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
+    CURRENT.with(|c| {
+        let b = c.try_borrow().map_err(|_| Box::<EvalAltResult>::from("internal: game busy"))?;
+        let g = b.as_ref().ok_or_else(|| Box::<EvalAltResult>::from("no game is running"))?;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| f(g))) {
+            Ok(r) => r.map_err(Into::into),
+            Err(panic) => Err(panic_message(panic.as_ref(), "in a host function").into()),
+        }
+    })
+}
+
 /// Run `f` with the game installed as the current one, then take it back.
 pub fn with_installed<T>(game: Game, f: impl FnOnce() -> T) -> (Game, T) {
     refresh_def_ids(&game.pack);
+    memo::new_game();
     GAME_OPS.with(|g| g.set(0));
     CURRENT.with(|c| *c.borrow_mut() = Some(game));
     FAILURE.with(|f| *f.borrow_mut() = None);
     let out = f();
     let game = CURRENT.with(|c| c.borrow_mut().take()).expect("game installed");
+    memo::new_game();
     (game, out)
 }
 

@@ -3,10 +3,10 @@
 use super::*;
 
 pub(super) fn register(e: &mut Registrar) {
-    e.register_fn("players", || with(|g| Ok(g.state.players.len() as i64)));
-    e.register_fn("player_name", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].name.clone())));
+    e.register_fn("players", || settled(|g| Ok(g.state.players.len() as i64)));
+    e.register_fn("player_name", |p: i64| read(|g| Ok(g.state.players[pl(g, p)?].name.clone())));
     e.register_fn("character", |p: i64| {
-        with(|g| {
+        read(|g| {
             let p = pl(g, p)?;
             Ok(g.state.players[p].character.map_or(String::new(), |d| g.pack.defs[d as usize].def.id.clone()))
         })
@@ -24,7 +24,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("counter", |p: i64, k: ImmutableString| {
-        with(|g| Ok(g.state.players[pl(g, p)?].counters.get(k.as_str()).copied().unwrap_or(0)))
+        read(|g| Ok(g.state.players[pl(g, p)?].counters.get(k.as_str()).copied().unwrap_or(0)))
     });
     e.register_fn("set_counter", |p: i64, k: ImmutableString, v: i64| set_counter(p, &k, |_| v));
     e.register_fn("add_counter", |p: i64, k: ImmutableString, d: i64| set_counter(p, &k, |old| old.saturating_add(d)));
@@ -49,9 +49,9 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
-    e.register_fn("is_out", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].out)));
+    e.register_fn("is_out", |p: i64| read(|g| Ok(g.state.players[pl(g, p)?].out)));
     e.register_fn("alive", || {
-        with(|g| {
+        read(|g| {
             Ok(g.state
                 .players
                 .iter()
@@ -62,7 +62,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("alive_after", |p: i64| {
-        with(|g| {
+        read(|g| {
             let start = pl(g, p)?;
             let n = g.state.players.len();
             Ok((1..n)
@@ -97,7 +97,7 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
-    e.register_fn("score", |p: i64| with(|g| Ok(g.state.players[pl(g, p)?].score)));
+    e.register_fn("score", |p: i64| read(|g| Ok(g.state.players[pl(g, p)?].score)));
 }
 
 /// `eliminate(p)`: "P2 is out of the game"; `eliminate(p, told)` says `told` instead (a

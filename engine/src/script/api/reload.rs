@@ -25,6 +25,7 @@ pub(super) fn maybe_reload() {
 /// their definition's new values and script. A reload that removed a definition still in
 /// play is refused and logged.
 pub fn swap_pack(g: &mut Game, pack: Arc<Pack>) {
+    crate::script::compiled::memo::new_game();
     let mut map = Vec::with_capacity(g.pack.defs.len());
     for d in &g.pack.defs {
         map.push(pack.index.get(&d.def.id).map(|&i| i as u32));

@@ -5,22 +5,22 @@ use super::*;
 
 pub(super) fn register(e: &mut Registrar) {
     e.register_fn("can_see", |viewer: i64, c: i64| {
-        with(|g| {
+        read(|g| {
             let v = pl(g, viewer)?;
             let c = cd(g, c)?;
             Ok(g.can_see(v, c))
         })
     });
-    e.register_fn("counter_label", |k: ImmutableString| with(|g| Ok(g.counter_label(&k).to_string())));
+    e.register_fn("counter_label", |k: ImmutableString| read(|g| Ok(g.counter_label(&k).to_string())));
     e.register_fn("counters_text", |p: i64, viewer: i64| {
-        with(|g| {
+        read(|g| {
             let p = pl(g, p)?;
             let v = pl(g, viewer)?;
             Ok(g.counters_text(p, v))
         })
     });
     e.register_fn("names_text", |cards: Array, viewer: i64| {
-        with(|g| {
+        read(|g| {
             let v = pl(g, viewer)?;
             let mut ids = Vec::with_capacity(cards.len());
             for x in &cards {

@@ -8,20 +8,20 @@ use super::*;
 
 pub(super) fn register(e: &mut Registrar) {
     e.register_fn("current", || {
-        with(|g| {
+        read(|g| {
             g.state.turns.current.map(|p| p as i64).ok_or_else(|| {
                 "no seat has the turn yet: the rules give it with `set_current(p)` (in `setup()`, say)".to_string()
             })
         })
     });
-    e.register_fn("has_turn", |p: i64| with(|g| Ok(g.state.turns.current == Some(pl(g, p)?))));
+    e.register_fn("has_turn", |p: i64| read(|g| Ok(g.state.turns.current == Some(pl(g, p)?))));
     e.register_fn("set_current", |p: i64| {
         with(|g| {
             set_current(g, pl(g, p)?);
             Ok(())
         })
     });
-    e.register_fn("next_seat", |p: i64| with(|g| Ok(g.state.next_seat(pl(g, p)?) as i64)));
+    e.register_fn("next_seat", |p: i64| read(|g| Ok(g.state.next_seat(pl(g, p)?) as i64)));
     e.register_fn("advance", || {
         with(|g| {
             let p = g.state.turns.current.ok_or("`advance()`: no seat has the turn yet (`set_current(p)` first)")?;
@@ -30,7 +30,7 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(q as i64)
         })
     });
-    e.register_fn("first_seat", || with(|g| Ok(g.state.turns.first as i64)));
+    e.register_fn("first_seat", || read(|g| Ok(g.state.turns.first as i64)));
     e.register_fn("set_first", |p: i64| {
         with(|g| {
             let p = pl(g, p)?;
@@ -41,8 +41,8 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
-    e.register_fn("round", || with(|g| Ok(g.state.turns.round)));
-    e.register_fn("round_name", |n: i64| with(|g| Ok(g.pack.manifest.round_name(n))));
+    e.register_fn("round", || read(|g| Ok(g.state.turns.round)));
+    e.register_fn("round_name", |n: i64| read(|g| Ok(g.pack.manifest.round_name(n))));
     e.register_fn("set_round", |n: i64| with(|g| set_round(g, n)));
     e.register_fn("next_round", || {
         with(|g| {
@@ -53,10 +53,10 @@ pub(super) fn register(e: &mut Registrar) {
     });
     e.register_fn("pass", |p: i64| with(|g| mark_pass(g, p, false)));
     e.register_fn("withdraw", |p: i64| with(|g| mark_pass(g, p, true)));
-    e.register_fn("has_passed", |p: i64| with(|g| Ok(g.state.turns.has_passed(pl(g, p)?))));
-    e.register_fn("has_withdrawn", |p: i64| with(|g| Ok(g.state.turns.has_withdrawn(pl(g, p)?))));
-    e.register_fn("all_passed", || with(|g| Ok(g.state.all_passed())));
-    e.register_fn("last_passer", || with(|g| Ok(g.state.turns.last_passer.map_or(-1, |p| p as i64))));
+    e.register_fn("has_passed", |p: i64| read(|g| Ok(g.state.turns.has_passed(pl(g, p)?))));
+    e.register_fn("has_withdrawn", |p: i64| read(|g| Ok(g.state.turns.has_withdrawn(pl(g, p)?))));
+    e.register_fn("all_passed", || read(|g| Ok(g.state.all_passed())));
+    e.register_fn("last_passer", || read(|g| Ok(g.state.turns.last_passer.map_or(-1, |p| p as i64))));
     e.register_fn("clear_passes", || {
         with(|g| {
             if g.state.turns.passed != 0 {
@@ -79,7 +79,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("phase", || {
-        with(|g| {
+        read(|g| {
             g.state
                 .turns
                 .phase
@@ -88,7 +88,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("is_phase", |name: ImmutableString| {
-        with(|g| {
+        read(|g| {
             declared_phase(g, "is_phase", &name)?;
             Ok(g.state.turns.phase.as_deref() == Some(name.as_str()))
         })

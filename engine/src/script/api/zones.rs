@@ -3,15 +3,14 @@
 use super::*;
 
 pub(super) fn register(e: &mut Registrar) {
-    e.register_fn("zone", |name: ImmutableString| with(|g| Ok(i64::from(g.state.zone_id(None, &name)))));
+    // A zone is made the first time it is named; its number never changes after that.
+    e.register_fn("zone", |name: ImmutableString| zone_named(None, &name));
     e.register_fn("pzone", |p: i64, name: ImmutableString| {
-        with(|g| {
-            let p = pl(g, p)?;
-            Ok(i64::from(g.state.zone_id(Some(p as u8), &name)))
-        })
+        let p = settled(|g| pl(g, p))?;
+        zone_named(Some(p as u8), &name)
     });
     e.register_fn("cards", |z: i64| {
-        with(|g| {
+        read(|g| {
             Ok(g.state.zones[zn(g, z)? as usize]
                 .cards
                 .iter()
@@ -21,21 +20,21 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("cards_up", |z: i64| {
-        with(|g| {
+        read(|g| {
             Ok(g.state.zones[zn(g, z)? as usize].cards.iter().map(|&c| Dynamic::from(i64::from(c))).collect::<Array>())
         })
     });
-    e.register_fn("count", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.len() as i64)));
+    e.register_fn("count", |z: i64| read(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.len() as i64)));
     e.register_fn("top", |z: i64| {
-        with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.last().map_or(-1, |&c| i64::from(c))))
+        read(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.last().map_or(-1, |&c| i64::from(c))))
     });
     e.register_fn("bottom", |z: i64| {
-        with(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.first().map_or(-1, |&c| i64::from(c))))
+        read(|g| Ok(g.state.zones[zn(g, z)? as usize].cards.first().map_or(-1, |&c| i64::from(c))))
     });
     e.register_fn("move_card", |c: i64, z: i64| move_card(c, z, false));
     e.register_fn("move_bottom", |c: i64, z: i64| move_card(c, z, true));
     e.register_fn("draw", |from: i64, to: i64| -> R<i64> {
-        let top = with(|g| Ok(g.state.zones[zn(g, from)? as usize].cards.last().map_or(-1, |&c| i64::from(c))))?;
+        let top = read(|g| Ok(g.state.zones[zn(g, from)? as usize].cards.last().map_or(-1, |&c| i64::from(c))))?;
         if top >= 0 {
             move_card(top, to, false)?;
         }
@@ -56,14 +55,14 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("zone_of", |c: i64| {
-        with(|g| {
+        read(|g| {
             let c = cd(g, c)?;
             let z = g.state.effective_zone(c);
             Ok(if z == NO_ZONE { -1 } else { i64::from(z) })
         })
     });
-    e.register_fn("zone_name", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].name.clone())));
-    e.register_fn("zone_owner", |z: i64| with(|g| Ok(g.state.zones[zn(g, z)? as usize].owner.map_or(-1, i64::from))));
+    e.register_fn("zone_name", |z: i64| read(|g| Ok(g.state.zones[zn(g, z)? as usize].name.clone())));
+    e.register_fn("zone_owner", |z: i64| read(|g| Ok(g.state.zones[zn(g, z)? as usize].owner.map_or(-1, i64::from))));
     e.register_fn("set_active", |z: i64, on: bool| {
         with(|g| {
             let z = zn(g, z)?;
@@ -79,7 +78,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("find_in", |z: i64, id: ImmutableString| {
-        with(|g| {
+        read(|g| {
             let z = zn(g, z)?;
             let d = def_idx(g, &id)?;
             Ok(g.state.zones[z as usize]
@@ -99,4 +98,12 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
+}
+
+/// The zone `name` (of seat `owner`), made if it is named for the first time.
+fn zone_named(owner: Option<u8>, name: &str) -> R<i64> {
+    match settled(|g| Ok(g.state.find_zone(owner, name)))? {
+        Some(z) => Ok(i64::from(z)),
+        None => with(|g| Ok(i64::from(g.state.zone_id(owner, name)))),
+    }
 }

@@ -19,6 +19,7 @@ pub mod gen;
 mod glue;
 mod host;
 mod lower;
+pub(crate) mod memo;
 mod moves;
 mod natives;
 mod ops;
@@ -114,6 +115,8 @@ struct Func {
     calls: OnceCell<(Vec<usize>, Option<String>, bool)>,
     /// Whether it and every function it reaches are compiled.
     runnable: Cell<Option<bool>>,
+    /// How remembering its calls has fared (see `memo.rs`).
+    memo: Cell<memo::Record>,
 }
 
 impl Func {
@@ -153,6 +156,8 @@ pub(crate) struct Program {
     /// Compiled while a profile was being taken: its functions and statements report to
     /// the profiler (such programs are forgotten when the profile ends).
     profiled: bool,
+    /// This program among all compiled in the process (names it in remembered calls).
+    serial: u64,
 }
 
 /// The statements of a function body. Rhai does not name the type of a body outside the
@@ -186,6 +191,7 @@ impl Program {
                 body: OnceCell::new(),
                 calls: OnceCell::new(),
                 runnable: Cell::new(None),
+                memo: Cell::new(memo::Record::default()),
             })
             .collect();
         let mut index = FnIndex::default();
@@ -199,6 +205,10 @@ impl Program {
             global_source: ast.source().map(Into::into),
             lib: ast.shared_lib().clone(),
             profiled: crate::script::profile::active(),
+            serial: {
+                static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                SERIAL.fetch_add(1, Ordering::Relaxed)
+            },
         }
     }
 
@@ -358,6 +368,7 @@ pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynami
 /// on from where it was, and the meter keeps what it last heard (reported here as the
 /// interpreter's progress callback would have left it).
 pub(crate) fn call_fn_ptr(ctx: &NativeCallContext, f: &FnPtr, args: impl IntoIterator<Item = Dynamic>) -> R<Dynamic> {
+    memo::machine_started();
     let mut args: rhai::FnArgsVec<Dynamic> = args.into_iter().collect();
     if let Some((prog, i)) = linked_compiled(ctx, f, f.curry().len() + args.len()) {
         let values = f.curry().iter().cloned().chain(args);
@@ -392,10 +403,22 @@ fn linked_compiled(ctx: &NativeCallContext, f: &FnPtr, n: usize) -> Option<(Rc<P
 }
 
 /// A script function called from compiled code (`exec_fn_call` and `call_script_fn`).
+/// A call that changes nothing may be answered from memory (see `memo.rs`).
 pub(crate) fn call_script(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: Position) -> R<Dynamic> {
     if rt.prog.fns[i].empty() {
         return Ok(Dynamic::UNIT);
     }
+    if rt.prog.fns[i].memo.get().off() {
+        return call_script_now(rt, i, args, pos);
+    }
+    let args: rhai::FnArgsVec<Dynamic> = args.into_iter().collect();
+    match memo::key(&rt.prog, i, &args) {
+        Some(key) => memo::call(rt, key, pos, |rt| call_script_now(rt, i, args, pos)),
+        None => call_script_now(rt, i, args, pos),
+    }
+}
+
+fn call_script_now(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: Position) -> R<Dynamic> {
     rt.level += 1;
     let saved = rt.this.take();
     let r = run_fn(rt, i, args, pos);
@@ -433,6 +456,7 @@ pub(crate) fn call_script_this(
 /// operation, then the call-depth check.
 fn enter(rt: &mut Rt, pos: Position) -> R<()> {
     rt.count(pos)?;
+    memo::entered(rt.level);
     if rt.level > crate::script::LIMITS.call_levels {
         return Err(EvalAltResult::ErrorStackOverflow(pos).into());
     }

@@ -123,6 +123,7 @@ impl Rt {
     /// A machine for an entry call on `global` (its level the call's), counting on from
     /// `ops` operations.
     pub fn new(prog: Rc<Program>, global: GlobalRuntimeState, ops: u64) -> Rt {
+        super::memo::machine_started();
         Rt {
             stack: SPARE.with(|s| s.borrow_mut().pop()).unwrap_or_else(|| Vec::with_capacity(64)),
             base: 0,
@@ -151,6 +152,37 @@ impl Rt {
         Ok(())
     }
 
+    /// Count `n` operations at once (a call answered from memory, see `memo.rs`), the
+    /// meter looking at the memory at each multiple of its period passed, as it would
+    /// have while they ran. Only for counts that stay within the limit and pass no
+    /// multiple of the meter's longer period (its clock and the game's count), which
+    /// the caller checks with [`Rt::can_count`].
+    pub fn count_many(&mut self, n: u64, pos: Position) -> Result<(), Ctl> {
+        let every = crate::script::api::METER_EVERY;
+        let to = self.ops + n;
+        let mut at = (self.ops / every + 1) * every;
+        while at <= to {
+            self.ops = at;
+            let machines = super::memo::machines();
+            let stop = crate::script::api::progress(at);
+            super::memo::set_machines(machines);
+            if let Some(token) = stop {
+                return Err(Ctl::err(EvalAltResult::ErrorTerminated(token, pos).into()));
+            }
+            at += every;
+        }
+        self.ops = to;
+        self.check_at = next_check(to);
+        Ok(())
+    }
+
+    /// Whether `n` operations can be counted at once (see [`Rt::count_many`]).
+    pub fn can_count(&self, n: u64) -> bool {
+        let to = self.ops + n;
+        let clock = crate::script::api::CLOCK_EVERY;
+        to <= crate::script::LIMITS.operations && to / clock == self.ops / clock
+    }
+
     /// [`Rt::track`] where nothing but an error can come of it (a native call's
     /// operation, a function's entry).
     #[inline]
@@ -172,7 +204,11 @@ impl Rt {
         if !self.ops.is_multiple_of(crate::script::api::METER_EVERY) {
             return Ok(());
         }
-        if let Some(token) = crate::script::api::progress(self.ops) {
+        // (The meter's look is not a script run: a call remembered across it stays so.)
+        let machines = super::memo::machines();
+        let stop = crate::script::api::progress(self.ops);
+        super::memo::set_machines(machines);
+        if let Some(token) = stop {
             return Err(Ctl::err(EvalAltResult::ErrorTerminated(token, pos).into()));
         }
         Ok(())

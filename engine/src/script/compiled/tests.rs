@@ -466,3 +466,52 @@ fn list_out(a) { let x = [1, 2, 3]; x[-4 - a] }
         same(&src, "f", &[1]);
     }
 }
+
+/// How often the calls of `name` in `ast` were answered from memory on this thread.
+fn answered(ast: &AST, name: &str) -> (u32, bool) {
+    let p = super::program(ast);
+    let i = (0..p.fns.len()).find(|&i| p.fns[i].name == name).expect("the function");
+    let r = p.fns[i].memo.get();
+    (r.answered(), r.off())
+}
+
+#[test]
+fn remembered_calls_count_reach_and_stop_as_the_calls_would() {
+    let src = r#"
+fn sum_to(x) { let n = 0; for i in 0..x { n += i; } n }
+fn suits() { ["clubs", "diamonds", "spades", "hearts"] }
+fn order(c) { suits().index_of(suits()[c % 4]) * 100 + sum_to(c % 7) }
+fn sorted(a) { let x = [9, 3, 7, 1, 8, 2, 6, 4, 5, 0]; x.sort((|a, p, q| order(p + a) - order(q + a)).curry(a)); x }
+fn many(a) { let t = 0; for k in 0..300 { t += sum_to(k % 5 + a); } t }
+fn runaway(a) { let t = 0; loop { t += sum_to(a + 3); } }
+fn d(n) { if n == 0 { 0 } else { d(n - 1) + 1 } }
+fn down(k, n) { if k == 0 { d(n) } else { down(k - 1, n) } }
+fn deep(a) { d(20) + down(a, 20) }
+fn fresh(a) { let t = 0; for k in 0..200 { t += sum_to(k); } t }
+"#;
+    let ast = crate::script::compile("memo.rhai", src).unwrap();
+    for f in ["many", "sorted", "runaway", "fresh"] {
+        for a in [0, 2] {
+            same(src, f, &[a]);
+        }
+    }
+    // Called deeper than before: the first call of `d(20)` went 21 levels down; 30 levels
+    // further it is called again and passes the call limit exactly where it would.
+    for a in [20, 26, 27, 28, 29, 40] {
+        same(src, "deep", &[a]);
+    }
+    // The remembering is real: the repeated calls were answered from memory...
+    with_runtime(Runtime::Compiled, || {
+        let _ = call_script_fn(&ast, "many", vec![1.into()]);
+        let _ = call_script_fn(&ast, "sorted", vec![1.into()]);
+        let _ = call_script_fn(&ast, "fresh", vec![1.into()]);
+    });
+    assert!(answered(&ast, "sum_to").0 > 200, "sum_to answered {:?}", answered(&ast, "sum_to"));
+    assert!(answered(&ast, "suits").0 > 0 && answered(&ast, "order").0 > 0);
+    // ...and a function whose calls are rarely repeated is no longer tried.
+    let ast = crate::script::compile("memo.rhai", src).unwrap();
+    with_runtime(Runtime::Compiled, || {
+        let _ = call_script_fn(&ast, "fresh", vec![1.into()]);
+    });
+    assert_eq!(answered(&ast, "sum_to"), (0, true));
+}

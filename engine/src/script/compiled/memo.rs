@@ -1,0 +1,303 @@
+//! Calls the compiled tier remembers: a script function that changes nothing, called again
+//! with the same simple arguments while nothing it read has changed, gives its value at
+//! once.
+//!
+//! Scripts written for reading ask the same questions many times: the size of the deck
+//! from the pack's definitions at every turn, a card's place in a sorted hand in every
+//! comparison of a sort. The engine, not the designer, keeps the answers.
+//!
+//! **When a call is remembered.** The function ran compiled with arguments that are plain
+//! values (unit, booleans, integers, characters, strings) and gave a small value; while it
+//! ran, no host function that may change the game was called (see `api::with`), no
+//! script was started from a host function (a callback runs on a machine of its own,
+//! counted apart), and nothing else was remembered in its place. What it read of the game
+//! decides how long the answer lasts:
+//! - only what stays the same for a whole game (the pack's definitions, the game's
+//!   settings and seats: `api::settled`): until another game is installed on the thread
+//!   or the pack is reloaded;
+//! - the game's state (`api::read`): until the next change (any host call that may
+//!   change the game, and every install).
+//!
+//! **Exactly as if it ran.** A remembered call counts the operations the call counted,
+//! reaches the call depth it reached, and counts as a read of the state when its value
+//! came from one. When those operations would pass the operation limit or the meter's
+//! look at the clock and the game's count (every `CLOCK_EVERY` operations), or the depth
+//! would pass the call limit, the call runs instead, so those limits stop a script
+//! exactly where the interpreter stops it. The meter's look at the memory a call added
+//! (every `METER_EVERY` operations) is made at each multiple the counted operations pass,
+//! at the call's position. Values, errors, positions and operation counts are the
+//! interpreter's; the differential tests prove it on every shipped game.
+//!
+//! **Only where it pays.** A function whose calls are rarely answered from memory (new
+//! arguments each time, or it changes the game) is no longer tried after a few dozen calls.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+
+use rhai::{Dynamic, ImmutableString, Position};
+
+use super::rt::{Rt, R};
+use super::Program;
+
+thread_local! {
+    /// Host calls that may have changed the installed game, and installs.
+    static CHANGES: Cell<u64> = const { Cell::new(0) };
+    /// Reads of the game's state (not of what stays the same for a game).
+    static READS: Cell<u64> = const { Cell::new(0) };
+    /// Machines started (a host function calling back into a script).
+    static MACHINES: Cell<u64> = const { Cell::new(0) };
+    /// Installs of a game and reloads of its pack: what stays the same for a game ends.
+    static EPOCH: Cell<u64> = const { Cell::new(0) };
+    /// The deepest call level entered (see [`entered`]).
+    static DEEPEST: Cell<usize> = const { Cell::new(0) };
+    static MEMORY: RefCell<Memory> = RefCell::new(Memory::default());
+}
+
+/// A host call that may change the game.
+#[inline]
+pub(crate) fn changed() {
+    CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
+}
+
+/// A host call reading the game's state.
+#[inline]
+pub(crate) fn read_state() {
+    READS.with(|c| c.set(c.get().wrapping_add(1)));
+}
+
+/// A game installed on this thread, or its pack reloaded: nothing remembered holds.
+pub(crate) fn new_game() {
+    EPOCH.with(|c| c.set(c.get().wrapping_add(1)));
+    changed();
+}
+
+/// A script started from a host function (a callback on a machine of its own), or an
+/// operation run on the interpreter.
+#[inline]
+pub(crate) fn machine_started() {
+    MACHINES.with(|c| c.set(c.get().wrapping_add(1)));
+}
+
+pub(super) fn machines() -> u64 {
+    MACHINES.with(Cell::get)
+}
+
+pub(super) fn set_machines(n: u64) {
+    MACHINES.with(|c| c.set(n));
+}
+
+/// A script function entered at `level`.
+#[inline]
+pub(super) fn entered(level: usize) {
+    DEEPEST.with(|d| {
+        if level > d.get() {
+            d.set(level);
+        }
+    });
+}
+
+/// How many calls of a function are tried before deciding whether remembering pays, and
+/// the share of them (one in ...) that must have been answered from memory.
+const TRIAL: u32 = 64;
+const PAYS_ONE_IN: u32 = 8;
+
+/// Entries kept of each kind (a game asks a few hundred different questions).
+const MAX_ENTRIES: usize = 1024;
+
+/// The most values (items of lists and maps, counted through) a remembered value holds,
+/// and the longest string.
+const MAX_ITEMS: usize = 64;
+const MAX_TEXT: usize = 256;
+
+/// How a function has fared (kept per function of a program).
+#[derive(Clone, Copy, Default)]
+pub(super) struct Record {
+    calls: u32,
+    answered: u32,
+    off: bool,
+}
+
+impl Record {
+    pub(super) fn off(self) -> bool {
+        self.off
+    }
+
+    #[cfg(test)]
+    pub(super) fn answered(self) -> u32 {
+        self.answered
+    }
+
+    fn note(&mut self, answered: bool) {
+        self.calls = self.calls.saturating_add(1);
+        if answered {
+            self.answered = self.answered.saturating_add(1);
+        }
+        if self.calls >= TRIAL && self.answered.saturating_mul(PAYS_ONE_IN) < self.calls {
+            self.off = true;
+        }
+    }
+}
+
+/// An argument that can be part of a key.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Arg {
+    Unit,
+    Bool(bool),
+    Int(rhai::INT),
+    Char(char),
+    Text(ImmutableString),
+}
+
+impl Arg {
+    fn of(v: &Dynamic) -> Option<Arg> {
+        if v.tag() != 0 {
+            return None;
+        }
+        if v.is_unit() {
+            Some(Arg::Unit)
+        } else if let Ok(i) = v.as_int() {
+            Some(Arg::Int(i))
+        } else if let Ok(b) = v.as_bool() {
+            Some(Arg::Bool(b))
+        } else if let Ok(c) = v.as_char() {
+            Some(Arg::Char(c))
+        } else if v.is_string() {
+            let s = v.clone().into_immutable_string().ok()?;
+            (s.len() <= MAX_TEXT).then_some(Arg::Text(s))
+        } else {
+            None
+        }
+    }
+}
+
+/// A call: the program, the function and its arguments.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(super) struct Key {
+    program: u64,
+    function: usize,
+    args: Vec<Arg>,
+}
+
+struct Entry {
+    value: Dynamic,
+    /// Operations the call counted, and how many levels deep it went.
+    ops: u64,
+    depth: usize,
+    /// It read only what stays the same for a game.
+    settled: bool,
+}
+
+#[derive(Default)]
+struct Memory {
+    epoch: u64,
+    /// The change count `state` was made at.
+    changes: u64,
+    settled: HashMap<Key, Entry, ahash::RandomState>,
+    state: HashMap<Key, Entry, ahash::RandomState>,
+}
+
+impl Memory {
+    /// Forget what no longer holds.
+    fn bring_up_to_date(&mut self) {
+        let epoch = EPOCH.with(Cell::get);
+        if self.epoch != epoch {
+            self.epoch = epoch;
+            self.settled.clear();
+            self.state.clear();
+        }
+        let changes = CHANGES.with(Cell::get);
+        if self.changes != changes {
+            self.changes = changes;
+            self.state.clear();
+        }
+    }
+}
+
+/// The key of a call of function `i` with `args`, when it is worth trying to remember.
+pub(super) fn key(prog: &Program, i: usize, args: &[Dynamic]) -> Option<Key> {
+    let args = args.iter().map(Arg::of).collect::<Option<Vec<Arg>>>();
+    if args.is_none() {
+        note(prog, i, false);
+    }
+    Some(Key { program: prog.serial, function: i, args: args? })
+}
+
+fn note(prog: &Program, i: usize, answered: bool) {
+    let cell = &prog.fns[i].memo;
+    let mut r = cell.get();
+    r.note(answered);
+    cell.set(r);
+}
+
+/// The value of the call `key` at `rt.level` (before the call's own level): from memory
+/// when it holds and can be given exactly as the call would, else by `run`.
+pub(super) fn call(rt: &mut Rt, key: Key, pos: Position, run: impl FnOnce(&mut Rt) -> R<Dynamic>) -> R<Dynamic> {
+    let base = rt.level;
+    let known = MEMORY.with(|m| {
+        let mut m = m.borrow_mut();
+        m.bring_up_to_date();
+        let e = m.settled.get(&key).or_else(|| m.state.get(&key))?;
+        (rt.can_count(e.ops) && base + e.depth <= crate::script::LIMITS.call_levels)
+            .then(|| (e.value.clone(), e.ops, e.depth, e.settled))
+    });
+    let prog = rt.prog.clone();
+    if let Some((value, ops, depth, settled)) = known {
+        rt.count_many(ops, pos).map_err(super::rt::Ctl::into_err)?;
+        if !settled {
+            read_state();
+        }
+        entered(base + depth);
+        note(&prog, key.function, true);
+        return Ok(value);
+    }
+    let before = (CHANGES.with(Cell::get), MACHINES.with(Cell::get), EPOCH.with(Cell::get));
+    let reads = READS.with(Cell::get);
+    let ops = rt.ops;
+    let outer = DEEPEST.with(|d| d.replace(base));
+    let r = run(rt);
+    let deepest = DEEPEST.with(|d| d.replace(d.get().max(outer)));
+    let unchanged = before == (CHANGES.with(Cell::get), MACHINES.with(Cell::get), EPOCH.with(Cell::get));
+    note(&prog, key.function, false);
+    match &r {
+        Ok(v) if unchanged && rt.side().is_none() && rt.ops > ops && small(v, &mut { MAX_ITEMS }) => {
+            let e = Entry {
+                value: v.clone(),
+                ops: rt.ops - ops,
+                depth: deepest - base,
+                settled: READS.with(Cell::get) == reads,
+            };
+            MEMORY.with(|m| {
+                let mut m = m.borrow_mut();
+                m.bring_up_to_date();
+                let map = if e.settled { &mut m.settled } else { &mut m.state };
+                if map.len() < MAX_ENTRIES {
+                    map.insert(key, e);
+                }
+            });
+        }
+        _ => {}
+    }
+    r
+}
+
+/// Whether `v` is small enough to keep: plain values, short strings, and lists and maps
+/// of them holding at most `items` values in all.
+fn small(v: &Dynamic, items: &mut usize) -> bool {
+    if *items == 0 || v.tag() != 0 {
+        return false;
+    }
+    *items -= 1;
+    if v.is_unit() || v.is_int() || v.is_bool() || v.is_char() {
+        return true;
+    }
+    if v.is_string() {
+        return v.read_lock::<ImmutableString>().is_some_and(|s| s.len() <= MAX_TEXT);
+    }
+    if v.is_array() {
+        return v.read_lock::<rhai::Array>().is_some_and(|a| a.iter().all(|x| small(x, items)));
+    }
+    if v.is_map() {
+        return v.read_lock::<rhai::Map>().is_some_and(|m| m.values().all(|x| small(x, items)));
+    }
+    false
+}
