@@ -267,6 +267,8 @@ fn push_first(out: &mut BTreeSet<Vec<String>>, base: &[String], entry: &str) {
 struct CrateSource {
     files: BTreeMap<String, BTreeSet<Vec<String>>>,
     modules: BTreeSet<Vec<String>>,
+    /// Each non-test file's code, comments and literals blanked (see [`code_only`]).
+    code: BTreeMap<String, String>,
 }
 
 fn read_crate(src: &Path) -> CrateSource {
@@ -286,14 +288,15 @@ fn read_crate(src: &Path) -> CrateSource {
     }
     let modules: BTreeSet<Vec<String>> = parsed.values().map(|(m, _)| m.clone()).collect();
     let mut files = BTreeMap::new();
-    for (rel, (module, code)) in &parsed {
+    let mut code_of = BTreeMap::new();
+    for (rel, (module, code)) in parsed {
         if test_files.iter().any(|t| module.starts_with(t)) {
             continue;
         }
-        let paths = named_paths(code, module);
-        files.insert(rel.clone(), paths);
+        files.insert(rel.clone(), named_paths(&code, &module));
+        code_of.insert(rel, code);
     }
-    CrateSource { files, modules }
+    CrateSource { files, modules, code: code_of }
 }
 
 /// The longest module of the crate that `path` starts with.
@@ -456,6 +459,33 @@ fn architecture_md_names_every_source_file() {
         "docs/ARCHITECTURE.md does not name these files (as `path/from/src.rs` in backquotes):\n  {}",
         missing.join("\n  ")
     );
+}
+
+/// The files of `tools/` that may write to the file system themselves: the atomic writer,
+/// and the benchmarks' scratch projects (made in a temporary folder, then thrown away).
+const DIRECT_WRITERS: &[&str] = &["out.rs", "bench/project.rs", "bench/watch.rs", "print/bench.rs"];
+
+/// What writes a file or prints, as code names it.
+const WRITES: &[&str] = &["fs::write(", "File::create(", "OpenOptions::new("];
+const PRINTS: &[&str] = &["println!", "eprintln!", "print!", "eprint!", "dbg!", "process::exit("];
+
+#[test]
+fn files_are_written_atomically_and_the_engine_never_prints() {
+    let mut problems = Vec::new();
+    for (rel, code) in read_crate(&root().join("tools/src")).code {
+        if DIRECT_WRITERS.contains(&rel.as_str()) {
+            continue;
+        }
+        for w in WRITES.iter().filter(|w| code.contains(*w)) {
+            problems.push(format!("tools/src/{rel}: `{w}`: write through `out::write_atomic`"));
+        }
+    }
+    for (rel, code) in read_crate(&root().join("engine/src")).code {
+        for w in WRITES.iter().chain(PRINTS).filter(|w| code.contains(*w)) {
+            problems.push(format!("engine/src/{rel}: `{w}`: the engine neither writes files nor prints"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// Files allowed past the length bar: tables and the native game copy.

@@ -110,8 +110,10 @@ impl Keep {
         let file =
             GameFile::from_game(game, kinds, format!("game {i} of a `crown sim` run ({})", outcome_words(outcome)));
         let base = self.dir.join(format!("{pack}-{i}"));
-        let r = std::fs::write(base.with_extension("game.toml"), file.to_toml())
-            .and_then(|()| std::fs::write(base.with_extension("transcript"), transcript_text(game, outcome)));
+        // Written atomically: a run cut off never leaves half a game that later fails to replay.
+        let r = crate::out::write_atomic(&base.with_extension("game.toml"), file.to_toml().as_bytes()).and_then(|()| {
+            crate::out::write_atomic(&base.with_extension("transcript"), transcript_text(game, outcome).as_bytes())
+        });
         match r {
             Ok(()) => {
                 self.written.fetch_add(1, Ordering::Relaxed);
