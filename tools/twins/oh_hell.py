@@ -21,9 +21,6 @@ from pathlib import Path
 
 PACK_ID = "oh-hell"
 
-# The suits in the order a hand is sorted (as the rules script sorts it).
-SUITS = ["clubs", "diamonds", "spades", "hearts"]
-
 
 # ---------------------------------------------------------------- the pack's data
 
@@ -34,9 +31,6 @@ class Card:
         self.name = name
         self.suit = suit
         self.rank = rank
-
-    def sort_key(self):
-        return SUITS.index(self.suit) * 100 + self.rank
 
     def __repr__(self):
         return self.name
@@ -203,7 +197,9 @@ class Game:
         seat.bid = self.choose(seat, "bid", options)
 
     def playable(self, seat):
-        hand = sorted(seat.hand, key=Card.sort_key)
+        # By suit, in the order of the `suit_order` setting, then by rank (as the rules sort).
+        suits = self.options["suit_order"]
+        hand = sorted(seat.hand, key=lambda card: suits.index(card.suit) * 100 + card.rank)
         if not self.trick:
             return hand
         led = self.trick[0][1].suit

@@ -740,7 +740,8 @@ pub struct Seat {
     pub values: BTreeMap<String, i64>,
 }
 
-/// A setting: integer, boolean, string, or a list of integers (a table of bands or steps).
+/// A setting: integer, boolean, string, a list of integers (a table of bands or steps), or
+/// a list of words (an order of suits, the names of the rounds).
 #[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(untagged)]
 pub enum Scalar {
@@ -748,6 +749,15 @@ pub enum Scalar {
     Bool(bool),
     Str(String),
     Ints(Vec<i64>),
+    Words(Vec<String>),
+}
+
+/// An item of a list setting.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Item {
+    Int(i64),
+    Word(String),
 }
 
 /// By hand, for an error that says what a setting may be (an untagged enum's error names
@@ -758,7 +768,7 @@ impl<'de> Deserialize<'de> for Scalar {
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = Scalar;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a setting: a whole number, true or false, a word, or a list of whole numbers")
+                f.write_str("a setting: a whole number, true or false, a word, or a list of whole numbers or of words")
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Scalar, E> {
                 Ok(Scalar::Int(v))
@@ -773,11 +783,20 @@ impl<'de> Deserialize<'de> for Scalar {
                 Ok(Scalar::Str(v.to_string()))
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
-                let mut out = Vec::new();
-                while let Some(x) = seq.next_element::<i64>()? {
-                    out.push(x);
+                let (mut ints, mut words) = (Vec::new(), Vec::new());
+                while let Some(x) = seq.next_element::<Item>()? {
+                    match x {
+                        Item::Int(i) => ints.push(i),
+                        Item::Word(w) => words.push(w),
+                    }
                 }
-                Ok(Scalar::Ints(out))
+                match (ints.is_empty(), words.is_empty()) {
+                    (_, true) => Ok(Scalar::Ints(ints)),
+                    (true, false) => Ok(Scalar::Words(words)),
+                    (false, false) => {
+                        Err(serde::de::Error::custom("a list setting holds whole numbers or words, not both"))
+                    }
+                }
             }
         }
         d.deserialize_any(V)
@@ -785,7 +804,7 @@ impl<'de> Deserialize<'de> for Scalar {
 }
 
 impl std::fmt::Display for Scalar {
-    /// As a designer writes it in a sentence: `5`, `yes`, `deal`, `4, 6`.
+    /// As a designer writes it in a sentence: `5`, `yes`, `deal`, `4, 6`, `clubs, hearts`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Scalar::Int(i) => write!(f, "{i}"),
@@ -795,6 +814,7 @@ impl std::fmt::Display for Scalar {
                 let parts: Vec<String> = v.iter().map(i64::to_string).collect();
                 f.write_str(&parts.join(", "))
             }
+            Scalar::Words(v) => f.write_str(&v.join(", ")),
         }
     }
 }

@@ -107,6 +107,7 @@ fn scalar_like(old: &Scalar, o: &Override) -> Result<Scalar, String> {
                 .collect::<Result<_, _>>()
                 .map_err(|_| format!("{}: `{}` is not whole numbers separated by commas", o.path(), o.value))?,
         ),
+        Scalar::Words(_) => Scalar::Words(o.value.split(',').map(|w| w.trim().to_string()).collect()),
     })
 }
 
@@ -192,6 +193,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_list_setting_holds_numbers_or_words() {
+        let read = |t: &str| toml::from_str::<std::collections::BTreeMap<String, Scalar>>(t).map(|m| m["x"].clone());
+        assert_eq!(read("x = [4, 6]"), Ok(Scalar::Ints(vec![4, 6])));
+        assert_eq!(read("x = [\"clubs\", \"hearts\"]"), Ok(Scalar::Words(vec!["clubs".into(), "hearts".into()])));
+        assert_eq!(read("x = []"), Ok(Scalar::Ints(vec![])));
+        let mixed = read("x = [4, \"clubs\"]").unwrap_err().to_string();
+        assert!(mixed.contains("whole numbers or words, not both"), "{mixed}");
+        assert_eq!(Scalar::Words(vec!["clubs".into(), "hearts".into()]).to_string(), "clubs, hearts");
+    }
+
+    #[test]
     fn parses_paths() {
         let o = Override::parse("card.pikemen.values.attack=2").unwrap();
         assert_eq!(
@@ -212,6 +224,8 @@ mod tests {
         let o = |v: &str| Override::parse(&format!("options.bands={v}")).unwrap();
         assert_eq!(scalar_like(&Scalar::Ints(vec![4, 6]), &o("3, 5,7")), Ok(Scalar::Ints(vec![3, 5, 7])));
         assert!(scalar_like(&Scalar::Ints(vec![4]), &o("3;5")).unwrap_err().contains("separated by commas"));
+        let words = Scalar::Words(vec!["a".into()]);
+        assert_eq!(scalar_like(&words, &o("clubs, hearts")), Ok(Scalar::Words(vec!["clubs".into(), "hearts".into()])));
         assert_eq!(scalar_like(&Scalar::Int(1), &o("9")), Ok(Scalar::Int(9)));
         assert!(scalar_like(&Scalar::Bool(true), &o("maybe")).is_err());
     }

@@ -703,5 +703,6 @@ pub(crate) fn scalar_to_dynamic(s: &Scalar) -> Dynamic {
         Scalar::Bool(b) => Dynamic::from(*b),
         Scalar::Str(s) => Dynamic::from(s.clone()),
         Scalar::Ints(v) => Dynamic::from(v.iter().map(|&i| Dynamic::from(i)).collect::<rhai::Array>()),
+        Scalar::Words(v) => Dynamic::from(v.iter().map(|w| Dynamic::from(w.clone())).collect::<rhai::Array>()),
     }
 }
