@@ -8,9 +8,9 @@
 //!
 //! **When a call is remembered.** The function ran compiled with arguments that are plain
 //! values (unit, booleans, integers, characters, strings) and gave a small value; while it
-//! ran, no host function that may change the game was called (see `api::with`), no
+//! ran, no host function that may change the game was called (see `api::with`), and no
 //! script was started from a host function (a callback runs on a machine of its own,
-//! counted apart), and nothing else was remembered in its place. What it read of the game
+//! counted apart) or ran on the interpreter. What it read of the game
 //! decides how long the answer lasts:
 //! - only what stays the same for a whole game (the pack's definitions, the game's
 //!   settings and seats: `api::settled`): until another game is installed on the thread
@@ -101,7 +101,7 @@ pub(super) fn entered(level: usize) {
 const TRIAL: u32 = 64;
 const PAYS_ONE_IN: u32 = 8;
 
-/// Entries kept of each kind (a game asks a few hundred different questions).
+/// Answers kept at most (a game asks a few hundred different questions).
 const MAX_ENTRIES: usize = 1024;
 
 /// The most values (items of lists and maps, counted through) a remembered value holds,
@@ -175,7 +175,8 @@ impl Arg {
 pub(super) struct Key {
     program: u64,
     function: usize,
-    args: Vec<Arg>,
+    /// (Held inline: no allocation for the few arguments a call has.)
+    args: rhai::FnArgsVec<Arg>,
 }
 
 struct Entry {
@@ -183,39 +184,51 @@ struct Entry {
     /// Operations the call counted, and how many levels deep it went.
     ops: u64,
     depth: usize,
-    /// It read only what stays the same for a game.
-    settled: bool,
+    /// What the meter last heard from a native call at the call's end, if nothing was
+    /// counted after it (see `Rt::side`), as an offset from the count at the end.
+    heard: Option<i64>,
+    /// The change count it was made at; `None` when it read only what stays the same for
+    /// a game.
+    made_at: Option<u64>,
 }
 
+/// The answers kept on this thread, for the game installed.
 #[derive(Default)]
 struct Memory {
     epoch: u64,
-    /// The change count `state` was made at.
-    changes: u64,
-    settled: HashMap<Key, Entry, ahash::RandomState>,
-    state: HashMap<Key, Entry, ahash::RandomState>,
+    entries: HashMap<Key, Entry, ahash::RandomState>,
 }
 
 impl Memory {
-    /// Forget what no longer holds.
-    fn bring_up_to_date(&mut self) {
+    /// The answer to `key`, if it still holds.
+    fn get(&mut self, key: &Key) -> Option<&Entry> {
+        self.forget_other_games();
+        let changes = CHANGES.with(Cell::get);
+        self.entries.get(key).filter(|e| e.made_at.is_none_or(|c| c == changes))
+    }
+
+    /// Keep an answer. When the memory is full it starts again (answers that no longer
+    /// hold are among what it forgets).
+    fn keep(&mut self, key: Key, e: Entry) {
+        self.forget_other_games();
+        if self.entries.len() >= MAX_ENTRIES {
+            self.entries.clear();
+        }
+        self.entries.insert(key, e);
+    }
+
+    fn forget_other_games(&mut self) {
         let epoch = EPOCH.with(Cell::get);
         if self.epoch != epoch {
             self.epoch = epoch;
-            self.settled.clear();
-            self.state.clear();
-        }
-        let changes = CHANGES.with(Cell::get);
-        if self.changes != changes {
-            self.changes = changes;
-            self.state.clear();
+            self.entries.clear();
         }
     }
 }
 
 /// The key of a call of function `i` with `args`, when it is worth trying to remember.
 pub(super) fn key(prog: &Program, i: usize, args: &[Dynamic]) -> Option<Key> {
-    let args = args.iter().map(Arg::of).collect::<Option<Vec<Arg>>>();
+    let args = args.iter().map(Arg::of).collect::<Option<rhai::FnArgsVec<Arg>>>();
     if args.is_none() {
         note(prog, i, false);
     }
@@ -235,19 +248,20 @@ pub(super) fn call(rt: &mut Rt, key: Key, pos: Position, run: impl FnOnce(&mut R
     let base = rt.level;
     let known = MEMORY.with(|m| {
         let mut m = m.borrow_mut();
-        m.bring_up_to_date();
-        let e = m.settled.get(&key).or_else(|| m.state.get(&key))?;
+        let e = m.get(&key)?;
         (rt.can_count(e.ops) && base + e.depth <= crate::script::LIMITS.call_levels)
-            .then(|| (e.value.clone(), e.ops, e.depth, e.settled))
+            .then(|| (e.value.clone(), e.ops, e.depth, e.made_at.is_none(), e.heard))
     });
-    let prog = rt.prog.clone();
-    if let Some((value, ops, depth, settled)) = known {
+    if let Some((value, ops, depth, settled, heard)) = known {
         rt.count_many(ops, pos).map_err(super::rt::Ctl::into_err)?;
+        if let Some(off) = heard {
+            rt.note_side(rt.ops.wrapping_add_signed(off));
+        }
         if !settled {
             read_state();
         }
         entered(base + depth);
-        note(&prog, key.function, true);
+        note(&rt.prog, key.function, true);
         return Ok(value);
     }
     let before = (CHANGES.with(Cell::get), MACHINES.with(Cell::get), EPOCH.with(Cell::get));
@@ -257,23 +271,17 @@ pub(super) fn call(rt: &mut Rt, key: Key, pos: Position, run: impl FnOnce(&mut R
     let r = run(rt);
     let deepest = DEEPEST.with(|d| d.replace(d.get().max(outer)));
     let unchanged = before == (CHANGES.with(Cell::get), MACHINES.with(Cell::get), EPOCH.with(Cell::get));
-    note(&prog, key.function, false);
+    note(&rt.prog, key.function, false);
     match &r {
-        Ok(v) if unchanged && rt.side().is_none() && rt.ops > ops && small(v, &mut { MAX_ITEMS }) => {
+        Ok(v) if unchanged && rt.ops > ops && small(v, &mut { MAX_ITEMS }) => {
             let e = Entry {
                 value: v.clone(),
                 ops: rt.ops - ops,
                 depth: deepest - base,
-                settled: READS.with(Cell::get) == reads,
+                heard: rt.side().map(|h| h.wrapping_sub(rt.ops) as i64),
+                made_at: (READS.with(Cell::get) != reads).then(|| CHANGES.with(Cell::get)),
             };
-            MEMORY.with(|m| {
-                let mut m = m.borrow_mut();
-                m.bring_up_to_date();
-                let map = if e.settled { &mut m.settled } else { &mut m.state };
-                if map.len() < MAX_ENTRIES {
-                    map.insert(key, e);
-                }
-            });
+            MEMORY.with(|m| m.borrow_mut().keep(key, e));
         }
         _ => {}
     }

@@ -260,7 +260,13 @@ pub(crate) fn engine_call(
     // The engine's call adds a level of its own.
     rt.sync_global();
     rt.global.level = rt.level.saturating_sub(1);
+    let machines = super::memo::machines();
     let r = rt.watching(|rt| rt.context(name, pos).call_native_fn_raw(name, is_ref_mut, args));
+    // The engine counting the call's own operation is no script run; a script the native
+    // function called back (more operations counted) is (see memo.rs).
+    if super::memo::machines() - machines <= 1 {
+        super::memo::set_machines(machines);
+    }
     rt.count_kept();
     r
 }
