@@ -4,10 +4,10 @@ use super::*;
 
 pub(super) fn register(e: &mut Registrar) {
     e.register_fn("def_of", |c: i64| {
-        read(|g| Ok(g.pack.words().id[g.state.cards[cd(g, c)? as usize].def as usize].clone()))
+        read_faces(|g| Ok(g.pack.words().id[g.state.cards[cd(g, c)? as usize].def as usize].clone()))
     });
     e.register_fn("distinct_defs", |cs: Array| {
-        read(|g| {
+        read_faces(|g| {
             let mut seen: Vec<u32> = Vec::with_capacity(cs.len());
             let mut out = Array::with_capacity(cs.len());
             for x in cs {
@@ -22,7 +22,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("name_of", |c: i64| {
-        read(|g| {
+        read_faces(|g| {
             let c = cd(g, c)?;
             let def = g.state.cards[c as usize].def as usize;
             Ok(match stage_of(g, c) {
@@ -35,16 +35,16 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("kind_of", |c: i64| {
-        read(|g| Ok(g.pack.words().kind[g.state.cards[cd(g, c)? as usize].def as usize].clone()))
+        read_faces(|g| Ok(g.pack.words().kind[g.state.cards[cd(g, c)? as usize].def as usize].clone()))
     });
     e.register_fn("has_keyword", |c: i64, k: ImmutableString| {
-        read(|g| {
+        read_faces(|g| {
             let c = cd(g, c)?;
             Ok(card_has_keyword(g, c, &k))
         })
     });
     e.register_fn("with_keyword", |cs: Array, k: ImmutableString| {
-        read(|g| {
+        read_faces(|g| {
             let mut out = Array::new();
             for x in cs {
                 let c = x.as_int().map_err(|t| format!("with_keyword expects card ids, not {t}"))?;
@@ -55,12 +55,12 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(out)
         })
     });
-    e.register_fn("value", |c: i64, k: ImmutableString| read(|g| strict_value(g, cd(g, c)?, &k)));
+    e.register_fn("value", |c: i64, k: ImmutableString| read_faces(|g| strict_value(g, cd(g, c)?, &k)));
     e.register_fn("value_or", |c: i64, k: ImmutableString, d: i64| {
-        read(|g| Ok(card_value(g, cd(g, c)?, &k).unwrap_or(d)))
+        read_faces(|g| Ok(card_value(g, cd(g, c)?, &k).unwrap_or(d)))
     });
     e.register_fn("attr", |c: i64, k: ImmutableString| {
-        read(|g| {
+        read_faces(|g| {
             let c = cd(g, c)?;
             if let Some(v) = stage_of(g, c).and_then(|s| s.attrs.get(k.as_str())) {
                 return Ok(v.clone());
@@ -77,7 +77,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("mark", |c: i64, k: ImmutableString| {
-        read(|g| Ok(g.state.cards[cd(g, c)? as usize].marks.get(k.as_str()).copied().unwrap_or(0)))
+        read_faces(|g| Ok(g.state.cards[cd(g, c)? as usize].marks.get(k.as_str()).copied().unwrap_or(0)))
     });
     e.register_fn("set_mark", |c: i64, k: ImmutableString, v: i64| set_mark(c, &k, |_| v));
     e.register_fn("add_mark", |c: i64, k: ImmutableString, d: i64| set_mark(c, &k, |o| o.saturating_add(d)));
@@ -118,13 +118,13 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("side", |c: i64| {
-        read(|g| {
+        read_faces(|g| {
             let c = cd(g, c)?;
             Ok(if back_up(g, c).is_some() { "back" } else { "front" }.to_string())
         })
     });
     e.register_fn("set_side", |c: i64, side: ImmutableString| {
-        with(|g| {
+        with_faces(|g| {
             let c = cd(g, c)?;
             let d = &g.pack.defs[g.state.cards[c as usize].def as usize].def;
             if !d.stages.is_empty() {
@@ -145,9 +145,9 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
-    e.register_fn("face_up", |c: i64| read(|g| Ok(g.state.cards[cd(g, c)? as usize].face_up)));
+    e.register_fn("face_up", |c: i64| read_faces(|g| Ok(g.state.cards[cd(g, c)? as usize].face_up)));
     e.register_fn("set_face_up", |c: i64, up: bool| {
-        with(|g| {
+        with_faces(|g| {
             let c = cd(g, c)?;
             if g.state.cards[c as usize].face_up != up {
                 g.state.cards[c as usize].face_up = up;
@@ -156,9 +156,9 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
-    e.register_fn("stage", |c: i64| read(|g| Ok(g.state.cards[cd(g, c)? as usize].stage.as_str().to_string())));
+    e.register_fn("stage", |c: i64| read_faces(|g| Ok(g.state.cards[cd(g, c)? as usize].stage.as_str().to_string())));
     e.register_fn("set_stage", |c: i64, pos: ImmutableString| {
-        with(|g| {
+        with_faces(|g| {
             let c = cd(g, c)?;
             let to = StagePosition::parse(&pos)
                 .ok_or_else(|| format!("`{pos}` is not a stage (front-top, front-bottom, back-top, back-bottom)"))?;
@@ -176,27 +176,27 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("stages", |c: i64| {
-        read(|g| {
+        read_faces(|g| {
             let d = &g.pack.defs[g.state.cards[cd(g, c)? as usize].def as usize].def;
             Ok(d.stages.iter().map(|s| Dynamic::from(s.position.as_str().to_string())).collect::<Array>())
         })
     });
     e.register_fn("upgrades", |c: i64| {
-        read(|g| {
+        read_faces(|g| {
             let c = cd(g, c)?;
             let from = g.state.cards[c as usize].stage;
             Ok(stage_of(g, c).map(|st| upgrade_maps(from, &st.upgrades)).unwrap_or_default())
         })
     });
     e.register_fn("checkboxes", |c: i64| {
-        read(|g| {
+        read_faces(|g| {
             Ok(stage_of(g, cd(g, c)?)
                 .map(|s| s.checkboxes.iter().map(|x| Dynamic::from(x.clone())).collect::<Array>())
                 .unwrap_or_default())
         })
     });
     e.register_fn("add_sticker", |c: i64, s: ImmutableString| {
-        with(|g| {
+        with_faces(|g| {
             let c = cd(g, c)?;
             g.state.cards[c as usize].stickers.push(s.to_string());
             g.log(|st| format!("sticker {s} on {}", card_ref_s(st, c)));
@@ -204,12 +204,12 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("stickers", |c: i64| {
-        read(|g| {
+        read_faces(|g| {
             Ok(g.state.cards[cd(g, c)? as usize].stickers.iter().map(|s| Dynamic::from(s.clone())).collect::<Array>())
         })
     });
     e.register_fn("create_card", |id: ImmutableString, z: i64| {
-        with(|g| {
+        with_faces(|g| {
             let d = def_idx(g, &id)?;
             let z = zn(g, z)?;
             room_for_cards(g, 1, "create_card")?;
@@ -219,7 +219,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("create_cards", |id: ImmutableString, n: i64, z: i64| {
-        with(|g| {
+        with_faces(|g| {
             let d = def_idx(g, &id)?;
             let z = zn(g, z)?;
             if !(0..=10_000).contains(&n) {
@@ -232,7 +232,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("create_deck", |deck: ImmutableString, z: i64| {
-        with(|g| {
+        with_faces(|g| {
             let z = zn(g, z)?;
             let defs: Vec<(u32, i64)> = g
                 .pack
@@ -315,7 +315,7 @@ pub(super) fn face_map(
 }
 
 fn set_mark(c: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {
-    with(|g| {
+    with_faces(|g| {
         let c = cd(g, c)?;
         let old = g.state.cards[c as usize].marks.get(k).copied().unwrap_or(0);
         let new = f(old);

@@ -836,12 +836,22 @@ fn write_fixture() -> Arc<Pack> {
     )
 }
 
-/// Run one case on a fresh two-seat game of the fixture.
-fn run(pack: &Arc<Pack>, c: &Case) -> Result<(), String> {
+/// A fresh two-seat game of the fixture pack (for tests elsewhere that need a game with
+/// one of everything).
+pub(crate) fn fixture_game() -> Game {
+    fresh_game(&fixture()).expect("the fixture's game")
+}
+
+fn fresh_game(pack: &Arc<Pack>) -> Result<Game, String> {
     let mut cfg = GameConfig::new(1, 2);
     cfg.scenario = Some("duel".into());
     let agents: Vec<Box<dyn Agent>> = vec![Box::new(FirstAgent), Box::new(FirstAgent)];
-    let game = Game::new(pack.clone(), cfg, agents)?;
+    Game::new(pack.clone(), cfg, agents)
+}
+
+/// Run one case on a fresh two-seat game of the fixture.
+fn run(pack: &Arc<Pack>, c: &Case) -> Result<(), String> {
+    let game = fresh_game(pack)?;
     let rules = pack.rules_script().expect("rules").ast.clone();
     let ast = crate::script::compile("case", c.code).map_err(|e| e.to_string())?;
     let merged = rules.merge(&ast);

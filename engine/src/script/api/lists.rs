@@ -24,7 +24,7 @@ use std::panic::AssertUnwindSafe;
 use rhai::{FnPtr, NativeCallContext};
 
 use super::*;
-use crate::script::compiled::call_fn_ptr;
+use crate::script::compiled::Callback;
 
 /// How a function is handed a list item.
 #[derive(Clone, Copy)]
@@ -54,22 +54,46 @@ fn takes(ctx: &NativeCallContext, f: &FnPtr, lead: usize) -> Takes {
     }
 }
 
-/// Call `f` on `item` (at `index`), after `lead` (a reduction's total so far).
-fn call_on(
-    ctx: &NativeCallContext,
-    f: &FnPtr,
+/// `f` called on each item of a list, after `lead` values (a reduction's total so far):
+/// how it takes the item, and the callback it is (found once for the whole list).
+struct Each<'c, 'n> {
     how: Takes,
-    caller: &str,
-    lead: Option<Dynamic>,
-    item: &mut Dynamic,
-    index: usize,
-) -> R<Dynamic> {
-    let index = Dynamic::from(i64::try_from(index).unwrap_or(i64::MAX));
-    match (how, lead) {
-        (Takes::Item, lead) => call_fn_ptr(ctx, f, lead.into_iter().chain([item.clone()])),
-        (Takes::ItemIndex, lead) => call_fn_ptr(ctx, f, lead.into_iter().chain([item.clone(), index])),
-        (Takes::Other, None) => f.call_raw_with_extra_args(caller, ctx, Some(item), [], [index], Some(0)),
-        (Takes::Other, Some(total)) => f.call_raw_with_extra_args(caller, ctx, Some(item), [total], [index], Some(1)),
+    callback: Callback<'c, 'n>,
+}
+
+impl<'c, 'n> Each<'c, 'n> {
+    fn new(ctx: &'c NativeCallContext<'n>, f: &'c FnPtr, lead: usize) -> Self {
+        let how = takes(ctx, f, lead);
+        let callback = match how {
+            Takes::Item => Callback::new(ctx, f, lead + 1),
+            Takes::ItemIndex => Callback::new(ctx, f, lead + 2),
+            Takes::Other => Callback::interpreted(ctx, f),
+        };
+        Each { how, callback }
+    }
+
+    /// Call `f` on `item` (at `index`), after `lead`.
+    fn call(&mut self, caller: &str, lead: Option<Dynamic>, item: &mut Dynamic, index: usize) -> R<Dynamic> {
+        let index = Dynamic::from(i64::try_from(index).unwrap_or(i64::MAX));
+        let (ctx, f) = self.callback.parts();
+        match (self.how, lead) {
+            (Takes::Item, lead) => self.callback.call(lead.into_iter().chain([item.clone()])),
+            (Takes::ItemIndex, lead) => self.callback.call(lead.into_iter().chain([item.clone(), index])),
+            (Takes::Other, None) => f.call_raw_with_extra_args(caller, ctx, Some(item), [], [index], Some(0)),
+            (Takes::Other, Some(total)) => {
+                f.call_raw_with_extra_args(caller, ctx, Some(item), [total], [index], Some(1))
+            }
+        }
+    }
+
+    /// Call `f` on a map's entry, handed as `(key, value)`.
+    fn call_entry(&mut self, caller: &str, key: &str, value: &mut Dynamic) -> R<Dynamic> {
+        let key = Dynamic::from(key.to_string());
+        let (ctx, f) = self.callback.parts();
+        match self.how {
+            Takes::Item => self.callback.call([key, value.clone()]),
+            _ => f.call_raw_with_extra_args(caller, ctx, Some(value), [key], [], Some(1)),
+        }
     }
 }
 
@@ -127,12 +151,13 @@ fn sort(ctx: &NativeCallContext, caller: &str, a: &mut Array, f: &FnPtr) -> R<()
         return Ok(());
     }
     let mut failed: Option<Box<EvalAltResult>> = None;
+    let mut compare = Callback::new(ctx, f, 2);
     let sorted = std::panic::catch_unwind(AssertUnwindSafe(|| {
         a.sort_by(|x, y| {
             if failed.is_some() {
                 return Ordering::Equal;
             }
-            match call_fn_ptr(ctx, f, [x.clone(), y.clone()]).and_then(|v| order(ctx, caller, v)) {
+            match compare.call([x.clone(), y.clone()]).and_then(|v| order(ctx, caller, v)) {
                 Ok(o) => o,
                 Err(e) => {
                     failed = Some(e);
@@ -153,10 +178,10 @@ fn sort(ctx: &NativeCallContext, caller: &str, a: &mut Array, f: &FnPtr) -> R<()
 
 /// The items of `a` from `start` for which `f` holds, by index.
 fn first_match(ctx: &NativeCallContext, caller: &str, a: &mut Array, f: &FnPtr, start: i64) -> R<Option<usize>> {
-    let how = takes(ctx, f, 0);
+    let mut each = Each::new(ctx, f, 0);
     let from = start_at(a.len(), start);
     for (i, item) in a.iter_mut().enumerate().skip(from) {
-        if truth(ctx, caller, call_on(ctx, f, how, caller, None, item, i)?)? {
+        if truth(ctx, caller, each.call(caller, None, item, i)?)? {
             return Ok(Some(i));
         }
     }
@@ -166,12 +191,12 @@ fn first_match(ctx: &NativeCallContext, caller: &str, a: &mut Array, f: &FnPtr, 
 /// Remove the items for which `f` holds (`keep` false) or does not hold (`keep` true),
 /// and return them.
 fn split_off(ctx: &NativeCallContext, caller: &str, a: &mut Array, f: &FnPtr, keep: bool) -> R<Array> {
-    let how = takes(ctx, f, 0);
+    let mut each = Each::new(ctx, f, 0);
     let mut out = Array::new();
     let mut i = 0;
     let mut x = 0;
     while x < a.len() {
-        if truth(ctx, caller, call_on(ctx, f, how, caller, None, &mut a[x], i)?)? != keep {
+        if truth(ctx, caller, each.call(caller, None, &mut a[x], i)?)? != keep {
             out.push(a.remove(x));
         } else {
             x += 1;
@@ -183,30 +208,14 @@ fn split_off(ctx: &NativeCallContext, caller: &str, a: &mut Array, f: &FnPtr, ke
 
 fn reduce(ctx: &NativeCallContext, a: &mut Array, f: &FnPtr, initial: Dynamic, backwards: bool) -> R<Dynamic> {
     let caller = if backwards { "reduce_rev" } else { "reduce" };
-    let how = takes(ctx, f, 1);
+    let mut each = Each::new(ctx, f, 1);
     let n = a.len();
     let mut total = initial;
     for k in 0..n {
         let i = if backwards { n - 1 - k } else { k };
-        total = call_on(ctx, f, how, caller, Some(total), &mut a[i], i)?;
+        total = each.call(caller, Some(total), &mut a[i], i)?;
     }
     Ok(total)
-}
-
-/// A map entry handed to `f` as `(key, value)`.
-fn call_entry(
-    ctx: &NativeCallContext,
-    f: &FnPtr,
-    how: Takes,
-    caller: &str,
-    key: &str,
-    value: &mut Dynamic,
-) -> R<Dynamic> {
-    let key = Dynamic::from(key.to_string());
-    match how {
-        Takes::Item => call_fn_ptr(ctx, f, [key, value.clone()]),
-        _ => f.call_raw_with_extra_args(caller, ctx, Some(value), [key], [], Some(1)),
-    }
 }
 
 pub(super) fn register(e: &mut Registrar) {
@@ -221,18 +230,18 @@ pub(super) fn register(e: &mut Registrar) {
         });
     }
     e.register_fn("map", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<Array> {
-        let how = takes(&ctx, &f, 0);
+        let mut each = Each::new(&ctx, &f, 0);
         let mut out = Array::with_capacity(a.len());
         for (i, item) in a.iter_mut().enumerate() {
-            out.push(call_on(&ctx, &f, how, "map", None, item, i)?);
+            out.push(each.call("map", None, item, i)?);
         }
         Ok(out)
     });
     e.register_fn("filter", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<Array> {
-        let how = takes(&ctx, &f, 0);
+        let mut each = Each::new(&ctx, &f, 0);
         let mut out = Array::new();
         for (i, item) in a.iter_mut().enumerate() {
-            if truth(&ctx, "filter", call_on(&ctx, &f, how, "filter", None, item, i)?)? {
+            if truth(&ctx, "filter", each.call("filter", None, item, i)?)? {
                 out.push(item.clone());
             }
         }
@@ -254,9 +263,9 @@ pub(super) fn register(e: &mut Registrar) {
         Ok(first_match(&ctx, "some", a, &f, 0)?.is_some())
     });
     e.register_fn("all", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<bool> {
-        let how = takes(&ctx, &f, 0);
+        let mut each = Each::new(&ctx, &f, 0);
         for (i, item) in a.iter_mut().enumerate() {
-            if !truth(&ctx, "all", call_on(&ctx, &f, how, "all", None, item, i)?)? {
+            if !truth(&ctx, "all", each.call("all", None, item, i)?)? {
                 return Ok(false);
             }
         }
@@ -277,10 +286,10 @@ pub(super) fn register(e: &mut Registrar) {
     });
     for arity in [false, true] {
         let find_map = move |ctx: &NativeCallContext, a: &mut Array, f: &FnPtr, start: i64| -> R<Dynamic> {
-            let how = takes(ctx, f, 0);
+            let mut each = Each::new(ctx, f, 0);
             let from = start_at(a.len(), start);
             for (i, item) in a.iter_mut().enumerate().skip(from) {
-                let v = call_on(ctx, f, how, "find_map", None, item, i)?;
+                let v = each.call("find_map", None, item, i)?;
                 if !v.is_unit() {
                     return Ok(v);
                 }
@@ -304,11 +313,12 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_mutating("dedup", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<()> {
         // Rhai's order: the later item first (`Vec::dedup_by` hands them so).
         let mut failed: Option<Box<EvalAltResult>> = None;
+        let mut same = Callback::new(&ctx, &f, 2);
         a.dedup_by(|x, y| {
             if failed.is_some() {
                 return false;
             }
-            match call_fn_ptr(&ctx, &f, [y.clone(), x.clone()]).and_then(|v| truth(&ctx, "dedup", v)) {
+            match same.call([y.clone(), x.clone()]).and_then(|v| truth(&ctx, "dedup", v)) {
                 Ok(same) => same,
                 Err(e) => {
                     failed = Some(e);
@@ -320,18 +330,18 @@ pub(super) fn register(e: &mut Registrar) {
     });
     // Object maps: the function is handed `(key, value)`.
     e.register_fn("map", |ctx: NativeCallContext, m: &mut Map, f: FnPtr| -> R<Map> {
-        let how = takes(&ctx, &f, 1);
+        let mut each = Each::new(&ctx, &f, 1);
         let mut out = Map::new();
         for (k, v) in m.iter_mut() {
-            out.insert(k.clone(), call_entry(&ctx, &f, how, "map", k, v)?);
+            out.insert(k.clone(), each.call_entry("map", k, v)?);
         }
         Ok(out)
     });
     e.register_fn("filter", |ctx: NativeCallContext, m: &mut Map, f: FnPtr| -> R<Map> {
-        let how = takes(&ctx, &f, 1);
+        let mut each = Each::new(&ctx, &f, 1);
         let mut out = Map::new();
         for (k, v) in m.iter_mut() {
-            if truth(&ctx, "filter", call_entry(&ctx, &f, how, "filter", k, v)?)? {
+            if truth(&ctx, "filter", each.call_entry("filter", k, v)?)? {
                 out.insert(k.clone(), v.clone());
             }
         }

@@ -99,6 +99,21 @@ fn read<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
     look(f)
 }
 
+/// Change what a card shows (its side, stage, stickers, marks, whether it is face up) or
+/// make a card: as [`with`], and answers built on [`read_faces`] end too.
+fn with_faces<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
+    memo::faces_changed();
+    with(f)
+}
+
+/// Look at what cards show (their definition, side or stage, stickers, marks, whether
+/// face up), nothing of where they are: an answer built on such reads is kept until a
+/// card's face changes ([`with_faces`]), however the cards move.
+fn read_faces<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
+    memo::read_faces();
+    look(f)
+}
+
 /// Look at what stays the same for the whole game (the pack's definitions, the game's
 /// settings and its seats): a script function's answer built only on such reads is kept
 /// for the game.
@@ -260,6 +275,8 @@ fn tiny_game(tag: &str) -> Game {
 
 #[cfg(test)]
 mod cases;
+#[cfg(test)]
+pub(crate) use self::cases::fixture_game;
 #[cfg(test)]
 mod cases_board;
 

@@ -97,10 +97,14 @@ fn placements(ctx: Option<&NativeCallContext>, b: i64, c: i64, touching: bool, r
         Ok(st.placements(b, &cells).iter().filter(|p| !touching || beside(p)).map(|p| placement_map(g, c, p)).collect())
     })?;
     let mut out = Array::with_capacity(all.len());
+    let mut rule = match (ctx, rule) {
+        (Some(ctx), Some(rule)) => Some(crate::script::compiled::Callback::new(ctx, rule, 1)),
+        _ => None,
+    };
     for m in all {
-        let keep = match (ctx, rule) {
-            (Some(ctx), Some(rule)) => {
-                let v = crate::script::compiled::call_fn_ptr(ctx, rule, [Dynamic::from_map(m.clone())])?;
+        let keep = match &mut rule {
+            Some(rule) => {
+                let v = rule.call([Dynamic::from_map(m.clone())])?;
                 v.as_bool()
                     .map_err(|t| format!("placements: the rule returned {t} where true or false was expected"))?
             }

@@ -44,6 +44,10 @@ thread_local! {
     static CHANGES: Cell<u64> = const { Cell::new(0) };
     /// Reads of the game's state (not of what stays the same for a game).
     static READS: Cell<u64> = const { Cell::new(0) };
+    /// Host calls that may have changed what a card shows (also counted in `CHANGES`).
+    static FACE_CHANGES: Cell<u64> = const { Cell::new(0) };
+    /// Reads of what cards show.
+    static FACE_READS: Cell<u64> = const { Cell::new(0) };
     /// Machines started (a host function calling back into a script).
     static MACHINES: Cell<u64> = const { Cell::new(0) };
     /// Installs of a game and reloads of its pack: what stays the same for a game ends.
@@ -65,10 +69,23 @@ pub(crate) fn read_state() {
     READS.with(|c| c.set(c.get().wrapping_add(1)));
 }
 
+/// A host call that may change what a card shows (and so the game).
+#[inline]
+pub(crate) fn faces_changed() {
+    FACE_CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
+    changed();
+}
+
+/// A host call reading what a card shows.
+#[inline]
+pub(crate) fn read_faces() {
+    FACE_READS.with(|c| c.set(c.get().wrapping_add(1)));
+}
+
 /// A game installed on this thread, or its pack reloaded: nothing remembered holds.
 pub(crate) fn new_game() {
     EPOCH.with(|c| c.set(c.get().wrapping_add(1)));
-    changed();
+    faces_changed();
 }
 
 /// A script started from a host function (a callback on a machine of its own), or an
@@ -187,9 +204,38 @@ struct Entry {
     /// What the meter last heard from a native call at the call's end, if nothing was
     /// counted after it (see `Rt::side`), as an offset from the count at the end.
     heard: Option<i64>,
-    /// The change count it was made at; `None` when it read only what stays the same for
-    /// a game.
-    made_at: Option<u64>,
+    /// How long it holds.
+    lasts: Lasts,
+}
+
+/// How long an answer holds, from the most changeable thing its call read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lasts {
+    /// For the game: it read only what stays the same for a game.
+    Game,
+    /// While the faces of cards stay as they were at this count of their changes.
+    Faces(u64),
+    /// While the game stays as it was at this count of its changes.
+    State(u64),
+}
+
+impl Lasts {
+    fn holds(self) -> bool {
+        match self {
+            Lasts::Game => true,
+            Lasts::Faces(n) => FACE_CHANGES.with(Cell::get) == n,
+            Lasts::State(n) => CHANGES.with(Cell::get) == n,
+        }
+    }
+
+    /// Count the reads the call made, as the call would have.
+    fn read_again(self) {
+        match self {
+            Lasts::Game => {}
+            Lasts::Faces(_) => read_faces(),
+            Lasts::State(_) => read_state(),
+        }
+    }
 }
 
 /// The answers kept on this thread, for the game installed.
@@ -203,8 +249,7 @@ impl Memory {
     /// The answer to `key`, if it still holds.
     fn get(&mut self, key: &Key) -> Option<&Entry> {
         self.forget_other_games();
-        let changes = CHANGES.with(Cell::get);
-        self.entries.get(key).filter(|e| e.made_at.is_none_or(|c| c == changes))
+        self.entries.get(key).filter(|e| e.lasts.holds())
     }
 
     /// Keep an answer. When the memory is full it starts again (answers that no longer
@@ -250,22 +295,20 @@ pub(super) fn call(rt: &mut Rt, key: Key, pos: Position, run: impl FnOnce(&mut R
         let mut m = m.borrow_mut();
         let e = m.get(&key)?;
         (rt.can_count(e.ops) && base + e.depth <= crate::script::LIMITS.call_levels)
-            .then(|| (e.value.clone(), e.ops, e.depth, e.made_at.is_none(), e.heard))
+            .then(|| (e.value.clone(), e.ops, e.depth, e.lasts, e.heard))
     });
-    if let Some((value, ops, depth, settled, heard)) = known {
+    if let Some((value, ops, depth, lasts, heard)) = known {
         rt.count_many(ops, pos).map_err(super::rt::Ctl::into_err)?;
         if let Some(off) = heard {
             rt.note_side(rt.ops.wrapping_add_signed(off));
         }
-        if !settled {
-            read_state();
-        }
+        lasts.read_again();
         entered(base + depth);
         note(&rt.prog, key.function, true);
         return Ok(value);
     }
     let before = (CHANGES.with(Cell::get), MACHINES.with(Cell::get), EPOCH.with(Cell::get));
-    let reads = READS.with(Cell::get);
+    let reads = (READS.with(Cell::get), FACE_READS.with(Cell::get));
     let ops = rt.ops;
     let outer = DEEPEST.with(|d| d.replace(base));
     let r = run(rt);
@@ -279,7 +322,13 @@ pub(super) fn call(rt: &mut Rt, key: Key, pos: Position, run: impl FnOnce(&mut R
                 ops: rt.ops - ops,
                 depth: deepest - base,
                 heard: rt.side().map(|h| h.wrapping_sub(rt.ops) as i64),
-                made_at: (READS.with(Cell::get) != reads).then(|| CHANGES.with(Cell::get)),
+                lasts: if READS.with(Cell::get) != reads.0 {
+                    Lasts::State(CHANGES.with(Cell::get))
+                } else if FACE_READS.with(Cell::get) != reads.1 {
+                    Lasts::Faces(FACE_CHANGES.with(Cell::get))
+                } else {
+                    Lasts::Game
+                },
             };
             MEMORY.with(|m| m.borrow_mut().keep(key, e));
         }

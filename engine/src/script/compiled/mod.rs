@@ -358,7 +358,16 @@ pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynami
 
 /// Call a script's function pointer that a host function was handed (a menu's label, a
 /// placement rule), with `args` after its curried values: on the compiled tier when it
-/// runs the function, else on the interpreter (`FnPtr::call_raw`).
+/// runs the function, else on the interpreter (`FnPtr::call_raw`). A host function that
+/// calls the same pointer many times (a sort's comparison) makes one [`Callback`] instead.
+pub(crate) fn call_fn_ptr(ctx: &NativeCallContext, f: &FnPtr, args: impl IntoIterator<Item = Dynamic>) -> R<Dynamic> {
+    let args: rhai::FnArgsVec<Dynamic> = args.into_iter().collect();
+    Callback::new(ctx, f, args.len()).call(args)
+}
+
+/// A script's function pointer a host function calls, maybe many times with the same
+/// number of arguments (a sort's comparison, a filter's test): found once, and on the
+/// compiled tier one machine kept for all its calls.
 ///
 /// A closure written in a script is linked to its script's function, and Rhai calls it the
 /// way `call_script_fn` calls a linked function from a native context: on a copy of the
@@ -366,26 +375,54 @@ pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynami
 /// call-depth check, an empty body giving `()`, and any other error wrapped in the
 /// function's name. Operations counted meanwhile are the copy's: the caller's count goes
 /// on from where it was, and the meter keeps what it last heard (reported here as the
-/// interpreter's progress callback would have left it).
-pub(crate) fn call_fn_ptr(ctx: &NativeCallContext, f: &FnPtr, args: impl IntoIterator<Item = Dynamic>) -> R<Dynamic> {
-    memo::machine_started();
-    let mut args: rhai::FnArgsVec<Dynamic> = args.into_iter().collect();
-    if let Some((prog, i)) = linked_compiled(ctx, f, f.curry().len() + args.len()) {
-        let values = f.curry().iter().cloned().chain(args);
-        let mut copy = ctx.global_runtime_state().clone();
-        copy.level += 1;
-        let ops = copy.num_operations;
-        let mut rt = Rt::new(prog, copy, ops);
-        let pos = ctx.call_position();
-        let r = if rt.prog.fns[i].empty() {
-            enter(&mut rt, pos).map(|()| Dynamic::UNIT)
-        } else {
-            run_fn(&mut rt, i, values, pos)
-        };
-        crate::script::api::report_call_ops(rt.heard());
-        return r;
+/// interpreter's progress callback would have left it). Every call starts again from that
+/// copy: the machine is only reused, its state set back as a new machine's would be.
+pub(crate) struct Callback<'c, 'n> {
+    ctx: &'c NativeCallContext<'n>,
+    f: &'c FnPtr,
+    /// On the compiled tier: the machine, the function it runs, and the count and call
+    /// level the caller's copy starts each call from.
+    machine: Option<(Rt, usize, u64, usize)>,
+}
+
+impl<'c, 'n> Callback<'c, 'n> {
+    /// `f`, to be called with `n` arguments after its curried values.
+    pub(crate) fn new(ctx: &'c NativeCallContext<'n>, f: &'c FnPtr, n: usize) -> Self {
+        let machine = linked_compiled(ctx, f, f.curry().len() + n).map(|(prog, i)| {
+            let mut copy = ctx.global_runtime_state().clone();
+            copy.level += 1;
+            let (ops, level) = (copy.num_operations, copy.level);
+            (Rt::new(prog, copy, ops), i, ops, level)
+        });
+        Callback { ctx, f, machine }
     }
-    f.call_raw(ctx, None, args.as_mut_slice())
+
+    /// `f`, called on the interpreter (Rhai's own conventions find how it takes its
+    /// arguments).
+    pub(crate) fn interpreted(ctx: &'c NativeCallContext<'n>, f: &'c FnPtr) -> Self {
+        Callback { ctx, f, machine: None }
+    }
+
+    /// The pointer and the context it is called from (to call it another way).
+    pub(crate) fn parts(&self) -> (&'c NativeCallContext<'n>, &'c FnPtr) {
+        (self.ctx, self.f)
+    }
+
+    /// Call it with `args` (as many as it was made for).
+    pub(crate) fn call(&mut self, args: impl IntoIterator<Item = Dynamic>) -> R<Dynamic> {
+        memo::machine_started();
+        let Some((rt, i, ops, level)) = &mut self.machine else {
+            let mut args: rhai::FnArgsVec<Dynamic> = args.into_iter().collect();
+            return self.f.call_raw(self.ctx, None, args.as_mut_slice());
+        };
+        rt.restart(*ops, *level);
+        let values = self.f.curry().iter().cloned().chain(args);
+        let pos = self.ctx.call_position();
+        let r =
+            if rt.prog.fns[*i].empty() { enter(rt, pos).map(|()| Dynamic::UNIT) } else { run_fn(rt, *i, values, pos) };
+        crate::script::api::report_call_ops(rt.heard());
+        r
+    }
 }
 
 /// The compiled program and function a closure `f` called with `n` arguments runs as, when

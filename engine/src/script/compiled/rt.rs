@@ -140,6 +140,23 @@ impl Rt {
         }
     }
 
+    /// Set a finished machine back as [`Rt::new`] starts one, counting from `ops` at call
+    /// level `level`, on the same copy of the caller's state (a callback called again: see
+    /// `Callback`).
+    pub fn restart(&mut self, ops: u64, level: usize) {
+        super::memo::machine_started();
+        self.pop_to(0);
+        self.base = 0;
+        self.ops = ops;
+        self.check_at = next_check(ops);
+        self.level = level;
+        self.global.level = level;
+        self.global.num_operations = ops;
+        self.side_at = NO_SIDE;
+        self.side_val = 0;
+        self.this = None;
+    }
+
     /// Count one operation at `pos`, as the interpreter's `track_operation`.
     /// (The meter only looks at the clock and the game's count every few thousand
     /// operations: see `api::meter`; the call's count is reported when it ends.)

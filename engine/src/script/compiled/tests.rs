@@ -520,3 +520,53 @@ fn many_capped(a) { let t = 0; for k in 0..100 { t += capped(k % 3 + a); } t }
     });
     assert_eq!(answered(&ast, "sum_to"), (0, true));
 }
+
+/// Answers built on what cards show (`value`, `kind_of`, `name_of`...) hold while cards
+/// move, and end when a card's face changes: a stage turned, a side, a sticker, a mark, a
+/// card made. Both runtimes give the same values and counts, and the moves between the
+/// calls were answered from memory.
+#[test]
+fn answers_about_cards_last_until_a_face_changes() {
+    let src = r#"
+fn worth(c) { value_or(c, "grain", 0) * 100 + value_or(c, "defence", 0) * 10 + mark(c, "hp") }
+fn label(c) { `${name_of(c)} (${kind_of(c)}, ${stickers(c).len()} stickers, ${side(c)} ${face_up(c)})` }
+fn look(cs) { cs.map(|c| `${worth(c)} ${label(c)}`) }
+fn main(a) {
+    let here = zone("z");
+    let there = zone("loose");
+    let f = create_card("farm", here);
+    let w = create_card("wall", here);
+    let seen = [];
+    for i in 0..3 {
+        seen += look([f, w]);
+        move_card(f, if i % 2 == 0 { there } else { here });
+        seen += look([f, w]);
+    }
+    set_stage(f, "back-top");
+    seen += look([f, w]);
+    add_sticker(f, "grain");
+    seen += look([f, w]);
+    set_side(w, "back");
+    seen += look([f, w]);
+    set_mark(w, "hp", a);
+    seen += look([f, w]);
+    set_face_up(w, false);
+    seen += look([f, w]);
+    let g = create_card("farm", here);
+    seen += look([f, w, g]);
+    seen
+}
+"#;
+    let ast = crate::script::compile("faces.rhai", src).unwrap();
+    let play = |r: Runtime| {
+        let game = crate::script::api::fixture_game();
+        let (_, out) = crate::script::api::with_installed(game, || run(r, &ast, "main", &[4]));
+        out
+    };
+    let a = play(Runtime::Rhai);
+    let b = play(Runtime::Compiled);
+    assert!(a.0.starts_with("ok") && a.0.contains("Mill") && a.0.contains("Rubble"), "{}", a.0);
+    assert_eq!(a, b, "the runtimes differ (left: interpreter, right: compiled)");
+    assert!(answered(&ast, "worth").0 >= 4, "worth answered {:?}", answered(&ast, "worth"));
+    assert!(answered(&ast, "label").0 >= 4, "label answered {:?}", answered(&ast, "label"));
+}
