@@ -189,6 +189,8 @@ const NAMED_ARGS: &[(&str, usize, Names, bool)] = &[
     ("has_option", 0, Names::OptionKey, false),
     ("seat_value", 1, Names::SeatValue, false),
     ("space_value", 1, Names::SpaceKey, false),
+    ("set_space_value", 1, Names::SpaceKey, true),
+    ("add_space_value", 1, Names::SpaceKey, true),
     ("space_attr", 1, Names::SpaceKey, false),
     ("regions_by", 0, Names::SpaceKey, false),
     ("region_of", 1, Names::SpaceKey, false),
@@ -571,7 +573,9 @@ pub fn check_names(refs: &References, declared: &Declared) -> Vec<NameFinding> {
             Names::SpaceKey => (
                 "unknown-space-key",
                 true,
-                format!("no board space has a value or attribute `{t}`, so `{f}` never finds one here"),
+                format!(
+                    "no board space has a value or attribute `{t}` and no script sets one (with `set_space_value` or `add_space_value`), so `{f}` never finds one here"
+                ),
             ),
             Names::Counter => (
                 "counter-never-set",

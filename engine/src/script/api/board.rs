@@ -4,78 +4,70 @@ use super::*;
 use crate::game::regions::KeyValue;
 
 pub(super) fn register(e: &mut Registrar) {
-    e.register_fn("spaces", || read(|g| Ok((0..g.state.spaces.len() as i64).map(Dynamic::from).collect::<Array>())));
-    e.register_fn("space", |id: ImmutableString| {
-        read(|g| Ok(g.state.space_ids.get(id.as_str()).map_or(-1, |&s| i64::from(s))))
+    e.register_fn("spaces", || {
+        read_layout(|g| Ok((0..g.state.spaces.len() as i64).map(Dynamic::from).collect::<Array>()))
     });
-    e.register_fn("space_id", |s: i64| read(|g| Ok(g.state.spaces[sp(g, s)? as usize].id.clone())));
-    e.register_fn("space_name", |s: i64| read(|g| Ok(g.state.spaces[sp(g, s)? as usize].name.clone())));
-    e.register_fn("adjacent", |s: i64| read(|g| Ok(ints(g.state.spaces[sp(g, s)? as usize].adjacent.clone()))));
+    e.register_fn("space", |id: ImmutableString| {
+        read_layout(|g| Ok(g.state.space_ids.get(id.as_str()).map_or(-1, |&s| i64::from(s))))
+    });
+    e.register_fn("space_id", |s: i64| read_layout(|g| Ok(g.state.spaces[sp(g, s)? as usize].id.clone())));
+    e.register_fn("space_name", |s: i64| read_layout(|g| Ok(g.state.spaces[sp(g, s)? as usize].name.clone())));
+    e.register_fn("adjacent", |s: i64| read_layout(|g| Ok(ints(g.state.spaces[sp(g, s)? as usize].adjacent.clone()))));
     e.register_fn("neighbors", |s: i64, diagonal: bool| {
-        read(|g| Ok(ints(g.state.grid_neighbors(sp(g, s)?, diagonal))))
+        read_layout(|g| Ok(ints(g.state.grid_neighbors(sp(g, s)?, diagonal))))
     });
     e.register_fn("xy", |s: i64| {
-        read(|g| {
+        read_layout(|g| {
             let (x, y) = g.state.space_xy(sp(g, s)?).ok_or("this space is not on a grid")?;
             Ok(vec![Dynamic::from(x), Dynamic::from(y)])
         })
     });
-    e.register_fn("space_at", |x: i64, y: i64| read(|g| Ok(g.state.space_at(x, y).map_or(-1, i64::from))));
+    e.register_fn("space_at", |x: i64, y: i64| read_layout(|g| Ok(g.state.space_at(x, y).map_or(-1, i64::from))));
     e.register_fn("grid_size", || {
-        read(|g| {
+        read_layout(|g| {
             let (w, h) = g.state.grid.ok_or("the board has no grid (board.toml has no `[grid]`)")?;
             Ok(vec![Dynamic::from(w), Dynamic::from(h)])
         })
     });
     e.register_fn("space_attr", |s: i64, k: ImmutableString| {
-        read(|g| Ok(g.state.spaces[sp(g, s)? as usize].attrs.get(k.as_str()).cloned().unwrap_or_default()))
+        read_layout(|g| Ok(g.state.spaces[sp(g, s)? as usize].attrs.get(k.as_str()).cloned().unwrap_or_default()))
     });
     e.register_fn("space_value", |s: i64, k: ImmutableString| {
         read(|g| Ok(g.state.spaces[sp(g, s)? as usize].values.get(k.as_str()).copied().unwrap_or(0)))
     });
     e.register_fn("pieces_at", |s: i64| {
-        with(|g| {
+        read_pieces(|g| {
             let s = sp(g, s)?;
-            g.state.index_pieces();
             Ok(of_kind(&g.state.pieces, g.state.pieces_on(s), ""))
         })
     });
     e.register_fn("pieces_at", |s: i64, kind: ImmutableString| {
-        with(|g| {
+        read_pieces(|g| {
             let s = sp(g, s)?;
-            g.state.index_pieces();
             Ok(of_kind(&g.state.pieces, g.state.pieces_on(s), &kind))
         })
     });
     e.register_fn("count_at", |s: i64| {
-        with(|g| {
+        read_pieces(|g| {
             let s = sp(g, s)?;
-            g.state.index_pieces();
             Ok(g.state.pieces_on(s).len() as i64)
         })
     });
     e.register_fn("count_at", |s: i64, kind: ImmutableString| {
-        with(|g| {
+        read_pieces(|g| {
             let s = sp(g, s)?;
-            g.state.index_pieces();
             Ok(of_kind(&g.state.pieces, g.state.pieces_on(s), &kind).len() as i64)
         })
     });
     e.register_fn("count_of", |owner: i64, kind: ImmutableString| {
-        with(|g| {
-            g.state.index_pieces();
-            Ok(of_kind(&g.state.pieces, g.state.pieces_owned(owner), &kind).len() as i64)
-        })
+        read_pieces(|g| Ok(of_kind(&g.state.pieces, g.state.pieces_owned(owner), &kind).len() as i64))
     });
     e.register_fn("set_space_value", |s: i64, k: ImmutableString, v: i64| with(|g| set_space_value(g, s, &k, |_| v)));
     e.register_fn("add_space_value", |s: i64, k: ImmutableString, d: i64| {
         with(|g| set_space_value(g, s, &k, |old| old.saturating_add(d)))
     });
     e.register_fn("pieces_of", |owner: i64, kind: ImmutableString| {
-        with(|g| {
-            g.state.index_pieces();
-            Ok(of_kind(&g.state.pieces, g.state.pieces_owned(owner), &kind))
-        })
+        read_pieces(|g| Ok(of_kind(&g.state.pieces, g.state.pieces_owned(owner), &kind)))
     });
     e.register_fn("place", |kind: ImmutableString, s: i64, owner: i64| {
         with(|g| {
@@ -130,8 +122,15 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_fn("set_piece_owner", |p: i64, o: i64| {
         with(|g| {
             let p = pc(g, p)?;
-            g.state.pieces[p].owner = o;
-            g.state.board_version += 1;
+            if g.state.pieces[p].owner != o {
+                g.state.pieces[p].owner = o;
+                g.state.board_version += 1;
+                g.log(|st| {
+                    let who =
+                        if o >= 0 { st.players.get(o as usize).map_or("?", |x| x.name.as_str()) } else { "nobody" };
+                    format!("{}~{p} now belongs to {who}", st.pieces[p].kind)
+                });
+            }
             Ok(())
         })
     });

@@ -88,20 +88,20 @@ pub(super) fn register(e: &mut Registrar) {
     });
     e.register_fn("turn_number", || read(|g| Ok(g.state.turn as i64)));
     e.register_fn("log", |s: ImmutableString| {
-        with(|g| {
+        tell(|g| {
             g.say(Vec::new(), |_| (s.to_string(), None));
             Ok(())
         })
     });
     e.register_fn("log_to", |who: Dynamic, s: ImmutableString| {
-        with(|g| {
+        tell(|g| {
             let to = seats(g, &who, "log_to")?;
             g.say(to, |_| (s.to_string(), None));
             Ok(())
         })
     });
     e.register_fn("log_to", |who: Dynamic, s: ImmutableString, others: ImmutableString| {
-        with(|g| {
+        tell(|g| {
             let to = seats(g, &who, "log_to")?;
             g.say(to, |_| (s.to_string(), Some(others.to_string())));
             Ok(())

@@ -81,6 +81,28 @@ thread_local! {
 /// from the game's state (host functions that only look use [`read`] or [`settled`]).
 fn with<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
     memo::changed();
+    borrow_mut(f)
+}
+
+/// Tell something (a line of narration) that no script can read back: the game's state
+/// is unchanged, so answers built on it still hold.
+fn tell<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
+    memo::told();
+    borrow_mut(f)
+}
+
+/// Read the game's board through its index of pieces by space and owner, brought up to
+/// date first (keeping an index is no change to the game: answers built on the state
+/// still hold).
+fn read_pieces<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
+    memo::read_state();
+    borrow_mut(|g| {
+        g.state.index_pieces();
+        f(g)
+    })
+}
+
+fn borrow_mut<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
     CURRENT.with(|c| {
         let mut b = c.try_borrow_mut().map_err(|_| Box::<EvalAltResult>::from("internal: game busy"))?;
         let g = b.as_mut().ok_or_else(|| Box::<EvalAltResult>::from("no game is running"))?;
@@ -102,15 +124,30 @@ fn read<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
 /// Change what a card shows (its side, stage, stickers, marks, whether it is face up) or
 /// make a card: as [`with`], and answers built on [`read_faces`] end too.
 fn with_faces<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
-    memo::faces_changed();
+    memo::fixtures_changed();
     with(f)
+}
+
+/// Change how the board is laid out (a space's attributes: a tile laid): as [`with`], and
+/// answers built on [`read_layout`] end too.
+fn with_layout<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
+    memo::fixtures_changed();
+    with(f)
+}
+
+/// Look at how the board is laid out (its spaces, their ids, names, links and attributes),
+/// nothing of what stands on it: an answer built on such reads is kept until the layout
+/// changes ([`with_layout`]), however the pieces move and the numbers on spaces change.
+fn read_layout<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
+    memo::read_fixtures();
+    look(f)
 }
 
 /// Look at what cards show (their definition, side or stage, stickers, marks, whether
 /// face up), nothing of where they are: an answer built on such reads is kept until a
 /// card's face changes ([`with_faces`]), however the cards move.
 fn read_faces<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
-    memo::read_faces();
+    memo::read_fixtures();
     look(f)
 }
 

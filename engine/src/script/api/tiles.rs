@@ -157,7 +157,7 @@ pub(super) fn register(e: &mut Registrar) {
         placements(Some(&ctx), b, c, placement_options(&opts)?, Some(&rule))
     });
     e.register_fn("place_tile", |b: i64, c: i64, placement: Map| {
-        with(|g| {
+        with_layout(|g| {
             let b = bd(g, b)?;
             let (c, cells) = tile_cells(g, c)?;
             let at = placement.get("at").and_then(|v| v.as_int().ok()).ok_or("place_tile: the placement has no `at`")?;

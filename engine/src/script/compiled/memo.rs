@@ -9,8 +9,8 @@
 //! **When a call is remembered.** The function ran compiled with arguments that are plain
 //! values (unit, booleans, integers, characters, strings) and gave a small value; while it
 //! ran, no host function that may change the game was called (see `api::with`), and no
-//! script was started from a host function (a callback runs on a machine of its own,
-//! counted apart) or ran on the interpreter. What it read of the game
+//! script was started from a host function other than a compiled closure it called back
+//! (a filter's test: see below), and nothing ran on the interpreter. What it read of the game
 //! decides how long the answer lasts:
 //! - only what stays the same for a whole game (the pack's definitions, the game's
 //!   settings and seats: `api::settled`): until another game is installed on the thread
@@ -20,9 +20,12 @@
 //!
 //! **Exactly as if it ran.** A remembered call counts the operations the call counted,
 //! reaches the call depth it reached, and counts as a read of the state when its value
-//! came from one. When those operations would pass the operation limit or the meter's
-//! look at the clock and the game's count (every `CLOCK_EVERY` operations), or the depth
-//! would pass the call limit, the call runs instead, so those limits stop a script
+//! came from one. A closure a host function called back during the call (`Callback`)
+//! counted on a copy of the caller's count, apart from it: the furthest count any of them
+//! reached is kept as the call's reach. When the operations or the reach would pass the
+//! operation limit or the meter's look at the clock and the game's count (every
+//! `CLOCK_EVERY` operations), or the depth would pass the call limit, the call runs
+//! instead, so those limits stop a script
 //! exactly where the interpreter stops it. The meter's look at the memory a call added
 //! (every `METER_EVERY` operations) is made at each multiple the counted operations pass,
 //! at the call's position. Values, errors, positions and operation counts are the
@@ -42,16 +45,22 @@ use super::Program;
 thread_local! {
     /// Host calls that may have changed the installed game, and installs.
     static CHANGES: Cell<u64> = const { Cell::new(0) };
+    /// Host calls that told something (narration) and changed nothing a script reads.
+    static TOLD: Cell<u64> = const { Cell::new(0) };
     /// Reads of the game's state (not of what stays the same for a game).
     static READS: Cell<u64> = const { Cell::new(0) };
-    /// Host calls that may have changed what a card shows (also counted in `CHANGES`).
-    static FACE_CHANGES: Cell<u64> = const { Cell::new(0) };
-    /// Reads of what cards show.
-    static FACE_READS: Cell<u64> = const { Cell::new(0) };
+    /// Host calls that may have changed the fixtures of the table: what a card shows, how
+    /// the board is laid out (also counted in `CHANGES`).
+    static FIXTURE_CHANGES: Cell<u64> = const { Cell::new(0) };
+    /// Reads of the fixtures of the table.
+    static FIXTURE_READS: Cell<u64> = const { Cell::new(0) };
     /// Machines started (a host function calling back into a script).
     static MACHINES: Cell<u64> = const { Cell::new(0) };
     /// Installs of a game and reloads of its pack: what stays the same for a game ends.
     static EPOCH: Cell<u64> = const { Cell::new(0) };
+    /// The furthest count a compiled closure called back from a host function reached
+    /// (see [`called_back`]).
+    static REACHED: Cell<u64> = const { Cell::new(0) };
     /// The deepest call level entered (see [`entered`]).
     static DEEPEST: Cell<usize> = const { Cell::new(0) };
     static MEMORY: RefCell<Memory> = RefCell::new(Memory::default());
@@ -63,29 +72,37 @@ pub(crate) fn changed() {
     CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
 }
 
+/// A host call that told something (a line of narration) and changed nothing a script
+/// can read: the call that made it is not remembered (its telling would be lost), but
+/// answers already kept still hold.
+#[inline]
+pub(crate) fn told() {
+    TOLD.with(|c| c.set(c.get().wrapping_add(1)));
+}
+
 /// A host call reading the game's state.
 #[inline]
 pub(crate) fn read_state() {
     READS.with(|c| c.set(c.get().wrapping_add(1)));
 }
 
-/// A host call that may change what a card shows (and so the game).
+/// A host call that may change a fixture of the table (and so the game).
 #[inline]
-pub(crate) fn faces_changed() {
-    FACE_CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
+pub(crate) fn fixtures_changed() {
+    FIXTURE_CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
     changed();
 }
 
-/// A host call reading what a card shows.
+/// A host call reading a fixture of the table.
 #[inline]
-pub(crate) fn read_faces() {
-    FACE_READS.with(|c| c.set(c.get().wrapping_add(1)));
+pub(crate) fn read_fixtures() {
+    FIXTURE_READS.with(|c| c.set(c.get().wrapping_add(1)));
 }
 
 /// A game installed on this thread, or its pack reloaded: nothing remembered holds.
 pub(crate) fn new_game() {
     EPOCH.with(|c| c.set(c.get().wrapping_add(1)));
-    faces_changed();
+    fixtures_changed();
 }
 
 /// A script started from a host function (a callback on a machine of its own), or an
@@ -93,6 +110,13 @@ pub(crate) fn new_game() {
 #[inline]
 pub(crate) fn machine_started() {
     MACHINES.with(|c| c.set(c.get().wrapping_add(1)));
+}
+
+/// A compiled closure called back from a host function ended with its count (on a copy
+/// of its caller's) at `ops`.
+#[inline]
+pub(super) fn called_back(ops: u64) {
+    REACHED.with(|r| r.set(r.get().max(ops)));
 }
 
 pub(super) fn machines() -> u64 {
@@ -198,8 +222,10 @@ pub(super) struct Key {
 
 struct Entry {
     value: Dynamic,
-    /// Operations the call counted, and how many levels deep it went.
+    /// Operations the call counted, how far past its start a closure it called back
+    /// counted (at least `ops`), and how many levels deep it went.
     ops: u64,
+    reach: u64,
     depth: usize,
     /// What the meter last heard from a native call at the call's end, if nothing was
     /// counted after it (see `Rt::side`), as an offset from the count at the end.
@@ -213,8 +239,8 @@ struct Entry {
 enum Lasts {
     /// For the game: it read only what stays the same for a game.
     Game,
-    /// While the faces of cards stay as they were at this count of their changes.
-    Faces(u64),
+    /// While the fixtures of the table stay as they were at this count of their changes.
+    Fixtures(u64),
     /// While the game stays as it was at this count of its changes.
     State(u64),
 }
@@ -223,7 +249,7 @@ impl Lasts {
     fn holds(self) -> bool {
         match self {
             Lasts::Game => true,
-            Lasts::Faces(n) => FACE_CHANGES.with(Cell::get) == n,
+            Lasts::Fixtures(n) => FIXTURE_CHANGES.with(Cell::get) == n,
             Lasts::State(n) => CHANGES.with(Cell::get) == n,
         }
     }
@@ -232,7 +258,7 @@ impl Lasts {
     fn read_again(self) {
         match self {
             Lasts::Game => {}
-            Lasts::Faces(_) => read_faces(),
+            Lasts::Fixtures(_) => read_fixtures(),
             Lasts::State(_) => read_state(),
         }
     }
@@ -294,10 +320,13 @@ pub(super) fn call(rt: &mut Rt, key: Key, pos: Position, run: impl FnOnce(&mut R
     let known = MEMORY.with(|m| {
         let mut m = m.borrow_mut();
         let e = m.get(&key)?;
-        (rt.can_count(e.ops) && base + e.depth <= crate::script::LIMITS.call_levels)
-            .then(|| (e.value.clone(), e.ops, e.depth, e.lasts, e.heard))
+        (rt.can_count(e.reach) && base + e.depth <= crate::script::LIMITS.call_levels)
+            .then(|| (e.value.clone(), e.ops, e.reach, e.depth, e.lasts, e.heard))
     });
-    if let Some((value, ops, depth, lasts, heard)) = known {
+    if let Some((value, ops, reach, depth, lasts, heard)) = known {
+        if reach > ops {
+            called_back(rt.ops + reach);
+        }
         rt.count_many(ops, pos).map_err(super::rt::Ctl::into_err)?;
         if let Some(off) = heard {
             rt.note_side(rt.ops.wrapping_add_signed(off));
@@ -307,25 +336,29 @@ pub(super) fn call(rt: &mut Rt, key: Key, pos: Position, run: impl FnOnce(&mut R
         note(&rt.prog, key.function, true);
         return Ok(value);
     }
-    let before = (CHANGES.with(Cell::get), MACHINES.with(Cell::get), EPOCH.with(Cell::get));
-    let reads = (READS.with(Cell::get), FACE_READS.with(Cell::get));
+    let before = (CHANGES.with(Cell::get), MACHINES.with(Cell::get), EPOCH.with(Cell::get), TOLD.with(Cell::get));
+    let reads = (READS.with(Cell::get), FIXTURE_READS.with(Cell::get));
     let ops = rt.ops;
     let outer = DEEPEST.with(|d| d.replace(base));
+    let reached_before = REACHED.with(|r| r.replace(0));
     let r = run(rt);
     let deepest = DEEPEST.with(|d| d.replace(d.get().max(outer)));
-    let unchanged = before == (CHANGES.with(Cell::get), MACHINES.with(Cell::get), EPOCH.with(Cell::get));
+    let reached = REACHED.with(|r| r.replace(r.get().max(reached_before)));
+    let unchanged =
+        before == (CHANGES.with(Cell::get), MACHINES.with(Cell::get), EPOCH.with(Cell::get), TOLD.with(Cell::get));
     note(&rt.prog, key.function, false);
     match &r {
         Ok(v) if unchanged && rt.ops > ops && small(v, &mut { MAX_ITEMS }) => {
             let e = Entry {
                 value: v.clone(),
                 ops: rt.ops - ops,
+                reach: (rt.ops - ops).max(reached.saturating_sub(ops)),
                 depth: deepest - base,
                 heard: rt.side().map(|h| h.wrapping_sub(rt.ops) as i64),
                 lasts: if READS.with(Cell::get) != reads.0 {
                     Lasts::State(CHANGES.with(Cell::get))
-                } else if FACE_READS.with(Cell::get) != reads.1 {
-                    Lasts::Faces(FACE_CHANGES.with(Cell::get))
+                } else if FIXTURE_READS.with(Cell::get) != reads.1 {
+                    Lasts::Fixtures(FIXTURE_CHANGES.with(Cell::get))
                 } else {
                     Lasts::Game
                 },

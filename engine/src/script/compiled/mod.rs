@@ -392,7 +392,11 @@ impl<'c, 'n> Callback<'c, 'n> {
             let mut copy = ctx.global_runtime_state().clone();
             copy.level += 1;
             let (ops, level) = (copy.num_operations, copy.level);
-            (Rt::new(prog, copy, ops), i, ops, level)
+            // (A compiled closure is no script started apart: see `memo::called_back`.)
+            let machines = memo::machines();
+            let rt = Rt::new(prog, copy, ops);
+            memo::set_machines(machines);
+            (rt, i, ops, level)
         });
         Callback { ctx, f, machine }
     }
@@ -410,8 +414,8 @@ impl<'c, 'n> Callback<'c, 'n> {
 
     /// Call it with `args` (as many as it was made for).
     pub(crate) fn call(&mut self, args: impl IntoIterator<Item = Dynamic>) -> R<Dynamic> {
-        memo::machine_started();
         let Some((rt, i, ops, level)) = &mut self.machine else {
+            memo::machine_started();
             let mut args: rhai::FnArgsVec<Dynamic> = args.into_iter().collect();
             return self.f.call_raw(self.ctx, None, args.as_mut_slice());
         };
@@ -420,6 +424,7 @@ impl<'c, 'n> Callback<'c, 'n> {
         let pos = self.ctx.call_position();
         let r =
             if rt.prog.fns[*i].empty() { enter(rt, pos).map(|()| Dynamic::UNIT) } else { run_fn(rt, *i, values, pos) };
+        memo::called_back(rt.ops);
         crate::script::api::report_call_ops(rt.heard());
         r
     }

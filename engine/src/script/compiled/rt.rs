@@ -144,7 +144,6 @@ impl Rt {
     /// level `level`, on the same copy of the caller's state (a callback called again: see
     /// `Callback`).
     pub fn restart(&mut self, ops: u64, level: usize) {
-        super::memo::machine_started();
         self.pop_to(0);
         self.base = 0;
         self.ops = ops;

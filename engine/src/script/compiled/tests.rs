@@ -490,9 +490,16 @@ fn deep(a) { d(20) + down(a, 20) }
 fn fresh(a) { let t = 0; for k in 0..200 { t += sum_to(k); } t }
 fn capped(a) { min(a, sum_to(5)) }
 fn many_capped(a) { let t = 0; for k in 0..100 { t += capped(k % 3 + a); } t }
+fn upto(n) { let x = []; for i in 0..n { x.push(i); } x }
+fn evens(n) { upto(n * 40).filter(|x| x % 2 == 0).map(|x| x * 3).len() }
+fn sorted_evens(n) { let x = upto(n * 9); x.sort(|p, q| q % 7 - p % 7); x.filter(|v| v % 2 == 0)[0] }
+fn many_evens(a) { let t = 0; for k in 0..200 { t += evens(k % 5 + a) + sorted_evens(k % 3 + a); } t }
+fn runaway_evens(a) { let t = 0; loop { t += evens(a + 3); } }
+fn heavy(n) { [n].map(|x| { let t = 0; for i in 0..x * 300 { t += i; } t })[0] }
+fn runaway_heavy(a) { let t = 0; for i in 0..650000 + a * 1000 { t += 1; } loop { t += heavy(3); } }
 "#;
     let ast = crate::script::compile("memo.rhai", src).unwrap();
-    for f in ["many", "sorted", "runaway", "fresh", "many_capped"] {
+    for f in ["many", "sorted", "runaway", "fresh", "many_capped", "many_evens", "runaway_evens", "runaway_heavy"] {
         for a in [0, 2] {
             same(src, f, &[a]);
         }
@@ -508,7 +515,11 @@ fn many_capped(a) { let t = 0; for k in 0..100 { t += capped(k % 3 + a); } t }
         let _ = call_script_fn(&ast, "sorted", vec![1.into()]);
         let _ = call_script_fn(&ast, "fresh", vec![1.into()]);
         let _ = call_script_fn(&ast, "many_capped", vec![1.into()]);
+        let _ = call_script_fn(&ast, "many_evens", vec![1.into()]);
     });
+    // (Calls whose closures a host function called back, too.)
+    assert!(answered(&ast, "evens").0 > 150, "evens answered {:?}", answered(&ast, "evens"));
+    assert!(answered(&ast, "sorted_evens").0 > 150, "sorted_evens answered {:?}", answered(&ast, "sorted_evens"));
     // (A function ending in a standard function the engine resolves, `min`, too.)
     assert!(answered(&ast, "capped").0 > 90, "capped answered {:?}", answered(&ast, "capped"));
     assert!(answered(&ast, "sum_to").0 > 200, "sum_to answered {:?}", answered(&ast, "sum_to"));
@@ -521,10 +532,11 @@ fn many_capped(a) { let t = 0; for k in 0..100 { t += capped(k % 3 + a); } t }
     assert_eq!(answered(&ast, "sum_to"), (0, true));
 }
 
-/// Answers built on what cards show (`value`, `kind_of`, `name_of`...) hold while cards
-/// move, and end when a card's face changes: a stage turned, a side, a sticker, a mark, a
-/// card made. Both runtimes give the same values and counts, and the moves between the
-/// calls were answered from memory.
+/// Answers built on the fixtures of the table hold while cards and pieces move: what cards
+/// show (`value`, `kind_of`, `name_of`...) until a card's face changes (a stage turned, a
+/// side, a sticker, a mark, a card made), how the board is laid out (`spaces`,
+/// `space_attr`, `adjacent`...) until a tile is laid. Both runtimes give the same values
+/// and counts, and the calls between the changes were answered from memory.
 #[test]
 fn answers_about_cards_last_until_a_face_changes() {
     let src = r#"
@@ -556,6 +568,23 @@ fn main(a) {
     seen += look([f, w, g]);
     seen
 }
+fn grassy() { spaces().filter(|s| space_attr(s, "terrain") != "").len() }
+fn castles() { spaces().filter(|s| space_attr(s, "kind") == "castle").map(|s| `${space_name(s)} by ${adjacent(s).len()}`) }
+fn survey() { `${grassy()} ${castles()} ${count_at(space("keep"))} ${space_value(space("keep"), "order")}` }
+fn walk(a) {
+    let seen = [];
+    let b = board(0, "realm");
+    let d = create_card("domino", zone("tiles"));
+    for i in 0..3 {
+        seen.push(survey());
+        place("knight", space(if i % 2 == 0 { "keep" } else { "gate" }), 0);
+        add_space_value(space("keep"), "order", a);
+        seen.push(survey());
+    }
+    place_tile(b, d, placements(b, d, #{ touching: true })[0]);
+    seen.push(survey());
+    seen
+}
 "#;
     let ast = crate::script::compile("faces.rhai", src).unwrap();
     let play = |r: Runtime| {
@@ -569,4 +598,13 @@ fn main(a) {
     assert_eq!(a, b, "the runtimes differ (left: interpreter, right: compiled)");
     assert!(answered(&ast, "worth").0 >= 4, "worth answered {:?}", answered(&ast, "worth"));
     assert!(answered(&ast, "label").0 >= 4, "label answered {:?}", answered(&ast, "label"));
+    let play = |r: Runtime| {
+        let game = crate::script::api::fixture_game();
+        let (_, out) = crate::script::api::with_installed(game, || run(r, &ast, "walk", &[2]));
+        out
+    };
+    let a = play(Runtime::Rhai);
+    assert!(a.0.starts_with("ok") && a.0.contains("The Keep by 1"), "{}", a.0);
+    assert_eq!(a, play(Runtime::Compiled), "the runtimes differ on the map (left: interpreter, right: compiled)");
+    assert!(answered(&ast, "grassy").0 >= 5 && answered(&ast, "castles").0 >= 5, "grassy and castles answered");
 }
