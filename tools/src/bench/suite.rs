@@ -17,8 +17,20 @@ pub const NATIVE_PACK: &str = "take-the-kingdom";
 /// The suite's groups, as `crown bench --only` names them.
 pub const GROUPS: &[&str] = &["load", "ttk", "peer", "sim", "pdf", "watch", "memory"];
 
-/// The example pack with a twin in plain Python (`tools/twins/`): the same rules and bots.
-pub const PEER_PACK: &str = "oh-hell";
+/// The example packs with a twin in plain Python (`tools/twins/`: the same rules and
+/// bots), the twin's file and the player counts measured.
+pub const PEERS: &[Peer] = &[
+    Peer { pack: "oh-hell", twin: "oh_hell.py", players: &[3, 4, 5] },
+    Peer { pack: "borderlands", twin: "borderlands.py", players: &[2, 3, 4] },
+];
+
+/// An example pack and its twin in plain Python.
+pub struct Peer {
+    pub pack: &'static str,
+    /// Its file in `tools/twins/`.
+    pub twin: &'static str,
+    pub players: &'static [usize],
+}
 
 /// Measure the suite's groups that `wants` asks for.
 pub fn run(project: &Project, quick: bool, wants: &dyn Fn(&str) -> bool, f: &mut Figures) {
@@ -72,8 +84,10 @@ pub fn run(project: &Project, quick: bool, wants: &dyn Fn(&str) -> bool, f: &mut
             Err(e) => eprintln!("take-the-kingdom: {e}"),
         }
     }
-    if wants("peer") && project.pack_ids().iter().any(|p| p == PEER_PACK) {
-        peer(project, quick, f);
+    if wants("peer") {
+        for p in PEERS.iter().filter(|p| project.pack_ids().iter().any(|id| id == p.pack)) {
+            peer(project, p, quick, f);
+        }
     }
     if wants("sim") {
         match super::balance::figures(project, if quick { 200 } else { 2000 }, threads) {
@@ -226,39 +240,45 @@ pub fn sim_peak_mb(project: &Project, games: u64) -> Result<f64, String> {
     v["timing"]["peak_rss_mb"].as_f64().ok_or_else(|| "no peak memory figure on this system (it needs /proc)".into())
 }
 
-/// Oh Hell against its twin in plain Python: games per CPU-second of each, for 3, 4 and 5
-/// players with random and greedy bots, on the same number of games (Crown on one thread,
-/// the twin timing itself with `time.process_time`). Without `python3` on the PATH, it
-/// says so and measures Crown alone.
-fn peer(project: &Project, quick: bool, f: &mut Figures) {
+/// An example pack against its twin in plain Python: games per CPU-second of each, for
+/// each player count with random and greedy bots, on the same number of games (Crown on
+/// one thread, the twin timing itself with `time.process_time`). Without `python3` on the
+/// PATH, it says so and measures Crown alone. Oh Hell's figures are `peer_{players}p_...`,
+/// another pack's `peer_{pack}_{players}p_...`.
+fn peer(project: &Project, peer: &Peer, quick: bool, f: &mut Figures) {
+    let id = peer.pack;
     let games: u64 = if quick { 60 } else { 400 };
-    let pack = match session::load(project, PEER_PACK) {
+    let pack = match session::load(project, id) {
         Ok(p) => p,
-        Err(_) => return eprintln!("{PEER_PACK}: the pack does not load"),
+        Err(_) => return eprintln!("{id}: the pack does not load"),
     };
-    let twin = project.root.join("tools/twins/oh_hell.py");
+    let twin = project.root.join("tools/twins").join(peer.twin);
     let python = std::process::Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
     if !python {
-        eprintln!("peer: python3 is not on the PATH, so Oh Hell's Python twin is not measured (Crown alone below)");
+        eprintln!("peer: python3 is not on the PATH, so {id}'s Python twin is not measured (Crown alone below)");
     }
-    for players in [3usize, 4, 5] {
+    for &players in peer.players {
         for agent in ["random", "greedy"] {
             let kinds = vec![agent.to_string(); players];
             let t = crate::bench::cpu_seconds();
             let s = match sim::simulate(&pack, &kinds, None, 1, games, Some(1), 10, None) {
                 Ok(s) => s,
-                Err(e) => return eprintln!("{PEER_PACK}: {e}"),
+                Err(e) => return eprintln!("{id}: {e}"),
             };
             let cpu = (crate::bench::cpu_seconds() - t).max(1e-9);
             if s.failed > 0 {
-                return eprintln!("{PEER_PACK}: {} of {games} games failed: {:?}", s.failed, s.failures.first());
+                return eprintln!("{id}: {} of {games} games failed: {:?}", s.failed, s.failures.first());
             }
             let crown = games as f64 / cpu;
-            let key = format!("peer_{players}p_{agent}");
+            let key = if id == PEERS[0].pack {
+                format!("peer_{players}p_{agent}")
+            } else {
+                format!("peer_{}_{players}p_{agent}", id.replace('-', "_"))
+            };
             f.say(
                 &format!("{key}_crown_gps"),
                 crown,
-                format!("oh-hell, {players} {agent} bots: Crown {crown:.0} games per CPU-second ({games} games)"),
+                format!("{id}, {players} {agent} bots: Crown {crown:.0} games per CPU-second ({games} games)"),
             );
             if !python {
                 continue;
