@@ -123,6 +123,10 @@ pub struct Stats {
     pub shared: u64,
     /// Finished games with no winner.
     pub no_winner: u64,
+    /// Finished games by the reason the rules gave (`end_game`'s reason: "the last one
+    /// standing", "the most territories when the rounds ran out"...).
+    #[serde(default)]
+    pub endings: BTreeMap<String, u64>,
     /// Finished games each seat won (alone or shared).
     pub seat_wins: Vec<u64>,
     /// Turns summed over games that did not fail.
@@ -229,6 +233,7 @@ impl Acc {
             }
             c => {
                 s.finished += 1;
+                *s.endings.entry(o.reason.clone()).or_default() += 1;
                 match c {
                     Class::Sole(w) if w < n => s.sole_wins[w] += 1,
                     Class::Shared => s.shared += 1,
@@ -316,6 +321,9 @@ impl Stats {
         add_vec(&mut self.sole_wins, &o.sole_wins);
         self.shared += o.shared;
         self.no_winner += o.no_winner;
+        for (k, v) in o.endings {
+            *self.endings.entry(k).or_default() += v;
+        }
         add_vec(&mut self.seat_wins, &o.seat_wins);
         self.turns += o.turns;
         for (k, v) in o.lengths {

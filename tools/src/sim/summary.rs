@@ -108,6 +108,16 @@ pub fn summary(run: &RunInfo, s: &Stats) -> Value {
             json!({ "outcome": outcome_label(k, n), "games": c, "rate": round4(rate(c, s.games)), "ci": [round4(lo), round4(hi)] })
         })
         .collect();
+    // Why the finished games ended, most common first (ties by reason).
+    let mut endings: Vec<(&String, u64)> = s.endings.iter().map(|(r, &c)| (r, c)).collect();
+    endings.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let endings: Vec<Value> = endings
+        .into_iter()
+        .map(|(r, c)| {
+            let (lo, hi) = wilson_z(c, s.finished, z);
+            json!({ "reason": r, "games": c, "rate": round4(rate(c, s.finished)), "ci": [round4(lo), round4(hi)] })
+        })
+        .collect();
     let seats: Vec<Value> = (0..n)
         .map(|i| {
             let w = s.seat_wins.get(i).copied().unwrap_or(0);
@@ -177,6 +187,7 @@ pub fn summary(run: &RunInfo, s: &Stats) -> Value {
         "turn_limited_games": s.turn_limited,
         "failed": s.failed,
         "outcomes": outcomes,
+        "endings": endings,
         "avg_turns": round4(rate(s.turns, played)),
         "length": length,
         "seats": seats,
@@ -325,6 +336,28 @@ pub fn print(v: &Value) {
         );
     }
     println!("  {:<34} {:>6}", format!("total ({total} game{})", crown_engine::diag::plural(total)), "100.0%");
+    // The reasons the rules gave, when they give more than one (else the rows say it all).
+    if let Some(e) = v["endings"].as_array().filter(|e| e.len() > 1) {
+        println!("\nwhy the finished games ended (the reason the rules gave; of {} finished)", v["finished"]);
+        // (A reason that names a figure, "the realm is scored: 41 fame", is one row per
+        // figure: the most common few are shown, every one is in `--json`.)
+        const SHOWN: usize = 8;
+        let width = e.iter().take(SHOWN).filter_map(|o| o["reason"].as_str()).map(|r| r.chars().count()).max();
+        let width = width.unwrap_or(0).max(34);
+        for o in e.iter().take(SHOWN) {
+            println!(
+                "  {:<width$} {:>6}  {:<13} {}",
+                o["reason"].as_str().unwrap_or(""),
+                pct(&o["rate"]),
+                ci(&o["ci"]),
+                o["games"]
+            );
+        }
+        if e.len() > SHOWN {
+            let rest: u64 = e[SHOWN..].iter().filter_map(|o| o["games"].as_u64()).sum();
+            println!("  ... {} other reasons, {rest} games (every one is in --json)", e.len() - SHOWN);
+        }
+    }
     let l = &v["length"];
     if l["min"].is_null() {
         println!("\ngame length: no game was played to an end");
