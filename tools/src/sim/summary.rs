@@ -318,8 +318,14 @@ pub fn print(v: &Value) {
         }
     );
     if v["random_bots"].as_bool().unwrap_or(false) {
+        // (Cards are named only where the pack has cards: a map game has none.)
+        let what = if v["cards"].as_object().is_some_and(|c| !c.is_empty()) {
+            "they rank cards as random play does"
+        } else {
+            "they choose as random play does"
+        };
         println!(
-            "note: random bots played: they rank cards as random play does, which can differ from real play; \
+            "note: random bots played: {what}, which can differ from real play; \
              `[sim] agents = \"greedy\"` in pack.toml or --agents greedy seats bots that play"
         );
     }
