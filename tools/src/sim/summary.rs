@@ -292,6 +292,11 @@ pub fn share_row(label: &str, v: &Value) -> String {
     format!("  {label:<34} {:>6}  {:<13} {}/{}", pct(&v["rate"]), ci(&v["ci"]), v["wins"], v["games"])
 }
 
+/// A row of games counted: `label`, then the rate, its interval and the games of `v`.
+fn count_row(label: &str, v: &Value, width: usize) -> String {
+    format!("  {label:<width$} {:>6}  {:<13} {}", pct(&v["rate"]), ci(&v["ci"]), v["games"])
+}
+
 /// The terminal table, drawn from the summary.
 pub fn print(v: &Value) {
     let conf = 100.0 * v["confidence"].as_f64().unwrap_or(0.95);
@@ -333,13 +338,7 @@ pub fn print(v: &Value) {
     let mut total = 0;
     for o in v["outcomes"].as_array().into_iter().flatten() {
         total += o["games"].as_u64().unwrap_or(0);
-        println!(
-            "  {:<34} {:>6}  {:<13} {}",
-            o["outcome"].as_str().unwrap_or(""),
-            pct(&o["rate"]),
-            ci(&o["ci"]),
-            o["games"]
-        );
+        println!("{}", count_row(o["outcome"].as_str().unwrap_or(""), o, 34));
     }
     println!("  {:<34} {:>6}", format!("total ({total} game{})", crown_engine::diag::plural(total)), "100.0%");
     // The reasons the rules gave, when they give more than one (else the rows say it all).
@@ -351,13 +350,7 @@ pub fn print(v: &Value) {
         let width = e.iter().take(SHOWN).filter_map(|o| o["reason"].as_str()).map(|r| r.chars().count()).max();
         let width = width.unwrap_or(0).max(34);
         for o in e.iter().take(SHOWN) {
-            println!(
-                "  {:<width$} {:>6}  {:<13} {}",
-                o["reason"].as_str().unwrap_or(""),
-                pct(&o["rate"]),
-                ci(&o["ci"]),
-                o["games"]
-            );
+            println!("{}", count_row(o["reason"].as_str().unwrap_or(""), o, width));
         }
         if e.len() > SHOWN {
             let rest: u64 = e[SHOWN..].iter().filter_map(|o| o["games"].as_u64()).sum();
