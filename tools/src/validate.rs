@@ -71,8 +71,9 @@ fn invariant_fails(pack: &Pack, scenario: Option<&str>, n: usize, f: &crown_engi
 }
 
 /// The tables `check` plays its trial games at: every scenario (or, for a pack without
-/// scenarios, the pack itself) at its smallest table, seed 1, no transcript; none without
-/// rules.
+/// scenarios, the pack itself) at its smallest table, seed 1, with a transcript (so every
+/// line of narration and every prompt is made, and one that fails is found here: a run
+/// that keeps no transcript does not make them); none without rules.
 fn trial_tables(pack: &Pack) -> Vec<(Option<&str>, usize, crown_engine::game::GameConfig)> {
     if pack.rules.is_none() {
         return Vec::new();
@@ -87,7 +88,7 @@ fn trial_tables(pack: &Pack) -> Vec<(Option<&str>, usize, crown_engine::game::Ga
             let n = crate::seats::player_count(pack, id, None);
             let mut cfg = crown_engine::game::GameConfig::new(1, n);
             cfg.scenario = id.map(str::to_string);
-            cfg.transcript = false;
+            cfg.transcript = true;
             (id, n, cfg)
         })
         .collect()

@@ -11,11 +11,16 @@ use crate::game::rng::{derive_seed, GameRng};
 /// at random.
 pub struct GreedyAgent {
     rng: GameRng,
+    /// Whether the pack's hooks read the prompt, for the bots' script of this hash.
+    prompt_read: std::cell::Cell<Option<(u64, bool)>>,
 }
 
 impl GreedyAgent {
     pub fn new(game_seed: u64, seat: usize) -> Self {
-        GreedyAgent { rng: GameRng::new(derive_seed(game_seed ^ 0x6EED_1000, seat as u64 + 1)) }
+        GreedyAgent {
+            rng: GameRng::new(derive_seed(game_seed ^ 0x6EED_1000, seat as u64 + 1)),
+            prompt_read: std::cell::Cell::new(None),
+        }
     }
 }
 
@@ -76,6 +81,24 @@ impl Agent for GreedyAgent {
     }
     fn kind(&self) -> String {
         "greedy".into()
+    }
+    /// Only where `greedy_score` or `greedy_plan` reads its `prompt` parameter.
+    fn reads_prompt(&self, pack: &crate::content::Pack, _step: u64) -> bool {
+        let hash = pack
+            .bot_hook("greedy_score")
+            .map(|s| s.hash.rotate_left(1) ^ pack.bot_hook("greedy_plan").map_or(0, |p| p.hash));
+        if let Some((h, reads)) = self.prompt_read.get() {
+            if Some(h) == hash {
+                return reads;
+            }
+        }
+        let reads = ["greedy_score", "greedy_plan"]
+            .iter()
+            .any(|hook| pack.bot_hook(hook).is_some_and(|s| crate::script::reads_param(&s.ast, hook, 1)));
+        if let Some(h) = hash {
+            self.prompt_read.set(Some((h, reads)));
+        }
+        reads
     }
     fn rng_state(&self) -> Option<String> {
         Some(self.rng.state())

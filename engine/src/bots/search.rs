@@ -506,6 +506,9 @@ impl Agent for ForkAgent {
     fn reads_labels(&self, step: u64) -> bool {
         step <= self.target || self.policy.reads_labels(step)
     }
+    fn reads_prompt(&self, pack: &crate::content::Pack, step: u64) -> bool {
+        step <= self.target || self.policy.reads_prompt(pack, step)
+    }
 }
 
 /// Deal again what seat `p` cannot see, and reseed the random stream.

@@ -137,6 +137,12 @@ pub trait Agent: Send {
     fn reads_labels(&self, _step: u64) -> bool {
         true
     }
+    /// Whether this agent reads the prompt of choice `step` (in `pack`'s game). One that
+    /// does not, where no transcript is kept and no one listens, gets an empty prompt: the
+    /// compiled tier does not make it (see `script::api::nobody_reads`).
+    fn reads_prompt(&self, _pack: &crate::content::Pack, step: u64) -> bool {
+        self.reads_labels(step)
+    }
     /// Whether the agent searches ahead: it is then given a fork point of the game with
     /// each choice ([`ChoiceRequest::fork`]).
     fn wants_fork(&self) -> bool {

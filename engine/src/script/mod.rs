@@ -176,8 +176,44 @@ pub fn function_names(ast: &AST) -> impl Iterator<Item = &str> {
     ast.iter_functions().map(|f| f.name).filter(|n| !n.starts_with("anon$"))
 }
 
+/// Whether some function `name` of `ast` (of any arity) reads its parameter at `index`:
+/// its name appears as a variable in the body. (Closures capture nothing, so a closure
+/// reads it only when it is handed on, which names it here too.) A function that never
+/// reads a parameter can be given any value for it.
+pub fn reads_param(ast: &AST, name: &str, index: usize) -> bool {
+    ast.iter_fn_def().filter(|f| f.name == name).any(|f| {
+        let Some(param) = f.params.get(index) else { return false };
+        let mut lib = rhai::Module::new();
+        lib.set_script_fn(f.clone());
+        let one = AST::new_from_module(lib);
+        let mut reads = false;
+        one.walk(&mut |path: &[rhai::ASTNode]| {
+            if let Some(rhai::ASTNode::Expr(rhai::Expr::Variable(v, ..))) = path.last() {
+                reads |= v.1 == *param;
+            }
+            !reads
+        });
+        reads
+    })
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_parameter_is_read_where_its_name_is_used() {
+        let ast = super::compile(
+            "t",
+            "fn score(p, prompt, o) { o.value } fn plan(p, prompt, o) { if prompt == \"x\" { 1 } else { 2 } }\n\
+             fn score(p, prompt) { p } fn hand_on(p, prompt) { [1].map((|t, x| x).curry(prompt)) }",
+        )
+        .unwrap();
+        assert!(!super::reads_param(&ast, "score", 1));
+        assert!(super::reads_param(&ast, "score", 2));
+        assert!(super::reads_param(&ast, "plan", 1));
+        assert!(super::reads_param(&ast, "hand_on", 1));
+        assert!(!super::reads_param(&ast, "nothing", 0));
+    }
+
     #[test]
     fn closures_are_not_named_functions() {
         let ast = super::compile("t", "fn f() { let g = |x| x + 1; g.call(1) }").unwrap();

@@ -14,6 +14,15 @@ pub struct Menu {
     items: Vec<Item>,
 }
 
+/// Whether `v` is something `choose` offers without quoting its prompt in an error: a
+/// list or a menu with at least one option.
+pub(crate) fn offers_something(v: &Dynamic) -> bool {
+    if let Some(a) = v.read_lock::<Array>() {
+        return !a.is_empty();
+    }
+    v.read_lock::<Menu>().is_some_and(|m| !m.items.is_empty())
+}
+
 #[derive(Clone)]
 struct Item {
     kind: ImmutableString,

@@ -35,6 +35,7 @@ mod game;
 pub mod invariants;
 mod lists;
 mod menu;
+pub(crate) use self::menu::offers_something;
 mod meter;
 mod players;
 mod reload;
@@ -89,6 +90,26 @@ fn with<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
 fn tell<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
     memo::told();
     borrow_mut(f)
+}
+
+/// Whether text made now would go unread: the game keeps no transcript and no one listens
+/// to it, and (for a choice's prompt, `seat` given) that seat's agent does not read
+/// prompts. The compiled tier then does not make narration (`log`, `log_to`) or such a
+/// prompt, so text no one reads costs nothing; where anything reads it, it is made as
+/// always. Without a game (a script run alone) everything counts as read.
+pub(crate) fn nobody_reads(seat: Option<&Dynamic>) -> bool {
+    CURRENT.with(|c| {
+        let Ok(g) = c.try_borrow() else { return false };
+        let Some(g) = g.as_ref() else { return false };
+        if g.transcript.is_some() || g.listener.is_some() {
+            return false;
+        }
+        let Some(seat) = seat else { return true };
+        match seat.as_int().ok().and_then(|p| usize::try_from(p).ok()).and_then(|p| g.agents.get(p)) {
+            Some(Some(a)) => !a.reads_prompt(&g.pack, g.state.choices),
+            _ => false,
+        }
+    })
 }
 
 /// Read the game's board through its index of pieces by space and owner, brought up to

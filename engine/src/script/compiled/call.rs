@@ -10,6 +10,7 @@ use rhai::{Dynamic, EvalAltResult, ImmutableString, Position};
 use super::host::{HostFn, Param};
 use super::natives::Site;
 use super::rt::{copy, discard, Code, Ctl, Place, Rt, X};
+use crate::script::api;
 
 /// A compiled call by name.
 pub(crate) struct Call {
@@ -30,7 +31,22 @@ pub(crate) struct Call {
     /// The one host function the call can reach, when there is only one (see
     /// `HostTable::only`): called straight away when the arguments have its types.
     pub known: Option<HostFn>,
+    /// Text arguments not made where no one would read them.
+    pub quiet: Option<Quiet>,
     pub pos: Position,
+}
+
+/// A call to the host's narration or `choose` whose text arguments are made only where
+/// something reads them ([`crate::script::api::nobody_reads`]): a transcript, a listener,
+/// or (for a prompt) the deciding seat's agent. Unmade text is passed as `""`.
+#[derive(Clone, Copy)]
+pub(crate) enum Quiet {
+    /// `log(text)`, `log_to(who, text[, others])`: the arguments from `rest[from]` on.
+    Narration { from: usize },
+    /// `choose(p, prompt, options)`: the prompt, `rest[at]`, the options after it, the
+    /// seat first. Where the options are none, `choose`'s error quotes the prompt: it is
+    /// then made after them.
+    Prompt { at: usize },
 }
 
 /// An argument of a call. Quoted text, an integer and a variable read (not at its last
@@ -117,12 +133,43 @@ impl Call {
         // as the interpreter does).
         let off = usize::from(by_ref.is_some());
         let mut values = V::units(off + self.rest.len());
+        let mut unread = match self.quiet {
+            Some(Quiet::Narration { from }) if api::nobody_reads(None) => from..usize::MAX,
+            _ => 0..0,
+        };
         for (k, a) in self.rest.iter().enumerate() {
+            if let Some(Quiet::Prompt { at }) = self.quiet {
+                if k == at {
+                    let seat = match by_ref {
+                        Some((place, _)) => rt.peek(place)?,
+                        None => &values.as_mut()[0],
+                    };
+                    if api::nobody_reads(Some(seat)) {
+                        unread = at..at + 1;
+                    }
+                }
+            }
+            if unread.contains(&k) {
+                set(&mut values.as_mut()[off + k], Dynamic::from(ImmutableString::new()));
+                continue;
+            }
             match a.eval(rt) {
                 Ok(v) => set(&mut values.as_mut()[off + k], v),
                 Err(e) => {
                     values.into_iter().for_each(discard);
                     return Err(e);
+                }
+            }
+        }
+        // A prompt left unmade is made after all where `choose` will quote it.
+        if let Some(Quiet::Prompt { at }) = self.quiet {
+            if unread.contains(&at) && !values.as_mut().get(off + at + 1).is_some_and(api::offers_something) {
+                match self.rest[at].eval(rt) {
+                    Ok(v) => set(&mut values.as_mut()[off + at], v),
+                    Err(e) => {
+                        values.into_iter().for_each(discard);
+                        return Err(e);
+                    }
                 }
             }
         }

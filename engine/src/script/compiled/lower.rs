@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, FnCallExpr, FnPtr, ImmutableString, Position, Stmt, Token};
 
-use super::call::{Arg, Call};
+use super::call::{Arg, Call, Quiet};
 use super::natives::Site;
 use super::rt::{bool_of, boolean, copy, discard, fill, int, mismatch, size_check, Code, Ctl, Place, Rt};
 use super::FnIndex;
@@ -751,7 +751,16 @@ impl Lower<'_> {
         // at the variable's last use.
         let moved = matches!(by_ref, Some((Place::Slot(_), vpos)) if self.last_use(vpos));
         let known = (script.is_none() && !type_of).then(|| super::host_table().only(&x.name, n).cloned()).flatten();
-        Some(Call { track, by_ref, rest, script, site, type_of, moved, known, pos }.code())
+        // The host's narration and prompts, made only where something reads them.
+        let off = usize::from(by_ref.is_some());
+        let quiet = match (x.name.as_str(), n, off) {
+            _ if script.is_some() => None,
+            ("log", 1, 0) => Some(Quiet::Narration { from: 0 }),
+            ("log_to", 2 | 3, _) => Some(Quiet::Narration { from: 1 - off }),
+            ("choose", 3, _) => Some(Quiet::Prompt { at: 1 - off }),
+            _ => None,
+        };
+        Some(Call { track, by_ref, rest, script, site, type_of, moved, known, quiet, pos }.code())
     }
 }
 

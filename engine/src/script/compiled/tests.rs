@@ -608,3 +608,44 @@ fn walk(a) {
     assert_eq!(a, play(Runtime::Compiled), "the runtimes differ on the map (left: interpreter, right: compiled)");
     assert!(answered(&ast, "grassy").0 >= 5 && answered(&ast, "castles").0 >= 5, "grassy and castles answered");
 }
+
+#[test]
+fn text_no_one_reads_is_not_made() {
+    // Narration and a prompt whose making fails. Where a transcript is kept both runtimes
+    // make them (and fail at the same place); where nothing reads them (no transcript, no
+    // listener, seats whose agents read no prompts) the compiled tier does not make them,
+    // except a prompt that `choose`'s error quotes (no options).
+    let src = r#"
+fn boom() { throw "made"; }
+fn narrate() { log(`x ${boom()}`); log_to(0, `y ${boom()}`); 1 }
+fn ask() { choose(0, `Pick ${boom()}`, ["a", "b"]) }
+fn ask_seat() { let p = 1; choose(p, `Pick ${boom()}`, ["a", "b"]) }
+fn ask_nothing() { choose(0, `Pick ${boom()}`, []) }
+fn plain() { log("kept"); choose(1, "Pick", ["a", "b"]) }
+"#;
+    let ast = crate::script::compile("text.rhai", src).unwrap();
+    let call = |r: Runtime, told: bool, name: &str| {
+        let mut game = crate::script::api::fixture_game();
+        if !told {
+            game.transcript = None;
+        }
+        let (game, out) = crate::script::api::with_installed(game, || run(r, &ast, name, &[]).0);
+        (out, game.transcript.map(|t| t.iter().filter(|l| l.contains("kept") || l.contains("Pick")).count()))
+    };
+    for name in ["narrate", "ask", "ask_seat", "ask_nothing"] {
+        for r in [Runtime::Rhai, Runtime::Compiled] {
+            let (out, _) = call(r, true, name);
+            assert!(out.starts_with("error") && out.contains("made"), "{name} on {r:?}, told: {out}");
+        }
+        let (out, _) = call(Runtime::Rhai, false, name);
+        assert!(out.starts_with("error") && out.contains("made"), "{name} on the interpreter: {out}");
+    }
+    assert_eq!(call(Runtime::Compiled, false, "narrate").0, "ok 1");
+    assert_eq!(call(Runtime::Compiled, false, "ask").0, "ok \"a\"");
+    assert_eq!(call(Runtime::Compiled, false, "ask_seat").0, "ok \"a\"");
+    let (out, _) = call(Runtime::Compiled, false, "ask_nothing");
+    assert!(out.starts_with("error") && out.contains("made"), "an error quoting the prompt makes it: {out}");
+    // Plain text where it is read: the same lines on both runtimes.
+    assert_eq!(call(Runtime::Rhai, true, "plain"), call(Runtime::Compiled, true, "plain"));
+    assert_eq!(call(Runtime::Compiled, true, "plain").1, Some(2));
+}
