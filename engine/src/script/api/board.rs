@@ -70,7 +70,7 @@ pub(super) fn register(e: &mut Registrar) {
         read_pieces(|g| Ok(of_kind(&g.state.pieces, g.state.pieces_owned(owner), &kind)))
     });
     e.register_fn("place", |kind: ImmutableString, s: i64, owner: i64| {
-        with(|g| {
+        with_pieces(|g| {
             let s = sp(g, s)?;
             let left = g.state.supplies.get_mut(kind.as_str()).ok_or_else(|| format!("no supply `{kind}`"))?;
             if *left <= 0 {
@@ -92,7 +92,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("move_piece", |p: i64, s: i64| {
-        with(|g| {
+        with_pieces(|g| {
             let p = pc(g, p)?;
             let s = sp(g, s)?;
             let from = g.state.pieces[p].space.ok_or("that piece is back in its supply")?;
@@ -106,7 +106,7 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("return_piece", |p: i64| {
-        with(|g| {
+        with_pieces(|g| {
             let p = pc(g, p)?;
             if let Some(from) = g.state.pieces[p].space.take() {
                 let kind = g.state.pieces[p].kind.clone();
@@ -117,10 +117,10 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
-    e.register_fn("piece_kind", |p: i64| read(|g| Ok(g.state.pieces[pc(g, p)?].kind.clone())));
-    e.register_fn("piece_owner", |p: i64| read(|g| Ok(g.state.pieces[pc(g, p)?].owner)));
+    e.register_fn("piece_kind", |p: i64| read_pieces(|g| Ok(g.state.pieces[pc(g, p)?].kind.clone())));
+    e.register_fn("piece_owner", |p: i64| read_pieces(|g| Ok(g.state.pieces[pc(g, p)?].owner)));
     e.register_fn("set_piece_owner", |p: i64, o: i64| {
-        with(|g| {
+        with_pieces(|g| {
             let p = pc(g, p)?;
             if g.state.pieces[p].owner != o {
                 g.state.pieces[p].owner = o;
@@ -134,12 +134,12 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         })
     });
-    e.register_fn("piece_space", |p: i64| read(|g| Ok(g.state.pieces[pc(g, p)?].space.map_or(-1, i64::from))));
+    e.register_fn("piece_space", |p: i64| read_pieces(|g| Ok(g.state.pieces[pc(g, p)?].space.map_or(-1, i64::from))));
     e.register_fn("piece_get", |p: i64, k: ImmutableString| {
-        read(|g| Ok(g.state.pieces[pc(g, p)?].attrs.get(k.as_str()).copied().unwrap_or(0)))
+        read_pieces(|g| Ok(g.state.pieces[pc(g, p)?].attrs.get(k.as_str()).copied().unwrap_or(0)))
     });
     e.register_fn("piece_set", |p: i64, k: ImmutableString, v: i64| {
-        with(|g| {
+        with_pieces(|g| {
             let p = pc(g, p)?;
             g.state.pieces[p].attrs.insert(k.to_string(), v);
             g.state.board_version += 1;

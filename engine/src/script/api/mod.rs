@@ -112,15 +112,22 @@ pub(crate) fn nobody_reads(seat: Option<&Dynamic>) -> bool {
     })
 }
 
-/// Read the game's board through its index of pieces by space and owner, brought up to
+/// Read the pieces on the board through their index by space and owner, brought up to
 /// date first (keeping an index is no change to the game: answers built on the state
-/// still hold).
+/// still hold). An answer built on pieces lasts until a piece changes ([`with_pieces`]).
 fn read_pieces<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
-    memo::read_state();
+    memo::read_pieces();
     borrow_mut(|g| {
         g.state.index_pieces();
         f(g)
     })
+}
+
+/// Change the pieces on the board: place, move, return one, give it an owner or a value.
+/// Every host function that changes a piece comes here.
+fn with_pieces<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
+    memo::pieces_changed();
+    borrow_mut(f)
 }
 
 fn borrow_mut<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {

@@ -15,6 +15,10 @@
 //! - only what stays the same for a whole game (the pack's definitions, the game's
 //!   settings and seats: `api::settled`): until another game is installed on the thread
 //!   or the pack is reloaded;
+//! - what cards show and how the board is laid out (`api::read_faces`,
+//!   `api::read_layout`): until one of those fixtures changes;
+//! - the pieces on the board (`api::read_pieces`: where they stand, whose they are, their
+//!   values): until a piece changes or a fixture does;
 //! - the game's state (`api::read`): until the next change (any host call that may
 //!   change the game, and every install).
 //!
@@ -54,6 +58,11 @@ thread_local! {
     static FIXTURE_CHANGES: Cell<u64> = const { Cell::new(0) };
     /// Reads of the fixtures of the table.
     static FIXTURE_READS: Cell<u64> = const { Cell::new(0) };
+    /// Host calls that may have changed the pieces on the board (where they stand, whose
+    /// they are, their values), and fixture changes (also counted in `CHANGES`).
+    static PIECE_CHANGES: Cell<u64> = const { Cell::new(0) };
+    /// Reads of the pieces on the board.
+    static PIECE_READS: Cell<u64> = const { Cell::new(0) };
     /// Machines started (a host function calling back into a script).
     static MACHINES: Cell<u64> = const { Cell::new(0) };
     /// Installs of a game and reloads of its pack: what stays the same for a game ends.
@@ -86,11 +95,25 @@ pub(crate) fn read_state() {
     READS.with(|c| c.set(c.get().wrapping_add(1)));
 }
 
-/// A host call that may change a fixture of the table (and so the game).
+/// A host call that may change a fixture of the table (and so the game: an answer built on
+/// the pieces may have read a fixture too).
 #[inline]
 pub(crate) fn fixtures_changed() {
     FIXTURE_CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
+    pieces_changed();
+}
+
+/// A host call that may change the pieces on the board (and so the game).
+#[inline]
+pub(crate) fn pieces_changed() {
+    PIECE_CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
     changed();
+}
+
+/// A host call reading the pieces on the board.
+#[inline]
+pub(crate) fn read_pieces() {
+    PIECE_READS.with(|c| c.set(c.get().wrapping_add(1)));
 }
 
 /// A host call reading a fixture of the table.
@@ -241,6 +264,9 @@ enum Lasts {
     Game,
     /// While the fixtures of the table stay as they were at this count of their changes.
     Fixtures(u64),
+    /// While the pieces on the board (and the fixtures) stay as they were at this count of
+    /// their changes.
+    Pieces(u64),
     /// While the game stays as it was at this count of its changes.
     State(u64),
 }
@@ -250,6 +276,7 @@ impl Lasts {
         match self {
             Lasts::Game => true,
             Lasts::Fixtures(n) => FIXTURE_CHANGES.with(Cell::get) == n,
+            Lasts::Pieces(n) => PIECE_CHANGES.with(Cell::get) == n,
             Lasts::State(n) => CHANGES.with(Cell::get) == n,
         }
     }
@@ -259,6 +286,7 @@ impl Lasts {
         match self {
             Lasts::Game => {}
             Lasts::Fixtures(_) => read_fixtures(),
+            Lasts::Pieces(_) => read_pieces(),
             Lasts::State(_) => read_state(),
         }
     }
@@ -337,7 +365,7 @@ pub(super) fn call(rt: &mut Rt, key: Key, pos: Position, run: impl FnOnce(&mut R
         return Ok(value);
     }
     let before = (CHANGES.with(Cell::get), MACHINES.with(Cell::get), EPOCH.with(Cell::get), TOLD.with(Cell::get));
-    let reads = (READS.with(Cell::get), FIXTURE_READS.with(Cell::get));
+    let reads = (READS.with(Cell::get), PIECE_READS.with(Cell::get), FIXTURE_READS.with(Cell::get));
     let ops = rt.ops;
     let outer = DEEPEST.with(|d| d.replace(base));
     let reached_before = REACHED.with(|r| r.replace(0));
@@ -357,7 +385,9 @@ pub(super) fn call(rt: &mut Rt, key: Key, pos: Position, run: impl FnOnce(&mut R
                 heard: rt.side().map(|h| h.wrapping_sub(rt.ops) as i64),
                 lasts: if READS.with(Cell::get) != reads.0 {
                     Lasts::State(CHANGES.with(Cell::get))
-                } else if FIXTURE_READS.with(Cell::get) != reads.1 {
+                } else if PIECE_READS.with(Cell::get) != reads.1 {
+                    Lasts::Pieces(PIECE_CHANGES.with(Cell::get))
+                } else if FIXTURE_READS.with(Cell::get) != reads.2 {
                     Lasts::Fixtures(FIXTURE_CHANGES.with(Cell::get))
                 } else {
                     Lasts::Game

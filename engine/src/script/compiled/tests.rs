@@ -571,6 +571,9 @@ fn main(a) {
 fn grassy() { spaces().filter(|s| space_attr(s, "terrain") != "").len() }
 fn castles() { spaces().filter(|s| space_attr(s, "kind") == "castle").map(|s| `${space_name(s)} by ${adjacent(s).len()}`) }
 fn survey() { `${grassy()} ${castles()} ${count_at(space("keep"))} ${space_value(space("keep"), "order")}` }
+fn hp(k) { piece_get(k, "hp") }
+fn occupied() { spaces().filter(|s| count_at(s) > 0).len() }
+fn owned(p) { spaces().filter((|p, s| pieces_at(s).filter((|p, k| piece_owner(k) == p).curry(p)).len() > 0).curry(p)).len() }
 fn walk(a) {
     let seen = [];
     let b = board(0, "realm");
@@ -578,9 +581,23 @@ fn walk(a) {
     for i in 0..3 {
         seen.push(survey());
         place("knight", space(if i % 2 == 0 { "keep" } else { "gate" }), 0);
+        seen.push(`${occupied()} ${owned(0)} ${owned(1)}`);
         add_space_value(space("keep"), "order", a);
+        seen.push(`${occupied()} ${owned(0)} ${owned(1)}`);
         seen.push(survey());
     }
+    let k = pieces_at(space("keep"))[0];
+    set_piece_owner(k, 1);
+    seen.push(`${occupied()} ${owned(0)} ${owned(1)}`);
+    add_space_value(space("gate"), "order", a);
+    seen.push(`${occupied()} ${owned(0)} ${owned(1)}`);
+    move_piece(k, space("gate"));
+    seen.push(`${occupied()} ${owned(0)} ${owned(1)}`);
+    seen.push(`${hp(k)}`);
+    piece_set(k, "hp", 2);
+    seen.push(`${occupied()} ${owned(0)} ${owned(1)} ${hp(k)}`);
+    return_piece(k);
+    seen.push(`${occupied()} ${owned(0)} ${owned(1)}`);
     place_tile(b, d, placements(b, d, #{ touching: true })[0]);
     seen.push(survey());
     seen
@@ -607,6 +624,9 @@ fn walk(a) {
     assert!(a.0.starts_with("ok") && a.0.contains("The Keep by 1"), "{}", a.0);
     assert_eq!(a, play(Runtime::Compiled), "the runtimes differ on the map (left: interpreter, right: compiled)");
     assert!(answered(&ast, "grassy").0 >= 5 && answered(&ast, "castles").0 >= 5, "grassy and castles answered");
+    // Answers about the pieces last while only numbers on spaces change.
+    assert!(answered(&ast, "occupied").0 >= 4, "occupied answered {:?}", answered(&ast, "occupied"));
+    assert!(answered(&ast, "owned").0 >= 8, "owned answered {:?}", answered(&ast, "owned"));
 }
 
 #[test]
