@@ -574,3 +574,87 @@ fn a_bot_that_peeks_is_caught() {
     assert!(err.contains("peeking audit: `greedy` reads hidden cards"), "{err}");
     assert!(err.contains("once hidden cards are dealt again"), "{err}");
 }
+
+/// A shard played on edited content is refused by the merge, naming it; half the shards
+/// merged with `--partial` merge again with the other half into the whole run.
+#[test]
+fn merges_refuse_other_content_and_partial_merges_merge_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let common = ["take-the-kingdom", "--games", "12", "--players", "3", "--seed", "5"];
+    let shard = |i: u64, project: Option<&std::path::Path>| {
+        let f = dir.path().join(format!("{}s{i}.json", if project.is_some() { "edited-" } else { "" }));
+        let s = format!("{i}/4");
+        let mut a = common.to_vec();
+        a.extend(["--shard", &s, "--out", f.to_str().unwrap()]);
+        let (code, err) = match project {
+            None => {
+                let (code, _, err) = sim(&a);
+                (code, err)
+            }
+            Some(p) => {
+                let o = std::process::Command::new(crate::common::crown_bin())
+                    .args(["--project", p.to_str().unwrap(), "sim"])
+                    .args(&a)
+                    .output()
+                    .unwrap();
+                (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).to_string())
+            }
+        };
+        assert_eq!(code, 0, "{err}");
+        f.to_string_lossy().to_string()
+    };
+    let files: Vec<String> = (0..4).map(|i| shard(i, None)).collect();
+    let edited = crate::common::project_copy(&["content/take-the-kingdom", "scripts/take-the-kingdom"]);
+    crate::common::edit_after(
+        &edited.path().join("content/take-the-kingdom/cards/attack.toml"),
+        &["id = \"soldiers\""],
+        "attack = 2",
+        "attack = 3",
+    );
+    let odd = shard(2, Some(edited.path()));
+    let (code, _, err) = sim(&["merge", &files[0], &files[1], &odd, &files[3]]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("{odd} is not from the run the other 3 files are from (content")), "{err}");
+    // Half, then the rest.
+    let half = dir.path().join("half.json");
+    let (code, out, err) =
+        sim(&["merge", "--partial", &files[0], &files[2], "--out", half.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("partial: these figures cover 6 of the run's 12 games; missing game ranges: 3..6, 9..12"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["partial"], serde_json::json!({ "covered": 6, "of": 12, "missing": [[3, 6], [9, 12]] }));
+    let (code, out, err) = sim(&["merge", &files[3], half.to_str().unwrap(), &files[1], "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, one, _) = sim(&[&common[..], &["--json"]].concat());
+    assert_eq!(out, one, "half merged with the rest is byte for byte the unsharded run's");
+}
+
+/// `--format json` is what docs/schema/sim-summary.schema.json says, for every kind of
+/// run: cards and characters, rounds, a comparison, a sweep, timing, a partial merge.
+#[test]
+fn sim_json_follows_its_schema() {
+    let root = repo_project().root;
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("docs/schema/sim-summary.schema.json")).unwrap())
+            .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let runs: [&[&str]; 6] = [
+        &["take-the-kingdom", "--games", "8", "--players", "3"],
+        &["oh-hell", "--games", "4", "--agents", "random"],
+        &["kingdoms-in-conflict", "--games", "3", "--agents", "random", "--timing"],
+        &["take-the-kingdom", "--games", "4", "--compare", root.to_str().unwrap()],
+        &["take-the-kingdom", "--games", "3", "--set", "card.soldiers.values.attack=1..2"],
+        &["the-last-kingdom", "--games", "2", "--agents", "random", "--audit-peeking"],
+    ];
+    for args in runs {
+        let v = sim_json(args);
+        let problems: Vec<String> = validator
+            .iter_errors(&v)
+            .map(|e| format!("{} at {}", e.to_string().chars().take(300).collect::<String>(), e.instance_path()))
+            .collect();
+        assert!(problems.is_empty(), "crown sim {args:?}:\n{}", problems.join("\n"));
+    }
+}

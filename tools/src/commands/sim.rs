@@ -131,6 +131,11 @@ pub struct MergeArgs {
     /// Also write the merged statistics file (to merge further).
     #[arg(long, value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
+    /// Merge the files given even when they do not cover the whole run (a shard still
+    /// running): the summary is an interim one, and `--out` writes a file that merges
+    /// again with the rest.
+    #[arg(long)]
+    pub partial: bool,
     /// Also write the HTML report (as `crown sim --report`).
     #[arg(long, value_name = "FILE")]
     pub report: Option<std::path::PathBuf>,
@@ -155,16 +160,37 @@ pub fn run(project: &Project, args: &SimArgs) -> Done {
 }
 
 fn run_merge(args: &MergeArgs) -> Result<i32, String> {
-    let merged = shard::merge(&args.files)?;
+    let shard::Merged { file: merged, missing } = shard::merge(&args.files, args.partial)?;
     if let Some(out) = &args.out {
         shard::write(out, &merged)?;
     }
-    let v = full_summary(&merged.run, &merged.stats, merged.other.as_ref(), merged.paired.as_ref());
+    let mut v = full_summary(&merged.run, &merged.stats, merged.other.as_ref(), merged.paired.as_ref());
+    if !missing.is_empty() {
+        let covered: u64 = merged.ranges.iter().map(|(a, b)| b - a).sum();
+        v["partial"] = serde_json::json!({
+            "covered": covered,
+            "of": merged.run.games,
+            "missing": missing.iter().map(|&(a, b)| [a, b]).collect::<Vec<_>>(),
+        });
+        eprintln!(
+            "partial: these figures cover {covered} of the run's {} games; missing game ranges: {}{}",
+            merged.run.games,
+            shard::ranges_text(&missing),
+            if args.out.is_some() { " (merge the file written with the rest)" } else { "" }
+        );
+    }
     write_report(args.report.as_deref(), &v)?;
     if args.format.is_json() {
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
         print_all(&v);
+    }
+    // The failures of every shard count against one --max-failures, as in one run.
+    if merged.stats.failed > merged.run.max_failures {
+        eprintln!(
+            "{} games failed across the shards, past --max-failures {}: one run would have stopped after {} failures, so fix the failing games before trusting these figures",
+            merged.stats.failed, merged.run.max_failures, merged.run.max_failures
+        );
     }
     Ok(report_failures(&merged.stats, merged.run.seed, merged.run.games, merged.not_run))
 }
@@ -303,6 +329,16 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         let run = RunInfo {
             pack: pack.id().to_string(),
             version: pack.manifest.version.clone(),
+            content: match &other {
+                Some(o) => format!(
+                    "{:016x} {:016x}",
+                    crate::validate::pack_digest(&pack),
+                    crate::validate::pack_digest(&o.pack)
+                ),
+                None => format!("{:016x}", crate::validate::pack_digest(&pack)),
+            },
+            crown: env!("CARGO_PKG_VERSION").to_string(),
+            max_failures: args.max_failures,
             scenario: table.setup.scenario.clone().or_else(|| pack.default_scenario().map(|s| s.scenario.id.clone())),
             seed: table.setup.seed,
             games: args.games,

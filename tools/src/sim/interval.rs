@@ -9,6 +9,14 @@ pub fn z_for(confidence: f64) -> f64 {
     inverse_normal(1.0 - (1.0 - confidence) / 2.0)
 }
 
+/// The correction of many cards compared at once (Bonferroni): the confidence each of
+/// `comparisons` intervals is drawn at, so that all of them together hold with
+/// `confidence` (with 52 cards at 95%, each at 99.9%). Without it one card in twenty
+/// looks better or worse than the rest by chance alone.
+pub fn each_of(confidence: f64, comparisons: usize) -> f64 {
+    1.0 - (1.0 - confidence) / comparisons.max(1) as f64
+}
+
 /// Acklam's rational approximation of the standard normal quantile (relative error
 /// below 1.2e-9), enough for interval widths.
 #[allow(clippy::excessive_precision)] // the published coefficients, as published

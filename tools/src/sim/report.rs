@@ -150,6 +150,19 @@ fn histogram(id: &str, hist: &[Value]) -> String {
     s
 }
 
+/// The sentence saying how card intervals are corrected for their number.
+fn corrected(compared: &Value, v: &Value) -> String {
+    let n = compared["cards"].as_u64().unwrap_or(0);
+    if n < 2 {
+        return String::new();
+    }
+    format!(
+        " The {n} cards are compared at once: each interval is drawn at {:.2}%, so that all of them hold together at {:.0}% (Bonferroni).",
+        100.0 * compared["each"].as_f64().unwrap_or(0.0),
+        100.0 * v["confidence"].as_f64().unwrap_or(0.95)
+    )
+}
+
 fn card_rows(cards: &Value, key: &str) -> Vec<Row> {
     let mut rows: Vec<Row> = cards
         .as_object()
@@ -262,10 +275,11 @@ pub fn page(v: &Value) -> String {
     let cards = card_rows(&v["cards"], key);
     if !cards.is_empty() {
         body.push_str(&format!(
-            "<h2>Card impact</h2><p>{}: the win rate of player-games in which the card was {} minus those in which it was not, in points. Grey: fewer than {} player-games on a side.</p>",
+            "<h2>Card impact</h2><p>{}: the win rate of player-games in which the card was {} minus those in which it was not, in points. Grey: fewer than {} player-games on a side.{}</p>",
             if drawn { "Improvement when drawn (IWD)" } else { "Improvement when played (IWP)" },
             if drawn { "drawn (entered the hand)" } else { "played" },
-            v["min_sample"]
+            v["min_sample"],
+            corrected(&v["cards_compared"], v)
         ));
         let (lo, hi) = span(&cards);
         body.push_str(&interval_chart("cards", &cards, lo, hi, Some((0.0, "0")), false));
@@ -351,8 +365,9 @@ fn rounds(v: &Value, players: u64, body: &mut String) {
     let cards = card_rows(&r["cards"], "improvement_played");
     if !cards.is_empty() {
         body.push_str(&format!(
-            "<h3>Card impact per round</h3><p>The rate of rounds won by a seat that played the card in the round minus the rate when it did not, in points. Grey: fewer than {} seat-rounds on a side.</p>",
-            v["min_sample"]
+            "<h3>Card impact per round</h3><p>The rate of rounds won by a seat that played the card in the round minus the rate when it did not, in points. Grey: fewer than {} seat-rounds on a side.{}</p>",
+            v["min_sample"],
+            corrected(&r["cards_compared"], v)
         ));
         let (lo, hi) = span(&cards);
         body.push_str(&interval_chart("round-cards", &cards, lo, hi, Some((0.0, "0")), false));

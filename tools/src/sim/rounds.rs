@@ -9,9 +9,9 @@ use crown_engine::game::{Outcome, Status};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::interval::rate;
+use super::interval::{each_of, rate, z_for};
 use super::stats::{add_vec, CardTally, Tally};
-use super::summary::{card_figures, share, Histogram};
+use super::summary::{card_figures, comparisons, share, Histogram};
 
 /// The rounds of a run's games.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -87,7 +87,10 @@ impl RoundStats {
     }
 
     /// The summary's `rounds` section (null when no game kept rounds).
-    pub fn summary(&self, names: &BTreeMap<String, String>, z: f64, min_sample: u64, discards: bool) -> Value {
+    pub fn summary(&self, names: &BTreeMap<String, String>, confidence: f64, min_sample: u64, discards: bool) -> Value {
+        let z = z_for(confidence);
+        let each = each_of(confidence, self.cards.len());
+        let z_cards = z_for(each);
         if self.games == 0 {
             return Value::Null;
         }
@@ -99,7 +102,9 @@ impl RoundStats {
             })
             .collect();
         let cards: serde_json::Map<String, Value> = (self.cards.iter())
-            .map(|(id, c)| (id.clone(), card_figures(names, id, c, self.seat_rounds, z, min_sample, false, discards)))
+            .map(|(id, c)| {
+                (id.clone(), card_figures(names, id, c, self.seat_rounds, z_cards, min_sample, false, discards))
+            })
             .collect();
         let rounds: u64 = self.per_game.iter().map(|(k, v)| k * v).sum();
         json!({
@@ -112,6 +117,7 @@ impl RoundStats {
             "seats": if self.decided > 0 { json!(seats) } else { json!([]) },
             "seat_rounds": share(self.seat_rounds.wins, self.seat_rounds.games, z),
             "cards": cards,
+            "cards_compared": comparisons(self.cards.len(), each),
         })
     }
 }
@@ -149,6 +155,7 @@ pub fn print(v: &Value, conf: f64) {
     }
     super::summary::print_cards(
         &r["cards"],
+        &r["cards_compared"],
         &r["seat_rounds"],
         v,
         "cards, per seat-round: rate of rounds won when played in the round vs not played",

@@ -9,7 +9,7 @@ use super::stats::{Paired, Stats};
 use super::summary::RunInfo;
 
 /// The format tag of a statistics file.
-pub const FORMAT: &str = "crown-sim-stats/1";
+pub const FORMAT: &str = "crown-sim-stats/2";
 
 /// What `--out` writes: the run, the game ranges covered, and the integer statistics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -69,9 +69,12 @@ pub fn read(path: &Path) -> Result<StatsFile, String> {
 
 /// What differs between the runs of two statistics files, in words (`None`: the same run).
 fn run_difference(a: &RunInfo, b: &RunInfo) -> Option<String> {
-    let fields: [(&str, String, String); 13] = [
+    let fields: [(&str, String, String); 16] = [
         ("pack", a.pack.clone(), b.pack.clone()),
         ("pack version", a.version.clone(), b.version.clone()),
+        ("content (its digest: a definition, setting or script differs)", a.content.clone(), b.content.clone()),
+        ("crown version", a.crown.clone(), b.crown.clone()),
+        ("--max-failures", a.max_failures.to_string(), b.max_failures.to_string()),
         ("scenario", format!("{:?}", a.scenario), format!("{:?}", b.scenario)),
         ("seed", a.seed.to_string(), b.seed.to_string()),
         ("games in the run", a.games.to_string(), b.games.to_string()),
@@ -133,6 +136,11 @@ fn check_counts(p: &Path, f: &StatsFile) -> Result<(), String> {
             f.stats.games, f.stats.finished, f.stats.turn_limit, f.stats.failed
         ));
     }
+    for side in std::iter::once(&f.stats).chain(f.other.as_ref()) {
+        if let Some(why) = side.disagreement() {
+            return bad(why);
+        }
+    }
     if f.other.is_some() != f.paired.is_some() || (f.run.compare.is_none() && f.other.is_some()) {
         return bad("its comparison statistics do not match its run (a side is missing)".into());
     }
@@ -174,11 +182,22 @@ fn sums_fit(a: &serde_json::Value, b: &serde_json::Value, at: &mut Vec<String>) 
     Ok(())
 }
 
-/// Merge statistics files of one run. They must describe the same run, cover disjoint
-/// game ranges and, together, every game of it; each file's counts must agree with its
-/// ranges, and the sums must fit. Anything else is refused with the reason, so merged
-/// statistics always come from exactly one complete run.
-pub fn merge(paths: &[PathBuf]) -> Result<StatsFile, String> {
+/// Statistics files merged: the statistics, and the game ranges of the run no file held
+/// (empty for a complete run).
+#[derive(Debug)]
+pub struct Merged {
+    pub file: StatsFile,
+    pub missing: Vec<(u64, u64)>,
+}
+
+/// Merge statistics files of one run. They must describe the same run (the same content
+/// and crown too), cover disjoint game ranges and, unless `partial`, together every game of
+/// it; each file's counts must agree with its ranges and with one another, and the sums
+/// must fit. Anything else is refused with the reason, naming the file that does not
+/// belong, so merged statistics always come from exactly one run. A partial merge is a
+/// statistics file like a shard's, holding the ranges of the files merged: it merges
+/// again later with the rest.
+pub fn merge(paths: &[PathBuf], partial: bool) -> Result<Merged, String> {
     let mut files = Vec::with_capacity(paths.len());
     let mut seen: Vec<(PathBuf, &Path)> = Vec::new();
     for p in paths {
@@ -195,28 +214,49 @@ pub fn merge(paths: &[PathBuf]) -> Result<StatsFile, String> {
         check_counts(p, &f)?;
         files.push((p, f));
     }
-    let Some((first_path, first)) = files.first() else {
+    if files.is_empty() {
         return Err("crown sim merge: give the statistics files to merge".into());
-    };
-    let (first_path, mut merged) = (first_path.to_path_buf(), first.clone());
+    }
+    // The run most files describe (the first such): a file of another run is named,
+    // wherever it comes in the list.
+    let agreeing = |f: &StatsFile| files.iter().filter(|(_, g)| g.run == f.run).count();
+    let (common_path, common) = files
+        .iter()
+        .fold(None::<&(&PathBuf, StatsFile)>, |best, x| match best {
+            Some(b) if agreeing(&b.1) >= agreeing(&x.1) => Some(b),
+            _ => Some(x),
+        })
+        .map(|(p, f)| (p.to_path_buf(), f.clone()))
+        .ok_or("crown sim merge: give the statistics files to merge")?;
+    let mut merged = common.clone();
     merged.ranges.clear();
     merged.stats = Stats::default();
-    merged.other = first.other.as_ref().map(|_| Stats::default());
-    merged.paired = first.paired.as_ref().map(|_| Paired::default());
+    merged.other = common.other.as_ref().map(|_| Stats::default());
+    merged.paired = common.paired.as_ref().map(|_| Paired::default());
     merged.not_run = 0;
     let mut ranges: Vec<(u64, u64, &Path)> = Vec::new();
     for (p, f) in &files {
         if let Some(what) = run_difference(&merged.run, &f.run) {
-            return Err(format!(
-                "{} and {} are from different runs ({what}); merge the shards of one run only",
-                first_path.display(),
-                p.display()
-            ));
+            let others = agreeing(&common);
+            return Err(if others > 1 {
+                // Its own value first.
+                let what = run_difference(&f.run, &merged.run).unwrap_or(what);
+                format!(
+                    "{} is not from the run the other {others} files are from ({what}); merge the shards of one run only",
+                    p.display(),
+                )
+            } else {
+                format!(
+                    "{} and {} are from different runs ({what}); merge the shards of one run only",
+                    common_path.display(),
+                    p.display()
+                )
+            });
         }
         if f.other.is_some() != merged.other.is_some() {
             return Err(format!(
                 "{} and {} are from different runs (one holds the statistics of a comparison, the other not)",
-                first_path.display(),
+                common_path.display(),
                 p.display()
             ));
         }
@@ -236,19 +276,19 @@ pub fn merge(paths: &[PathBuf]) -> Result<StatsFile, String> {
             });
         }
         if a > at {
-            missing.push(format!("{at}..{a}"));
+            missing.push((at, a));
         }
         at = b;
     }
     if at < merged.run.games {
-        missing.push(format!("{at}..{}", merged.run.games));
+        missing.push((at, merged.run.games));
     }
-    if !missing.is_empty() {
+    if !missing.is_empty() && !partial {
         return Err(format!(
-            "the files cover {} of the run's {} games; missing game ranges: {} (a shard not finished or not given?)",
+            "the files cover {} of the run's {} games; missing game ranges: {} (a shard not finished or not given? `--partial --out FILE` merges what there is, to merge again with the rest)",
             ranges.iter().map(|r| r.1 - r.0).sum::<u64>(),
             merged.run.games,
-            missing.join(", ")
+            ranges_text(&missing)
         ));
     }
     for (p, f) in files {
@@ -273,12 +313,27 @@ pub fn merge(paths: &[PathBuf]) -> Result<StatsFile, String> {
         }
     }
     merged.ranges.sort_unstable();
-    Ok(merged)
+    // Adjacent ranges are one range (a merge of merges stays short).
+    let mut joined: Vec<(u64, u64)> = Vec::with_capacity(merged.ranges.len());
+    for (a, b) in std::mem::take(&mut merged.ranges) {
+        match joined.last_mut() {
+            Some(last) if last.1 == a => last.1 = b,
+            _ => joined.push((a, b)),
+        }
+    }
+    merged.ranges = joined;
+    Ok(Merged { file: merged, missing })
+}
+
+/// Game ranges as people read them: `0..500, 750..1000`.
+pub fn ranges_text(ranges: &[(u64, u64)]) -> String {
+    ranges.iter().map(|(a, b)| format!("{a}..{b}")).collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::stats::Tally;
 
     #[test]
     fn shards_partition_the_games() {
@@ -302,6 +357,9 @@ mod tests {
         let run = RunInfo {
             pack: "p".into(),
             version: "1".into(),
+            content: "00000000000000aa".into(),
+            crown: "0.1.0".into(),
+            max_failures: 10,
             scenario: None,
             seed: 1,
             games: 10,
@@ -324,6 +382,7 @@ mod tests {
             stats: Stats {
                 games: range.1 - range.0 - not_run,
                 finished: range.1 - range.0 - not_run,
+                lengths: std::iter::once((7, range.1 - range.0 - not_run)).filter(|x| x.1 > 0).collect(),
                 ..Stats::default()
             },
             other: None,
@@ -341,10 +400,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = shard(dir.path(), "a.json", (0, 5), 3);
         let b = shard(dir.path(), "b.json", (5, 10), 4);
-        let merged = merge(&[a.clone(), b.clone()]).unwrap();
+        let merged = merge(&[a.clone(), b.clone()], false).unwrap().file;
         assert_eq!(merged.not_run, 7);
-        assert_eq!(merged.ranges, vec![(0, 5), (5, 10)]);
-        assert_eq!(merge(&[b, a]).unwrap().not_run, 7, "in any order");
+        assert_eq!(merged.ranges, vec![(0, 10)], "adjacent ranges joined");
+        assert_eq!(merge(&[b, a], false).unwrap().file.not_run, 7, "in any order");
     }
 
     /// Shards that overlap are refused naming both files; ranges no shard covers are
@@ -355,17 +414,17 @@ mod tests {
         let a = shard(dir.path(), "a.json", (0, 4), 0);
         let b = shard(dir.path(), "b.json", (3, 7), 0);
         let c = shard(dir.path(), "c.json", (7, 10), 0);
-        let e = merge(&[c.clone(), b.clone(), a.clone()]).unwrap_err();
+        let e = merge(&[c.clone(), b.clone(), a.clone()], false).unwrap_err();
         assert!(e.contains("a.json and ") && e.contains("b.json both hold games from 3"), "{e}");
         let d = shard(dir.path(), "d.json", (5, 7), 0);
-        let e = merge(&[a.clone(), d.clone(), c.clone()]).unwrap_err();
+        let e = merge(&[a.clone(), d.clone(), c.clone()], false).unwrap_err();
         assert!(e.contains("cover 9 of the run's 10 games") && e.contains("missing game ranges: 4..5"), "{e}");
-        let e = merge(&[d, c.clone()]).unwrap_err();
+        let e = merge(&[d, c.clone()], false).unwrap_err();
         assert!(e.contains("missing game ranges: 0..5") && !e.contains("7.."), "{e}");
-        let e = merge(&[a.clone(), shard(dir.path(), "e.json", (4, 8), 0)]).unwrap_err();
+        let e = merge(&[a.clone(), shard(dir.path(), "e.json", (4, 8), 0)], false).unwrap_err();
         assert!(e.contains("missing game ranges: 8..10"), "{e}");
-        let whole = merge(&[shard(dir.path(), "f.json", (4, 7), 0), c, a]).unwrap();
-        assert_eq!(whole.ranges, vec![(0, 4), (4, 7), (7, 10)]);
+        let whole = merge(&[shard(dir.path(), "f.json", (4, 7), 0), c, a], false).unwrap();
+        assert_eq!((whole.file.ranges, whole.missing), (vec![(0, 10)], vec![]));
     }
 
     /// A shard edited or damaged is refused with the reason, before anything is summed:
@@ -383,36 +442,100 @@ mod tests {
             write(&p, &file).unwrap();
             p
         };
-        let e = merge(&[a.clone(), edit("games.json", &|f| f.stats.games = 50)]).unwrap_err();
+        let e = merge(&[a.clone(), edit("games.json", &|f| f.stats.games = 50)], false).unwrap_err();
         assert!(e.contains("games.json: it counts 50 games, but its ranges hold 5 games"), "{e}");
-        let e = merge(&[a.clone(), edit("ended.json", &|f| f.stats.failed = 1)]).unwrap_err();
+        let e = merge(&[a.clone(), edit("ended.json", &|f| f.stats.failed = 1)], false).unwrap_err();
         assert!(e.contains("are not its finished (5), stopped (0) and failed (1) games together"), "{e}");
-        let e = merge(&[a.clone(), edit("past.json", &|f| f.ranges = vec![(5, u64::MAX)])]).unwrap_err();
+        let e = merge(&[a.clone(), edit("past.json", &|f| f.ranges = vec![(5, u64::MAX)])], false).unwrap_err();
         assert!(e.contains("runs past the run's 10 games"), "{e}");
-        let e = merge(&[a.clone(), edit("empty.json", &|f| f.ranges = vec![(7, 5)])]).unwrap_err();
+        let e = merge(&[a.clone(), edit("empty.json", &|f| f.ranges = vec![(7, 5)])], false).unwrap_err();
         assert!(e.contains("the game range 7..5 holds no games"), "{e}");
-        let e = merge(&[a.clone(), edit("turns.json", &|f| f.stats.turns = u64::MAX)]).unwrap_err();
+        let e = merge(&[a.clone(), edit("turns.json", &|f| f.stats.turns = u64::MAX)], false).unwrap_err();
         assert!(e.contains("`turns`") && e.contains("adds up past what a count can hold"), "{e}");
-        let e = merge(&[a.clone(), edit("seed.json", &|f| f.run.seed = 9)]).unwrap_err();
+        let e = merge(&[a.clone(), edit("seed.json", &|f| f.run.seed = 9)], false).unwrap_err();
         assert!(e.contains("different runs (seed: `1` against `9`)"), "{e}");
-        let e =
-            merge(&[a.clone(), edit("set.json", &|f| f.run.overrides = vec!["card.x.count=3".into()])]).unwrap_err();
+        let e = merge(&[a.clone(), edit("set.json", &|f| f.run.overrides = vec!["card.x.count=3".into()])], false)
+            .unwrap_err();
         assert!(e.contains("options set (--set): `` against `card.x.count=3`"), "{e}");
-        let e = merge(&[a.clone(), b.clone(), b.clone()]).unwrap_err();
+        let e = merge(&[a.clone(), b.clone(), b.clone()], false).unwrap_err();
         assert!(e.contains("b.json is given twice"), "{e}");
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink(&b, &link).unwrap();
-        let e = merge(&[a.clone(), b.clone(), link]).unwrap_err();
+        let e = merge(&[a.clone(), b.clone(), link], false).unwrap_err();
         assert!(e.contains("b.json and ") && e.contains("link.json are the same file"), "{e}");
-        let e = merge(&[
-            a.clone(),
-            edit("both.json", &|f| {
-                f.ranges = vec![(5, 7), (6, 10)];
-                (f.stats.games, f.stats.finished) = (6, 6);
-            }),
-        ])
+        let e = merge(
+            &[
+                a.clone(),
+                edit("both.json", &|f| {
+                    f.ranges = vec![(5, 7), (6, 10)];
+                    (f.stats.games, f.stats.finished) = (6, 6);
+                    f.stats.lengths = [(7, 6)].into();
+                }),
+            ],
+            false,
+        )
         .unwrap_err();
         assert!(e.contains("both.json holds games from 6 twice"), "{e}");
-        assert_eq!(merge(&[a, b]).unwrap().stats.games, 10);
+        assert_eq!(merge(&[a.clone(), b.clone()], false).unwrap().file.stats.games, 10);
+        // Counts that disagree with one another: wins past the games.
+        let e = merge(&[a.clone(), edit("wins.json", &|f| f.stats.sole_wins = vec![4, 3])], false).unwrap_err();
+        assert!(
+            e.contains("wins.json: its games won alone, shared and without a winner add up to more than its 5"),
+            "{e}"
+        );
+        let e = merge(&[a.clone(), edit("seat.json", &|f| f.stats.seat_wins = vec![6, 0])], false).unwrap_err();
+        assert!(e.contains("seat 1 wins 6 of its 5 finished games"), "{e}");
+        let e = merge(&[a.clone(), edit("role.json", &|f| f.stats.roles = vec![Tally { games: 5, wins: 9 }])], false)
+            .unwrap_err();
+        assert!(e.contains("bot 1 won 9 of 5 games"), "{e}");
+    }
+
+    /// A shard of other content (or another crown) is refused, naming it wherever it
+    /// comes in the list.
+    #[test]
+    fn merging_names_the_shard_of_other_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = shard(dir.path(), "a.json", (0, 3), 0);
+        let b = shard(dir.path(), "b.json", (3, 6), 0);
+        let c = shard(dir.path(), "c.json", (6, 10), 0);
+        let mut odd = read(&a).unwrap();
+        odd.run.content = "00000000000000bb".into();
+        let o = dir.path().join("odd.json");
+        write(&o, &odd).unwrap();
+        for files in [[o.clone(), b.clone(), c.clone()], [b.clone(), o.clone(), c.clone()]] {
+            let e = merge(&files, false).unwrap_err();
+            assert!(
+                e.starts_with(&format!("{} is not from the run the other 2 files are from (content", o.display())),
+                "{e}"
+            );
+        }
+        let mut old = read(&a).unwrap();
+        old.run.crown = "0.0.9".into();
+        let p = dir.path().join("old.json");
+        write(&p, &old).unwrap();
+        let e = merge(&[p, b, c], false).unwrap_err();
+        assert!(
+            e.contains("old.json is not from the run") && e.contains("(crown version: `0.0.9` against `0.1.0`)"),
+            "{e}"
+        );
+    }
+
+    /// Half the shards merged with `--partial` write a file that merges with the other
+    /// half into what all of them give at once.
+    #[test]
+    fn a_partial_merge_merges_again_with_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let parts: Vec<PathBuf> =
+            (0..4).map(|i| shard(dir.path(), &format!("s{i}.json"), shard_range(10, i, 4), 0)).collect();
+        let all = merge(&parts, false).unwrap().file;
+        assert!(merge(&[parts[0].clone(), parts[2].clone()], false).is_err(), "incomplete without --partial");
+        let half = merge(&[parts[0].clone(), parts[2].clone()], true).unwrap();
+        assert_eq!(half.missing, vec![shard_range(10, 1, 4), (shard_range(10, 3, 4).0, 10)]);
+        let h = dir.path().join("half.json");
+        write(&h, &half.file).unwrap();
+        let again = merge(&[parts[3].clone(), h.clone(), parts[1].clone()], false).unwrap();
+        assert_eq!(again.file, all);
+        let e = merge(&[h, parts[0].clone(), parts[1].clone(), parts[3].clone()], false).unwrap_err();
+        assert!(e.contains("both hold games from 0"), "{e}");
     }
 }

@@ -313,6 +313,50 @@ pub(super) fn add_vec(a: &mut Vec<u64>, b: &[u64]) {
 
 impl Stats {
     /// Add another run's statistics (disjoint games) to these.
+    /// The first way the counts disagree with one another, in words (`None`: they agree):
+    /// outcomes that add up to more than the games, wins past the games they are among.
+    /// A statistics file whose counts disagree was edited or damaged.
+    pub fn disagreement(&self) -> Option<String> {
+        fn sum(v: impl Iterator<Item = u64>) -> Option<u64> {
+            v.into_iter().try_fold(0u64, u64::checked_add)
+        }
+        let outcomes = sum(self.sole_wins.iter().copied().chain([self.shared, self.no_winner]));
+        if outcomes.is_none_or(|o| o > self.finished) {
+            return Some(format!(
+                "its games won alone, shared and without a winner add up to more than its {} finished games",
+                self.finished
+            ));
+        }
+        if !self.endings.is_empty() && sum(self.endings.values().copied()) != Some(self.finished) {
+            return Some(format!("its endings do not add up to its {} finished games", self.finished));
+        }
+        let played = self.finished.checked_add(self.turn_limit);
+        if sum(self.lengths.values().copied()) != played {
+            return Some("its game lengths do not add up to its games that did not fail".into());
+        }
+        if let Some((seat, w)) = self.seat_wins.iter().enumerate().find(|(_, &w)| w > self.finished) {
+            return Some(format!("seat {} wins {w} of its {} finished games", seat + 1, self.finished));
+        }
+        let tallies = std::iter::once(("all seats".to_string(), self.player_games))
+            .chain(self.roles.iter().enumerate().map(|(i, t)| (format!("bot {}", i + 1), *t)))
+            .chain(self.characters.iter().map(|(c, t)| (format!("character `{c}`"), *t)));
+        for (who, t) in tallies {
+            if t.wins > t.games {
+                return Some(format!("{who} won {} of {} games", t.wins, t.games));
+            }
+        }
+        for (id, c) in &self.cards {
+            let pairs = [(c.played_wins, c.played_in), (c.drawn_wins, c.drawn_in), (c.discarded_wins, c.discarded_in)];
+            if pairs.iter().any(|(w, g)| w > g) || c.played_in > self.player_games.games {
+                return Some(format!("card `{id}` has more wins than games"));
+            }
+        }
+        if self.failures.len() as u64 > self.failed || self.turn_limited.len() as u64 > self.turn_limit {
+            return Some("it lists more failed or stopped games than it counts".into());
+        }
+        None
+    }
+
     pub fn merge(mut self, o: Stats) -> Stats {
         self.games += o.games;
         self.finished += o.finished;

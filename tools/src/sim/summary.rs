@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::interval::{newcombe, rate, wilson_z, z_for};
+use super::interval::{each_of, newcombe, rate, wilson_z, z_for};
 use super::plan::SeatOrder;
 use super::stats::{CardTally, ScoreSum, Stats, Tally};
 use crown_engine::content::Pack;
@@ -17,6 +17,13 @@ use crown_engine::content::Pack;
 pub struct RunInfo {
     pub pack: String,
     pub version: String,
+    /// The digest of the content and scripts played (`crown check --digest`; with
+    /// `--compare`, the other side's after it): shards of one run played the same files.
+    pub content: String,
+    /// The crown that played the games.
+    pub crown: String,
+    /// `--max-failures`: a merge counts failures across shards against it, as one run would.
+    pub max_failures: u64,
     pub scenario: Option<String>,
     pub seed: u64,
     /// Games in the whole run (all shards).
@@ -158,11 +165,14 @@ pub fn summary(run: &RunInfo, s: &Stats) -> Value {
         })
         .collect();
     let base = s.player_games;
+    // Every card is compared with the rest at once: intervals corrected for their number.
+    let each = each_of(run.confidence, s.cards.len());
+    let z_cards = z_for(each);
     let cards: serde_json::Map<String, Value> = (s.cards.iter())
         .map(|(id, c)| {
             (
                 id.clone(),
-                card_figures(&run.names, id, c, base, z, run.min_sample, s.drawn_recorded, s.discards_recorded),
+                card_figures(&run.names, id, c, base, z_cards, run.min_sample, s.drawn_recorded, s.discards_recorded),
             )
         })
         .collect();
@@ -170,6 +180,7 @@ pub fn summary(run: &RunInfo, s: &Stats) -> Value {
     json!({
         "pack": run.pack,
         "version": run.version,
+        "content": run.content,
         "scenario": run.scenario,
         "seed": run.seed,
         "games": s.games,
@@ -198,7 +209,8 @@ pub fn summary(run: &RunInfo, s: &Stats) -> Value {
         "drawn_recorded": s.drawn_recorded,
         "discards_recorded": s.discards_recorded,
         "cards": cards,
-        "rounds": s.rounds.summary(&run.names, z, run.min_sample, s.discards_recorded),
+        "cards_compared": comparisons(s.cards.len(), each),
+        "rounds": s.rounds.summary(&run.names, run.confidence, run.min_sample, s.discards_recorded),
     })
 }
 
@@ -227,6 +239,12 @@ impl Histogram<'_> {
             "histogram": histogram,
         })
     }
+}
+
+/// How the card intervals were corrected for their number: `comparisons` cards, each
+/// interval at confidence `each` (Bonferroni).
+pub fn comparisons(comparisons: usize, each: f64) -> Value {
+    json!({ "method": "Bonferroni", "cards": comparisons, "each": each })
 }
 
 /// One card's figures against `base` (player-games, or seat-rounds): win rate when played
@@ -409,6 +427,7 @@ pub fn print(v: &Value) {
     }
     print_cards(
         &v["cards"],
+        &v["cards_compared"],
         &v["player_games"],
         v,
         "cards, per player-game: win rate when played vs not played and the difference (improvement)",
@@ -420,7 +439,7 @@ pub fn print(v: &Value) {
 
 /// A table of cards' figures (see [`card_figures`]) against `base`, `unit` being what
 /// the figures count (player-games, seat-rounds), best improvement first.
-pub fn print_cards(cards: &Value, base: &Value, v: &Value, title: &str, unit: &str, drawn: bool) {
+pub fn print_cards(cards: &Value, compared: &Value, base: &Value, v: &Value, title: &str, unit: &str, drawn: bool) {
     let Some(cards) = cards.as_object().filter(|c| !c.is_empty()) else { return };
     let discards = v["discards_recorded"].as_bool().unwrap_or(false);
     println!(
@@ -431,6 +450,14 @@ pub fn print_cards(cards: &Value, base: &Value, v: &Value, title: &str, unit: &s
         base["games"],
         v["min_sample"]
     );
+    let n = compared["cards"].as_u64().unwrap_or(0);
+    if n > 1 {
+        println!(
+            "  the {n} cards are compared at once: each interval at {:.2}%, so that all {n} hold together at {:.0}% (Bonferroni); a difference whose interval excludes 0 is one chance alone rarely gives",
+            100.0 * compared["each"].as_f64().unwrap_or(0.0),
+            100.0 * v["confidence"].as_f64().unwrap_or(0.95)
+        );
+    }
     if discards {
         println!("  discarded = {unit} in which a forced discard took it from the hand unplayed, and their win rate");
     }
