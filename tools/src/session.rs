@@ -12,6 +12,18 @@ use crate::out::{self, Failure};
 
 /// Load a pack named by id or path; on errors print them and fail with the exit code.
 pub fn load(project: &Project, name: &str) -> Result<Arc<Pack>, Failure> {
+    load_scoped(project, name, None)
+}
+
+/// [`load`] for a command that plays one table, `scenario` (`None`: the pack's default):
+/// only that table's first turns are tried, and when they fail with random bots (a
+/// script that throws or runs away in `setup`), every game would fail the same way, so
+/// the command stops there with that one error instead of playing each game into it.
+pub fn load_table(project: &Project, name: &str, scenario: Option<&str>) -> Result<Arc<Pack>, Failure> {
+    load_scoped(project, name, Some(scenario))
+}
+
+fn load_scoped(project: &Project, name: &str, table: Option<Option<&str>>) -> Result<Arc<Pack>, Failure> {
     let (proj, id) = project.resolve(name).map_err(|d| {
         eprintln!("{d}");
         Failure::told(2)
@@ -27,7 +39,18 @@ pub fn load(project: &Project, name: &str) -> Result<Arc<Pack>, Failure> {
     // The same validation as `crown check`; what does not stop this command is counted.
     let mut sources = loaded.sources;
     let mut all = loaded.diagnostics;
-    all.extend(crate::validate::beyond_load(&proj, &pack, &mut sources));
+    all.extend(match table {
+        None => crate::validate::beyond_load(&proj, &pack, &mut sources),
+        Some(scenario) => crate::validate::beyond_load_for(&proj, &pack, &mut sources, scenario),
+    });
+    if table.is_some() {
+        let fails: Vec<_> = all.iter().filter(|d| d.code == "scenario-fails").cloned().collect();
+        if !fails.is_empty() {
+            out::print_diagnostics(&fails, &sources);
+            eprintln!("{id}: every game of this table would fail the same way; nothing was played");
+            return Err(Failure::told(1));
+        }
+    }
     let (e, w) = (all.iter().filter(|d| d.is_error()).count(), all.iter().filter(|d| !d.is_error()).count());
     if e + w > 0 {
         let mut parts = Vec::new();
@@ -51,8 +74,8 @@ pub fn bot_table(
     args: &crate::cli::TableArgs,
     command: &str,
 ) -> Result<(Arc<Pack>, usize, Vec<String>), Failure> {
-    let pack = load(project, pack)?;
     let scenario = args.setup.scenario.as_deref();
+    let pack = load_table(project, pack, scenario)?;
     let players = crate::seats::player_count(&pack, scenario, args.setup.players);
     // Without --agents, the pack's `[sim] agents`, else random bots.
     let default = crate::seats::default_bot(&pack);

@@ -18,12 +18,28 @@ pub fn beyond_load(project: &Project, pack: &Arc<Pack>, sources: &mut SourceMap)
     beyond_load_with(project, pack, sources, &mut Checks::default())
 }
 
+/// [`beyond_load`] for a command that plays one table (`sim`, `profile`, `play`,
+/// `record`): only `scenario` (`None`: the pack's default) is set up and played for its
+/// first turns, so a script that runs away in `setup` is met once, not once per scenario.
+pub fn beyond_load_for(
+    project: &Project,
+    pack: &Arc<Pack>,
+    sources: &mut SourceMap,
+    scenario: Option<&str>,
+) -> Vec<Diagnostic> {
+    let mut checks = Checks { table: Some(scenario.map(str::to_string)), ..Checks::default() };
+    beyond_load_with(project, pack, sources, &mut checks)
+}
+
 /// What the checks beyond loading found last time, for checking a pack again after an
 /// edit (`crown watch`, `serve`, `play --watch`): the faces an edit cannot change are not
 /// rendered again.
 #[derive(Debug, Default)]
 pub struct Checks {
     pub faces: crate::print::FaceChecks,
+    /// The one table whose first turns are tried (see [`beyond_load_for`]); `None`: every
+    /// scenario's.
+    pub table: Option<Option<String>>,
 }
 
 /// [`beyond_load`], keeping what it can in `checks` for the next time.
@@ -46,7 +62,7 @@ pub fn beyond_load_with(
     for f in files {
         sources.insert(f);
     }
-    all.extend(scenarios_start(pack));
+    all.extend(scenarios_start(pack, checks.table.as_ref().map(Option::as_deref)));
     all
 }
 
@@ -75,14 +91,27 @@ fn invariant_fails(pack: &Pack, scenario: Option<&str>, n: usize, f: &crown_engi
 /// line of narration and every prompt is made, and one that fails is found here: a run
 /// that keeps no transcript does not make them); none without rules.
 fn trial_tables(pack: &Pack) -> Vec<(Option<&str>, usize, crown_engine::game::GameConfig)> {
+    trial_tables_of(pack, None)
+}
+
+/// [`trial_tables`], or only the table of `only` (`Some(None)`: the pack's default
+/// scenario, or the pack itself when it has none).
+fn trial_tables_of<'p>(
+    pack: &'p Pack,
+    only: Option<Option<&str>>,
+) -> Vec<(Option<&'p str>, usize, crown_engine::game::GameConfig)> {
     if pack.rules.is_none() {
         return Vec::new();
     }
-    let ids: Vec<Option<&str>> = if pack.scenarios.is_empty() {
+    let mut ids: Vec<Option<&str>> = if pack.scenarios.is_empty() {
         vec![None]
     } else {
         pack.scenarios.iter().map(|s| Some(s.scenario.id.as_str())).collect()
     };
+    if let Some(only) = only {
+        let wanted = only.or_else(|| pack.default_scenario().map(|s| s.scenario.id.as_str()));
+        ids.retain(|id| *id == wanted);
+    }
     ids.into_iter()
         .map(|id| {
             let n = crate::seats::player_count(pack, id, None);
@@ -127,9 +156,9 @@ fn bot_fails(
 /// thrown from `setup` fails every game, and is an error here, at the scenario, rather than
 /// at the table. The error is placed at the setting whose text the failure quotes, else at
 /// the scenario's id.
-pub fn scenarios_start(pack: &Arc<Pack>) -> Vec<Diagnostic> {
+pub fn scenarios_start(pack: &Arc<Pack>, only: Option<Option<&str>>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for (id, n, mut cfg) in trial_tables(pack) {
+    for (id, n, mut cfg) in trial_tables_of(pack, only) {
         cfg.max_turns = Some(START_TURNS);
         // An invariant that cannot run, or that the first turns break, is found here.
         cfg.invariants = true;

@@ -51,8 +51,8 @@ pub struct PlayArgs {
 }
 
 pub fn run(project: &Project, args: &PlayArgs) -> Done {
-    let pack = session::load(project, &args.pack)?;
     let scenario = args.table.setup.scenario.as_deref();
+    let pack = session::load_table(project, &args.pack, scenario)?;
     let players = crate::seats::player_count(&pack, scenario, args.table.setup.players);
     let bot = crate::seats::default_bot(&pack);
     let mut wanted = args.table.agents.clone();

@@ -28,7 +28,7 @@ pub struct RecordArgs {
 }
 
 pub fn run(project: &Project, args: &RecordArgs) -> Done {
-    let pack = session::load(project, &args.pack)?;
+    let pack = session::load_table(project, &args.pack, args.table.setup.scenario.as_deref())?;
     if args.out.exists() && !args.force {
         return Err(Failure::error(format!("{} exists; pass --force to replace it", args.out.display())));
     }
