@@ -389,6 +389,15 @@ pub fn print(v: &Value) {
     }
     if let Some(t) = v["turn_limited_games"].as_array().filter(|t| !t.is_empty()) {
         println!("  turn limit reached in games {}", Value::Array(t.clone()));
+        let (stopped, games) = (v["turn_limit"].as_u64().unwrap_or(0), v["games"].as_u64().unwrap_or(0));
+        println!(
+            "  {stopped} of {games} games stopped at the pack's `max_turns` (pack.toml) and count as too long, not as played to the end{}",
+            if 2 * stopped >= games {
+                ": if whole games are longer than that (a turn is one call of the rules' turn()), raise `max_turns`; `crown check` warns when a trial game reaches it"
+            } else {
+                ""
+            }
+        );
     }
     println!("\nwin rate by seat (any win, shared included; of games that did not fail)");
     for s in v["seats"].as_array().into_iter().flatten() {
