@@ -4,8 +4,8 @@
 //! The rules draw the table through two optional hooks, called while the game waits for
 //! the seat's decision: `render_status(viewer)`, a few lines shown before each decision,
 //! and `render(viewer)` (or the older `render()`), the whole table, shown on request.
-//! Without them (or when one fails, after saying so once) the engine's own views are
-//! used: [`Game::status`] and [`Game::view`]. Narration (see
+//! Without them (or, for one drawing, when one fails: said once a failure) the engine's
+//! own views are used: [`Game::status`] and [`Game::view`]. Narration (see
 //! [`crown_engine::game::narrate`]) is filtered for the seat by a [`LogLevel`].
 
 use std::sync::{Arc, Mutex};
@@ -32,12 +32,14 @@ pub enum ViewKind {
     Board,
 }
 
-/// Draws a seat's views, remembering a hook that failed (it is not called again in this
-/// game, and the failure is told once).
+/// Draws a seat's views. A hook that fails is shown the engine's plain view in its place
+/// for that one drawing, and is called again the next time (a failure in one position of
+/// the game does not hide the pack's own view for the rest of it); each failure is told
+/// once, until the hook draws again or fails another way.
 #[derive(Default)]
 pub struct Renderer {
-    failed_status: bool,
-    failed_board: bool,
+    failed_status: Option<String>,
+    failed_board: Option<String>,
 }
 
 impl Renderer {
@@ -50,26 +52,29 @@ impl Renderer {
             ViewKind::Board => ("render", &mut self.failed_board),
         };
         let mut note = None;
-        if !*failed {
-            if let (Some(arity), Some(rules)) = (hook_arity(pack, name), pack.rules_script()) {
-                let args = if arity == 1 { vec![Dynamic::from(viewer as i64)] } else { Vec::new() };
-                match call_script_fn(&rules.ast, name, args) {
-                    Ok(v) => {
-                        let mut text = v.to_string().trim_end().to_string();
-                        // The older `render()` draws the public table only: the seat's own
-                        // cards follow, from the engine.
-                        if arity == 0 {
-                            if let Some(own) = with_game(|g| own_cards(g, viewer)) {
-                                text.push_str(&own);
-                            }
+        if let (Some(arity), Some(rules)) = (hook_arity(pack, name), pack.rules_script()) {
+            let args = if arity == 1 { vec![Dynamic::from(viewer as i64)] } else { Vec::new() };
+            match call_script_fn(&rules.ast, name, args) {
+                Ok(v) => {
+                    *failed = None;
+                    let mut text = v.to_string().trim_end().to_string();
+                    // The older `render()` draws the public table only: the seat's own
+                    // cards follow, from the engine.
+                    if arity == 0 {
+                        if let Some(own) = with_game(|g| own_cards(g, viewer)) {
+                            text.push_str(&own);
                         }
-                        return (text, None);
                     }
-                    Err(e) => {
-                        *failed = true;
-                        let f = to_failure_in(&e, &rules.ast, Some(name));
-                        note = Some(format!("({name}() failed; the engine's plain view is shown from now on: {f})"));
+                    return (text, None);
+                }
+                Err(e) => {
+                    let f = to_failure_in(&e, &rules.ast, Some(name)).to_string();
+                    if failed.as_deref() != Some(f.as_str()) {
+                        note = Some(format!(
+                            "({name}() failed; the engine's plain view is shown until it draws again: {f})"
+                        ));
                     }
+                    *failed = Some(f);
                 }
             }
         }

@@ -569,6 +569,33 @@ mod tests {
         assert!(text.contains("P1's hand: 1 card"), "{text}");
     }
 
+    /// A `render_status` that fails in one position of the game is told once, the engine's
+    /// view shown in its place, and drawn again where it works: one failure never hides
+    /// the pack's own view for the rest of the game.
+    #[test]
+    fn a_status_that_fails_once_draws_again_afterwards() {
+        let root = tempfile::tempdir().unwrap();
+        let files = [
+            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
+            (
+                "scripts/p/rules.rhai",
+                "fn setup() { set(\"n\", 0); }\n\
+                 fn turn() { set(\"n\", get(\"n\") + 1); choose(0, \"Act\", [\"Wait\", \"Rest\"]); if get(\"n\") == 4 { end_game([0], \"done\"); } }\n\
+                 fn render_status(viewer) { let n = get(\"n\"); if n == 2 || n == 3 { throw \"no map here\"; } `THE MAP at turn ${n}` }\n",
+            ),
+        ];
+        let pack = pack_of(root.path(), &files);
+        let out = Shared::default();
+        let input = std::io::Cursor::new(b"1\n1\n1\n1\n".to_vec());
+        let agents: Vec<Box<dyn Agent>> = vec![Box::new(TablePlayer::new(input, out.clone()))];
+        let (_, outcome) = Game::new(pack, GameConfig::new(1, 1), agents).unwrap().run();
+        assert!(matches!(outcome.status, Status::Finished), "{:?}", outcome.status);
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert!(text.contains("THE MAP at turn 1") && text.contains("THE MAP at turn 4"), "{text}");
+        assert_eq!(text.matches("render_status() failed").count(), 1, "told once: {text}");
+        assert!(text.contains("no map here"), "{text}");
+    }
+
     /// A choice the rules mark with `confirm` is asked again; "n" puts the menu back.
     #[test]
     fn a_choice_marked_confirm_is_asked_again() {
