@@ -36,12 +36,13 @@ fn load_scoped(project: &Project, name: &str, table: Option<Option<&str>>) -> Re
         return Err(Failure::told(1));
     }
     let pack = loaded.pack.map(Arc::new).ok_or(Failure::told(1))?;
-    // The same validation as `crown check`; what does not stop this command is counted.
+    // The same validation as `crown check` (for one table, what bears on its games);
+    // what does not stop this command is counted.
     let mut sources = loaded.sources;
     let mut all = loaded.diagnostics;
     all.extend(match table {
         None => crate::validate::beyond_load(&proj, &pack, &mut sources),
-        Some(scenario) => crate::validate::beyond_load_for(&proj, &pack, &mut sources, scenario),
+        Some(scenario) => crate::validate::beyond_load_for(&pack, scenario),
     });
     if table.is_some() {
         let fails: Vec<_> = all.iter().filter(|d| d.code == "scenario-fails").cloned().collect();
@@ -55,7 +56,10 @@ fn load_scoped(project: &Project, name: &str, table: Option<Option<&str>>) -> Re
     if e + w > 0 {
         let mut parts = Vec::new();
         if e > 0 {
-            parts.push(format!("{e} error{} in printed faces, golden games or scenario starts", plural(e)));
+            parts.push(match table {
+                None => format!("{e} error{} in printed faces, golden games or scenario starts", plural(e)),
+                Some(_) => format!("{e} error{} in this table's first turns", plural(e)),
+            });
         }
         if w > 0 {
             parts.push(format!("{w} warning{}", plural(w)));

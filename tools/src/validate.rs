@@ -18,17 +18,14 @@ pub fn beyond_load(project: &Project, pack: &Arc<Pack>, sources: &mut SourceMap)
     beyond_load_with(project, pack, sources, &mut Checks::default())
 }
 
-/// [`beyond_load`] for a command that plays one table (`sim`, `profile`, `play`,
-/// `record`): only `scenario` (`None`: the pack's default) is set up and played for its
-/// first turns, so a script that runs away in `setup` is met once, not once per scenario.
-pub fn beyond_load_for(
-    project: &Project,
-    pack: &Arc<Pack>,
-    sources: &mut SourceMap,
-    scenario: Option<&str>,
-) -> Vec<Diagnostic> {
-    let mut checks = Checks { table: Some(scenario.map(str::to_string)), ..Checks::default() };
-    beyond_load_with(project, pack, sources, &mut checks)
+/// What a command that plays one table (`sim`, `profile`, `play`, `record`) checks
+/// beyond loading: that table (`scenario`, `None`: the pack's default) set up and played
+/// for its first turns, so a script that runs away in `setup` is met once, not once per
+/// scenario. The printed faces, the rules document and the golden game files bear on
+/// `print`, `reference` and `test`, not on the games: `check` and `watch` show them, and
+/// a simulation does not pay for rendering every face first.
+pub fn beyond_load_for(pack: &Arc<Pack>, scenario: Option<&str>) -> Vec<Diagnostic> {
+    scenarios_start(pack, Some(scenario))
 }
 
 /// What the checks beyond loading found last time, for checking a pack again after an
@@ -37,9 +34,6 @@ pub fn beyond_load_for(
 #[derive(Debug, Default)]
 pub struct Checks {
     pub faces: crate::print::FaceChecks,
-    /// The one table whose first turns are tried (see [`beyond_load_for`]); `None`: every
-    /// scenario's.
-    pub table: Option<Option<String>>,
 }
 
 /// [`beyond_load`], keeping what it can in `checks` for the next time.
@@ -62,7 +56,7 @@ pub fn beyond_load_with(
     for f in files {
         sources.insert(f);
     }
-    all.extend(scenarios_start(pack, checks.table.as_ref().map(Option::as_deref)));
+    all.extend(scenarios_start(pack, None));
     all
 }
 
