@@ -2,8 +2,9 @@
 //! the definitions edited since (`pikemen: values.attack 1 -> 2`), whichever game shows it.
 //!
 //! `tests/golden/<pack>/accepted.json` holds every definition's fields, flattened to
-//! `key.path -> JSON value`, with a fingerprint of its script; the rules and other scripts,
-//! the scenarios and the board by fingerprint. `crown test` rewrites it whenever every
+//! `key.path -> JSON value`, with a fingerprint of its script; the pack's settings
+//! (pack.toml) and the scenarios the same way; the rules and other scripts and the board by
+//! fingerprint. `crown test` rewrites it whenever every
 //! golden game of the pack replays unchanged or was just accepted.
 
 use std::collections::BTreeMap;
@@ -14,6 +15,9 @@ use crown_engine::load::Project;
 
 /// Entry (definition id, `scenario:ID`, `script:PATH`, `board`) -> field -> value.
 pub type State = BTreeMap<String, BTreeMap<String, String>>;
+
+/// The entry of the pack's settings (pack.toml).
+const SETTINGS: &str = "pack.toml";
 
 /// Where a pack's accepted state is kept.
 pub fn path(project: &Project, pack: &str) -> PathBuf {
@@ -37,6 +41,11 @@ pub fn state_of(pack: &Pack) -> State {
         flatten("", &serde_json::to_value(&e.scenario).unwrap_or_default(), &mut fields);
         st.insert(format!("scenario:{}", e.scenario.id), fields);
     }
+    // The pack's own settings (`[options]`, zones, counters...): an edited setting is
+    // named as one, not blamed on the card played where games first differ.
+    let mut fields = BTreeMap::new();
+    flatten("", &serde_json::to_value(&pack.manifest).unwrap_or_default(), &mut fields);
+    st.insert(SETTINGS.into(), fields);
     if let Some((b, _)) = &pack.board {
         let text = serde_json::to_string(b).unwrap_or_default();
         st.insert("board".into(), BTreeMap::from([("text".into(), fingerprint(&text))]));
@@ -112,6 +121,8 @@ pub fn changes(old: &State, new: &State) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (id, fields) in new {
         match old.get(id) {
+            // A state accepted before settings were kept says nothing of them.
+            None if id == SETTINGS => {}
             None => out.push((id.clone(), format!("{id}: added"))),
             Some(before) if before != fields => {
                 let mut parts = Vec::new();
@@ -168,6 +179,12 @@ mod tests {
         let c: Vec<String> = changes(&old, &new).into_iter().map(|(_, l)| l).collect();
         assert_eq!(c, vec!["fresh: added", "pikemen: script text set to ab, values.attack 1 -> 2", "gone: removed"]);
         assert!(changes(&new, &new).is_empty());
+        // Settings: named by their key; a state kept before them names nothing.
+        let before = st(&[("pack.toml", &[("options.hand_size", "5")])]);
+        let after = st(&[("pack.toml", &[("options.hand_size", "6")])]);
+        let c: Vec<String> = changes(&before, &after).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(c, vec!["pack.toml: options.hand_size 5 -> 6"]);
+        assert!(changes(&st(&[]), &after).is_empty());
     }
 
     #[test]
