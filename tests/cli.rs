@@ -295,8 +295,8 @@ fn crown_out(root: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-/// The designer's loop on every shipped pack: change one card value, see `crown test` fail
-/// naming it, accept everything with `--bless` (no game left to re-record), pass, and a
+/// The designer's loop on every shipped pack: change one card value (in Borderlands a
+/// setting), see `crown test` fail naming it, accept everything with `--bless` (no game left to re-record), pass, and a
 /// second `--bless` writes nothing.
 #[test]
 fn every_shipped_pack_accepts_a_changed_card_value_in_one_bless() {
@@ -311,6 +311,8 @@ fn every_shipped_pack_accepts_a_changed_card_value_in_one_bless() {
     edit("content/kingdoms-in-conflict/cards/units.toml", "id = \"pawn\"", "haste = 2", "haste = 3");
     edit("content/crownfields/cards/tiles.toml", "id = \"tile-48\"", "crowns = 3", "crowns = 2");
     edit("content/oh-hell/cards/deck.csv", "clubs-2,", "2 of Clubs", "Two of Clubs");
+    // A setting, not a card: named as the setting it is.
+    edit("content/borderlands/pack.toml", "[options]", "min_reinforcement = 3", "min_reinforcement = 4");
     let out = crown_out(&root, &["test"]);
     for named in [
         "pikemen: values.attack 1 -> 2",
@@ -319,6 +321,7 @@ fn every_shipped_pack_accepts_a_changed_card_value_in_one_bless() {
         "pawn: values.haste 2 -> 3",
         "tile-48: cells[0].values.crowns 3 -> 2",
         "clubs-2: name",
+        "pack.toml: options.min_reinforcement 3 -> 4",
     ] {
         assert!(out.contains(named), "`{named}` not named:\n{out}");
     }
