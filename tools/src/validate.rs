@@ -81,16 +81,12 @@ fn invariant_fails(pack: &Pack, scenario: Option<&str>, n: usize, f: &crown_engi
 }
 
 /// The tables `check` plays its trial games at: every scenario (or, for a pack without
-/// scenarios, the pack itself) at its smallest table, seed 1, with a transcript (so every
-/// line of narration and every prompt is made, and one that fails is found here: a run
-/// that keeps no transcript does not make them); none without rules.
-fn trial_tables(pack: &Pack) -> Vec<(Option<&str>, usize, crown_engine::game::GameConfig)> {
-    trial_tables_of(pack, None)
-}
-
-/// [`trial_tables`], or only the table of `only` (`Some(None)`: the pack's default
-/// scenario, or the pack itself when it has none).
-fn trial_tables_of<'p>(
+/// scenarios, the pack itself), or only the table of `only` (`Some(None)`: the pack's
+/// default scenario, or the pack itself when it has none); each at its smallest table,
+/// seed 1, with a transcript (so every line of narration and every prompt is made, and
+/// one that fails is found here: a run that keeps no transcript does not make them);
+/// none without rules.
+fn trial_tables<'p>(
     pack: &'p Pack,
     only: Option<Option<&str>>,
 ) -> Vec<(Option<&'p str>, usize, crown_engine::game::GameConfig)> {
@@ -152,7 +148,7 @@ fn bot_fails(
 /// the scenario's id.
 pub fn scenarios_start(pack: &Arc<Pack>, only: Option<Option<&str>>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for (id, n, mut cfg) in trial_tables_of(pack, only) {
+    for (id, n, mut cfg) in trial_tables(pack, only) {
         cfg.max_turns = Some(START_TURNS);
         // An invariant that cannot run, or that the first turns break, is found here.
         cfg.invariants = true;
@@ -224,7 +220,7 @@ pub fn scenarios_start(pack: &Arc<Pack>, only: Option<Option<&str>>) -> Vec<Diag
 /// counts as too long).
 pub fn games_fit_the_turn_limit(pack: &Arc<Pack>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for (id, n, cfg) in trial_tables(pack) {
+    for (id, n, cfg) in trial_tables(pack, None) {
         let agents = crate::seats::bots(&vec!["random".to_string(); n], 1);
         let Ok(game) = crown_engine::game::Game::new(pack.clone(), cfg, agents) else { continue };
         let (game, outcome) = game.run();
