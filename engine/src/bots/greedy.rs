@@ -11,7 +11,7 @@ use crate::game::rng::{derive_seed, GameRng};
 /// at random.
 pub struct GreedyAgent {
     rng: GameRng,
-    /// Whether the pack's hooks read the prompt, for the bots' script of this hash.
+    /// Whether the pack's hooks read the prompt, for the hooks' scripts of this key.
     prompt_read: std::cell::Cell<Option<(u64, bool)>>,
 }
 
@@ -82,23 +82,21 @@ impl Agent for GreedyAgent {
     fn kind(&self) -> String {
         "greedy".into()
     }
-    /// Only where `greedy_score` or `greedy_plan` reads its `prompt` parameter.
+    /// Only where `greedy_score` or `greedy_plan` reads its `prompt` parameter (without
+    /// `greedy_score` it plays at random and reads nothing).
     fn reads_prompt(&self, pack: &crate::content::Pack, _step: u64) -> bool {
-        let hash = pack
-            .bot_hook("greedy_score")
-            .map(|s| s.hash.rotate_left(1) ^ pack.bot_hook("greedy_plan").map_or(0, |p| p.hash));
-        if let Some((h, reads)) = self.prompt_read.get() {
-            if Some(h) == hash {
-                return reads;
+        let Some(score) = pack.bot_hook("greedy_score") else { return false };
+        let plan = pack.bot_hook("greedy_plan");
+        let key = score.hash.rotate_left(1) ^ plan.map_or(0, |p| p.hash);
+        match self.prompt_read.get() {
+            Some((k, reads)) if k == key => reads,
+            _ => {
+                let reads = crate::script::reads_param(&score.ast, "greedy_score", 1)
+                    || plan.is_some_and(|p| crate::script::reads_param(&p.ast, "greedy_plan", 1));
+                self.prompt_read.set(Some((key, reads)));
+                reads
             }
         }
-        let reads = ["greedy_score", "greedy_plan"]
-            .iter()
-            .any(|hook| pack.bot_hook(hook).is_some_and(|s| crate::script::reads_param(&s.ast, hook, 1)));
-        if let Some(h) = hash {
-            self.prompt_read.set(Some((h, reads)));
-        }
-        reads
     }
     fn rng_state(&self) -> Option<String> {
         Some(self.rng.state())

@@ -349,6 +349,35 @@ mod cases_board;
 mod tests {
     use super::*;
 
+    /// The greedy bot reads a prompt only where its hooks read their `prompt` parameter,
+    /// and nothing without `greedy_score` (it then plays at random).
+    #[test]
+    fn the_greedy_bot_reads_prompts_only_where_its_hooks_do() {
+        use crate::game::agent::Agent;
+        let reads = |tag: &str, bots: &str| {
+            let pack = fixture_pack(
+                tag,
+                "p",
+                &[
+                    (
+                        "content/p/pack.toml",
+                        "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n",
+                    ),
+                    ("scripts/p/rules.rhai", "fn setup() {}\nfn turn() { end_game([], \"done\"); }\n"),
+                    ("scripts/p/bots.rhai", bots),
+                ],
+            );
+            crate::bots::greedy::GreedyAgent::new(1, 0).reads_prompt(&pack, 0)
+        };
+        assert!(!reads("greedy-none", "fn greedy_score(p, prompt, o) { 1 }\n"));
+        assert!(reads("greedy-score", "fn greedy_score(p, prompt, o) { prompt.len() }\n"));
+        assert!(reads(
+            "greedy-plan",
+            "fn greedy_plan(p, prompt, os) { prompt }\nfn greedy_score(p, prompt, o, plan) { plan.len() }\n"
+        ));
+        assert!(!reads("greedy-plan-only", "fn greedy_plan(p, prompt, os) { prompt }\nfn evaluate(p) { 0 }\n"));
+    }
+
     #[test]
     fn a_panic_inside_a_host_call_becomes_that_calls_error() {
         let game = tiny_game("host-panic");
