@@ -285,6 +285,13 @@ fn sit(pack_id: &str, scenario: Option<&str>, seed: u64, bots: &[&str], input: &
 }
 
 fn run_bin(args: &[String], input: &str) -> String {
+    let (out, status, err) = spawn_bin(args, input);
+    assert!(status.success(), "crown {} failed: {err}\n{}", args.join(" "), tail(&out));
+    out
+}
+
+/// The binary run with `input` on its standard input: its output, exit status and errors.
+fn spawn_bin(args: &[String], input: &str) -> (String, std::process::ExitStatus, String) {
     let mut child = Command::new(crown_bin())
         .args(args)
         .current_dir(repo_project().root)
@@ -300,15 +307,7 @@ fn run_bin(args: &[String], input: &str) -> String {
     });
     let out = child.wait_with_output().unwrap();
     let _ = feeder.join();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "crown {} failed: {}\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stderr),
-        tail(&stdout)
-    );
-    stdout
+    (String::from_utf8_lossy(&out.stdout).into_owned(), out.status, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 fn tail(s: &str) -> String {
@@ -516,36 +515,137 @@ fn log_levels() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("public, private, debug"));
 }
 
-/// Numbers agree with their nouns in what the players are told: three games of each
-/// shipped pack, random bots, never "1 players", "1 cards" or "1 Danes" (a board's pieces
-/// are counted with the name of one of them, where the board gives it).
+/// Numbers agree with their nouns in everything a table shows: three games of each
+/// shipped pack played by random bots through `crown play` (narration, the status the
+/// rules draw, the end), never "1 Danes", "1 cards" or "P1 and P2 wins". A word after
+/// "1" is wrong when it is the plural of another word (`count_words` makes it from one),
+/// unless it is a counter the pack names (a resource called "wares") or the "1" is the
+/// number in a name ("Land 1 springs", a tile "2,1").
 #[test]
 fn numbers_agree_with_their_nouns() {
     let project = repo_project();
     let mut found = Vec::new();
     for id in crate::common::SHIPPED_PACKS {
         let pack = load_pack(&project, id).unwrap_or_else(|e| panic!("{id}: {e}"));
-        let mut wrong: Vec<String> =
-            ["players", "cards", "tokens", "turns", "rounds", "points"].iter().map(|w| format!("1 {w}")).collect();
-        if let Some((b, _)) = &pack.board {
-            wrong.extend(b.supply.iter().filter(|s| !s.one.is_empty()).map(|s| format!("1 {}", s.name)));
-        }
+        let m = &pack.manifest;
+        let named: BTreeSet<&str> = (m.counter_names.iter().flat_map(|(k, v)| [k.as_str(), v.as_str()]))
+            .chain(m.show_counters.iter().map(String::as_str))
+            .collect();
         for seed in 1..=3 {
-            let players = pack.manifest.players.min.max(2).min(pack.manifest.players.max) as usize;
-            let mut cfg = GameConfig::new(seed, players);
-            cfg.transcript = true;
-            let agents: Vec<Box<dyn Agent>> =
-                (0..players).map(|p| bots::bot("random", seed, p).expect("a bot")).collect();
-            let game = Game::new(pack.clone(), cfg, agents).expect("a game");
-            let (game, out) = game.run();
-            assert!(!matches!(out.status, Status::Failed(_)), "{id} seed {seed}: {:?}", out.status);
-            let text = crown_engine::game::record::transcript_text(&game, &out);
-            for line in text.lines() {
-                if wrong.iter().any(|w| line.contains(w.as_str()) && names_word(line, w)) {
-                    found.push(format!("{id} seed {seed}: {line}"));
+            let args: Vec<String> =
+                ["play", id, "--agents", "random", "--seed", &seed.to_string()].iter().map(|s| s.to_string()).collect();
+            let shown = run_bin(&args, "");
+            for line in shown.lines() {
+                if let Some(w) = plural_after_one(line).filter(|w| !named.contains(w)) {
+                    found.push(format!("{id} seed {seed}: \"1 {w}\" in: {line}"));
+                }
+                // "P1 and P2 wins": several winners in the clause before "wins".
+                if let Some(i) = line.find(" wins") {
+                    if line[..i].rsplit([':', ';', '.']).next().is_some_and(|c| c.contains(" and ")) {
+                        found.push(format!("{id} seed {seed}: several winners with \"wins\": {line}"));
+                    }
                 }
             }
         }
     }
+    found.dedup();
     assert!(found.is_empty(), "numbers that disagree with their nouns:\n{}", found.join("\n"));
+}
+
+/// The first word after a "1" that is the plural of another word, where the "1" counts
+/// something: not a name's number ("Land 1 springs": a capitalised word before it) nor
+/// part of a pair of numbers ("2,1").
+fn plural_after_one(line: &str) -> Option<&str> {
+    let words: Vec<&str> = line.split(' ').collect();
+    for i in 0..words.len().saturating_sub(1) {
+        if words[i].trim_start_matches(['(', '[']) != "1" {
+            continue;
+        }
+        let named = i > 0
+            && words[i - 1].chars().next().is_some_and(char::is_uppercase)
+            && words[i - 1].chars().all(char::is_alphanumeric);
+        let next = words[i + 1].trim_end_matches([',', '.', ';', ':', ')', ']']);
+        if named || !next.chars().all(char::is_alphabetic) || !next.ends_with('s') {
+            continue;
+        }
+        let stems = [
+            next.strip_suffix("ies").map(|s| format!("{s}y")),
+            next.strip_suffix("es").map(String::from),
+            next.strip_suffix('s').map(String::from),
+        ];
+        let plural = stems
+            .iter()
+            .flatten()
+            .any(|stem| !stem.is_empty() && crown_engine::diag::count_words(2, stem, None) == format!("2 {next}"));
+        if plural {
+            return Some(next);
+        }
+    }
+    None
+}
+
+/// `preview 1` at the first decision of a seeded game of each shipped pack shows a
+/// consequence: at least one score, counter, card, piece or square that changes, under
+/// "what changes:".
+#[test]
+fn the_first_preview_of_every_pack_shows_what_changes() {
+    for id in crate::common::SHIPPED_PACKS {
+        let args: Vec<String> =
+            ["play", id, "--agents", "human", "--seed", "1"].iter().map(|s| s.to_string()).collect();
+        let (out, _, _) = spawn_bin(&args, "preview 1\n");
+        let at = out.find("if you take 1").unwrap_or_else(|| panic!("{id}: no preview shown\n{}", tail(&out)));
+        let preview = &out[at..];
+        let changes = preview.split_once("what changes:\n").map(|(_, rest)| rest).unwrap_or("");
+        let first = changes.lines().next().unwrap_or("");
+        assert!(
+            first.starts_with("    ") && !first.trim().is_empty(),
+            "{id}: the preview shows no change:\n{}",
+            &preview[..preview.len().min(2000)]
+        );
+    }
+}
+
+/// The end screen of a played game of each shipped pack explains the winner's score: at
+/// least two of its parts ("Castle 9, Land 1 9"), for the winner (or the one seat of a
+/// solo game).
+#[test]
+fn every_end_screen_names_the_parts_of_the_winners_score() {
+    for id in crate::common::SHIPPED_PACKS {
+        let args: Vec<String> =
+            ["play", id, "--agents", "random", "--seed", "2"].iter().map(|s| s.to_string()).collect();
+        let out = run_bin(&args, "");
+        let end =
+            out.split_once("── the end ──\n").map(|(_, e)| e).unwrap_or_else(|| panic!("{id}: no end\n{}", tail(&out)));
+        let lines: Vec<&str> = end.lines().collect();
+        let winner = lines[0].split_once(" win").map(|(w, _)| w.to_string());
+        let at = lines.iter().position(|l| l.starts_with("final score")).expect("final scores");
+        let rows: Vec<&str> = lines[at + 1..].iter().take_while(|l| l.starts_with("  ")).copied().collect();
+        let row = match &winner {
+            Some(w) if rows.len() > 1 => rows.iter().find(|r| r.trim_start().starts_with(w.as_str())).copied(),
+            _ => rows.first().copied(),
+        }
+        .unwrap_or_else(|| panic!("{id}: no score row for the winner\n{end}"));
+        // The parts follow the score after three spaces, and hold no three spaces.
+        let parts = row.trim_start().rsplit_once("   ").map_or("", |(_, p)| p);
+        let parts = parts.split(';').next().unwrap_or("");
+        let named =
+            parts.split(", ").filter(|p| p.rsplit_once(' ').is_some_and(|(_, n)| n.parse::<i64>().is_ok())).count();
+        assert!(named >= 2, "{id}: the winner's score is not explained: {row}\n{end}");
+    }
+}
+
+/// `help WORD` for a word the rules define in bold answers from the rules: Kingdom
+/// Legacy's "block", The Last Kingdom's "momentum", a board space's text for "Mercia".
+#[test]
+fn help_answers_rules_words_from_the_rules() {
+    let project = repo_project();
+    let kl = load_pack(&project, "kingdom-legacy").unwrap();
+    let block = crown_tools::explain::help(&kl, "block");
+    assert!(block.starts_with("rules.md, «"), "{block}");
+    assert!(block.lines().next().unwrap().contains("Block a card: it lies under the blocking card"), "{block}");
+    let tlk = load_pack(&project, "the-last-kingdom").unwrap();
+    let mercia = crown_tools::explain::help(&tlk, "Mercia");
+    assert!(mercia.starts_with("Mercia (board space): The midland kingdom"), "{mercia}");
+    let nothing = crown_tools::explain::help(&tlk, "xylophone");
+    assert!(nothing.contains("its rules do not use the word"), "{nothing}");
 }

@@ -76,13 +76,34 @@ pub fn character_note(pack: &Pack, option: Option<&Dynamic>) -> Option<String> {
 }
 
 /// `help NAME`: the definitions named (by id or name, any case; several when names are
-/// shared), or what the pack has that is nearest.
+/// shared); else the board's spaces and supplies, the counters so named, and where the
+/// rules (`rules.md`, placeholders filled in) and `ASSUMPTIONS.md` define or use the word;
+/// else what the pack has that is nearest.
 pub fn help(pack: &Pack, query: &str) -> String {
     let q = query.trim().to_lowercase();
     let found: Vec<&Def> =
         pack.defs.iter().filter(|d| d.def.id.to_lowercase() == q || d.def.name.to_lowercase() == q).collect();
     if !found.is_empty() {
         return found.iter().map(|d| describe(d)).collect::<Vec<_>>().join("\n");
+    }
+    let mut said = Vec::new();
+    if let Some((board, _)) = &pack.board {
+        for sp in board.space.iter().filter(|sp| sp.id.to_lowercase() == q || sp.name.to_lowercase() == q) {
+            let text = if sp.text.is_empty() { "a space of the board".to_string() } else { plain(&sp.text) };
+            said.push(format!("{} (board space): {text}", sp.name));
+        }
+        for su in board.supply.iter().filter(|su| su.id.to_lowercase() == q || su.name.to_lowercase() == q) {
+            said.push(format!("{} (pieces beside the board): {} to begin with", su.name, su.count));
+        }
+    }
+    for (key, label) in &pack.manifest.counter_names {
+        if key.to_lowercase() == q || label.to_lowercase() == q {
+            said.push(format!("{label}: a number each player keeps (the `{key}` counter of the rules)"));
+        }
+    }
+    said.extend(rules_quotes(pack, &q));
+    if !said.is_empty() {
+        return said.join("\n");
     }
     let names: Vec<String> = pack.defs.iter().map(|d| d.def.name.to_lowercase()).collect();
     match did_you_mean(&q, names.iter().map(String::as_str)) {
@@ -95,10 +116,132 @@ pub fn help(pack: &Pack, query: &str) -> String {
             )
         }
         None => format!(
-            "nothing in {} is called '{query}' (help NAME: a card, noble, leader or plaque)",
+            "nothing in {} is called '{query}', and its rules do not use the word (help NAME: a card, noble, leader, \
+             plaque, board space, counter or a word of the rules)",
             pack.manifest.name
         ),
     }
+}
+
+/// How many passages of the rules `help WORD` quotes at most.
+const QUOTES: usize = 3;
+
+/// The passages of the pack's rules (`rules.md` as the reference prints it, then
+/// `ASSUMPTIONS.md`) that use `word` (lower case) as a whole word, each with the file
+/// and section it is in: those where the word is in bold or a heading (where the rules
+/// define it) first, then the rest, [`QUOTES`] at most.
+pub fn rules_quotes(pack: &Pack, word: &str) -> Vec<String> {
+    if word.chars().count() < 3 {
+        return Vec::new();
+    }
+    let (icons, _) = crate::print::icons::IconSet::for_pack(pack);
+    let built = crate::print::ref_doc::build(pack, &icons);
+    let mut docs = vec![(
+        "rules.md".to_string(),
+        crate::print::ref_text::body(&built.doc, &icons, crate::print::ref_text::Flavor::Markdown),
+    )];
+    for id in &pack.chain {
+        if let Ok(text) = std::fs::read_to_string(pack.project.join("content").join(id).join("ASSUMPTIONS.md")) {
+            docs.push(("ASSUMPTIONS.md".to_string(), text));
+        }
+    }
+    let mut defining = Vec::new();
+    let mut using = Vec::new();
+    for (file, text) in &docs {
+        for (section, passage) in passages(text) {
+            let lower = passage.to_lowercase();
+            if !has_word(&lower, word) {
+                continue;
+            }
+            let bold = lower.contains(&format!("**{word}")) || section.to_lowercase().contains(word);
+            let quote = format!("{file}, {section}: {}", unmarked(&passage));
+            if bold {
+                defining.push(quote);
+            } else {
+                using.push(quote);
+            }
+        }
+    }
+    defining.into_iter().chain(using).take(QUOTES).collect()
+}
+
+/// A Markdown text cut into passages (paragraphs and list items), each with the heading
+/// it stands under.
+fn passages(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut section = String::from("the beginning");
+    let mut current = String::new();
+    let flush = |current: &mut String, section: &str, out: &mut Vec<(String, String)>| {
+        if !current.trim().is_empty() {
+            out.push((section.to_string(), current.trim().to_string()));
+        }
+        current.clear();
+    };
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(h) = t.strip_prefix('#') {
+            flush(&mut current, &section, &mut out);
+            section = format!("«{}»", unmarked(h.trim_start_matches('#').trim()));
+        } else if t.is_empty()
+            || t.starts_with("- ")
+            || t.starts_with("* ")
+            || t.starts_with('|')
+            || t.starts_with("<!--")
+        {
+            flush(&mut current, &section, &mut out);
+            current.push_str(t.trim_start_matches("- ").trim_start_matches("* "));
+            current.push(' ');
+        } else {
+            current.push_str(t);
+            current.push(' ');
+        }
+    }
+    flush(&mut current, &section, &mut out);
+    out
+}
+
+/// Whether `text` holds `word` as a whole word (or its plural).
+fn has_word(text: &str, word: &str) -> bool {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(word) {
+        let at = from + i;
+        let end = at + word.len();
+        let before = text[..at].chars().next_back().is_some_and(char::is_alphanumeric);
+        let rest = &text[end..];
+        let after = rest.strip_prefix('s').unwrap_or(rest).chars().next().is_some_and(char::is_alphanumeric);
+        if !before && !after {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
+/// Markdown as plain text: no emphasis marks, no escapes, links as their text.
+fn unmarked(md: &str) -> String {
+    let mut out = String::new();
+    let mut chars = md.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            }
+            '*' | '_' | '`' => {}
+            '[' | ']' => {}
+            '(' if out.ends_with(|c: char| c.is_alphanumeric()) && chars.peek() == Some(&'#') => {
+                // A link's target "(#anchor)": dropped.
+                for n in chars.by_ref() {
+                    if n == ')' {
+                        break;
+                    }
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// `?N`: what option `i` of a menu names: the card instance it carries (`card`, or any

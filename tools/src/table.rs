@@ -194,6 +194,17 @@ pub fn end_summary(game: &Game, outcome: &Outcome) -> String {
                 many => format!("{} win", crown_engine::script::api::sentence(many, "", "and")),
             };
             out.push_str(&format!("{who}: {}\n", outcome.reason));
+            // Where the scores alone would not have named the winners, say so.
+            let score = |p: usize| s.players.get(p).map_or(0, |x| x.score);
+            let lowest = outcome.winners.iter().map(|&p| score(p)).min();
+            let beaten = (0..s.players.len()).filter(|p| !outcome.winners.contains(p)).map(score).max();
+            match (lowest, beaten) {
+                (Some(w), Some(l)) if l > w => out.push_str(
+                    "(a beaten seat scored more: the score does not decide this game, the reason above does)\n",
+                ),
+                (Some(w), Some(l)) if l == w => out.push_str("(tied on score: the rules' tie-break decided)\n"),
+                _ => {}
+            }
         }
         Status::TurnLimit => out.push_str(&format!("the game stopped at the turn limit ({} turns)\n", game.max_turns)),
         Status::Paused => out.push_str("the game is paused at a checkpoint\n"),

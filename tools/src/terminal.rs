@@ -19,7 +19,7 @@ pub struct HumanAgent<R: BufRead + Send, W: Write + Send> {
 }
 
 /// What the words typed at a menu other than an option ask for.
-pub const COMMANDS: &str = "board (the whole table), status (your state again), log (the last two turns; log N, log all), ?N (what option N names), preview N (what option N would do), help NAME (a card's text), help";
+pub const COMMANDS: &str = "board (the whole table), status (your state again), log (the last two turns; log N, log all), ?N (what option N names), preview N (what option N would do), compare (every option's preview in one line each), help NAME (a card's text), help";
 
 impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
     fn read_line(&mut self) -> Result<String, String> {
@@ -189,6 +189,7 @@ impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
                     "Type an option's number (or its label), or: {COMMANDS}. A choice that ends something \
                      for good asks y/n first."
                 )),
+                "compare" | "c" => Some(compare_text(req)),
                 _ if word.starts_with("preview ") || word.starts_with("p ") => {
                     // `preview 3`: option 3 played on a copy of the table, to the next decision.
                     let n = word.split_once(' ').and_then(|(_, n)| n.trim().parse::<usize>().ok())?;
@@ -249,12 +250,61 @@ fn preview_text(req: &ChoiceRequest<'_>, n: usize) -> String {
             if p.lines.is_empty() {
                 out.push_str("  (nothing is told yet)\n");
             }
+            if let (false, Some(k)) = (p.assumed.is_empty(), &p.others) {
+                out.push_str(&format!("  your next choices, as the {k} bot would make them:\n"));
+                for a in &p.assumed {
+                    out.push_str(&format!("    {a}\n"));
+                }
+            }
+            if !p.changes.is_empty() {
+                out.push_str("  what changes:\n");
+                for c in &p.changes {
+                    out.push_str(&format!("    {c}\n"));
+                }
+            }
             out.push_str(&format!("  {}\n", p.then));
-            out.push_str("(played on a copy of the table; cards you cannot see are dealt there at random)");
+            out.push_str(&preview_footnote(&p));
             out
         }
         Err(e) => format!("no preview of option {n}: {e}"),
     }
+}
+
+/// What `compare` shows: every option's preview in a line, what it changes on the table
+/// (or where the copy stopped when nothing changes), with the footnote of the first.
+fn compare_text(req: &ChoiceRequest<'_>) -> String {
+    let mut out = String::new();
+    let mut note = None;
+    for n in 1..=req.labels.len() {
+        let seed = crown_engine::game::rng::derive_seed(req.step, n as u64);
+        let what = match crown_engine::bots::preview::preview(req, n - 1, seed) {
+            Ok(p) => {
+                note.get_or_insert_with(|| preview_footnote(&p));
+                if p.changes.is_empty() {
+                    p.then
+                } else {
+                    p.changes.join("; ")
+                }
+            }
+            Err(e) => format!("no preview: {e}"),
+        };
+        out.push_str(&format!("{n:>4}. {}: {what}\n", req.labels[n - 1]));
+    }
+    out.push_str(&note.unwrap_or_default());
+    out
+}
+
+/// How a preview was worked out, as far as it matters to the reader: who answered the
+/// other seats on the copy, and whether hidden cards were dealt there at random.
+pub fn preview_footnote(p: &crown_engine::bots::preview::Preview) -> String {
+    let mut how = vec!["played on a copy of the table".to_string()];
+    if let Some(k) = &p.others {
+        how.push(format!("the other seats answer there as the {k} bot would"));
+    }
+    if p.redealt {
+        how.push("cards you cannot see are dealt there at random".into());
+    }
+    format!("({})", how.join("; "))
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod record;
 pub mod regions;
 pub mod rng;
 pub mod save;
+pub mod seen;
 pub mod state;
 pub mod tally;
 pub mod view;

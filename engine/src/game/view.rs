@@ -123,20 +123,19 @@ impl<'a> Table<'a> {
     /// Card names as `viewer` may read them ("a face-down card" otherwise), in the order
     /// given, repeats of a name folded into the first (`Deny ×2`).
     pub fn names_text(&self, cards: &[u32], viewer: usize) -> String {
-        let mut names: Vec<(String, usize)> = Vec::new();
-        for &c in cards {
-            if c as usize >= self.state.cards.len() {
-                continue;
-            }
-            let n =
-                if self.can_see(viewer, c) { self.card_name(c).to_string() } else { "a face-down card".to_string() };
-            match names.iter_mut().find(|(m, _)| *m == n) {
-                Some(e) => e.1 += 1,
-                None => names.push((n, 1)),
-            }
-        }
-        let parts: Vec<String> = names.into_iter().map(|(n, k)| if k > 1 { format!("{n} ×{k}") } else { n }).collect();
-        parts.join(", ")
+        let names: Vec<String> =
+            cards
+                .iter()
+                .filter(|&&c| (c as usize) < self.state.cards.len())
+                .map(|&c| {
+                    if self.can_see(viewer, c) {
+                        self.card_name(c).to_string()
+                    } else {
+                        "a face-down card".to_string()
+                    }
+                })
+                .collect();
+        folded(&names)
     }
 
     /// What a seat is shown before each of its decisions when the rules draw no status
@@ -178,6 +177,20 @@ impl<'a> Table<'a> {
         out.push_str(&s.boards_text(viewer, &super::boards::terrain_letters(self.pack)));
         out
     }
+}
+
+/// Names in their order, repeats folded into the first ("Deny ×2, Land").
+pub fn folded(names: &[String]) -> String {
+    let mut out: Vec<(&str, usize)> = Vec::new();
+    for n in names {
+        match out.iter_mut().find(|(m, _)| *m == n) {
+            Some(e) => e.1 += 1,
+            None => out.push((n, 1)),
+        }
+    }
+    let parts: Vec<String> =
+        out.into_iter().map(|(n, k)| if k > 1 { format!("{n} ×{k}") } else { n.to_string() }).collect();
+    parts.join(", ")
 }
 
 /// Text rows laid out in columns, each as wide as its widest cell (counted in

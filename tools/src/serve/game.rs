@@ -143,6 +143,9 @@ pub struct View {
     pub zones: Vec<ZoneView>,
     /// The `[[board]]` boards, drawn as grids.
     pub boards: Vec<BoardView>,
+    /// The map (the `[grid]` and named spaces) as an SVG element, one `g.space` each
+    /// (`serve::map`); `None` when the board has none.
+    pub map: Option<String>,
     pub log: Vec<LogLine>,
     /// Once the game is over: how it ended, the final scores and who went out
     /// ([`crate::table::end_summary`]).
@@ -462,6 +465,7 @@ impl Session {
             board: p.board,
             zones: p.zones,
             boards: p.boards,
+            map: super::map::map_svg(&game),
             log,
             over,
             error,
@@ -557,6 +561,28 @@ mod tests {
             kinds: vec!["human".into(), "random".into()],
         };
         Session::new(setup, pack("take-the-kingdom")).unwrap()
+    }
+
+    /// The map is drawn from board.toml: one element per space that is not a `[[board]]`
+    /// square (Kingdoms in Conflict's grid and piles, The Last Kingdom's regions and
+    /// market), the pieces on them; a pack with no map draws none.
+    #[test]
+    fn the_map_draws_every_space_of_the_board() {
+        for (id, pieces) in [("kingdoms-in-conflict", 0), ("the-last-kingdom", 5)] {
+            let p = pack(id);
+            let setup =
+                Setup { pack: id.into(), scenario: None, seed: 3, kinds: vec!["human".into(), "random".into()] };
+            let (g, v) = Session::new(setup, p).unwrap().replay(None);
+            let map = v.map.unwrap_or_else(|| panic!("{id}: no map"));
+            let spaces = g.state.spaces.iter().filter(|sp| sp.board.is_none()).count();
+            assert_eq!(map.matches("<g class=\"space\"").count(), spaces, "{id}");
+            assert!(map.matches("class=\"piece\"").count() >= pieces, "{id}: {map}");
+            if id == "the-last-kingdom" {
+                assert!(map.contains("data-space=\"mercia\"") && map.contains("<line class=\"link\""), "{map}");
+            }
+        }
+        let (_, v) = session().replay(None);
+        assert_eq!(v.map, None, "Take the Kingdom has no map");
     }
 
     #[test]

@@ -24,6 +24,7 @@
 mod assets;
 pub mod boards;
 pub mod game;
+pub mod map;
 mod page;
 mod routing;
 

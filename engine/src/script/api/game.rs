@@ -159,9 +159,11 @@ pub(super) fn register(e: &mut Registrar) {
                     let line = if s.players.len() == 1 {
                         format!("game over: {reason}; score: {}", scores.join(", "))
                     } else {
+                        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
                         format!(
-                            "game over: {} wins ({reason}); scores: {}",
-                            if names.is_empty() { "nobody".into() } else { names.join(" and ") },
+                            "game over: {} {} ({reason}); scores: {}",
+                            super::table::sentence(&names, "nobody", "and"),
+                            if names.len() > 1 { "win" } else { "wins" },
                             scores.join(", ")
                         )
                     };

@@ -125,6 +125,8 @@ function show(v) {
   $("status").textContent = v.status;
   $("board").textContent = v.board;
   $("board").hidden = !$("show-board").checked;
+  // The map is drawn by the server from board.toml (an SVG made of escaped text only).
+  $("map").innerHTML = v.map || "";
   $("over").textContent = v.over || "";
   $("error").textContent = v.error || failure;
   $("step").textContent = "decision " + v.step + " of " + v.total;

@@ -1,0 +1,257 @@
+//! The map as the page draws it: every space of board.toml that is not a square of a
+//! `[[board]]` (the `[grid]` and the named spaces), one SVG element each, drawn from the
+//! data alone. Grid squares stand where the grid puts them; named spaces joined by
+//! `adjacent` are laid out from their links (a spring layout, the same for the same map);
+//! spaces with no place and no links (market slots, piles) stand in rows beneath. Each
+//! space shows its name, its terrain's colour (pack.toml's `[colors]`, else one made from
+//! the terrain's name), the pieces on it in their supply's colour, and its numbers.
+//! Everything on a map is public.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use crown_engine::game::Game;
+
+use crate::out::html_escape;
+
+/// Size of a grid square, in SVG units.
+const CELL: f64 = 52.0;
+/// Radius of a named space laid out from its links.
+const NODE: f64 = 46.0;
+/// Size of a space with no place and no links.
+const LOOSE: (f64, f64) = (120.0, 52.0);
+
+/// Where a space is drawn, and as what.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Shape {
+    /// A grid square, its top left corner.
+    Square(f64, f64),
+    /// A named space, its centre.
+    Node(f64, f64),
+    /// A space apart, its top left corner.
+    Box(f64, f64),
+}
+
+/// The map of the game as an SVG element, or `None` when the board has no spaces beyond
+/// `[[board]]` squares.
+pub fn map_svg(g: &Game) -> Option<String> {
+    let s = &g.state;
+    let spaces: Vec<usize> = (0..s.spaces.len()).filter(|&i| s.spaces[i].board.is_none()).collect();
+    if spaces.is_empty() {
+        return None;
+    }
+    let shapes = layout(g, &spaces);
+    let (w, h) = shapes.values().fold((0.0f64, 0.0f64), |(w, h), sh| match *sh {
+        Shape::Square(x, y) => (w.max(x + CELL), h.max(y + CELL)),
+        Shape::Node(x, y) => (w.max(x + NODE), h.max(y + NODE)),
+        Shape::Box(x, y) => (w.max(x + LOOSE.0), h.max(y + LOOSE.1)),
+    });
+    let mut out = format!(
+        "<svg class=\"map\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"-4 -4 {:.0} {:.0}\" role=\"img\" \
+         aria-label=\"the map\">",
+        w + 8.0,
+        h + 8.0
+    );
+    // Links first, under the spaces.
+    for &i in &spaces {
+        let Some(Shape::Node(x, y)) = shapes.get(&i).copied() else { continue };
+        for &j in &s.spaces[i].adjacent {
+            if let Some(Shape::Node(u, v)) = shapes.get(&(j as usize)).copied() {
+                if (j as usize) > i {
+                    let _ =
+                        write!(out, "<line class=\"link\" x1=\"{x:.1}\" y1=\"{y:.1}\" x2=\"{u:.1}\" y2=\"{v:.1}\"/>");
+                }
+            }
+        }
+    }
+    for &i in &spaces {
+        if let Some(sh) = shapes.get(&i) {
+            space(g, i, *sh, &mut out);
+        }
+    }
+    out.push_str("</svg>");
+    Some(out)
+}
+
+/// Where each space goes.
+fn layout(g: &Game, spaces: &[usize]) -> BTreeMap<usize, Shape> {
+    let s = &g.state;
+    let mut shapes = BTreeMap::new();
+    let mut bottom = 0.0f64;
+    let mut linked = Vec::new();
+    let mut loose = Vec::new();
+    for &i in spaces {
+        let sp = &s.spaces[i];
+        match sp.xy {
+            Some((x, y)) => {
+                shapes.insert(i, Shape::Square(x as f64 * CELL, y as f64 * CELL));
+                bottom = bottom.max((y + 1) as f64 * CELL);
+            }
+            None if !sp.adjacent.is_empty() => linked.push(i),
+            None => loose.push(i),
+        }
+    }
+    let top = if bottom > 0.0 { bottom + 16.0 } else { 0.0 };
+    let placed = springs(g, &linked);
+    let mut width = shapes.values().fold(0.0f64, |w, sh| match sh {
+        Shape::Square(x, _) => w.max(x + CELL),
+        _ => w,
+    });
+    let mut lowest = bottom;
+    for (i, (x, y)) in linked.iter().zip(placed) {
+        shapes.insert(*i, Shape::Node(x, top + y));
+        width = width.max(x + NODE);
+        lowest = lowest.max(top + y + NODE);
+    }
+    // Spaces apart: rows as wide as the rest of the map (six at least).
+    let per_row = ((width / (LOOSE.0 + 8.0)).floor() as usize).max(6);
+    let start = if lowest > 0.0 { lowest + 16.0 } else { 0.0 };
+    for (k, i) in loose.iter().enumerate() {
+        let (col, row) = (k % per_row, k / per_row);
+        shapes.insert(*i, Shape::Box(col as f64 * (LOOSE.0 + 8.0), start + row as f64 * (LOOSE.1 + 8.0)));
+    }
+    shapes
+}
+
+/// Centres for the spaces `linked` (joined by `adjacent`): a spring layout (linked
+/// spaces pull together, all spaces push apart) from a circle in board order, the same
+/// every time, shifted so that every space lies inside the picture.
+fn springs(g: &Game, linked: &[usize]) -> Vec<(f64, f64)> {
+    let n = linked.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let at: BTreeMap<usize, usize> = linked.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+    let radius = (n as f64 * NODE * 2.4) / std::f64::consts::TAU + NODE;
+    let mut pos: Vec<(f64, f64)> = (0..n)
+        .map(|k| {
+            let a = k as f64 / n as f64 * std::f64::consts::TAU;
+            (radius * a.cos(), radius * a.sin())
+        })
+        .collect();
+    let ideal = NODE * 3.0;
+    for round in 0..300 {
+        let heat = ideal * (1.0 - round as f64 / 300.0) * 0.5;
+        let mut push = vec![(0.0f64, 0.0f64); n];
+        for a in 0..n {
+            for b in 0..n {
+                if a == b {
+                    continue;
+                }
+                let (dx, dy) = (pos[a].0 - pos[b].0, pos[a].1 - pos[b].1);
+                let d = (dx * dx + dy * dy).sqrt().max(1.0);
+                let f = ideal * ideal / d;
+                push[a].0 += dx / d * f;
+                push[a].1 += dy / d * f;
+            }
+            for j in &g.state.spaces[linked[a]].adjacent {
+                if let Some(&b) = at.get(&(*j as usize)) {
+                    let (dx, dy) = (pos[a].0 - pos[b].0, pos[a].1 - pos[b].1);
+                    let d = (dx * dx + dy * dy).sqrt().max(1.0);
+                    let f = d * d / ideal;
+                    push[a].0 -= dx / d * f;
+                    push[a].1 -= dy / d * f;
+                }
+            }
+        }
+        for (p, (fx, fy)) in pos.iter_mut().zip(push) {
+            let len = (fx * fx + fy * fy).sqrt().max(1e-9);
+            let step = len.min(heat);
+            p.0 += fx / len * step;
+            p.1 += fy / len * step;
+        }
+    }
+    let (x0, y0) = pos.iter().fold((f64::MAX, f64::MAX), |(x, y), p| (x.min(p.0), y.min(p.1)));
+    pos.into_iter().map(|(x, y)| (x - x0 + NODE, y - y0 + NODE)).collect()
+}
+
+/// A colour for a name: the pack's, else a light one made from the name (the same name,
+/// the same colour).
+fn color_of(g: &Game, name: &str) -> String {
+    if let Some(c) = g.pack.manifest.colors.get(name) {
+        return c.clone();
+    }
+    let h = name.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))) % 360;
+    format!("hsl({h}, 45%, 82%)")
+}
+
+/// One space: its shape, name, pieces and numbers, with everything in words as its title.
+fn space(g: &Game, i: usize, shape: Shape, out: &mut String) {
+    let s = &g.state;
+    let sp = &s.spaces[i];
+    let fill = sp.attrs.get("terrain").map_or_else(|| "#f4f1ea".to_string(), |t| color_of(g, t));
+    // The pieces on it by supply and owner, and its numbers.
+    let mut pieces: BTreeMap<(String, i64), usize> = BTreeMap::new();
+    for pc in s.pieces.iter().filter(|pc| pc.space == Some(i as u32)) {
+        *pieces.entry((pc.kind.clone(), pc.owner)).or_default() += 1;
+    }
+    let supply = |kind: &str| g.pack.board.as_ref().and_then(|(b, _)| b.supply.iter().find(|su| su.id == kind));
+    let mut words = vec![sp.name.clone()];
+    if let Some(t) = sp.attrs.get("terrain") {
+        words.push(t.clone());
+    }
+    for ((kind, owner), n) in &pieces {
+        let name = supply(kind).map_or(kind.replace('-', " "), |su| su.name.clone());
+        let whose = usize::try_from(*owner).ok().and_then(|o| s.players.get(o)).map(|p| format!(" ({})", p.name));
+        words.push(format!("{n} × {name}{}", whose.unwrap_or_default()));
+    }
+    for (k, v) in &sp.values {
+        words.push(format!("{k} {v}"));
+    }
+    let _ = write!(
+        out,
+        "<g class=\"space\" data-space=\"{}\"><title>{}</title>",
+        html_escape(&sp.id),
+        html_escape(&words.join(", "))
+    );
+    let (cx, cy, label_y) = match shape {
+        Shape::Square(x, y) => {
+            let _ = write!(
+                out,
+                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{}\" height=\"{}\" fill=\"{fill}\"/>",
+                CELL - 2.0,
+                CELL - 2.0
+            );
+            (x + CELL / 2.0 - 1.0, y + CELL / 2.0, y + 11.0)
+        }
+        Shape::Node(x, y) => {
+            let _ = write!(out, "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{NODE}\" fill=\"{fill}\"/>");
+            (x, y + 8.0, y - NODE / 2.0)
+        }
+        Shape::Box(x, y) => {
+            let _ = write!(
+                out,
+                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"{fill}\"/>",
+                LOOSE.0, LOOSE.1
+            );
+            (x + LOOSE.0 / 2.0, y + LOOSE.1 / 2.0 + 6.0, y + 13.0)
+        }
+    };
+    let _ = write!(out, "<text class=\"name\" x=\"{cx:.1}\" y=\"{label_y:.1}\">{}</text>", html_escape(&sp.name));
+    // Pieces: a disc each kind in its supply's colour, with the count on it.
+    let n = pieces.len() as f64;
+    for (k, ((kind, _), count)) in pieces.iter().enumerate() {
+        let colour = supply(kind)
+            .and_then(|su| su.attrs.get("colour").or_else(|| su.attrs.get("color")))
+            .cloned()
+            .unwrap_or_else(|| color_of(g, kind));
+        let x = cx + (k as f64 - (n - 1.0) / 2.0) * 17.0;
+        let _ = write!(
+            out,
+            "<circle class=\"piece\" cx=\"{x:.1}\" cy=\"{cy:.1}\" r=\"8\" fill=\"{}\"/><text class=\"count\" x=\"{x:.1}\" \
+             y=\"{:.1}\">{count}</text>",
+            html_escape(&colour),
+            cy + 4.0
+        );
+    }
+    if !sp.values.is_empty() {
+        let nums: Vec<String> = sp.values.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = write!(
+            out,
+            "<text class=\"values\" x=\"{cx:.1}\" y=\"{:.1}\">{}</text>",
+            cy + 20.0,
+            html_escape(&nums.join(", "))
+        );
+    }
+    out.push_str("</g>");
+}
