@@ -1199,3 +1199,58 @@ fn a_hand_drawn_past_its_size_breaks_an_invariant() {
         "{out}"
     );
 }
+
+/// What the others are told of a seat's draws adds up to the cards it really drew, in
+/// every golden game of several players: each card moved from a deck into a hand is
+/// counted in a "draws N cards" told to the others, or struck at once as a penalty (told
+/// by name). A penalty Baligant keeps is counted with the rest of the draw, so a rival
+/// cannot deduce it from the hand's size.
+#[test]
+fn narrated_draws_count_the_cards_drawn() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/take-the-kingdom");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "transcript") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut drawn: std::collections::BTreeMap<String, i64> = Default::default();
+        let mut told: std::collections::BTreeMap<String, i64> = Default::default();
+        let mut fresh: Vec<(String, String)> = Vec::new();
+        for line in text.lines() {
+            if line.starts_with("choice ") {
+                fresh.clear();
+            }
+            if let Some(m) = line.strip_prefix("move ") {
+                let (card, rest) = m.split_once(' ').unwrap_or((m, ""));
+                if let Some((from, to)) = rest.split_once(" -> ") {
+                    let to = to.split(' ').next().unwrap_or("");
+                    if from.ends_with("deck") {
+                        if let Some(p) = to.strip_prefix("hand@") {
+                            *drawn.entry(p.to_string()).or_default() += 1;
+                            fresh.push((card.to_string(), p.to_string()));
+                        }
+                    } else if let Some(p) = from.strip_prefix("hand@") {
+                        // A penalty struck as it was drawn is told by name, not counted.
+                        if to == format!("status@{p}") && fresh.contains(&(card.to_string(), p.to_string())) {
+                            *told.entry(p.to_string()).or_default() += 1;
+                        }
+                    }
+                }
+            }
+            if let Some(t) = line.strip_prefix("to others: ") {
+                let words: Vec<&str> = t.split(' ').collect();
+                if let [p, "draws", n, "card" | "cards"] = words.as_slice() {
+                    *told.entry(p.to_string()).or_default() += n.parse::<i64>().unwrap();
+                }
+            }
+        }
+        if drawn.len() < 2 {
+            continue; // a solo game: no one else is told
+        }
+        assert_eq!(drawn, told, "{}: cards drawn and draws told, by seat", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 4, "only {checked} golden games of several players");
+}

@@ -198,7 +198,8 @@ pub fn end_summary(game: &Game, outcome: &Outcome) -> String {
             let score = |p: usize| s.players.get(p).map_or(0, |x| x.score);
             let lowest = outcome.winners.iter().map(|&p| score(p)).min();
             let beaten = (0..s.players.len()).filter(|p| !outcome.winners.contains(p)).map(score).max();
-            match (lowest, beaten) {
+            let scored = s.players.iter().any(|p| p.score != 0);
+            match if scored { (lowest, beaten) } else { (None, None) } {
                 (Some(w), Some(l)) if l > w => out.push_str(
                     "(a beaten seat scored more: the score does not decide this game, the reason above does)\n",
                 ),

@@ -483,7 +483,8 @@ mod tests {
             let _ = Game::new(pack.clone(), GameConfig::new(seed, 1), agents).unwrap().run();
             let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
             assert!(text.contains("if you take 1 (Draw):\n  you draw "), "{text}");
-            assert!(text.contains("  then P1 is asked: Again?\n(played on a copy of the table"), "{text}");
+            assert!(text.contains("  what changes:\n    the deck 10 → 9 cards\n    your hand: + "), "{text}");
+            assert!(text.contains("  then you are asked: Again?\n(played on a copy of the table"), "{text}");
             assert!(text.contains("there is no option 9 (1 to 2)"), "{text}");
             let drawn: Vec<&str> = text.lines().filter_map(|l| l.trim().strip_prefix("you draw ")).collect();
             // No narration in this test: the preview's line, then nothing of the real draw
