@@ -1479,3 +1479,26 @@ fn a_template_mistake_is_one_finding_at_its_line_and_a_text_icon_is_at_its_token
     let src = pack.sources.get(own.file.as_ref().unwrap()).unwrap();
     assert_eq!(&src.text[own.span.clone().unwrap()], ":nosuchicon:");
 }
+
+/// A pack with a map prints it as one page (`<pack>-map.pdf`), drawn from board.toml: The
+/// Last Kingdom's five regions by name, with the armies board.toml sets on them; a pack
+/// whose board has only `[[board]]` kinds prints no map.
+#[test]
+fn a_map_of_named_spaces_prints_as_a_page() {
+    let root = crate::common::repo_project().root;
+    let tlk = load(&root, "the-last-kingdom");
+    let out = tempfile::tempdir().unwrap();
+    let report = print::render_pack(&tlk, &opts(out.path(), &[Format::Pdf])).unwrap();
+    assert_eq!(report.errors(), 0, "{:#?}", report.diagnostics);
+    let map = out.path().join("the-last-kingdom-map.pdf");
+    assert_eq!(report.map.as_deref(), Some(map.as_path()));
+    let text = poppler("pdftotext", &[map.as_os_str(), "-".as_ref()]);
+    for region in ["Northumbria", "Mercia", "East Anglia", "Wessex", "Kent", "Market slot 1"] {
+        assert!(text.contains(region), "{region} is not on the map:\n{text}");
+    }
+    let info = poppler("pdfinfo", &[map.as_os_str()]);
+    assert!(info.lines().any(|l| l.starts_with("Pages:") && l.ends_with(" 1")), "{info}");
+    let out = tempfile::tempdir().unwrap();
+    let report = print::render_pack(&load(&fixtures(), "tile-demo"), &opts(out.path(), &[Format::Pdf])).unwrap();
+    assert_eq!(report.map, None);
+}

@@ -11,6 +11,7 @@ pub mod campaign;
 pub mod explain;
 pub mod golden;
 pub mod live;
+pub mod map;
 pub mod out;
 pub mod print;
 pub mod seats;

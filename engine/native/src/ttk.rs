@@ -1199,6 +1199,16 @@ impl T {
         &self.zones[kingdom(p) as usize].cards
     }
 
+    /// The defence standing on line `l`: its own hit points left and those of the
+    /// defences on it (the script's `line_defence`).
+    fn line_defence(&self, l: u32) -> i64 {
+        let on: i64 = (self.cards[l as usize].attached.iter())
+            .filter(|&&a| self.m(a, M::Role) == 1)
+            .map(|&a| self.m(a, M::Hp))
+            .sum();
+        self.m(l, M::Hp) + on
+    }
+
     fn line_name(&self, l: u32) -> String {
         let p = self.owner_of(l);
         if p < self.pl.len() {
@@ -1605,7 +1615,17 @@ impl T {
         for p in 0..self.pl.len() {
             let s = if self.is_out(p) { 0 } else { self.c(p, C::Defence) };
             self.pl[p].score = s;
-            tlog!(self, "score {} = {s}", self.pname(p));
+            if self.is_out(p) {
+                tlog!(self, "score {} = {s}", self.pname(p));
+            } else {
+                // The score's parts: the defence standing on each line.
+                let parts: Vec<String> = (self.lines(p).to_vec().into_iter())
+                    .map(|l| format!("{} {}", self.line_name(l), self.line_defence(l)))
+                    .collect();
+                let total: i64 = self.lines(p).iter().map(|&l| self.line_defence(l)).sum();
+                self.pl[p].score = total;
+                tlog!(self, "score {} = {total} ({})", self.pname(p), parts.join(", "));
+            }
             if !self.is_out(p) {
                 let nb = self.noble_number(p);
                 if s > bs || (s == bs && nb > bn) {
@@ -1918,10 +1938,16 @@ impl T {
 
     fn penalty_drawn(&mut self, p: usize, c: u32) -> R<()> {
         if self.keeps_penalty(p) {
-            tlog!(self, "to {}: {} keeps {} to use on a rival", self.pname(p), self.pname(p), self.name(c));
+            self.tell_draws(p, &[c]);
+            self.tell_kept(p, c);
             return Ok(());
         }
         self.strike(p, c)
+    }
+
+    /// A kept penalty, to its keeper alone (the script's `tell_kept`).
+    fn tell_kept(&mut self, p: usize, c: u32) {
+        tlog!(self, "to {}: {} keeps {} to use on a rival", self.pname(p), self.pname(p), self.name(c));
     }
 
     fn strike(&mut self, p: usize, c: u32) -> R<()> {
@@ -2078,22 +2104,30 @@ impl T {
     fn top_up(&mut self, p: usize) -> R<()> {
         let size = self.hand_size(p);
         let mut drawn: Vec<u32> = Vec::new();
+        let mut kept: Vec<u32> = Vec::new();
         while (self.count(hand(p)) as i64) < size {
             let Some(c) = self.draw(Z_DECK, hand(p)) else { break };
             self.addc(p, C::Acted, 1);
             self.addc(p, C::Drawn, 1);
-            if self.kw(c, K_PENALTY) {
+            if self.kw(c, K_PENALTY) && !self.keeps_penalty(p) {
                 self.tell_draws(p, &drawn);
                 drawn.clear();
-                self.penalty_drawn(p, c)?;
+                self.strike(p, c)?;
                 if self.is_out(p) || self.over.is_some() {
                     break;
                 }
             } else {
+                // A kept penalty is counted with the rest of the draw.
                 drawn.push(c);
+                if self.kw(c, K_PENALTY) {
+                    kept.push(c);
+                }
             }
         }
         self.tell_draws(p, &drawn);
+        for c in kept {
+            self.tell_kept(p, c);
+        }
         Ok(())
     }
 

@@ -261,6 +261,39 @@ pub fn write(printer: &Printer<'_>, setup: &PageSetup, out_dir: &Path) -> (Vec<B
     (reports, diags)
 }
 
+/// The map page: every space of board.toml that is not a `[[board]]` square, drawn as the
+/// browser draws it ([`crate::map`]) with the pieces board.toml sets on them, scaled to one
+/// page of the paper (landscape when the map is wider than tall), the pack's name above it.
+/// Written as `<pack>-map.pdf`; `None` when the board has no map.
+pub fn write_map(printer: &Printer<'_>, setup: &PageSetup, out_dir: &Path) -> Result<Option<PathBuf>, Diagnostic> {
+    let pack = printer.pack;
+    let players = pack.manifest.players.min.max(1) as usize;
+    let agents: Vec<Box<dyn crown_engine::game::agent::Agent>> =
+        (0..players).map(|_| Box::new(crown_engine::game::agent::FirstAgent) as _).collect();
+    let game =
+        crown_engine::game::Game::new(Arc::new(pack.clone()), crown_engine::game::GameConfig::new(1, players), agents)
+            .map_err(|e| Diagnostic::error("board-error", format!("the map cannot be set out: {e}")))?;
+    let Some(map) = crate::map::map(&game) else { return Ok(None) };
+    let (a, b) = setup.paper.mm();
+    let (pw, ph) = if map.width > map.height { (a.max(b), a.min(b)) } else { (a.min(b), a.max(b)) };
+    let m = setup.margin_mm;
+    let title = format!("{} {}: the map", pack.manifest.name, pack.manifest.version);
+    let svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{pw}mm\" height=\"{ph}mm\" viewBox=\"0 0 {pw} {ph}\">\
+         <text x=\"{m}\" y=\"{}\" font-family=\"Liberation Sans\" font-weight=\"bold\" font-size=\"6\">{}</text>{}</svg>",
+        m + 6.0,
+        crate::out::html_escape(&title),
+        map.placed(m, m + TITLE_MM, pw - 2.0 * m, ph - 2.0 * m - TITLE_MM)
+    );
+    let tree =
+        parse_svg(&svg).map_err(|e| Diagnostic::error("board-error", format!("the map is not valid SVG: {e}")))?;
+    let path = out_dir.join(format!("{}-map.pdf", pack.id()));
+    let bytes = super::sheet::write_pages(&[((pw, ph), Arc::new(tree))], &title)
+        .map_err(|e| Diagnostic::error("pdf-error", format!("could not write the map: {e}")))?;
+    crate::out::write_atomic_in(out_dir, &path, &bytes).map_err(|e| super::io_diag(&path, &e))?;
+    Ok(Some(path))
+}
+
 /// One page drawn by `board.svg`, icons attached, parsed with the bundled fonts.
 fn render_page(printer: &Printer<'_>, ctx: &Value) -> Result<usvg::Tree, String> {
     let svg = printer.templates.render("board.svg", ctx)?;

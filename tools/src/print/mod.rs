@@ -197,6 +197,8 @@ pub struct Report {
     pub tts: Option<TtsReport>,
     /// The board sheets, one PDF per `[[board]]` kind.
     pub boards: Vec<boards::BoardReport>,
+    /// The map page (`<pack>-map.pdf`), when the board has a map.
+    pub map: Option<PathBuf>,
     /// Errors and warnings; errors mean some output is wrong or missing.
     #[serde(skip)]
     pub diagnostics: Vec<Diagnostic>,
@@ -470,6 +472,14 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         report.written.extend(boards.iter().map(|b| b.path.clone()));
         report.boards = boards;
         diags.extend(found);
+        match boards::write_map(&printer, &opts.page, out_dir) {
+            Ok(Some(path)) => {
+                report.written.push(path.clone());
+                report.map = Some(path);
+            }
+            Ok(None) => {}
+            Err(d) => diags.push(d),
+        }
     }
     if let (Some(shop), true) = (opts.shop, opts.wants(Format::Png)) {
         if shop::Spec::of(shop).files == shop::Files::Png {

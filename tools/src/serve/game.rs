@@ -85,6 +85,9 @@ pub struct OptionView {
     pub explain: String,
     /// When it lays a tile: where, drawn on the board.
     pub place: Option<PlaceView>,
+    /// The map spaces it names (its `space` field: a space id or number, or a list of
+    /// them), by id: a click on such a space of the map takes it.
+    pub spaces: Vec<String>,
 }
 
 /// A card as the seat sees it.
@@ -144,7 +147,7 @@ pub struct View {
     /// The `[[board]]` boards, drawn as grids.
     pub boards: Vec<BoardView>,
     /// The map (the `[grid]` and named spaces) as an SVG element, one `g.space` each
-    /// (`serve::map`); `None` when the board has none.
+    /// (`crate::map`); `None` when the board has none.
     pub map: Option<String>,
     pub log: Vec<LogLine>,
     /// Once the game is over: how it ended, the final scores and who went out
@@ -218,6 +221,7 @@ impl Agent for WebSeat {
                 about: crate::explain::character_note(req.pack, req.options.get(i)),
                 explain: crate::explain::option_help(req.pack, req.options.get(i), l),
                 place: places.get(i).cloned().flatten(),
+                spaces: with_game(|g| crate::map::named_spaces(g, req.options.get(i))).unwrap_or_default(),
             })
             .collect();
         if let Ok(mut p) = self.pending.lock() {
@@ -465,7 +469,7 @@ impl Session {
             board: p.board,
             zones: p.zones,
             boards: p.boards,
-            map: super::map::map_svg(&game),
+            map: crate::map::map(&game).map(|m| m.svg()),
             log,
             over,
             error,
@@ -583,6 +587,25 @@ mod tests {
         }
         let (_, v) = session().replay(None);
         assert_eq!(v.map, None, "Take the Kingdom has no map");
+    }
+
+    /// An option with a `space` field names that space of the map, for a click on it to
+    /// take the option: Kingdoms in Conflict's walls, each on its grey tile.
+    #[test]
+    fn options_name_the_spaces_a_click_takes() {
+        let id = "kingdoms-in-conflict";
+        let setup = Setup { pack: id.into(), scenario: None, seed: 3, kinds: vec!["human".into(), "random".into()] };
+        let mut s = Session::new(setup, pack(id)).unwrap();
+        let (_, v) = s.replay(None);
+        assert!(v.options.iter().all(|o| o.spaces.is_empty()), "choosing a side names no space");
+        s.choose(0).unwrap();
+        let (_, v) = s.replay(None);
+        assert_eq!(v.prompt.as_deref(), Some("Place starting wall 1 of 2"));
+        for o in &v.options {
+            let tile = o.label.strip_prefix("Wall on ").expect("a wall");
+            assert_eq!(o.spaces, [tile], "{}", o.label);
+            assert!(v.map.as_deref().unwrap().contains(&format!("data-space=\"{tile}\"")));
+        }
     }
 
     #[test]

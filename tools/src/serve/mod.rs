@@ -24,7 +24,6 @@
 mod assets;
 pub mod boards;
 pub mod game;
-pub mod map;
 mod page;
 mod routing;
 

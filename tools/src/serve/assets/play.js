@@ -125,8 +125,21 @@ function show(v) {
   $("status").textContent = v.status;
   $("board").textContent = v.board;
   $("board").hidden = !$("show-board").checked;
-  // The map is drawn by the server from board.toml (an SVG made of escaped text only).
+  // The map is drawn by the server from board.toml (an SVG made of escaped text only). A
+  // click on a space takes the option naming it; where several do, they are marked.
   $("map").innerHTML = v.map || "";
+  for (const g of document.querySelectorAll("#map .space")) {
+    const id = g.getAttribute("data-space");
+    const naming = v.options.map((o, i) => (o.spaces.includes(id) ? i : -1)).filter((i) => i >= 0);
+    if (!naming.length || at !== null) continue;
+    g.classList.add("choosable");
+    g.onclick = () => {
+      if (naming.length === 1) { pick(naming[0]); return; }
+      for (const b of document.querySelectorAll("#options .option")) {
+        b.classList.toggle("marked", naming.includes(Number(b.getAttribute("data-i"))));
+      }
+    };
+  }
   $("over").textContent = v.over || "";
   $("error").textContent = v.error || failure;
   $("step").textContent = "decision " + v.step + " of " + v.total;

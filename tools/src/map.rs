@@ -1,4 +1,4 @@
-//! The map as the page draws it: every space of board.toml that is not a square of a
+//! The map as the page and the printed board page draw it: every space of board.toml that is not a square of a
 //! `[[board]]` (the `[grid]` and the named spaces), one SVG element each, drawn from the
 //! data alone. Grid squares stand where the grid puts them; named spaces joined by
 //! `adjacent` are laid out from their links (a spring layout, the same for the same map);
@@ -13,6 +13,11 @@ use std::fmt::Write;
 use crown_engine::game::Game;
 
 use crate::out::html_escape;
+
+/// How every space is outlined.
+const EDGE: &str = " stroke=\"#555\" stroke-width=\"1\"";
+/// How every text is set (the fonts `crown print` bundles).
+const TEXT: &str = " font-family=\"Liberation Sans\" font-size=\"10\" text-anchor=\"middle\"";
 
 /// Size of a grid square, in SVG units.
 const CELL: f64 = 52.0;
@@ -32,9 +37,39 @@ enum Shape {
     Box(f64, f64),
 }
 
-/// The map of the game as an SVG element, or `None` when the board has no spaces beyond
-/// `[[board]]` squares.
-pub fn map_svg(g: &Game) -> Option<String> {
+/// A map drawn: its size in SVG units and its elements (links, then one `g.space` each).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Map {
+    pub width: f64,
+    pub height: f64,
+    pub body: String,
+}
+
+impl Map {
+    /// The map as an SVG element of its own (the page's Table column).
+    pub fn svg(&self) -> String {
+        format!(
+            "<svg class=\"map\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"-4 -4 {:.0} {:.0}\" role=\"img\" \
+             aria-label=\"the map\">{}</svg>",
+            self.width + 8.0,
+            self.height + 8.0,
+            self.body
+        )
+    }
+
+    /// The map placed in the box `x, y, w, h` of a larger picture, scaled to fit.
+    pub fn placed(&self, x: f64, y: f64, w: f64, h: f64) -> String {
+        format!(
+            "<svg x=\"{x:.2}\" y=\"{y:.2}\" width=\"{w:.2}\" height=\"{h:.2}\" viewBox=\"-4 -4 {:.0} {:.0}\">{}</svg>",
+            self.width + 8.0,
+            self.height + 8.0,
+            self.body
+        )
+    }
+}
+
+/// The map of the game, or `None` when the board has no spaces beyond `[[board]]` squares.
+pub fn map(g: &Game) -> Option<Map> {
     let s = &g.state;
     let spaces: Vec<usize> = (0..s.spaces.len()).filter(|&i| s.spaces[i].board.is_none()).collect();
     if spaces.is_empty() {
@@ -46,12 +81,7 @@ pub fn map_svg(g: &Game) -> Option<String> {
         Shape::Node(x, y) => (w.max(x + NODE), h.max(y + NODE)),
         Shape::Box(x, y) => (w.max(x + LOOSE.0), h.max(y + LOOSE.1)),
     });
-    let mut out = format!(
-        "<svg class=\"map\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"-4 -4 {:.0} {:.0}\" role=\"img\" \
-         aria-label=\"the map\">",
-        w + 8.0,
-        h + 8.0
-    );
+    let mut out = String::new();
     // Links first, under the spaces.
     for &i in &spaces {
         let Some(Shape::Node(x, y)) = shapes.get(&i).copied() else { continue };
@@ -59,7 +89,7 @@ pub fn map_svg(g: &Game) -> Option<String> {
             if let Some(Shape::Node(u, v)) = shapes.get(&(j as usize)).copied() {
                 if (j as usize) > i {
                     let _ =
-                        write!(out, "<line class=\"link\" x1=\"{x:.1}\" y1=\"{y:.1}\" x2=\"{u:.1}\" y2=\"{v:.1}\"/>");
+                        write!(out, "<line class=\"link\" x1=\"{x:.1}\" y1=\"{y:.1}\" x2=\"{u:.1}\" y2=\"{v:.1}\" stroke=\"#888\" stroke-width=\"3\"/>");
                 }
             }
         }
@@ -69,8 +99,30 @@ pub fn map_svg(g: &Game) -> Option<String> {
             space(g, i, *sh, &mut out);
         }
     }
-    out.push_str("</svg>");
-    Some(out)
+    Some(Map { width: w, height: h, body: out })
+}
+
+/// The map spaces an option names through its `space` field (a space id, a space number,
+/// or a list of them), by id; none when it has no such field or names no map space.
+pub fn named_spaces(g: &Game, option: Option<&crown_engine::script::Dynamic>) -> Vec<String> {
+    let Some(map) = option.and_then(|o| o.read_lock::<crown_engine::script::Map>().map(|m| m.clone())) else {
+        return Vec::new();
+    };
+    let Some(v) = map.get("space") else { return Vec::new() };
+    let items: Vec<crown_engine::script::Dynamic> = match v.read_lock::<Vec<crown_engine::script::Dynamic>>() {
+        Some(a) => a.clone(),
+        None => vec![v.clone()],
+    };
+    let s = &g.state;
+    items
+        .iter()
+        .filter_map(|x| match x.as_int() {
+            Ok(i) => usize::try_from(i).ok().and_then(|i| s.spaces.get(i)),
+            Err(_) => s.space_ids.get(x.to_string().as_str()).map(|&i| &s.spaces[i as usize]),
+        })
+        .filter(|sp| sp.board.is_none())
+        .map(|sp| sp.id.clone())
+        .collect()
 }
 
 /// Where each space goes.
@@ -208,26 +260,26 @@ fn space(g: &Game, i: usize, shape: Shape, out: &mut String) {
         Shape::Square(x, y) => {
             let _ = write!(
                 out,
-                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{}\" height=\"{}\" fill=\"{fill}\"/>",
+                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{}\" height=\"{}\" fill=\"{fill}\"{EDGE}/>",
                 CELL - 2.0,
                 CELL - 2.0
             );
             (x + CELL / 2.0 - 1.0, y + CELL / 2.0, y + 11.0)
         }
         Shape::Node(x, y) => {
-            let _ = write!(out, "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{NODE}\" fill=\"{fill}\"/>");
+            let _ = write!(out, "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{NODE}\" fill=\"{fill}\"{EDGE}/>");
             (x, y + 8.0, y - NODE / 2.0)
         }
         Shape::Box(x, y) => {
             let _ = write!(
                 out,
-                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"{fill}\"/>",
+                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"{fill}\"{EDGE}/>",
                 LOOSE.0, LOOSE.1
             );
             (x + LOOSE.0 / 2.0, y + LOOSE.1 / 2.0 + 6.0, y + 13.0)
         }
     };
-    let _ = write!(out, "<text class=\"name\" x=\"{cx:.1}\" y=\"{label_y:.1}\">{}</text>", html_escape(&sp.name));
+    let _ = write!(out, "<text class=\"name\" x=\"{cx:.1}\" y=\"{label_y:.1}\"{TEXT}>{}</text>", html_escape(&sp.name));
     // Pieces: a disc each kind in its supply's colour, with the count on it.
     let n = pieces.len() as f64;
     for (k, ((kind, _), count)) in pieces.iter().enumerate() {
@@ -238,8 +290,8 @@ fn space(g: &Game, i: usize, shape: Shape, out: &mut String) {
         let x = cx + (k as f64 - (n - 1.0) / 2.0) * 17.0;
         let _ = write!(
             out,
-            "<circle class=\"piece\" cx=\"{x:.1}\" cy=\"{cy:.1}\" r=\"8\" fill=\"{}\"/><text class=\"count\" x=\"{x:.1}\" \
-             y=\"{:.1}\">{count}</text>",
+            "<circle class=\"piece\" cx=\"{x:.1}\" cy=\"{cy:.1}\" r=\"8\" fill=\"{}\" stroke=\"#222\"/><text class=\"count\" \
+             x=\"{x:.1}\" y=\"{:.1}\"{TEXT} font-weight=\"bold\" fill=\"#fff\" stroke=\"#222\" stroke-width=\"0.6\">{count}</text>",
             html_escape(&colour),
             cy + 4.0
         );
@@ -248,7 +300,7 @@ fn space(g: &Game, i: usize, shape: Shape, out: &mut String) {
         let nums: Vec<String> = sp.values.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = write!(
             out,
-            "<text class=\"values\" x=\"{cx:.1}\" y=\"{:.1}\">{}</text>",
+            "<text class=\"values\" x=\"{cx:.1}\" y=\"{:.1}\"{TEXT}>{}</text>",
             cy + 20.0,
             html_escape(&nums.join(", "))
         );
