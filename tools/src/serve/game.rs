@@ -585,6 +585,15 @@ mod tests {
                 assert!(map.contains("data-space=\"mercia\"") && map.contains("<line class=\"link\""), "{map}");
             }
         }
+        // Numbers on spaces (Borderlands' armies, one transcript line each when set) are
+        // drawn on their spaces.
+        let id = "borderlands";
+        let setup = Setup { pack: id.into(), scenario: None, seed: 3, kinds: vec!["human".into(), "random".into()] };
+        let (g, v) = Session::new(setup, pack(id)).unwrap().replay(None);
+        let map = v.map.expect("a map");
+        let held = g.state.spaces.iter().filter(|sp| sp.values.get("armies").is_some_and(|&n| n > 0)).count();
+        assert!(held > 0 && map.matches("class=\"values\"").count() >= held, "{map}");
+        assert!(map.contains(">armies ") || map.contains(", armies "), "{map}");
         let (_, v) = session().replay(None);
         assert_eq!(v.map, None, "Take the Kingdom has no map");
     }
