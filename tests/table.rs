@@ -646,6 +646,13 @@ fn help_answers_rules_words_from_the_rules() {
     let tlk = load_pack(&project, "the-last-kingdom").unwrap();
     let mercia = crown_tools::explain::help(&tlk, "Mercia");
     assert!(mercia.starts_with("Mercia (board space): The midland kingdom"), "{mercia}");
+    // A value kept off the faces (`[print] hide_values`) is the rules' own: help leaves it out.
+    let ttk = load_pack(&project, "take-the-kingdom").unwrap();
+    let famine = crown_tools::explain::help(&ttk, "famine");
+    assert!(
+        famine.starts_with("Famine (penalty)") && !famine.contains("lasts_round") && !famine.contains("solo"),
+        "{famine}"
+    );
     let nothing = crown_tools::explain::help(&tlk, "xylophone");
     assert!(nothing.contains("its rules do not use the word"), "{nothing}");
 }

@@ -9,10 +9,17 @@ use crown_engine::script::api::with_game;
 use crown_engine::script::Dynamic;
 
 /// A definition's text as a person reads it: its name and kind, its printed values and
-/// cost, its keywords and text (icons in words, no markup); for a card with stages, each
-/// stage's name, values and text; its back's text.
-pub fn describe(d: &Def) -> String {
+/// cost (a value the pack keeps off the faces, `[print] hide_values`, is the rules' own and
+/// is left out here too), its keywords and text (icons in words, no markup); for a card
+/// with stages, each stage's name, values and text; its back's text.
+pub fn describe(pack: &Pack, d: &Def) -> String {
     let def = &d.def;
+    let hidden = &pack.manifest.print.hide_values;
+    let numbers = |m: &std::collections::BTreeMap<String, i64>| {
+        let shown: std::collections::BTreeMap<String, i64> =
+            m.iter().filter(|(k, _)| !hidden.contains(k)).map(|(k, v)| (k.clone(), *v)).collect();
+        numbers(&shown)
+    };
     let kind = if def.kind.is_empty() { d.kind.as_str().to_string() } else { def.kind.clone() };
     let mut out = format!("{} ({kind})", def.name);
     let values = numbers(&def.values);
@@ -84,7 +91,7 @@ pub fn help(pack: &Pack, query: &str) -> String {
     let found: Vec<&Def> =
         pack.defs.iter().filter(|d| d.def.id.to_lowercase() == q || d.def.name.to_lowercase() == q).collect();
     if !found.is_empty() {
-        return found.iter().map(|d| describe(d)).collect::<Vec<_>>().join("\n");
+        return found.iter().map(|d| describe(pack, d)).collect::<Vec<_>>().join("\n");
     }
     let mut said = Vec::new();
     if let Some((board, _)) = &pack.board {
@@ -112,7 +119,7 @@ pub fn help(pack: &Pack, query: &str) -> String {
             format!(
                 "nothing in {} is called '{query}'; the nearest is:\n{}",
                 pack.manifest.name,
-                d.map(describe).unwrap_or_default()
+                d.map(|d| describe(pack, d)).unwrap_or_default()
             )
         }
         None => format!(
@@ -293,7 +300,7 @@ pub fn option_help(pack: &Pack, option: Option<&Dynamic>, label: &str) -> String
     if defs.is_empty() {
         return format!("'{label}' names no card of {}", pack.manifest.name);
     }
-    defs.iter().map(|&i| describe(&pack.defs[i])).collect::<Vec<_>>().join("\n")
+    defs.iter().map(|&i| describe(pack, &pack.defs[i])).collect::<Vec<_>>().join("\n")
 }
 
 #[cfg(test)]
