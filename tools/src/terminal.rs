@@ -239,9 +239,7 @@ fn preview_text(req: &ChoiceRequest<'_>, n: usize) -> String {
     if !(1..=req.labels.len()).contains(&n) {
         return format!("there is no option {n} (1 to {})", req.labels.len());
     }
-    // The same decision previews the same way; another decision deals the copy anew.
-    let seed = crown_engine::game::rng::derive_seed(req.step, n as u64);
-    match crown_engine::bots::preview::preview(req, n - 1, seed) {
+    match preview_of(req, n) {
         Ok(p) => {
             let mut out = format!("if you take {n} ({}):\n", req.labels[n - 1]);
             for l in &p.lines {
@@ -270,14 +268,20 @@ fn preview_text(req: &ChoiceRequest<'_>, n: usize) -> String {
     }
 }
 
+/// Option `n` (from 1) previewed; the same decision previews the same way, another
+/// decision deals the copy anew.
+fn preview_of(req: &ChoiceRequest<'_>, n: usize) -> Result<crown_engine::bots::preview::Preview, String> {
+    let seed = crown_engine::game::rng::derive_seed(req.step, n as u64);
+    crown_engine::bots::preview::preview(req, n - 1, seed)
+}
+
 /// What `compare` shows: every option's preview in a line, what it changes on the table
 /// (or where the copy stopped when nothing changes), with the footnote of the first.
 fn compare_text(req: &ChoiceRequest<'_>) -> String {
     let mut out = String::new();
     let mut note = None;
     for n in 1..=req.labels.len() {
-        let seed = crown_engine::game::rng::derive_seed(req.step, n as u64);
-        let what = match crown_engine::bots::preview::preview(req, n - 1, seed) {
+        let what = match preview_of(req, n) {
             Ok(p) => {
                 note.get_or_insert_with(|| preview_footnote(&p));
                 if p.changes.is_empty() {

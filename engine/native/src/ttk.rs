@@ -1619,10 +1619,10 @@ impl T {
                 tlog!(self, "score {} = {s}", self.pname(p));
             } else {
                 // The score's parts: the defence standing on each line.
-                let parts: Vec<String> = (self.lines(p).to_vec().into_iter())
-                    .map(|l| format!("{} {}", self.line_name(l), self.line_defence(l)))
-                    .collect();
-                let total: i64 = self.lines(p).iter().map(|&l| self.line_defence(l)).sum();
+                let parts: Vec<(String, i64)> =
+                    self.lines(p).iter().map(|&l| (self.line_name(l), self.line_defence(l))).collect();
+                let total: i64 = parts.iter().map(|(_, n)| n).sum();
+                let parts: Vec<String> = parts.iter().map(|(w, n)| format!("{w} {n}")).collect();
                 self.pl[p].score = total;
                 tlog!(self, "score {} = {total} ({})", self.pname(p), parts.join(", "));
             }
