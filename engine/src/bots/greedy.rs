@@ -13,6 +13,8 @@ pub struct GreedyAgent {
     rng: GameRng,
     /// Whether the pack's hooks read the prompt, for the hooks' scripts of this key.
     prompt_read: std::cell::Cell<Option<(u64, bool)>>,
+    /// Whether the pack's scripts read an option's `label`, for the scripts of this key.
+    label_read: std::cell::Cell<Option<(u64, bool)>>,
 }
 
 impl GreedyAgent {
@@ -20,6 +22,7 @@ impl GreedyAgent {
         GreedyAgent {
             rng: GameRng::new(derive_seed(game_seed ^ 0x6EED_1000, seat as u64 + 1)),
             prompt_read: std::cell::Cell::new(None),
+            label_read: std::cell::Cell::new(None),
         }
     }
 }
@@ -94,6 +97,22 @@ impl Agent for GreedyAgent {
                 let reads = crate::script::reads_param(&score.ast, "greedy_score", 1)
                     || plan.is_some_and(|p| crate::script::reads_param(&p.ast, "greedy_plan", 1));
                 self.prompt_read.set(Some((key, reads)));
+                reads
+            }
+        }
+    }
+    /// Only where some script of the pack reads a field named `label` (the hooks may call
+    /// any of them): otherwise the scores cannot depend on the labels' text.
+    fn reads_label_text(&self, pack: &crate::content::Pack, _step: u64) -> bool {
+        if pack.bot_hook("greedy_score").is_none() {
+            return false;
+        }
+        let key = pack.scripts.iter().fold(0u64, |k, s| k.rotate_left(5) ^ s.hash);
+        match self.label_read.get() {
+            Some((k, reads)) if k == key => reads,
+            _ => {
+                let reads = pack.scripts.iter().any(|s| crate::script::reads_property(&s.ast, "label"));
+                self.label_read.set(Some((key, reads)));
                 reads
             }
         }

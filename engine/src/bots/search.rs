@@ -509,6 +509,9 @@ impl Agent for ForkAgent {
     fn reads_prompt(&self, pack: &crate::content::Pack, step: u64) -> bool {
         step <= self.target || self.policy.reads_prompt(pack, step)
     }
+    fn reads_label_text(&self, pack: &crate::content::Pack, step: u64) -> bool {
+        step <= self.target || self.policy.reads_label_text(pack, step)
+    }
 }
 
 /// Deal again what seat `p` cannot see, and reseed the random stream.

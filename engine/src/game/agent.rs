@@ -143,6 +143,12 @@ pub trait Agent: Send {
     fn reads_prompt(&self, _pack: &crate::content::Pack, step: u64) -> bool {
         self.reads_labels(step)
     }
+    /// Whether this agent, reading the options (`reads_labels`), reads their labels' text
+    /// too. One that weighs only the options' fields says no: an action menu's labels are
+    /// then made for the option chosen alone, and its options come without `label`.
+    fn reads_label_text(&self, _pack: &crate::content::Pack, step: u64) -> bool {
+        self.reads_labels(step)
+    }
     /// Whether the agent searches ahead: it is then given a fork point of the game with
     /// each choice ([`ChoiceRequest::fork`]).
     fn wants_fork(&self) -> bool {

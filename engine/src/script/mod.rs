@@ -197,6 +197,23 @@ pub fn reads_param(ast: &AST, name: &str, index: usize) -> bool {
     })
 }
 
+/// Whether any function or statement of `ast` may read a map's field `name`: as a
+/// property (`o.label`), or through a string equal to it (`o["label"]`, `"label" in o`).
+/// A map literal's keys (`#{ label: .. }`) are not reads.
+pub fn reads_property(ast: &AST, name: &str) -> bool {
+    let mut reads = false;
+    let mut look = |path: &[rhai::ASTNode]| {
+        match path.last() {
+            Some(rhai::ASTNode::Expr(rhai::Expr::Property(p, _))) => reads |= p.2 == name,
+            Some(rhai::ASTNode::Expr(rhai::Expr::StringConstant(s, _))) => reads |= s == name,
+            _ => {}
+        }
+        !reads
+    };
+    ast.walk(&mut look);
+    reads
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -212,6 +229,17 @@ mod tests {
         assert!(super::reads_param(&ast, "plan", 1));
         assert!(super::reads_param(&ast, "hand_on", 1));
         assert!(!super::reads_param(&ast, "nothing", 0));
+    }
+
+    #[test]
+    fn a_field_is_read_by_property_or_by_its_name_in_text() {
+        let read = |src: &str| super::reads_property(&super::compile("t", src).unwrap(), "label");
+        assert!(!read("fn f(o) { #{ label: o.kind } }"));
+        assert!(read("fn f(o) { o.label }"));
+        assert!(read("fn f(o) { o[\"label\"] }"));
+        assert!(read("fn f(o) { \"label\" in o }"));
+        assert!(read("let o = #{}; o.label = 1;"));
+        assert!(!read("fn f(o) { o.labels }"));
     }
 
     #[test]

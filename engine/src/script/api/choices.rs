@@ -52,6 +52,9 @@ pub(in crate::script) trait Offer {
     fn label(&self, i: usize) -> R<String>;
     /// Every option's label and value (a map with its fields), for agents that read them.
     fn read(&self) -> R<(Vec<String>, Vec<Dynamic>)>;
+    /// Every option's value, for agents that read the fields but not the labels' text: an
+    /// action menu's label functions are not called, and its options carry no `label`.
+    fn values(&self) -> R<Vec<Dynamic>>;
     /// Option `i`'s stable key (its `key` field), if it has one.
     fn key(&self, i: usize) -> R<Option<String>>;
 }
@@ -71,6 +74,9 @@ impl Offer for Listed {
     }
     fn read(&self) -> R<(Vec<String>, Vec<Dynamic>)> {
         Ok((self.labels.iter().map(ImmutableString::to_string).collect(), self.options.clone()))
+    }
+    fn values(&self) -> R<Vec<Dynamic>> {
+        Ok(self.options.clone())
     }
     fn key(&self, i: usize) -> R<Option<String>> {
         Ok(option_key(&self.options[i])?)
@@ -108,7 +114,7 @@ pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer
         });
         return Err(msg.into());
     }
-    let (player, step, reads) = with(|g| {
+    let (player, step, reads, texts) = with(|g| {
         let player = pl(g, p)?;
         let step = g.state.choices;
         g.state.choices += 1;
@@ -117,12 +123,18 @@ pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer
                 hook(g);
             }
         }
-        let reads = count > 1 && g.agents[player].as_ref().is_none_or(|a| a.reads_labels(step));
-        Ok((player, step, reads))
+        let agent = g.agents[player].as_ref();
+        let reads = count > 1 && agent.is_none_or(|a| a.reads_labels(step));
+        let texts = reads && agent.is_none_or(|a| a.reads_label_text(&g.pack, step));
+        Ok((player, step, reads, texts))
     })?;
     // Labels and fields are made only for an agent that reads them (the game is not
     // borrowed here: an action menu's labels are script functions).
-    let (labels, options) = if reads { offer.read()? } else { (Vec::new(), Vec::new()) };
+    let (labels, options) = match (reads, texts) {
+        (true, true) => offer.read()?,
+        (true, false) => (Vec::new(), offer.values()?),
+        _ => (Vec::new(), Vec::new()),
+    };
     distinct_keys(prompt, &options)?;
     // A person is told of a menu of one option, taken without asking.
     if count == 1 && with(|g| Ok(g.agents[player].as_ref().is_some_and(|a| a.hears_only_choices())))? {

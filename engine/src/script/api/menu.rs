@@ -109,6 +109,9 @@ impl Offer for Asked<'_, '_> {
         let values = labels.iter().enumerate().map(|(i, l)| self.value(i, Some(l))).collect();
         Ok((labels, values))
     }
+    fn values(&self) -> R<Vec<Dynamic>> {
+        Ok((0..self.len()).map(|i| self.value(i, None)).collect())
+    }
     fn key(&self, i: usize) -> R<Option<String>> {
         Ok(self.menu.items[i].fields.get("key").map(crate::game::agent::key_text).transpose()?)
     }

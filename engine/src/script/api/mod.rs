@@ -379,6 +379,41 @@ mod tests {
     }
 
     #[test]
+    fn the_greedy_bot_makes_menu_labels_only_where_a_script_reads_them() {
+        // Option 1's label cannot be made: a game fails only where something makes it.
+        let play = |tag: &str, score: &str| {
+            let rules = "fn setup() {}\n\
+                         fn turn() {\n\
+                           let m = menu();\n\
+                           for n in 0..3 { m.add(\"pick\", |o| if o.n == 1 { throw \"label made\" } else { `Pick ${o.n}` }, #{ n: n }); }\n\
+                           let o = choose(0, \"Pick\", m);\n\
+                           end_game([0], `picked ${o.n}`);\n\
+                         }\n";
+            let pack = fixture_pack(
+                tag,
+                "p",
+                &[
+                    (
+                        "content/p/pack.toml",
+                        "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n",
+                    ),
+                    ("scripts/p/rules.rhai", rules),
+                    ("scripts/p/bots.rhai", score),
+                ],
+            );
+            let mut cfg = crate::game::GameConfig::new(1, 1);
+            cfg.transcript = false;
+            let agent: Box<dyn crate::game::agent::Agent> = Box::new(crate::bots::greedy::GreedyAgent::new(1, 0));
+            Game::new(pack, cfg, vec![agent]).unwrap().run().1.status
+        };
+        let fields = play("greedy-fields", "fn greedy_score(p, prompt, o) { if o.n == 2 { 1 } else { 0 } }\n");
+        assert!(matches!(fields, crate::game::Status::Finished), "{fields:?}");
+        let text = play("greedy-text", "fn greedy_score(p, prompt, o) { o.label.len() }\n");
+        let crate::game::Status::Failed(f) = text else { panic!("the labels were not made: {text:?}") };
+        assert!(f.message.contains("label made"), "{}", f.message);
+    }
+
+    #[test]
     fn a_panic_inside_a_host_call_becomes_that_calls_error() {
         let game = tiny_game("host-panic");
         let (game, r) = with_installed(game, || with(|_| -> Result<(), String> { panic!("boom") }));
