@@ -4,7 +4,9 @@
 //! campaign play`.
 
 use std::io::{BufRead, Write};
+use std::sync::Arc;
 
+use crown_engine::content::Pack;
 use crown_engine::game::agent::{Agent, ChoiceRequest};
 
 use crown_engine::script::api::with_game;
@@ -123,7 +125,7 @@ impl<R: BufRead + Send, W: Write + Send> Agent for HumanAgent<R, W> {
     fn hears_only_choices(&self) -> bool {
         true
     }
-    fn only_choice(&mut self, prompt: &str, label: &str) {
+    fn only_choice(&mut self, _pack: &Arc<Pack>, _player: usize, prompt: &str, label: &str) {
         let sep = if prompt.ends_with(['?', ':']) { "" } else { ":" };
         let _ = writeln!(self.output, "{prompt}{sep} {label} (the only choice)");
     }
@@ -141,6 +143,8 @@ pub struct TablePlayer<R: BufRead + Send, W: Write + Send> {
     pub human: HumanAgent<R, W>,
     renderer: Renderer,
     seen: Seen,
+    /// The status last shown, not shown again before an only choice.
+    last_status: Option<String>,
 }
 
 impl<R: BufRead + Send, W: Write + Send> TablePlayer<R, W> {
@@ -150,13 +154,15 @@ impl<R: BufRead + Send, W: Write + Send> TablePlayer<R, W> {
 
     /// A person who has been shown the narrated lines kept in `seen`.
     pub fn with_log(input: R, output: W, seen: Seen) -> Self {
-        TablePlayer { human: HumanAgent { input, output }, renderer: Renderer::default(), seen }
+        TablePlayer { human: HumanAgent { input, output }, renderer: Renderer::default(), seen, last_status: None }
     }
 }
 
-impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
-    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
-        // A turn that begins with this seat's decision opens with its header too.
+impl<R: BufRead + Send, W: Write + Send> TablePlayer<R, W> {
+    /// What opens a decision of seat `player`: the turn's header when the turn begins with
+    /// it (written here), then the seat's status (returned), after a note when the pack's
+    /// hook failed just now.
+    fn opening(&mut self, pack: &Arc<Pack>, player: usize) -> String {
         let header = with_game(|g| {
             let mut seen = self.seen.lock().ok()?;
             let h = new_header(seen.iter().map(String::as_str), &g.table())?;
@@ -167,11 +173,19 @@ impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
         if let Some(h) = header {
             let _ = writeln!(self.human.output, "{h}");
         }
-        let (status, note) = self.renderer.draw(req.pack, req.player, ViewKind::Status);
+        let (status, note) = self.renderer.draw(pack, player, ViewKind::Status);
         if let Some(n) = note {
             let _ = writeln!(self.human.output, "{n}");
         }
+        status
+    }
+}
+
+impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        let status = self.opening(req.pack, req.player);
         let _ = writeln!(self.human.output, "\n{status}");
+        self.last_status = Some(status);
         let (renderer, seen) = (&mut self.renderer, &self.seen);
         let mut command = |word: &str| -> Option<String> {
             match word {
@@ -221,8 +235,15 @@ impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
     fn hears_only_choices(&self) -> bool {
         true
     }
-    fn only_choice(&mut self, prompt: &str, label: &str) {
-        self.human.only_choice(prompt, label);
+    /// The seat is shown what it holds before the game takes its only option for it (as
+    /// before any decision), unless nothing changed since it was last shown.
+    fn only_choice(&mut self, pack: &Arc<Pack>, player: usize, prompt: &str, label: &str) {
+        let status = self.opening(pack, player);
+        if self.last_status.as_deref() != Some(status.as_str()) {
+            let _ = writeln!(self.human.output, "\n{status}");
+            self.last_status = Some(status);
+        }
+        self.human.only_choice(pack, player, prompt, label);
     }
     /// The table at the start of each turn is kept, for `preview N`.
     fn wants_fork(&self) -> bool {
@@ -558,7 +579,10 @@ mod tests {
     #[test]
     fn a_menu_of_one_option_is_told_not_taken_silently() {
         let text = play_with("take-the-kingdom", "1\n");
-        assert!(text.contains("(the only choice)"), "{}", &text[..3000.min(text.len())]);
+        let at = text.find("(the only choice)").unwrap_or_else(|| panic!("{}", &text[..3000.min(text.len())]));
+        // The seat is shown what it holds, as the table stands, before the game plays for it.
+        let since_asked = &text[text[..at].rfind("choose 1-").unwrap()..at];
+        assert!(since_asked.contains("your hand: "), "{since_asked}");
     }
 
     #[test]

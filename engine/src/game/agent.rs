@@ -161,9 +161,9 @@ pub trait Agent: Send {
     fn hears_only_choices(&self) -> bool {
         false
     }
-    /// A menu of one option was taken for this seat without asking: `prompt`, and the
-    /// option's label.
-    fn only_choice(&mut self, _prompt: &str, _label: &str) {}
+    /// A menu of one option was taken for seat `player` without asking: `prompt`, and the
+    /// option's label. The game waits meanwhile, so the seat may be shown the table.
+    fn only_choice(&mut self, _pack: &Arc<Pack>, _player: usize, _prompt: &str, _label: &str) {}
     /// The state of the agent's own random stream, if it has one (see
     /// [`GameRng::state`]), so that a game saved and resumed gets the same decisions.
     fn rng_state(&self) -> Option<String> {

@@ -137,12 +137,13 @@ pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer
     };
     distinct_keys(prompt, &options)?;
     // A person is told of a menu of one option, taken without asking.
+    // The game is not borrowed while the person is told: they may be shown the table.
     if count == 1 && with(|g| Ok(g.agents[player].as_ref().is_some_and(|a| a.hears_only_choices())))? {
         let label = offer.label(0)?;
+        let (mut a, pack) = with(|g| Ok((g.agents[player].take().ok_or("internal: agent busy")?, g.pack.clone())))?;
+        deciding(|| a.only_choice(&pack, player, prompt, &label));
         with(|g| {
-            if let Some(a) = g.agents[player].as_mut() {
-                a.only_choice(prompt, &label);
-            }
+            g.agents[player] = Some(a);
             Ok(())
         })?;
     }
