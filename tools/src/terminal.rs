@@ -35,7 +35,14 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
     /// The prompt and its numbered options; an option that offers a noble or a leader
     /// has its ability beneath it.
     fn write_menu(&mut self, req: &ChoiceRequest<'_>) {
+        if let Some((lo, hi)) = req.number_range() {
+            let _ = writeln!(self.output, "{}, {} (a number from {lo} to {hi})", req.player_name, req.prompt);
+            return;
+        }
         let _ = writeln!(self.output, "{}, {}:", req.player_name, req.prompt);
+        if req.labels.len() > 9 {
+            let _ = writeln!(self.output, "  (type a word to see only the options that name it)");
+        }
         let mut i = 0;
         while i < req.labels.len() {
             // A tile's placements on one square, one line: "d13 at c4, facing:  1. north  2. east".
@@ -67,12 +74,15 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
         command: &mut dyn FnMut(&str) -> Option<String>,
     ) -> Result<usize, String> {
         self.write_menu(req);
+        // A number choice is answered with the number itself; a menu with an option's
+        // place in it (from 1).
+        let (first, last) = req.number_range().unwrap_or((1, req.labels.len() as i64));
         loop {
-            let _ = write!(self.output, "choose 1-{}> ", req.labels.len());
+            let _ = write!(self.output, "choose {first}-{last}> ");
             let _ = self.output.flush();
             let t = self.read_line()?;
-            let picked = match t.parse::<usize>() {
-                Ok(n) if (1..=req.labels.len()).contains(&n) => Some(n - 1),
+            let picked = match t.parse::<i64>() {
+                Ok(n) if (first..=last).contains(&n) => Some((n - first) as usize),
                 _ => req.labels.iter().position(|l| l.eq_ignore_ascii_case(&t)),
             };
             let Some(i) = picked else {
@@ -81,14 +91,18 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
                         let _ = writeln!(self.output, "{}", text.trim_end());
                         self.write_menu(req);
                     }
-                    None => {
-                        let _ = writeln!(
-                            self.output,
-                            "'{}' is not an option: type a number from 1 to {}, or {COMMANDS}",
-                            crate::out::shown(&t),
-                            req.labels.len()
-                        );
-                    }
+                    None => match naming(req, &t) {
+                        Some(found) => {
+                            let _ = writeln!(self.output, "{found}");
+                        }
+                        None => {
+                            let _ = writeln!(
+                                self.output,
+                                "'{}' is not an option: type a number from {first} to {last}, or {COMMANDS}",
+                                crate::out::shown(&t)
+                            );
+                        }
+                    },
                 }
                 continue;
             };
@@ -104,6 +118,20 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
             let _ = writeln!(self.output, "not taken; choose again");
         }
     }
+}
+
+/// The options whose labels name `word` (any case), each with its number, when there are
+/// some: how a person finds an option in a long menu. A word of one letter names nothing.
+fn naming(req: &ChoiceRequest<'_>, word: &str) -> Option<String> {
+    let w = word.trim().to_lowercase();
+    if w.chars().count() < 2 || req.number_range().is_some() {
+        return None;
+    }
+    let found: Vec<String> = (0..req.labels.len())
+        .filter(|&i| req.labels[i].to_lowercase().contains(&w))
+        .map(|i| format!("  {:>2}. {}", i + 1, req.labels[i]))
+        .collect();
+    (!found.is_empty()).then(|| format!("the options that name '{}':\n{}", crate::out::shown(word), found.join("\n")))
 }
 
 /// The placements of one tile on one square that follow option `i` (from `i` on): each
@@ -206,8 +234,10 @@ impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
                 "compare" | "c" => Some(compare_text(req)),
                 _ if word.starts_with("preview ") || word.starts_with("p ") => {
                     // `preview 3`: option 3 played on a copy of the table, to the next decision.
-                    let n = word.split_once(' ').and_then(|(_, n)| n.trim().parse::<usize>().ok())?;
-                    Some(preview_text(req, n))
+                    let n = word.split_once(' ').and_then(|(_, n)| n.trim().parse::<i64>().ok())?;
+                    // In a number choice, `preview 7` is the number 7.
+                    let n = req.number_range().map_or(n, |(lo, _)| n - lo + 1);
+                    Some(preview_text(req, usize::try_from(n).unwrap_or(0)))
                 }
                 _ if word.starts_with("log ") || word.starts_with("l ") => {
                     // `log 5`: the last five turns.
@@ -574,6 +604,41 @@ mod tests {
             text.contains("\n     1 w  .  .\n     2 l  k  .\n     3 .  .  .\n  (k keep, l lake, w wood)\n"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_number_is_asked_as_one_number_and_a_long_menu_is_searched_by_a_word() {
+        let root = tempfile::tempdir().unwrap();
+        let files = [
+            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
+            (
+                "scripts/p/rules.rhai",
+                "fn setup() {}\n\
+                 fn turn() {\n\
+                   let n = choose_number(0, \"How many armies move?\", 3, 15);\n\
+                   let towns = [];\n\
+                   for t in [\"Ash\", \"Birch\", \"Cedar\", \"Elm\", \"Fir\", \"Hazel\", \"Larch\", \"Oak\", \"Pine\", \"Yew\"] { towns.push(`March on ${t}`); }\n\
+                   let to = choose(0, \"Where to?\", towns);\n\
+                   end_game([0], `${n} armies: ${to}`);\n\
+                 }\n",
+            ),
+        ];
+        let pack = pack_of(root.path(), &files);
+        let out = Shared::default();
+        let input = std::io::Cursor::new(b"2\n7\nbirch\nfir\n2\n".to_vec());
+        let agents: Vec<Box<dyn Agent>> = vec![Box::new(TablePlayer::new(input, out.clone()))];
+        let (game, outcome) = Game::new(pack, GameConfig::new(1, 1), agents).unwrap().run();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert!(matches!(outcome.status, Status::Finished), "{:?}\n{text}", outcome.status);
+        // The number is typed, not picked from 13 lines; 2 is outside the range.
+        assert!(text.contains("How many armies move? (a number from 3 to 15)\nchoose 3-15> "), "{text}");
+        assert!(!text.contains(" 1. 3"), "{text}");
+        assert!(text.contains("'2' is not an option: type a number from 3 to 15"), "{text}");
+        // Ten towns: a word shows the options that name it, numbered as in the menu.
+        assert!(text.contains("(type a word to see only the options that name it)"), "{text}");
+        assert!(text.contains("the options that name 'birch':\n   2. March on Birch\n"), "{text}");
+        assert!(text.contains("the options that name 'fir':\n   5. March on Fir\n"), "{text}");
+        assert_eq!(game.choices.iter().map(|c| c.label.as_str()).collect::<Vec<_>>(), ["7", "March on Birch"]);
     }
 
     #[test]

@@ -75,6 +75,18 @@ impl ChoiceRequest<'_> {
         Some((head, p.facing))
     }
 
+    /// The range `lo..=hi` when the options are the whole numbers from `lo` to `hi` in
+    /// order (`choose_number`, or a list of them): a table asks for one number instead of
+    /// listing them. Option `i` is then the number `lo + i`.
+    pub fn number_range(&self) -> Option<(i64, i64)> {
+        if self.count < 2 || self.options.len() != self.count {
+            return None;
+        }
+        let lo = self.options[0].as_int().ok()?;
+        let whole = self.options.iter().enumerate().all(|(i, o)| o.as_int().ok() == Some(lo + i as i64));
+        whole.then_some((lo, lo + self.count as i64 - 1))
+    }
+
     /// Option `i`'s stable key (its `key` field), when the rules gave it one.
     pub fn key(&self, i: usize) -> Option<String> {
         option_key(self.options.get(i)?).ok().flatten()

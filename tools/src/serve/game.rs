@@ -139,6 +139,9 @@ pub struct View {
     pub total: usize,
     pub prompt: Option<String>,
     pub options: Vec<OptionView>,
+    /// `[lo, hi]` when the choice is a number from `lo` to `hi`: option `i` is `lo + i`,
+    /// asked as one number field rather than a button each.
+    pub number: Option<(i64, i64)>,
     /// What the rules draw before a decision (`render_status`) and the whole table
     /// (`render`), for the seat.
     pub status: String,
@@ -166,6 +169,8 @@ pub struct View {
 struct Pending {
     prompt: String,
     options: Vec<OptionView>,
+    /// The range when the choice is a number (`ChoiceRequest::number_range`).
+    number: Option<(i64, i64)>,
     status: String,
     board: String,
     zones: Vec<ZoneView>,
@@ -225,7 +230,8 @@ impl Agent for WebSeat {
             })
             .collect();
         if let Ok(mut p) = self.pending.lock() {
-            *p = Some(Pending { prompt: req.prompt.to_string(), options, status, board, zones, boards });
+            let number = req.number_range();
+            *p = Some(Pending { prompt: req.prompt.to_string(), options, number, status, board, zones, boards });
         }
         Err(WAITING.into())
     }
@@ -449,7 +455,7 @@ impl Session {
                 let (status, _) = r.draw(&pack, seat, ViewKind::Status);
                 let (board, _) = r.draw(&pack, seat, ViewKind::Board);
                 let (zones, boards) = with_game(|g| (zones(g, seat), boards(g, seat, &[]))).unwrap_or_default();
-                Pending { prompt: String::new(), options: Vec::new(), status, board, zones, boards }
+                Pending { prompt: String::new(), options: Vec::new(), number: None, status, board, zones, boards }
             }),
         };
         let view = View {
@@ -465,6 +471,7 @@ impl Session {
             total: self.choices.len(),
             prompt: (!p.options.is_empty()).then_some(p.prompt),
             options: p.options,
+            number: p.number,
             status: p.status,
             board: p.board,
             zones: p.zones,
@@ -615,6 +622,33 @@ mod tests {
             assert_eq!(o.spaces, [tile], "{}", o.label);
             assert!(v.map.as_deref().unwrap().contains(&format!("data-space=\"{tile}\"")));
         }
+    }
+
+    /// A number choice (`choose_number`) is offered as its range, one field on the page;
+    /// the option picked is the number's place in it.
+    #[test]
+    fn a_number_choice_is_offered_as_its_range() {
+        let root = tempfile::tempdir().unwrap();
+        for (rel, text) in [
+            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
+            (
+                "scripts/p/rules.rhai",
+                "fn setup() {}\nfn turn() { let n = choose_number(0, \"How many?\", 3, 15); end_game([0], `${n}`); }\n",
+            ),
+        ] {
+            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.path().join(rel), text).unwrap();
+        }
+        let p = Arc::new(load_pack(&Project::new(root.path()), "p", LoadOptions::default()).pack.expect("loads"));
+        let setup = Setup { pack: "p".into(), scenario: None, seed: 1, kinds: vec!["human".into()] };
+        let mut s = Session::new(setup, p).unwrap();
+        let (_, v) = s.replay(None);
+        assert_eq!(v.number, Some((3, 15)));
+        assert_eq!(v.options.len(), 13);
+        s.choose(4).unwrap();
+        let (g, v) = s.replay(None);
+        assert_eq!(g.choices[0].label, "7");
+        assert_eq!(v.number, None);
     }
 
     #[test]

@@ -655,9 +655,14 @@ const CASES: &[Case] = &[
     ),
     // ---- Choices and hooks
     case(
-        &["choose", "invoke", "has_fn", "fold"],
+        &["choose", "choose_number", "invoke", "has_fn", "fold"],
         r#"
         same(choose(0, "Pick", ["One", "Two"]), "One", "the first bot takes the first option");
+        same(choose_number(0, "How many?", 3, 9), 3, "the first bot takes the lowest number");
+        same(choose_number(0, "How many?", 4, 4), 4, "a range of one is taken");
+        let empty = "";
+        try { choose_number(0, "How many?", 5, 4); } catch (e) { empty = `${e}`; }
+        expect(empty.contains("the range is empty"), `an empty range is an error: ${empty}`);
         same(choose(1, "Pick", [#{ label: "A", v: 1 }, #{ label: "A", v: 2 }]).v, 1, "options sharing a label count as one");
         let a = create_card("archer", zone("z"));
         same(invoke(a, "shout", [4]), 40, "invoke on a card");

@@ -44,6 +44,25 @@ pub(super) fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynam
     Ok(offer.options[i].clone())
 }
 
+/// The most numbers `choose_number` offers (a range this wide is a mistake in the rules).
+const MOST_NUMBERS: i64 = 10_000;
+
+/// `choose_number(p, prompt, lo, hi)`: a number from `lo` to `hi`, both included. It is a
+/// choice among the numbers (each its own label), which tables show as one number to type
+/// ([`crate::game::agent::ChoiceRequest::number_range`]).
+pub(super) fn choose_number(p: i64, prompt: ImmutableString, lo: i64, hi: i64) -> R<i64> {
+    if hi < lo {
+        return Err(format!("choose_number(\"{prompt}\", {lo}, {hi}): the range is empty ({hi} is below {lo})").into());
+    }
+    if hi - lo >= MOST_NUMBERS {
+        return Err(
+            format!("choose_number(\"{prompt}\", {lo}, {hi}): at most {MOST_NUMBERS} numbers may be offered").into()
+        );
+    }
+    let options: Array = (lo..=hi).map(Dynamic::from_int).collect();
+    choose(p, prompt, options)?.as_int().map_err(|t| format!("internal: a number choice returned {t}").into())
+}
+
 /// What a choice offers: how many options, and their labels and values when an agent
 /// reads them (an action menu makes these only then).
 pub(in crate::script) trait Offer {

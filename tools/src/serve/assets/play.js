@@ -150,7 +150,23 @@ function show(v) {
   aiming = null;
   $("place-bar").hidden = true;
   const places = [];
+  if (v.number) {
+    // A number from lo to hi: one field, not a button each.
+    const [lo, hi] = v.number;
+    const f = el("input", { id: "number", type: "number", min: lo, max: hi, value: lo, "aria-label": v.prompt });
+    const b = el("button", { class: "option", id: "number-go", type: "button" }, "Choose");
+    b.disabled = at !== null;
+    b.onclick = () => {
+      const n = Number(f.value);
+      if (Number.isInteger(n) && n >= lo && n <= hi) pick(n - lo);
+      else $("error").textContent = "a number from " + lo + " to " + hi;
+    };
+    opts.appendChild(el("label", { class: "number" }, "a number from " + lo + " to " + hi + " "));
+    opts.appendChild(f);
+    opts.appendChild(b);
+  }
   v.options.forEach((o, i) => {
+    if (v.number) return;
     if (o.place) { places.push(i); return; }
     const b = el("button", { class: "option", type: "button", "data-i": i, title: o.explain }, o.label);
     if (o.ends_turn) b.appendChild(el("span", { class: "ends" }, "ends your turn"));
