@@ -396,6 +396,10 @@ fn a_game_against_a_bot_is_played_to_its_end_in_the_page() {
     assert_eq!(page.eval("view.step").as_u64().unwrap(), 3);
     assert_eq!(page.eval("document.getElementById('past').hidden"), json!(false));
     assert_eq!(page.eval("document.querySelector('#options button.option').disabled"), json!(true));
+    // The log names what the person chose at each decision, not only its number.
+    let first = page.eval("document.querySelector('#log li.decision[data-step=\"1\"]').textContent");
+    let chosen = page.eval("view.chosen[0]");
+    assert_eq!(first.as_str().unwrap(), format!("▸ decision 1: {}", chosen.as_str().unwrap()));
     click(&mut page, "document.querySelector('#log li.decision[data-step=\"1\"]')");
     assert_eq!(page.eval("view.step").as_u64().unwrap(), 1);
     click(&mut page, "document.getElementById('now')");

@@ -139,6 +139,9 @@ pub struct View {
     pub total: usize,
     pub prompt: Option<String>,
     pub options: Vec<OptionView>,
+    /// What the person chose at each of their decisions so far, in order (the log names
+    /// them: "decision 3: Take Walls for your Castle").
+    pub chosen: Vec<String>,
     /// `[lo, hi]` when the choice is a number from `lo` to `hi`: option `i` is `lo + i`,
     /// asked as one number field rather than a button each.
     pub number: Option<(i64, i64)>,
@@ -469,6 +472,7 @@ impl Session {
             game: self.id,
             step,
             total: self.choices.len(),
+            chosen: self.choices.clone(),
             prompt: (!p.options.is_empty()).then_some(p.prompt),
             options: p.options,
             number: p.number,

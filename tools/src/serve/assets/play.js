@@ -192,7 +192,9 @@ function show(v) {
   log.innerHTML = "";
   let shown = -1;
   const mark = (k) => {
-    const li = el("li", { class: "decision" + (k === v.step ? " current" : ""), "data-step": k }, "▸ decision " + k);
+    // "▸ decision 3: Take Walls for your Castle": what the person chose there.
+    const what = k <= v.chosen.length ? ": " + v.chosen[k - 1] : "";
+    const li = el("li", { class: "decision" + (k === v.step ? " current" : ""), "data-step": k }, "▸ decision " + k + what);
     li.onclick = () => { at = k === v.total ? null : k; load(true); };
     log.appendChild(li);
   };
