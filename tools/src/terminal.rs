@@ -63,6 +63,10 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
             }
             i += 1;
         }
+        // What the rules show but do not offer now, and why.
+        for (label, why) in req.unavailable {
+            let _ = writeln!(self.output, "   -  {label} (not now: {why})");
+        }
     }
 
     /// Ask the menu of `req`. A line that is neither an option's number nor its label is
@@ -618,6 +622,7 @@ mod tests {
                    let n = choose_number(0, \"How many armies move?\", 3, 15);\n\
                    let towns = [];\n\
                    for t in [\"Ash\", \"Birch\", \"Cedar\", \"Elm\", \"Fir\", \"Hazel\", \"Larch\", \"Oak\", \"Pine\", \"Yew\"] { towns.push(`March on ${t}`); }\n\
+                   towns.push(#{ label: \"March on Zed\", unavailable: \"the pass is snowed in\" });\n\
                    let to = choose(0, \"Where to?\", towns);\n\
                    end_game([0], `${n} armies: ${to}`);\n\
                  }\n",
@@ -639,6 +644,9 @@ mod tests {
         assert!(text.contains("the options that name 'birch':\n   2. March on Birch\n"), "{text}");
         assert!(text.contains("the options that name 'fir':\n   5. March on Fir\n"), "{text}");
         assert_eq!(game.choices.iter().map(|c| c.label.as_str()).collect::<Vec<_>>(), ["7", "March on Birch"]);
+        // An option the rules show but do not offer: listed with its reason, not numbered.
+        assert!(text.contains("\n   -  March on Zed (not now: the pass is snowed in)\n"), "{text}");
+        assert!(text.contains("choose 1-10> "), "{text}");
     }
 
     #[test]
@@ -757,6 +765,7 @@ mod tests {
             count: labels.len(),
             labels: &labels,
             options: &options,
+            unavailable: &[],
             pack: &pack,
             fork: None,
         };

@@ -1156,6 +1156,7 @@ impl T {
                         count: n,
                         labels: ls,
                         options: &[],
+                        unavailable: &[],
                         pack: &pack,
                         fork: None,
                     };

@@ -24,6 +24,10 @@ pub struct ChoiceRequest<'a> {
     pub count: usize,
     pub labels: &'a [String],
     pub options: &'a [Dynamic],
+    /// Options the rules show but do not offer (an `unavailable` text on the option): each
+    /// its label and the reason, for a table to show greyed out. Empty where the agent does
+    /// not read labels.
+    pub unavailable: &'a [(String, String)],
     pub pack: &'a Arc<Pack>,
     /// For agents that [`Agent::wants_fork`]: the table at the start of this turn and the
     /// choices made since (step and label), from which the game can be played again up to

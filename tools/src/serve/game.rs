@@ -145,6 +145,8 @@ pub struct View {
     /// `[lo, hi]` when the choice is a number from `lo` to `hi`: option `i` is `lo + i`,
     /// asked as one number field rather than a button each.
     pub number: Option<(i64, i64)>,
+    /// Options shown but not offered now: each its label and why, drawn greyed out.
+    pub unavailable: Vec<(String, String)>,
     /// What the rules draw before a decision (`render_status`) and the whole table
     /// (`render`), for the seat.
     pub status: String,
@@ -174,6 +176,7 @@ struct Pending {
     options: Vec<OptionView>,
     /// The range when the choice is a number (`ChoiceRequest::number_range`).
     number: Option<(i64, i64)>,
+    unavailable: Vec<(String, String)>,
     status: String,
     board: String,
     zones: Vec<ZoneView>,
@@ -234,7 +237,17 @@ impl Agent for WebSeat {
             .collect();
         if let Ok(mut p) = self.pending.lock() {
             let number = req.number_range();
-            *p = Some(Pending { prompt: req.prompt.to_string(), options, number, status, board, zones, boards });
+            let unavailable = req.unavailable.to_vec();
+            *p = Some(Pending {
+                prompt: req.prompt.to_string(),
+                options,
+                number,
+                unavailable,
+                status,
+                board,
+                zones,
+                boards,
+            });
         }
         Err(WAITING.into())
     }
@@ -458,7 +471,7 @@ impl Session {
                 let (status, _) = r.draw(&pack, seat, ViewKind::Status);
                 let (board, _) = r.draw(&pack, seat, ViewKind::Board);
                 let (zones, boards) = with_game(|g| (zones(g, seat), boards(g, seat, &[]))).unwrap_or_default();
-                Pending { prompt: String::new(), options: Vec::new(), number: None, status, board, zones, boards }
+                Pending { status, board, zones, boards, ..Pending::default() }
             }),
         };
         let view = View {
@@ -476,6 +489,7 @@ impl Session {
             prompt: (!p.options.is_empty()).then_some(p.prompt),
             options: p.options,
             number: p.number,
+            unavailable: p.unavailable,
             status: p.status,
             board: p.board,
             zones: p.zones,

@@ -655,11 +655,19 @@ const CASES: &[Case] = &[
     ),
     // ---- Choices and hooks
     case(
-        &["choose", "choose_number", "invoke", "has_fn", "fold"],
+        &["choose", "choose_number", "unavailable", "invoke", "has_fn", "fold"],
         r#"
         same(choose(0, "Pick", ["One", "Two"]), "One", "the first bot takes the first option");
         same(choose_number(0, "How many?", 3, 9), 3, "the first bot takes the lowest number");
         same(choose_number(0, "How many?", 4, 4), 4, "a range of one is taken");
+        same(choose(0, "Pick", [#{ label: "A", unavailable: "not yet" }, "B"]), "B", "an unavailable option is not offered");
+        let none = "";
+        try { choose(0, "Pick", [#{ label: "A", unavailable: "not yet" }]); } catch (e) { none = `${e}`; }
+        expect(none.contains("no option that can be taken"), `only unavailable options is an error: ${none}`);
+        let m = menu();
+        m.unavailable("Build a wall", "needs 2 more wood");
+        m.add("pass", "Pass");
+        same(choose(0, "Act", m).kind, "pass", "a menu's unavailable option is shown, not offered");
         let empty = "";
         try { choose_number(0, "How many?", 5, 4); } catch (e) { empty = `${e}`; }
         expect(empty.contains("the range is empty"), `an empty range is an error: ${empty}`);

@@ -23,23 +23,40 @@ fn label_of(opt: &Dynamic) -> Result<ImmutableString, String> {
     Ok(text(opt))
 }
 
+/// Why option `opt` cannot be taken, when the rules show it anyway (its `unavailable`
+/// text: "needs 2 more wood").
+fn unavailable_reason(opt: &Dynamic) -> Option<String> {
+    opt.read_lock::<Map>()?.get("unavailable").map(|r| r.to_string())
+}
+
 pub(super) fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
     if options.is_empty() {
         return Err(format!("choose(\"{prompt}\") was given no options").into());
     }
-    // Options with the same label are the same choice: keep the first of each.
+    // Options with the same label are the same choice: keep the first of each. Options
+    // the rules mark `unavailable` are shown to a person, never offered.
     let mut labels: Vec<ImmutableString> = Vec::with_capacity(options.len());
     let mut keep: Vec<usize> = Vec::with_capacity(options.len());
+    let mut unavailable: Vec<(String, String)> = Vec::new();
     for (i, o) in options.iter().enumerate() {
         let l = label_of(o)?;
+        if let Some(why) = unavailable_reason(o) {
+            unavailable.push((l.to_string(), why));
+            continue;
+        }
         if !labels.contains(&l) {
             labels.push(l);
             keep.push(i);
         }
     }
+    if keep.is_empty() {
+        return Err(
+            format!("choose(\"{prompt}\") was given no option that can be taken (every one is unavailable)").into()
+        );
+    }
     let options: Array =
         if keep.len() == options.len() { options } else { keep.iter().map(|&i| options[i].clone()).collect() };
-    let offer = Listed { labels, options };
+    let offer = Listed { labels, options, unavailable };
     let (i, _) = ask(p, &prompt, &offer)?;
     Ok(offer.options[i].clone())
 }
@@ -76,12 +93,17 @@ pub(in crate::script) trait Offer {
     fn values(&self) -> R<Vec<Dynamic>>;
     /// Option `i`'s stable key (its `key` field), if it has one.
     fn key(&self, i: usize) -> R<Option<String>>;
+    /// The options shown but not offered, each its label and why it cannot be taken.
+    fn unavailable(&self) -> &[(String, String)] {
+        &[]
+    }
 }
 
 /// Options given as an array of labels or maps (labels made by the script already).
 struct Listed {
     labels: Vec<ImmutableString>,
     options: Array,
+    unavailable: Vec<(String, String)>,
 }
 
 impl Offer for Listed {
@@ -99,6 +121,9 @@ impl Offer for Listed {
     }
     fn key(&self, i: usize) -> R<Option<String>> {
         Ok(option_key(&self.options[i])?)
+    }
+    fn unavailable(&self) -> &[(String, String)] {
+        &self.unavailable
     }
 }
 
@@ -197,6 +222,7 @@ pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer
                 count,
                 labels: &labels,
                 options: &options,
+                unavailable: if reads { offer.unavailable() } else { &[] },
                 pack: &pack,
                 fork: fork.as_ref().map(|(fp, since)| (&**fp, since.as_slice())),
             };

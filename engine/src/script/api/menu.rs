@@ -12,6 +12,8 @@ use super::*;
 #[derive(Clone, Default)]
 pub struct Menu {
     items: Vec<Item>,
+    /// Options shown but not offered: each its label and why (`m.unavailable(..)`).
+    unavailable: Vec<(String, String)>,
 }
 
 /// Whether `v` is something `choose` offers without quoting its prompt in an error: a
@@ -115,6 +117,9 @@ impl Offer for Asked<'_, '_> {
     fn key(&self, i: usize) -> R<Option<String>> {
         Ok(self.menu.items[i].fields.get("key").map(crate::game::agent::key_text).transpose()?)
     }
+    fn unavailable(&self) -> &[(String, String)] {
+        &self.menu.unavailable
+    }
 }
 
 fn def_of_card(c: i64) -> R<u32> {
@@ -185,6 +190,9 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         },
     );
+    e.register_fn("unavailable", |m: &mut Menu, label: ImmutableString, why: ImmutableString| {
+        m.unavailable.push((label.to_string(), why.to_string()));
+    });
     e.register_fn("ends_turn", |m: &mut Menu| -> R<()> {
         let last = m.items.last_mut().ok_or("ends_turn: the menu has no option yet")?;
         last.fields.insert("ends_turn".into(), Dynamic::TRUE);

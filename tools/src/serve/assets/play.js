@@ -176,6 +176,13 @@ function show(v) {
     opts.appendChild(b);
   });
   if (places.length) opts.appendChild(placeList(v, places));
+  // What the rules show but do not offer now, and why.
+  for (const [label, why] of v.unavailable) {
+    const b = el("button", { class: "option unavailable", type: "button", title: why }, label);
+    b.appendChild(el("span", { class: "about" }, "not now: " + why));
+    b.disabled = true;
+    opts.appendChild(b);
+  }
   drawBoards(v);
   const zs = $("zones");
   zs.innerHTML = "";
