@@ -49,8 +49,7 @@ pub fn ensure_cluster() -> Result<(), String> {
     }
     let conf = config()?;
     let rewrite = existing.as_deref() != Some(conf.as_str());
-    let up = alive(MUNGED_PID, "munged") && alive(SLURMCTLD_PID, "slurmctld") && alive(SLURMD_PID, "slurmd");
-    if up && !rewrite && node_states().is_ok_and(|s| s.iter().any(|s| takes_jobs(s))) {
+    if daemons_alive() && !rewrite && node_states().is_ok_and(|s| s.iter().any(|s| takes_jobs(s))) {
         return Ok(());
     }
     let root = crate::root_prefix().map_err(|e| {
@@ -86,7 +85,10 @@ pub fn ensure_cluster() -> Result<(), String> {
     let started = Instant::now();
     let mut last = String::new();
     while started.elapsed() < READY_WITHIN {
+        // A daemon that stops right after starting (a bad key, a port taken) shows here
+        // first: slurmctld restores the node's last state before slurmd is heard from.
         match node_states() {
+            Ok(_) if !daemons_alive() => last = "a daemon stopped after starting".into(),
             Ok(s) if s.iter().any(|s| takes_jobs(s)) => {
                 eprintln!("xtask: the Slurm node is up ({:.1} s)", started.elapsed().as_secs_f64());
                 return Ok(());
@@ -172,6 +174,11 @@ fn node_states() -> Result<Vec<String>, String> {
 /// A node state in which the node runs jobs (`idle*`, not responding, does not).
 fn takes_jobs(state: &str) -> bool {
     matches!(state, "idle" | "mix" | "alloc" | "comp")
+}
+
+/// Whether munged, slurmctld and slurmd all run.
+fn daemons_alive() -> bool {
+    alive(MUNGED_PID, "munged") && alive(SLURMCTLD_PID, "slurmctld") && alive(SLURMD_PID, "slurmd")
 }
 
 /// Whether the process a pid file names runs, and is `name`.
