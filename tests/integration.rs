@@ -31,6 +31,7 @@ mod schema;
 mod search;
 pub(crate) mod serve;
 mod sim;
+mod slurm;
 mod soak;
 mod spreadsheets;
 mod table;

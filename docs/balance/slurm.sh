@@ -6,12 +6,14 @@
 #
 # The merge runs once every task has ended, whether it succeeded or not (`afterany`: with
 # `afterok`, one failed task leaves the merge pending for ever). It writes the summary to
-# the merge job's output file (`slurm-JOBID.out`), or names the shards that are missing.
+# the merge job's output file (`slurm-JOBID.out`), or names the game ranges that are
+# missing (shard I of SHARDS holds games GAMES*I/SHARDS up to GAMES*(I+1)/SHARDS).
 # Re-run one shard, here shard 5, with the same command and its number alone:
 #
 #   sbatch --array=5 --export=ALL,SHARDS=16 docs/balance/slurm.sh
 #
-# (or `scontrol requeue JOBID_5` while the array is still known to Slurm), then merge again.
+# (or `scontrol requeue JOBID_5` while the array is still known to Slurm), then merge again
+# with the same merge command, depending on the re-run's job id instead.
 # SHARDS is the run's shard count, the same for every task and every re-run: it is not
 # taken from the array's size, which a re-run of one task does not have.
 #

@@ -1,13 +1,15 @@
 //! The project's own tasks, run with `cargo xtask <task>` (an alias in `.cargo/config.toml`).
 //!
 //! - `cargo xtask test [ARGS...]`: install the outside programs the test suite drives
-//!   (when missing), then run `cargo test --workspace --features crown-tools/bench-suite
-//!   ARGS...` (the benchmark suite's own tests included). This is the README's test
-//!   command and what CI runs.
+//!   (when missing) and start a one-node Slurm cluster (when none answers, [`slurm`]),
+//!   then run `cargo test --workspace --features crown-tools/bench-suite ARGS...` (the
+//!   benchmark suite's own tests included). This is the README's test command and what CI
+//!   runs.
 //! - `cargo xtask bench [ARGS...]`: `crown bench ARGS...` built in release mode with the
 //!   benchmark suite (the native baseline and the generated projects), which the `crown`
 //!   a designer installs leaves out.
-//! - `cargo xtask provision`: only the first half.
+//! - `cargo xtask provision`: only the first half (a second run finds everything there
+//!   and does nothing).
 //! - `cargo xtask mutants [--base REV] [ARGS...]`: mutation testing with cargo-mutants
 //!   (installed on first use) over the code changed since REV (default `HEAD`: the
 //!   uncommitted changes); ARGS go to `cargo mutants` (`--file engine/src/load/checks.rs`
@@ -31,6 +33,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod hostile;
+mod slurm;
 
 /// An outside program a test drives, and where it comes from.
 struct Program {
@@ -57,7 +60,15 @@ const PROGRAMS: &[Program] = &[
         package: "poppler-utils",
         used_by: "the print tests (tests/print.rs) read the printed PDF with poppler",
     },
+    // Slurm, with a one-node cluster started after installing ([`slurm::ensure_cluster`]).
+    Program { names: &["sbatch"], env: None, package: "slurm-client", used_by: SLURM_TEST },
+    Program { names: &["slurmctld"], env: None, package: "slurmctld", used_by: SLURM_TEST },
+    Program { names: &["slurmd"], env: None, package: "slurmd", used_by: SLURM_TEST },
+    Program { names: &["munged"], env: None, package: "munge", used_by: SLURM_TEST },
 ];
+
+const SLURM_TEST: &str =
+    "the Slurm test (tests/slurm.rs) runs docs/balance/slurm.sh as a job array on a one-node cluster";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -192,12 +203,17 @@ fn locate(p: &Program) -> Result<Option<PathBuf>, String> {
     Ok(p.names.iter().find_map(|n| on_path(n)))
 }
 
+/// A program on `PATH`, or in the system folders a user's `PATH` may leave out (daemons).
 fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/sbin", "/sbin"].map(PathBuf::from))
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
 }
 
-/// Install what is missing; the environment variables that name each program found.
+/// Install what is missing and start the Slurm cluster when none answers; the environment
+/// variables that name each program found.
 fn provision() -> Result<Vec<(&'static str, PathBuf)>, String> {
     let mut missing = Vec::new();
     for p in PROGRAMS {
@@ -224,7 +240,19 @@ fn provision() -> Result<Vec<(&'static str, PathBuf)>, String> {
             }
         }
     }
+    slurm::ensure_cluster()?;
     Ok(found)
+}
+
+/// The prefix that runs a command as root: nothing when this is root, else `sudo -n`.
+fn root_prefix() -> Result<Vec<&'static str>, String> {
+    if is_root() {
+        Ok(vec![])
+    } else if Command::new("sudo").args(["-n", "true"]).output().is_ok_and(|o| o.status.success()) {
+        Ok(vec!["sudo", "-n"])
+    } else {
+        Err("not root and `sudo -n` is not allowed".into())
+    }
 }
 
 /// Install Debian packages with apt-get, as root or through `sudo -n`.
@@ -244,13 +272,7 @@ fn install(missing: &[&Program]) -> Result<(), String> {
     if on_path("apt-get").is_none() {
         return Err(format!("no apt-get on this machine; {by_hand}"));
     }
-    let prefix: Vec<&str> = if is_root() {
-        vec![]
-    } else if Command::new("sudo").args(["-n", "true"]).output().is_ok_and(|o| o.status.success()) {
-        vec!["sudo", "-n"]
-    } else {
-        return Err(format!("not root and `sudo -n` is not allowed, so nothing can be installed; {by_hand}"));
-    };
+    let prefix = root_prefix().map_err(|e| format!("{e}, so nothing can be installed; {by_hand}"))?;
     eprintln!("xtask: installing {} (Debian packages) for the tests", packages.join(", "));
     let apt = |args: &[&str]| -> Result<(), String> {
         let mut all = prefix.clone();
