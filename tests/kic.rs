@@ -550,8 +550,12 @@ fn no_unit_is_offered_at_eight_units_and_walls_go_on_ones_own_grey_tiles() {
         give(0, "wood", 3);
         give(0, "grain", 3);
         let labels = [];
-        for o in buy_menu(0, stock(0)) { labels.push(o.label); }
+        let shown = [];
+        for o in buy_menu(0, stock(0)) {
+            if "unavailable" in o { shown.push(o.unavailable); } else { labels.push(o.label); }
+        }
         same(labels, ["Buy nothing", "Buy a wall (1 stone, 1 of any material and 1 of any food)"], "eight units: walls only, its price shown");
+        same(shown, ["your army already has 8 units", "your army already has 8 units", "your army already has 8 units"], "the units shown, with the reason");
         let tiles = [];
         for k in free_wall_tiles(0) { tiles.push(space_id(k)); }
         same(tiles.len(), 7, "north grey tiles without a wall");

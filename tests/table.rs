@@ -161,8 +161,8 @@ impl Agent for Person {
     fn hears_only_choices(&self) -> bool {
         true
     }
-    fn only_choice(&mut self, prompt: &str, label: &str) {
-        self.inner.only_choice(prompt, label);
+    fn only_choice(&mut self, pack: &Arc<Pack>, player: usize, prompt: &str, label: &str) {
+        self.inner.only_choice(pack, player, prompt, label);
     }
     fn kind(&self) -> String {
         "human".into()
