@@ -258,6 +258,13 @@ pub fn references(ast: &AST) -> References {
         // A method call's object is not among its arguments.
         let arg =
             |place: usize| if method { place.checked_sub(1).and_then(|i| x.args.get(i)) } else { x.args.get(place) };
+        if name == "defs" {
+            let kind = match arg(0) {
+                Some(Expr::StringConstant(text, _)) => text.to_string(),
+                _ => "*".to_string(),
+            };
+            out.def_kinds.insert(kind);
+        }
         let mut literal = |place: usize, names: Names, writes: bool| match arg(place) {
             Some(Expr::StringConstant(text, pos)) => out.literals.push(Literal {
                 names,
