@@ -688,11 +688,13 @@ impl PackLoad<'_> {
     /// one default scenario.
     pub(super) fn check_scenarios(&mut self, scenarios: &[ScenarioEntry], manifest: &PackManifest, morigin: &Origin) {
         let mut defaults = 0;
+        let mfile = self.sources.get(&morigin.file).cloned();
         for sc in scenarios {
             let s = &sc.scenario;
             if s.default {
                 defaults += 1;
             }
+            self.option_types(sc, manifest, mfile.as_ref());
             let range = s.players.unwrap_or(manifest.players);
             if !s.seat.is_empty() && ((s.seat.len() as i64) < range.min || (s.seat.len() as i64) > range.max) {
                 if let Some(f) = self.sources.get(&sc.origin.file).cloned() {
@@ -717,6 +719,48 @@ impl PackLoad<'_> {
                 Diagnostic::error("many-defaults", "more than one scenario has `default = true`")
                     .in_file(morigin.file.clone()),
             );
+        }
+    }
+
+    /// `option-type`: a scenario's setting whose type differs from the one pack.toml's
+    /// `[options]` gives it (`max_hand = "8"` beside `max_hand = 8`): the rules read one
+    /// type, so every game of the scenario fails or reads it wrong. At the setting, with
+    /// a note at pack.toml's.
+    fn option_types(&mut self, sc: &ScenarioEntry, manifest: &PackManifest, mfile: Option<&SourceFile>) {
+        use crate::content::model::Scalar;
+        let Some(f) = self.sources.get(&sc.origin.file).cloned() else { return };
+        for (key, value) in &sc.scenario.options {
+            let Some(base) = manifest.options.get(key) else { continue };
+            let (here, there) = (scalar_type(value), scalar_type(base));
+            if here == there || (is_list(value) && is_list(base) && (is_empty_list(value) || is_empty_list(base))) {
+                continue;
+            }
+            let at = span_of_setting(&f.text, key);
+            let at = if at.is_empty() { sc.origin.id_span.clone() } else { line_from(&f.text, at) };
+            // `"8"` where pack.toml has 8: the same value without the quotes.
+            let unquoted = match (value, base) {
+                (Scalar::Str(t), Scalar::Int(_)) if t.trim().parse::<i64>().is_ok() => Some(t.trim()),
+                (Scalar::Str(t), Scalar::Bool(_)) if matches!(t.trim(), "true" | "false") => Some(t.trim()),
+                _ => None,
+            };
+            let hint = match unquoted {
+                Some(t) => format!("write it without quotes: `{key} = {t}`"),
+                None => format!("give it as {there}, as pack.toml does (`{key} = {}`)", toml_value(base)),
+            };
+            let mut d = Diagnostic::error("option-type", format!("`{key}` is {here} here but {there} in pack.toml"))
+                .at(&f, at)
+                .hint(hint);
+            if let Some(mf) = mfile {
+                let there_at = span_of_setting(&mf.text, key);
+                if !there_at.is_empty() {
+                    d = d.related(
+                        mf,
+                        line_from(&mf.text, there_at),
+                        format!("pack.toml gives `{key}` as {there} here"),
+                    );
+                }
+            }
+            self.diags.push(d);
         }
     }
 
@@ -907,6 +951,61 @@ impl PackLoad<'_> {
         }
         self.diags.extend(out);
     }
+}
+
+/// What type a setting's value is, in words (`an integer`).
+fn scalar_type(v: &crate::content::model::Scalar) -> &'static str {
+    use crate::content::model::Scalar;
+    match v {
+        Scalar::Int(_) => "an integer",
+        Scalar::Bool(_) => "a boolean (true or false)",
+        Scalar::Str(_) => "a string",
+        Scalar::Ints(_) => "a list of integers",
+        Scalar::Words(_) => "a list of strings",
+    }
+}
+
+fn is_list(v: &crate::content::model::Scalar) -> bool {
+    use crate::content::model::Scalar;
+    matches!(v, Scalar::Ints(_) | Scalar::Words(_))
+}
+
+fn is_empty_list(v: &crate::content::model::Scalar) -> bool {
+    use crate::content::model::Scalar;
+    matches!(v, Scalar::Ints(l) if l.is_empty()) || matches!(v, Scalar::Words(l) if l.is_empty())
+}
+
+/// A setting's value as TOML writes it (`8`, `"solo"`, `[1, 2]`).
+fn toml_value(v: &crate::content::model::Scalar) -> String {
+    use crate::content::model::Scalar;
+    let quoted = |w: &String| format!("{w:?}");
+    match v {
+        Scalar::Int(n) => n.to_string(),
+        Scalar::Bool(b) => b.to_string(),
+        Scalar::Str(t) => quoted(t),
+        Scalar::Ints(l) => format!("[{}]", l.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")),
+        Scalar::Words(l) => format!("[{}]", l.iter().map(quoted).collect::<Vec<_>>().join(", ")),
+    }
+}
+
+/// From `at` to the end of its line, trailing blanks and a comment left out.
+fn line_from(text: &str, at: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let rest = &text[at.start..];
+    let line = rest.split('\n').next().unwrap_or("");
+    // A `#` outside a string starts a comment.
+    let mut in_str = false;
+    let mut end = line.len();
+    for (i, c) in line.char_indices() {
+        match c {
+            '"' => in_str = !in_str,
+            '#' if !in_str => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    at.start..at.start + line[..end].trim_end().len()
 }
 
 /// Whether two names differ only in their digits (`round-1`, `round-2`).

@@ -114,7 +114,7 @@ const LOST_CONTENT: &[&str] =
 
 /// Errors about what a file that was read holds, not about reading it: they never hold
 /// other diagnostics back.
-const JUDGEMENTS: &[&str] = &["unread-option", "misspelt-hook", "misspelt-deck"];
+const JUDGEMENTS: &[&str] = &["unread-option", "misspelt-hook", "misspelt-deck", "duplicate-serial", "option-type"];
 
 /// What the rules script's own checks report (`validate(id)`, `validate_pack()`).
 const RULES_CHECKS: &[&str] = &["invalid-definition", "invalid-pack", "validate-failed"];
@@ -916,6 +916,37 @@ mod tests {
         assert_eq!(
             serials("x"),
             ["content/x/cards/more.toml:5 `x0` has serial 4, which `c1` already has (content/p/cards/c1.toml:4)"]
+        );
+    }
+
+    /// A scenario's setting of another type than pack.toml's (`"8"` for 8): an error at
+    /// the setting, with the value unquoted in the hint; a list beside an empty list is not.
+    #[test]
+    fn a_scenario_option_of_another_type_is_an_error_at_the_setting() {
+        let tmp = project("option-types");
+        write(
+            &tmp.0,
+            "content/p/pack.toml",
+            "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 2 }\n\n[options]\nmax_hand = 8\nmode = \"a\"\nlist = []\n",
+        );
+        write(
+            &tmp.0,
+            "content/p/scenarios/s.toml",
+            "id = \"s\"\nname = \"S\"\n\n[options]\nmax_hand = \"8\"  # eight\nmode = 2\nlist = [1, 2]\n",
+        );
+        let loaded = load_pack(&Project::new(&tmp.0), "p", LoadOptions::default());
+        let got: Vec<String> = loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "option-type")
+            .map(|d| format!("{}:{} {} ({})", d.line, d.column, d.message, d.hint.as_deref().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "5:1 `max_hand` is a string here but an integer in pack.toml (write it without quotes: `max_hand = 8`)",
+                "6:1 `mode` is an integer here but a string in pack.toml (give it as a string, as pack.toml does (`mode = \"a\"`))",
+            ]
         );
     }
 }
