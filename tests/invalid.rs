@@ -402,7 +402,8 @@ fn build_project(case: &Case, tmp: &Path) -> Result<PathBuf, String> {
     }
     let repo = crate::common::repo_project().root;
     for p in &case.packs {
-        for part in ["content", "scripts"] {
+        // An expansion without scripts of its own has no scripts folder.
+        for part in ["content", "scripts"].into_iter().filter(|part| repo.join(part).join(p).is_dir()) {
             crate::common::copy_dir(&repo.join(part).join(p), &project.join(part).join(p))
                 .map_err(|e| format!("pack {p}: {e}"))?;
         }

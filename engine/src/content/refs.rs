@@ -64,6 +64,9 @@ pub struct References {
     pub strings: BTreeSet<String>,
     pub literals: Vec<Literal>,
     pub dynamic: BTreeSet<Names>,
+    /// The kinds of definition the script lists with `defs(kind)` (`*`: a kind given
+    /// through a variable).
+    pub def_kinds: BTreeSet<String>,
     /// Changes a function makes to an array or map parameter that it never returns: lost
     /// when the function returns, since Rhai passes arguments by value.
     pub lost_changes: Vec<LostChange>,

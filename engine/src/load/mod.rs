@@ -114,7 +114,7 @@ const LOST_CONTENT: &[&str] =
 
 /// Errors about what a file that was read holds, not about reading it: they never hold
 /// other diagnostics back.
-const JUDGEMENTS: &[&str] = &["unread-option", "misspelt-hook"];
+const JUDGEMENTS: &[&str] = &["unread-option", "misspelt-hook", "misspelt-deck", "duplicate-serial", "option-type"];
 
 /// What the rules script's own checks report (`validate(id)`, `validate_pack()`).
 const RULES_CHECKS: &[&str] = &["invalid-definition", "invalid-pack", "validate-failed"];
@@ -522,6 +522,7 @@ impl PackLoad<'_> {
         }
         let (mut pack_defs, srefs, index) = sort_defs(defs);
         scenarios.sort_by(|a, b| a.scenario.id.cmp(&b.scenario.id));
+        self.duplicate_serials(&pack_defs, &chain);
         let referenced_cards = self.check_refs(&refs, &pack_defs, &index, board.as_ref().map(|(b, _)| b));
 
         let mut compiled = Compiled::default();
@@ -810,6 +811,141 @@ mod tests {
             [
                 "scripts/p/bots.rhai:1 `greedy_scor` is never called: the engine calls `greedy_score`, which this script does not define",
                 "scripts/p/rules.rhai:4 `rendr` is never called: the engine calls `render`, which this script does not define",
+            ]
+        );
+    }
+
+    /// Cards in the decks the rules build: `decks` and the rules script, the findings by
+    /// code as `code line:col message`.
+    fn deck_findings(tag: &str, cards: &str, rules: &str) -> Vec<String> {
+        let tmp = project(tag);
+        for i in 0..4 {
+            let _ = std::fs::remove_file(tmp.0.join(format!("content/p/cards/c{i}.toml")));
+        }
+        write(&tmp.0, "content/p/cards/cards.toml", cards);
+        write(&tmp.0, "scripts/p/rules.rhai", rules);
+        let loaded = load_pack(&Project::new(&tmp.0), "p", LoadOptions::default());
+        loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "misspelt-deck" || d.code == "card-in-no-deck")
+            .map(|d| {
+                format!(
+                    "{} {} {}:{} {}",
+                    if d.is_error() { "error" } else { "warning" },
+                    d.code,
+                    d.line,
+                    d.column,
+                    d.message
+                )
+            })
+            .collect()
+    }
+
+    const DECK_RULES: &str =
+        "fn setup() { create_deck(\"main\", zone(\"draw\")); create_deck(\"solo\", zone(\"solo\")); }\nfn turn() { end_game([], \"done\"); }\n";
+
+    /// Every entry of `decks` is checked: a deck only one card lists, one slip from a deck
+    /// built, is an error at the entry, though the card's other deck is built.
+    #[test]
+    fn a_misspelt_second_deck_is_an_error_at_its_entry() {
+        let cards = "[[card]]\nid = \"a\"\nname = \"A\"\ncount = 2\ndecks = [\"main\", \"sollo\"]\n\n\
+                     [[card]]\nid = \"b\"\nname = \"B\"\ncount = 2\ndecks = [\"main\", \"solo\"]\n";
+        let got = deck_findings("deck-entry", cards, DECK_RULES);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].starts_with("error misspelt-deck 5:19 card `a` lists the deck `sollo`"), "{got:?}");
+        // A numbered series is not a slip; nor is a deck several cards list.
+        let series = "[[card]]\nid = \"a\"\nname = \"A\"\ncount = 2\ndecks = [\"main\", \"round-1\"]\n\n\
+                      [[card]]\nid = \"b\"\nname = \"B\"\ncount = 2\ndecks = [\"main\", \"round-2\"]\n\n\
+                      [[card]]\nid = \"c\"\nname = \"C\"\ncount = 2\ndecks = [\"main\", \"round-2\"]\n";
+        assert!(deck_findings("deck-series", series, DECK_RULES).is_empty());
+    }
+
+    /// A card listing no deck while the rules build decks by name (and never list the
+    /// cards with `defs`) is never dealt: an error; listing them with `defs("card")` may
+    /// deal it: a warning. Listing another kind (`defs("noble")`) changes nothing.
+    #[test]
+    fn a_card_in_no_deck_is_an_error_unless_the_rules_list_the_cards() {
+        let cards = "[[card]]\nid = \"a\"\nname = \"A\"\ncount = 2\n\n\
+                     [[card]]\nid = \"b\"\nname = \"B\"\ncount = 2\ndecks = [\"main\", \"solo\"]\n";
+        let nobles = DECK_RULES.replace("fn turn()", "fn nobles() { defs(\"noble\") }\nfn turn()");
+        for rules in [DECK_RULES.to_string(), nobles] {
+            let got = deck_findings("no-deck", cards, &rules);
+            assert_eq!(got, ["error card-in-no-deck 2:6 card `a` lists no deck, so no script puts it in play"]);
+        }
+        let listed = DECK_RULES.replace("fn turn()", "fn every_card() { defs(\"card\") }\nfn turn()");
+        let got = deck_findings("no-deck-defs", cards, &listed);
+        assert_eq!(got, ["warning card-in-no-deck 2:6 card `a` lists no deck, so no script puts it in play"]);
+    }
+
+    /// Two definitions with one serial: an error at the second's `serial`, with a note at
+    /// the first's; an expansion reusing a serial of the pack it extends is one too.
+    #[test]
+    fn a_serial_given_twice_is_an_error_at_the_second() {
+        let tmp = project("serials");
+        write(&tmp.0, "content/p/cards/c0.toml", "[[card]]\nid = \"c0\"\nname = \"A\"\nserial = 3\n");
+        write(&tmp.0, "content/p/cards/c1.toml", "[[card]]\nid = \"c1\"\nname = \"B\"\nserial = 3\n");
+        write(
+            &tmp.0,
+            "content/x/pack.toml",
+            "id = \"x\"\nname = \"X\"\nversion = \"1\"\nextends = \"p\"\nplayers = { min = 1, max = 2 }\n",
+        );
+        write(&tmp.0, "content/x/cards/more.toml", "[[card]]\nid = \"x0\"\nname = \"X\"\ncount = 0\nserial = 4\n");
+        let serials = |pack: &str| -> Vec<String> {
+            load_pack(&Project::new(&tmp.0), pack, LoadOptions::default())
+                .diagnostics
+                .iter()
+                .filter(|d| d.code == "duplicate-serial")
+                .map(|d| {
+                    let r = &d.related[0];
+                    format!(
+                        "{}:{} {} ({}:{})",
+                        d.file.as_ref().unwrap().display(),
+                        d.line,
+                        d.message,
+                        r.file.display(),
+                        r.line
+                    )
+                })
+                .collect()
+        };
+        let one = ["content/p/cards/c1.toml:4 `c1` has serial 3, which `c0` already has (content/p/cards/c0.toml:4)"];
+        assert_eq!(serials("p"), one);
+        write(&tmp.0, "content/p/cards/c1.toml", "[[card]]\nid = \"c1\"\nname = \"B\"\nserial = 4\n");
+        assert!(serials("p").is_empty());
+        assert_eq!(
+            serials("x"),
+            ["content/x/cards/more.toml:5 `x0` has serial 4, which `c1` already has (content/p/cards/c1.toml:4)"]
+        );
+    }
+
+    /// A scenario's setting of another type than pack.toml's (`"8"` for 8): an error at
+    /// the setting, with the value unquoted in the hint; a list beside an empty list is not.
+    #[test]
+    fn a_scenario_option_of_another_type_is_an_error_at_the_setting() {
+        let tmp = project("option-types");
+        write(
+            &tmp.0,
+            "content/p/pack.toml",
+            "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 2 }\n\n[options]\nmax_hand = 8\nmode = \"a\"\nlist = []\n",
+        );
+        write(
+            &tmp.0,
+            "content/p/scenarios/s.toml",
+            "id = \"s\"\nname = \"S\"\n\n[options]\nmax_hand = \"8\"  # eight\nmode = 2\nlist = [1, 2]\n",
+        );
+        let loaded = load_pack(&Project::new(&tmp.0), "p", LoadOptions::default());
+        let got: Vec<String> = loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "option-type")
+            .map(|d| format!("{}:{} {} ({})", d.line, d.column, d.message, d.hint.as_deref().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "5:1 `max_hand` is a string here but an integer in pack.toml (write it without quotes: `max_hand = 8`)",
+                "6:1 `mode` is an integer here but a string in pack.toml (give it as a string, as pack.toml does (`mode = \"a\"`))",
             ]
         );
     }

@@ -184,6 +184,11 @@ const NAMED_ARGS: &[(&str, usize, Names, bool)] = &[
     ("supply_one", 0, Names::Supply, false),
     ("supply_attr", 0, Names::Supply, false),
     ("count_pieces", 1, Names::Supply, false),
+    ("place", 0, Names::Supply, false),
+    ("pieces_at", 1, Names::Supply, false),
+    ("count_at", 1, Names::Supply, false),
+    ("pieces_of", 1, Names::Supply, false),
+    ("count_of", 1, Names::Supply, false),
     ("option", 0, Names::OptionKey, false),
     ("option_or", 0, Names::OptionKey, false),
     ("has_option", 0, Names::OptionKey, false),
@@ -207,6 +212,9 @@ const NAMED_ARGS: &[(&str, usize, Names, bool)] = &[
     ("invoke", 1, Names::Hook, false),
     ("fold", 0, Names::Hook, false),
 ];
+
+/// The functions that keep the pieces of one supply (`""`: of every supply).
+const FILTERS_PIECES: &[&str] = &["pieces_at", "count_at", "pieces_of", "count_of"];
 
 /// The kind of name a name-check diagnostic code is about (`unknown-attr` -> attribute
 /// keys), for the names a pack's `[check.allow]` declares.
@@ -258,6 +266,13 @@ pub fn references(ast: &AST) -> References {
         // A method call's object is not among its arguments.
         let arg =
             |place: usize| if method { place.checked_sub(1).and_then(|i| x.args.get(i)) } else { x.args.get(place) };
+        if name == "defs" {
+            let kind = match arg(0) {
+                Some(Expr::StringConstant(text, _)) => text.to_string(),
+                _ => "*".to_string(),
+            };
+            out.def_kinds.insert(kind);
+        }
         let mut literal = |place: usize, names: Names, writes: bool| match arg(place) {
             Some(Expr::StringConstant(text, pos)) => out.literals.push(Literal {
                 names,
@@ -556,9 +571,14 @@ pub fn check_names(refs: &References, declared: &Declared) -> Vec<NameFinding> {
                 let then = if fails { "always fails" } else { "finds no cards" };
                 ("unknown-deck", true, format!("no card lists the deck `{t}` in its `decks`, so `{f}` {then} here"))
             }
+            // `pieces_at(s, "")`: pieces of every supply.
+            Names::Supply if t.is_empty() && FILTERS_PIECES.contains(&f.as_str()) => continue,
             Names::Supply => {
-                let fails = f != "supply";
-                let then = if fails { "always fails" } else { "always gives 0" };
+                let then = match f.as_str() {
+                    "supply" | "count_at" | "count_of" => "always gives 0",
+                    "pieces_at" | "pieces_of" => "never finds a piece",
+                    _ => "always fails",
+                };
                 ("unknown-supply", true, format!("the board has no supply `{t}`, so `{f}` {then} here"))
             }
             Names::OptionKey => {
@@ -667,6 +687,29 @@ mod tests {
                 "unknown-keyword trops did you mean `troops`?",
                 "counter-never-set glod did you mean `gold`?",
                 "unknown-id pikeman did you mean `pikemen`?",
+            ]
+        );
+    }
+
+    /// Every function taking a supply name checks it: `place` fails on an unknown one,
+    /// `pieces_at` finds nothing (and `""` there means every supply).
+    #[test]
+    fn supplies_named_in_place_and_the_piece_filters_are_checked() {
+        let mut d = Declared::default();
+        d.add(Names::Supply, ["army".to_string()]);
+        let text = "fn f(s) {\n  place(\"amry\", s, 0);\n  pieces_at(s, \"armys\");\n  pieces_at(s, \"\");\n  count_of(0, \"army\")\n}";
+        let refs = references(&super::super::compile("card", text).unwrap());
+        let got: Vec<String> = check_names(&refs, &d)
+            .into_iter()
+            .map(|n| {
+                format!("{}:{} {} {}", n.finding.line, n.code, n.finding.message, n.finding.hint.unwrap_or_default())
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "2:unknown-supply the board has no supply `amry`, so `place` always fails here did you mean `army`?",
+                "3:unknown-supply the board has no supply `armys`, so `pieces_at` never finds a piece here did you mean `army`?",
             ]
         );
     }
