@@ -549,7 +549,8 @@ impl PackLoad<'_> {
                     }
                     None => d.in_file(origin.file.clone()),
                 };
-                let near = crate::diag::did_you_mean(key, known.iter().copied());
+                let made = crate::script::lint::made_name_near(refs.iter().copied(), Names::OptionKey, key);
+                let near = crate::diag::did_you_mean(key, known.iter().copied()).or(made.as_deref());
                 // The rules may read the slip: a name they read that no setting gives.
                 let hint = near.map(|n| {
                     if given.contains(n) {

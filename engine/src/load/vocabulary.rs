@@ -91,15 +91,21 @@ pub fn check(
     }
     // Spreadsheets read back from their shown text, once each.
     let mut sheets: BTreeMap<&std::path::Path, Option<Sheet>> = BTreeMap::new();
+    // A spreadsheet column whose header names a key the vocabulary does not declare
+    // (`value.rnak`): one error at the header, however many rows fill it.
+    let mut slips: BTreeMap<(&std::path::Path, String), HeaderSlip> = BTreeMap::new();
+    // Required values missing, by file and key: those a misspelt header explains are
+    // held back.
+    let mut missing: Vec<(&std::path::Path, String, Diagnostic)> = Vec::new();
     for def in defs {
         let Some(v) = manifest.vocabulary.get(def.kind.as_str()) else { continue };
         let src = sources.get(&def.origin.file);
-        out.extend(missing_required(v, def, src, manifest_src));
+        missing.extend(missing_required(v, def, src, manifest_src).into_iter().map(|(k, d)| (&*def.origin.file, k, d)));
         for face in faces(&def.def) {
             for p in face_problems(v, &face, def.kind.as_str()) {
                 let on = if face.name.is_empty() { String::new() } else { format!(" ({})", face.name) };
-                let d =
-                    Diagnostic::error("vocabulary", format!("`{}`{on}: {}", def.def.id, p.message)).maybe_hint(p.hint);
+                let d = Diagnostic::error("vocabulary", format!("`{}`{on}: {}", def.def.id, p.message))
+                    .maybe_hint(p.hint.clone());
                 let Some(f) = src else {
                     out.push(d.in_file(def.origin.file.clone()));
                     continue;
@@ -114,6 +120,19 @@ pub fn check(
                 }
                 let sheet = sheets.entry(&def.origin.file).or_insert_with(|| Sheet::from_shown(&f.text));
                 let column = if face.name == "back" { format!("back.{}", p.column) } else { p.column.clone() };
+                if let (true, Some(h)) = (p.undeclared, sheet.as_ref().and_then(|s| s.header_cell(&column))) {
+                    if h.text.trim().strip_suffix(p.key.as_str()).is_some_and(|head| head.ends_with('.')) {
+                        let slip = slips.entry((&*def.origin.file, column.clone())).or_insert_with(|| HeaderSlip {
+                            span: h.span.clone(),
+                            message: p.message.clone(),
+                            hint: p.hint.clone(),
+                            key: p.key.clone(),
+                            rows: 0,
+                        });
+                        slip.rows += 1;
+                        continue;
+                    }
+                }
                 out.push(match sheet.as_ref().map(|s| (s.cell_at(def.origin.span.start, &column), s)) {
                     Some((Some(cell), sheet)) => {
                         // The bad value in the definition's row; a keyword at itself in its cell.
@@ -131,7 +150,49 @@ pub fn check(
             }
         }
     }
+    let mut held: BTreeMap<(&std::path::Path, String), usize> = BTreeMap::new();
+    for (file, key, d) in missing {
+        // A required `rank` missing from the rows of a sheet headed `value.rnak`.
+        match slips.iter().find(|((f, _), slip)| *f == file && did_you_mean(&slip.key, [key.as_str()]).is_some()) {
+            Some(((f, column), _)) => *held.entry((*f, column.clone())).or_default() += 1,
+            None => out.push(d),
+        }
+    }
+    for ((file, column), slip) in slips {
+        let Some(f) = sources.get(file) else { continue };
+        let rows = if slip.rows == 1 { "1 row fills it".to_string() } else { format!("{} rows fill it", slip.rows) };
+        // `did you mean `rank`?` of a column: the column's name (`value.rank`).
+        let head = &column[..column.len() - slip.key.len()];
+        let mut hint = slip.hint.map(|h| match h.strip_prefix("did you mean `") {
+            Some(rest) => format!("did you mean `{head}{rest}"),
+            None => h,
+        });
+        if let Some(n) = held.get(&(file, column.clone())) {
+            let note = format!(
+                "not shown until this is fixed, as they follow from it: {n} definition{} lacking a required value",
+                if *n == 1 { "" } else { "s" }
+            );
+            hint = Some(match hint {
+                Some(h) => format!("{h}\n{note}"),
+                None => note,
+            });
+        }
+        out.push(
+            Diagnostic::error("vocabulary", format!("column `{column}`: {} ({rows})", slip.message))
+                .at(f, slip.span)
+                .maybe_hint(hint),
+        );
+    }
     out
+}
+
+/// A spreadsheet column headed with an undeclared key, and how many rows fill it.
+struct HeaderSlip {
+    span: std::ops::Range<usize>,
+    message: String,
+    hint: Option<String>,
+    key: String,
+    rows: usize,
 }
 
 /// A definition lacking a value its kind's vocabulary marks `required`: one error per key,
@@ -141,7 +202,7 @@ fn missing_required(
     def: &Def,
     src: Option<&SourceFile>,
     manifest_src: Option<&SourceFile>,
-) -> Vec<Diagnostic> {
+) -> Vec<(String, Diagnostic)> {
     let kind = def.kind.as_str();
     let d = &def.def;
     let mut out = Vec::new();
@@ -188,10 +249,13 @@ fn missing_required(
             let header = m.text.find(&format!("[vocabulary.{kind}]"))?;
             find_word(&m.text, header, key).map(|sp| (m, sp))
         });
-        out.push(match declared {
-            Some((m, sp)) => diag.related(m, sp, "required here"),
-            None => diag,
-        });
+        out.push((
+            key.clone(),
+            match declared {
+                Some((m, sp)) => diag.related(m, sp, "required here"),
+                None => diag,
+            },
+        ));
     }
     out
 }
@@ -483,7 +547,7 @@ name = "C"
                 let d = Def { kind: DefKind::Card, def, origin: origin.clone(), script: None };
                 missing_required(&v, &d, None, None)
             })
-            .map(|d| d.message)
+            .map(|(_, d)| d.message)
             .collect();
         assert_eq!(
             got,

@@ -433,15 +433,50 @@ fn lost_changes(ast: &AST) -> Vec<LostChange> {
 /// Whether some script may read name `key` of kind `names` (a setting, a value key...): a
 /// call names it in a literal, or (when a script also reads that kind through a variable)
 /// some string of the scripts is the key, or a prefix of it ending in `_` or `-`
-/// (`"stickers_" + k`).
+/// (`"stickers_" + k`) and the rest is not one slip from a string of the scripts that is
+/// not it (`stickers_stoen` beside `"stone"`: the scripts make `stickers_stone`). A rest
+/// far from every string may be made from the pack's data, and counts as read.
 pub fn reads_name<'a>(scripts: impl IntoIterator<Item = &'a References> + Clone, names: Names, key: &str) -> bool {
     let named = scripts.clone().into_iter().flat_map(|r| &r.literals).any(|l| l.names == names && l.text == key);
     named
         || scripts.clone().into_iter().any(|r| r.dynamic.contains(&names))
-            && scripts.into_iter().flat_map(|r| &r.strings).any(|s| {
-                s == key
-                    || (s.len() < key.len() && (s.ends_with('_') || s.ends_with('-')) && key.starts_with(s.as_str()))
-            })
+            && (scripts.clone().into_iter().any(|r| r.strings.contains(key))
+                || prefixes_of(scripts.clone(), key).into_iter().any(|p| made_name(scripts.clone(), key, p).is_none()))
+}
+
+/// The strings of the scripts that are a prefix of `key` ending in `_` or `-`.
+fn prefixes_of<'a>(scripts: impl IntoIterator<Item = &'a References>, key: &str) -> Vec<&'a str> {
+    scripts
+        .into_iter()
+        .flat_map(|r| &r.strings)
+        .map(String::as_str)
+        .filter(|s| s.len() < key.len() && (s.ends_with('_') || s.ends_with('-')) && key.starts_with(s))
+        .collect()
+}
+
+/// For `key` made of `prefix` and a rest that is not a string of the scripts but one slip
+/// from one: the name the scripts make (`stickers_stone` for `stickers_stoen`).
+fn made_name<'a>(scripts: impl IntoIterator<Item = &'a References> + Clone, key: &str, prefix: &str) -> Option<String> {
+    let rest = &key[prefix.len()..];
+    let strings = || scripts.clone().into_iter().flat_map(|r| &r.strings).map(String::as_str);
+    if strings().any(|s| s == rest) {
+        return None;
+    }
+    crate::diag::did_you_mean(rest, strings().filter(|s| !s.is_empty())).map(|near| format!("{prefix}{near}"))
+}
+
+/// The name the scripts make through a variable that `key` is one slip from
+/// (`stickers_stone` for `stickers_stoen`, when a script reads `"stickers_" + k` and
+/// spells `"stone"`), for a did-you-mean.
+pub fn made_name_near<'a>(
+    scripts: impl IntoIterator<Item = &'a References> + Clone,
+    names: Names,
+    key: &str,
+) -> Option<String> {
+    if !scripts.clone().into_iter().any(|r| r.dynamic.contains(&names)) {
+        return None;
+    }
+    prefixes_of(scripts.clone(), key).into_iter().find_map(|p| made_name(scripts.clone(), key, p))
 }
 
 /// What a pack declares, for checking the names its scripts spell out in strings: for
@@ -712,6 +747,21 @@ mod tests {
                 "3:unknown-supply the board has no supply `armys`, so `pieces_at` never finds a piece here did you mean `army`?",
             ]
         );
+    }
+
+    /// A setting read through a prefix (`option_or("stickers_" + k, 0)`) counts as read
+    /// when the rest is a string of the scripts, or far from all of them (made from data);
+    /// one slip from one of them, it is not read, and the name the scripts make is near.
+    #[test]
+    fn a_setting_made_from_a_prefix_needs_a_rest_the_scripts_spell() {
+        let text = "fn f() {\n  for k in [\"stone\", \"wood\"] { option_or(\"stickers_\" + k, 0); }\n}";
+        let refs = references(&super::super::compile("rules", text).unwrap());
+        let read = |key: &str| reads_name([&refs], Names::OptionKey, key);
+        assert!(read("stickers_stone") && read("stickers_wood"));
+        assert!(read("stickers_from_the_data"));
+        assert!(!read("stickers_stoen"));
+        assert_eq!(made_name_near([&refs], Names::OptionKey, "stickers_stoen").as_deref(), Some("stickers_stone"));
+        assert_eq!(made_name_near([&refs], Names::OptionKey, "stickers_stone"), None);
     }
 
     #[test]
