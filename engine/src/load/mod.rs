@@ -13,6 +13,7 @@ use crate::content::{Def, DefKind, Loaded, Origin, Pack, ScenarioEntry, Script};
 use crate::diag::{did_you_mean, Diagnostic, SourceFile, SourceMap};
 
 mod checks;
+mod contents;
 mod files;
 mod finish;
 mod layer;
