@@ -282,7 +282,7 @@ fn mistakes_are_reported_at_their_file_row_and_column() {
     let atack: Vec<_> = diags.iter().filter(|d| d.message.contains("atack")).collect();
     assert_eq!(atack.len(), 1, "{atack:#?}");
     let d = atack.first().expect("one");
-    assert_eq!((&*d.code, d.line, d.column), ("vocabulary", 1, 29), "{d:#?}");
+    assert_eq!((d.code, d.line, d.column), ("vocabulary", 1, 29), "{d:#?}");
     assert_eq!(d.label.as_deref(), Some("row 1, column F (value.atack)"));
     assert!(
         d.message.contains("(1 row fills it)") && d.hint.as_deref() == Some("did you mean `value.attack`?"),
