@@ -582,6 +582,17 @@ mod tests {
         Arc::new(load_pack(&project, id, LoadOptions::default()).pack.expect("the pack loads"))
     }
 
+    /// Pack `p` made of `files` (paths under a project root, and their text), loaded.
+    fn fixture_pack(files: &[(&str, &str)]) -> Arc<Pack> {
+        let root = tempfile::tempdir().unwrap();
+        for (rel, text) in files {
+            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.path().join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(root.path()), "p", LoadOptions::default());
+        Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)))
+    }
+
     fn session() -> Session {
         let setup = Setup {
             pack: "take-the-kingdom".into(),
@@ -646,18 +657,13 @@ mod tests {
     /// the option picked is the number's place in it.
     #[test]
     fn a_number_choice_is_offered_as_its_range() {
-        let root = tempfile::tempdir().unwrap();
-        for (rel, text) in [
+        let p = fixture_pack(&[
             ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
             (
                 "scripts/p/rules.rhai",
                 "fn setup() {}\nfn turn() { let n = choose_number(0, \"How many?\", 3, 15); end_game([0], `${n}`); }\n",
             ),
-        ] {
-            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
-            std::fs::write(root.path().join(rel), text).unwrap();
-        }
-        let p = Arc::new(load_pack(&Project::new(root.path()), "p", LoadOptions::default()).pack.expect("loads"));
+        ]);
         let setup = Setup { pack: "p".into(), scenario: None, seed: 1, kinds: vec!["human".into()] };
         let mut s = Session::new(setup, p).unwrap();
         let (_, v) = s.replay(None);
@@ -739,20 +745,14 @@ mod tests {
 
     #[test]
     fn what_the_scripts_print_is_shown() {
-        let root = tempfile::tempdir().unwrap();
-        for (rel, text) in [
+        let p = fixture_pack(&[
             ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 2, max = 2 }\n"),
             (
                 "scripts/p/rules.rhai",
                 "fn setup() { print(\"hello\"); }\nfn turn() { let p = choose(0, \"Act\", [\"Wait\", \"Win\"]); \
                  log(`P1 chose ${p}`); if p == \"Win\" { end_game([0], \"won\"); } }\n",
             ),
-        ] {
-            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
-            std::fs::write(root.path().join(rel), text).unwrap();
-        }
-        let loaded = load_pack(&Project::new(root.path()), "p", LoadOptions::default());
-        let p = Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)));
+        ]);
         let setup = Setup { pack: "p".into(), scenario: None, seed: 1, kinds: vec!["human".into(), "first".into()] };
         let mut s = Session::new(setup, p).unwrap();
         s.choose(1).unwrap();
