@@ -207,6 +207,9 @@ pub struct Vocabulary {
     /// Resources a `cost` (or an upgrade's cost) may name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub costs: Option<Vec<String>>,
+    /// Terrains a tile's `cells` may show (`terrain = "forest"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terrains: Option<Vec<String>>,
 }
 
 /// One value key of a vocabulary: its range (`[min, max]`, or empty for any whole

@@ -20,6 +20,8 @@ struct FaceKeys<'a> {
     attrs: &'a BTreeMap<String, String>,
     keywords: &'a [String],
     costs: Vec<&'a BTreeMap<String, i64>>,
+    /// The terrains of a tile's cells.
+    terrains: Vec<&'a str>,
 }
 
 fn faces(def: &crate::content::model::Definition) -> Vec<FaceKeys<'_>> {
@@ -29,6 +31,7 @@ fn faces(def: &crate::content::model::Definition) -> Vec<FaceKeys<'_>> {
         attrs: &def.attrs,
         keywords: &def.keywords,
         costs: vec![&def.cost],
+        terrains: def.cells.iter().map(|c| c.terrain.as_str()).collect(),
     }];
     for st in &def.stages {
         out.push(FaceKeys {
@@ -37,6 +40,7 @@ fn faces(def: &crate::content::model::Definition) -> Vec<FaceKeys<'_>> {
             attrs: &st.attrs,
             keywords: &st.keywords,
             costs: st.upgrades.iter().map(|u| &u.cost).collect(),
+            terrains: Vec::new(),
         });
     }
     if let Some(b) = &def.back {
@@ -46,6 +50,7 @@ fn faces(def: &crate::content::model::Definition) -> Vec<FaceKeys<'_>> {
             attrs: &b.attrs,
             keywords: &[],
             costs: vec![&b.cost],
+            terrains: Vec::new(),
         });
     }
     out
@@ -360,6 +365,19 @@ fn face_problems(v: &Vocabulary, face: &FaceKeys<'_>, kind: &str) -> Vec<Problem
             }
         }
     }
+    if let Some(terrains) = &v.terrains {
+        for &t in &face.terrains {
+            if !terrains.iter().any(|k| k == t) {
+                out.push(problem(
+                    format!("`{t}` is not a terrain a {kind}'s cells may show"),
+                    t,
+                    "cells".into(),
+                    false,
+                    near(t, terrains.iter().map(String::as_str).collect()),
+                ));
+            }
+        }
+    }
     out
 }
 
@@ -455,6 +473,16 @@ fn key_span(
                     return Some(if undeclared { k.span() } else { v.span() });
                 }
             }
+            DeValue::Array(items) if field == "cells" => {
+                let terrain = |c: DeTable<'_>| {
+                    let v = c.get("terrain")?;
+                    matches!(v.get_ref(), DeValue::String(s) if s == key).then(|| v.span())
+                };
+                if let Some(span) = items.iter().filter_map(table).find_map(terrain) {
+                    let inner = span.start + 1..span.end.saturating_sub(1);
+                    return Some(if f.text.get(inner.clone()) == Some(key) { inner } else { span });
+                }
+            }
             DeValue::Array(items) => {
                 if let Some(v) = items.iter().find(|v| matches!(v.get_ref(), DeValue::String(s) if s == key)) {
                     // The keyword inside its quotes, when written as it reads.
@@ -475,7 +503,7 @@ mod tests {
     #[test]
     fn keys_ranges_texts_keywords_and_costs_are_checked_with_suggestions() {
         let v: Vocabulary = toml::from_str(
-            "values = { attack = [0, 3], any = [] }\nattrs = { start = [\"hand\", \"kingdom\"], note = [] }\nkeywords = [\"troops\"]\ncosts = [\"wood\"]",
+            "values = { attack = [0, 3], any = [] }\nattrs = { start = [\"hand\", \"kingdom\"], note = [] }\nkeywords = [\"troops\"]\ncosts = [\"wood\"]\nterrains = [\"forest\", \"lake\"]",
         )
         .unwrap();
         let values = BTreeMap::from([("atack".to_string(), 1), ("attack".to_string(), 5), ("any".to_string(), -40)]);
@@ -487,6 +515,7 @@ mod tests {
             attrs: &attrs,
             keywords: &["trops".to_string()],
             costs: vec![&cost],
+            terrains: vec!["forest", "forrest"],
         };
         let got: Vec<String> = face_problems(&v, &face, "card")
             .into_iter()
@@ -500,6 +529,7 @@ mod tests {
                 "attr.start start: `start = \"hnd\"` is not one of hand, kingdom (did you mean `hand`?)",
                 "keywords trops: `trops` is not a keyword cards carry (did you mean `troops`?)",
                 "cost.wod wod: `wod` is not a resource a card's cost may name (did you mean `wood`?)",
+                "cells forrest: `forrest` is not a terrain a card's cells may show (did you mean `forest`?)",
             ]
         );
     }

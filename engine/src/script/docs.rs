@@ -178,6 +178,7 @@ pub const API: &[Entry] = &[
     f("Board", "piece_get(pc, k) -> int", "A named number on the piece (hit points...); 0 if unset."),
     f("Board", "piece_set(pc, k, v)", "Set a named number on the piece; logged. A piece with `blocks` = 0 does not block paths."),
     f("Board", "supply(kind) -> int", "How many are left in a supply."),
+    f("Board", "supplies() -> array", "Every supply's id, in board.toml's order: for rules that read which supplies hold resources or whose pieces they are from their `attrs` (`supply_attr`)."),
     f("Board", "supply_name(kind) -> string", "What people call a supply's pieces (its `name` in board.toml, else its id): `Danes`."),
     f("Board", "supply_one(kind) -> string", "What people call one of its pieces (its `one`: `Dane`); empty when the board gives none and the name is that word."),
     f("Board", "supply_attr(kind, key) -> string", "An attribute of a supply (`side`), empty when it has none; an error for a supply the board does not have."),

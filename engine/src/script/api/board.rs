@@ -148,10 +148,17 @@ pub(super) fn register(e: &mut Registrar) {
         })
     });
     e.register_fn("board_version", || read(|g| Ok(g.state.board_version as i64)));
-    e.register_fn("supply_name", |kind: ImmutableString| read(|g| Ok(supply_def(g, &kind)?.0)));
-    e.register_fn("supply_one", |kind: ImmutableString| read(|g| Ok(supply_def(g, &kind)?.1)));
+    // What board.toml says of a supply stays the same for the game (its count does not).
+    e.register_fn("supplies", || {
+        settled(|g| {
+            let ids = g.pack.board.iter().flat_map(|b| b.0.supply.iter().map(|s| Dynamic::from(s.id.clone())));
+            Ok(ids.collect::<rhai::Array>())
+        })
+    });
+    e.register_fn("supply_name", |kind: ImmutableString| settled(|g| Ok(supply_def(g, &kind)?.0)));
+    e.register_fn("supply_one", |kind: ImmutableString| settled(|g| Ok(supply_def(g, &kind)?.1)));
     e.register_fn("supply_attr", |kind: ImmutableString, key: ImmutableString| {
-        read(|g| Ok(supply_of(g, &kind)?.attrs.get(key.as_str()).cloned().unwrap_or_default()))
+        settled(|g| Ok(supply_of(g, &kind)?.attrs.get(key.as_str()).cloned().unwrap_or_default()))
     });
     e.register_fn("count_pieces", |n: i64, kind: ImmutableString| {
         read(|g| {

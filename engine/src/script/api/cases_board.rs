@@ -92,6 +92,7 @@ pub(super) const CASES: &[Case] = &[
             "supply",
             "take",
             "give_back",
+            "supplies",
             "supply_name",
             "supply_one",
             "supply_attr",
@@ -104,6 +105,7 @@ pub(super) const CASES: &[Case] = &[
         let a = space_at(0, 0);
         let b = space_at(2, 1);
         same(supply("knight"), 2, "supply");
+        same(supplies(), ["knight", "gold"], "supplies: board.toml's order");
         same(supply_name("knight"), "Knights", "supply_name");
         same(supply_one("knight"), "Knight", "supply_one");
         same(supply_attr("knight", "side"), "crown", "supply_attr");
