@@ -443,7 +443,8 @@ pub struct CheckConfig {
     /// Warnings to leave out, by code (as `crown check` prints it, e.g. `unknown-attr`):
     /// the names they may concern (a key or name a script spells out, e.g. an attribute
     /// that only packs extending this one define), or `["*"]` for every warning of that
-    /// code. Errors cannot be silenced.
+    /// code. Errors cannot be silenced, but the names a name check's code lists count as
+    /// declared (see docs/diagnostics.md).
     #[serde(default)]
     pub allow: BTreeMap<String, Vec<String>>,
 }

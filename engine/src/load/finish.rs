@@ -685,6 +685,50 @@ impl PackLoad<'_> {
         }
     }
 
+    /// `[check.allow]` names codes of the catalogue (`unknown-code`, with the nearest one),
+    /// and codes that can be warnings: an error is never left out (`allow-of-error`).
+    pub(super) fn check_allow(&mut self, manifest: &PackManifest, morigin: &Origin) {
+        use crate::diag::codes;
+        let Some(f) = self.sources.get(&morigin.file).cloned() else { return };
+        for code in manifest.check.allow.keys() {
+            let at = span_of_setting(&f.text, code);
+            if at.is_empty() {
+                // A code only a pack this one extends allows: checked in that pack.
+                continue;
+            }
+            match codes::find(code) {
+                None => self.diags.push(
+                    Diagnostic::error(
+                        "unknown-code",
+                        format!("`[check.allow]` names `{code}`, which is no diagnostic code"),
+                    )
+                    .at(&f, at)
+                    .hint(match codes::nearest(code) {
+                        Some(n) => format!("did you mean `{n}`? (`crown check --explain all` lists the codes)"),
+                        None => "`crown check --explain all` lists the codes".into(),
+                    }),
+                ),
+                // Allowing a name-check code declares the names it lists, and an unread
+                // setting may be one only packs extending this one read.
+                Some(e)
+                    if e.severity == "error"
+                        && crate::script::lint::names_of_code(code).is_none()
+                        && code != "unread-option" =>
+                {
+                    self.diags.push(
+                        Diagnostic::warning(
+                            "allow-of-error",
+                            format!("`{code}` is always an error, and `[check.allow]` leaves out warnings only"),
+                        )
+                        .at(&f, at)
+                        .hint(format!("fix what it reports (`crown check --explain {code}`) and remove this line")),
+                    )
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
     /// Scenario checks that need the manifest: seats within the players allowed, at most
     /// one default scenario.
     pub(super) fn check_scenarios(&mut self, scenarios: &[ScenarioEntry], manifest: &PackManifest, morigin: &Origin) {

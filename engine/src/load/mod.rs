@@ -569,6 +569,7 @@ impl PackLoad<'_> {
             self.cards_in_no_deck(&pack_defs, &scripts, declared, &referenced_cards);
         }
         self.check_scenarios(&scenarios, &manifest, &manifest_origin);
+        self.check_allow(&manifest, &manifest_origin);
 
         // A clone copies the map as it is; `extend` searched it once per file.
         let sources = self.sources.clone();

@@ -21,9 +21,16 @@ pub struct CheckArgs {
     /// End each pack's summary line with `[digest HEX]`, as `crown watch --digest` does.
     #[arg(long)]
     pub digest: bool,
+    /// Print what a diagnostic code means (the code in brackets: `error[unknown-attr]`),
+    /// what causes it and how to fix it, instead of checking; `all` lists every code.
+    #[arg(long, value_name = "CODE", conflicts_with_all = ["packs", "quiet", "digest"])]
+    pub explain: Option<String>,
 }
 
 pub fn run(project: &Project, args: &CheckArgs) -> Done {
+    if let Some(code) = &args.explain {
+        return explain(code);
+    }
     let packs: Vec<String> = if args.packs.is_empty() { project.pack_ids() } else { args.packs.clone() };
     if packs.is_empty() {
         return Err(Failure::new(
@@ -128,4 +135,27 @@ pub fn run(project: &Project, args: &CheckArgs) -> Done {
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     }
     out::fail_if(errors > 0)
+}
+
+/// `crown check --explain CODE`: the code's page from the catalogue (docs/diagnostics.md),
+/// or every code with its summary for `all`.
+fn explain(code: &str) -> Done {
+    use crown_engine::diag::codes;
+    if code == "all" {
+        for e in codes::catalogue() {
+            println!("{:<28} {:<17} {}", e.code, e.severity, e.summary);
+        }
+        return Ok(());
+    }
+    let code = code.trim().trim_start_matches("error[").trim_start_matches("warning[").trim_end_matches(']');
+    match codes::find(code) {
+        Some(e) => {
+            println!("{}", e.page);
+            Ok(())
+        }
+        None => {
+            let near = codes::nearest(code).map(|n| format!(": did you mean `{n}`?")).unwrap_or_default();
+            Err(Failure::usage(format!("no diagnostic code `{code}`{near} (`crown check --explain all` lists them)")))
+        }
+    }
 }

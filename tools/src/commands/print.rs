@@ -200,10 +200,9 @@ pub fn run(project: &Project, args: &PrintArgs) -> Done {
         Ok(r) => r,
         Err(diags) => {
             out::print_diagnostics(&diags, &templates::with_template_sources(&project.root, &pack.sources, &diags));
-            // Option problems are usage errors; broken templates are content errors.
-            let usage = diags.iter().any(|d| {
-                matches!(d.code, "bad-bleed" | "bad-layout" | "unknown-size" | "card-too-large" | "unknown-id")
-            });
+            // Option problems are usage errors; broken templates are content errors (the
+            // catalogue of codes says which is which).
+            let usage = diags.iter().any(|d| crown_engine::diag::codes::is_usage(d.code));
             return Err(Failure::told(if usage { 2 } else { 1 }));
         }
     };

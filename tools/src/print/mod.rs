@@ -544,7 +544,7 @@ fn select<'p>(pack: &'p Pack, only: &[String]) -> Result<Vec<&'p Def>, Vec<Diagn
             let known = pack.defs.iter().map(|d| d.def.id.as_str());
             errs.push(
                 Diagnostic::error(
-                    "unknown-id",
+                    "unknown-print-id",
                     format!("`--only {id}`: no definition with that id in `{}`", pack.id()),
                 )
                 .maybe_hint(crown_engine::diag::did_you_mean(id, known).map(|s| format!("did you mean `{s}`?"))),
@@ -741,7 +741,7 @@ pub fn card_svg(pack: &Pack, id: &str, size_mm: Option<(f64, f64)>) -> Result<Ca
     let geom = geometry(pack, &opts).map_err(|d| vec![d])?;
     let (printer, mut diags) = Printer::new(pack, geom)?;
     let d = select(pack, &[id.to_string()])?.into_iter().next().ok_or_else(|| {
-        vec![Diagnostic::error("unknown-id", format!("`{id}` has a count of zero and is not printed"))]
+        vec![Diagnostic::error("unknown-print-id", format!("`{id}` has a count of zero and is not printed"))]
     })?;
     let front = printer.render(d, Side::Front);
     diags.extend(front.diagnostics);

@@ -7,6 +7,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub mod codes;
+
 /// How bad a diagnostic is. Errors make `crown check` fail; warnings do not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -52,6 +54,10 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn error(code: &'static str, message: impl Into<String>) -> Self {
+        debug_assert!(
+            codes::find(code).is_some(),
+            "diagnostic code `{code}` is not in the catalogue: give it a page in docs/diagnostics.md"
+        );
         Diagnostic {
             severity: Severity::Error,
             code,
