@@ -474,6 +474,12 @@ fn new_card_fits_every_shipped_pack() {
         if pack == "oh-hell" {
             continue;
         }
+        // Kingdoms in Conflict's units are ranked by their hit points (a hit unit becomes
+        // the one with one less): a new unit copying another's values ties it, which
+        // `check` reports at both (`kic-hp-disagrees-with-ranks` in the corpus).
+        if pack == "kingdoms-in-conflict" {
+            continue;
+        }
         // A short name, which fits every printed face.
         let id = format!("spy{i}");
         assert_eq!(crown(&["--project", &root, "new", "card", &pack, &id]), 0, "{pack}");

@@ -311,3 +311,71 @@ fn campaign_round_is_kept_in_the_temporary_folder_when_its_folder_is_gone() {
     assert_eq!((save.status.as_str(), save.sittings), ("finished", 1));
     assert_eq!(std::fs::read_to_string(root.join("saves")).unwrap(), "now a file");
 }
+
+/// A seat that plays at random and keeps every view of the table it is shown.
+struct Spy {
+    rng: crown_engine::game::agent::RandomAgent,
+    views: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl crown_engine::game::agent::Agent for Spy {
+    fn choose(&mut self, req: &crown_engine::game::agent::ChoiceRequest<'_>) -> Result<usize, String> {
+        self.rng.choose(req)
+    }
+    fn kind(&self) -> String {
+        "spy".into()
+    }
+    fn wants_view(&self) -> bool {
+        true
+    }
+    fn show(&mut self, view: &str) {
+        self.views.lock().unwrap().push(view.to_string());
+    }
+}
+
+/// The Last Kingdom's `[zones]` declares the draft packets and kept cards `owner`: every
+/// seat sees its own by name and the others' as a count only, in every view of a played
+/// game. (The state tests set visibility directly; this holds the pack's declaration to
+/// the game.)
+#[test]
+fn zones_the_pack_declares_owner_show_their_cards_to_the_owner_alone() {
+    use crown_engine::game::agent::{Agent, RandomAgent};
+    use crown_engine::game::{Game, GameConfig};
+    let project = crate::common::repo_project();
+    let pack = crate::common::load_pack(&project, "the-last-kingdom").unwrap();
+    let declared: Vec<&str> = pack
+        .manifest
+        .zones
+        .iter()
+        .filter(|(_, seen)| matches!(seen, crown_engine::content::model::ZoneSeen::Owner))
+        .map(|(z, _)| z.as_str())
+        .collect();
+    assert!(declared.contains(&"packet") && declared.contains(&"kept"), "{declared:?}");
+    let views: Vec<_> = (0..2).map(|_| std::sync::Arc::new(std::sync::Mutex::new(Vec::new()))).collect();
+    let agents: Vec<Box<dyn Agent>> = (0..2)
+        .map(|seat| Box::new(Spy { rng: RandomAgent::new(7, seat), views: views[seat].clone() }) as Box<dyn Agent>)
+        .collect();
+    let (_, outcome) = Game::new(pack.clone(), GameConfig::new(7, 2), agents).unwrap().run();
+    assert!(matches!(outcome.status, crown_engine::game::Status::Finished), "{:?}", outcome.status);
+    let (mut own, mut others) = (0, 0);
+    for (seat, seen) in views.iter().enumerate() {
+        for view in seen.lock().unwrap().iter() {
+            for line in view.lines() {
+                let Some((zone, what)) = line.trim_start().split_once(": ") else { continue };
+                let Some(name) = declared.iter().find(|z| zone.ends_with(&format!(" {z}"))) else { continue };
+                if zone.starts_with("your ") {
+                    own += 1;
+                    assert!(
+                        !what.ends_with(" card") && !what.ends_with(" cards"),
+                        "seat {seat} sees its {name} as a count: {line}"
+                    );
+                } else {
+                    others += 1;
+                    let count = what.trim_end_matches(" cards").trim_end_matches(" card");
+                    assert!(count.parse::<u32>().is_ok(), "seat {seat} sees another seat's {name}: {line}\n{view}");
+                }
+            }
+        }
+    }
+    assert!(own > 0 && others > 0, "the views showed no packet or kept cards ({own} own, {others} others')");
+}

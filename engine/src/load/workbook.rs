@@ -741,6 +741,17 @@ mod tests {
             cell(1000, &"t".repeat(1000))
         );
         assert!(err(&ods(&text), TableFormat::Ods).contains("more than 32 MiB of text"));
+        // At the limit's edge, the count of the repeats decides, before anything is spelled
+        // out: 1,001 rows of 1,000 cells are refused by it, 998 rows are read.
+        let block = |rows: u32| {
+            format!(
+                "<table:table table:name=\"Cards\"><table:table-row table:number-rows-repeated=\"{rows}\">{}</table:table-row></table:table>",
+                cell(1000, "x")
+            )
+        };
+        let e = err(&ods(&block(1001)), TableFormat::Ods);
+        assert!(e.contains("its repeated rows and columns spell out more than 1,000,000 cells"), "{e}");
+        assert_eq!(read(&ods(&block(998)), TableFormat::Ods).unwrap().rows.len(), 998);
         // What office programs write: empty rows and columns repeated to the sheet's end.
         let usual = format!(
             "<table:table table:name=\"Cards\"><table:table-row>{}<table:table-cell table:number-columns-repeated=\"16383\"/>\

@@ -452,6 +452,18 @@ mod tests {
         assert!(e.contains("the game range 7..5 holds no games"), "{e}");
         let e = merge(&[a.clone(), edit("turns.json", &|f| f.stats.turns = u64::MAX)], false).unwrap_err();
         assert!(e.contains("`turns`") && e.contains("adds up past what a count can hold"), "{e}");
+        // The counts inside lists are walked too (a bot's score sum), not only the scalars.
+        let scores = |from: &PathBuf, name: &str, sum: i64| {
+            let mut file = read(from).unwrap();
+            file.stats.role_scores = vec![crate::sim::stats::ScoreSum { n: 5, sum, sum_sq: 0 }];
+            let p = dir.path().join(name);
+            write(&p, &file).unwrap();
+            p
+        };
+        let (low, high) = (scores(&a, "low.json", 1), scores(&b, "high.json", i64::MAX));
+        let e = merge(&[low.clone(), high], false).unwrap_err();
+        assert!(e.contains("`role_scores.0.sum`") && e.contains("adds up past what a count can hold"), "{e}");
+        merge(&[low, scores(&b, "fits.json", i64::MAX - 1)], false).unwrap();
         let e = merge(&[a.clone(), edit("seed.json", &|f| f.run.seed = 9)], false).unwrap_err();
         assert!(e.contains("different runs (seed: `1` against `9`)"), "{e}");
         let e = merge(&[a.clone(), edit("set.json", &|f| f.run.overrides = vec!["card.x.count=3".into()])], false)
