@@ -523,3 +523,45 @@ fn the_checker_sees_imports_cycles_and_test_code() {
     }
     assert_eq!(cycles(&edges), vec![vec!["x".to_string(), "y".into(), "z".into()]]);
 }
+
+/// A constant written as a function of no arguments returning a literal (`fn SIDES() {
+/// ["north", "south"] }`), the lines that hold one.
+fn constant_functions(script: &str) -> Vec<String> {
+    script
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            let Some(rest) = l.strip_prefix("fn ") else { return false };
+            let Some((name, body)) = rest.split_once("()") else { return false };
+            let body = body.trim_start();
+            let literal = body.strip_prefix('{').map(str::trim_start).is_some_and(|b| {
+                b.starts_with(['[', '"', '`', '\''])
+                    || b.starts_with("#{")
+                    || b.starts_with(|c: char| c.is_ascii_digit())
+            });
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                && literal
+        })
+        .map(String::from)
+        .collect()
+}
+
+/// The rules scripts are examples designers copy: what a pack's data holds (resources,
+/// ranks, colours, terrains) is read from its TOML files, and a text said once is written
+/// where it is said, so no script keeps a constant as a function returning a literal.
+#[test]
+fn the_scripts_keep_no_constants_as_functions() {
+    let mut found = Vec::new();
+    for e in walkdir::WalkDir::new(root().join("scripts")).into_iter().flatten() {
+        if e.path().extension().is_some_and(|x| x == "rhai") {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            for l in constant_functions(&text) {
+                found.push(format!("{}: {l}", e.path().strip_prefix(root()).unwrap().display()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "constants written as functions (read them from the pack's data):\n{}", found.join("\n"));
+    let sample = "fn SIDES() { [\"north\", \"south\"] }\nfn KEEP() { \"keep\" }\nfn LIMIT() { 3 }\nfn side(p) { [\"a\"][p] }\nfn reset() { [] }\n";
+    assert_eq!(constant_functions(sample).len(), 3, "{:?}", constant_functions(sample));
+}
