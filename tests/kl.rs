@@ -1168,13 +1168,13 @@ fn card_scripts_run_through_invoke() {
 }
 
 /// The card file is the card: an effect edited in a copy of the pack (the Pinewood gives 4
-/// wood instead of 3) changes what the game does, the check of the notation and the
+/// wood instead of 3) changes what the game does, the check of its fields and the
 /// option's words, with no script touched.
 #[test]
 fn an_effect_edited_in_the_card_file_changes_the_game() {
     let dir = crate::common::project_copy(&["content/kingdom-legacy", "scripts/kingdom-legacy"]);
     let file = dir.path().join("content/kingdom-legacy/cards/01-kingdom.toml");
-    crate::common::edit_after(&file, &["id = \"pinewood\""], "gain wood 3", "gain wood 4");
+    crate::common::edit_after(&file, &["id = \"pinewood\""], "res = [\"wood\"], n = 3", "res = [\"wood\"], n = 4");
     let loaded = load_pack(&Project::new(dir.path()), BASE, LoadOptions::default());
     assert_eq!(loaded.errors(), 0, "{:?}", loaded.diagnostics);
     let edited = Arc::new(loaded.pack.unwrap());

@@ -67,7 +67,7 @@ pub struct PackManifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub card_size: Option<CardSize>,
     /// The rules script, relative to `scripts/<pack>/` (default `rules.rhai`), or a list
-    /// of files read as one rules script (`["rules.rhai", "notation.rhai"]`): every
+    /// of files read as one rules script (`["rules.rhai", "invariants.rhai"]`): every
     /// function of each is seen by all, and the first holds the rules' top-level code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<RuleFiles>,
@@ -227,7 +227,7 @@ impl<'de> Deserialize<'de> for RuleFiles {
             type Value = RuleFiles;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str(
-                    "a script path (`\"rules.rhai\"`) or a list of them (`[\"rules.rhai\", \"notation.rhai\"]`)",
+                    "a script path (`\"rules.rhai\"`) or a list of them (`[\"rules.rhai\", \"invariants.rhai\"]`)",
                 )
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RuleFiles, E> {

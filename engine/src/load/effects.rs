@@ -301,7 +301,15 @@ fn span_of(f: &SourceFile, def: &Def, face: &str, path: &[Step], at_key: bool) -
         };
         cur = next;
     }
-    Some(cur.span())
+    // A word at itself, inside its quotes, when written as it reads.
+    let span = cur.span();
+    if let DeValue::String(w) = cur.get_ref() {
+        let inner = span.start + 1..span.end.saturating_sub(1);
+        if f.text.get(inner.clone()) == Some(w.as_ref()) {
+            return Some(inner);
+        }
+    }
+    Some(span)
 }
 
 #[cfg(test)]
@@ -391,13 +399,13 @@ name = "Clearing"
         assert_eq!(
             errors("misspelt", &card),
             [
-                "9:46 `pinewood` (stage front-top), effect 1, entry 1 of `actions`: `gian` is not a word `act` may hold (did you mean `gain`?)",
+                "9:47 `pinewood` (stage front-top), effect 1, entry 1 of `actions`: `gian` is not a word `act` may hold (did you mean `gain`?)",
                 "9:74 `pinewood` (stage front-top), effect 1, entry 1 of `actions`: `n` holds a whole number, not a word ()",
-                "9:106 `pinewood` (stage front-top), effect 1, entry 2 of `actions`: `to = \"back-top\"` is not a stage of this card (front-top, front-bottom) ()",
+                "9:107 `pinewood` (stage front-top), effect 1, entry 2 of `actions`: `to = \"back-top\"` is not a stage of this card (front-top, front-bottom) ()",
                 "10:5 `pinewood` (stage front-top), effect 2: an effect has no `kind`, which every one must carry (add `kind = ...` (a word))",
                 "10:7 `pinewood` (stage front-top), effect 2: `knid` is not a field of an effect (did you mean `kind`?)",
                 "10:54 `pinewood` (stage front-top), effect 2: `pay.stone = 12` is outside its range, 1 to 9 ()",
-                "10:102 `pinewood` (stage front-top), effect 2, entry 1 of `actions`: `stnoe` is not a word `res` may hold (did you mean `stone`?)",
+                "10:103 `pinewood` (stage front-top), effect 2, entry 1 of `actions`: `stnoe` is not a word `res` may hold (did you mean `stone`?)",
             ]
         );
     }
