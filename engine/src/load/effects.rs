@@ -72,7 +72,11 @@ pub fn check(
         };
         let d = &def.def;
         let stages: Vec<&str> = if d.stages.is_empty() {
-            if d.back.is_some() { vec!["front", "back"] } else { vec!["front"] }
+            if d.back.is_some() {
+                vec!["front", "back"]
+            } else {
+                vec!["front"]
+            }
         } else {
             d.stages.iter().map(|s| s.position.as_str()).collect()
         };
@@ -89,8 +93,9 @@ pub fn check(
             }
             for p in found {
                 let on = if face.is_empty() { String::new() } else { format!(" ({face})") };
-                let diag = Diagnostic::error("vocabulary", format!("`{}`{on}, {}: {}", d.id, place(&p.path), p.message))
-                    .maybe_hint(p.hint);
+                let diag =
+                    Diagnostic::error("vocabulary", format!("`{}`{on}, {}: {}", d.id, place(&p.path), p.message))
+                        .maybe_hint(p.hint);
                 out.push(match src {
                     Some(f) => match span_of(f, def, &face, &p.path, p.at_key) {
                         Some(span) => diag.at(f, span),
@@ -400,7 +405,7 @@ name = "Clearing"
             errors("misspelt", &card),
             [
                 "9:47 `pinewood` (stage front-top), effect 1, entry 1 of `actions`: `gian` is not a word `act` may hold (did you mean `gain`?)",
-                "9:74 `pinewood` (stage front-top), effect 1, entry 1 of `actions`: `n` holds a whole number, not a word ()",
+                "9:75 `pinewood` (stage front-top), effect 1, entry 1 of `actions`: `n` holds a whole number, not a word ()",
                 "9:107 `pinewood` (stage front-top), effect 1, entry 2 of `actions`: `to = \"back-top\"` is not a stage of this card (front-top, front-bottom) ()",
                 "10:5 `pinewood` (stage front-top), effect 2: an effect has no `kind`, which every one must carry (add `kind = ...` (a word))",
                 "10:7 `pinewood` (stage front-top), effect 2: `knid` is not a field of an effect (did you mean `kind`?)",
