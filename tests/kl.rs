@@ -816,8 +816,8 @@ fn permanent_cards_leave_play_for_good_and_always_apply() {
         gain("stone", 4); gain("coin", 4);
         expect(act("Upgrade #5"), "the upgrade ends the turn");
         expect(stage(keep) == "back-bottom" && at(keep) == "permanent", "the Stone Keep is permanent");
-        expect(!targets(find(4), "play:any").contains(keep), "a permanent card is not in play");
-        expect(targets(find(4), "kingdom:any").contains(keep), "but it is in the realm");
+        expect(!cards_where(find(4), "play", ["any"], "").contains(keep), "a permanent card is not in play");
+        expect(cards_where(find(4), "kingdom", ["any"], "").contains(keep), "but it is in the realm");
         start_round();
         expect(at(keep) == "permanent", "never shuffled into the deck");
         enter([4]);
@@ -843,7 +843,7 @@ fn blocking_release_and_guard() {
         let v = find(4);
         enter([11, 4, 2]);
         expect(host_of(v) == b && is_blocked(v), "blocked");
-        expect(!targets(find(2), "play:any").contains(v) && !targets(find(2), "kingdom:any").contains(v), "a blocked card is nowhere");
+        expect(!cards_where(find(2), "play", ["any"], "").contains(v) && !cards_where(find(2), "kingdom", ["any"], "").contains(v), "a blocked card is nowhere");
         expect(!can("Produce with #4"), "a blocked card cannot be used");
         gain("coin", 1);
         gain("blade", 2);
@@ -993,10 +993,10 @@ fn effect_scope_in_play_versus_the_realm() {
         enter([12, 4]);
         let d = put(2, "deck");
         let perm = find(5); set_stage(perm, "back-bottom"); move_card(perm, zone("permanent"));
-        let in_play = targets(a, "play:friendly+other");
+        let in_play = cards_where(a, "play", ["friendly", "other"], "");
         expect(in_play.contains(find(4)) && !in_play.contains(d) && !in_play.contains(perm), "play scope: cards in play only");
         set_stage(a, "front-bottom");
-        let realm_wide = targets(a, "kingdom:friendly+other");
+        let realm_wide = cards_where(a, "kingdom", ["friendly", "other"], "");
         expect(realm_wide.contains(d) && realm_wide.contains(perm) && realm_wide.contains(find(4)), "kingdom scope: deck, play, permanent");
         "#,
     );
@@ -1168,13 +1168,13 @@ fn card_scripts_run_through_invoke() {
 }
 
 /// The card file is the card: an effect edited in a copy of the pack (the Pinewood gives 4
-/// wood instead of 3) changes what the game does, the check of the notation and the
+/// wood instead of 3) changes what the game does, the check of its fields and the
 /// option's words, with no script touched.
 #[test]
 fn an_effect_edited_in_the_card_file_changes_the_game() {
     let dir = crate::common::project_copy(&["content/kingdom-legacy", "scripts/kingdom-legacy"]);
     let file = dir.path().join("content/kingdom-legacy/cards/01-kingdom.toml");
-    crate::common::edit_after(&file, &["id = \"pinewood\""], "gain wood 3", "gain wood 4");
+    crate::common::edit_after(&file, &["id = \"pinewood\""], "res = [\"wood\"], n = 3", "res = [\"wood\"], n = 4");
     let loaded = load_pack(&Project::new(dir.path()), BASE, LoadOptions::default());
     assert_eq!(loaded.errors(), 0, "{:?}", loaded.diagnostics);
     let edited = Arc::new(loaded.pack.unwrap());

@@ -108,7 +108,8 @@ fn pack_schemas_carry_the_vocabulary() {
     let manifest: crown_engine::content::model::PackManifest = toml::from_str(
         "id = \"x\"\nname = \"X\"\nversion = \"1\"\nplayers = { min = 1, max = 2 }\n[vocabulary.card]\n\
          values = { attack = { min = 0, max = 9, required = true }, solo = [] }\nattrs = { side = [\"a\", \"b\"] }\n\
-         keywords = [\"troops\"]\ncosts = [\"gold\"]\n",
+         keywords = [\"troops\"]\ncosts = [\"gold\"]\n[vocabulary.card.effects]\n\
+         kind = { type = \"word\", words = [\"strike\"], required = true }\nn = { type = \"number\", range = [1, 3] }\n",
     )
     .unwrap();
     let cards = schema::for_pack(&manifest).into_iter().find(|(n, _)| *n == "cards.schema.json").unwrap().1;
@@ -121,6 +122,7 @@ fn pack_schemas_carry_the_vocabulary() {
         "values = { attack = 2, solo = -4 }\nattrs = { side = \"a\" }\nkeywords = [\"troops\"]\ncost = { gold = 1 }\n"
     ));
     assert!(ok("[[card.stages]]\nposition = \"front-top\"\nname = \"X\"\nvalues = { attack = 1 }\n"));
+    assert!(ok("values = { attack = 1 }\neffects = [{ kind = \"strike\", n = 2 }]\n"));
     for bad in [
         "values = { atack = 2 }\n",
         "values = { attack = 10 }\n",
@@ -130,6 +132,9 @@ fn pack_schemas_carry_the_vocabulary() {
         "values = { attack = 1 }\ncost = { wood = 1 }\n",
         "values = { attack = 1 }\nback = { name = \"B\" }\n",
         "[[card.stages]]\nposition = \"front-top\"\nname = \"X\"\n",
+        "values = { attack = 1 }\neffects = [{ knid = \"strike\" }]\n",
+        "values = { attack = 1 }\neffects = [{ kind = \"strkie\" }]\n",
+        "values = { attack = 1 }\neffects = [{ kind = \"strike\", n = 4 }]\n",
     ] {
         assert!(!ok(bad), "{bad}");
     }

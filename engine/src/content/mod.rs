@@ -7,6 +7,7 @@ pub mod model;
 pub mod refs;
 pub mod schema;
 pub mod set;
+pub mod vocabulary;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -141,11 +142,33 @@ pub struct Words {
     pub kind: Vec<rhai::ImmutableString>,
     pub name: Vec<rhai::ImmutableString>,
     pub decks: BTreeMap<String, Vec<u32>>,
+    /// Each definition's effects as scripts read them.
+    pub effects: Vec<DefEffects>,
+}
+
+/// A definition's effects as scripts read them ([`vocabulary::entries_value`]: arrays of
+/// maps, the fields its kind declares filled in): its own, each of its stages' (in the
+/// order of `stages`) and its back's.
+#[derive(Debug, Clone, Default)]
+pub struct DefEffects {
+    pub own: rhai::Dynamic,
+    pub stages: Vec<rhai::Dynamic>,
+    pub back: rhai::Dynamic,
 }
 
 impl Words {
-    fn of(defs: &[Def]) -> Words {
+    fn of(defs: &[Def], manifest: &PackManifest) -> Words {
         let mut w = Words::default();
+        for d in defs {
+            let fields = manifest.vocabulary.get(d.kind.as_str()).and_then(|v| v.effects.as_ref());
+            let of = |list: &[model::Entry]| vocabulary::entries_value(list, fields);
+            let def = &d.def;
+            w.effects.push(DefEffects {
+                own: of(&def.effects),
+                stages: def.stages.iter().map(|s| of(&s.effects)).collect(),
+                back: of(def.back.as_ref().map_or(&[][..], |b| &b.effects)),
+            });
+        }
         for (i, d) in defs.iter().enumerate() {
             w.by_id.insert(d.def.id.clone(), i as u32);
             w.id.push(d.def.id.as_str().into());
@@ -169,7 +192,7 @@ impl Pack {
 
     /// See [`Words`].
     pub fn words(&self) -> &Words {
-        self.words.get_or_init(|| Words::of(&self.defs))
+        self.words.get_or_init(|| Words::of(&self.defs, &self.manifest))
     }
 
     pub fn get(&self, id: &str) -> Option<&Def> {

@@ -27,6 +27,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use super::vocabulary::{Entry, Field, FieldSpec, FieldType, ValueRange, ValueSpec, Vocabulary};
+
 /// `pack.toml`: what the pack is and how it is played.
 ///
 /// ```
@@ -65,7 +67,7 @@ pub struct PackManifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub card_size: Option<CardSize>,
     /// The rules script, relative to `scripts/<pack>/` (default `rules.rhai`), or a list
-    /// of files read as one rules script (`["rules.rhai", "notation.rhai"]`): every
+    /// of files read as one rules script (`["rules.rhai", "invariants.rhai"]`): every
     /// function of each is seen by all, and the first holds the rules' top-level code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<RuleFiles>,
@@ -187,131 +189,6 @@ pub enum SearchPolicy {
     Greedy,
 }
 
-/// `[vocabulary.<kind>]`: the keys definitions of one kind may carry on any of their faces
-/// (the definition, its stages, its back). A field left out is not checked.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Vocabulary {
-    /// Value keys and the range each may take: `attack = [0, 9]` (inclusive), or `[]` for
-    /// any whole number; `attack = { min = 0, max = 9, required = true }` also makes every
-    /// definition of the kind carry it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub values: Option<BTreeMap<String, ValueRange>>,
-    /// Attribute keys and the texts each may take: `start = ["hand", "kingdom"]`, or `[]`
-    /// for any text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attrs: Option<BTreeMap<String, Vec<String>>>,
-    /// Keywords.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keywords: Option<Vec<String>>,
-    /// Resources a `cost` (or an upgrade's cost) may name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub costs: Option<Vec<String>>,
-    /// Terrains a tile's `cells` may show (`terrain = "forest"`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub terrains: Option<Vec<String>>,
-}
-
-/// One value key of a vocabulary: its range (`[min, max]`, or empty for any whole
-/// number) and whether every definition of the kind must carry it. It reads as the range
-/// it holds (`r.len()`, `r[0]`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ValueRange {
-    pub range: Vec<i64>,
-    pub required: bool,
-}
-
-impl std::ops::Deref for ValueRange {
-    type Target = [i64];
-    fn deref(&self) -> &[i64] {
-        &self.range
-    }
-}
-
-/// `{ min = 0, max = 9, required = true }`: a value key written as a table.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ValueSpec {
-    /// The smallest value allowed (give `max` too; leave both out for any whole number).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min: Option<i64>,
-    /// The largest value allowed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max: Option<i64>,
-    /// Every definition of the kind must carry the value, on every face that can be up
-    /// (each stage of a card with stages; else the definition, and its back if it has
-    /// one), so that `value(c, key)` never fails on it: a definition without it is an
-    /// error at load.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub required: bool,
-}
-
-/// A value key of `[vocabulary.<kind>]`: `[min, max]` (inclusive), `[]` for any whole
-/// number, or `{ min = 0, max = 9, required = true }`.
-#[derive(Serialize, JsonSchema)]
-#[serde(untagged)]
-enum ValueRangeForm {
-    Range(#[schemars(length(max = 2))] Vec<i64>),
-    Spec(ValueSpec),
-}
-
-impl JsonSchema for ValueRange {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "ValueRange".into()
-    }
-    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        ValueRangeForm::json_schema(g)
-    }
-}
-
-impl Serialize for ValueRange {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if !self.required {
-            return ValueRangeForm::Range(self.range.clone()).serialize(s);
-        }
-        let (min, max) = match self.range[..] {
-            [a, b] => (Some(a), Some(b)),
-            _ => (None, None),
-        };
-        ValueRangeForm::Spec(ValueSpec { min, max, required: true }).serialize(s)
-    }
-}
-
-/// By hand: the array form, or the table form with its own errors (an unknown key, `min`
-/// without `max`).
-impl<'de> Deserialize<'de> for ValueRange {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = ValueRange;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a range `[min, max]`, `[]`, or a table `{ min = 0, max = 9, required = true }`")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<ValueRange, A::Error> {
-                let mut range = Vec::new();
-                while let Some(x) = seq.next_element::<i64>()? {
-                    range.push(x);
-                }
-                Ok(ValueRange { range, required: false })
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<ValueRange, A::Error> {
-                let spec = ValueSpec::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
-                let range = match (spec.min, spec.max) {
-                    (Some(a), Some(b)) => vec![a, b],
-                    (None, None) => Vec::new(),
-                    _ => {
-                        return Err(serde::de::Error::custom(
-                            "give both `min` and `max`, or neither (any whole number)",
-                        ))
-                    }
-                };
-                Ok(ValueRange { range, required: spec.required })
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
 /// `rules` in `pack.toml`: one file, or several read as one script.
 #[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
 #[serde(untagged)]
@@ -350,7 +227,7 @@ impl<'de> Deserialize<'de> for RuleFiles {
             type Value = RuleFiles;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str(
-                    "a script path (`\"rules.rhai\"`) or a list of them (`[\"rules.rhai\", \"notation.rhai\"]`)",
+                    "a script path (`\"rules.rhai\"`) or a list of them (`[\"rules.rhai\", \"invariants.rhai\"]`)",
                 )
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RuleFiles, E> {
@@ -566,6 +443,10 @@ pub struct Definition {
     /// Named text attributes: faction, region, allegiance, icon...
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub attrs: BTreeMap<String, String>,
+    /// What it does, as structured entries whose fields `[vocabulary.<kind>.effects]`
+    /// declares (`effects = [{ kind = "activated", ... }]`); read with `effects(c)`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<Entry>,
     /// Cards this definition brings along (a noble's starting cards, a leader's cards).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cards: Vec<String>,
@@ -653,6 +534,9 @@ pub struct Stage {
     /// Named text attributes of this stage.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub attrs: BTreeMap<String, String>,
+    /// The effects of this stage (see `Definition::effects`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<Entry>,
     /// Checkboxes printed on this stage (each with an optional icon or resource).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checkboxes: Vec<String>,
@@ -684,6 +568,9 @@ pub struct Face {
     pub cost: BTreeMap<String, i64>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub attrs: BTreeMap<String, String>,
+    /// The effects of this side (see `Definition::effects`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<Entry>,
 }
 
 /// `scenarios/<id>.toml`: one way to set up and play the pack.

@@ -2,12 +2,13 @@
 //! (Taplo, Even Better TOML) can complete and check pack files as they are typed: the
 //! general ones (`all`, Crown's `docs/schema/`), and one pack's (`for_pack`), where the
 //! definition files also know the keys, ranges, texts and required values of the pack's
-//! declared vocabulary.
+//! declared vocabulary, and the fields of its effects.
 
 use schemars::{schema_for, Schema};
 use serde_json::{json, Map, Value};
 
 use super::model::{BoardFile, CardFile, LeaderFile, NobleFile, PackManifest, PlaqueFile, Scenario, Vocabulary};
+use super::vocabulary::{FieldSpec, FieldType};
 
 /// `(file name, schema)` for every definition file kind, in a fixed order.
 pub fn all() -> Vec<(&'static str, Schema)> {
@@ -79,11 +80,17 @@ fn narrow(schema: &mut Value, v: &Vocabulary, kind: &str, pack: &str) {
             c.iter().map(|k| (k.clone(), json!({ "type": "integer", "minimum": 0 }))).collect();
         keyed(props, &format!("the resources a cost of {pack}'s {kind}s names"))
     });
-    let fields: [(&str, &[&str], &Option<Value>); 4] = [
+    let effects = v.effects.as_ref().map(|f| {
+        let mut list = json!({ "type": "array", "items": entry_schema(f) });
+        list["description"] = json!(format!("the effects of {pack}'s {kind}s"));
+        list
+    });
+    let fields: [(&str, &[&str], &Option<Value>); 5] = [
         ("values", &["Definition", "Stage", "Face"], &values),
         ("attrs", &["Definition", "Stage", "Face"], &attrs),
         ("keywords", &["Definition", "Stage"], &keywords),
         ("cost", &["Definition", "Face", "Upgrade"], &cost),
+        ("effects", &["Definition", "Stage", "Face"], &effects),
     ];
     for (field, types, narrowed) in fields {
         let Some(narrowed) = narrowed else { continue };
@@ -104,6 +111,50 @@ fn narrow(schema: &mut Value, v: &Vocabulary, kind: &str, pack: &str) {
         def["then"] = json!({ "properties": { "stages": { "items": has } } });
         def["else"] = on_def;
     }
+}
+
+/// One entry of `effects` (or of a list of entries in one) as its declared fields allow.
+fn entry_schema(fields: &std::collections::BTreeMap<String, FieldSpec>) -> Value {
+    let ranged = |spec: &FieldSpec| {
+        let mut p = json!({ "type": "integer" });
+        if let [min, max] = spec.range[..] {
+            p["minimum"] = json!(min);
+            p["maximum"] = json!(max);
+        }
+        p
+    };
+    let word = |spec: &FieldSpec| {
+        if spec.words.is_empty() {
+            json!({ "type": "string" })
+        } else {
+            json!({ "enum": spec.words })
+        }
+    };
+    let props: Map<String, Value> = fields
+        .iter()
+        .map(|(name, spec)| {
+            let p = match spec.ty {
+                FieldType::Word => word(spec),
+                FieldType::Words => json!({ "type": "array", "items": word(spec) }),
+                FieldType::Number => ranged(spec),
+                FieldType::Numbers => json!({ "type": "array", "items": ranged(spec) }),
+                FieldType::Flag => json!({ "type": "boolean" }),
+                FieldType::Counts if spec.words.is_empty() => {
+                    json!({ "type": "object", "additionalProperties": ranged(spec) })
+                }
+                FieldType::Counts => {
+                    let keys: Map<String, Value> = spec.words.iter().map(|w| (w.clone(), ranged(spec))).collect();
+                    json!({ "type": "object", "properties": keys, "additionalProperties": false })
+                }
+                FieldType::Entries => json!({ "type": "array", "items": entry_schema(&spec.fields) }),
+                // The stages of the definition at hand, which a schema of the file cannot name.
+                FieldType::Stage => json!({ "type": "string" }),
+            };
+            (name.clone(), p)
+        })
+        .collect();
+    let required: Vec<&String> = fields.iter().filter(|(_, s)| s.required).map(|(k, _)| k).collect();
+    json!({ "type": "object", "properties": props, "required": required, "additionalProperties": false })
 }
 
 /// An object of these keys only.

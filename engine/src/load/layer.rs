@@ -482,6 +482,7 @@ fn fold_manifest(manifest: &mut PackManifest, base: PackManifest) {
         union(&mut into.keywords, v.keywords, |a, b| a.extend(b));
         union(&mut into.costs, v.costs, |a, b| a.extend(b));
         union(&mut into.terrains, v.terrains, |a, b| a.extend(b));
+        union(&mut into.effects, v.effects, crate::content::vocabulary::extend_fields);
     }
     manifest.vocabulary = vocabulary;
     // And its printed look: colours, icons (whose files stay in the folder of the pack

@@ -14,6 +14,7 @@ use crate::diag::{did_you_mean, Diagnostic, SourceFile, SourceMap};
 
 mod checks;
 mod contents;
+mod effects;
 mod files;
 mod finish;
 mod layer;
@@ -545,6 +546,7 @@ impl PackLoad<'_> {
 
         // What definitions carry, against the pack's declared vocabulary.
         self.diags.extend(vocabulary::check(&manifest, mfile.as_ref(), &pack_defs, &self.sources));
+        self.diags.extend(effects::check(&manifest, mfile.as_ref(), &pack_defs, &self.sources));
         // Names spelt out in strings: what the pack's data and scripts declare.
         let declared = self
             .opts

@@ -1,5 +1,5 @@
 //! The rules script: one file, or several read as one (`rules = ["rules.rhai",
-//! "notation.rhai"]`). Each file is compiled and checked on its own, over the functions of
+//! "invariants.rhai"]`). Each file is compiled and checked on its own, over the functions of
 //! the others, so a finding names the file that holds it; the first file's script carries
 //! every function (and its own top-level code), and is what games run.
 

@@ -581,10 +581,15 @@ pub fn numeric_column(header: &str) -> bool {
 pub fn to_rows(defs: &[&crate::content::model::Definition]) -> Result<Vec<Vec<String>>, Vec<String>> {
     use std::collections::BTreeSet;
     let mut problems = Vec::new();
-    // Stages and a tile's cells are lists of tables, which no column holds.
+    // Stages, a tile's cells and effects are lists of tables, which no column holds.
     let staged: Vec<&str> = defs.iter().filter(|d| !d.stages.is_empty()).map(|d| d.id.as_str()).collect();
     let tiles: Vec<&str> = defs.iter().filter(|d| !d.cells.is_empty()).map(|d| d.id.as_str()).collect();
-    for (what, ids) in [("stages", staged), ("cells (a tile's squares)", tiles)] {
+    let effects: Vec<&str> = defs
+        .iter()
+        .filter(|d| !d.effects.is_empty() || d.back.as_ref().is_some_and(|b| !b.effects.is_empty()))
+        .map(|d| d.id.as_str())
+        .collect();
+    for (what, ids) in [("stages", staged), ("cells (a tile's squares)", tiles), ("effects", effects)] {
         match ids.len() {
             0 => {}
             1 => problems.push(format!("`{}` has {what}, which need a .toml file", ids[0])),

@@ -383,7 +383,7 @@ fn face_problems(v: &Vocabulary, face: &FaceKeys<'_>, kind: &str) -> Vec<Problem
 
 /// Point at the first whole-word occurrence of `word` after `from` (a definition's own
 /// keys follow its start), else at `from`.
-fn locate(d: Diagnostic, f: &SourceFile, from: usize, word: &str) -> Diagnostic {
+pub(super) fn locate(d: Diagnostic, f: &SourceFile, from: usize, word: &str) -> Diagnostic {
     let text = &f.text;
     let from = from.min(text.len());
     // In a spreadsheet a key is written once, in the header row (`value.atack`), above
@@ -418,6 +418,39 @@ fn find_word(text: &str, from: usize, word: &str) -> Option<std::ops::Range<usiz
     None
 }
 
+/// A table's value, when it is one.
+pub(super) fn table<'a>(v: &toml::Spanned<toml::de::DeValue<'a>>) -> Option<toml::de::DeTable<'a>> {
+    match v.get_ref() {
+        toml::de::DeValue::Table(t) => Some(t.clone()),
+        _ => None,
+    }
+}
+
+/// The table of one face of a definition in its parsed file (`face`: "" for the
+/// definition itself, `stage front-bottom` or `back`).
+pub(super) fn face_table<'a>(
+    root: &toml::Spanned<toml::de::DeTable<'a>>,
+    def: &Def,
+    face: &str,
+) -> Option<toml::de::DeTable<'a>> {
+    use toml::de::DeValue;
+    let item = root.get_ref().values().find_map(|v| match v.get_ref() {
+        DeValue::Array(a) => a.iter().find(|i| i.span() == def.origin.span).cloned(),
+        _ => None,
+    })?;
+    let item = table(&item)?;
+    match face.strip_prefix("stage ") {
+        _ if face.is_empty() => Some(item),
+        Some(position) => match item.get("stages")?.get_ref() {
+            DeValue::Array(stages) => stages.iter().filter_map(table).find(|st| {
+                st.get("position").is_some_and(|v| matches!(v.get_ref(), DeValue::String(s) if s == position))
+            }),
+            _ => None,
+        },
+        None => table(item.get("back")?),
+    }
+}
+
 /// Where a face's problem is written in the definition's TOML table: an undeclared key at
 /// itself in its table (the `atack` of `values = { atack = 2 }`), a value out of its range
 /// or list at the value, a keyword at its item; never the same word elsewhere in the
@@ -430,28 +463,8 @@ fn key_span(
 ) -> Option<std::ops::Range<usize>> {
     use toml::de::{DeTable, DeValue};
     use toml::Spanned;
-    fn table<'a>(v: &Spanned<DeValue<'a>>) -> Option<DeTable<'a>> {
-        match v.get_ref() {
-            DeValue::Table(t) => Some(t.clone()),
-            _ => None,
-        }
-    }
     let root = DeTable::parse(&f.text).ok()?;
-    let item = root.get_ref().values().find_map(|v| match v.get_ref() {
-        DeValue::Array(a) => a.iter().find(|i| i.span() == def.origin.span).cloned(),
-        _ => None,
-    })?;
-    let item = table(&item)?;
-    let face_table = match face.strip_prefix("stage ") {
-        _ if face.is_empty() => item,
-        Some(position) => match item.get("stages")?.get_ref() {
-            DeValue::Array(stages) => stages.iter().filter_map(table).find(|st| {
-                st.get("position").is_some_and(|v| matches!(v.get_ref(), DeValue::String(s) if s == position))
-            })?,
-            _ => return None,
-        },
-        None => table(item.get("back")?)?,
-    };
+    let face_table = face_table(&root, def, face)?;
     // The tables the problem's column names: a stage's costs are its upgrades'.
     let (field, _) = column.split_once('.').unwrap_or((column, ""));
     let field = match field {

@@ -92,6 +92,7 @@ pub const API: &[Entry] = &[
     f("Cards", "value(c, k) -> int", "A named value of the face that is up: the current stage's (multi-stage cards), the back's (a two-sided card turned over) or the definition's, plus 1 per sticker named `k`. An error naming the card and face when that face has no such value (and no sticker names it)."),
     f("Cards", "value_or(c, k, default) -> int", "As `value`, giving `default` when the face up has no such value: for values only some cards carry."),
     f("Cards", "attr(c, k) -> string", "A named text attribute (stage first, then definition), or \"\"."),
+    f("Cards", "effects(c) -> array", "The effects written on the face that is up (its stage's, or its back's when turned over; a face listing none has the definition's): an array of maps, one per entry of `effects`, in order, each field as written (a word as text, a list as an array, a table as a map, a list of entries as an array of maps); a field the pack's `[vocabulary.<kind>.effects]` declares and the entry leaves out reads as empty (`false`, `0`, `\"\"`, `[]`, `#{}`)."),
     f("Cards", "mark(c, k) -> int", "A mark on this card instance (damage, checkboxes, uses...), 0 if unset."),
     f("Cards", "set_mark(c, k, v) -> int", "Set a mark; logged."),
     f("Cards", "add_mark(c, k, delta) -> int", "Add to a mark; logged."),
@@ -136,7 +137,7 @@ pub const API: &[Entry] = &[
     f(
         "Definitions",
         "def_faces(id) -> array",
-        "Every face of the definition as written in its file, in order: its stages (or the definition itself as `front`), then its `back` table. Each is a map: `face` (`front`, `front-top`..., `back`), `name`, `keywords`, `values`, `cost`, `attrs`, `text`, and `upgrades` (a stage's, as `upgrades(c)` gives them: what the stage leads to; empty for other faces); a tile's front also has `cells`, each `#{ x, y, terrain, values }` as written.",
+        "Every face of the definition as written in its file, in order: its stages (or the definition itself as `front`), then its `back` table. Each is a map: `face` (`front`, `front-top`..., `back`), `name`, `keywords`, `values`, `cost`, `attrs`, `text`, `effects` (its own, as `effects(c)` reads them) and `upgrades` (a stage's, as `upgrades(c)` gives them: what the stage leads to; empty for other faces); a tile's front also has `cells`, each `#{ x, y, terrain, values }` as written.",
     ),
     f(
         "Definitions",

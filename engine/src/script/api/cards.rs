@@ -76,6 +76,23 @@ pub(super) fn register(e: &mut Registrar) {
                 .unwrap_or_default())
         })
     });
+    e.register_fn("effects", |c: i64| {
+        read_faces(|g| {
+            let c = cd(g, c)?;
+            let card = &g.state.cards[c as usize];
+            let d = &g.pack.defs[card.def as usize].def;
+            let fx = &g.pack.words().effects[card.def as usize];
+            // The face up's own, else (a face listing none) the definition's.
+            if let Some(i) = d.stages.iter().position(|s| s.position == card.stage) {
+                if !d.stages[i].effects.is_empty() {
+                    return Ok(fx.stages[i].clone());
+                }
+            } else if back_up(g, c).is_some_and(|b| !b.effects.is_empty()) {
+                return Ok(fx.back.clone());
+            }
+            Ok(fx.own.clone())
+        })
+    });
     e.register_fn("mark", |c: i64, k: ImmutableString| {
         read_faces(|g| Ok(g.state.cards[cd(g, c)? as usize].marks.get(k.as_str()).copied().unwrap_or(0)))
     });

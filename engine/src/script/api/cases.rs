@@ -35,6 +35,13 @@ round_names = ["the first round"]
 [options]
 hand = 5
 bands = [4, 6]
+[vocabulary.card.effects]
+kind = { type = "word", words = ["harvest", "feast"], required = true }
+once = { type = "flag" }
+[vocabulary.card.effects.actions]
+type = "entries"
+[vocabulary.card.effects.actions.fields]
+gain = { type = "counts", words = ["grain"] }
 "#;
 
 const CARDS: &str = r#"
@@ -48,6 +55,7 @@ keywords = ["ranged"]
 values = { attack = 2 }
 cost = { gold = 3 }
 attrs = { colour = "red" }
+effects = [{ kind = "feast", once = true }]
 text = "Shoot twice."
 script = "archer.rhai"
 cards = ["wall"]
@@ -63,6 +71,7 @@ values = { defence = 3 }
 [card.back]
 name = "Rubble"
 values = { defence = 1 }
+effects = [{ kind = "feast" }]
 
 [[card]]
 id = "domino"
@@ -83,6 +92,7 @@ keywords = ["land"]
 values = { grain = 1 }
 checkboxes = ["", "grain"]
 upgrades = [{ cost = { gold = 2 }, to = "back-top" }]
+effects = [{ kind = "harvest", actions = [{ gain = { grain = 2 } }] }]
 
 [[card.stages]]
 position = "back-top"
@@ -505,6 +515,7 @@ const CASES: &[Case] = &[
             "value",
             "value_or",
             "attr",
+            "effects",
             "side",
             "set_side",
             "stage",
@@ -528,7 +539,10 @@ const CASES: &[Case] = &[
         let a = create_card("archer", z);
         same(attr(a, "colour"), "red", "attr");
         same(attr(a, "smell"), "", "attr unset");
+        same(effects(w), [#{ kind: "feast", once: false, actions: [] }], "effects: the back's, declared fields left out read empty");
+        same(effects(a)[0].once, true, "effects: the definition's");
         let f = create_card("farm", z);
+        same(effects(f)[0].actions, [#{ gain: #{ grain: 2 } }], "effects: the stage's, with its list of entries");
         same(stage(f), "front-top", "first stage");
         same(stages(f), ["front-top", "back-top"], "stages");
         same(checkboxes(f), ["", "grain"], "checkboxes");
@@ -539,6 +553,7 @@ const CASES: &[Case] = &[
         same(value(f, "grain"), 1, "stage value");
         same(set_stage(f, "back-top"), "flip", "set_stage says how it turned");
         same(name_of(f), "Mill", "the stage's name");
+        same(effects(f), [], "effects: a stage listing none has the definition's");
         expect(has_keyword(f, "building") && !has_keyword(f, "land"), "the stage's keywords");
         add_sticker(f, "grain");
         same(value(f, "grain"), 4, "a sticker adds one");
@@ -643,6 +658,8 @@ const CASES: &[Case] = &[
         same(faces[1].face, "back-top", "face position");
         same(faces[1].values.grain, 3, "face values");
         same(def_faces("wall")[1].face, "back", "a back table is a face");
+        same(def_faces("wall")[1].effects[0].kind, "feast", "a face's effects");
+        same(faces[0].effects[0].kind, "harvest", "a stage's effects");
         let up = faces[0].upgrades;
         same(up.len(), 1, "def_faces: a stage's upgrades");
         same(up[0].to, "back-top", "upgrade target");

@@ -60,10 +60,13 @@ pub(super) fn register(e: &mut Registrar) {
     });
     e.register_fn("def_faces", |id: ImmutableString| {
         settled(|g| {
-            let d = &g.pack.defs[def_idx(g, &id)? as usize].def;
+            let i = def_idx(g, &id)? as usize;
+            let d = &g.pack.defs[i].def;
+            let fx = &g.pack.words().effects[i];
             let mut out = Array::new();
-            let with_upgrades = |mut m: Map, ups: Array| {
+            let with_upgrades = |mut m: Map, ups: Array, effects: &Dynamic| {
                 m.insert("upgrades".into(), Dynamic::from(ups));
+                m.insert("effects".into(), effects.clone());
                 Dynamic::from(m)
             };
             if d.stages.is_empty() {
@@ -71,18 +74,19 @@ pub(super) fn register(e: &mut Registrar) {
                 if !d.cells.is_empty() {
                     m.insert("cells".into(), Dynamic::from_array(d.cells.iter().map(cell_map).collect()));
                 }
-                out.push(with_upgrades(m, Array::new()));
+                out.push(with_upgrades(m, Array::new(), &fx.own));
             }
-            for st in &d.stages {
+            for (st, effects) in d.stages.iter().zip(&fx.stages) {
                 let empty = std::collections::BTreeMap::new();
                 let m = face_map(st.position.as_str(), &st.name, &st.keywords, &st.values, &empty, &st.attrs, &st.text);
-                out.push(with_upgrades(m, super::cards::upgrade_maps(st.position, &st.upgrades)));
+                out.push(with_upgrades(m, super::cards::upgrade_maps(st.position, &st.upgrades), effects));
             }
             if let Some(b) = &d.back {
                 let name = if b.name.is_empty() { &d.name } else { &b.name };
                 out.push(with_upgrades(
                     face_map("back", name, &[], &b.values, &b.cost, &b.attrs, &b.text),
                     Array::new(),
+                    &fx.back,
                 ));
             }
             Ok(out)
