@@ -391,7 +391,7 @@ fn shadowing(src: &SourceFile, ast: &rhai::AST) -> Vec<Diagnostic> {
             };
             let d = Diagnostic::error(
                 "shadows-builtin",
-                format!("`{name}` is already the name of a built-in function (see `crown api`): {what}"),
+                format!("`{name}` is already the name of a built-in function (docs/script-api.md lists them): {what}"),
             );
             let needle = format!("fn {name}(");
             let d = match src.text.lines().position(|l| l.trim_start().starts_with(&needle)) {
