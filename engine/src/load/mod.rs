@@ -380,7 +380,7 @@ struct ScriptRef {
     span: Range<usize>,
     /// Hooks the script must define, with their spans.
     hooks: Vec<(String, Range<usize>)>,
-    /// The rules script's further files (`rules = ["rules.rhai", "notation.rhai"]`), each
+    /// The rules script's further files (`rules = ["rules.rhai", "invariants.rhai"]`), each
     /// with where the manifest names it: read with this one as one script.
     more: Vec<(String, Range<usize>)>,
 }
