@@ -129,37 +129,54 @@ impl State {
     /// whose two halves match, turned half round) are given once, the first found.
     pub fn placements(&self, b: usize, cells: &[TileCell]) -> Vec<Placement> {
         let Some(bd) = self.boards.get(b) else { return Vec::new() };
-        let filled = self.filled(b);
-        let mut seen: BTreeSet<Vec<(u32, usize)>> = BTreeSet::new();
+        let squares_of_board = bd.first..bd.first + (bd.w * bd.h) as u32;
+        let full: Vec<bool> =
+            squares_of_board.clone().map(|s| self.spaces[s as usize].attrs.contains_key("terrain")).collect();
+        // What is laid already, as a box the tile's squares widen (a growing board).
+        let laid = self.bounds(squares_of_board.clone().filter(|&s| full[(s - bd.first) as usize]));
+        // Cells alike in terrain and values count as the same: each cell's first like one.
+        let like: Vec<usize> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| cells.iter().position(|d| c.terrain == d.terrain && c.values == d.values).unwrap_or(i))
+            .collect();
+        let facings: Vec<Vec<(i64, i64)>> = (0..4).map(|f| turned(cells, f)).collect();
+        let mut seen: std::collections::HashSet<Vec<(u32, usize)>, ahash::RandomState> = Default::default();
         let mut out = Vec::new();
-        for at in bd.first..bd.first + (bd.w * bd.h) as u32 {
+        let mut squares = Vec::with_capacity(cells.len());
+        for at in squares_of_board {
             let Some((x, y)) = self.space_xy(at) else { continue };
-            for facing in 0..4 {
-                let squares: Option<Vec<u32>> =
-                    turned(cells, facing).into_iter().map(|(dx, dy)| self.board_square(b, x + dx, y + dy)).collect();
-                let Some(squares) = squares else { continue };
-                if squares.iter().any(|s| self.spaces[*s as usize].attrs.contains_key("terrain")) {
+            for (facing, offsets) in facings.iter().enumerate() {
+                squares.clear();
+                let mut open = true;
+                for &(dx, dy) in offsets {
+                    match self.board_square(b, x + dx, y + dy) {
+                        Some(s) if !full[(s - bd.first) as usize] => squares.push(s),
+                        _ => {
+                            open = false;
+                            break;
+                        }
+                    }
+                }
+                if !open {
                     continue;
                 }
                 if let Some((fw, fh)) = bd.fit {
-                    let bx = self.bounds(filled.iter().chain(&squares).copied());
-                    if bx.is_some_and(|bx| bx.w > fw || bx.h > fh) {
+                    let mut bx = laid.map(|l| (l.x, l.y, l.x + l.w - 1, l.y + l.h - 1));
+                    for &(dx, dy) in offsets {
+                        let (sx, sy) = (x + dx, y + dy);
+                        let (l, t, r, b) = bx.unwrap_or((sx, sy, sx, sy));
+                        bx = Some((l.min(sx), t.min(sy), r.max(sx), b.max(sy)));
+                    }
+                    if bx.is_some_and(|(l, t, r, b)| r - l + 1 > fw || b - t + 1 > fh) {
                         continue;
                     }
                 }
-                // What the board would show: each square with the cell laid on it (cells
-                // alike in terrain and values count as the same).
-                let mut shown: Vec<(u32, usize)> = squares
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &s)| {
-                        let same = |c: &TileCell| c.terrain == cells[i].terrain && c.values == cells[i].values;
-                        (s, cells.iter().position(same).unwrap_or(i))
-                    })
-                    .collect();
+                // What the board would show: each square with the cell laid on it.
+                let mut shown: Vec<(u32, usize)> = squares.iter().zip(&like).map(|(&s, &c)| (s, c)).collect();
                 shown.sort_unstable();
                 if seen.insert(shown) {
-                    out.push(Placement { at, facing, squares });
+                    out.push(Placement { at, facing, squares: squares.clone() });
                 }
             }
         }

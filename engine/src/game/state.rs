@@ -448,6 +448,17 @@ impl State {
         if x < 0 || y < 0 || x >= w || y >= h {
             return None;
         }
+        // The grid is laid out row by row from the first space: look there first, then by
+        // the id `x,y`.
+        let at = (y * w + x) as usize;
+        let here = self.spaces.get(at).is_some_and(|sp| {
+            sp.board.is_none()
+                && sp.xy == Some((x, y))
+                && sp.id.split_once(',').is_some_and(|(a, b)| a.parse() == Ok(x) && b.parse() == Ok(y))
+        });
+        if here {
+            return Some(at as u32);
+        }
         self.space_ids.get(&format!("{x},{y}")).copied()
     }
 

@@ -21,14 +21,14 @@ pub struct BenchArgs {
     /// Smaller workloads (under a minute).
     #[arg(long)]
     pub quick: bool,
-    /// Only these groups, comma-separated: packs, search, rhai, check, golden, campaign; and,
+    /// Only these groups, comma-separated: packs, bots, search, rhai, check, golden, campaign; and,
     /// in the benchmark suite (`cargo xtask bench`): load, ttk, sim, pdf, watch, memory.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
 }
 
 /// The groups every `crown` measures, on the packs of the project it is given.
-const GROUPS: &[&str] = &["packs", "search", "rhai", "check", "golden", "campaign"];
+const GROUPS: &[&str] = &["packs", "bots", "search", "rhai", "check", "golden", "campaign"];
 
 /// The groups of the benchmark suite (the `bench-suite` feature, `cargo xtask bench`).
 const SUITE_GROUPS: &[&str] = &["load", "ttk", "sim", "pdf", "watch", "memory"];
@@ -77,6 +77,39 @@ pub fn run(project: &Project, args: &BenchArgs) -> Done {
                 }
                 Err(e) => eprintln!("{pack_id}: {e}"),
             }
+        }
+    }
+    for pack_id in project.pack_ids().into_iter().filter(|_| args.wants("bots")) {
+        let Ok(pack) = session::load(project, &pack_id) else {
+            continue;
+        };
+        match bench::bot_speeds(&pack, if args.quick { 10 } else { 60 }) {
+            Ok(b) => {
+                let key = pack_id.replace('-', "_");
+                f.say(&format!("{key}_random_bots_gps_1t"), b.random.gps(), "");
+                f.say(&format!("{key}_greedy_bots_gps_1t"), b.greedy.gps(), "");
+                f.say(
+                    &format!("{key}_bots_ratio"),
+                    b.greedy.gps() / b.random.gps(),
+                    format!(
+                        "{pack_id}: greedy bots {:.1} games/s, random {:.1}, on one thread, the same seeds: {:.2} of random's rate",
+                        b.greedy.gps(),
+                        b.random.gps(),
+                        b.greedy.gps() / b.random.gps()
+                    ),
+                );
+                f.say(
+                    &format!("{key}_bots_turn_ratio"),
+                    b.greedy.tps() / b.random.tps(),
+                    format!(
+                        "{pack_id}: a greedy game lasts {:.1} turns, a random one {:.1}: turns a second, greedy {:.2} of random's",
+                        b.greedy.turns_per_game(),
+                        b.random.turns_per_game(),
+                        b.greedy.tps() / b.random.tps()
+                    ),
+                );
+            }
+            Err(e) => eprintln!("{pack_id}: bots: {e}"),
         }
     }
     if args.wants("search") {

@@ -33,7 +33,7 @@ pub(super) fn register(e: &mut Registrar) {
         read_layout(|g| Ok(g.state.spaces[sp(g, s)? as usize].attrs.get(k.as_str()).cloned().unwrap_or_default()))
     });
     e.register_fn("space_value", |s: i64, k: ImmutableString| {
-        read(|g| Ok(g.state.spaces[sp(g, s)? as usize].values.get(k.as_str()).copied().unwrap_or(0)))
+        read_values(|g| Ok(g.state.spaces[sp(g, s)? as usize].values.get(k.as_str()).copied().unwrap_or(0)))
     });
     e.register_fn("pieces_at", |s: i64| {
         read_pieces(|g| {
@@ -62,9 +62,11 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_fn("count_of", |owner: i64, kind: ImmutableString| {
         read_pieces(|g| Ok(of_kind(&g.state.pieces, g.state.pieces_owned(owner), &kind).len() as i64))
     });
-    e.register_fn("set_space_value", |s: i64, k: ImmutableString, v: i64| with(|g| set_space_value(g, s, &k, |_| v)));
+    e.register_fn("set_space_value", |s: i64, k: ImmutableString, v: i64| {
+        with_values(|g| set_space_value(g, s, &k, |_| v))
+    });
     e.register_fn("add_space_value", |s: i64, k: ImmutableString, d: i64| {
-        with(|g| set_space_value(g, s, &k, |old| old.saturating_add(d)))
+        with_values(|g| set_space_value(g, s, &k, |old| old.saturating_add(d)))
     });
     e.register_fn("pieces_of", |owner: i64, kind: ImmutableString| {
         read_pieces(|g| Ok(of_kind(&g.state.pieces, g.state.pieces_owned(owner), &kind)))
@@ -230,10 +232,10 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(g.state.reachable(from, budget.min(64), diagonal, true).get(&to).copied().unwrap_or(-1))
         })
     });
-    e.register_fn("regions_by", |key: ImmutableString| read(|g| regions(g, &key, &Map::new())));
-    e.register_fn("regions_by", |key: ImmutableString, opts: Map| read(|g| regions(g, &key, &opts)));
+    e.register_fn("regions_by", |key: ImmutableString| read_layout_and_values(|g| regions(g, &key, &Map::new())));
+    e.register_fn("regions_by", |key: ImmutableString, opts: Map| read_layout_and_values(|g| regions(g, &key, &opts)));
     e.register_fn("region_of", |s: i64, key: ImmutableString| {
-        read(|g| {
+        read_layout_and_values(|g| {
             let s = sp(g, s)?;
             if g.state.key_value(s, &key).is_none() {
                 return Ok(Array::new());
@@ -246,7 +248,7 @@ pub(super) fn register(e: &mut Registrar) {
         read(|g| Ok(g.state.steps(sp(g, a)?, sp(g, b)?, diagonal).unwrap_or(-1)))
     });
     e.register_fn("bounds", |spaces: Array| {
-        read(|g| {
+        read_layout(|g| {
             let mut list = Vec::with_capacity(spaces.len());
             for s in spaces {
                 let k = s.as_int().map_err(|t| format!("bounds: the list holds spaces (numbers), not {t}"))?;

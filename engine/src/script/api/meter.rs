@@ -79,6 +79,16 @@ pub(crate) fn progress(ops: u64) -> Option<Dynamic> {
     None
 }
 
+/// Whether the meter's looks at the clock and at the game's operations, at the multiples
+/// of [`CLOCK_EVERY`] a running call passes up to its count `to`, would all let it go on
+/// (what [`progress`] checks there, without doing anything): the compiled tier then counts
+/// a remembered call's operations at once instead of running it.
+pub(crate) fn clock_looks_pass(to: u64) -> bool {
+    let l = crate::script::LIMITS;
+    GAME_OPS.with(Cell::get).saturating_add(to) <= l.game_operations
+        && CALL_START.with(Cell::get).is_none_or(|t| t.elapsed().as_secs() < l.call_seconds)
+}
+
 /// Operations of the finished calls of the game (or calls) on this thread so far.
 pub fn game_ops() -> u64 {
     GAME_OPS.with(Cell::get)

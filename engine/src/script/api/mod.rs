@@ -61,7 +61,7 @@ pub use self::meter::game_ops;
 #[cfg(test)]
 pub(crate) use self::meter::reset_game_ops;
 use self::meter::GAME_OPS;
-pub(crate) use self::meter::{progress, report_call_ops, swap_call_ops, CLOCK_EVERY, METER_EVERY};
+pub(crate) use self::meter::{clock_looks_pass, progress, report_call_ops, swap_call_ops, CLOCK_EVERY, METER_EVERY};
 pub use self::reload::swap_pack;
 pub use self::run::{call_bot_fn, call_rules_fn, on_fork_thread, play_fork, run_game};
 pub use self::table::{count_words, sentence};
@@ -121,6 +121,28 @@ fn read_pieces<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
         g.state.index_pieces();
         f(g)
     })
+}
+
+/// Change a number on a space (`set_space_value`, `add_space_value`): as [`with`], and
+/// answers built on [`read_values`] end too.
+fn with_values<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
+    memo::values_changed();
+    borrow_mut(f)
+}
+
+/// Look at the numbers on spaces, nothing else of the game: an answer built on such reads
+/// (and on the layout) is kept until a number changes ([`with_values`]) or the layout does.
+fn read_values<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
+    memo::read_values();
+    look(f)
+}
+
+/// Look at how the board is laid out and at the numbers on its spaces (regions summed by
+/// a value): as [`read_layout`] and [`read_values`] together.
+fn read_layout_and_values<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
+    memo::read_fixtures();
+    memo::read_values();
+    look(f)
 }
 
 /// Change the pieces on the board: place, move, return one, give it an owner or a value.

@@ -88,7 +88,7 @@ fn placement_options(opts: &Map) -> Result<bool, String> {
 /// square beside a filled one), then kept by `rule` when given (called with each, the game
 /// not held meanwhile).
 fn placements(ctx: Option<&NativeCallContext>, b: i64, c: i64, touching: bool, rule: Option<&FnPtr>) -> R<Array> {
-    let all: Vec<Map> = read(|g| {
+    let all: Vec<Map> = read_layout(|g| {
         let b = bd(g, b)?;
         let (c, cells) = tile_cells(g, c)?;
         let st = &g.state;
@@ -118,33 +118,37 @@ fn placements(ctx: Option<&NativeCallContext>, b: i64, c: i64, touching: bool, r
 }
 
 pub(super) fn register(e: &mut Registrar) {
-    e.register_fn("board", |kind: ImmutableString| read(|g| board_of_kind(g, None, &kind)));
-    e.register_fn("board", |p: i64, kind: ImmutableString| read(|g| board_of_kind(g, Some(pl(g, p)?), &kind)));
+    e.register_fn("board", |kind: ImmutableString| read_layout(|g| board_of_kind(g, None, &kind)));
+    e.register_fn("board", |p: i64, kind: ImmutableString| read_layout(|g| board_of_kind(g, Some(pl(g, p)?), &kind)));
     e.register_fn("board_size", |b: i64| {
-        read(|g| {
+        read_layout(|g| {
             let bd = &g.state.boards[bd(g, b)?];
             Ok(vec![Dynamic::from(bd.w), Dynamic::from(bd.h)])
         })
     });
     e.register_fn("board_limit", |b: i64| {
-        read(|g| {
+        read_layout(|g| {
             let bd = &g.state.boards[bd(g, b)?];
             let (w, h) = bd.fit.unwrap_or((bd.w, bd.h));
             Ok(vec![Dynamic::from(w), Dynamic::from(h)])
         })
     });
     e.register_fn("board_at", |b: i64, x: i64, y: i64| {
-        read(|g| Ok(g.state.board_square(bd(g, b)?, x, y).map_or(-1, i64::from)))
+        read_layout(|g| Ok(g.state.board_square(bd(g, b)?, x, y).map_or(-1, i64::from)))
     });
     e.register_fn("board_squares", |b: i64| {
-        read(|g| {
+        read_layout(|g| {
             let bd = &g.state.boards[bd(g, b)?];
             Ok(ints((bd.first..bd.first + (bd.w * bd.h) as u32).collect()))
         })
     });
-    e.register_fn("filled", |b: i64| read(|g| Ok(ints(g.state.filled(bd(g, b)?)))));
-    e.register_fn("board_of", |s: i64| read(|g| Ok(g.state.spaces[sp(g, s)? as usize].board.map_or(-1, i64::from))));
-    e.register_fn("board_owner", |b: i64| read(|g| Ok(g.state.boards[bd(g, b)?].owner.map_or(-1, |p| p as i64))));
+    e.register_fn("filled", |b: i64| read_layout(|g| Ok(ints(g.state.filled(bd(g, b)?)))));
+    e.register_fn("board_of", |s: i64| {
+        read_layout(|g| Ok(g.state.spaces[sp(g, s)? as usize].board.map_or(-1, i64::from)))
+    });
+    e.register_fn("board_owner", |b: i64| {
+        read_layout(|g| Ok(g.state.boards[bd(g, b)?].owner.map_or(-1, |p| p as i64)))
+    });
     e.register_fn("board_text", |b: i64| {
         read(|g| Ok(g.state.board_text(bd(g, b)?, &crate::game::boards::terrain_letters(&g.pack))))
     });

@@ -234,6 +234,24 @@ impl Lower<'_> {
                 }
                 run_root(rt, &chain, Values { vals, at: 0 }, None)
             })),
+            // A longer chain of indexes and properties from a variable (`this.size[r]`,
+            // `o.subs[i].unit`): read where it lies when every step finds its item; the
+            // operations are counted as the long way counts them (the variable, then one
+            // for each step).
+            _ if chain.reads_in_place() => Some(Box::new(move |rt| {
+                rt.track(pos)?;
+                let vals = pre_values(rt, &chain)?;
+                if let (Root::Place(_, vpos), Ok(root)) = (&chain.root, rt.peek_place(&chain.root)) {
+                    if let Some(v) = read_in_place(root, &chain.steps, &vals) {
+                        rt.track(*vpos)?;
+                        for _ in &chain.steps {
+                            rt.track(Position::NONE)?;
+                        }
+                        return Ok(v);
+                    }
+                }
+                run_root(rt, &chain, Values { vals, at: 0 }, None)
+            })),
             _ => Some(Box::new(move |rt| {
                 rt.track(pos)?;
                 run_chain(rt, &chain, None)
@@ -315,6 +333,54 @@ fn unsupported_chain(l: &mut Lower, why: &str) -> Option<()> {
         l.why = Some(why.to_string());
     }
     None
+}
+
+impl Chain {
+    /// Whether the chain reads only indexes and properties from a variable (no calls, no
+    /// `?.`), so that [`read_in_place`] can try it.
+    fn reads_in_place(&self) -> bool {
+        matches!(self.root, Root::Place(..))
+            && self.steps.iter().all(|s| !s.negated && matches!(s.kind, Kind::Index | Kind::Prop { .. }))
+    }
+}
+
+impl Rt {
+    fn peek_place(&self, root: &Root) -> Result<&Dynamic, Ctl> {
+        match root {
+            Root::Place(place, _) => self.peek(*place),
+            Root::Expr(_) => unreachable!("a chain read in place starts at a variable"),
+        }
+    }
+}
+
+/// The item `steps` reach from `v` (`vals` the index values, in order), copied, when
+/// every step is an array's item at an integer index in range or a map's item by its name
+/// (what the interpreter reads without calling anything); `None` for anything else (the
+/// caller then takes the long way, which says what is wrong).
+fn read_in_place(v: &Dynamic, steps: &[Step], vals: &[Dynamic]) -> Option<Dynamic> {
+    let Some((step, rest)) = steps.split_first() else { return Some(copy(v)) };
+    match &step.kind {
+        Kind::Index => {
+            let (idx, vals) = vals.split_first()?;
+            if v.is_array() {
+                let i = int(idx)?;
+                let arr = v.read_lock::<rhai::Array>()?;
+                let at = calc_index(arr.len(), i, true)?;
+                read_in_place(&arr[at], rest, vals)
+            } else if v.is_map() {
+                let key = idx.read_lock::<ImmutableString>()?;
+                let map = v.read_lock::<rhai::Map>()?;
+                read_in_place(map.get(key.as_str())?, rest, vals)
+            } else {
+                None
+            }
+        }
+        Kind::Prop { name, .. } if v.is_map() => {
+            let map = v.read_lock::<rhai::Map>()?;
+            read_in_place(map.get(name.as_str())?, rest, vals)
+        }
+        _ => None,
+    }
 }
 
 fn run_chain(rt: &mut Rt, chain: &Chain, new_val: Option<(Dynamic, &OpAssignment)>) -> X {

@@ -19,6 +19,8 @@
 //!   `api::read_layout`): until one of those fixtures changes;
 //! - the pieces on the board (`api::read_pieces`: where they stand, whose they are, their
 //!   values): until a piece changes or a fixture does;
+//! - the numbers on spaces (`api::read_values`): until one changes or a fixture does (an
+//!   answer that read pieces and numbers lasts until either changes);
 //! - the game's state (`api::read`): until the next change (any host call that may
 //!   change the game, and every install).
 //!
@@ -27,12 +29,11 @@
 //! came from one. A closure a host function called back during the call (`Callback`)
 //! counted on a copy of the caller's count, apart from it: the furthest count any of them
 //! reached is kept as the call's reach. When the operations or the reach would pass the
-//! operation limit or the meter's look at the clock and the game's count (every
-//! `CLOCK_EVERY` operations), or the depth would pass the call limit, the call runs
-//! instead, so those limits stop a script
-//! exactly where the interpreter stops it. The meter's look at the memory a call added
-//! (every `METER_EVERY` operations) is made at each multiple the counted operations pass,
-//! at the call's position. Values, errors, positions and operation counts are the
+//! operation limit, or a look of the meter at the clock and the game's count (every
+//! `CLOCK_EVERY` operations) that they pass would stop the script, or the depth would pass
+//! the call limit, the call runs instead, so those limits stop a script exactly where the
+//! interpreter stops it. The meter's looks (every `METER_EVERY` operations) are made at
+//! each multiple the counted operations pass, at the call's position. Values, errors, positions and operation counts are the
 //! interpreter's; the differential tests prove it on every shipped game.
 //!
 //! **Only where it pays.** A function whose calls are rarely answered from memory (new
@@ -63,6 +64,11 @@ thread_local! {
     static PIECE_CHANGES: Cell<u64> = const { Cell::new(0) };
     /// Reads of the pieces on the board.
     static PIECE_READS: Cell<u64> = const { Cell::new(0) };
+    /// Host calls that may have changed the numbers on spaces, and fixture changes (also
+    /// counted in `CHANGES`).
+    static VALUE_CHANGES: Cell<u64> = const { Cell::new(0) };
+    /// Reads of the numbers on spaces.
+    static VALUE_READS: Cell<u64> = const { Cell::new(0) };
     /// Machines started (a host function calling back into a script).
     static MACHINES: Cell<u64> = const { Cell::new(0) };
     /// Installs of a game and reloads of its pack: what stays the same for a game ends.
@@ -100,7 +106,21 @@ pub(crate) fn read_state() {
 #[inline]
 pub(crate) fn fixtures_changed() {
     FIXTURE_CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
+    VALUE_CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
     pieces_changed();
+}
+
+/// A host call that may change the numbers on spaces (and so the game).
+#[inline]
+pub(crate) fn values_changed() {
+    VALUE_CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
+    changed();
+}
+
+/// A host call reading the numbers on spaces.
+#[inline]
+pub(crate) fn read_values() {
+    VALUE_READS.with(|c| c.set(c.get().wrapping_add(1)));
 }
 
 /// A host call that may change the pieces on the board (and so the game).
@@ -169,8 +189,13 @@ const PAYS_ONE_IN: u32 = 8;
 const MAX_ENTRIES: usize = 1024;
 
 /// The most values (items of lists and maps, counted through) a remembered value holds,
-/// and the longest string.
+/// and the longest string. A call that counted more operations than its value has items
+/// may keep a larger value (a plan of the board), up to `MAX_LARGE_ITEMS`: copying an item
+/// costs far less than an operation. The answers kept hold at most `MAX_KEPT_ITEMS` items
+/// in all.
 const MAX_ITEMS: usize = 64;
+const MAX_LARGE_ITEMS: usize = 4096;
+const MAX_KEPT_ITEMS: usize = 1 << 16;
 const MAX_TEXT: usize = 256;
 
 /// How a function has fared (kept per function of a program).
@@ -255,28 +280,32 @@ struct Entry {
     heard: Option<i64>,
     /// How long it holds.
     lasts: Lasts,
+    /// The values it holds (see [`small`]).
+    items: usize,
 }
 
-/// How long an answer holds, from the most changeable thing its call read.
+/// How long an answer holds, from what its call read.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Lasts {
     /// For the game: it read only what stays the same for a game.
     Game,
-    /// While the fixtures of the table stay as they were at this count of their changes.
-    Fixtures(u64),
-    /// While the pieces on the board (and the fixtures) stay as they were at this count of
-    /// their changes.
-    Pieces(u64),
+    /// While what it read of the table stays as it was at these counts of changes: the
+    /// fixtures, the pieces, the numbers on spaces (`None`: not read).
+    Table { fixtures: Option<u64>, pieces: Option<u64>, values: Option<u64> },
     /// While the game stays as it was at this count of its changes.
     State(u64),
 }
 
 impl Lasts {
     fn holds(self) -> bool {
+        let same = |kept: Option<u64>, now: &'static std::thread::LocalKey<Cell<u64>>| {
+            kept.is_none_or(|n| now.with(Cell::get) == n)
+        };
         match self {
             Lasts::Game => true,
-            Lasts::Fixtures(n) => FIXTURE_CHANGES.with(Cell::get) == n,
-            Lasts::Pieces(n) => PIECE_CHANGES.with(Cell::get) == n,
+            Lasts::Table { fixtures, pieces, values } => {
+                same(fixtures, &FIXTURE_CHANGES) && same(pieces, &PIECE_CHANGES) && same(values, &VALUE_CHANGES)
+            }
             Lasts::State(n) => CHANGES.with(Cell::get) == n,
         }
     }
@@ -285,8 +314,17 @@ impl Lasts {
     fn read_again(self) {
         match self {
             Lasts::Game => {}
-            Lasts::Fixtures(_) => read_fixtures(),
-            Lasts::Pieces(_) => read_pieces(),
+            Lasts::Table { fixtures, pieces, values } => {
+                if fixtures.is_some() {
+                    read_fixtures();
+                }
+                if pieces.is_some() {
+                    read_pieces();
+                }
+                if values.is_some() {
+                    read_values();
+                }
+            }
             Lasts::State(_) => read_state(),
         }
     }
@@ -297,6 +335,8 @@ impl Lasts {
 struct Memory {
     epoch: u64,
     entries: HashMap<Key, Entry, ahash::RandomState>,
+    /// The items of every entry's value.
+    items: usize,
 }
 
 impl Memory {
@@ -310,10 +350,14 @@ impl Memory {
     /// hold are among what it forgets).
     fn keep(&mut self, key: Key, e: Entry) {
         self.forget_other_games();
-        if self.entries.len() >= MAX_ENTRIES {
+        if self.entries.len() >= MAX_ENTRIES || self.items + e.items > MAX_KEPT_ITEMS {
             self.entries.clear();
+            self.items = 0;
         }
-        self.entries.insert(key, e);
+        self.items += e.items;
+        if let Some(old) = self.entries.insert(key, e) {
+            self.items -= old.items;
+        }
     }
 
     fn forget_other_games(&mut self) {
@@ -321,6 +365,7 @@ impl Memory {
         if self.epoch != epoch {
             self.epoch = epoch;
             self.entries.clear();
+            self.items = 0;
         }
     }
 }
@@ -365,7 +410,12 @@ pub(super) fn call(rt: &mut Rt, key: Key, pos: Position, run: impl FnOnce(&mut R
         return Ok(value);
     }
     let before = (CHANGES.with(Cell::get), MACHINES.with(Cell::get), EPOCH.with(Cell::get), TOLD.with(Cell::get));
-    let reads = (READS.with(Cell::get), PIECE_READS.with(Cell::get), FIXTURE_READS.with(Cell::get));
+    let reads = (
+        READS.with(Cell::get),
+        PIECE_READS.with(Cell::get),
+        FIXTURE_READS.with(Cell::get),
+        VALUE_READS.with(Cell::get),
+    );
     let ops = rt.ops;
     let outer = DEEPEST.with(|d| d.replace(base));
     let reached_before = REACHED.with(|r| r.replace(0));
@@ -375,29 +425,45 @@ pub(super) fn call(rt: &mut Rt, key: Key, pos: Position, run: impl FnOnce(&mut R
     let unchanged =
         before == (CHANGES.with(Cell::get), MACHINES.with(Cell::get), EPOCH.with(Cell::get), TOLD.with(Cell::get));
     note(&rt.prog, key.function, false);
+    let budget = usize::try_from(rt.ops.saturating_sub(ops)).unwrap_or(usize::MAX).clamp(MAX_ITEMS, MAX_LARGE_ITEMS);
+    let mut left = budget;
     match &r {
-        Ok(v) if unchanged && rt.ops > ops && small(v, &mut { MAX_ITEMS }) => {
+        Ok(v) if unchanged && rt.ops > ops && small(v, &mut left) => {
             let e = Entry {
+                items: budget - left,
                 value: v.clone(),
                 ops: rt.ops - ops,
                 reach: (rt.ops - ops).max(reached.saturating_sub(ops)),
                 depth: deepest - base,
                 heard: rt.side().map(|h| h.wrapping_sub(rt.ops) as i64),
-                lasts: if READS.with(Cell::get) != reads.0 {
-                    Lasts::State(CHANGES.with(Cell::get))
-                } else if PIECE_READS.with(Cell::get) != reads.1 {
-                    Lasts::Pieces(PIECE_CHANGES.with(Cell::get))
-                } else if FIXTURE_READS.with(Cell::get) != reads.2 {
-                    Lasts::Fixtures(FIXTURE_CHANGES.with(Cell::get))
-                } else {
-                    Lasts::Game
-                },
+                lasts: lasts(reads),
             };
             MEMORY.with(|m| m.borrow_mut().keep(key, e));
         }
         _ => {}
     }
     r
+}
+
+/// How long an answer holds whose call started when the counts of reads were `before`
+/// (of the state, the pieces, the fixtures and the numbers on spaces).
+fn lasts(before: (u64, u64, u64, u64)) -> Lasts {
+    if READS.with(Cell::get) != before.0 {
+        return Lasts::State(CHANGES.with(Cell::get));
+    }
+    let read = |reads: &'static std::thread::LocalKey<Cell<u64>>,
+                was: u64,
+                changes: &'static std::thread::LocalKey<Cell<u64>>| {
+        (reads.with(Cell::get) != was).then(|| changes.with(Cell::get))
+    };
+    let pieces = read(&PIECE_READS, before.1, &PIECE_CHANGES);
+    let fixtures = read(&FIXTURE_READS, before.2, &FIXTURE_CHANGES);
+    let values = read(&VALUE_READS, before.3, &VALUE_CHANGES);
+    if pieces.is_none() && fixtures.is_none() && values.is_none() {
+        Lasts::Game
+    } else {
+        Lasts::Table { fixtures, pieces, values }
+    }
 }
 
 /// Whether `v` is small enough to keep: plain values, short strings, and lists and maps

@@ -169,10 +169,10 @@ impl Rt {
     }
 
     /// Count `n` operations at once (a call answered from memory, see `memo.rs`), the
-    /// meter looking at the memory at each multiple of its period passed, as it would
-    /// have while they ran. Only for counts that stay within the limit and pass no
-    /// multiple of the meter's longer period (its clock and the game's count), which
-    /// the caller checks with [`Rt::can_count`].
+    /// meter looking at each multiple of its period passed, as it would have while they
+    /// ran. Only for counts that stay within the limit and that the meter's looks at its
+    /// clock and the game's count would let go on, which the caller checks with
+    /// [`Rt::can_count`] (a call they would stop runs, and stops where it stops).
     pub fn count_many(&mut self, n: u64, pos: Position) -> Result<(), Ctl> {
         let every = crate::script::api::METER_EVERY;
         let to = self.ops + n;
@@ -196,7 +196,8 @@ impl Rt {
     pub fn can_count(&self, n: u64) -> bool {
         let to = self.ops + n;
         let clock = crate::script::api::CLOCK_EVERY;
-        to <= crate::script::LIMITS.operations && to / clock == self.ops / clock
+        to <= crate::script::LIMITS.operations
+            && (to / clock == self.ops / clock || crate::script::api::clock_looks_pass(to))
     }
 
     /// [`Rt::track`] where nothing but an error can come of it (a native call's

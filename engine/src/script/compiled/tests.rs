@@ -257,6 +257,61 @@ fn missing(a) { make(a).missing }
 }
 
 #[test]
+fn chains_read_in_place_agree() {
+    // Chains of indexes and properties from a variable or `this` (`this.size[r]`,
+    // `m.list[i][j]`, `m[k].n`), read where they lie when every step finds its item, and
+    // the long way otherwise: an index out of range or negative, a missing property, a
+    // map indexed by a number, an array by text, a string indexed, `?.`; the counts the
+    // same, and the operation limit reached inside such a chain stops it where the
+    // interpreter stops.
+    let src = r#"
+fn make(a) { #{ n: a, list: [a, [a, 2, [7, a]]], inner: #{ k: [a, "x"], "two words": a }, text: "héllo" } }
+fn sized(r) { this.list[r] }
+fn f(a) {
+    let m = make(a);
+    let keys = ["n", "inner"];
+    let out = [];
+    for i in [-3, -1, 0, 1, 2] {
+        out.push(m.list[1][i]);
+    }
+    out.push(m.list[1][2][1]);
+    out.push(m.list[1][2][-1]);
+    out.push(m.inner.k[1]);
+    out.push(m.inner["two words"]);
+    out.push(m[keys[1]].k);
+    out.push(m[keys[0]]);
+    out.push(m.text[1]);
+    out.push(m.text[-1]);
+    out.push(m.sized(1));
+    out.push(m.list[1][2]);
+    out
+}
+fn far(a) { make(a).list[1][5 + a] }
+fn negative(a) { let m = make(a); m.list[1][-4 - a] }
+fn missing(a) { let m = make(a); m.inner.missing[0] }
+fn by_number(a) { let m = make(a); m.inner[a] }
+fn by_text(a) { let m = make(a); m.list["x"] }
+fn through_a_number(a) { let m = make(a); m.n.k }
+fn guarded(a) { let m = #{ inner: () }; m.inner?.k }
+fn limit(a) { let m = make(a); let t = 0; for i in 0..(a * 1000) { t += m.list[1][2][1] + m.inner.k[0]; } t }
+"#;
+    let ast = crate::script::compile("in_place.rhai", src).expect("the script");
+    assert!(not_compiled(&ast).is_empty(), "{:?}", not_compiled(&ast));
+    for a in [0, 3] {
+        for name in ["f", "far", "negative", "missing", "by_number", "by_text", "through_a_number", "guarded"] {
+            same(src, name, &[a]);
+        }
+    }
+    let out = run(Runtime::Compiled, &ast, "f", &[3]).0;
+    assert!(out.starts_with("ok"), "{out}");
+    // Around the operation limit: the first value that passes it, and the one before.
+    let limit = crate::script::LIMITS.operations as i64;
+    for a in [1, 2, limit / 7000, limit / 7000 + 1, limit / 6000] {
+        same(src, "limit", &[a]);
+    }
+}
+
+#[test]
 fn the_text_and_map_functions_restated_agree() {
     // `keys`, `split`, `starts_with`, `index_of` (of text and of a list), `sub_string`,
     // `contains` of a list and `+` of text and a number, restated in `natives.rs`,
@@ -627,6 +682,49 @@ fn walk(a) {
     // Answers about the pieces last while only numbers on spaces change.
     assert!(answered(&ast, "occupied").0 >= 4, "occupied answered {:?}", answered(&ast, "occupied"));
     assert!(answered(&ast, "owned").0 >= 8, "owned answered {:?}", answered(&ast, "owned"));
+}
+
+/// Answers built on the numbers on spaces last while pieces move and counters change,
+/// until a number changes or the layout does; a large value is kept when its call did more
+/// work than the value has items, and a value past the largest size is not.
+#[test]
+fn answers_about_numbers_on_spaces_and_large_answers() {
+    let src = r#"
+fn orders() { let t = 0; for s in spaces() { t += space_value(s, "order") * (s + 1); } t }
+fn plan() { let x = []; for s in spaces() { for k in 0..8 { x.push(space_value(s, "order") + k); } } x }
+fn huge() { let x = []; for i in 0..5000 { x.push(i); } x }
+fn main(a) {
+    let seen = [huge()[1], huge()[2]];
+    for i in 0..4 {
+        seen.push(orders());
+        seen.push(plan().len());
+        place("knight", space(if i % 2 == 0 { "keep" } else { "gate" }), 0);
+        add_counter(0, "gold", 1);
+        seen.push(orders());
+        seen.push(plan()[3]);
+        if i == 2 { add_space_value(space("keep"), "order", a); }
+        seen.push(orders());
+        seen.push(plan()[3]);
+    }
+    seen
+}
+"#;
+    let ast = crate::script::compile("values.rhai", src).unwrap();
+    let play = |r: Runtime| {
+        let game = crate::script::api::fixture_game();
+        let (_, out) = crate::script::api::with_installed(game, || run(r, &ast, "main", &[5]));
+        out
+    };
+    let a = play(Runtime::Rhai);
+    assert!(a.0.starts_with("ok"), "{}", a.0);
+    assert_eq!(a, play(Runtime::Compiled), "the runtimes differ (left: interpreter, right: compiled)");
+    // Twelve calls of each, one number changed between them: all but the first and the
+    // one after the change can be answered (a call whose count would pass the meter's look
+    // at the clock runs instead). Were a read of a number a read of the state, the calls
+    // after a piece placed or a counter changed would run: six at most.
+    assert!(answered(&ast, "orders").0 >= 8, "orders answered {:?}", answered(&ast, "orders"));
+    assert!(answered(&ast, "plan").0 >= 8, "plan answered {:?}", answered(&ast, "plan"));
+    assert_eq!(answered(&ast, "huge").0, 0, "a value of 5,000 items is not kept");
 }
 
 #[test]
