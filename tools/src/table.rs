@@ -229,10 +229,25 @@ pub fn end_summary(game: &Game, outcome: &Outcome) -> String {
     out
 }
 
+/// What seat `viewer` could not see while the game was played, shown when it is over
+/// ("revealed at the end:" and a line each; nothing when nothing was hidden from it).
+pub fn revealed(game: &Game, viewer: usize) -> String {
+    let lines = game.table().revealed(viewer);
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut out = "revealed at the end:\n".to_string();
+    for l in lines {
+        out.push_str(&format!("  {l}\n"));
+    }
+    out
+}
+
 /// The end of a game at the terminal: [`end_summary`], then the table as it ends, drawn
 /// for seat `viewer` (the rules' `render(viewer)`, else the engine's view).
 pub fn end_screen(game: Game, outcome: &Outcome, viewer: usize) -> (Game, String) {
     let mut text = end_summary(&game, outcome);
+    text.push_str(&revealed(&game, viewer));
     let pack = game.pack.clone();
     let (game, (board, note)) =
         crown_engine::script::api::with_installed(game, || Renderer::default().draw(&pack, viewer, ViewKind::Board));
@@ -285,5 +300,51 @@ mod tests {
         );
         let (_, screen) = end_screen(game, &outcome, 0);
         assert!(screen.contains("the table as the game ends:\n"), "{screen}");
+    }
+
+    /// Once the game is over each seat is shown what it could not see: a rival's hand, a
+    /// card lying face down, a counter kept behind a screen; a deck stays as it is, and a
+    /// seat's own cards are not repeated.
+    #[test]
+    fn the_end_reveals_what_was_hidden_from_each_seat() {
+        let root = tempfile::tempdir().unwrap();
+        for (rel, text) in [
+            (
+                "content/p/pack.toml",
+                "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 2, max = 2 }\n\
+                 counter_names = { vp = \"victory points\" }\n[zones]\ntraps = \"everyone\"\n",
+            ),
+            (
+                "content/p/cards.toml",
+                "[[card]]\nid = \"moat\"\nname = \"Moat\"\nkind = \"card\"\ncount = 2\ndecks = [\"main\"]\n\
+                 [[card]]\nid = \"deny\"\nname = \"Deny\"\nkind = \"card\"\ncount = 4\ndecks = [\"main\"]\n",
+            ),
+            (
+                "scripts/p/rules.rhai",
+                "fn setup() {\n\
+                   create_deck(\"main\", zone(\"deck\"));\n\
+                   for p in 0..2 { hide_counter(p, \"vp\"); set_counter(p, \"vp\", 5 + p); }\n\
+                   let moat = cards(zone(\"deck\")).filter(|c| kind_of(c) == \"card\" && name_of(c) == \"Moat\")[0];\n\
+                   set_face_up(moat, false);\n\
+                   move_card(moat, zone(\"traps\"));\n\
+                   for c in cards(zone(\"deck\")).filter(|c| name_of(c) == \"Deny\") { move_card(c, pzone(1, \"hand\")); }\n\
+                 }\n\
+                 fn turn() { end_game([0], \"done\"); }\n",
+            ),
+        ] {
+            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.path().join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(root.path()), "p", LoadOptions::default());
+        let pack = Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)));
+        let agents = (0..2).map(|i| crown_engine::bots::bot("first", 1, i).unwrap()).collect();
+        let (game, outcome) = Game::new(pack, GameConfig::new(1, 2), agents).unwrap().run();
+        assert_eq!(
+            revealed(&game, 0),
+            "revealed at the end:\n  the traps: Moat\n  P2's hand: Deny ×4\n  P2's victory points 6\n"
+        );
+        assert_eq!(revealed(&game, 1), "revealed at the end:\n  the traps: Moat\n  P1's victory points 5\n");
+        let (_, screen) = end_screen(game, &outcome, 1);
+        assert!(screen.contains("revealed at the end:\n  the traps: Moat\n"), "{screen}");
     }
 }

@@ -138,6 +138,35 @@ impl<'a> Table<'a> {
         folded(&names)
     }
 
+    /// What seat `viewer` could not see while the game was played and is shown once it is
+    /// over, a line each: the cards of a rival's own zones and the cards lying face down
+    /// (by zone, "P2's hand: Deny ×2, Land"), and the counters a rival kept behind a
+    /// screen ("P2's victory points 86"; of the counters the pack shows, `show_counters`).
+    /// Piles nobody reads (a deck's order) stay as they are.
+    pub fn revealed(&self, viewer: usize) -> Vec<String> {
+        let s = self.state;
+        let mut out = Vec::new();
+        for z in s.zones.iter().filter(|z| z.visibility != Visibility::Hidden) {
+            let unseen: Vec<String> =
+                z.cards.iter().filter(|&&c| !self.can_see(viewer, c)).map(|&c| self.card_name(c).to_string()).collect();
+            if !unseen.is_empty() {
+                out.push(format!("{}: {}", z.words(&s.players, viewer), folded(&unseen)));
+            }
+        }
+        for (i, p) in s.players.iter().enumerate() {
+            if i == viewer {
+                continue;
+            }
+            let shown = &self.pack.manifest.show_counters;
+            for k in p.hidden.iter().filter(|k| shown.is_empty() || shown.contains(k)) {
+                if let Some(v) = p.counters.get(k) {
+                    out.push(format!("{}'s {} {v}", p.name, self.counter_label(k)));
+                }
+            }
+        }
+        out
+    }
+
     /// What a seat is shown before each of its decisions when the rules draw no status
     /// of their own (`render_status`): its counters, then each zone of its own with cards
     /// in it, oldest card first (a hand keeps its order from one decision to the next).

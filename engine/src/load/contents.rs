@@ -94,6 +94,56 @@ impl PackLoad<'_> {
         self.diags.extend(out);
     }
 
+    /// `implausible-count`: a card whose count is at least 25, more than all the other
+    /// cards of a deck it lists together and more than five times the largest count among
+    /// them (`count = 300` in a deck of forty): a slip of the keyboard far more often than
+    /// a design, at the `count`. A deck of one kind of card (coins) is never flagged.
+    pub(super) fn implausible_counts(&mut self, defs: &[Def]) {
+        let mut decks: BTreeMap<&str, Vec<&Def>> = BTreeMap::new();
+        for d in defs {
+            for k in &d.def.decks {
+                decks.entry(k.as_str()).or_default().push(d);
+            }
+        }
+        let mut out = Vec::new();
+        let mut told = BTreeSet::new();
+        for (deck, cards) in &decks {
+            // The deck's copies in all, and its two largest counts with the card of the first.
+            let total: i64 = cards.iter().map(|d| d.def.count).sum();
+            let mut top = (i64::MIN, "", i64::MIN);
+            for d in cards {
+                if d.def.count > top.0 {
+                    top = (d.def.count, d.def.id.as_str(), top.0);
+                } else if d.def.count > top.2 {
+                    top.2 = d.def.count;
+                }
+            }
+            for d in cards.iter().filter(|_| cards.len() > 1) {
+                let n = d.def.count;
+                let rest = total - n;
+                let largest = if d.def.id == top.1 { top.2 } else { top.0 };
+                if n < 25 || n <= rest || n <= 5 * largest || !told.insert(d.def.id.as_str()) {
+                    continue;
+                }
+                let Some(f) = self.sources.get(&d.origin.file) else { continue };
+                let at = span_in(&f.text, definition_text(&f.text, d.origin.id_span.start), "count")
+                    .unwrap_or_else(|| d.origin.id_span.clone());
+                out.push(
+                    Diagnostic::warning(
+                        "implausible-count",
+                        format!(
+                            "`{}` has {n} copies, more than the other {rest} cards of the deck `{deck}` together (the most of any other is {largest})",
+                            d.def.id
+                        ),
+                    )
+                    .at(f, at)
+                    .hint("`count` is the number of copies of this card; if so many are meant, say so in pack.toml: `[check.allow] implausible-count = [\"*\"]`"),
+                );
+            }
+        }
+        self.diags.extend(out);
+    }
+
     /// Cards with a count that no script can put in play: when the scripts name every deck
     /// they build in a literal (and never list the cards with `defs`), a card whose `decks`
     /// they never build, and that nothing names by id, is never played. And every entry of

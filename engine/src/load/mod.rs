@@ -525,6 +525,7 @@ impl PackLoad<'_> {
         let (mut pack_defs, srefs, index) = sort_defs(defs);
         scenarios.sort_by(|a, b| a.scenario.id.cmp(&b.scenario.id));
         self.duplicate_serials(&pack_defs, &chain);
+        self.implausible_counts(&pack_defs);
         let referenced_cards = self.check_refs(&refs, &pack_defs, &index, board.as_ref().map(|(b, _)| b));
 
         let mut compiled = Compiled::default();

@@ -459,7 +459,9 @@ impl Session {
         let log = log.lock().map(|l| l.clone()).unwrap_or_default();
         // Over: how it ended and why, the scores with their parts, who went out.
         let over = match outcome.status {
-            Status::Finished => Some(crate::table::end_summary(&game, &outcome)),
+            Status::Finished => {
+                Some(crate::table::end_summary(&game, &outcome) + crate::table::revealed(&game, seat).as_str())
+            }
             _ => None,
         };
         let (game, p) = match waiting {
