@@ -553,6 +553,12 @@ id = "wordy"
 name = "Wordy"
 kind = "action"
 text = """WORDS"""
+
+[[card]]
+id = "long-word"
+name = "Incomprehensibilities-of-the-Unfathomable-Realm"
+kind = "action"
+text = "Short."
 "#
     .replace("WORDS", &"Far too many words for one small card. ".repeat(40));
     let dir = temp_pack("broken", &[("cards/b.toml", &cards)]);
@@ -568,8 +574,15 @@ text = """WORDS"""
     let icon = by_code.get("unknown-icon").expect("unknown icon reported");
     assert!(icon.is_error() && icon.message.contains("odd-icon") && icon.message.contains(":swrod:"), "{icon:?}");
     assert!(icon.hint.as_deref().unwrap_or("").contains("sword"), "{icon:?}");
-    let over = by_code.get("text-overflow").expect("overflow reported");
-    assert!(!over.is_error() && over.message.contains("wordy"), "{over:?}");
+    // An overflow is reported at the words that do not fit, in the card's own text: the
+    // start of a text too long for its box, a word too wide for it.
+    let line_of = |needle: &str| cards.lines().position(|l| l.contains(needle)).expect("the line") + 1;
+    let overflows: Vec<&crown_engine::diag::Diagnostic> =
+        report.diagnostics.iter().filter(|d| d.code == "text-overflow").collect();
+    let over = overflows.iter().find(|d| d.message.contains("`wordy`")).expect("overflow reported");
+    assert!(!over.is_error() && over.line == line_of("text = \"\"\"Far too"), "{over:?}");
+    let wide = overflows.iter().find(|d| d.message.contains("`long-word`")).expect("a word too wide reported");
+    assert!(wide.line == line_of("name = \"Incomprehensibilities"), "{wide:?}");
     // Output is still produced, with the placeholder for the missing art.
     assert!(out.join("png/no-art.png").is_file());
     assert!(out.join("broken.pdf").is_file());

@@ -394,16 +394,19 @@ impl<'p> Printer<'p> {
                     )
                     .hint("use `:icon:` markup for symbols"),
                 Issue::Overflow { excerpt, size, needed, box_height, too_wide } => {
-                    let detail = match too_wide {
+                    let detail = match &too_wide {
                         Some(word) => format!("`{word}` is wider than the box even at {size:.1} mm type"),
                         None => format!("it needs {needed:.1} mm but the box is {box_height:.1} mm high at the smallest size ({size:.1} mm)"),
                     };
-                    self.card_diag(
-                        d,
-                        Severity::Warning,
-                        "text-overflow",
-                        format!("text of `{}` does not fit its box on the {} ({what}): \"{excerpt}\": {detail}", d.def.id, side.as_str()),
-                    )
+                    let message = format!("text of `{}` does not fit its box on the {} ({what}): \"{excerpt}\": {detail}", d.def.id, side.as_str());
+                    let src = self.pack.sources.get(&d.origin.file);
+                    match src.and_then(|f| Some((f, overflow_in_definition(f, d, &excerpt, too_wide.as_deref())?))) {
+                        // At the words in the card's own text (or its spreadsheet cell).
+                        Some((f, span)) => Diagnostic::warning("text-overflow", message)
+                            .at(f, span)
+                            .label(if too_wide.is_some() { "too wide for the box" } else { "does not fit" }),
+                        None => self.card_diag(d, Severity::Warning, "text-overflow", message),
+                    }
                     .hint("shorten the text, or give the template a bigger box")
                 }
             });
@@ -523,6 +526,64 @@ impl<'p> Printer<'p> {
 /// up to the next definition, or its spreadsheet row): a whole name after a colon not
 /// escaped and not inside a word.
 fn icon_in_definition(f: &crown_engine::SourceFile, d: &Def, icon: &str) -> Option<std::ops::Range<usize>> {
+    let (start, end) = definition_body(f, d);
+    let text: &str = &f.text;
+    let token = format!(":{icon}:");
+    let body = &text[start..end];
+    let mut from = 0;
+    while let Some(i) = body[from..].find(&token) {
+        let at = from + i;
+        let before = body[..at].chars().next_back();
+        let after = body[at + token.len()..].chars().next();
+        if !before.is_some_and(|c| c.is_alphanumeric() || c == '\\') && !after.is_some_and(char::is_alphanumeric) {
+            return Some(start + at..start + at + token.len());
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// Where the text a face could not fit is written in the definition's own text: the word
+/// too wide for the box when one is, else the text's first words (from the excerpt the
+/// layout reported). `None` when the words are not written there as they print (a
+/// template made them, or markup starts them).
+fn overflow_in_definition(
+    f: &crown_engine::SourceFile,
+    d: &Def,
+    excerpt: &str,
+    too_wide: Option<&str>,
+) -> Option<std::ops::Range<usize>> {
+    let (start, end) = definition_body(f, d);
+    let body = &f.text[start..end];
+    let needle: String = match too_wide {
+        Some(word) => word.to_string(),
+        None => {
+            // The first words, up to about 24 characters.
+            let mut out = String::new();
+            for w in excerpt.trim_end_matches("...").split(' ') {
+                if !out.is_empty() && out.len() + w.len() > 24 {
+                    break;
+                }
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(w);
+            }
+            out
+        }
+    };
+    if needle.trim().is_empty() {
+        return None;
+    }
+    // Past the `id` value (the id may hold the same word as the name).
+    let from = d.origin.id_span.end.clamp(start, end) - start;
+    let at = body[from..].find(needle.as_str()).map(|i| from + i)?;
+    Some(start + at..start + at + needle.len())
+}
+
+/// A definition's own text in its file, `(start, end)`: its `[[card]]` table with its
+/// sub-tables, up to the next definition, or its spreadsheet row.
+fn definition_body(f: &crown_engine::SourceFile, d: &Def) -> (usize, usize) {
     let text: &str = &f.text;
     let sheet = f.path.file_name().and_then(|n| n.to_str()).and_then(crown_engine::load::table::TableFormat::of);
     let start = d.origin.span.start.min(text.len());
@@ -543,19 +604,7 @@ fn icon_in_definition(f: &crown_engine::SourceFile, d: &Def, icon: &str) -> Opti
         }
         end
     };
-    let token = format!(":{icon}:");
-    let body = &text[start..end];
-    let mut from = 0;
-    while let Some(i) = body[from..].find(&token) {
-        let at = from + i;
-        let before = body[..at].chars().next_back();
-        let after = body[at + token.len()..].chars().next();
-        if !before.is_some_and(|c| c.is_alphanumeric() || c == '\\') && !after.is_some_and(char::is_alphanumeric) {
-            return Some(start + at..start + at + token.len());
-        }
-        from = at + 1;
-    }
-    None
+    (start, end)
 }
 
 /// The parts of a face's template error, `TEMPLATE failed for `ID` (SIDE): ERROR`: the
