@@ -144,6 +144,50 @@ impl PackLoad<'_> {
         self.diags.extend(out);
     }
 
+    /// `dangling-reference` in an attribute: where most of the values a pack gives an
+    /// attribute (`replaces = "soldiers"`) are the ids of its definitions, the attribute
+    /// names definitions, and a value that names none is a slip (`replaces = "soldier"`),
+    /// reported at the value with the nearest id; a rule reading it would otherwise fail
+    /// far from it, or not at all.
+    pub(super) fn attrs_naming_definitions(&mut self, defs: &[Def], index: &BTreeMap<String, usize>) {
+        let mut by_key: BTreeMap<&str, Vec<(&Def, &str)>> = BTreeMap::new();
+        for d in defs {
+            for (k, v) in &d.def.attrs {
+                by_key.entry(k.as_str()).or_default().push((d, v.as_str()));
+            }
+        }
+        let mut out = Vec::new();
+        for (key, values) in &by_key {
+            let naming = values.iter().filter(|(_, v)| index.contains_key(*v)).count();
+            if naming == 0 || 2 * naming < values.len() {
+                continue;
+            }
+            for (d, v) in values.iter().filter(|(_, v)| !index.contains_key(*v)) {
+                let Some(f) = self.sources.get(&d.origin.file) else { continue };
+                let quoted = format!("\"{v}\"");
+                let at = span_in(&f.text, definition_text(&f.text, d.origin.id_span.start), key)
+                    .and_then(|k| {
+                        let line_end = f.text[k.end..].find('\n').map_or(f.text.len(), |i| k.end + i);
+                        f.text[k.end..line_end].find(&quoted).map(|i| k.end + i..k.end + i + quoted.len())
+                    })
+                    .unwrap_or_else(|| d.origin.id_span.clone());
+                let hint = did_you_mean(v, index.keys().map(String::as_str)).map(|n| format!("did you mean `{n}`?"));
+                out.push(
+                    Diagnostic::error(
+                        "dangling-reference",
+                        format!(
+                            "`{}` has {key} = \"{v}\", but no definition is called `{v}` (the pack's other `{key}` values name definitions)",
+                            d.def.id
+                        ),
+                    )
+                    .at(f, at)
+                    .maybe_hint(hint),
+                );
+            }
+        }
+        self.diags.extend(out);
+    }
+
     /// Cards with a count that no script can put in play: when the scripts name every deck
     /// they build in a literal (and never list the cards with `defs`), a card whose `decks`
     /// they never build, and that nothing names by id, is never played. And every entry of

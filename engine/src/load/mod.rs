@@ -527,6 +527,7 @@ impl PackLoad<'_> {
         self.duplicate_serials(&pack_defs, &chain);
         self.implausible_counts(&pack_defs);
         let referenced_cards = self.check_refs(&refs, &pack_defs, &index, board.as_ref().map(|(b, _)| b));
+        self.attrs_naming_definitions(&pack_defs, &index);
 
         let mut compiled = Compiled::default();
         let lib = self.compile_rules(rules.as_ref(), &mut compiled);
