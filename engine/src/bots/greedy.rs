@@ -35,15 +35,14 @@ pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String
         return Ok(None);
     };
     let ast = rules.ast.clone();
+    // (The prompt made once, shared by every call.)
+    let prompt = Dynamic::from(rhai::ImmutableString::from(req.prompt));
     // What every option of this choice is weighed against, worked out once
     // (`greedy_plan(player, prompt, options)`, optional), then given to each score.
     let plan = match req.pack.bot_hook("greedy_plan") {
         Some(s) => {
-            let args = vec![
-                Dynamic::from(req.player as i64),
-                Dynamic::from(req.prompt.to_string()),
-                Dynamic::from_array(req.options.to_vec()),
-            ];
+            let args =
+                vec![Dynamic::from(req.player as i64), prompt.clone(), Dynamic::from_array(req.options.to_vec())];
             Some(
                 crate::script::api::call_script_fn(&s.ast.clone(), "greedy_plan", args)
                     .map_err(|e| failed(&e, &s.ast, "greedy_plan"))?,
@@ -53,7 +52,7 @@ pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String
     };
     let mut scores = Vec::with_capacity(req.options.len());
     for opt in req.options {
-        let mut args = vec![Dynamic::from(req.player as i64), Dynamic::from(req.prompt.to_string()), opt.clone()];
+        let mut args = vec![Dynamic::from(req.player as i64), prompt.clone(), opt.clone()];
         if let Some(plan) = &plan {
             args.push(plan.clone());
         }
