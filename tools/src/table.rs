@@ -266,16 +266,28 @@ mod tests {
     use crown_engine::game::GameConfig;
     use crown_engine::load::{load_pack, LoadOptions, Project};
 
+    /// Pack `p` made of `files` (path, text) under `root`, loaded.
+    fn pack_of(root: &std::path::Path, files: &[(&str, &str)]) -> Arc<crown_engine::content::Pack> {
+        for (rel, text) in files {
+            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.join(rel), text).unwrap();
+        }
+        let loaded = load_pack(&Project::new(root), "p", LoadOptions::default());
+        Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)))
+    }
+
     /// The end tells the winner and why, each score with its parts, who went out in which
     /// turn, and the game's length.
     #[test]
     fn the_end_shows_scores_with_their_parts_and_who_went_out() {
         let root = tempfile::tempdir().unwrap();
-        for (rel, text) in [
-            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 3, max = 3 }\n"),
-            (
-                "scripts/p/rules.rhai",
-                "fn setup() {}\n\
+        let pack = pack_of(
+            root.path(),
+            &[
+                ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 3, max = 3 }\n"),
+                (
+                    "scripts/p/rules.rhai",
+                    "fn setup() {}\n\
                  fn turn() {\n\
                    if turn_number() == 2 { eliminate(2, `${player_name(2)} is out of the round`); return; }\n\
                    if turn_number() == 3 {\n\
@@ -284,13 +296,9 @@ mod tests {
                      end_game([0], \"the strongest kingdom stands\");\n\
                    }\n\
                  }\n",
-            ),
-        ] {
-            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
-            std::fs::write(root.path().join(rel), text).unwrap();
-        }
-        let loaded = load_pack(&Project::new(root.path()), "p", LoadOptions::default());
-        let pack = Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)));
+                ),
+            ],
+        );
         let agents = (0..3).map(|i| crown_engine::bots::bot("first", 1, i).unwrap()).collect();
         let (game, outcome) = Game::new(pack, GameConfig::new(1, 3), agents).unwrap().run();
         assert_eq!(
@@ -308,7 +316,9 @@ mod tests {
     #[test]
     fn the_end_reveals_what_was_hidden_from_each_seat() {
         let root = tempfile::tempdir().unwrap();
-        for (rel, text) in [
+        let pack = pack_of(
+            root.path(),
+            &[
             (
                 "content/p/pack.toml",
                 "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 2, max = 2 }\n\
@@ -331,12 +341,8 @@ mod tests {
                  }\n\
                  fn turn() { end_game([0], \"done\"); }\n",
             ),
-        ] {
-            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
-            std::fs::write(root.path().join(rel), text).unwrap();
-        }
-        let loaded = load_pack(&Project::new(root.path()), "p", LoadOptions::default());
-        let pack = Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)));
+            ],
+        );
         let agents = (0..2).map(|i| crown_engine::bots::bot("first", 1, i).unwrap()).collect();
         let (game, outcome) = Game::new(pack, GameConfig::new(1, 2), agents).unwrap().run();
         assert_eq!(

@@ -140,9 +140,8 @@ fn read_values<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
 /// Look at how the board is laid out and at the numbers on its spaces (regions summed by
 /// a value): as [`read_layout`] and [`read_values`] together.
 fn read_layout_and_values<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
-    memo::read_fixtures();
     memo::read_values();
-    look(f)
+    read_layout(f)
 }
 
 /// Change the pieces on the board: place, move, return one, give it an owner or a value.

@@ -241,9 +241,10 @@ impl Lower<'_> {
             _ if chain.reads_in_place() => Some(Box::new(move |rt| {
                 rt.track(pos)?;
                 let vals = pre_values(rt, &chain)?;
-                if let (Root::Place(_, vpos), Ok(root)) = (&chain.root, rt.peek_place(&chain.root)) {
-                    if let Some(v) = read_in_place(root, &chain.steps, &vals) {
-                        rt.track(*vpos)?;
+                if let Root::Place(place, vpos) = chain.root {
+                    let found = rt.peek(place).ok().and_then(|root| read_in_place(root, &chain.steps, &vals));
+                    if let Some(v) = found {
+                        rt.track(vpos)?;
                         for _ in &chain.steps {
                             rt.track(Position::NONE)?;
                         }
@@ -341,15 +342,6 @@ impl Chain {
     fn reads_in_place(&self) -> bool {
         matches!(self.root, Root::Place(..))
             && self.steps.iter().all(|s| !s.negated && matches!(s.kind, Kind::Index | Kind::Prop { .. }))
-    }
-}
-
-impl Rt {
-    fn peek_place(&self, root: &Root) -> Result<&Dynamic, Ctl> {
-        match root {
-            Root::Place(place, _) => self.peek(*place),
-            Root::Expr(_) => unreachable!("a chain read in place starts at a variable"),
-        }
     }
 }
 

@@ -33,8 +33,9 @@
 //! `CLOCK_EVERY` operations) that they pass would stop the script, or the depth would pass
 //! the call limit, the call runs instead, so those limits stop a script exactly where the
 //! interpreter stops it. The meter's looks (every `METER_EVERY` operations) are made at
-//! each multiple the counted operations pass, at the call's position. Values, errors, positions and operation counts are the
-//! interpreter's; the differential tests prove it on every shipped game.
+//! each multiple the counted operations pass, at the call's position. Values, errors,
+//! positions and operation counts are the interpreter's; the differential tests prove it
+//! on every shipped game.
 //!
 //! **Only where it pays.** A function whose calls are rarely answered from memory (new
 //! arguments each time, or it changes the game) is no longer tried after a few dozen calls.
@@ -81,10 +82,19 @@ thread_local! {
     static MEMORY: RefCell<Memory> = RefCell::new(Memory::default());
 }
 
+/// One of the counts above.
+type Count = &'static std::thread::LocalKey<Cell<u64>>;
+
+/// One more of what `count` counts.
+#[inline]
+fn bump(count: Count) {
+    count.with(|c| c.set(c.get().wrapping_add(1)));
+}
+
 /// A host call that may change the game.
 #[inline]
 pub(crate) fn changed() {
-    CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
+    bump(&CHANGES);
 }
 
 /// A host call that told something (a line of narration) and changed nothing a script
@@ -92,59 +102,59 @@ pub(crate) fn changed() {
 /// answers already kept still hold.
 #[inline]
 pub(crate) fn told() {
-    TOLD.with(|c| c.set(c.get().wrapping_add(1)));
+    bump(&TOLD);
 }
 
 /// A host call reading the game's state.
 #[inline]
 pub(crate) fn read_state() {
-    READS.with(|c| c.set(c.get().wrapping_add(1)));
+    bump(&READS);
 }
 
 /// A host call that may change a fixture of the table (and so the game: an answer built on
 /// the pieces may have read a fixture too).
 #[inline]
 pub(crate) fn fixtures_changed() {
-    FIXTURE_CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
-    VALUE_CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
+    bump(&FIXTURE_CHANGES);
+    bump(&VALUE_CHANGES);
     pieces_changed();
 }
 
 /// A host call that may change the numbers on spaces (and so the game).
 #[inline]
 pub(crate) fn values_changed() {
-    VALUE_CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
+    bump(&VALUE_CHANGES);
     changed();
 }
 
 /// A host call reading the numbers on spaces.
 #[inline]
 pub(crate) fn read_values() {
-    VALUE_READS.with(|c| c.set(c.get().wrapping_add(1)));
+    bump(&VALUE_READS);
 }
 
 /// A host call that may change the pieces on the board (and so the game).
 #[inline]
 pub(crate) fn pieces_changed() {
-    PIECE_CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
+    bump(&PIECE_CHANGES);
     changed();
 }
 
 /// A host call reading the pieces on the board.
 #[inline]
 pub(crate) fn read_pieces() {
-    PIECE_READS.with(|c| c.set(c.get().wrapping_add(1)));
+    bump(&PIECE_READS);
 }
 
 /// A host call reading a fixture of the table.
 #[inline]
 pub(crate) fn read_fixtures() {
-    FIXTURE_READS.with(|c| c.set(c.get().wrapping_add(1)));
+    bump(&FIXTURE_READS);
 }
 
 /// A game installed on this thread, or its pack reloaded: nothing remembered holds.
 pub(crate) fn new_game() {
-    EPOCH.with(|c| c.set(c.get().wrapping_add(1)));
+    bump(&EPOCH);
     fixtures_changed();
 }
 
@@ -152,7 +162,7 @@ pub(crate) fn new_game() {
 /// operation run on the interpreter.
 #[inline]
 pub(crate) fn machine_started() {
-    MACHINES.with(|c| c.set(c.get().wrapping_add(1)));
+    bump(&MACHINES);
 }
 
 /// A compiled closure called back from a host function ended with its count (on a copy
@@ -298,9 +308,7 @@ enum Lasts {
 
 impl Lasts {
     fn holds(self) -> bool {
-        let same = |kept: Option<u64>, now: &'static std::thread::LocalKey<Cell<u64>>| {
-            kept.is_none_or(|n| now.with(Cell::get) == n)
-        };
+        let same = |kept: Option<u64>, now: Count| kept.is_none_or(|n| now.with(Cell::get) == n);
         match self {
             Lasts::Game => true,
             Lasts::Table { fixtures, pieces, values } => {
@@ -451,11 +459,7 @@ fn lasts(before: (u64, u64, u64, u64)) -> Lasts {
     if READS.with(Cell::get) != before.0 {
         return Lasts::State(CHANGES.with(Cell::get));
     }
-    let read = |reads: &'static std::thread::LocalKey<Cell<u64>>,
-                was: u64,
-                changes: &'static std::thread::LocalKey<Cell<u64>>| {
-        (reads.with(Cell::get) != was).then(|| changes.with(Cell::get))
-    };
+    let read = |reads: Count, was: u64, changes: Count| (reads.with(Cell::get) != was).then(|| changes.with(Cell::get));
     let pieces = read(&PIECE_READS, before.1, &PIECE_CHANGES);
     let fixtures = read(&FIXTURE_READS, before.2, &FIXTURE_CHANGES);
     let values = read(&VALUE_READS, before.3, &VALUE_CHANGES);

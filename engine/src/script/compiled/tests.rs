@@ -38,6 +38,12 @@ fn run(r: Runtime, ast: &AST, name: &str, args: &[i64]) -> (String, u64) {
     })
 }
 
+/// [`run`] with the engine's fixture game installed (its cards, board, pieces and seats).
+fn on_fixture_game(r: Runtime, ast: &AST, name: &str, args: &[i64]) -> (String, u64) {
+    let game = crate::script::api::fixture_game();
+    crate::script::api::with_installed(game, || run(r, ast, name, args)).1
+}
+
 fn same(src: &str, name: &str, args: &[i64]) {
     let ast = crate::script::compile("diff.rhai", src).unwrap_or_else(|e| panic!("{e}\n{src}"));
     let a = run(Runtime::Rhai, &ast, name, args);
@@ -659,22 +665,14 @@ fn walk(a) {
 }
 "#;
     let ast = crate::script::compile("faces.rhai", src).unwrap();
-    let play = |r: Runtime| {
-        let game = crate::script::api::fixture_game();
-        let (_, out) = crate::script::api::with_installed(game, || run(r, &ast, "main", &[4]));
-        out
-    };
+    let play = |r: Runtime| on_fixture_game(r, &ast, "main", &[4]);
     let a = play(Runtime::Rhai);
     let b = play(Runtime::Compiled);
     assert!(a.0.starts_with("ok") && a.0.contains("Mill") && a.0.contains("Rubble"), "{}", a.0);
     assert_eq!(a, b, "the runtimes differ (left: interpreter, right: compiled)");
     assert!(answered(&ast, "worth").0 >= 4, "worth answered {:?}", answered(&ast, "worth"));
     assert!(answered(&ast, "label").0 >= 4, "label answered {:?}", answered(&ast, "label"));
-    let play = |r: Runtime| {
-        let game = crate::script::api::fixture_game();
-        let (_, out) = crate::script::api::with_installed(game, || run(r, &ast, "walk", &[2]));
-        out
-    };
+    let play = |r: Runtime| on_fixture_game(r, &ast, "walk", &[2]);
     let a = play(Runtime::Rhai);
     assert!(a.0.starts_with("ok") && a.0.contains("The Keep by 1"), "{}", a.0);
     assert_eq!(a, play(Runtime::Compiled), "the runtimes differ on the map (left: interpreter, right: compiled)");
@@ -710,11 +708,7 @@ fn main(a) {
 }
 "#;
     let ast = crate::script::compile("values.rhai", src).unwrap();
-    let play = |r: Runtime| {
-        let game = crate::script::api::fixture_game();
-        let (_, out) = crate::script::api::with_installed(game, || run(r, &ast, "main", &[5]));
-        out
-    };
+    let play = |r: Runtime| on_fixture_game(r, &ast, "main", &[5]);
     let a = play(Runtime::Rhai);
     assert!(a.0.starts_with("ok"), "{}", a.0);
     assert_eq!(a, play(Runtime::Compiled), "the runtimes differ (left: interpreter, right: compiled)");
