@@ -1164,11 +1164,10 @@ fn tabletop_simulator_saved_objects_hold_every_copy_with_its_name_and_sheets() {
         let deck = &save["ObjectStates"][0];
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         let kind = name.strip_prefix("the-last-kingdom-").unwrap().trim_end_matches('s').to_string();
-        // Every copy of every definition of this kind, in order, by name.
-        let expected: Vec<&crown_engine::content::Def> = pack
-            .defs
-            .iter()
-            .filter(|d| d.kind.as_str() == kind && d.def.count > 0)
+        // Every copy of every definition of this kind, in the order the files list them, by name.
+        let expected: Vec<&crown_engine::content::Def> = print::in_print_order(&pack)
+            .into_iter()
+            .filter(|d| d.kind.as_str() == kind)
             .flat_map(|d| std::iter::repeat_n(d, d.def.count as usize))
             .collect();
         let cards: Vec<&serde_json::Value> = if deck["Name"] == "DeckCustom" {
@@ -1514,4 +1513,109 @@ fn a_map_of_named_spaces_prints_as_a_page() {
     let out = tempfile::tempdir().unwrap();
     let report = print::render_pack(&load(&fixtures(), "tile-demo"), &opts(out.path(), &[Format::Pdf])).unwrap();
     assert_eq!(report.map, None);
+}
+
+/// Oh Hell's 52 cards as a product of 4 suits and 13 ranks.
+const OH_HELL_PRODUCT: &str = r#"[[product]]
+suit = [
+  { id = "clubs", name = "Clubs" },
+  { id = "diamonds", name = "Diamonds" },
+  { id = "spades", name = "Spades" },
+  { id = "hearts", name = "Hearts" },
+]
+rank = [
+  { id = "2", name = "2", value = 2 }, { id = "3", name = "3", value = 3 },
+  { id = "4", name = "4", value = 4 }, { id = "5", name = "5", value = 5 },
+  { id = "6", name = "6", value = 6 }, { id = "7", name = "7", value = 7 },
+  { id = "8", name = "8", value = 8 }, { id = "9", name = "9", value = 9 },
+  { id = "10", name = "10", value = 10 }, { id = "jack", name = "Jack", value = 11 },
+  { id = "queen", name = "Queen", value = 12 }, { id = "king", name = "King", value = 13 },
+  { id = "ace", name = "Ace", value = 14 },
+]
+
+[product.card]
+id = "{suit.id}-{rank.id}"
+name = "{rank.name} of {suit.name}"
+kind = "{suit.id}"
+values = { rank = "{rank.value}" }
+decks = ["deck"]
+"#;
+
+/// A deck declared as a product loads as the same definitions as the spreadsheet that
+/// lists them one by one, plays the same games, prints in the product's order (2, 3, ...,
+/// 10, Jack... of Clubs, then Diamonds), and a slip in its template is one error at its place.
+#[test]
+fn a_deck_made_as_a_product_is_the_written_deck_and_prints_in_its_order() {
+    let dir = copy_of_shipped(&["oh-hell"]);
+    let root = dir.path();
+    let written = load(root, "oh-hell");
+    let cards = root.join("content/oh-hell/cards");
+    std::fs::remove_file(cards.join("deck.csv")).unwrap();
+    std::fs::write(cards.join("deck.toml"), OH_HELL_PRODUCT).unwrap();
+    let made = load(root, "oh-hell");
+    assert_eq!(made.defs.len(), 52);
+    for (a, b) in written.defs.iter().zip(&made.defs) {
+        assert_eq!(a.def, b.def, "{}", a.def.id);
+    }
+    let names: Vec<&str> = print::in_print_order(&made).iter().map(|d| d.def.name.as_str()).collect();
+    assert_eq!(
+        names[..14],
+        [
+            "2 of Clubs",
+            "3 of Clubs",
+            "4 of Clubs",
+            "5 of Clubs",
+            "6 of Clubs",
+            "7 of Clubs",
+            "8 of Clubs",
+            "9 of Clubs",
+            "10 of Clubs",
+            "Jack of Clubs",
+            "Queen of Clubs",
+            "King of Clubs",
+            "Ace of Clubs",
+            "2 of Diamonds"
+        ]
+    );
+    assert_eq!(names[51], "Ace of Hearts");
+    // The spreadsheet's own rows print in their order too, not by id ("clubs-10" < "clubs-2").
+    let rows: Vec<&str> = print::in_print_order(&written).iter().take(10).map(|d| d.def.name.as_str()).collect();
+    assert_eq!(rows[8..], ["10 of Clubs", "Jack of Clubs"]);
+
+    // The same games, from the command line.
+    let sim = |project: &Path| {
+        let o = std::process::Command::new(crate::common::crown_bin())
+            .args(["--project"])
+            .arg(project)
+            .args(["sim", "oh-hell", "--games", "6", "--players", "4", "--json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    // Everything but the digest of the files (a TOML file and a CSV file).
+    let games =
+        |s: String| s.lines().filter(|l| !l.trim_start().starts_with("\"content\":")).collect::<Vec<_>>().join("\n");
+    assert_eq!(games(sim(root)), games(sim(&crate::common::repo_project().root)));
+
+    // A placeholder naming no list: one error, at the placeholder.
+    let broken = OH_HELL_PRODUCT.replace("{rank.name} of {suit.name}", "{rank.name} of {siut.name}");
+    std::fs::write(cards.join("deck.toml"), &broken).unwrap();
+    let o = std::process::Command::new(crate::common::crown_bin())
+        .args(["--project"])
+        .arg(root)
+        .args(["check", "oh-hell"])
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    let line = broken.lines().position(|l| l.contains("{siut.name}")).unwrap() + 1;
+    let col = broken.lines().nth(line - 1).unwrap().find("{siut").unwrap() + 1;
+    assert!(
+        text.contains(&format!("error[bad-product]: `{{siut.name}}`: no list of this product is called `siut`")),
+        "{text}"
+    );
+    assert!(text.contains(&format!("content/oh-hell/cards/deck.toml:{line}:{col}")), "{text}");
+    assert!(text.contains("did you mean `suit`?"), "{text}");
+    assert_eq!(text.matches("error[").count(), 1, "one error, no cascade: {text}");
 }

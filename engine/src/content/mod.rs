@@ -59,6 +59,9 @@ pub struct Origin {
     pub id_span: Range<usize>,
     /// The pack whose files hold it.
     pub pack: String,
+    /// Which of the definitions a `[[product]]` makes this one is, counting from 1, in the
+    /// product's order; 0 for one written out (its place in the file orders it).
+    pub nth: u32,
 }
 
 /// A loaded definition.

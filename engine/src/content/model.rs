@@ -374,6 +374,11 @@ pub enum CardSize {
 pub struct CardFile {
     #[serde(default)]
     pub card: Vec<Definition>,
+    /// Cards made as a product of lists (`[[product]]`): lists of items, and a
+    /// `[product.card]` template whose texts name them (`"{suit.name}"`). See "Decks as
+    /// products" in the designer's guide.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub product: Vec<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// `plaques.toml`: action plaques (market tiles), each usually with a `back` side.
@@ -382,6 +387,11 @@ pub struct CardFile {
 pub struct PlaqueFile {
     #[serde(default)]
     pub plaque: Vec<Definition>,
+    /// Plaques made as a product of lists (`[[product]]`): lists of items, and a
+    /// `[product.plaque]` template whose texts name them (`"{suit.name}"`). See "Decks as
+    /// products" in the designer's guide.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub product: Vec<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// `nobles.toml`: player characters with a number and an ability.
@@ -390,6 +400,11 @@ pub struct PlaqueFile {
 pub struct NobleFile {
     #[serde(default)]
     pub noble: Vec<Definition>,
+    /// Nobles made as a product of lists (`[[product]]`): lists of items, and a
+    /// `[product.noble]` template whose texts name them (`"{suit.name}"`). See "Decks as
+    /// products" in the designer's guide.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub product: Vec<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// `leaders.toml`: player characters with statistics and their own cards.
@@ -398,6 +413,11 @@ pub struct NobleFile {
 pub struct LeaderFile {
     #[serde(default)]
     pub leader: Vec<Definition>,
+    /// Leaders made as a product of lists (`[[product]]`): lists of items, and a
+    /// `[product.leader]` template whose texts name them (`"{suit.name}"`). See "Decks as
+    /// products" in the designer's guide.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub product: Vec<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// One card, plaque, noble or leader.

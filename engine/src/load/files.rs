@@ -328,7 +328,7 @@ struct TomlFile<'a> {
 impl TomlFile<'_> {
     /// Where something of this file is.
     fn origin(&self, span: Range<usize>, id_span: Range<usize>) -> Origin {
-        Origin { file: self.shown.to_path_buf(), span, id_span, pack: self.pack.to_string() }
+        Origin { file: self.shown.to_path_buf(), span, id_span, pack: self.pack.to_string(), nth: 0 }
     }
 
     /// The whole file as one value.
@@ -372,8 +372,12 @@ impl TomlFile<'_> {
         let src = self.src;
         let key = dk.table_key();
         for (k, v) in table.iter() {
+            if k.get_ref() == "product" {
+                self.products(dk, v, out);
+                continue;
+            }
             if k.get_ref() != key {
-                let hint = did_you_mean(k.get_ref(), [key])
+                let hint = did_you_mean(k.get_ref(), [key, "product"])
                     .map(|s| format!("did you mean `[[{s}]]`?"))
                     .unwrap_or_else(|| format!("this file holds `[[{key}]]` tables only"));
                 out.diags.push(
@@ -395,7 +399,65 @@ impl TomlFile<'_> {
                 continue;
             };
             for item in items.iter() {
-                take_definition(dk, item, src, self.shown, self.pack, out);
+                take_definition(dk, item, src, self.shown, self.pack, 0, out);
+            }
+        }
+    }
+
+    /// The `[[product]]` tables of a definition file: the definitions each makes, checked
+    /// one by one as written ones are, a problem of the template said once.
+    fn products(&self, dk: DefKind, v: &Spanned<DeValue<'_>>, out: &mut FileOut) {
+        let src = self.src;
+        let DeValue::Array(products) = v.get_ref() else {
+            out.diags.push(
+                Diagnostic::error("bad-product", "`product` must be an array of tables")
+                    .at(src, v.span())
+                    .hint("write each one as a `[[product]]` table"),
+            );
+            return;
+        };
+        for product in products.iter() {
+            let made = match super::product::expand(dk.table_key(), product, src) {
+                Ok(made) => made,
+                Err(diags) => {
+                    out.diags.extend(diags);
+                    continue;
+                }
+            };
+            let mut ids: BTreeMap<String, usize> = BTreeMap::new();
+            let before = out.diags.len();
+            for (n, item) in made.iter().enumerate() {
+                if let Some(id) = item.get_ref().get("id").and_then(|i| i.get_ref().as_str()) {
+                    if let Some(first) = ids.insert(id.to_string(), n) {
+                        out.diags.push(
+                            Diagnostic::error(
+                                "bad-product",
+                                format!("this product makes `{id}` more than once (definitions {} and {})", first + 1, n + 1),
+                            )
+                            .at(src, item.get_ref().get("id").map_or(item.span(), |i| i.span()))
+                            .hint("the id must name an item of every list, `{suit.id}-{rank.id}`, so that each combination has its own"),
+                        );
+                        break;
+                    }
+                }
+            }
+            if out.diags.len() > before {
+                continue;
+            }
+            let nth = |n: usize| u32::try_from(n + 1).unwrap_or(u32::MAX);
+            for (n, item) in made.iter().enumerate() {
+                take_definition(dk, item, src, self.shown, self.pack, nth(n), out);
+            }
+            // Every definition was checked at the template's lines: a problem there is said once.
+            let mut seen = std::collections::BTreeSet::new();
+            let mut i = before;
+            while i < out.diags.len() {
+                let d = &out.diags[i];
+                if seen.insert((d.code, d.span.clone().map(|r| (r.start, r.end)))) {
+                    i += 1;
+                } else {
+                    out.diags.remove(i);
+                }
             }
         }
     }
@@ -451,12 +513,14 @@ impl TomlFile<'_> {
 
 /// Check one definition (a `[[card]]` table, or a spreadsheet row made into one) and add
 /// it, with its references and script, to what its file defines.
+#[allow(clippy::too_many_arguments)]
 fn take_definition(
     dk: DefKind,
     item: &Spanned<DeValue<'_>>,
     src: &SourceFile,
     shown: &Path,
     pack: &str,
+    nth: u32,
     out: &mut FileOut,
 ) {
     let id_span = item.get_ref().get("id").map(|v| v.span()).unwrap_or(item.span());
@@ -492,7 +556,7 @@ fn take_definition(
             out.defs.push((
                 dk,
                 def,
-                Origin { file: shown.to_path_buf(), span: item.span(), id_span, pack: pack.to_string() },
+                Origin { file: shown.to_path_buf(), span: item.span(), id_span, pack: pack.to_string(), nth },
                 sref,
             ));
         }
@@ -549,7 +613,7 @@ fn parse_table(
     let (items, diags) = table::rows_to_items(&sheet, &src);
     out.diags.extend(diags);
     for item in &items {
-        take_definition(dk, item, &src, shown, pack, &mut out);
+        take_definition(dk, item, &src, shown, pack, 0, &mut out);
     }
     out.source = Some(src);
     out

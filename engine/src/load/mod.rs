@@ -19,6 +19,7 @@ mod files;
 mod finish;
 mod layer;
 mod names;
+mod product;
 mod project;
 mod rules;
 mod scripts;

@@ -582,7 +582,8 @@ name = "C"
 "#,
         )
         .unwrap();
-        let origin = crate::content::Origin { file: "c.toml".into(), span: 0..0, id_span: 0..0, pack: "p".into() };
+        let origin =
+            crate::content::Origin { file: "c.toml".into(), span: 0..0, id_span: 0..0, pack: "p".into(), nth: 0 };
         let got: Vec<String> = file
             .card
             .into_iter()

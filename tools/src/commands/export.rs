@@ -143,10 +143,20 @@ fn to_xlsx(kind: DefKind, rows: &[Vec<String>]) -> Result<Vec<u8>, String> {
 fn to_toml(kind: DefKind, defs: Vec<crown_engine::content::model::Definition>) -> Result<String, String> {
     use crown_engine::content::model::{CardFile, LeaderFile, NobleFile, PlaqueFile};
     let (text, schema) = match kind {
-        DefKind::Card => (toml::to_string(&CardFile { card: defs }), "../../../docs/schema/cards.schema.json"),
-        DefKind::Plaque => (toml::to_string(&PlaqueFile { plaque: defs }), "../../docs/schema/plaques.schema.json"),
-        DefKind::Noble => (toml::to_string(&NobleFile { noble: defs }), "../../docs/schema/nobles.schema.json"),
-        DefKind::Leader => (toml::to_string(&LeaderFile { leader: defs }), "../../docs/schema/leaders.schema.json"),
+        DefKind::Card => {
+            (toml::to_string(&CardFile { card: defs, product: Vec::new() }), "../../../docs/schema/cards.schema.json")
+        }
+        DefKind::Plaque => (
+            toml::to_string(&PlaqueFile { plaque: defs, product: Vec::new() }),
+            "../../docs/schema/plaques.schema.json",
+        ),
+        DefKind::Noble => {
+            (toml::to_string(&NobleFile { noble: defs, product: Vec::new() }), "../../docs/schema/nobles.schema.json")
+        }
+        DefKind::Leader => (
+            toml::to_string(&LeaderFile { leader: defs, product: Vec::new() }),
+            "../../docs/schema/leaders.schema.json",
+        ),
     };
     Ok(format!("#:schema {schema}\n{}", text.map_err(|e| e.to_string())?))
 }

@@ -554,11 +554,60 @@ fn select<'p>(pack: &'p Pack, only: &[String]) -> Result<Vec<&'p Def>, Vec<Diagn
     if !errs.is_empty() {
         return Err(errs);
     }
-    let mut defs: Vec<&Def> =
-        pack.defs.iter().filter(|d| d.def.count > 0 && (only.is_empty() || only.contains(&d.def.id))).collect();
-    // Cards first, then plaques, nobles and leaders, each in pack order: sheets of one kind.
-    defs.sort_by_key(|d| d.kind);
-    Ok(defs)
+    Ok(in_print_order(pack).into_iter().filter(|d| only.is_empty() || only.contains(&d.def.id)).collect())
+}
+
+/// The definitions `crown print` prints (those with copies), in the order it lays them out.
+pub fn in_print_order(pack: &Pack) -> Vec<&Def> {
+    let mut defs: Vec<&Def> = pack.defs.iter().filter(|d| d.def.count > 0).collect();
+    // Cards first, then plaques, nobles and leaders: sheets of one kind. Within a kind, in
+    // the order the designer wrote them: files by name (numbers by their value, so
+    // `cards-2` before `cards-10`), then their place in the file (a spreadsheet's rows in
+    // order), then a product's definitions in the product's order.
+    defs.sort_by(|a, b| {
+        a.kind
+            .cmp(&b.kind)
+            .then_with(|| natural_cmp(&a.origin.file.to_string_lossy(), &b.origin.file.to_string_lossy()))
+            .then_with(|| a.origin.span.start.cmp(&b.origin.span.start))
+            .then_with(|| a.origin.nth.cmp(&b.origin.nth))
+            .then_with(|| natural_cmp(&a.def.id, &b.def.id))
+    });
+    defs
+}
+
+/// Texts compared with each run of digits read as a number: `card-2` before `card-10`.
+fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut x, mut y) = (a.chars().peekable(), b.chars().peekable());
+    loop {
+        match (x.peek().copied(), y.peek().copied()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let number = |it: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+                    let mut digits = String::new();
+                    while let Some(c) = it.next_if(char::is_ascii_digit) {
+                        digits.push(c);
+                    }
+                    digits
+                };
+                let (m, n) = (number(&mut x), number(&mut y));
+                let (m, n) = (m.trim_start_matches('0'), n.trim_start_matches('0'));
+                let order = m.len().cmp(&n.len()).then_with(|| m.cmp(n));
+                if order != Ordering::Equal {
+                    return order;
+                }
+            }
+            (Some(c), Some(d)) => {
+                if c != d {
+                    return c.cmp(&d);
+                }
+                x.next();
+                y.next();
+            }
+        }
+    }
 }
 
 fn io_diag(path: &Path, e: &std::io::Error) -> Diagnostic {
@@ -830,4 +879,20 @@ pub fn load_for_print(project: &Project, id: &str) -> crown_engine::content::Loa
         return load_pack(project, id, LoadOptions::default());
     }
     loaded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_cmp;
+
+    #[test]
+    fn numbers_in_names_are_ordered_by_their_value() {
+        let mut names =
+            vec!["10 of Clubs", "2 of Clubs", "cards-10.toml", "cards-2.toml", "cards-02.toml", "Ace of Clubs"];
+        names.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            names,
+            ["2 of Clubs", "10 of Clubs", "Ace of Clubs", "cards-2.toml", "cards-02.toml", "cards-10.toml"]
+        );
+    }
 }
