@@ -460,6 +460,34 @@ fn new_pack_writes_its_schemas_checks_clean_plays_and_passes_its_golden_game() {
     );
 }
 
+/// The designer replaces the example's cards: `check` and `test` say which of their
+/// findings come from the files `crown new` wrote as an example, and a file whose marking
+/// line is dropped is no longer named.
+#[test]
+fn findings_in_the_example_files_of_a_new_pack_are_said_to_be_the_examples() {
+    let (dir, project) = demo_project();
+    let root = dir.path().to_string_lossy().to_string();
+    let cards = project.pack_dir("demo").join("cards").join("cards.toml");
+    let text = std::fs::read_to_string(&cards).unwrap();
+    let mine = text[..text.find("[[card]]\nid = \"double\"").unwrap()].replace("\"coin\"", "\"gem\"");
+    std::fs::write(&cards, mine).unwrap();
+    std::fs::remove_file(project.scripts_dir("demo").join("cards").join("double.rhai")).unwrap();
+    let out = crown_out(&root, &["check", "demo"]);
+    assert!(out.contains("demo: 1 error, 1 warning"), "{out}");
+    assert!(
+        out.contains("note: 2 of these findings are in files written by `crown new` as an example and still marked so (content/demo/rules.md, scripts/demo/rules.rhai)"),
+        "{out}"
+    );
+    let out = crown_out(&root, &["test", "demo"]);
+    assert!(out.contains("this game was recorded by `crown new` with its example cards"), "{out}");
+    // The rules document made the designer's own: no longer named.
+    let doc = project.pack_dir("demo").join("rules.md");
+    let text = std::fs::read_to_string(&doc).unwrap();
+    std::fs::write(&doc, text.replace("an example `crown new` wrote", "mine")).unwrap();
+    let out = crown_out(&root, &["check", "demo"]);
+    assert!(out.contains("note: 1 of these findings is in a file written by `crown new` as an example and still marked so (scripts/demo/rules.rhai): make it yours"), "{out}");
+}
+
 /// `crown new card` in a copy of every shipped pack writes a card that checks clean, is in
 /// a deck the pack's scripts build (when they build decks by name) and carries what every
 /// game needs of it: every game of a simulation still plays.

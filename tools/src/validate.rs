@@ -213,58 +213,113 @@ pub fn scenarios_start(pack: &Arc<Pack>, only: Option<Option<&str>>) -> Vec<Diag
     out
 }
 
-/// One whole game of every scenario (or of the pack), random bots at its smallest table,
-/// seed 1: a game that fails past its first turns (at a round's end, in the scoring) is an
-/// error at the script line, and one that reaches the pack's `max_turns` a finding at
-/// `max_turns` with the figure (every simulation of such a game stops at the limit and
-/// counts as too long).
-pub fn games_fit_the_turn_limit(pack: &Arc<Pack>) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
+/// How long `check` may spend playing whole trial games; past it, the games not yet played
+/// are left out and `check` says how many.
+pub const WHOLE_GAMES_BUDGET: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// What the whole trial games found, and how many were left out when the budget ran out.
+pub struct WholeGames {
+    pub diagnostics: Vec<Diagnostic>,
+    pub played: usize,
+    pub left_out: usize,
+}
+
+/// Whole games of every scenario (or of the pack), seed 1, at its smallest and its largest
+/// table, with random bots and then with the pack's own bot (`[sim] agents`): a game that
+/// fails past its first turns (at a round's end, in the scoring, in a bot hook that only a
+/// late position reaches) is an error at the script line, and one that reaches the pack's
+/// `max_turns` a finding at `max_turns` with the figure (every simulation of such a game
+/// stops at the limit and counts as too long). Each finding is said once.
+pub fn whole_games(pack: &Arc<Pack>) -> WholeGames {
+    let started = std::time::Instant::now();
+    let mut out = WholeGames { diagnostics: Vec::new(), played: 0, left_out: 0 };
+    let mut bots = vec!["random".to_string()];
+    let own = crate::seats::default_bot(pack);
+    if own != "random" {
+        bots.push(own);
+    }
+    let mut games = Vec::new();
     for (id, n, cfg) in trial_tables(pack, None) {
-        let agents = crate::seats::bots(&vec!["random".to_string(); n], 1);
-        let Ok(game) = crown_engine::game::Game::new(pack.clone(), cfg, agents) else { continue };
-        let (game, outcome) = game.run();
-        if let crown_engine::game::Status::Failed(f) = &outcome.status {
-            // Later in the game than the first turns (a round's end, the scoring): every
-            // game that gets that far fails the same way.
-            let who = id.map_or_else(|| format!("pack `{}`", pack.id()), |s| format!("scenario `{s}`"));
-            let d = Diagnostic::error(
-                "game-fails",
-                format!("a game of {who} (seed 1, {n} random bots) fails in turn {}: {}", outcome.turns, f.message),
-            )
-            .hint("the first turns play, but every game that gets this far fails here: `crown play` with these settings shows it");
-            out.push(match f.script.as_ref().and_then(|s| pack.sources.get(std::path::Path::new(s))) {
-                Some(src) if f.line > 0 => d.at_line_col(src, f.line, f.column.max(1)),
-                _ => d,
-            });
+        let largest = largest_table(pack, id);
+        for bot in &bots {
+            games.push((id, n, cfg.clone(), bot.clone()));
+            if largest != n {
+                let mut big = cfg.clone();
+                big.players = largest;
+                games.push((id, largest, big, bot.clone()));
+            }
+        }
+    }
+    let (mut failed, mut too_long) = (false, false);
+    for (k, (id, n, cfg, bot)) in games.iter().enumerate() {
+        if started.elapsed() > WHOLE_GAMES_BUDGET {
+            out.left_out = games.len() - k;
             break;
         }
-        if outcome.status != crown_engine::game::Status::TurnLimit {
-            continue;
-        }
-        let limit = game.max_turns;
+        let agents = crate::seats::bots(&vec![bot.clone(); *n], 1);
+        let Ok(game) = crown_engine::game::Game::new(pack.clone(), cfg.clone(), agents) else { continue };
+        let (game, outcome) = game.run();
+        out.played += 1;
         let who = id.map_or_else(|| format!("pack `{}`", pack.id()), |s| format!("scenario `{s}`"));
-        let d = Diagnostic::warning(
-            "turn-limit",
-            format!("a game of {who} (seed 1, {n} random bots) was still going after max_turns = {limit} turns"),
-        )
-        .hint("every simulation stops such games at the limit and counts them as too long: raise `max_turns` in pack.toml past the longest game (a turn is one call of the rules' turn())");
-        let manifest = pack.sources.get(&std::path::Path::new("content").join(pack.id()).join("pack.toml"));
-        out.push(match manifest {
-            Some(f) => {
-                let span = crown_engine::load::span_of_setting(&f.text, "max_turns");
-                if span.is_empty() {
-                    d.in_file(f.path.clone())
-                } else {
-                    d.at(f, span)
+        match &outcome.status {
+            crown_engine::game::Status::Failed(f) if !failed => {
+                failed = true;
+                if in_bots_script(pack, f) {
+                    out.diagnostics.push(bot_fails(pack, *id, *n, bot, f));
+                    continue;
                 }
+                // Later in the game than the first turns (a round's end, the scoring): every
+                // game that gets that far fails the same way.
+                let d = Diagnostic::error(
+                    "game-fails",
+                    format!("a game of {who} (seed 1, {n} {bot} bots) fails in turn {}: {}", outcome.turns, f.message),
+                )
+                .hint("the first turns play, but every game that gets this far fails here: `crown play` with these settings shows it");
+                out.diagnostics.push(match f.script.as_ref().and_then(|s| pack.sources.get(std::path::Path::new(s))) {
+                    Some(src) if f.line > 0 => d.at_line_col(src, f.line, f.column.max(1)),
+                    _ => d,
+                });
             }
-            None => d,
-        });
-        // One game past the limit says it for the pack.
-        break;
+            crown_engine::game::Status::TurnLimit if !too_long => {
+                too_long = true;
+                let limit = game.max_turns;
+                let d = Diagnostic::warning(
+                    "turn-limit",
+                    format!("a game of {who} (seed 1, {n} {bot} bots) was still going after max_turns = {limit} turns"),
+                )
+                .hint("every simulation stops such games at the limit and counts them as too long: raise `max_turns` in pack.toml past the longest game (a turn is one call of the rules' turn())");
+                let manifest = pack.sources.get(&std::path::Path::new("content").join(pack.id()).join("pack.toml"));
+                out.diagnostics.push(match manifest {
+                    Some(f) => {
+                        let span = crown_engine::load::span_of_setting(&f.text, "max_turns");
+                        if span.is_empty() {
+                            d.in_file(f.path.clone())
+                        } else {
+                            d.at(f, span)
+                        }
+                    }
+                    None => d,
+                });
+            }
+            _ => {}
+        }
     }
     out
+}
+
+/// The most players a scenario (or the pack) seats: its seats when it lists them, else the
+/// top of its player range, else the pack's.
+fn largest_table(pack: &Pack, scenario: Option<&str>) -> usize {
+    let sc = scenario.and_then(|s| pack.scenario(s));
+    if let Some(sc) = sc {
+        if !sc.scenario.seat.is_empty() {
+            return sc.scenario.seat.len();
+        }
+        if let Some(r) = sc.scenario.players {
+            return r.max.max(1) as usize;
+        }
+    }
+    pack.manifest.players.max.max(1) as usize
 }
 
 /// The line where `key = ...` is written in a scenario file (from the key to the line's

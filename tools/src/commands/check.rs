@@ -56,12 +56,24 @@ pub fn run(project: &Project, args: &CheckArgs) -> Done {
         // (templates, icons, art).
         let mut all = loaded.diagnostics;
         let mut sources = loaded.sources;
+        let mut notes: Vec<String> = Vec::new();
         if let Some(p) = &pack {
             all.extend(crate::validate::beyond_load(&proj, p, &mut sources));
             // Whole games, when the first turns went well: a game that needs more turns
             // than `max_turns` ends at the limit in every simulation.
             if !all.iter().any(|d| d.is_error()) {
-                let found = crate::validate::games_fit_the_turn_limit(p);
+                let games = crate::validate::whole_games(p);
+                if games.left_out > 0 {
+                    notes.push(format!(
+                        "note: {}'s trial games stopped at the {} s budget: {} whole game{} played, {} left out",
+                        id,
+                        crate::validate::WHOLE_GAMES_BUDGET.as_secs(),
+                        games.played,
+                        plural(games.played),
+                        games.left_out
+                    ));
+                }
+                let found = games.diagnostics;
                 // A warning the game then proves (an option misspelt where it runs) is
                 // said once, as the error at the same place.
                 all.retain(|w| {
@@ -90,6 +102,10 @@ pub fn run(project: &Project, args: &CheckArgs) -> Done {
             }
         } else {
             out::print_diagnostics(&diags, &sources);
+            example_note(&diags, &sources);
+            for n in &notes {
+                println!("{n}");
+            }
             // The digest of what loaded, also when checks beyond loading found errors.
             let digest = match (&pack, args.digest) {
                 (Some(p), true) => format!(" {}", crate::validate::digest_tag(p)),
@@ -157,5 +173,33 @@ fn explain(code: &str) -> Done {
             let near = codes::nearest(code).map(|n| format!(": did you mean `{n}`?")).unwrap_or_default();
             Err(Failure::usage(format!("no diagnostic code `{code}`{near} (`crown check --explain all` lists them)")))
         }
+    }
+}
+
+/// Which findings are in files that still carry the mark of the example `crown new`
+/// wrote: once its cards are replaced, its rules document and scripts name what is gone.
+fn example_note(diags: &[crown_engine::diag::Diagnostic], sources: &crown_engine::diag::SourceMap) {
+    let mut files = std::collections::BTreeSet::new();
+    let mut n = 0;
+    for d in diags {
+        let Some(f) = &d.file else { continue };
+        if sources.get(f).is_some_and(|s| s.text.contains(super::new::EXAMPLE_MARK)) {
+            files.insert(f.display().to_string());
+            n += 1;
+        }
+    }
+    if n > 0 {
+        let list: Vec<String> = files.into_iter().collect();
+        let (these, files) = match (n, list.len()) {
+            (1, _) => ("1 of these findings is".to_string(), "a file"),
+            (_, 1) => (format!("{n} of these findings are"), "a file"),
+            _ => (format!("{n} of these findings are"), "files"),
+        };
+        println!(
+            "note: {these} in {files} written by `crown new` as an example and still marked so ({}): make {} yours (and drop the line that says `crown new`), or delete {}",
+            list.join(", "),
+            if list.len() == 1 { "it" } else { "them" },
+            if list.len() == 1 { "it" } else { "them" },
+        );
     }
 }

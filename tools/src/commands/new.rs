@@ -51,6 +51,10 @@ pub fn run(project: &Project, args: &NewArgs) -> Done {
     }
 }
 
+/// The words every file of the example pack `crown new pack` writes carries until the
+/// designer drops them: `check` and `test` say which of their findings come from such files.
+pub const EXAMPLE_MARK: &str = "an example `crown new` wrote";
+
 fn valid_id(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 64
@@ -111,7 +115,7 @@ fn new_pack(project: &Project, name: &str) -> Done {
     let game = project.golden_dir(name).join("first.game.toml");
     let pack = std::sync::Arc::new(pack);
     let kinds = vec!["greedy".to_string(), "random".to_string()];
-    match crate::golden::record(&pack, 1, 2, None, kinds, "Two bots play the scaffolded pack to its end.") {
+    match crate::golden::record(&pack, 1, 2, None, kinds, "Two bots play to the end: an example `crown new` wrote, with its example cards.") {
         Ok((file, transcript)) => {
             let tpath = crate::golden::transcript_path(&game);
             for (path, text) in [(&game, file.to_toml()), (&tpath, transcript)] {
