@@ -115,7 +115,14 @@ fn new_pack(project: &Project, name: &str) -> Done {
     let game = project.golden_dir(name).join("first.game.toml");
     let pack = std::sync::Arc::new(pack);
     let kinds = vec!["greedy".to_string(), "random".to_string()];
-    match crate::golden::record(&pack, 1, 2, None, kinds, "Two bots play to the end: an example `crown new` wrote, with its example cards.") {
+    match crate::golden::record(
+        &pack,
+        1,
+        2,
+        None,
+        kinds,
+        "Two bots play to the end: an example `crown new` wrote, with its example cards.",
+    ) {
         Ok((file, transcript)) => {
             let tpath = crate::golden::transcript_path(&game);
             for (path, text) in [(&game, file.to_toml()), (&tpath, transcript)] {

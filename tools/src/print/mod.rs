@@ -841,7 +841,7 @@ pub fn check_faces_with(pack: &Pack, cache: &mut FaceChecks) -> Vec<Diagnostic> 
     };
     let mut known = std::mem::take(&mut cache.by_key);
     cache.rendered = 0;
-    for d in defs {
+    for &d in &defs {
         let sides: &[Side] = if Printer::two_sided(d) { &[Side::Front, Side::Back] } else { &[Side::Front] };
         for &side in sides {
             let key = printer.key(d, side);
@@ -856,9 +856,48 @@ pub fn check_faces_with(pack: &Pack, cache: &mut FaceChecks) -> Vec<Diagnostic> 
             cache.by_key.insert(key, found);
         }
     }
+    diags.extend(costs_without_icons(&printer, &defs));
     let mut seen = std::collections::BTreeSet::new();
     diags.retain(|d| seen.insert(d.to_string()));
     printer.group_template_errors(diags)
+}
+
+/// A warning for each cost word the pack has no icon for: the faces print it as its
+/// first three letters (`2 coi` for `coins`), which a player cannot read. Said once per
+/// word, at its first use.
+fn costs_without_icons(printer: &Printer<'_>, defs: &[&Def]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut told = std::collections::BTreeSet::new();
+    for d in defs {
+        let def = &d.def;
+        let costs = std::iter::once(&def.cost)
+            .chain(def.back.iter().map(|b| &b.cost))
+            .chain(def.stages.iter().flat_map(|s| s.upgrades.iter().map(|u| &u.cost)));
+        for (word, amount) in costs.flat_map(|c| c.iter()) {
+            let any = word.starts_with("any-") || word.starts_with("any_");
+            if any || printer.icons.href(word).is_some() || !told.insert(word.clone()) {
+                continue;
+            }
+            let shown: String = word.chars().take(3).collect();
+            let diag = Diagnostic::warning(
+                "cost-without-icon",
+                format!("`{}` costs {amount} `{word}`, which has no icon: its face prints `{amount} {shown}`", def.id),
+            )
+            .hint(format!("give `{word}` an icon in pack.toml's `[icons]` (`{word} = \"icons/{word}.svg\"`), or name the cost as an icon the pack has"));
+            out.push(match printer.pack.sources.get(&d.origin.file) {
+                Some(f) => {
+                    let (start, end) = render::definition_body(f, d);
+                    let body = &f.text[start..end];
+                    match body.find(&format!("{word} =")).or_else(|| body.find(word.as_str())) {
+                        Some(i) => diag.at(f, start + i..start + i + word.len()),
+                        None => diag.at(f, d.origin.id_span.clone()),
+                    }
+                }
+                None => diag,
+            });
+        }
+    }
+    out
 }
 
 /// What [`card_svg`] returns.

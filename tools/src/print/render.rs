@@ -583,7 +583,7 @@ fn overflow_in_definition(
 
 /// A definition's own text in its file, `(start, end)`: its `[[card]]` table with its
 /// sub-tables, up to the next definition, or its spreadsheet row.
-fn definition_body(f: &crown_engine::SourceFile, d: &Def) -> (usize, usize) {
+pub(super) fn definition_body(f: &crown_engine::SourceFile, d: &Def) -> (usize, usize) {
     let text: &str = &f.text;
     let sheet = f.path.file_name().and_then(|n| n.to_str()).and_then(crown_engine::load::table::TableFormat::of);
     let start = d.origin.span.start.min(text.len());
