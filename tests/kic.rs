@@ -372,6 +372,15 @@ fn a_pawn_steps_one_tile_or_hastes_two() {
             let d = cheb_xy(space(k), tile(3, 4));
             same(m[k], if d == 1 { "move" } else { "haste" }, `mode to ${k}`);
         }
+        // A haste-move says what it costs beside it; a move says nothing.
+        for o in action_menu(0) {
+            if o.act == "unit" && o.label.starts_with("Move ") {
+                for s in o.subs {
+                    if s.mode == "haste" { same(s.note, "costs 1 grain and 1 wood", "a haste-move's note"); }
+                    else { same(s.note, (), "a move's note"); }
+                }
+            }
+        }
         "#,
     );
     done(&t);

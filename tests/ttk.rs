@@ -1257,3 +1257,29 @@ fn narrated_draws_count_the_cards_drawn() {
     }
     assert!(checked >= 4, "only {checked} golden games of several players");
 }
+
+/// A person sees beside each option what it meets or brings: a build its defence, an attack
+/// target the defences on the line, by name and hit points.
+#[test]
+fn a_person_sees_what_each_target_and_build_holds() {
+    let mut answers = String::new();
+    for a in [1, 1, 1, 1, 1, 3] {
+        answers.push_str(&format!("{a}\n"));
+    }
+    answers.push_str(&"1\n".repeat(25));
+    answers.push_str("quit\n");
+    let mut child = std::process::Command::new(crate::common::crown_bin())
+        .args(["--project"])
+        .arg(crate::common::repo_project().root)
+        .args(["play", "take-the-kingdom", "--players", "2", "--seed", "3"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child.stdin.take().unwrap().write_all(answers.as_bytes()).unwrap();
+    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert!(out.contains("   1. Take Walls for your Castle\n      (defence 3)\n"), "{out}");
+    assert!(out.contains("(no defence on it; 1 hit point in all)"), "{out}");
+    assert!(out.contains("(defended by Moat 2; 3 hit points in all)"), "{out}");
+}

@@ -58,6 +58,9 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
             let l = &req.labels[i];
             let ends = if req.ends_turn(i) { "  [ends your turn]" } else { "" };
             let _ = writeln!(self.output, "  {:>2}. {l}{ends}", i + 1);
+            if let Some(note) = req.note(i) {
+                let _ = writeln!(self.output, "      ({note})");
+            }
             if let Some(about) = crate::explain::character_note(req.pack, req.options.get(i)) {
                 let _ = writeln!(self.output, "      {about}");
             }
@@ -297,6 +300,9 @@ fn preview_text(req: &ChoiceRequest<'_>, n: usize) -> String {
     match preview_of(req, n) {
         Ok(p) => {
             let mut out = format!("if you take {n} ({}):\n", req.labels[n - 1]);
+            if let Some(note) = req.note(n - 1) {
+                out.push_str(&format!("  ({note})\n"));
+            }
             for l in &p.lines {
                 out.push_str(&format!("  {l}\n"));
             }

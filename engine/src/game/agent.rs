@@ -43,6 +43,13 @@ impl ChoiceRequest<'_> {
         m.get("confirm").map(|c| c.to_string())
     }
 
+    /// What option `i` costs or risks, when the rules say (a `note` text in its map, or an
+    /// action menu's `m.note(kind, f)`): made for a person, shown beside the option.
+    pub fn note(&self, i: usize) -> Option<String> {
+        let m = self.options.get(i)?.read_lock::<rhai::Map>()?;
+        m.get("note").filter(|n| !n.is_unit()).map(|n| n.to_string()).filter(|n| !n.is_empty())
+    }
+
     /// Whether the rules mark option `i` as ending the seat's turn (`ends_turn: true` in
     /// its map, or `ends_turn(menu)`), for the menu to say so.
     pub fn ends_turn(&self, i: usize) -> bool {
@@ -176,6 +183,11 @@ pub trait Agent: Send {
     /// without asking ([`Agent::only_choice`]).
     fn hears_only_choices(&self) -> bool {
         false
+    }
+    /// Whether a person reads the options: the rules' notes on them (what an option costs
+    /// or risks) are then made ([`ChoiceRequest::note`]).
+    fn reads_notes(&self) -> bool {
+        self.hears_only_choices()
     }
     /// A menu of one option was taken for seat `player` without asking: `prompt`, and the
     /// option's label. The game waits meanwhile, so the seat may be shown the table.

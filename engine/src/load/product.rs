@@ -41,10 +41,11 @@ pub(super) fn expand<'i>(
 ) -> Result<Vec<Spanned<DeValue<'i>>>, Vec<Diagnostic>> {
     let err = |msg: String, span: Range<usize>| Diagnostic::error("bad-product", msg).at(src, span);
     let DeValue::Table(table) = product.get_ref() else {
-        return Err(vec![err("a `product` must be a table: write it as `[[product]]`".into(), product.span())
-            .hint(format!(
+        return Err(vec![err("a `product` must be a table: write it as `[[product]]`".into(), product.span()).hint(
+            format!(
             "see \"Decks as products\" in the designer's guide: lists of items and a `[product.{table_key}]` template"
-        ))]);
+        ),
+        )]);
     };
     let mut diags = Vec::new();
     let mut template = None;

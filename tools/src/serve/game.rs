@@ -80,6 +80,8 @@ pub struct OptionView {
     pub about: Option<String>,
     /// The rules mark it as ending the seat's turn.
     pub ends_turn: bool,
+    /// What it costs or risks, as the rules say (its `note`).
+    pub note: Option<String>,
     /// The text of the cards and characters it names (`?N` at the terminal), shown when
     /// the pointer rests on it.
     pub explain: String,
@@ -196,6 +198,9 @@ struct WebSeat {
 const WAITING: &str = "waiting for the person's decision";
 
 impl Agent for WebSeat {
+    fn reads_notes(&self) -> bool {
+        true
+    }
     fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
         let n = self.answered.load(Ordering::SeqCst);
         if let Some(label) = self.choices.get(n) {
@@ -229,6 +234,7 @@ impl Agent for WebSeat {
                 label: l.clone(),
                 confirm: req.confirm(i),
                 ends_turn: req.ends_turn(i),
+                note: req.note(i),
                 about: crate::explain::character_note(req.pack, req.options.get(i)),
                 explain: crate::explain::option_help(req.pack, req.options.get(i), l),
                 place: places.get(i).cloned().flatten(),

@@ -700,7 +700,19 @@ const CASES: &[Case] = &[
         "#,
     ),
     case(
-        &["menu", "add", "add_numbered", "add_card", "offer", "confirm", "ends_turn", "len", "labels", "options"],
+        &[
+            "menu",
+            "add",
+            "add_numbered",
+            "add_card",
+            "offer",
+            "confirm",
+            "ends_turn",
+            "note",
+            "len",
+            "labels",
+            "options",
+        ],
         r#"
         let h = pzone(0, "hand");
         let a1 = create_card("archer", h);
@@ -727,6 +739,7 @@ const CASES: &[Case] = &[
         same(all[2].confirm, "End now?", "with its fields");
         expect(all[2].ends_turn && !("ends_turn" in all[0]), "ends_turn marks the option added last");
         m.add("pass", "Pass", #{ worth: 4 });
+        m.note("pass", |o| `worth ${o.worth}`);
         let n = menu();
         n.add_numbered("fire", "Fire", #{});
         n.add_numbered("fire", "Fire", #{});
@@ -736,6 +749,7 @@ const CASES: &[Case] = &[
         same(o.kind, "play", "the first bot takes the first option");
         same(o.card, a2, "the first card offered");
         same(o.label, "Play Archer", "its label");
+        expect(!("note" in o), "notes are made for a person only, not for a bot");
         let t = menu();
         t.add("target", |o| `Attack ${space_name(o.at)}`, #{ at: space("keep") });
         t.add("target", |o| `Attack ${space_name(o.at)}`, #{ at: space("keep") });

@@ -97,6 +97,11 @@ pub(in crate::script) trait Offer {
     fn unavailable(&self) -> &[(String, String)] {
         &[]
     }
+    /// Add each option's `note` (what it costs or risks) to its value, for a person: an
+    /// action menu makes its notes only then. Options given as maps carry theirs already.
+    fn add_notes(&self, _options: &mut [Dynamic]) -> R<()> {
+        Ok(())
+    }
 }
 
 /// Options given as an array of labels or maps (labels made by the script already).
@@ -170,15 +175,21 @@ pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer
         let agent = g.agents[player].as_ref();
         let reads = count > 1 && agent.is_none_or(|a| a.reads_labels(step));
         let texts = reads && agent.is_none_or(|a| a.reads_label_text(&g.pack, step));
-        Ok((player, step, reads, texts))
+        // A person reads the options' notes too.
+        let person = texts && agent.is_some_and(|a| a.reads_notes());
+        Ok((player, step, reads, (texts, person)))
     })?;
+    let (texts, person) = texts;
     // Labels and fields are made only for an agent that reads them (the game is not
     // borrowed here: an action menu's labels are script functions).
-    let (labels, options) = match (reads, texts) {
+    let (labels, mut options) = match (reads, texts) {
         (true, true) => offer.read()?,
         (true, false) => (Vec::new(), offer.values()?),
         _ => (Vec::new(), Vec::new()),
     };
+    if person {
+        offer.add_notes(&mut options)?;
+    }
     distinct_keys(prompt, &options)?;
     // A person is told of a menu of one option, taken without asking.
     // The game is not borrowed while the person is told: they may be shown the table.

@@ -14,6 +14,8 @@ pub struct Menu {
     items: Vec<Item>,
     /// Options shown but not offered: each its label and why (`m.unavailable(..)`).
     unavailable: Vec<(String, String)>,
+    /// What the options of a kind cost or risk, made for a person only (`m.note(kind, f)`).
+    notes: Vec<(ImmutableString, FnPtr)>,
 }
 
 /// Whether `v` is something `choose` offers without quoting its prompt in an error: a
@@ -120,6 +122,30 @@ impl Offer for Asked<'_, '_> {
     fn unavailable(&self) -> &[(String, String)] {
         &self.menu.unavailable
     }
+    fn add_notes(&self, options: &mut [Dynamic]) -> R<()> {
+        if self.menu.notes.is_empty() {
+            return Ok(());
+        }
+        for (i, o) in options.iter_mut().enumerate() {
+            let kind = &self.menu.items[i].kind;
+            let Some((_, f)) = self.menu.notes.iter().find(|(k, _)| k == kind) else { continue };
+            let note = crate::script::compiled::call_fn_ptr(self.ctx, f, [o.clone()])?;
+            if note.is_unit() {
+                continue;
+            }
+            if !note.is_string() {
+                return Err(format!(
+                    "a menu note function returned {} where a text (or nothing) was expected",
+                    note.type_name()
+                )
+                .into());
+            }
+            if let Some(mut m) = o.write_lock::<Map>() {
+                m.insert("note".into(), note);
+            }
+        }
+        Ok(())
+    }
 }
 
 fn def_of_card(c: i64) -> R<u32> {
@@ -190,6 +216,11 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         },
     );
+    e.register_fn("note", |m: &mut Menu, kind: ImmutableString, f: FnPtr| {
+        // One note function a kind: the last one given.
+        m.notes.retain(|(k, _)| *k != kind);
+        m.notes.push((kind, f));
+    });
     e.register_fn("unavailable", |m: &mut Menu, label: ImmutableString, why: ImmutableString| {
         m.unavailable.push((label.to_string(), why.to_string()));
     });

@@ -170,6 +170,7 @@ function show(v) {
     if (o.place) { places.push(i); return; }
     const b = el("button", { class: "option", type: "button", "data-i": i, title: o.explain }, o.label);
     if (o.ends_turn) b.appendChild(el("span", { class: "ends" }, "ends your turn"));
+    if (o.note) b.appendChild(el("span", { class: "note" }, o.note));
     if (o.about) b.appendChild(el("span", { class: "about" }, o.about));
     b.disabled = at !== null;
     b.onclick = () => pick(i);
