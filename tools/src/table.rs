@@ -141,7 +141,8 @@ pub fn turn_header(table: &Table<'_>) -> String {
         parts.push("setting up".to_string());
     } else {
         parts.push(format!("turn {}", s.turn));
-        if let Some(p) = s.turns.current.and_then(|p| s.players.get(p)) {
+        // The seat whose turn it is, though the rules may have given the turn on inside it.
+        if let Some(p) = s.turns.owner.or(s.turns.current).and_then(|p| s.players.get(p)) {
             parts.push(p.name.clone());
         }
     }
@@ -149,12 +150,29 @@ pub fn turn_header(table: &Table<'_>) -> String {
 }
 
 /// The header to show before the next line, when the turn (or the seat playing it, or the
-/// round) changed since the last header of the log, `lines` (oldest first).
+/// round) changed since the last header of the log, `lines` (oldest first). A round that
+/// begins inside a turn already told opens with a header of its own ("── round 2 begins
+/// ──"), not with the turn's header again under the new round.
 pub fn new_header<'a>(lines: impl DoubleEndedIterator<Item = &'a str>, table: &Table<'_>) -> Option<String> {
     let h = turn_header(table);
     let mut lines = lines;
     let last = lines.rfind(|l| l.starts_with(HEADER));
-    (last != Some(h.as_str())).then_some(h)
+    if last == Some(h.as_str()) {
+        return None;
+    }
+    let s = table.state;
+    let this_turn = |l: &str| {
+        s.turn > 0 && (l.contains(&format!(" turn {} ·", s.turn)) || l.ends_with(&format!(" turn {} ──", s.turn)))
+    };
+    let round = table.pack.manifest.round_name(s.turns.round);
+    let begins = format!("{HEADER}{round} begins ──");
+    let same_round = |l: &str| l.starts_with(&format!("{HEADER}{round} ·"));
+    let began_in_this_turn = s.turn > 0 && s.turns.round > 0 && s.turns.round_turn == s.turn;
+    match last {
+        Some(l) if began_in_this_turn && l == begins => None,
+        Some(l) if began_in_this_turn && this_turn(l) && !same_round(l) => Some(begins),
+        _ => Some(h),
+    }
 }
 
 /// What `log` shows: the last `turns` turns told (from their headers), or everything.

@@ -420,6 +420,42 @@ mod tests {
         text
     }
 
+    /// A round that ends inside a turn (Oh Hell's last trick of a hand, scored and the next
+    /// hand dealt by the last seat to play) opens with its own header, and the next turn's
+    /// header names its own seat: never the new round under the old turn's header.
+    #[test]
+    fn a_round_that_begins_inside_a_turn_has_its_own_header() {
+        let project = Project::new(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+        let pack = Arc::new(load_pack(&project, "oh-hell", LoadOptions::default()).pack.unwrap());
+        let out = Shared::default();
+        let seen = Seen::default();
+        let input = std::io::Cursor::new("1\n".repeat(40).into_bytes());
+        let agents: Vec<Box<dyn Agent>> = vec![
+            Box::new(TablePlayer::with_log(input, out.clone(), seen.clone())),
+            bots::bot("first", 1, 1).unwrap(),
+            bots::bot("first", 1, 2).unwrap(),
+        ];
+        let mut cfg = GameConfig::new(2, 3);
+        cfg.max_turns = Some(12);
+        let mut game = Game::new(pack, cfg, agents).unwrap();
+        let mut o = out.clone();
+        game.listener = Some(crate::table::listener(
+            crown_engine::game::narrate::LogLevel::Private,
+            vec![0],
+            seen.clone(),
+            move |l| {
+                let _ = writeln!(o, "{l}");
+            },
+        ));
+        let _ = game.run();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let heads: Vec<&str> = text.lines().filter(|l| l.starts_with(crate::table::HEADER)).collect();
+        let at = heads.iter().position(|h| *h == "── round 2 begins ──").unwrap_or_else(|| panic!("{heads:#?}"));
+        assert_eq!(heads[at - 1], "── round 1 · turn 6 · P3 ──", "{heads:#?}");
+        assert_eq!(heads[at + 1], "── round 2 · turn 7 · P2 ──", "{heads:#?}");
+        assert!(!heads.contains(&"── round 2 · turn 6 · P3 ──"), "{heads:#?}");
+    }
+
     /// Input that arrives only after a person has thought for `wait`.
     struct Slow {
         inner: std::io::Cursor<Vec<u8>>,

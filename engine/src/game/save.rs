@@ -213,6 +213,8 @@ impl SavedTurns {
             passed: bits("passed", &self.passed)?,
             withdrawn: bits("withdrawn", &self.withdrawn)?,
             last_passer: self.last_passer.map(|p| seat("last_passer", p)).transpose()?,
+            owner: None,
+            round_turn: 0,
         })
     }
 }
@@ -881,6 +883,8 @@ mod tests {
             passed: 0b101,
             withdrawn: 0b010,
             last_passer: Some(0),
+            owner: None,
+            round_turn: 0,
         };
         let phases = ["draft".to_string(), "play".to_string()];
         let saved = SavedTurns::of(&t);

@@ -249,6 +249,12 @@ pub struct Turns {
     pub withdrawn: u64,
     /// The seat that passed or withdrew last since the passes were reset.
     pub last_passer: Option<usize>,
+    /// Whose turn the one being played is: the seat that had the turn when it began (or
+    /// was first given one in it). A person's log names the turn after it, also once the
+    /// rules have given the turn on (a round that ends inside the turn).
+    pub owner: Option<usize>,
+    /// The turn in which the round was last set (0: in setting up).
+    pub round_turn: u64,
 }
 
 impl Turns {

@@ -56,6 +56,7 @@ fn turns(mut resume_turn: bool) -> Result<Status, ScriptFailure> {
                     return Ok((false, true));
                 }
                 g.state.turn += 1;
+                g.state.turns.owner = g.state.turns.current;
                 let t = g.state.turn;
                 g.log(|_| format!("-- turn {t}"));
                 g.mark_fork_point(false);

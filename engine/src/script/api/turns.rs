@@ -123,6 +123,7 @@ pub(super) fn register(e: &mut Registrar) {
 /// acts again, so a reader of the transcript can follow the turns.
 fn set_current(g: &mut Game, p: usize) {
     g.state.turns.current = Some(p);
+    g.state.turns.owner.get_or_insert(p);
     g.log(|s| format!("turn: {}", s.players[p].name));
 }
 
@@ -132,6 +133,7 @@ fn set_round(g: &mut Game, n: i64) -> Result<(), String> {
     }
     if g.state.turns.round != n {
         g.state.turns.round = n;
+        g.state.turns.round_turn = g.state.turn;
         g.tally.begin_round(n, g.state.turn);
         let name = g.pack.manifest.round_name(n);
         g.log(|_| name);
