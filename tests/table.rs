@@ -656,3 +656,159 @@ fn help_answers_rules_words_from_the_rules() {
     let nothing = crown_tools::explain::help(&tlk, "xylophone");
     assert!(nothing.contains("its rules do not use the word"), "{nothing}");
 }
+
+/// A pack of `n` cards a kind, each card a name of its own, written under `root`: the
+/// person (seat 0) holds the wrens; the other seat's flints and the deck's larches are
+/// never theirs to see. Each play passes the deck's top card into the other seat's hand,
+/// and a second choice may shuffle the deck (with the game's own random stream).
+fn unseen_names_pack(root: &std::path::Path, n: usize) {
+    let mut cards = String::new();
+    for (name, kind, deck) in [("Wren", "bird", "wrens"), ("Flint", "stone", "flints"), ("Larch", "tree", "larches")] {
+        for i in 1..=n {
+            cards.push_str(&format!(
+                "[[card]]\nid = \"{}-{i:02}\"\nname = \"{name} {i:02}\"\nkind = \"{kind}\"\ncount = 1\n\
+                 values = {{ points = {} }}\ntext = \"Score its points.\"\ndecks = [\"{deck}\"]\n\n",
+                name.to_lowercase(),
+                1 + i % 5
+            ));
+        }
+    }
+    let files = [
+        (
+            "content/unseen/pack.toml",
+            "id = \"unseen\"\nname = \"Unseen\"\nversion = \"0.1.0\"\ndescription = \"Cards the person never sees.\"\n\
+             players = { min = 2, max = 2 }\ncard_size = \"poker\"\nmax_turns = 400\nshow_counters = [\"points\"]\n\n\
+             [zones]\nvault = \"owner\"\n"
+                .to_string(),
+        ),
+        ("content/unseen/cards/cards.toml", cards),
+        (
+            "content/unseen/scenarios/standard.toml",
+            "id = \"standard\"\nname = \"Standard game\"\ntext = \"Play every card.\"\ndefault = true\n".to_string(),
+        ),
+        (
+            "scripts/unseen/rules.rhai",
+            r#"fn setup() {
+    create_deck("wrens", pzone(0, "hand"));
+    create_deck("flints", pzone(1, "hand"));
+    create_deck("larches", zone("deck"));
+    shuffle(zone("deck"));
+    set_current(0);
+}
+
+fn turn() {
+    let p = current();
+    if count(pzone(0, "hand")) == 0 {
+        for s in 0..players() {
+            set_score(s, counter(s, "points"));
+        }
+        let a = counter(0, "points");
+        let b = counter(1, "points");
+        end_game(if a > b { [0] } else if b > a { [1] } else { [0, 1] }, "the wrens are played");
+        return;
+    }
+    let options = [];
+    for c in cards(pzone(p, "hand")) {
+        options.push(#{ label: "Play " + name_of(c), card: c });
+    }
+    let pick = choose(p, "Play a card", options);
+    move_card(pick.card, pzone(p, "vault"));
+    let weight = 0;
+    for d in cards(pzone(1, "hand")) {
+        weight += value(d, "points");
+    }
+    add_counter(p, "points", value(pick.card, "points") + weight % 2);
+    draw(zone("deck"), pzone(1, "hand"));
+    let then = choose(p, "Then", [#{ label: "Leave the deck", stir: false }, #{ label: "Stir the deck", stir: true }]);
+    if then.stir {
+        shuffle(zone("deck"));
+    }
+    advance();
+}
+"#
+            .to_string(),
+        ),
+    ];
+    for (rel, text) in files {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// `preview N` of every option and `compare` before every choice change nothing of the
+/// game: its transcript (every seat's cards, every random draw) is byte for byte that of
+/// the same answers without them. And they show nothing the person's seat cannot see: in
+/// a pack whose cards each have a name of their own, the other seat's hand and the deck
+/// (dealt again at random on every preview's copy, and fed from one another by every
+/// play) are never named before the game is over. The same with four seats of The Last
+/// Kingdom (transcripts).
+#[test]
+fn previews_of_every_option_change_nothing_and_show_nothing_hidden() {
+    let dir = tempfile::tempdir().unwrap();
+    unseen_names_pack(dir.path(), 12);
+    let project = dir.path().to_string_lossy().into_owned();
+    let games: [(&str, Vec<&str>); 2] = [
+        ("unseen", vec!["--project", project.as_str(), "play", "unseen", "--agents", "human,first"]),
+        (
+            "the-last-kingdom",
+            vec!["play", "the-last-kingdom", "--seed", "2", "--players", "4", "--agents", "human,random,greedy,first"],
+        ),
+    ];
+    // Options 1, 2, 3 in turn, each followed by a `y` (as `keystrokes`); with previews,
+    // `preview 1` to `preview 40` and `compare` first, at whatever decision stands.
+    let answers = |previews: bool| -> String {
+        let looks: String = (1..=40).map(|k| format!("preview {k}\n")).chain(["compare\n".to_string()]).collect();
+        (0..400).map(|i| format!("{}{}\ny\n", if previews { looks.as_str() } else { "" }, 1 + i % 3)).collect()
+    };
+    for (what, args) in &games {
+        let mut runs = Vec::new();
+        for previews in [false, true] {
+            let transcript = dir.path().join(format!("{what}-{previews}.transcript"));
+            let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            a.extend(["--transcript".to_string(), transcript.to_string_lossy().into_owned()]);
+            let out = run_bin(&a, &answers(previews));
+            let t = std::fs::read_to_string(&transcript)
+                .unwrap_or_else(|e| panic!("{what}: no transcript written ({e}):\n{}", tail(&out)));
+            runs.push((out, t));
+        }
+        let ((plain, plain_t), (looked, looked_t)) = (&runs[0], &runs[1]);
+        // Every menu had 40 options at most, so each of its options was previewed.
+        let widest = looked
+            .split("choose 1-")
+            .skip(1)
+            .filter_map(|s| s.split_once("> ").and_then(|(n, _)| n.parse::<usize>().ok()))
+            .max()
+            .unwrap_or(0);
+        assert!((2..=40).contains(&widest), "{what}: menus of up to {widest} options");
+        let previews = looked.matches("if you take ").count();
+        assert!(previews > 20, "{what}: only {previews} previews shown:\n{}", tail(looked));
+        assert!(looked.contains("(played on a copy of the table"), "{what}: no compare shown:\n{}", tail(looked));
+        assert!(plain.contains("game over: ") && looked.contains("game over: "), "{what}: a game did not end");
+        if plain_t != looked_t {
+            let (a, b): (Vec<&str>, Vec<&str>) = (plain_t.lines().collect(), looked_t.lines().collect());
+            let i = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+            panic!(
+                "{what}: the game with previews went otherwise, from transcript line {}:\n--- without:\n{}\n--- with:\n{}",
+                i + 1,
+                a[i.saturating_sub(3)..(i + 3).min(a.len())].join("\n"),
+                b[i.saturating_sub(3)..(i + 3).min(b.len())].join("\n")
+            );
+        }
+        if *what == "unseen" {
+            for (out, how) in [(plain, "without previews"), (looked, "with previews")] {
+                // Up to the end, which reveals what the seat could not see.
+                let out = &out[..out.find("game over: ").unwrap_or(out.len())];
+                for hidden in ["Flint", "Larch"] {
+                    if let Some(at) = out.find(hidden) {
+                        let from = out[..at].rfind("\n\n").unwrap_or(0);
+                        panic!("{how}: a {hidden} card is named:\n{}", &out[from..(at + 200).min(out.len())]);
+                    }
+                }
+            }
+            // The previews did deal the unseen cards again, and told what changed of them.
+            assert!(looked.contains("P2's hand 12 → 13 cards"), "{}", tail(looked));
+            assert!(looked.contains("cards you cannot see are dealt there at random"), "{}", tail(looked));
+        }
+    }
+}

@@ -63,7 +63,7 @@ pub struct SimArgs {
     pub confidence: f64,
     /// Play only the I-th of N disjoint ranges of the games (0 <= I < N; game i keeps its
     /// seed), and write the statistics with --out for `crown sim merge`.
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
     pub shard: Option<String>,
     /// Write the run's statistics (every integer sum, JSON) to FILE, for `crown sim merge`.
     #[arg(long, value_name = "FILE")]

@@ -30,15 +30,35 @@ pub struct StatsFile {
 
 /// Parse `I/N` (0 ≤ I < N, as Slurm array ids and Kubernetes completion indexes count).
 pub fn parse_shard(s: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("--shard {s}: expected I/N with 0 <= I < N, e.g. --shard 0/4 ... --shard 3/4");
+    // The value as given, shown safely: control characters written out, a long one cut
+    // (a scheduler's variable may hold anything).
+    let given = {
+        let t = crate::out::shown(s);
+        if t.chars().count() > 48 {
+            format!("{}... ({} characters)", t.chars().take(40).collect::<String>(), s.chars().count())
+        } else {
+            t
+        }
+    };
+    let bad = || format!("--shard {given}: expected I/N with 0 <= I < N, e.g. --shard 0/4 ... --shard 3/4");
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let (i, n): (u64, u64) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    let number = |t: &str| -> Result<u64, String> {
+        let t = t.trim();
+        match t.parse::<u64>() {
+            Ok(v) => Ok(v),
+            Err(_) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {
+                Err(format!("--shard {given}: a number past {} is too large for a shard", u64::MAX))
+            }
+            Err(_) => Err(bad()),
+        }
+    };
+    let (i, n) = (number(i)?, number(n)?);
     if n == 0 {
-        return Err(format!("--shard {s}: the shard count must be at least 1"));
+        return Err(format!("--shard {given}: the shard count must be at least 1"));
     }
     if i >= n {
         return Err(format!(
-            "--shard {s}: shard index {i} is not below the shard count {n} (shards are numbered 0 to {})",
+            "--shard {given}: shard index {i} is not below the shard count {n} (shards are numbered 0 to {})",
             n - 1
         ));
     }
@@ -199,17 +219,17 @@ pub struct Merged {
 /// again later with the rest.
 pub fn merge(paths: &[PathBuf], partial: bool) -> Result<Merged, String> {
     let mut files = Vec::with_capacity(paths.len());
-    let mut seen: Vec<(PathBuf, &Path)> = Vec::new();
+    let mut seen: std::collections::HashMap<PathBuf, &Path> = std::collections::HashMap::new();
     for p in paths {
         let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
-        if let Some((_, first)) = seen.iter().find(|(r, _)| *r == real) {
-            return Err(if first == p {
+        if let Some(first) = seen.get(&real) {
+            return Err(if *first == p.as_path() {
                 format!("{} is given twice", p.display())
             } else {
                 format!("{} and {} are the same file (given twice)", first.display(), p.display())
             });
         }
-        seen.push((real, p.as_path()));
+        seen.insert(real, p.as_path());
         let f = read(p)?;
         check_counts(p, &f)?;
         files.push((p, f));
@@ -218,16 +238,23 @@ pub fn merge(paths: &[PathBuf], partial: bool) -> Result<Merged, String> {
         return Err("crown sim merge: give the statistics files to merge".into());
     }
     // The run most files describe (the first such): a file of another run is named,
-    // wherever it comes in the list.
-    let agreeing = |f: &StatsFile| files.iter().filter(|(_, g)| g.run == f.run).count();
-    let (common_path, common) = files
+    // wherever it comes in the list. The files fall into a few runs (most often one):
+    // each is compared with one file of each run met so far.
+    let mut runs: Vec<(usize, usize)> = Vec::new(); // (first file of the run, files agreeing)
+    for (k, (_, f)) in files.iter().enumerate() {
+        match runs.iter_mut().find(|(first, _)| files[*first].1.run == f.run) {
+            Some((_, n)) => *n += 1,
+            None => runs.push((k, 1)),
+        }
+    }
+    let (first, agreeing) = runs
         .iter()
-        .fold(None::<&(&PathBuf, StatsFile)>, |best, x| match best {
-            Some(b) if agreeing(&b.1) >= agreeing(&x.1) => Some(b),
-            _ => Some(x),
+        .fold(None::<(usize, usize)>, |best, &(k, n)| match best {
+            Some((b, m)) if m >= n => Some((b, m)),
+            _ => Some((k, n)),
         })
-        .map(|(p, f)| (p.to_path_buf(), f.clone()))
         .ok_or("crown sim merge: give the statistics files to merge")?;
+    let (common_path, common) = (files[first].0.to_path_buf(), files[first].1.clone());
     let mut merged = common.clone();
     merged.ranges.clear();
     merged.stats = Stats::default();
@@ -237,7 +264,7 @@ pub fn merge(paths: &[PathBuf], partial: bool) -> Result<Merged, String> {
     let mut ranges: Vec<(u64, u64, &Path)> = Vec::new();
     for (p, f) in &files {
         if let Some(what) = run_difference(&merged.run, &f.run) {
-            let others = agreeing(&common);
+            let others = agreeing;
             return Err(if others > 1 {
                 // Its own value first.
                 let what = run_difference(&f.run, &merged.run).unwrap_or(what);
@@ -351,6 +378,12 @@ mod tests {
         assert_eq!(parse_shard("1/4"), Ok((1, 4)));
         assert!(parse_shard("3/2").unwrap_err().contains("not below the shard count 2"));
         assert!(parse_shard("2/2").is_err() && parse_shard("0/0").is_err() && parse_shard("a/b").is_err());
+        // A scheduler's value may hold anything: shown with its control characters written
+        // out, cut when long, a number past the 64-bit range told too large.
+        let escaped = parse_shard("\u{1b}[31m1/8\n").unwrap_err();
+        assert!(!escaped.contains('\u{1b}') && escaped.contains("\\u{1b}[31m1/8\\n"), "{escaped}");
+        let long = parse_shard(&format!("{}/8", "9".repeat(10_000))).unwrap_err();
+        assert!(long.len() < 200 && long.contains("(10002 characters)") && long.contains("too large"), "{long}");
     }
 
     fn shard(dir: &Path, name: &str, range: (u64, u64), not_run: u64) -> PathBuf {
