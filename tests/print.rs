@@ -1611,10 +1611,7 @@ fn a_deck_made_as_a_product_is_the_written_deck_and_prints_in_its_order() {
     assert_eq!(o.status.code(), Some(1), "{text}");
     let line = broken.lines().position(|l| l.contains("{siut.name}")).unwrap() + 1;
     let col = broken.lines().nth(line - 1).unwrap().find("{siut").unwrap() + 1;
-    assert!(
-        text.contains(&format!("error[bad-product]: `{{siut.name}}`: no list of this product is called `siut`")),
-        "{text}"
-    );
+    assert!(text.contains("error[bad-product]: `{siut.name}`: no list of this product is called `siut`"), "{text}");
     assert!(text.contains(&format!("content/oh-hell/cards/deck.toml:{line}:{col}")), "{text}");
     assert!(text.contains("did you mean `suit`?"), "{text}");
     assert_eq!(text.matches("error[").count(), 1, "one error, no cascade: {text}");
