@@ -67,7 +67,7 @@ fn each_fault_gives_one_diagnostic_at_the_right_line() {
     assert!(e
         .iter()
         .all(|d| d.code == "duplicate-id" && d.file.as_ref().unwrap().ends_with("more.toml") && !d.related.is_empty()));
-    assert_eq!(e.iter().map(|d| d.line).collect::<Vec<_>>(), vec![5, 14, 23]);
+    assert_eq!(e.iter().map(|d| d.line).collect::<Vec<_>>(), vec![6, 15, 24]);
 
     // (c) a syntax error on the last line of a file.
     let (_d3, p3) = demo_project();

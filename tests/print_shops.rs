@@ -266,8 +266,10 @@ fn tabletop_simulator_decks_hold_one_slot_per_distinct_face_and_keys_no_two_pile
     assert_eq!(objects.len(), 2, "cards and nobles");
     for (name, deck) in &objects {
         let kind = name.trim_start_matches("take-the-kingdom-").trim_end_matches("s.json");
-        let defs: Vec<_> = ttk.defs.iter().filter(|d| d.kind.as_str() == kind && d.def.count > 0).collect();
-        // One slot per distinct face: the sheets' slots are the definitions, once each.
+        let defs: Vec<_> =
+            crown_tools::print::in_print_order(&ttk).into_iter().filter(|d| d.kind.as_str() == kind).collect();
+        // One slot per distinct face: the sheets' slots are the definitions, once each, in
+        // the order they are written.
         let slots: Vec<&serde_json::Value> = manifest["sheets"]
             .as_array()
             .unwrap()

@@ -213,6 +213,10 @@ pub fn scenarios_start(pack: &Arc<Pack>, only: Option<Option<&str>>) -> Vec<Diag
     out
 }
 
+/// The words every file of the example pack `crown new pack` writes carries until the
+/// designer drops them: `check` and `test` say which of their findings come from such files.
+pub const EXAMPLE_MARK: &str = "an example `crown new` wrote";
+
 /// How long `check` may spend playing whole trial games; past it, the games not yet played
 /// are left out and `check` says how many.
 pub const WHOLE_GAMES_BUDGET: std::time::Duration = std::time::Duration::from_secs(20);

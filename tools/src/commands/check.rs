@@ -183,7 +183,7 @@ fn example_note(diags: &[crown_engine::diag::Diagnostic], sources: &crown_engine
     let mut n = 0;
     for d in diags {
         let Some(f) = &d.file else { continue };
-        if sources.get(f).is_some_and(|s| s.text.contains(super::new::EXAMPLE_MARK)) {
+        if sources.get(f).is_some_and(|s| s.text.contains(crate::validate::EXAMPLE_MARK)) {
             files.insert(f.display().to_string());
             n += 1;
         }

@@ -51,10 +51,6 @@ pub fn run(project: &Project, args: &NewArgs) -> Done {
     }
 }
 
-/// The words every file of the example pack `crown new pack` writes carries until the
-/// designer drops them: `check` and `test` say which of their findings come from such files.
-pub const EXAMPLE_MARK: &str = "an example `crown new` wrote";
-
 fn valid_id(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 64

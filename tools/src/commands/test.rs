@@ -129,7 +129,7 @@ pub fn run(project: &Project, args: &TestArgs) -> Done {
                     "the path changed"
                 };
                 println!("CHANGED {}: {what}\n{}", case.name, change.report.trim_end());
-                if case.read_game_file().is_ok_and(|t| t.contains(super::new::EXAMPLE_MARK)) {
+                if case.read_game_file().is_ok_and(|t| t.contains(crate::validate::EXAMPLE_MARK)) {
                     println!(
                         "  this game was recorded by `crown new` with its example cards: once yours replace them, accept it with `crown test --bless {}` (or record games of your own and delete it)",
                         case.name
