@@ -18,10 +18,24 @@ use crate::table::{log_pages, new_header, Renderer, Seen, ViewKind};
 pub struct HumanAgent<R: BufRead + Send, W: Write + Send> {
     pub input: R,
     pub output: W,
+    /// Answers typed ahead ("1 1 2": this question's, then the next ones'), taken in turn
+    /// by the next menus while they fit them.
+    ahead: std::collections::VecDeque<String>,
+}
+
+impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
+    pub fn new(input: R, output: W) -> Self {
+        HumanAgent { input, output, ahead: std::collections::VecDeque::new() }
+    }
+
+    /// Whether answers typed ahead wait for the next menus.
+    pub fn answers_ahead(&self) -> bool {
+        !self.ahead.is_empty()
+    }
 }
 
 /// What the words typed at a menu other than an option ask for.
-pub const COMMANDS: &str = "board (the whole table), status (your state again), log (the last two turns; log N, log all), ?N (what option N names), preview N (what option N would do), compare (every option's preview in one line each), help NAME (a card's text), help";
+pub const COMMANDS: &str = "several numbers (1 1 2: this answer, then the next questions' in turn), board (the whole table), status (your state again), log (the last two turns; log N, log all), ?N (what option N names), preview N (what option N would do), compare (every option's preview in one line each), help NAME (a card's text), help";
 
 impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
     fn read_line(&mut self) -> Result<String, String> {
@@ -87,11 +101,38 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
         loop {
             let _ = write!(self.output, "choose {first}-{last}> ");
             let _ = self.output.flush();
-            let t = self.read_line()?;
+            let typed_ahead = self.ahead.pop_front();
+            let t = match &typed_ahead {
+                Some(t) => {
+                    let _ = writeln!(self.output, "{t} (typed ahead)");
+                    t.clone()
+                }
+                None => {
+                    let line = self.read_line()?;
+                    // "1 1 2": this answer, and the next questions' in turn.
+                    let numbers: Vec<&str> = line.split_whitespace().collect();
+                    if numbers.len() > 1 && numbers.iter().all(|n| n.parse::<i64>().is_ok()) {
+                        self.ahead.extend(numbers[1..].iter().map(|n| n.to_string()));
+                        numbers[0].to_string()
+                    } else {
+                        line
+                    }
+                }
+            };
             let picked = match t.parse::<i64>() {
                 Ok(n) if (first..=last).contains(&n) => Some((n - first) as usize),
                 _ => req.labels.iter().position(|l| l.eq_ignore_ascii_case(&t)),
             };
+            if picked.is_none() && typed_ahead.is_some() {
+                // The game asked something the answers typed ahead did not foresee.
+                self.ahead.clear();
+                let _ = writeln!(
+                    self.output,
+                    "'{}' (typed ahead) is not an option here: the answers typed ahead are dropped; choose again",
+                    crate::out::shown(&t)
+                );
+                continue;
+            }
             let Some(i) = picked else {
                 match command(&t.to_lowercase()) {
                     Some(text) => {
@@ -189,7 +230,7 @@ impl<R: BufRead + Send, W: Write + Send> TablePlayer<R, W> {
 
     /// A person who has been shown the narrated lines kept in `seen`.
     pub fn with_log(input: R, output: W, seen: Seen) -> Self {
-        TablePlayer { human: HumanAgent { input, output }, renderer: Renderer::default(), seen, last_status: None }
+        TablePlayer { human: HumanAgent::new(input, output), renderer: Renderer::default(), seen, last_status: None }
     }
 }
 
@@ -219,7 +260,11 @@ impl<R: BufRead + Send, W: Write + Send> TablePlayer<R, W> {
 impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
     fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
         let status = self.opening(req.pack, req.player);
-        let _ = writeln!(self.human.output, "\n{status}");
+        // With answers typed ahead the person has decided already: the menu, not the
+        // whole status again.
+        if !self.human.answers_ahead() {
+            let _ = writeln!(self.human.output, "\n{status}");
+        }
         self.last_status = Some(status);
         let (renderer, seen) = (&mut self.renderer, &self.seen);
         let mut command = |word: &str| -> Option<String> {
@@ -813,7 +858,7 @@ mod tests {
         };
         let ask = |input: &str| {
             let out = Shared::default();
-            let mut h = HumanAgent { input: std::io::Cursor::new(input.as_bytes().to_vec()), output: out.clone() };
+            let mut h = HumanAgent::new(std::io::Cursor::new(input.as_bytes().to_vec()), out.clone());
             let got = h.choose(&req);
             let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
             (got, text)
@@ -823,6 +868,43 @@ mod tests {
         assert!(text.contains("Resigning ends the game. Resign? (y/n)> not taken; choose again"), "{text}");
         assert_eq!(ask("2\ny\n").0, Ok(1));
         assert_eq!(ask("1\n").0, Ok(0));
+    }
+
+    /// "2 1 3" answers this menu and the next ones in turn, each said to be typed ahead;
+    /// an answer the next menu cannot take drops the rest, and the menu is asked again.
+    #[test]
+    fn several_numbers_answer_the_next_menus_in_turn() {
+        let project = Project::new(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+        let pack = Arc::new(load_pack(&project, "take-the-kingdom", LoadOptions::default()).pack.expect("pack loads"));
+        let options = vec![rhai_map(&[("label", "Pass")]), rhai_map(&[("label", "Play")])];
+        let labels = vec!["Pass".to_string(), "Play".to_string()];
+        let req = ChoiceRequest {
+            step: 0,
+            player: 0,
+            player_name: "P1",
+            prompt: "Your action",
+            count: labels.len(),
+            labels: &labels,
+            options: &options,
+            unavailable: &[],
+            pack: &pack,
+            fork: None,
+        };
+        let out = Shared::default();
+        let mut h = HumanAgent::new(std::io::Cursor::new(b"2 1 9 2\n1\n".to_vec()), out.clone());
+        assert_eq!(h.choose(&req), Ok(1));
+        assert!(h.answers_ahead());
+        assert_eq!(h.choose(&req), Ok(0));
+        // 9 is no option of the third menu: the rest is dropped, and the person asked.
+        assert_eq!(h.choose(&req), Ok(0));
+        assert!(!h.answers_ahead());
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert!(text.contains("choose 1-2> 1 (typed ahead)"), "{text}");
+        assert!(
+            text.contains("'9' (typed ahead) is not an option here: the answers typed ahead are dropped"),
+            "{text}"
+        );
+        assert!(!text.contains("2 (typed ahead)"), "{text}");
     }
 
     fn rhai_map(pairs: &[(&str, &str)]) -> crown_engine::script::Dynamic {
