@@ -346,7 +346,7 @@ fn each_food_short_costs_a_unit_of_the_players_choice() {
         same(rank_at(4, 3), 0, "sacrificed pawn");
         "#,
     );
-    assert!(t.transcript().contains("Red is 2 food short and must sacrifice 2 unit(s)"));
+    assert!(t.transcript().contains("Red is 2 food short and must sacrifice 2 units"));
     done(&t);
 }
 

@@ -125,7 +125,7 @@ pub fn headline(save: &SaveFile) -> Option<String> {
     let p = save.player.first()?;
     let mut parts = Vec::new();
     if let Some(n) = p.counters.get("plays") {
-        parts.push(format!("{n} play(s) finished"));
+        parts.push(format!("{n} play{} finished", crown_engine::diag::plural(*n)));
     }
     if let Some(r) = p.counters.get("round").filter(|r| **r > 0) {
         parts.push(format!("round {r} done"));
