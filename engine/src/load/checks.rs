@@ -42,6 +42,7 @@ fn describe_char(c: char) -> String {
         '\t' => "a tab".to_string(),
         c if c.is_ascii_uppercase() => format!("the capital `{c}`"),
         c if c.is_control() || c.is_whitespace() => format!("the character U+{:04X}", c as u32),
+        c if invisible(c, false) => format!("{} (U+{:04X})", invisible_name(c), c as u32),
         c => format!("`{c}` (U+{:04X})", c as u32),
     }
 }
@@ -53,6 +54,27 @@ fn describe_char(c: char) -> String {
 pub(super) fn invisible(c: char, multiline: bool) -> bool {
     (c.is_control() && !(multiline && matches!(c, '\n' | '\t')))
         || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{2028}' | '\u{2029}' | '\u{FEFF}')
+}
+
+/// What an invisible character that is not a control character does, in words.
+fn invisible_name(c: char) -> &'static str {
+    match c {
+        '\u{200B}' => "a zero-width space",
+        '\u{200C}' => "a zero-width non-joiner",
+        '\u{200D}' => "a zero-width joiner",
+        '\u{200E}' => "a left-to-right mark",
+        '\u{200F}' => "a right-to-left mark",
+        '\u{202A}' => "a left-to-right embedding",
+        '\u{202B}' => "a right-to-left embedding",
+        '\u{202C}' => "a pop of the text's direction",
+        '\u{202D}' => "a left-to-right override",
+        '\u{202E}' => "a right-to-left override",
+        '\u{2028}' => "a line separator",
+        '\u{2029}' => "a paragraph separator",
+        '\u{FEFF}' => "a zero-width no-break space",
+        '\u{2066}'..='\u{2069}' => "a direction isolate",
+        _ => "an invisible character",
+    }
 }
 
 /// A name or text a person can read as it prints: no invisible characters (an error at
@@ -400,5 +422,6 @@ mod tests {
         assert_eq!(id_suggestion("--"), None);
         assert_eq!(id_suggestion("!!!"), None);
         assert_eq!(describe_char('\u{441}'), "`\u{441}` (U+0441)");
+        assert_eq!(describe_char('\u{202E}'), "a right-to-left override (U+202E)");
     }
 }
