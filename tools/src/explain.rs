@@ -29,8 +29,10 @@ pub fn describe(pack: &Pack, d: &Def) -> String {
     if !def.cost.is_empty() {
         out.push_str(&format!("; costs {}", numbers(&def.cost)));
     }
-    if !def.keywords.is_empty() {
-        out.push_str(&format!("; {}", def.keywords.join(", ")));
+    // Its keywords, less one that only repeats its kind ("Famine (penalty); penalty").
+    let keywords: Vec<&str> = def.keywords.iter().map(String::as_str).filter(|k| *k != kind).collect();
+    if !keywords.is_empty() {
+        out.push_str(&format!("; {}", keywords.join(", ")));
     }
     if !def.text.trim().is_empty() {
         out.push_str(&format!("\n  {}", plain(&def.text)));
