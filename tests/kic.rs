@@ -1125,3 +1125,23 @@ fn unit_costs_come_from_the_units_file() {
     });
     assert!(differs, "the edited pawn cost changed no game");
 }
+
+/// The status warns of famine when the food held is less than the next upkeep, saying how
+/// many units it would cost, and says nothing once there is food enough.
+#[test]
+fn the_status_warns_of_famine_ahead() {
+    let mut t = table("standard");
+    t.run(
+        r#"
+        start("north", "south");
+        unit(0, 1, 3, 4);
+        let due = food_due(unit_count(0));
+        expect(due > 0, "a unit costs upkeep");
+        let text = render_status(0);
+        expect(text.contains(`famine ahead: 0 food for an upkeep of ${due}: without more food, ${count_words(due, "unit")} will be sacrificed`), text);
+        give(0, "grain", due);
+        expect(!render_status(0).contains("famine ahead"), render_status(0));
+        "#,
+    );
+    done(&t);
+}
