@@ -844,18 +844,7 @@ mod tests {
         let pass = rhai_map(&[("label", "Pass")]);
         let options = vec![pass, resign];
         let labels = vec!["Pass".to_string(), "Resign".to_string()];
-        let req = ChoiceRequest {
-            step: 0,
-            player: 0,
-            player_name: "P1",
-            prompt: "Your action",
-            count: labels.len(),
-            labels: &labels,
-            options: &options,
-            unavailable: &[],
-            pack: &pack,
-            fork: None,
-        };
+        let req = action_request(&pack, &labels, &options);
         let ask = |input: &str| {
             let out = Shared::default();
             let mut h = HumanAgent::new(std::io::Cursor::new(input.as_bytes().to_vec()), out.clone());
@@ -878,18 +867,7 @@ mod tests {
         let pack = Arc::new(load_pack(&project, "take-the-kingdom", LoadOptions::default()).pack.expect("pack loads"));
         let options = vec![rhai_map(&[("label", "Pass")]), rhai_map(&[("label", "Play")])];
         let labels = vec!["Pass".to_string(), "Play".to_string()];
-        let req = ChoiceRequest {
-            step: 0,
-            player: 0,
-            player_name: "P1",
-            prompt: "Your action",
-            count: labels.len(),
-            labels: &labels,
-            options: &options,
-            unavailable: &[],
-            pack: &pack,
-            fork: None,
-        };
+        let req = action_request(&pack, &labels, &options);
         let out = Shared::default();
         let mut h = HumanAgent::new(std::io::Cursor::new(b"2 1 9 2\n1\n".to_vec()), out.clone());
         assert_eq!(h.choose(&req), Ok(1));
@@ -905,6 +883,26 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("2 (typed ahead)"), "{text}");
+    }
+
+    /// Seat P1's "Your action" menu of `labels` (the options' maps `options`), at step 0.
+    fn action_request<'a>(
+        pack: &'a Arc<Pack>,
+        labels: &'a [String],
+        options: &'a [crown_engine::script::Dynamic],
+    ) -> ChoiceRequest<'a> {
+        ChoiceRequest {
+            step: 0,
+            player: 0,
+            player_name: "P1",
+            prompt: "Your action",
+            count: labels.len(),
+            labels,
+            options,
+            unavailable: &[],
+            pack,
+            fork: None,
+        }
     }
 
     fn rhai_map(pairs: &[(&str, &str)]) -> crown_engine::script::Dynamic {
