@@ -1076,8 +1076,11 @@ fn the_turn_limit_ends_the_game_without_a_winner() {
     }
 }
 
+/// The board at the terminal is the engine's map of board.toml (the supplies' glyphs on
+/// their tiles, each stockpile drawn outside its grey tile), the rulers' lines of
+/// `render()` beneath it.
 #[test]
-fn render_draws_the_board() {
+fn the_board_is_the_engines_map_with_the_rulers_beneath() {
     let mut t = table("standard");
     t.run(
         r#"
@@ -1087,13 +1090,17 @@ fn render_draws_the_board() {
         unit(1, 1, 5, 8);
         give(0, "grain", 3);
         let r = render();
-        expect(r.contains("[R]"), "wall");
-        expect(r.contains("F R3"), "red general on fish");
-        expect(r.contains("F B1"), "blue pawn on fish");
-        expect(r.contains("G3"), "grain pile");
-        expect(r.contains("Red (R, north): units 1, walls 1, upkeep 1 food"), r);
+        expect(r.contains("Red (north edge): units 1, walls 1, upkeep 1 food; stock 0 livestock, 3 grain"), r);
         "#,
     );
+    let map = t.game().map_text(100).expect("a map");
+    for (mark, what) in [("^ [R]", "the wall"), ("F R3", "the red general on fish"), ("F B1", "the blue pawn on fish")]
+    {
+        assert!(map.contains(mark), "{what} ({mark}):\n{map}");
+    }
+    // The grain went to a stockpile, drawn in the row above the grid.
+    let above = map.lines().nth(1).unwrap_or_default();
+    assert!(above.starts_with("-1 ") && above.contains("G3"), "the grain pile above the north edge:\n{map}");
     done(&t);
 }
 

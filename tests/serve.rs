@@ -187,13 +187,18 @@ struct Server {
 impl Server {
     /// `crown serve` on a copy of Take the Kingdom.
     fn start() -> Server {
+        Server::of_pack("take-the-kingdom")
+    }
+
+    /// `crown serve` on a copy of a shipped pack.
+    fn of_pack(pack: &str) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let repo = repo_project();
-        for sub in ["content/take-the-kingdom", "scripts/take-the-kingdom"] {
-            copy_dir(&repo.root.join(sub), &root.join(sub)).unwrap();
+        for sub in ["content", "scripts"] {
+            copy_dir(&repo.root.join(sub).join(pack), &root.join(sub).join(pack)).unwrap();
         }
-        Server::serve(dir, root, "take-the-kingdom")
+        Server::serve(dir, root, pack)
     }
 
     /// `crown serve` on a pack of the given files (paths from the project's root).
@@ -567,4 +572,53 @@ fn a_tile_is_laid_by_clicking_its_square_and_turning_it() {
     click(&mut page, "document.querySelector('#place-list button.place')");
     page.wait_for("view.over !== null", LOAD);
     assert_eq!(page.eval("document.getElementById('error').textContent"), json!(""));
+}
+
+/// A game of Kingdoms in Conflict played to its end in the page on the drawn board: the
+/// map has an SVG element for every space of board.toml, and each decision whose options
+/// name a square (a side's grey tiles, a tile to build or place on, a unit to move, the
+/// stockpile to feed from) is taken by clicking that square; the others by their buttons.
+#[test]
+fn kingdoms_in_conflict_is_played_on_the_drawn_board() {
+    let server = Server::of_pack("kingdoms-in-conflict");
+    let browser = Browser::start();
+    let mut page = open_play(&browser, &server);
+    page.eval("document.getElementById('seed').value = '2'; document.getElementById('agents').value = 'human,random'");
+    click(&mut page, "document.getElementById('start')");
+    page.wait_for("typeof view !== 'undefined' && view !== null && view.options.length > 0", LOAD);
+    // The grid's 100 tiles, the 32 stockpiles and the 4 sides, each drawn once.
+    assert_eq!(page.eval("document.querySelectorAll('#map svg g.space').length"), json!(136));
+    let (mut on_map, mut by_button) = (0, 0);
+    for _ in 0..800 {
+        if page.eval("view.over !== null || view.options.length === 0") == json!(true) {
+            break;
+        }
+        // The first square that one option alone names, if any.
+        let square = page.eval(
+            "(() => { for (const g of document.querySelectorAll('#map g.space.choosable')) { \
+               const id = g.getAttribute('data-space'); \
+               if (view.options.filter(o => o.spaces.includes(id)).length === 1) return id; } return null; })()",
+        );
+        if let Some(id) = square.as_str() {
+            let before = page.eval("window.crownPlayUpdates").as_u64().unwrap_or(0);
+            page.eval(&format!(
+                "document.querySelector('#map g.space[data-space=\"{id}\"]').dispatchEvent(new MouseEvent('click', {{ bubbles: true }}))"
+            ));
+            page.wait_for(&format!("window.crownPlayUpdates > {before}"), LOAD);
+            on_map += 1;
+        } else {
+            // The first option that ends nothing for good ("Buy nothing", "Pass").
+            click(&mut page, "[...document.querySelectorAll('#options button.option')].find(b => !view.options[Number(b.dataset.i)].confirm)");
+            by_button += 1;
+        }
+    }
+    let over = page.eval("document.getElementById('over').textContent");
+    assert!(over.as_str().unwrap().contains(" wins: "), "the game ended: {over}");
+    assert_eq!(page.eval("document.getElementById('error').textContent"), json!(""));
+    assert!(on_map >= 10, "{on_map} decisions taken on the map, {by_button} by buttons");
+    // The board as it ends: the pieces the log placed are drawn on their squares.
+    let walls = page.eval(
+        "[...document.querySelectorAll('#map g.space title')].filter(t => t.textContent.includes('walls')).length",
+    );
+    assert!(walls.as_u64().unwrap() >= 2, "walls on the drawn board: {walls}");
 }

@@ -132,10 +132,14 @@ fn layout(g: &Game, spaces: &[usize]) -> BTreeMap<usize, Shape> {
     let mut bottom = 0.0f64;
     let mut linked = Vec::new();
     let mut loose = Vec::new();
+    let placed = g.map_squares();
+    // Places left of or above the grid (`at = [-1, 3]`) shift the whole picture.
+    let (x0, y0) = placed.values().fold((0i64, 0i64), |(a, b), &(x, y)| (a.min(x), b.min(y)));
     for &i in spaces {
         let sp = &s.spaces[i];
-        match sp.xy {
-            Some((x, y)) => {
+        match placed.get(&i) {
+            Some(&(x, y)) => {
+                let (x, y) = (x - x0, y - y0);
                 shapes.insert(i, Shape::Square(x as f64 * CELL, y as f64 * CELL));
                 bottom = bottom.max((y + 1) as f64 * CELL);
             }
@@ -232,24 +236,13 @@ fn space(g: &Game, i: usize, shape: Shape, out: &mut String) {
     let s = &g.state;
     let sp = &s.spaces[i];
     let fill = sp.attrs.get("terrain").map_or_else(|| "#f4f1ea".to_string(), |t| color_of(g, t));
-    // The pieces on it by supply and owner, and its numbers.
-    let mut pieces: BTreeMap<(String, i64), usize> = BTreeMap::new();
-    for pc in s.pieces.iter().filter(|pc| pc.space == Some(i as u32)) {
-        *pieces.entry((pc.kind.clone(), pc.owner)).or_default() += 1;
-    }
+    let pieces = g.piece_counts(i);
     let supply = |kind: &str| g.pack.board.as_ref().and_then(|(b, _)| b.supply.iter().find(|su| su.id == kind));
     let mut words = vec![sp.name.clone()];
     if let Some(t) = sp.attrs.get("terrain") {
         words.push(t.clone());
     }
-    for ((kind, owner), n) in &pieces {
-        let name = supply(kind).map_or(kind.replace('-', " "), |su| su.name.clone());
-        let whose = usize::try_from(*owner).ok().and_then(|o| s.players.get(o)).map(|p| format!(" ({})", p.name));
-        words.push(format!("{n} × {name}{}", whose.unwrap_or_default()));
-    }
-    for (k, v) in &sp.values {
-        words.push(format!("{k} {v}"));
-    }
+    words.extend(g.space_contents(i));
     let _ = write!(
         out,
         "<g class=\"space\" data-space=\"{}\"><title>{}</title>",

@@ -40,9 +40,18 @@ pub enum ViewKind {
 pub struct Renderer {
     failed_status: Option<String>,
     failed_board: Option<String>,
+    /// Where the map is drawn as text above the rules' `render` (the terminal), the width
+    /// it may take; the engine's own view draws it in any case.
+    map_width: Option<usize>,
 }
 
 impl Renderer {
+    /// A renderer that draws the map as text, `width` characters at most, above the rules'
+    /// `render` (the terminal's).
+    pub fn with_map(width: usize) -> Self {
+        Renderer { map_width: Some(width), ..Renderer::default() }
+    }
+
     /// The view of seat `viewer`, drawn by the rules' hook or the engine. Call it while
     /// the game waits for a decision (from an agent): it reads the installed game. The
     /// second value is a note to show when a hook failed just now.
@@ -63,6 +72,12 @@ impl Renderer {
                     if arity == 0 {
                         if let Some(own) = with_game(|g| own_cards(g, viewer)) {
                             text.push_str(&own);
+                        }
+                    }
+                    // The rules' table adds to the drawn map; it never replaces it.
+                    if let (ViewKind::Board, Some(width)) = (kind, self.map_width) {
+                        if let Some(map) = with_game(|g| g.map_text(width)).flatten() {
+                            text = format!("{}\n{text}", map.trim_end());
                         }
                     }
                     return (text, None);
@@ -261,14 +276,21 @@ pub fn revealed(game: &Game, viewer: usize) -> String {
     out
 }
 
+/// How many characters a line of the terminal holds: `COLUMNS` where the shell exports
+/// it, else 100.
+pub fn screen_width() -> usize {
+    std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok()).filter(|&w| w >= 20).unwrap_or(100)
+}
+
 /// The end of a game at the terminal: [`end_summary`], then the table as it ends, drawn
-/// for seat `viewer` (the rules' `render(viewer)`, else the engine's view).
+/// for seat `viewer` (the drawn map and the rules' `render(viewer)`, else the engine's view).
 pub fn end_screen(game: Game, outcome: &Outcome, viewer: usize) -> (Game, String) {
     let mut text = end_summary(&game, outcome);
     text.push_str(&revealed(&game, viewer));
     let pack = game.pack.clone();
-    let (game, (board, note)) =
-        crown_engine::script::api::with_installed(game, || Renderer::default().draw(&pack, viewer, ViewKind::Board));
+    let (game, (board, note)) = crown_engine::script::api::with_installed(game, || {
+        Renderer::with_map(screen_width()).draw(&pack, viewer, ViewKind::Board)
+    });
     if let Some(n) = note {
         text.push_str(&format!("{n}\n"));
     }

@@ -230,7 +230,8 @@ impl<R: BufRead + Send, W: Write + Send> TablePlayer<R, W> {
 
     /// A person who has been shown the narrated lines kept in `seen`.
     pub fn with_log(input: R, output: W, seen: Seen) -> Self {
-        TablePlayer { human: HumanAgent::new(input, output), renderer: Renderer::default(), seen, last_status: None }
+        let renderer = Renderer::with_map(crate::table::screen_width());
+        TablePlayer { human: HumanAgent::new(input, output), renderer, seen, last_status: None }
     }
 }
 
@@ -550,7 +551,8 @@ mod tests {
         let _ = Game::new(pack, GameConfig::new(1, 2), agents).unwrap().run();
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         assert!(!text.contains("render() failed"), "{text}");
-        assert!(text.contains("Tiles:"), "no map drawn:\n{text}");
+        assert!(text.contains("key: # corner"), "no map drawn:\n{text}");
+        assert!(text.contains("units 0, walls 0, upkeep 0 food; stock"), "no rules' table drawn:\n{text}");
     }
 
     /// The log is told in turns: each opens with its header (round, turn, seat), `log N`
@@ -833,6 +835,38 @@ mod tests {
         assert!(text.contains("THE MAP at turn 1") && text.contains("THE MAP at turn 4"), "{text}");
         assert_eq!(text.matches("render_status() failed").count(), 1, "told once: {text}");
         assert!(text.contains("no map here"), "{text}");
+    }
+
+    /// `board` draws the map from board.toml, the rules' own `render` beneath it; a
+    /// `render` that fails leaves the map in place (the engine's view draws it too).
+    #[test]
+    fn the_board_draws_the_map_and_the_rules_table_adds_to_it() {
+        let root = tempfile::tempdir().unwrap();
+        let files = [
+            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
+            (
+                "content/p/board.toml",
+                "[grid]\nwidth = 2\nheight = 1\nrows = [\"fw\"]\nlegend = { f = \"field\", w = \"wood\" }\n\n\
+                 [[supply]]\nid = \"farmer\"\nname = \"Farmers\"\ncount = 3\n",
+            ),
+            (
+                "scripts/p/rules.rhai",
+                "fn setup() { set(\"n\", 0); place(\"farmer\", space(\"1,0\"), 0); }\n\
+                 fn turn() { set(\"n\", get(\"n\") + 1); choose(0, \"Act\", [\"Wait\", \"Rest\"]); if get(\"n\") == 2 { end_game([0], \"done\"); } }\n\
+                 fn render(viewer) { if get(\"n\") == 2 { throw \"no table here\"; } \"THE RULES' TABLE\" }\n",
+            ),
+        ];
+        let pack = pack_of(root.path(), &files);
+        let out = Shared::default();
+        let input = std::io::Cursor::new(b"board\n1\nboard\n1\n".to_vec());
+        let agents: Vec<Box<dyn Agent>> = vec![Box::new(TablePlayer::new(input, out.clone()))];
+        let (_, outcome) = Game::new(pack, GameConfig::new(1, 1), agents).unwrap().run();
+        assert!(matches!(outcome.status, Status::Finished), "{:?}", outcome.status);
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let map = "  0   1\n0 f   w F\nkey: f field, w wood; F Farmers\n";
+        assert!(text.contains(&format!("{map}THE RULES' TABLE")), "the rules' table under the map: {text}");
+        assert!(text.contains("render() failed") && text.contains("no table here"), "{text}");
+        assert_eq!(text.matches("0 f   w F").count(), 2, "the map at each `board`: {text}");
     }
 
     /// A choice the rules mark with `confirm` is asked again; "n" puts the menu back.

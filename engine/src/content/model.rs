@@ -870,6 +870,12 @@ pub struct SpaceDef {
     pub pieces: BTreeMap<String, i64>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub text: String,
+    /// Where the drawn map shows the space, as `[column, row]` in the `[grid]`'s squares
+    /// (it may lie outside the grid: `[1, -1]` is above the top row). Only drawings read it:
+    /// it gives the space no neighbours. Without it, a space joined by `adjacent` is laid
+    /// out from its links and one with neither stands in a row beneath the map.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<[i64; 2]>,
 }
 
 /// A limited supply of pieces or resources.

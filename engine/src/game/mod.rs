@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod boards;
+pub mod map;
 pub mod narrate;
 pub mod record;
 pub mod regions;
@@ -651,15 +652,16 @@ impl Game {
                 out.push_str(&format!("  {label}: {n}\n"));
             }
         }
-        if !s.pieces.is_empty() {
-            let mut by_space: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-            for p in s.pieces.iter().filter(|p| p.space.is_some()) {
-                let owner =
-                    if p.owner >= 0 { format!("@{}", self.player_name(p.owner as usize)) } else { String::new() };
-                by_space.entry(p.space.unwrap_or(0)).or_default().push(format!("{}{owner}", p.kind));
+        if let Some(map) = self.map_text(map::VIEW_WIDTH) {
+            for line in map.lines() {
+                out.push_str(&format!("  {line}\n"));
             }
-            for (sp, pcs) in by_space {
-                out.push_str(&format!("  [{}] {}\n", s.spaces[sp as usize].name, pcs.join(", ")));
+        }
+        // Pieces on the squares of a `[[board]]` (the map above draws the rest).
+        for i in (0..s.spaces.len()).filter(|&i| s.spaces[i].board.is_some()) {
+            let what = self.space_contents(i);
+            if !what.is_empty() {
+                out.push_str(&format!("  [{}] {}\n", s.spaces[i].name, what.join(", ")));
             }
         }
         out.push_str(&s.boards_text(viewer, &boards::terrain_letters(&self.pack)));

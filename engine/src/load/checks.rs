@@ -292,7 +292,25 @@ pub(super) fn check_board(
         }
     }
     let mut seen = BTreeMap::new();
+    let mut drawn: BTreeMap<[i64; 2], &str> = BTreeMap::new();
+    let (grid_w, grid_h) = b.grid.as_ref().map_or((0, 0), |g| (g.width, g.height));
     for (i, s) in b.space.iter().enumerate() {
+        if let Some([x, y]) = s.at {
+            let wrong = if !(-16..=80).contains(&x) || !(-16..=80).contains(&y) {
+                Some("lies too far from the map: each of its numbers must be -16 to 80".to_string())
+            } else if (0..grid_w).contains(&x) && (0..grid_h).contains(&y) {
+                Some(format!("is the grid's square {x},{y}: the space would be drawn over it"))
+            } else {
+                drawn.insert([x, y], &s.id).map(|other| format!("is where space `{other}` is drawn"))
+            };
+            if let Some(wrong) = wrong {
+                diags.push(
+                    Diagnostic::error("space-position", format!("space `{}`: `at = [{x}, {y}]` {wrong}", s.id))
+                        .at(src, at(&[P::K("space"), P::I(i), P::K("at")]))
+                        .hint("`at` is where the map draws the space, as [column, row] of the grid's squares; a place next to the grid, such as [1, -1] above its top row, is free"),
+                );
+            }
+        }
         let span = at(&[P::K("space"), P::I(i), P::K("id")]);
         check_id(&s.id.replace(',', "-"), span.clone(), src, diags);
         if let Some(first) = seen.insert(s.id.clone(), span.clone()) {

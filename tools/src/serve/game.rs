@@ -37,16 +37,17 @@ pub struct Setup {
     pub pack: String,
     pub scenario: Option<String>,
     pub seed: u64,
-    /// Who plays each seat: `human` (the person, exactly one) or a bot kind.
+    /// Who plays each seat: `human` (a person: with several, the people share the screen
+    /// and pass it on, each seeing only what their seat may see) or a bot kind.
     pub kinds: Vec<String>,
 }
 
 /// A game in the page: its set-up, the person's decisions and the packs it was played with.
 pub struct Session {
     pub setup: Setup,
-    /// The person's seat.
-    pub seat: usize,
-    /// The person's decisions so far, by label.
+    /// The seats people play (`human`), in seat order.
+    pub humans: Vec<usize>,
+    /// The people's decisions so far, by label, in the order the game asked them.
     pub choices: Vec<String>,
     /// The pack in force from each point on: (the person's decisions made when it took
     /// over, the pack). The first is the pack the game started with.
@@ -132,7 +133,12 @@ pub struct View {
     pub seed: u64,
     pub names: Vec<String>,
     pub kinds: Vec<String>,
+    /// The seat the view is drawn for: the one whose decision the game waits for, else
+    /// (the game over) the first person's.
     pub seat: usize,
+    /// The seats people play: with more than one, the page asks for the screen to be
+    /// passed on before it shows the next seat's view.
+    pub humans: Vec<usize>,
     /// The session's number (see [`Session::id`]).
     pub game: u64,
     /// The person's decisions made at this point.
@@ -174,6 +180,8 @@ pub struct View {
 /// What the person's seat found when its decisions ran out.
 #[derive(Default)]
 struct Pending {
+    /// The seat whose decision it is.
+    seat: usize,
     prompt: String,
     options: Vec<OptionView>,
     /// The range when the choice is a number (`ChoiceRequest::number_range`).
@@ -245,6 +253,7 @@ impl Agent for WebSeat {
             let number = req.number_range();
             let unavailable = req.unavailable.to_vec();
             *p = Some(Pending {
+                seat: req.player,
                 prompt: req.prompt.to_string(),
                 options,
                 number,
@@ -309,16 +318,17 @@ impl Session {
     pub fn new(setup: Setup, pack: Arc<Pack>) -> Result<Session, String> {
         let humans: Vec<usize> =
             setup.kinds.iter().enumerate().filter(|(_, k)| *k == "human").map(|(i, _)| i).collect();
-        let [seat] = humans[..] else {
-            return Err(format!("a game in the page has one person and bots: {} seats are `human`", humans.len()));
-        };
+        if humans.is_empty() {
+            return Err("a game in the page needs a person: no seat is `human`".into());
+        }
         for k in &setup.kinds {
             if k != "human" && !bots::AGENT_KINDS.contains(&k.as_str()) {
                 return Err(format!("unknown agent `{k}` (agents: human, {})", bots::AGENT_KINDS.join(", ")));
             }
         }
         let id = SESSIONS.fetch_add(1, Ordering::Relaxed);
-        let s = Session { setup, seat, choices: Vec::new(), packs: vec![(0, pack)], id, version: 0, views: Vec::new() };
+        let s =
+            Session { setup, humans, choices: Vec::new(), packs: vec![(0, pack)], id, version: 0, views: Vec::new() };
         // The set-up must make a game (players in range, a known scenario).
         s.start(s.packs[0].1.clone(), Vec::new()).map(|_| s)
     }
@@ -403,10 +413,10 @@ impl Session {
         let upto = upto.unwrap_or(self.choices.len()).min(self.choices.len());
         let answered = Arc::new(AtomicUsize::new(0));
         let pending: Arc<Mutex<Option<Pending>>> = Arc::default();
-        let seat = self.seat;
+        let humans = self.humans.clone();
         let mut agents: Vec<Box<dyn Agent>> = Vec::new();
         for (i, k) in self.setup.kinds.iter().enumerate() {
-            if i == seat {
+            if humans.contains(&i) {
                 agents.push(Box::new(WebSeat {
                     choices: self.choices[..upto].to_vec(),
                     answered: answered.clone(),
@@ -418,21 +428,21 @@ impl Session {
             }
         }
         let mut game = self.start(self.packs[0].1.clone(), agents).expect("the session's set-up makes a game");
-        // What the seat is told, with the number of decisions made before each line.
-        let log: Arc<Mutex<Vec<LogLine>>> = Arc::default();
-        let (l, a) = (log.clone(), answered.clone());
+        // What each person's seat is told, with the number of decisions made before each line.
+        let logs: Arc<Mutex<Vec<Vec<LogLine>>>> = Arc::new(Mutex::new(vec![Vec::new(); self.setup.kinds.len()]));
+        let (l, a, heard_by) = (logs.clone(), answered.clone(), humans.clone());
         game.listener = Some(Box::new(move |heard: Heard<'_>, table: Table<'_>| {
-            if let Heard::Said(s) = heard {
-                if let Some(text) = s.for_seat(seat) {
-                    if let Ok(mut l) = l.lock() {
-                        let at = a.load(Ordering::SeqCst);
-                        // Each turn opens with its header, as at the terminal.
-                        if let Some(h) = crate::table::new_header(l.iter().map(|x| x.text.as_str()), &table) {
-                            l.push(LogLine { at, text: h });
-                        }
-                        l.push(LogLine { at, text: text.to_string() });
-                    }
+            let Heard::Said(s) = heard else { return };
+            let Ok(mut logs) = l.lock() else { return };
+            for &seat in &heard_by {
+                let Some(text) = s.for_seat(seat) else { continue };
+                let l = &mut logs[seat];
+                let at = a.load(Ordering::SeqCst);
+                // Each turn opens with its header, as at the terminal.
+                if let Some(h) = crate::table::new_header(l.iter().map(|x| x.text.as_str()), &table) {
+                    l.push(LogLine { at, text: h });
                 }
+                l.push(LogLine { at, text: text.to_string() });
             }
         }));
         let prints: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -462,7 +472,9 @@ impl Session {
             Status::TurnLimit => Some(format!("the game stopped at the turn limit ({} turns)", game.max_turns)),
             _ => None,
         };
-        let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+        // The view is drawn for the seat whose decision it is, else the first person's.
+        let seat = waiting.as_ref().map_or(humans[0], |p| p.seat);
+        let log = logs.lock().map(|l| l[seat].clone()).unwrap_or_default();
         // Over: how it ended and why, the scores with their parts, who went out.
         let over = match outcome.status {
             Status::Finished => {
@@ -490,6 +502,7 @@ impl Session {
             names: game.state.players.iter().map(|p| p.name.clone()).collect(),
             kinds: self.setup.kinds.clone(),
             seat,
+            humans,
             game: self.id,
             step,
             total: self.choices.len(),
@@ -643,14 +656,18 @@ mod tests {
     }
 
     /// An option with a `space` field names that space of the map, for a click on it to
-    /// take the option: Kingdoms in Conflict's walls, each on its grey tile.
+    /// take the option: Kingdoms in Conflict's sides by their grey tiles, its walls each on
+    /// its grey tile.
     #[test]
     fn options_name_the_spaces_a_click_takes() {
         let id = "kingdoms-in-conflict";
         let setup = Setup { pack: id.into(), scenario: None, seed: 3, kinds: vec!["human".into(), "random".into()] };
         let mut s = Session::new(setup, pack(id)).unwrap();
         let (_, v) = s.replay(None);
-        assert!(v.options.iter().all(|o| o.spaces.is_empty()), "choosing a side names no space");
+        // A side names its grey tiles: a click on any of them takes it.
+        let tiles: Vec<&String> = v.options.iter().flat_map(|o| &o.spaces).collect();
+        assert!(v.options.iter().all(|o| o.spaces.len() == 8), "{:?}", v.options);
+        assert_eq!(tiles.iter().collect::<std::collections::BTreeSet<_>>().len(), tiles.len(), "no tile twice");
         s.choose(0).unwrap();
         let (_, v) = s.replay(None);
         assert_eq!(v.prompt.as_deref(), Some("Place starting wall 1 of 2"));
@@ -777,7 +794,7 @@ mod tests {
     }
 
     #[test]
-    fn one_person_and_bots_only() {
+    fn a_person_at_least_and_known_bots() {
         let setup = |kinds: &[&str]| Setup {
             pack: "take-the-kingdom".into(),
             scenario: None,
@@ -785,9 +802,57 @@ mod tests {
             kinds: kinds.iter().map(|k| k.to_string()).collect(),
         };
         let p = pack("take-the-kingdom");
-        assert!(Session::new(setup(&["human", "human"]), p.clone()).err().unwrap().contains("2 seats are `human`"));
+        assert!(Session::new(setup(&["random", "random"]), p.clone()).err().unwrap().contains("no seat is `human`"));
+        assert!(Session::new(setup(&["human", "human"]), p.clone()).is_ok(), "people may share the screen");
         assert!(Session::new(setup(&["human", "clever"]), p.clone()).err().unwrap().contains("unknown agent `clever`"));
         assert!(Session::new(setup(&["human"]), p).err().unwrap().contains("1 player: "));
+    }
+
+    /// Two people sharing the screen: each view is drawn for the seat whose decision it is,
+    /// with that seat's hand, its own log, and the other's hand as a count only.
+    #[test]
+    fn people_sharing_the_screen_each_see_their_own_seat() {
+        let setup = Setup {
+            pack: "take-the-kingdom".into(),
+            scenario: None,
+            seed: 3,
+            kinds: vec!["human".into(), "human".into()],
+        };
+        let mut s = Session::new(setup, pack("take-the-kingdom")).unwrap();
+        let mut seats = std::collections::BTreeSet::new();
+        for _ in 0..12 {
+            let v = s.view(None);
+            if v.options.is_empty() {
+                break;
+            }
+            assert_eq!(v.humans, vec![0, 1]);
+            seats.insert(v.seat);
+            let (g, _) = s.replay(None);
+            let other = 1 - v.seat;
+            for z in &v.zones {
+                let hidden = g.state.zones.iter().find(|gz| {
+                    gz.words(&g.state.players, v.seat) == z.label
+                        && gz.owner == Some(other as u8)
+                        && gz.visibility == crown_engine::game::state::Visibility::Owner
+                });
+                if hidden.is_some() {
+                    assert!(z.cards.is_empty(), "seat {} sees seat {other}'s {}: {:?}", v.seat, z.label, z.cards);
+                }
+            }
+            // The log is the seat's own: the other's drawn cards are never named in it.
+            for own in g.state.zones.iter().filter(|z| z.owner == Some(other as u8) && z.name == "hand") {
+                for &c in &own.cards {
+                    let name = g.card_name(c);
+                    assert!(
+                        !v.log.iter().any(|l| l.text.contains(&format!("draws {name}"))),
+                        "seat {} is told seat {other} drew {name}",
+                        v.seat
+                    );
+                }
+            }
+            s.choose(0).unwrap();
+        }
+        assert_eq!(seats.len(), 2, "both people decided in turn: {seats:?}");
     }
 
     #[test]

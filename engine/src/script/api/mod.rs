@@ -331,7 +331,7 @@ pub fn describe_card(g: &Game, c: u32) -> String {
 /// A pack made of `files` (paths under a project root, and their text) in a temporary
 /// folder, loaded, and the folder removed: the fixtures of this module's tests.
 #[cfg(test)]
-fn fixture_pack(tag: &str, id: &str, files: &[(&str, &str)]) -> std::sync::Arc<Pack> {
+pub(crate) fn fixture_pack(tag: &str, id: &str, files: &[(&str, &str)]) -> std::sync::Arc<Pack> {
     use crate::load::{load_pack, LoadOptions, Project};
     let root = std::env::temp_dir().join(format!("crown-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);

@@ -114,12 +114,21 @@ function fillForm(v) {
   $("seed").value = v.seed;
 }
 
+// People sharing the screen: before another person's seat is shown the screen is passed
+// on, and the table stays hidden until that person asks for it.
+let shownSeat = null;
 function show(v) {
   view = v;
   fillForm(v);
   chosen = null;
-  $("game").hidden = false;
-  $("title").textContent = v.pack_name + " — seed " + v.seed + " — you are " + v.names[v.seat];
+  const passing = v.humans.length > 1 && shownSeat !== null && v.seat !== shownSeat && !v.over;
+  if (!passing) shownSeat = v.seat;
+  $("handover").hidden = !passing;
+  $("handover-text").textContent = "Pass the screen to " + v.names[v.seat] + ".";
+  $("handover-ready").onclick = () => { shownSeat = view.seat; show(view); };
+  $("game").hidden = passing;
+  const who = v.humans.length > 1 ? v.names[v.seat] + "'s seat" : "you are " + v.names[v.seat];
+  $("title").textContent = v.pack_name + " — seed " + v.seed + " — " + who;
   $("past").hidden = at === null;
   $("past-step").textContent = v.step;
   $("status").textContent = v.status;
