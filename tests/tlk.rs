@@ -399,6 +399,10 @@ fn winners_score_their_best_five_and_a_lone_winner_gets_five_more() {
         put_hero("hero-aethelflaed", 0);
         set("invasion", 0);
         pass(0);
+        // What each seat is told before the conflict is what it then gets.
+        let told = render_status(0);
+        expect(told.contains("if it were resolved now: the Saxons would win; you would score 19 VP (affinities 3 + 3 + 3 + 3 + 2, +5 for winning on their own)"), told);
+        expect(render_status(1).contains("the Saxons would win; you would take 2 tokens"), render_status(1));
         resolve_conflict();
         // Best five at P1's affinities: 4 West Saxons (3 each) + the Northumbrian (2) = 14,
         // Danes are on the losing side and count nothing; on her own: +5.
@@ -424,6 +428,8 @@ fn a_lone_loser_gets_two_more_tokens_and_shared_wins_get_no_bonus() {
         armies(0, 4, 1, 0, 0);
         set("invasion", 2);
         pass(2);
+        expect(render_status(1).contains("the Danes would win; you would score 4 VP"), render_status(1));
+        expect(render_status(2).contains("the Danes would win; you would take 4 tokens"), render_status(2));
         resolve_conflict();
         expect(counter(0, "vp") == 8, `P1 scored ${counter(0, "vp")}`);
         expect(counter(1, "vp") == 4, `P2 scored ${counter(1, "vp")}`);

@@ -11,20 +11,32 @@ use crate::game::rng::{derive_seed, GameRng};
 /// at random.
 pub struct GreedyAgent {
     rng: GameRng,
-    /// Whether the pack's hooks read the prompt, for the hooks' scripts of this key.
-    prompt_read: std::cell::Cell<Option<(u64, bool)>>,
-    /// Whether the pack's scripts read an option's `label`, for the scripts of this key.
-    label_read: std::cell::Cell<Option<(u64, bool)>>,
 }
 
 impl GreedyAgent {
     pub fn new(game_seed: u64, seat: usize) -> Self {
-        GreedyAgent {
-            rng: GameRng::new(derive_seed(game_seed ^ 0x6EED_1000, seat as u64 + 1)),
-            prompt_read: std::cell::Cell::new(None),
-            label_read: std::cell::Cell::new(None),
-        }
+        GreedyAgent { rng: GameRng::new(derive_seed(game_seed ^ 0x6EED_1000, seat as u64 + 1)) }
     }
+}
+
+/// What the scripts of a pack read, worked out by walking their syntax trees once for the
+/// process, not once for every bot of every game: kept by the question and the scripts'
+/// hashes (an edited script is another key), at most a few hundred answers.
+fn remembered(question: &'static str, key: u64, work: impl FnOnce() -> bool) -> bool {
+    type Known = std::collections::HashMap<(&'static str, u64), bool>;
+    static KNOWN: std::sync::Mutex<Option<Known>> = std::sync::Mutex::new(None);
+    if let Some(&v) = KNOWN.lock().ok().as_ref().and_then(|k| k.as_ref()?.get(&(question, key))) {
+        return v;
+    }
+    let v = work();
+    if let Ok(mut known) = KNOWN.lock() {
+        let known = known.get_or_insert_with(Known::new);
+        if known.len() >= 256 {
+            known.clear();
+        }
+        known.insert((question, key), v);
+    }
+    v
 }
 
 /// The rules' `greedy_score(player, prompt, option)` of each option of a choice; `None`
@@ -90,15 +102,10 @@ impl Agent for GreedyAgent {
         let Some(score) = pack.bot_hook("greedy_score") else { return false };
         let plan = pack.bot_hook("greedy_plan");
         let key = score.hash.rotate_left(1) ^ plan.map_or(0, |p| p.hash);
-        match self.prompt_read.get() {
-            Some((k, reads)) if k == key => reads,
-            _ => {
-                let reads = crate::script::reads_param(&score.ast, "greedy_score", 1)
-                    || plan.is_some_and(|p| crate::script::reads_param(&p.ast, "greedy_plan", 1));
-                self.prompt_read.set(Some((key, reads)));
-                reads
-            }
-        }
+        remembered("prompt", key, || {
+            crate::script::reads_param(&score.ast, "greedy_score", 1)
+                || plan.is_some_and(|p| crate::script::reads_param(&p.ast, "greedy_plan", 1))
+        })
     }
     /// Only where some script of the pack reads a field named `label` (the hooks may call
     /// any of them): otherwise the scores cannot depend on the labels' text.
@@ -107,14 +114,7 @@ impl Agent for GreedyAgent {
             return false;
         }
         let key = pack.scripts.iter().fold(0u64, |k, s| k.rotate_left(5) ^ s.hash);
-        match self.label_read.get() {
-            Some((k, reads)) if k == key => reads,
-            _ => {
-                let reads = pack.scripts.iter().any(|s| crate::script::reads_property(&s.ast, "label"));
-                self.label_read.set(Some((key, reads)));
-                reads
-            }
-        }
+        remembered("label", key, || pack.scripts.iter().any(|s| crate::script::reads_property(&s.ast, "label")))
     }
     fn rng_state(&self) -> Option<String> {
         Some(self.rng.state())
