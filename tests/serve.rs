@@ -588,6 +588,14 @@ fn kingdoms_in_conflict_is_played_on_the_drawn_board() {
     page.wait_for("typeof view !== 'undefined' && view !== null && view.options.length > 0", LOAD);
     // The grid's 100 tiles, the 32 stockpiles and the 4 sides, each drawn once.
     assert_eq!(page.eval("document.querySelectorAll('#map svg g.space').length"), json!(136));
+    // An option previewed, as `preview N` at the terminal: what taking it would do.
+    click(&mut page, "document.querySelector('#options button.preview')");
+    let told = page.eval("document.getElementById('preview').textContent");
+    assert!(
+        told.as_str().unwrap().starts_with("if you take 1 ("),
+        "{told} {}",
+        page.eval("document.getElementById('error').textContent")
+    );
     let (mut on_map, mut by_button) = (0, 0);
     for _ in 0..800 {
         if page.eval("view.over !== null || view.options.length === 0") == json!(true) {

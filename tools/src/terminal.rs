@@ -339,7 +339,7 @@ impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
 
 /// What `preview N` shows: what option N would lead to, told as the seat would be told it,
 /// worked out on a copy of the table where what the seat cannot see is dealt at random.
-fn preview_text(req: &ChoiceRequest<'_>, n: usize) -> String {
+pub(crate) fn preview_text(req: &ChoiceRequest<'_>, n: usize) -> String {
     if !(1..=req.labels.len()).contains(&n) {
         return format!("there is no option {n} (1 to {})", req.labels.len());
     }

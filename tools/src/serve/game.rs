@@ -182,6 +182,8 @@ pub struct View {
 struct Pending {
     /// The seat whose decision it is.
     seat: usize,
+    /// What an option asked to be previewed would do (see [`Session::preview`]).
+    preview: Option<String>,
     prompt: String,
     options: Vec<OptionView>,
     /// The range when the choice is a number (`ChoiceRequest::number_range`).
@@ -200,6 +202,9 @@ struct WebSeat {
     answered: Arc<AtomicUsize>,
     pending: Arc<Mutex<Option<Pending>>>,
     renderer: Renderer,
+    /// The option (from 0) of the waiting decision to preview, as the terminal's
+    /// `preview N` does.
+    preview: Option<usize>,
 }
 
 /// The message a replay stops with when the person's decisions run out.
@@ -208,6 +213,10 @@ const WAITING: &str = "waiting for the person's decision";
 impl Agent for WebSeat {
     fn reads_notes(&self) -> bool {
         true
+    }
+    /// A preview plays the option on a copy of the table from the turn's start.
+    fn wants_fork(&self) -> bool {
+        self.preview.is_some()
     }
     fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
         let n = self.answered.load(Ordering::SeqCst);
@@ -222,6 +231,16 @@ impl Agent for WebSeat {
             })?;
             self.answered.store(n + 1, Ordering::SeqCst);
             return Ok(i);
+        }
+        if let Some(i) = self.preview {
+            if let Ok(mut p) = self.pending.lock() {
+                *p = Some(Pending {
+                    seat: req.player,
+                    preview: Some(crate::terminal::preview_text(req, i + 1)),
+                    ..Pending::default()
+                });
+            }
+            return Err(WAITING.into());
         }
         let (status, _) = self.renderer.draw(req.pack, req.player, ViewKind::Status);
         let (board, _) = self.renderer.draw(req.pack, req.player, ViewKind::Board);
@@ -254,6 +273,7 @@ impl Agent for WebSeat {
             let unavailable = req.unavailable.to_vec();
             *p = Some(Pending {
                 seat: req.player,
+                preview: None,
                 prompt: req.prompt.to_string(),
                 options,
                 number,
@@ -410,6 +430,21 @@ impl Session {
     /// Play the game again from its seed with the first `upto` decisions (all of them when
     /// `None`); the game as it then stands, and the view of it.
     pub fn replay(&self, upto: Option<usize>) -> (Game, View) {
+        let (game, view, _) = self.play(upto, None);
+        (game, view)
+    }
+
+    /// What taking option `i` (from 0) of the decision the game waits for would do, told
+    /// as the terminal's `preview N` tells it: played on a copy of the table, the seat's
+    /// hidden information dealt at random, nothing of the game changed.
+    pub fn preview(&self, i: usize) -> Result<String, String> {
+        let (_, view, preview) = self.play(None, Some(i));
+        preview.ok_or_else(|| view.error.unwrap_or_else(|| "no decision waits to be previewed".into()))
+    }
+
+    /// [`Session::replay`], and with `preview`, that option of the waiting decision
+    /// previewed instead of the view's options.
+    fn play(&self, upto: Option<usize>, preview: Option<usize>) -> (Game, View, Option<String>) {
         let upto = upto.unwrap_or(self.choices.len()).min(self.choices.len());
         let answered = Arc::new(AtomicUsize::new(0));
         let pending: Arc<Mutex<Option<Pending>>> = Arc::default();
@@ -422,6 +457,7 @@ impl Session {
                     answered: answered.clone(),
                     pending: pending.clone(),
                     renderer: Renderer::default(),
+                    preview,
                 }));
             } else {
                 agents.push(bots::bot(k, self.setup.seed, i).expect("a known agent"));
@@ -465,7 +501,8 @@ impl Session {
             next
         }));
         let (game, outcome) = game.run();
-        let waiting = pending.lock().ok().and_then(|mut p| p.take());
+        let mut waiting = pending.lock().ok().and_then(|mut p| p.take());
+        let previewed = waiting.as_mut().and_then(|p| p.preview.take());
         let step = answered.load(Ordering::SeqCst);
         let error = match &outcome.status {
             Status::Failed(f) if waiting.is_none() || f.message != WAITING => Some(f.to_string()),
@@ -522,7 +559,7 @@ impl Session {
             reloads: self.packs[1..].iter().map(|p| p.0).collect(),
             script_output: prints.lock().map(|p| p.clone()).unwrap_or_default(),
         };
-        (game, view)
+        (game, view, previewed)
     }
 
     /// Take option `i` of the decision the game waits for now.
@@ -806,6 +843,20 @@ mod tests {
         assert!(Session::new(setup(&["human", "human"]), p.clone()).is_ok(), "people may share the screen");
         assert!(Session::new(setup(&["human", "clever"]), p.clone()).err().unwrap().contains("unknown agent `clever`"));
         assert!(Session::new(setup(&["human"]), p).err().unwrap().contains("1 player: "));
+    }
+
+    /// An option previewed in the page as at the terminal (`preview N`): what taking it
+    /// would do, the game unchanged.
+    #[test]
+    fn an_option_is_previewed_without_changing_the_game() {
+        let mut s = session();
+        let before = s.view(None);
+        let text = s.preview(0).unwrap();
+        assert!(text.starts_with(&format!("if you take 1 ({}):\n", before.options[0].label)), "{text}");
+        assert_eq!(s.choices.len(), 0, "nothing chosen");
+        let n = before.options.len();
+        assert_eq!(s.preview(n).unwrap(), format!("there is no option {} (1 to {n})", n + 1));
+        assert_eq!(s.view(None).options.len(), n);
     }
 
     /// Two people sharing the screen: each view is drawn for the seat whose decision it is,

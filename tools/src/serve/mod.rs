@@ -438,6 +438,12 @@ fn play_call(play: &Play, call: PlayCall, q: &BTreeMap<String, String>) -> PlayR
             session.choose(i).map_err(|e| (409, e))?;
             None
         }
+        PlayCall::Preview => {
+            let i = number("i")?.ok_or((400, "which option? (`i`)".to_string()))?;
+            let text = session.preview(i).map_err(|e| (409, e))?;
+            extra.insert("preview".into(), serde_json::json!(text));
+            None
+        }
         PlayCall::Rewind => {
             let to = number("to")?.ok_or((400, "back to which decision? (`to`)".to_string()))?;
             session.rewind(to);

@@ -38,6 +38,8 @@ pub enum Reply {
 pub enum PlayCall {
     /// GET: the game as it stands (or at decision `at`).
     State,
+    /// GET: what taking an option would do (the terminal's `preview N`).
+    Preview,
     /// POST: start a game.
     New,
     /// POST: take an option.
@@ -71,6 +73,7 @@ pub fn route(method: &str, path: &str, host: Option<&[u8]>, port: u16) -> Reply 
         "/" => Reply::Page,
         "/play" => Reply::PlayPage,
         "/play/state" => Reply::Play(PlayCall::State),
+        "/play/preview" => Reply::Play(PlayCall::Preview),
         "/fragment" => Reply::Fragment,
         "/events" => Reply::Events,
         p => match p.strip_prefix("/face/").and_then(|p| p.strip_suffix(".svg")) {
@@ -130,6 +133,7 @@ mod tests {
         // The game: its page and state by GET, its actions by POST only.
         assert_eq!(route("GET", "/play", me, 7878), Reply::PlayPage);
         assert_eq!(route("GET", "/play/state", me, 7878), Reply::Play(PlayCall::State));
+        assert_eq!(route("GET", "/play/preview", me, 7878), Reply::Play(PlayCall::Preview));
         assert_eq!(route("POST", "/play/choose", me, 7878), Reply::Play(PlayCall::Choose));
         assert!(matches!(route("GET", "/play/choose", me, 7878), Reply::Refused(405, _)));
         assert!(matches!(route("POST", "/play/save", Some(b"evil.test:7878"), 7878), Reply::Refused(421, _)));

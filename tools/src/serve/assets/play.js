@@ -32,7 +32,10 @@ function fillScenarios() {
 }
 
 async function call(method, path) {
-  const opts = method === "POST" ? { method: "POST", headers: { "X-Crown": "play" } } : { cache: "no-store" };
+  // Every game action carries the page's header (the server refuses one without it); so
+  // does a preview, which plays the game on a copy.
+  const opts = method === "POST" ? { method: "POST", headers: { "X-Crown": "play" } }
+    : { cache: "no-store", headers: path.startsWith("/play/preview") ? { "X-Crown": "play" } : {} };
   const r = await fetch(path, opts);
   const j = await r.json();
   if (!r.ok) throw new Error(j.error || r.statusText);
@@ -184,7 +187,13 @@ function show(v) {
     b.disabled = at !== null;
     b.onclick = () => pick(i);
     opts.appendChild(b);
+    // What taking it would do, worked out on a copy of the table (`preview N` at the terminal).
+    const pv = el("button", { class: "preview", type: "button", "data-i": i, title: "what taking it would do" }, "preview");
+    pv.disabled = at !== null;
+    pv.onclick = () => preview(i);
+    opts.appendChild(pv);
   });
+  $("preview").hidden = true;
   if (places.length) opts.appendChild(placeList(v, places));
   // What the rules show but do not offer now, and why.
   for (const [label, why] of v.unavailable) {
@@ -335,6 +344,21 @@ function showAim() {
 $("turn").onclick = () => { if (aiming) { aiming.k = (aiming.k + 1) % aiming.ways.length; showAim(); } };
 $("lay").onclick = () => { if (aiming) pick(aiming.ways[aiming.k]); };
 $("unaim").onclick = () => { aiming = null; showAim(); };
+
+function preview(i) {
+  return enqueue(async () => {
+    try {
+      const q = "?i=" + i + "&game=" + view.game + "&total=" + view.total;
+      const v = await call("GET", "/play/preview" + q);
+      $("preview").textContent = v.preview;
+      $("preview").hidden = false;
+    } catch (e) {
+      $("error").textContent = e.message;
+    } finally {
+      window.crownPlayUpdates += 1;
+    }
+  });
+}
 
 function pick(i) {
   const o = view.options[i];
