@@ -94,9 +94,10 @@ pub fn map(g: &Game) -> Option<Map> {
             }
         }
     }
+    let on = g.pieces_by_space();
     for &i in &spaces {
         if let Some(sh) = shapes.get(&i) {
-            space(g, i, *sh, &mut out);
+            space(g, i, *sh, &on, &mut out);
         }
     }
     Some(Map { width: w, height: h, body: out })
@@ -232,17 +233,17 @@ fn color_of(g: &Game, name: &str) -> String {
 }
 
 /// One space: its shape, name, pieces and numbers, with everything in words as its title.
-fn space(g: &Game, i: usize, shape: Shape, out: &mut String) {
+fn space(g: &Game, i: usize, shape: Shape, on: &crown_engine::game::map::PiecesOn, out: &mut String) {
     let s = &g.state;
     let sp = &s.spaces[i];
     let fill = sp.attrs.get("terrain").map_or_else(|| "#f4f1ea".to_string(), |t| color_of(g, t));
-    let pieces = g.piece_counts(i);
+    let pieces = on.get(&i).cloned().unwrap_or_default();
     let supply = |kind: &str| g.pack.board.as_ref().and_then(|(b, _)| b.supply.iter().find(|su| su.id == kind));
     let mut words = vec![sp.name.clone()];
     if let Some(t) = sp.attrs.get("terrain") {
         words.push(t.clone());
     }
-    words.extend(g.space_contents(i));
+    words.extend(g.space_contents(i, on));
     let _ = write!(
         out,
         "<g class=\"space\" data-space=\"{}\"><title>{}</title>",

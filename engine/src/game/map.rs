@@ -13,6 +13,9 @@ use std::collections::BTreeMap;
 
 use super::Game;
 
+/// The pieces on the table by space, then by supply and owner, counted.
+pub type PiecesOn = BTreeMap<usize, BTreeMap<(String, i64), usize>>;
+
 /// The width the engine's own view of the table draws the map for.
 pub const VIEW_WIDTH: usize = 100;
 
@@ -38,11 +41,12 @@ impl Game {
     }
 
     /// What stands on space `i`, in words: "2 × Red pawns (Ann)", then its numbers
-    /// ("armies 3").
-    pub fn space_contents(&self, i: usize) -> Vec<String> {
+    /// ("armies 3"); `on` is [`Game::pieces_by_space`].
+    pub fn space_contents(&self, i: usize, on: &PiecesOn) -> Vec<String> {
         let s = &self.state;
         let mut words = Vec::new();
-        for ((kind, owner), n) in self.piece_counts(i) {
+        for ((kind, owner), &n) in on.get(&i).into_iter().flatten() {
+            let owner = *owner;
             let whose = usize::try_from(owner).ok().and_then(|o| s.players.get(o)).map(|p| format!(" ({})", p.name));
             words.push(format!("{n} × {}{}", self.supply_words(&kind), whose.unwrap_or_default()));
         }
@@ -52,13 +56,16 @@ impl Game {
         words
     }
 
-    /// The pieces on space `i`, counted by supply and owner.
-    pub fn piece_counts(&self, i: usize) -> BTreeMap<(String, i64), usize> {
-        let mut pieces = BTreeMap::new();
-        for pc in self.state.pieces.iter().filter(|pc| pc.space == Some(i as u32)) {
-            *pieces.entry((pc.kind.clone(), pc.owner)).or_default() += 1;
+    /// The pieces on the table counted by space, then by supply and owner (one pass over
+    /// the pieces, however many spaces are drawn).
+    pub fn pieces_by_space(&self) -> PiecesOn {
+        let mut on = PiecesOn::new();
+        for pc in &self.state.pieces {
+            if let Some(sp) = pc.space {
+                *on.entry(sp as usize).or_default().entry((pc.kind.clone(), pc.owner)).or_default() += 1;
+            }
         }
-        pieces
+        on
     }
 
     /// A supply's name ("Red pawns"), else its id in words.
@@ -79,18 +86,19 @@ impl Game {
             return None;
         }
         let mut key = Key::new(self);
+        let on = self.pieces_by_space();
         let placed = self.map_squares();
         let mut out = String::new();
         if !placed.is_empty() {
             let cells: BTreeMap<(i64, i64), (usize, String)> =
-                placed.iter().map(|(&i, &xy)| (xy, (i, self.cell(i, &mut key)))).collect();
+                placed.iter().map(|(&i, &xy)| (xy, (i, self.cell(i, &on, &mut key)))).collect();
             let table = table(&cells, width);
             match table {
                 Some(t) => out.push_str(&t),
                 None => {
                     out.push_str("squares that hold something (the map is wider than the screen):\n");
                     for &(i, _) in cells.values() {
-                        let what = self.space_contents(i);
+                        let what = self.space_contents(i, &on);
                         if !what.is_empty() {
                             out.push_str(&format!("  {}: {}\n", self.space_title(i), what.join(", ")));
                         }
@@ -102,7 +110,7 @@ impl Game {
         let mut empty = Vec::new();
         for &i in on_map.iter().filter(|i| !placed.contains_key(i)) {
             let sp = &s.spaces[i];
-            let what = self.space_contents(i);
+            let what = self.space_contents(i, &on);
             if sp.adjacent.is_empty() {
                 if what.is_empty() {
                     empty.push(sp.name.as_str());
@@ -140,15 +148,15 @@ impl Game {
 
     /// The short cell of space `i` in the table: its legend character, its pieces' marks
     /// and counts, its numbers. The marks used are noted in `key`.
-    fn cell(&self, i: usize, key: &mut Key) -> String {
+    fn cell(&self, i: usize, on: &PiecesOn, key: &mut Key) -> String {
         let sp = &self.state.spaces[i];
         let mut cell = String::new();
         if let Some(t) = sp.attrs.get("terrain") {
             cell.push_str(&key.terrain(self, t));
         }
         let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
-        for ((kind, _), n) in self.piece_counts(i) {
-            *kinds.entry(kind).or_default() += n;
+        for ((kind, _), n) in on.get(&i).into_iter().flatten() {
+            *kinds.entry(kind.clone()).or_default() += n;
         }
         let marks: Vec<String> = kinds.iter().map(|(kind, &n)| key.piece(self, kind, n)).collect();
         if !marks.is_empty() {

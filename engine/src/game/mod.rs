@@ -658,8 +658,9 @@ impl Game {
             }
         }
         // Pieces on the squares of a `[[board]]` (the map above draws the rest).
-        for i in (0..s.spaces.len()).filter(|&i| s.spaces[i].board.is_some()) {
-            let what = self.space_contents(i);
+        let on = self.pieces_by_space();
+        for &i in on.keys().filter(|&&i| s.spaces[i].board.is_some()) {
+            let what = self.space_contents(i, &on);
             if !what.is_empty() {
                 out.push_str(&format!("  [{}] {}\n", s.spaces[i].name, what.join(", ")));
             }
