@@ -29,7 +29,12 @@ impl Game {
             .pack
             .board
             .as_ref()
-            .map(|(b, _)| b.space.iter().filter_map(|d| d.at.map(|a| (d.id.as_str(), a))).collect())
+            .map(|(b, _)| {
+                // (`check` warns of a place out of range; the map lays such a space out as
+                // if it had none.)
+                let near = |a: &[i64; 2]| a.iter().all(|n| (-16..=80).contains(n));
+                b.space.iter().filter_map(|d| d.at.filter(near).map(|a| (d.id.as_str(), a))).collect()
+            })
             .unwrap_or_default();
         (0..s.spaces.len())
             .filter(|&i| s.spaces[i].board.is_none())
@@ -48,7 +53,7 @@ impl Game {
         for ((kind, owner), &n) in on.get(&i).into_iter().flatten() {
             let owner = *owner;
             let whose = usize::try_from(owner).ok().and_then(|o| s.players.get(o)).map(|p| format!(" ({})", p.name));
-            words.push(format!("{n} × {}{}", self.supply_words(&kind), whose.unwrap_or_default()));
+            words.push(format!("{n} × {}{}", self.supply_words(kind), whose.unwrap_or_default()));
         }
         for (k, v) in &s.spaces[i].values {
             words.push(format!("{k} {v}"));
@@ -390,5 +395,43 @@ count = 10
         );
         // The engine's own view of the table draws it too.
         assert!(g.view(0).contains("  0  a K1 b    .\n"), "{}", g.view(0));
+    }
+
+    /// A space drawn (`at`) where the map cannot draw it well is a warning at its `at`
+    /// (on a grid square, where another is drawn, too far off); the board is kept, since
+    /// `at` changes no rule.
+    #[test]
+    fn a_space_drawn_out_of_place_is_a_warning_and_the_board_stays() {
+        let root = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            std::fs::create_dir_all(root.path().join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.path().join(rel), text).unwrap();
+        };
+        write("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n");
+        write("scripts/p/rules.rhai", "fn setup() {}\nfn turn() { end_game([], \"done\"); }\n");
+        write(
+            "content/p/board.toml",
+            "[grid]\nwidth = 2\nheight = 1\nrows = [\"ff\"]\nlegend = { f = \"field\" }\n\n\
+             [[space]]\nid = \"a\"\nname = \"A\"\nat = [0, -1]\n\n\
+             [[space]]\nid = \"b\"\nname = \"B\"\nat = [0, -1]\n\n\
+             [[space]]\nid = \"c\"\nname = \"C\"\nat = [1, 0]\n\n\
+             [[space]]\nid = \"d\"\nname = \"D\"\nat = [5, 99]\n",
+        );
+        let loaded =
+            crate::load::load_pack(&crate::load::Project::new(root.path()), "p", crate::load::LoadOptions::default());
+        let found: Vec<(usize, String)> = loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "space-position")
+            .map(|d| {
+                assert_eq!(d.severity, crate::diag::Severity::Warning, "{}", d.message);
+                (d.line, d.message.clone())
+            })
+            .collect();
+        assert_eq!(found.len(), 3, "{:?}", loaded.diagnostics);
+        assert!(found[0].0 == 15 && found[0].1.contains("is where space `a` is drawn"), "{found:?}");
+        assert!(found[1].0 == 20 && found[1].1.contains("is the grid's square 1,0"), "{found:?}");
+        assert!(found[2].0 == 25 && found[2].1.contains("too far from the map"), "{found:?}");
+        assert!(loaded.pack.is_some_and(|p| p.board.is_some()), "the board is kept");
     }
 }

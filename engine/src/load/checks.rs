@@ -305,7 +305,7 @@ pub(super) fn check_board(
             };
             if let Some(wrong) = wrong {
                 diags.push(
-                    Diagnostic::error("space-position", format!("space `{}`: `at = [{x}, {y}]` {wrong}", s.id))
+                    Diagnostic::warning("space-position", format!("space `{}`: `at = [{x}, {y}]` {wrong}", s.id))
                         .at(src, at(&[P::K("space"), P::I(i), P::K("at")]))
                         .hint("`at` is where the map draws the space, as [column, row] of the grid's squares; a place next to the grid, such as [1, -1] above its top row, is free"),
                 );

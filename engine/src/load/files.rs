@@ -495,14 +495,14 @@ impl TomlFile<'_> {
         }
     }
 
-    /// A `board.toml`, kept only when its checks pass.
+    /// A `board.toml`, kept only when its checks find no error.
     fn board(&self, table: DeTable<'_>, out: &mut FileOut) {
         let value = self.value(table);
         match deserialize::<BoardFile>(value.clone(), self.src) {
             Ok(b) => {
                 let before = out.diags.len();
                 check_board(&b, &value, self.shown, self.src, &mut out.diags, &mut out.refs);
-                if out.diags.len() == before {
+                if !out.diags[before..].iter().any(|d| d.severity == crate::diag::Severity::Error) {
                     out.board = Some((b, self.origin(self.root_span.clone(), 0..0)));
                 }
             }
