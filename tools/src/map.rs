@@ -237,8 +237,8 @@ fn space(g: &Game, i: usize, shape: Shape, on: &crown_engine::game::map::PiecesO
     let s = &g.state;
     let sp = &s.spaces[i];
     let fill = sp.attrs.get("terrain").map_or_else(|| "#f4f1ea".to_string(), |t| color_of(g, t));
-    let pieces = on.get(&i).cloned().unwrap_or_default();
-    let supply = |kind: &str| g.pack.board.as_ref().and_then(|(b, _)| b.supply.iter().find(|su| su.id == kind));
+    let none = BTreeMap::new();
+    let pieces = on.get(&i).unwrap_or(&none);
     let mut words = vec![sp.name.clone()];
     if let Some(t) = sp.attrs.get("terrain") {
         words.push(t.clone());
@@ -277,7 +277,8 @@ fn space(g: &Game, i: usize, shape: Shape, on: &crown_engine::game::map::PiecesO
     // Pieces: a disc each kind in its supply's colour, with the count on it.
     let n = pieces.len() as f64;
     for (k, ((kind, _), count)) in pieces.iter().enumerate() {
-        let colour = supply(kind)
+        let colour = g
+            .supply_def(kind)
             .and_then(|su| su.attrs.get("colour").or_else(|| su.attrs.get("color")))
             .cloned()
             .unwrap_or_else(|| color_of(g, kind));

@@ -878,6 +878,18 @@ pub struct SpaceDef {
     pub at: Option<[i64; 2]>,
 }
 
+impl SpaceDef {
+    /// The columns and rows a space may be drawn at (`at`): the largest grid and a margin
+    /// around it. `check` warns of a place outside; the maps lay such a space out as if it
+    /// had no `at`.
+    pub const DRAWN_WITHIN: std::ops::RangeInclusive<i64> = -16..=80;
+
+    /// `at`, where it lies within [`SpaceDef::DRAWN_WITHIN`].
+    pub fn drawn_at(&self) -> Option<[i64; 2]> {
+        self.at.filter(|a| a.iter().all(|n| Self::DRAWN_WITHIN.contains(n)))
+    }
+}
+
 /// A limited supply of pieces or resources.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
 #[serde(deny_unknown_fields)]

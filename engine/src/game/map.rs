@@ -29,12 +29,7 @@ impl Game {
             .pack
             .board
             .as_ref()
-            .map(|(b, _)| {
-                // (`check` warns of a place out of range; the map lays such a space out as
-                // if it had none.)
-                let near = |a: &[i64; 2]| a.iter().all(|n| (-16..=80).contains(n));
-                b.space.iter().filter_map(|d| d.at.filter(near).map(|a| (d.id.as_str(), a))).collect()
-            })
+            .map(|(b, _)| b.space.iter().filter_map(|d| d.drawn_at().map(|a| (d.id.as_str(), a))).collect())
             .unwrap_or_default();
         (0..s.spaces.len())
             .filter(|&i| s.spaces[i].board.is_none())
@@ -78,32 +73,37 @@ impl Game {
         self.supply_def(kind).map_or_else(|| kind.replace('-', " "), |su| su.name.clone())
     }
 
-    fn supply_def(&self, kind: &str) -> Option<&crate::content::model::SupplyDef> {
+    /// board.toml's supply `kind`.
+    pub fn supply_def(&self, kind: &str) -> Option<&crate::content::model::SupplyDef> {
         self.pack.board.as_ref().and_then(|(b, _)| b.supply.iter().find(|su| su.id == kind))
     }
 
     /// The map as text at most `width` characters wide (the table of squares gives way to
     /// a list past it); `None` when the board has no map.
     pub fn map_text(&self, width: usize) -> Option<String> {
+        self.map_text_of(width, &self.pieces_by_space())
+    }
+
+    /// [`Game::map_text`] with the pieces counted already ([`Game::pieces_by_space`]).
+    pub(crate) fn map_text_of(&self, width: usize, on: &PiecesOn) -> Option<String> {
         let s = &self.state;
         let on_map: Vec<usize> = (0..s.spaces.len()).filter(|&i| s.spaces[i].board.is_none()).collect();
         if on_map.is_empty() {
             return None;
         }
         let mut key = Key::new(self);
-        let on = self.pieces_by_space();
         let placed = self.map_squares();
         let mut out = String::new();
         if !placed.is_empty() {
             let cells: BTreeMap<(i64, i64), (usize, String)> =
-                placed.iter().map(|(&i, &xy)| (xy, (i, self.cell(i, &on, &mut key)))).collect();
+                placed.iter().map(|(&i, &xy)| (xy, (i, self.cell(i, on, &mut key)))).collect();
             let table = table(&cells, width);
             match table {
                 Some(t) => out.push_str(&t),
                 None => {
                     out.push_str("squares that hold something (the map is wider than the screen):\n");
                     for &(i, _) in cells.values() {
-                        let what = self.space_contents(i, &on);
+                        let what = self.space_contents(i, on);
                         if !what.is_empty() {
                             out.push_str(&format!("  {}: {}\n", self.space_title(i), what.join(", ")));
                         }
@@ -115,7 +115,7 @@ impl Game {
         let mut empty = Vec::new();
         for &i in on_map.iter().filter(|i| !placed.contains_key(i)) {
             let sp = &s.spaces[i];
-            let what = self.space_contents(i, &on);
+            let what = self.space_contents(i, on);
             if sp.adjacent.is_empty() {
                 if what.is_empty() {
                     empty.push(sp.name.as_str());
@@ -157,7 +157,7 @@ impl Game {
         let sp = &self.state.spaces[i];
         let mut cell = String::new();
         if let Some(t) = sp.attrs.get("terrain") {
-            cell.push_str(&key.terrain(self, t));
+            cell.push_str(&key.terrain(t));
         }
         let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
         for ((kind, _), n) in on.get(&i).into_iter().flatten() {
@@ -215,6 +215,8 @@ struct Key {
     /// Mark by supply id: its `glyph` attribute, else the shortest start of its name no
     /// other supply took (board.toml's order).
     marks: BTreeMap<String, String>,
+    /// Mark by terrain: the grid legend's character for it.
+    legend: BTreeMap<String, String>,
     /// Terrain by its mark, as used.
     terrains: BTreeMap<String, String>,
     /// Supply name by its mark, as used.
@@ -244,18 +246,19 @@ impl Key {
             taken.insert(mark.clone());
             marks.insert(su.id.clone(), mark);
         }
-        Key { marks, terrains: BTreeMap::new(), pieces: BTreeMap::new(), numbers: Default::default() }
+        let legend = (g.pack.board.as_ref().and_then(|(b, _)| b.grid.as_ref()))
+            .map(|grid| grid.legend.iter().map(|(mark, terrain)| (terrain.clone(), mark.clone())).collect())
+            .unwrap_or_default();
+        Key { marks, legend, terrains: BTreeMap::new(), pieces: BTreeMap::new(), numbers: Default::default() }
     }
 
     /// A terrain's mark: the grid legend's character for it, else its first letter.
-    fn terrain(&mut self, g: &Game, t: &str) -> String {
-        let legend = g
-            .pack
-            .board
-            .as_ref()
-            .and_then(|(b, _)| b.grid.as_ref())
-            .and_then(|grid| grid.legend.iter().find(|(_, v)| v.as_str() == t).map(|(k, _)| k.clone()));
-        let mark = legend.unwrap_or_else(|| t.chars().next().map(|c| c.to_uppercase().to_string()).unwrap_or_default());
+    fn terrain(&mut self, t: &str) -> String {
+        let mark = self
+            .legend
+            .get(t)
+            .cloned()
+            .unwrap_or_else(|| t.chars().next().map(|c| c.to_uppercase().to_string()).unwrap_or_default());
         self.terrains.entry(mark.clone()).or_insert_with(|| t.to_string());
         mark
     }

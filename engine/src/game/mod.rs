@@ -652,13 +652,13 @@ impl Game {
                 out.push_str(&format!("  {label}: {n}\n"));
             }
         }
-        if let Some(map) = self.map_text(map::VIEW_WIDTH) {
+        let on = self.pieces_by_space();
+        if let Some(map) = self.map_text_of(map::VIEW_WIDTH, &on) {
             for line in map.lines() {
                 out.push_str(&format!("  {line}\n"));
             }
         }
         // Pieces on the squares of a `[[board]]` (the map above draws the rest).
-        let on = self.pieces_by_space();
         for &i in on.keys().filter(|&&i| s.spaces[i].board.is_some()) {
             let what = self.space_contents(i, &on);
             if !what.is_empty() {

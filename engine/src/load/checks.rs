@@ -296,8 +296,13 @@ pub(super) fn check_board(
     let (grid_w, grid_h) = b.grid.as_ref().map_or((0, 0), |g| (g.width, g.height));
     for (i, s) in b.space.iter().enumerate() {
         if let Some([x, y]) = s.at {
-            let wrong = if !(-16..=80).contains(&x) || !(-16..=80).contains(&y) {
-                Some("lies too far from the map: each of its numbers must be -16 to 80".to_string())
+            let within = crate::content::model::SpaceDef::DRAWN_WITHIN;
+            let wrong = if s.drawn_at().is_none() {
+                Some(format!(
+                    "lies too far from the map: each of its numbers must be {} to {}",
+                    within.start(),
+                    within.end()
+                ))
             } else if (0..grid_w).contains(&x) && (0..grid_h).contains(&y) {
                 Some(format!("is the grid's square {x},{y}: the space would be drawn over it"))
             } else {
