@@ -483,10 +483,7 @@ fn a_move_gains_the_tile_and_a_haste_move_gains_nothing() {
 #[test]
 fn harvest_takes_one_resource_per_chosen_pawn_while_the_supply_lasts() {
     let mut t = table("standard");
-    t.answers(
-        0,
-        &["Harvest", "Harvest grain with the pawn at 3,1", "Harvest metal with the pawn at 7,1", "Stop harvesting"],
-    );
+    t.answers(0, &["Harvest", "Harvest grain with the pawn at 3,1", "Harvest metal with the pawn at 7,1", "Done"]);
     t.run(
         r#"
         start("north", "south");
@@ -510,8 +507,9 @@ fn harvest_takes_one_resource_per_chosen_pawn_while_the_supply_lasts() {
         "#,
     );
     let asked: Vec<String> =
-        t.game().choices.iter().filter(|c| c.prompt == "Harvest").map(|c| c.label.clone()).collect();
-    assert_eq!(asked.len(), 3);
+        t.game().choices.iter().filter(|c| c.prompt == "Harvest with which pawns?").map(|c| c.label.clone()).collect();
+    // The pawns picked in turn, then the end of the picking (one pick of several each).
+    assert_eq!(asked, ["Harvest grain with the pawn at 3,1", "Harvest metal with the pawn at 7,1", "Done"]);
     done(&t);
 }
 

@@ -596,10 +596,24 @@ fn kingdoms_in_conflict_is_played_on_the_drawn_board() {
         "{told} {}",
         page.eval("document.getElementById('error').textContent")
     );
-    let (mut on_map, mut by_button) = (0, 0);
+    let (mut on_map, mut by_button, mut sets) = (0, 0, 0);
     for _ in 0..800 {
         if page.eval("view.over !== null || view.options.length === 0") == json!(true) {
             break;
+        }
+        // A harvest picks its pawns as a set: the first pawn ticked by a click on its
+        // square, then the set taken.
+        if page.eval("view.several !== null") == json!(true) {
+            let id = page.eval("view.options[0].spaces[0]");
+            let id = id.as_str().expect("a harvest option names its pawn's square");
+            page.eval(&format!(
+                "document.querySelector('#map g.space[data-space=\"{id}\"]').dispatchEvent(new MouseEvent('click', {{ bubbles: true }}))"
+            ));
+            assert_eq!(page.eval("document.querySelector('#options input.pick[data-i=\"0\"]').checked"), json!(true));
+            click(&mut page, "document.getElementById('several-go')");
+            sets += 1;
+            on_map += 1;
+            continue;
         }
         // The first square that one option alone names, if any.
         let square = page.eval(
@@ -624,6 +638,7 @@ fn kingdoms_in_conflict_is_played_on_the_drawn_board() {
     assert!(over.as_str().unwrap().contains(" wins: "), "the game ended: {over}");
     assert_eq!(page.eval("document.getElementById('error').textContent"), json!(""));
     assert!(on_map >= 10, "{on_map} decisions taken on the map, {by_button} by buttons");
+    assert!(sets >= 1, "no harvest was picked as a set");
     // The board as it ends: the pieces the log placed are drawn on their squares.
     let walls = page.eval(
         "[...document.querySelectorAll('#map g.space title')].filter(t => t.textContent.includes('walls')).length",

@@ -13,202 +13,8 @@ use crown_engine::script::api::with_game;
 
 use crate::table::{log_pages, new_header, Renderer, Seen, ViewKind};
 
-/// A person choosing at the terminal: numbered options, re-asked on bad input; a few
-/// words ask for something else than an option (see [`HumanAgent::ask`]).
-pub struct HumanAgent<R: BufRead + Send, W: Write + Send> {
-    pub input: R,
-    pub output: W,
-    /// Answers typed ahead ("1 1 2": this question's, then the next ones'), taken in turn
-    /// by the next menus while they fit them.
-    ahead: std::collections::VecDeque<String>,
-}
-
-impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
-    pub fn new(input: R, output: W) -> Self {
-        HumanAgent { input, output, ahead: std::collections::VecDeque::new() }
-    }
-
-    /// Whether answers typed ahead wait for the next menus.
-    pub fn answers_ahead(&self) -> bool {
-        !self.ahead.is_empty()
-    }
-}
-
-/// What the words typed at a menu other than an option ask for.
-pub const COMMANDS: &str = "several numbers (1 1 2: this answer, then the next questions' in turn), board (the whole table), status (your state again), log (the last two turns; log N, log all), ?N (what option N names), preview N (what option N would do), compare (every option's preview in one line each), help NAME (a card's text), help";
-
-impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
-    fn read_line(&mut self) -> Result<String, String> {
-        match crate::out::read_input_line(&mut self.input) {
-            Ok(None) => Err("input ended: the game was abandoned".into()),
-            Ok(Some(line)) => Ok(line.trim().to_string()),
-            Err(e) => Err(format!("cannot read input ({e}): the game was abandoned")),
-        }
-    }
-
-    /// The prompt and its numbered options; an option that offers a noble or a leader
-    /// has its ability beneath it.
-    fn write_menu(&mut self, req: &ChoiceRequest<'_>) {
-        if let Some((lo, hi)) = req.number_range() {
-            let _ = writeln!(self.output, "{}, {} (a number from {lo} to {hi})", req.player_name, req.prompt);
-            return;
-        }
-        let _ = writeln!(self.output, "{}, {}:", req.player_name, req.prompt);
-        if req.labels.len() > 9 {
-            let _ = writeln!(self.output, "  (type a word to see only the options that name it)");
-        }
-        let mut i = 0;
-        while i < req.labels.len() {
-            // A tile's placements on one square, one line: "d13 at c4, facing:  1. north  2. east".
-            let group = placement_group(req, i);
-            if group.len() > 1 {
-                let (head, _) = group[0];
-                let facings: Vec<String> =
-                    group.iter().enumerate().map(|(k, (_, f))| format!("{:>2}. {f}", i + k + 1)).collect();
-                let _ = writeln!(self.output, "  {head}, facing: {}", facings.join("  "));
-                i += group.len();
-                continue;
-            }
-            let l = &req.labels[i];
-            let ends = if req.ends_turn(i) { "  [ends your turn]" } else { "" };
-            let _ = writeln!(self.output, "  {:>2}. {l}{ends}", i + 1);
-            if let Some(note) = req.note(i) {
-                let _ = writeln!(self.output, "      ({note})");
-            }
-            if let Some(about) = crate::explain::character_note(req.pack, req.options.get(i)) {
-                let _ = writeln!(self.output, "      {about}");
-            }
-            i += 1;
-        }
-        // What the rules show but do not offer now, and why.
-        for (label, why) in req.unavailable {
-            let _ = writeln!(self.output, "   -  {label} (not now: {why})");
-        }
-    }
-
-    /// Ask the menu of `req`. A line that is neither an option's number nor its label is
-    /// handed to `command`; what it returns is shown and the menu asked again (`None`: not
-    /// a command either).
-    pub fn ask(
-        &mut self,
-        req: &ChoiceRequest<'_>,
-        command: &mut dyn FnMut(&str) -> Option<String>,
-    ) -> Result<usize, String> {
-        self.write_menu(req);
-        // A number choice is answered with the number itself; a menu with an option's
-        // place in it (from 1).
-        let (first, last) = req.number_range().unwrap_or((1, req.labels.len() as i64));
-        loop {
-            let _ = write!(self.output, "choose {first}-{last}> ");
-            let _ = self.output.flush();
-            let typed_ahead = self.ahead.pop_front();
-            let t = match &typed_ahead {
-                Some(t) => {
-                    let _ = writeln!(self.output, "{t} (typed ahead)");
-                    t.clone()
-                }
-                None => {
-                    let line = self.read_line()?;
-                    // "1 1 2": this answer, and the next questions' in turn.
-                    let numbers: Vec<&str> = line.split_whitespace().collect();
-                    if numbers.len() > 1 && numbers.iter().all(|n| n.parse::<i64>().is_ok()) {
-                        self.ahead.extend(numbers[1..].iter().map(|n| n.to_string()));
-                        numbers[0].to_string()
-                    } else {
-                        line
-                    }
-                }
-            };
-            let picked = match t.parse::<i64>() {
-                Ok(n) if (first..=last).contains(&n) => Some((n - first) as usize),
-                _ => req.labels.iter().position(|l| l.eq_ignore_ascii_case(&t)),
-            };
-            if picked.is_none() && typed_ahead.is_some() {
-                // The game asked something the answers typed ahead did not foresee.
-                self.ahead.clear();
-                let _ = writeln!(
-                    self.output,
-                    "'{}' (typed ahead) is not an option here: the answers typed ahead are dropped; choose again",
-                    crate::out::shown(&t)
-                );
-                continue;
-            }
-            let Some(i) = picked else {
-                match command(&t.to_lowercase()) {
-                    Some(text) => {
-                        let _ = writeln!(self.output, "{}", text.trim_end());
-                        self.write_menu(req);
-                    }
-                    None => match naming(req, &t) {
-                        Some(found) => {
-                            let _ = writeln!(self.output, "{found}");
-                        }
-                        None => {
-                            let _ = writeln!(
-                                self.output,
-                                "'{}' is not an option: type a number from {first} to {last}, or {COMMANDS}",
-                                crate::out::shown(&t)
-                            );
-                        }
-                    },
-                }
-                continue;
-            };
-            // A choice the rules mark with `confirm` (resigning, passing with actions
-            // left) is asked again before it is taken.
-            let Some(question) = req.confirm(i) else { return Ok(i) };
-            let _ = write!(self.output, "{question} (y/n)> ");
-            let _ = self.output.flush();
-            let answer = self.read_line()?;
-            if matches!(answer.to_lowercase().as_str(), "y" | "yes") {
-                return Ok(i);
-            }
-            let _ = writeln!(self.output, "not taken; choose again");
-        }
-    }
-}
-
-/// The options whose labels name `word` (any case), each with its number, when there are
-/// some: how a person finds an option in a long menu. A word of one letter names nothing.
-fn naming(req: &ChoiceRequest<'_>, word: &str) -> Option<String> {
-    let w = word.trim().to_lowercase();
-    if w.chars().count() < 2 || req.number_range().is_some() {
-        return None;
-    }
-    let found: Vec<String> = (0..req.labels.len())
-        .filter(|&i| req.labels[i].to_lowercase().contains(&w))
-        .map(|i| format!("  {:>2}. {}", i + 1, req.labels[i]))
-        .collect();
-    (!found.is_empty()).then(|| format!("the options that name '{}':\n{}", crate::out::shown(word), found.join("\n")))
-}
-
-/// The placements of one tile on one square that follow option `i` (from `i` on): each
-/// its label's head ("d13 at c4") and its facing. Empty when option `i` is no placement.
-fn placement_group<'a>(req: &'a ChoiceRequest<'_>, i: usize) -> Vec<(&'a str, String)> {
-    let Some(first) = req.placement_head(i) else { return Vec::new() };
-    let mut out = vec![first];
-    while let Some(next) = req.placement_head(i + out.len()).filter(|(h, _)| *h == out[0].0) {
-        out.push(next);
-    }
-    out
-}
-
-impl<R: BufRead + Send, W: Write + Send> Agent for HumanAgent<R, W> {
-    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
-        let _ = writeln!(self.output);
-        self.ask(req, &mut |_| None)
-    }
-    fn hears_only_choices(&self) -> bool {
-        true
-    }
-    fn only_choice(&mut self, _pack: &Arc<Pack>, _player: usize, prompt: &str, label: &str) {
-        let sep = if prompt.ends_with(['?', ':']) { "" } else { ":" };
-        let _ = writeln!(self.output, "{prompt}{sep} {label} (the only choice)");
-    }
-    fn kind(&self) -> String {
-        "human".into()
-    }
-}
+mod menu;
+pub use menu::{HumanAgent, COMMANDS};
 
 /// A person at the terminal, shown before each decision what their seat needs (the
 /// rules' `render_status(viewer)`, else their counters and own cards), the whole table on
@@ -260,6 +66,10 @@ impl<R: BufRead + Send, W: Write + Send> TablePlayer<R, W> {
 
 impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
     fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        // The later picks of a set picked at once: nothing to show.
+        if self.human.picks_on(req) {
+            return self.human.next_pick(req);
+        }
         let status = self.opening(req.pack, req.player);
         // With answers typed ahead the person has decided already: the menu, not the
         // whole status again.
@@ -321,6 +131,10 @@ impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
     /// The seat is shown what it holds before the game takes its only option for it (as
     /// before any decision), unless nothing changed since it was last shown.
     fn only_choice(&mut self, pack: &Arc<Pack>, player: usize, prompt: &str, label: &str) {
+        if self.human.picking.front().is_some_and(|l| l == label) {
+            self.human.only_choice(pack, player, prompt, label);
+            return;
+        }
         let status = self.opening(pack, player);
         if self.last_status.as_deref() != Some(status.as_str()) {
             let _ = writeln!(self.human.output, "\n{status}");
@@ -451,6 +265,23 @@ mod tests {
         }
         let loaded = load_pack(&Project::new(root), "p", LoadOptions::default());
         Arc::new(loaded.pack.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics)))
+    }
+
+    /// A one-seat pack `p` under `root` whose rules are `rules`, loaded.
+    fn solo_pack(root: &std::path::Path, rules: &str) -> Arc<crown_engine::content::Pack> {
+        let manifest = "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n";
+        pack_of(root, &[("content/p/pack.toml", manifest), ("scripts/p/rules.rhai", rules)])
+    }
+
+    /// One seat's game of `pack` played at the table by a person typing `keys`: the game,
+    /// how it ended, and what the person was shown.
+    fn play_alone(pack: Arc<crown_engine::content::Pack>, keys: &[u8]) -> (Game, crown_engine::game::Outcome, String) {
+        let out = Shared::default();
+        let input = std::io::Cursor::new(keys.to_vec());
+        let agents: Vec<Box<dyn Agent>> = vec![Box::new(TablePlayer::new(input, out.clone()))];
+        let (game, outcome) = Game::new(pack, GameConfig::new(1, 1), agents).unwrap().run();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        (game, outcome, text)
     }
 
     fn play_with(pack: &str, keys: &str) -> String {
@@ -678,11 +509,7 @@ mod tests {
             ),
         ];
         let pack = pack_of(root.path(), &files);
-        let out = Shared::default();
-        let input = std::io::Cursor::new(b"t1 at a1, facing east\n1\n".to_vec());
-        let agents: Vec<Box<dyn Agent>> = vec![Box::new(TablePlayer::new(input, out.clone()))];
-        let (_, outcome) = Game::new(pack, GameConfig::new(1, 1), agents).unwrap().run();
-        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let (_, outcome, text) = play_alone(pack, b"t1 at a1, facing east\n1\n");
         assert!(matches!(outcome.status, Status::Finished), "{:?}\n{text}", outcome.status);
         // 3 x 3 with the keep in the middle: from a1 the tile lies as printed (north, its
         // lake on b1) or turned east (its lake on a2); the menu ends with the option that
@@ -702,27 +529,19 @@ mod tests {
     #[test]
     fn a_number_is_asked_as_one_number_and_a_long_menu_is_searched_by_a_word() {
         let root = tempfile::tempdir().unwrap();
-        let files = [
-            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
-            (
-                "scripts/p/rules.rhai",
-                "fn setup() {}\n\
-                 fn turn() {\n\
-                   let n = choose_number(0, \"How many armies move?\", 3, 15);\n\
-                   let towns = [];\n\
-                   for t in [\"Ash\", \"Birch\", \"Cedar\", \"Elm\", \"Fir\", \"Hazel\", \"Larch\", \"Oak\", \"Pine\", \"Yew\"] { towns.push(`March on ${t}`); }\n\
-                   towns.push(#{ label: \"March on Zed\", unavailable: \"the pass is snowed in\" });\n\
-                   let to = choose(0, \"Where to?\", towns);\n\
-                   end_game([0], `${n} armies: ${to}`);\n\
-                 }\n",
-            ),
-        ];
-        let pack = pack_of(root.path(), &files);
-        let out = Shared::default();
-        let input = std::io::Cursor::new(b"2\n7\nbirch\nfir\n2\n".to_vec());
-        let agents: Vec<Box<dyn Agent>> = vec![Box::new(TablePlayer::new(input, out.clone()))];
-        let (game, outcome) = Game::new(pack, GameConfig::new(1, 1), agents).unwrap().run();
-        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let pack = solo_pack(
+            root.path(),
+            "fn setup() {}\n\
+             fn turn() {\n\
+               let n = choose_number(0, \"How many armies move?\", 3, 15);\n\
+               let towns = [];\n\
+               for t in [\"Ash\", \"Birch\", \"Cedar\", \"Elm\", \"Fir\", \"Hazel\", \"Larch\", \"Oak\", \"Pine\", \"Yew\"] { towns.push(`March on ${t}`); }\n\
+               towns.push(#{ label: \"March on Zed\", unavailable: \"the pass is snowed in\" });\n\
+               let to = choose(0, \"Where to?\", towns);\n\
+               end_game([0], `${n} armies: ${to}`);\n\
+             }\n",
+        );
+        let (game, outcome, text) = play_alone(pack, b"2\n7\nbirch\nfir\n2\n");
         assert!(matches!(outcome.status, Status::Finished), "{:?}\n{text}", outcome.status);
         // The number is typed, not picked from 13 lines; 2 is outside the range.
         assert!(text.contains("How many armies move? (a number from 3 to 15)\nchoose 3-15> "), "{text}");
@@ -736,6 +555,47 @@ mod tests {
         // An option the rules show but do not offer: listed with its reason, not numbered.
         assert!(text.contains("\n   -  March on Zed (not now: the pass is snowed in)\n"), "{text}");
         assert!(text.contains("choose 1-10> "), "{text}");
+    }
+
+    /// A choice that picks several (`choose_some`) is asked once: the person types the set
+    /// in order; a wrong set is refused with the reason; the game records each pick and the
+    /// end of the picking, and shows nothing between the picks.
+    #[test]
+    fn a_set_is_picked_at_once_and_recorded_pick_by_pick() {
+        let root = tempfile::tempdir().unwrap();
+        let pack = solo_pack(
+            root.path(),
+            "fn setup() {}\n\
+             fn turn() {\n\
+               let a = choose_some(0, \"Which fields are sown?\", [\"North field\", \"Mill field\", \"River field\", \"Hill field\"], 1, 3);\n\
+               let b = choose_some(0, \"Which guards stand watch?\", [\"Ada\", \"Bo\"], 2, 2);\n\
+               let c = choose_some(0, \"Which debts are paid?\", [\"Rent\", \"Tithe\"], 0, 2);\n\
+               end_game([0], `${a} ${b} ${c}`);\n\
+             }\n",
+        );
+        let (game, outcome, text) = play_alone(pack, b"1 5\n2 2\n1 2 3 4\n3 1\n2 1\nnone\n");
+        assert!(matches!(outcome.status, Status::Finished), "{:?}\n{text}", outcome.status);
+        assert!(
+            text.contains("Which fields are sown? (pick 1 to 3: type their numbers in the order they are taken, like 1 3):\n   1. North field\n"),
+            "{text}"
+        );
+        assert!(text.contains("there is no option 5 (1 to 4); pick again"), "{text}");
+        assert!(text.contains("option 2 is picked twice; pick again"), "{text}");
+        assert!(text.contains("pick 1 to 3, not 4; pick again"), "{text}");
+        assert!(text.contains("Which guards stand watch? (pick 2: "), "{text}");
+        assert!(text.contains("Which debts are paid? (pick up to 2, or none: "), "{text}");
+        // Each question is asked once, "Done" never listed.
+        assert_eq!(text.matches("Which fields are sown?").count(), 1, "{text}");
+        assert!(!text.contains("Done"), "{text}");
+        let labels: Vec<&str> = game.choices.iter().map(|c| c.label.as_str()).collect();
+        // Two fields of up to three, then the end; two guards of two (the last the only
+        // choice left, no end to pick); no debt: the end at once.
+        assert_eq!(labels, ["River field", "North field", "Done", "Bo", "Ada", "Done"]);
+        assert!(
+            outcome.reason.contains("[\"River field\", \"North field\"] [\"Bo\", \"Ada\"] []"),
+            "{}",
+            outcome.reason
+        );
     }
 
     #[test]
@@ -816,22 +676,14 @@ mod tests {
     #[test]
     fn a_status_that_fails_once_draws_again_afterwards() {
         let root = tempfile::tempdir().unwrap();
-        let files = [
-            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
-            (
-                "scripts/p/rules.rhai",
-                "fn setup() { set(\"n\", 0); }\n\
-                 fn turn() { set(\"n\", get(\"n\") + 1); choose(0, \"Act\", [\"Wait\", \"Rest\"]); if get(\"n\") == 4 { end_game([0], \"done\"); } }\n\
-                 fn render_status(viewer) { let n = get(\"n\"); if n == 2 || n == 3 { throw \"no map here\"; } `THE MAP at turn ${n}` }\n",
-            ),
-        ];
-        let pack = pack_of(root.path(), &files);
-        let out = Shared::default();
-        let input = std::io::Cursor::new(b"1\n1\n1\n1\n".to_vec());
-        let agents: Vec<Box<dyn Agent>> = vec![Box::new(TablePlayer::new(input, out.clone()))];
-        let (_, outcome) = Game::new(pack, GameConfig::new(1, 1), agents).unwrap().run();
+        let pack = solo_pack(
+            root.path(),
+            "fn setup() { set(\"n\", 0); }\n\
+             fn turn() { set(\"n\", get(\"n\") + 1); choose(0, \"Act\", [\"Wait\", \"Rest\"]); if get(\"n\") == 4 { end_game([0], \"done\"); } }\n\
+             fn render_status(viewer) { let n = get(\"n\"); if n == 2 || n == 3 { throw \"no map here\"; } `THE MAP at turn ${n}` }\n",
+        );
+        let (_, outcome, text) = play_alone(pack, b"1\n1\n1\n1\n");
         assert!(matches!(outcome.status, Status::Finished), "{:?}", outcome.status);
-        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         assert!(text.contains("THE MAP at turn 1") && text.contains("THE MAP at turn 4"), "{text}");
         assert_eq!(text.matches("render_status() failed").count(), 1, "told once: {text}");
         assert!(text.contains("no map here"), "{text}");
@@ -857,12 +709,8 @@ mod tests {
             ),
         ];
         let pack = pack_of(root.path(), &files);
-        let out = Shared::default();
-        let input = std::io::Cursor::new(b"board\n1\nboard\n1\n".to_vec());
-        let agents: Vec<Box<dyn Agent>> = vec![Box::new(TablePlayer::new(input, out.clone()))];
-        let (_, outcome) = Game::new(pack, GameConfig::new(1, 1), agents).unwrap().run();
+        let (_, outcome, text) = play_alone(pack, b"board\n1\nboard\n1\n");
         assert!(matches!(outcome.status, Status::Finished), "{:?}", outcome.status);
-        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         let map = "  0   1\n0 f   w F\nkey: f field, w wood; F Farmers\n";
         assert!(text.contains(&format!("{map}THE RULES' TABLE")), "the rules' table under the map: {text}");
         assert!(text.contains("render() failed") && text.contains("no table here"), "{text}");
@@ -936,6 +784,7 @@ mod tests {
             unavailable: &[],
             pack,
             fork: None,
+            several: None,
         }
     }
 

@@ -1159,6 +1159,7 @@ impl T {
                         unavailable: &[],
                         pack: &pack,
                         fork: None,
+                        several: None,
                     };
                     let r = self.agents[p].choose(&req);
                     self.pl[p].name = name;

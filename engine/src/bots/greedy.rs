@@ -51,10 +51,16 @@ pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String
     let prompt = Dynamic::from(rhai::ImmutableString::from(req.prompt));
     // What every option of this choice is weighed against, worked out once
     // (`greedy_plan(player, prompt, options)`, optional), then given to each score.
+    // One pick of several (`choose_some`): the hooks weigh the options; the end of the
+    // picking is worth 0 (a pick is made while one scores above that), and is not theirs
+    // to weigh.
+    let options = match req.several.and_then(|s| s.done) {
+        Some(done) => &req.options[..done.min(req.options.len())],
+        None => req.options,
+    };
     let plan = match req.pack.bot_hook("greedy_plan") {
         Some(s) => {
-            let args =
-                vec![Dynamic::from(req.player as i64), prompt.clone(), Dynamic::from_array(req.options.to_vec())];
+            let args = vec![Dynamic::from(req.player as i64), prompt.clone(), Dynamic::from_array(options.to_vec())];
             Some(
                 crate::script::api::call_script_fn(&s.ast.clone(), "greedy_plan", args)
                     .map_err(|e| failed(&e, &s.ast, "greedy_plan"))?,
@@ -63,7 +69,7 @@ pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String
         None => None,
     };
     let mut scores = Vec::with_capacity(req.options.len());
-    for opt in req.options {
+    for opt in options {
         let mut args = vec![Dynamic::from(req.player as i64), prompt.clone(), opt.clone()];
         if let Some(plan) = &plan {
             args.push(plan.clone());
@@ -72,6 +78,7 @@ pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String
             .map_err(|e| failed(&e, &ast, "greedy_score"))?;
         scores.push(v.as_int().map_err(|t| format!("greedy_score returned {t} where an integer was expected"))?);
     }
+    scores.resize(req.options.len(), 0);
     Ok(Some(scores))
 }
 
@@ -122,5 +129,45 @@ impl Agent for GreedyAgent {
     fn set_rng_state(&mut self, state: &str) -> Result<(), String> {
         self.rng = GameRng::from_state(state)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GreedyAgent;
+    use crate::game::{Game, GameConfig};
+
+    /// In a pick of several (`choose_some`) the greedy bot picks the best option left
+    /// while one scores above 0, the worth of `Done`, which `greedy_score` and
+    /// `greedy_plan` never see.
+    #[test]
+    fn greedy_picks_a_set_while_an_option_scores_above_nothing() {
+        let pack = crate::script::api::fixture_pack(
+            "greedy-several",
+            "p",
+            &[
+                ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
+                (
+                    "scripts/p/rules.rhai",
+                    "fn setup() {}\n\
+                     fn turn() {\n\
+                       let fields = [#{ label: \"Marsh\", v: -1 }, #{ label: \"Mill\", v: 3 }, #{ label: \"Hill\", v: 2 }];\n\
+                       let picked = [];\n\
+                       for f in choose_some(0, \"Sow which fields?\", fields, 0, 3) { picked.push(f.label); }\n\
+                       end_game([0], `${picked}`);\n\
+                     }\n",
+                ),
+                (
+                    "scripts/p/bots.rhai",
+                    "fn greedy_plan(p, prompt, options) { for o in options { if o.v == () { throw \"not an option\"; } } 0 }\n\
+                     fn greedy_score(p, prompt, o, plan) { o.v }\n",
+                ),
+            ],
+        );
+        let game = Game::new(pack, GameConfig::new(1, 1), vec![Box::new(GreedyAgent::new(1, 0))]).unwrap();
+        let (game, outcome) = game.run();
+        assert_eq!(outcome.reason, "[\"Mill\", \"Hill\"]", "{:?}", outcome.status);
+        let labels: Vec<&str> = game.choices.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["Mill", "Hill", "Done"]);
     }
 }

@@ -33,6 +33,30 @@ pub struct ChoiceRequest<'a> {
     /// choices made since (step and label), from which the game can be played again up to
     /// this choice.
     pub fork: Option<(&'a ForkPoint, &'a [(u64, String)])>,
+    /// When this choice is one pick of several (`choose_some`): what was picked before it
+    /// and the limits, for a table to ask for all the picks at once.
+    pub several: Option<&'a Several>,
+}
+
+/// One pick of a "pick several" choice (`choose_some`). The rules' question is asked one
+/// pick at a time, each pick a choice of its own (recorded, replayed and weighed by bots
+/// like any other): the options not yet picked, and a `done` option once `least` are
+/// picked. A table reads this to ask for the whole set at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Several {
+    /// The labels picked so far, in order.
+    pub picked: Vec<String>,
+    /// How many must be picked, and how many may.
+    pub least: usize,
+    pub most: usize,
+    /// The index of the option that ends the picking ([`Several::DONE`]), once `least` are
+    /// picked.
+    pub done: Option<usize>,
+}
+
+impl Several {
+    /// The label of the option that ends the picking.
+    pub const DONE: &'static str = "Done";
 }
 
 impl ChoiceRequest<'_> {

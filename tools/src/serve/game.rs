@@ -17,12 +17,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::boards::{boards, placement, BoardView, PlaceView};
+pub use super::zones::{zones, CardView, ZoneView};
 use crown_engine::bots;
 use crown_engine::content::Pack;
-use crown_engine::game::agent::{Agent, ChoiceRequest, PlacementOption};
+use crown_engine::game::agent::{Agent, ChoiceRequest, PlacementOption, Several};
 use crown_engine::game::narrate::Heard;
 use crown_engine::game::record::GameFile;
-use crown_engine::game::state::Visibility;
 use crown_engine::game::view::Table;
 use crown_engine::game::{Game, GameConfig, Status};
 use crown_engine::script::api::{with_game, with_installed};
@@ -93,29 +93,6 @@ pub struct OptionView {
     pub spaces: Vec<String>,
 }
 
-/// A card as the seat sees it.
-#[derive(Debug, Clone, Serialize)]
-pub struct CardView {
-    /// Its definition id, the name of its printed face (`/face/PACK/ID.svg`); empty when
-    /// the seat may not see it.
-    pub id: String,
-    pub name: String,
-    /// Cards tucked under it.
-    pub under: Vec<CardView>,
-    /// Its marks the pack shows (`show_marks` in pack.toml), in words: "worth 1".
-    pub marks: Vec<String>,
-}
-
-/// A zone as the seat sees it.
-#[derive(Debug, Clone, Serialize)]
-pub struct ZoneView {
-    pub label: String,
-    /// How many cards it holds (all of them, shown or not).
-    pub count: usize,
-    /// The cards shown: every card of the seat's own zones, the top card of a shared pile.
-    pub cards: Vec<CardView>,
-}
-
 /// A narrated line the seat was told, and how many of the person's decisions came before.
 #[derive(Debug, Clone, Serialize)]
 pub struct LogLine {
@@ -153,6 +130,9 @@ pub struct View {
     /// `[lo, hi]` when the choice is a number from `lo` to `hi`: option `i` is `lo + i`,
     /// asked as one number field rather than a button each.
     pub number: Option<(i64, i64)>,
+    /// `[least, most]` when the choice picks several of the options at once
+    /// (`choose_some`): the page ticks a set and sends it (`picks`), in the order ticked.
+    pub several: Option<(usize, usize)>,
     /// Options shown but not offered now: each its label and why, drawn greyed out.
     pub unavailable: Vec<(String, String)>,
     /// What the rules draw before a decision (`render_status`) and the whole table
@@ -188,6 +168,8 @@ struct Pending {
     options: Vec<OptionView>,
     /// The range when the choice is a number (`ChoiceRequest::number_range`).
     number: Option<(i64, i64)>,
+    /// The limits when the choice picks several (`ChoiceRequest::several`).
+    several: Option<(usize, usize)>,
     unavailable: Vec<(String, String)>,
     status: String,
     board: String,
@@ -253,8 +235,9 @@ impl Agent for WebSeat {
             (zones(g, req.player), boards(g, req.player, &covered), places)
         })
         .unwrap_or_default();
-        let options = req
-            .labels
+        // A pick of several shows its options without the end of the picking.
+        let shown = req.several.and_then(|s| s.done).unwrap_or(req.labels.len());
+        let options = req.labels[..shown]
             .iter()
             .enumerate()
             .map(|(i, l)| OptionView {
@@ -270,6 +253,7 @@ impl Agent for WebSeat {
             .collect();
         if let Ok(mut p) = self.pending.lock() {
             let number = req.number_range();
+            let several = req.several.map(|s| (s.least, s.most.min(shown)));
             let unavailable = req.unavailable.to_vec();
             *p = Some(Pending {
                 seat: req.player,
@@ -277,6 +261,7 @@ impl Agent for WebSeat {
                 prompt: req.prompt.to_string(),
                 options,
                 number,
+                several,
                 unavailable,
                 status,
                 board,
@@ -289,48 +274,6 @@ impl Agent for WebSeat {
     fn kind(&self) -> String {
         "human".into()
     }
-}
-
-/// The zones seat `viewer` can see cards of: its own zones and public ones whole (a large
-/// shared pile by its top card and count), a hidden pile by its count only. Empty zones
-/// are left out.
-pub fn zones(g: &Game, viewer: usize) -> Vec<ZoneView> {
-    let s = &g.state;
-    let card = |c: u32| card_view(g, viewer, c, 0);
-    let mut out = Vec::new();
-    for z in s.zones.iter().filter(|z| !z.cards.is_empty()) {
-        let mine = z.owner == Some(viewer as u8);
-        let label = z.words(&s.players, viewer);
-        let cards: Vec<CardView> = match (z.visibility, z.owner) {
-            (Visibility::Hidden, _) => Vec::new(),
-            (Visibility::Owner, _) if !mine => Vec::new(),
-            // A large shared pile (a discard pile): its top card.
-            (Visibility::Public, None) if z.cards.len() > 12 => {
-                z.cards.last().map(|&c| vec![card(c)]).unwrap_or_default()
-            }
-            _ => z.cards.iter().map(|&c| card(c)).collect(),
-        };
-        out.push(ZoneView { label, count: z.cards.len(), cards });
-    }
-    out
-}
-
-fn card_view(g: &Game, viewer: usize, c: u32, depth: usize) -> CardView {
-    let s = &g.state;
-    let seen = g.can_see(viewer, c);
-    let under = if depth < 4 {
-        s.cards[c as usize].attached.iter().map(|&a| card_view(g, viewer, a, depth + 1)).collect()
-    } else {
-        Vec::new()
-    };
-    if !seen {
-        return CardView { id: String::new(), name: "a face-down card".into(), under, marks: Vec::new() };
-    }
-    let card = &s.cards[c as usize];
-    let marks = (g.pack.manifest.show_marks.iter())
-        .filter_map(|(k, words)| card.marks.get(k).map(|v| format!("{words} {v}")))
-        .collect();
-    CardView { id: g.pack.defs[card.def as usize].def.id.clone(), name: g.card_name(c).to_string(), under, marks }
 }
 
 impl Session {
@@ -547,6 +490,7 @@ impl Session {
             prompt: (!p.options.is_empty()).then_some(p.prompt),
             options: p.options,
             number: p.number,
+            several: p.several,
             unavailable: p.unavailable,
             status: p.status,
             board: p.board,
@@ -568,6 +512,9 @@ impl Session {
         if view.step < self.choices.len() {
             return Err(view.error.unwrap_or_else(|| "the game did not reach your last decision".into()));
         }
+        if view.several.is_some() {
+            return Err("this decision picks a set of options (`picks`), not one".into());
+        }
         let o = view.options.get(i).ok_or_else(|| match view.options.len() {
             0 => "the game waits for no decision".to_string(),
             n => format!("option {} of {n}", i + 1),
@@ -575,6 +522,38 @@ impl Session {
         let label = o.label.clone();
         self.changed();
         self.choices.push(label);
+        Ok(())
+    }
+
+    /// Take the options `picks` (in that order) of the decision the game waits for now,
+    /// when it picks several (`choose_some`): each is a decision of its own, then the end
+    /// of the picking when fewer than the most were picked.
+    pub fn choose_set(&mut self, picks: &[usize]) -> Result<(), String> {
+        let view = self.view(None);
+        if view.step < self.choices.len() {
+            return Err(view.error.unwrap_or_else(|| "the game did not reach your last decision".into()));
+        }
+        let Some((least, most)) = view.several else {
+            return Err("this decision picks one option, not a set".into());
+        };
+        let n = view.options.len();
+        if let Some(k) = picks.iter().find(|&&k| k >= n) {
+            return Err(format!("option {} of {n}", k + 1));
+        }
+        if picks.iter().enumerate().any(|(i, k)| picks[..i].contains(k)) {
+            return Err("an option is picked twice".into());
+        }
+        if !(least..=most).contains(&picks.len()) {
+            return Err(format!("pick {least} to {most}, not {}", picks.len()));
+        }
+        self.changed();
+        // When every option must be picked, the game takes the last one left without
+        // asking: it is no decision.
+        let asked = if least == n { &picks[..n.saturating_sub(1)] } else { picks };
+        self.choices.extend(asked.iter().map(|&k| view.options[k].label.clone()));
+        if picks.len() < most {
+            self.choices.push(Several::DONE.to_string());
+        }
         Ok(())
     }
 
@@ -735,6 +714,41 @@ mod tests {
         let (g, v) = s.replay(None);
         assert_eq!(g.choices[0].label, "7");
         assert_eq!(v.number, None);
+    }
+
+    /// A choice that picks several (`choose_some`) is offered as its options without the
+    /// end of the picking, with its limits; the set sent is taken pick by pick, in order,
+    /// and a wrong set changes nothing.
+    #[test]
+    fn a_set_is_offered_with_its_limits_and_taken_in_order() {
+        let p = fixture_pack(&[
+            ("content/p/pack.toml", "id = \"p\"\nname = \"P\"\nversion = \"1\"\nplayers = { min = 1, max = 1 }\n"),
+            (
+                "scripts/p/rules.rhai",
+                "fn setup() {}\nfn turn() {\n\
+                   let a = choose_some(0, \"Sow which fields?\", [\"North\", \"Mill\", \"River\"], 1, 2);\n\
+                   let b = choose_some(0, \"Post which guards?\", [\"Ada\", \"Bo\", \"Cy\"], 0, 3);\n\
+                   end_game([0], `${a} ${b}`);\n}\n",
+            ),
+        ]);
+        let setup = Setup { pack: "p".into(), scenario: None, seed: 1, kinds: vec!["human".into()] };
+        let mut s = Session::new(setup, p).unwrap();
+        let (_, v) = s.replay(None);
+        assert_eq!(v.several, Some((1, 2)));
+        assert_eq!(v.options.iter().map(|o| o.label.as_str()).collect::<Vec<_>>(), ["North", "Mill", "River"]);
+        assert!(s.choose(0).unwrap_err().contains("picks a set"));
+        assert_eq!(s.choose_set(&[0, 1, 2]).unwrap_err(), "pick 1 to 2, not 3");
+        assert_eq!(s.choose_set(&[2, 2]).unwrap_err(), "an option is picked twice");
+        assert_eq!(s.choose_set(&[3]).unwrap_err(), "option 4 of 3");
+        assert!(s.choices.is_empty());
+        s.choose_set(&[2]).unwrap();
+        let (_, v) = s.replay(None);
+        assert_eq!((v.prompt.as_deref(), v.several), (Some("Post which guards?"), Some((0, 3))));
+        s.choose_set(&[]).unwrap();
+        let (g, v) = s.replay(None);
+        assert_eq!(s.choices, ["River", "Done", "Done"]);
+        assert!(g.choices.iter().all(|c| c.asked));
+        assert!(v.over.is_some_and(|o| o.contains("[\"River\"] []")), "{:?}", v.error);
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod boards;
 pub mod game;
 mod page;
 mod routing;
+pub mod zones;
 
 use crown_engine::diag::plural;
 use std::collections::BTreeMap;
@@ -434,8 +435,18 @@ fn play_call(play: &Play, call: PlayCall, q: &BTreeMap<String, String>) -> PlayR
         PlayCall::State => number("at")?,
         PlayCall::New => None,
         PlayCall::Choose => {
-            let i = number("i")?.ok_or((400, "which option? (`i`)".to_string()))?;
-            session.choose(i).map_err(|e| (409, e))?;
+            // `picks=2,0`: a set of options of a choice that picks several, in order.
+            if let Some(picks) = q.get("picks") {
+                let picks: Vec<usize> = picks
+                    .split(',')
+                    .filter(|k| !k.is_empty())
+                    .map(|k| k.parse::<usize>().map_err(|_| (400, format!("`picks` holds `{k}`, not a number"))))
+                    .collect::<Result<_, _>>()?;
+                session.choose_set(&picks).map_err(|e| (409, e))?;
+            } else {
+                let i = number("i")?.ok_or((400, "which option? (`i`)".to_string()))?;
+                session.choose(i).map_err(|e| (409, e))?;
+            }
             None
         }
         PlayCall::Preview => {

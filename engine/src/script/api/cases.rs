@@ -672,9 +672,19 @@ const CASES: &[Case] = &[
     ),
     // ---- Choices and hooks
     case(
-        &["choose", "choose_number", "unavailable", "invoke", "has_fn", "fold"],
+        &["choose", "choose_number", "choose_some", "unavailable", "invoke", "has_fn", "fold"],
         r#"
         same(choose(0, "Pick", ["One", "Two"]), "One", "the first bot takes the first option");
+        same(choose_some(0, "Pick", ["A", "B", "C"], 0, 2), ["A", "B"], "the first bot picks the first left, up to the most");
+        same(choose_some(0, "Pick", ["A", "B"], 0, 5), ["A", "B"], "the most is at most every option");
+        same(choose_some(0, "Pick", [#{ label: "A", unavailable: "not yet" }], 0, 1), [], "nothing to pick from: none picked");
+        let limits = "";
+        try { choose_some(0, "Pick", ["A"], 2, 3); } catch (e) { limits = `${e}`; }
+        expect(limits.contains("is only 1 option to pick"), `more needed than offered is an error: ${limits}`);
+        try { choose_some(0, "Pick", ["A"], 2, 1); } catch (e) { limits = `${e}`; }
+        expect(limits.contains("0 <= least <= most"), `limits the wrong way round are an error: ${limits}`);
+        try { choose_some(0, "Pick", ["Done", "B"], 0, 1); } catch (e) { limits = `${e}`; }
+        expect(limits.contains("the end of the picking"), `an option labelled Done is an error: ${limits}`);
         same(choose_number(0, "How many?", 3, 9), 3, "the first bot takes the lowest number");
         same(choose_number(0, "How many?", 4, 4), 4, "a range of one is taken");
         same(choose(0, "Pick", [#{ label: "A", unavailable: "not yet" }, "B"]), "B", "an unavailable option is not offered");

@@ -8,7 +8,7 @@ use super::failure::FAILURE;
 use super::meter::deciding;
 use super::reload::maybe_reload;
 use super::{with, R};
-use crate::game::agent::{option_key, ChoiceRequest};
+use crate::game::agent::{option_key, ChoiceRequest, Several};
 use crate::game::{Choice, ScriptFailure};
 
 /// An option's label: shared with the script's text where it is text (no copy made).
@@ -33,8 +33,63 @@ pub(super) fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynam
     if options.is_empty() {
         return Err(format!("choose(\"{prompt}\") was given no options").into());
     }
-    // Options with the same label are the same choice: keep the first of each. Options
-    // the rules mark `unavailable` are shown to a person, never offered.
+    let offer = listed("choose", &prompt, options)?;
+    let (i, _) = ask(p, &prompt, &offer)?;
+    Ok(offer.options[i].clone())
+}
+
+/// `choose_some(p, prompt, options, least, most)`: from `least` to `most` of the options,
+/// in the order picked. Asked one pick at a time ([`Several`]): each pick is a choice of
+/// its own among the options not yet picked, with [`Several::DONE`] among them once
+/// `least` are picked; the picking ends at `most`, or when none is left.
+pub(super) fn choose_some(p: i64, prompt: ImmutableString, options: Array, least: i64, most: i64) -> R<Array> {
+    let call = || format!("choose_some(\"{prompt}\", {least}, {most})");
+    if least < 0 || most < least {
+        return Err(format!("{}: the limits must be 0 <= least <= most", call()).into());
+    }
+    let all = listed("choose_some", &prompt, options)?;
+    if all.labels.iter().any(|l| l.as_str() == Several::DONE) {
+        return Err(format!(
+            "{}: an option is labelled \"{}\", the label of the end of the picking",
+            call(),
+            Several::DONE
+        )
+        .into());
+    }
+    let (least, most) = (least as usize, (most as usize).min(all.labels.len()));
+    if least > all.labels.len() {
+        let n = all.labels.len();
+        let options = if n == 1 { "option" } else { "options" };
+        return Err(
+            format!("{}: there {} only {n} {options} to pick from", call(), if n == 1 { "is" } else { "are" }).into()
+        );
+    }
+    let mut left: Vec<usize> = (0..all.labels.len()).collect();
+    let mut picked: Vec<usize> = Vec::new();
+    while picked.len() < most {
+        let done = (picked.len() >= least).then_some(left.len());
+        let mut labels: Vec<ImmutableString> = left.iter().map(|&i| all.labels[i].clone()).collect();
+        let mut options: Array = left.iter().map(|&i| all.options[i].clone()).collect();
+        if done.is_some() {
+            labels.push(Several::DONE.into());
+            options.push(Dynamic::from(Several::DONE));
+        }
+        let several =
+            Several { picked: picked.iter().map(|&i| all.labels[i].to_string()).collect(), least, most, done };
+        let offer = Listed { labels, options, unavailable: all.unavailable.clone(), several: Some(several) };
+        let (i, _) = ask(p, &prompt, &offer)?;
+        if Some(i) == done {
+            break;
+        }
+        picked.push(left.remove(i));
+    }
+    Ok(picked.into_iter().map(|i| all.options[i].clone()).collect())
+}
+
+/// A choice's options as offered: options with the same label are the same choice, the
+/// first of each kept; options the rules mark `unavailable` are shown to a person, never
+/// offered. `call` names the function for an error.
+fn listed(call: &str, prompt: &str, options: Array) -> R<Listed> {
     let mut labels: Vec<ImmutableString> = Vec::with_capacity(options.len());
     let mut keep: Vec<usize> = Vec::with_capacity(options.len());
     let mut unavailable: Vec<(String, String)> = Vec::new();
@@ -49,16 +104,14 @@ pub(super) fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynam
             keep.push(i);
         }
     }
-    if keep.is_empty() {
+    if keep.is_empty() && call == "choose" {
         return Err(
             format!("choose(\"{prompt}\") was given no option that can be taken (every one is unavailable)").into()
         );
     }
     let options: Array =
         if keep.len() == options.len() { options } else { keep.iter().map(|&i| options[i].clone()).collect() };
-    let offer = Listed { labels, options, unavailable };
-    let (i, _) = ask(p, &prompt, &offer)?;
-    Ok(offer.options[i].clone())
+    Ok(Listed { labels, options, unavailable, several: None })
 }
 
 /// The most numbers `choose_number` offers (a range this wide is a mistake in the rules).
@@ -102,6 +155,10 @@ pub(in crate::script) trait Offer {
     fn add_notes(&self, _options: &mut [Dynamic]) -> R<()> {
         Ok(())
     }
+    /// When this choice is one pick of several (`choose_some`).
+    fn several(&self) -> Option<&Several> {
+        None
+    }
 }
 
 /// Options given as an array of labels or maps (labels made by the script already).
@@ -109,6 +166,8 @@ struct Listed {
     labels: Vec<ImmutableString>,
     options: Array,
     unavailable: Vec<(String, String)>,
+    /// When this is one pick of several (`choose_some`).
+    several: Option<Several>,
 }
 
 impl Offer for Listed {
@@ -129,6 +188,9 @@ impl Offer for Listed {
     }
     fn unavailable(&self) -> &[(String, String)] {
         &self.unavailable
+    }
+    fn several(&self) -> Option<&Several> {
+        self.several.as_ref()
     }
 }
 
@@ -236,6 +298,7 @@ pub(in crate::script) fn ask(p: i64, prompt: &ImmutableString, offer: &dyn Offer
                 unavailable: if reads { offer.unavailable() } else { &[] },
                 pack: &pack,
                 fork: fork.as_ref().map(|(fp, since)| (&**fp, since.as_slice())),
+                several: offer.several(),
             };
             let r = deciding(|| {
                 if let Some(v) = view {

@@ -5,6 +5,7 @@ use super::*;
 pub(super) fn register(e: &mut Registrar) {
     e.register_fn("choose", choose);
     e.register_fn("choose_number", choose_number);
+    e.register_fn("choose_some", choose_some);
     e.register_fn("invoke", invoke);
     e.register_fn("has_fn", has_fn);
     e.register_fn("fold", fold);

@@ -53,7 +53,7 @@ use self::args::{
 pub use self::calls::call_script_fn;
 use self::calls::{fold, has_fn, invoke, nested_call, target_fn};
 pub(super) use self::choices::{ask, Offer};
-use self::choices::{choose, choose_number};
+use self::choices::{choose, choose_number, choose_some};
 pub(crate) use self::failure::{fn_line, fn_line_in};
 pub use self::failure::{note_caught_panic, note_failure, panic_is_caught, plain_words, to_failure, to_failure_in};
 use self::failure::{panic_message, FAILURE};

@@ -146,6 +146,11 @@ function show(v) {
     if (!naming.length || at !== null) continue;
     g.classList.add("choosable");
     g.onclick = () => {
+      // In a set to pick, a click ticks (or unticks) the option the space names.
+      if (v.several && naming.length === 1) {
+        document.querySelector('#options input.pick[data-i="' + naming[0] + '"]').click();
+        return;
+      }
       if (naming.length === 1) { pick(naming[0]); return; }
       for (const b of document.querySelectorAll("#options .option")) {
         b.classList.toggle("marked", naming.includes(Number(b.getAttribute("data-i"))));
@@ -177,8 +182,38 @@ function show(v) {
     opts.appendChild(f);
     opts.appendChild(b);
   }
+  if (v.several) {
+    // A set of the options, ticked in the order they are to be taken, sent at once.
+    const [least, most] = v.several;
+    const ticked = [];
+    const how = least === most ? "pick " + least : least === 0 ? "pick up to " + most + ", or none" : "pick " + least + " to " + most;
+    $("prompt").textContent += " (" + how + ", in the order they are taken)";
+    const go = el("button", { class: "option", id: "several-go", type: "button" }, "Take these");
+    const order = el("span", { class: "about", id: "several-order" }, "");
+    const tick = (i, box) => {
+      const k = ticked.indexOf(i);
+      if (box.checked && k < 0) ticked.push(i);
+      if (!box.checked && k >= 0) ticked.splice(k, 1);
+      order.textContent = ticked.length ? "in this order: " + ticked.map((t) => v.options[t].label).join("; ") : "";
+      go.disabled = at !== null || ticked.length < least || ticked.length > most;
+    };
+    v.options.forEach((o, i) => {
+      const box = el("input", { type: "checkbox", class: "pick", "data-i": i });
+      box.disabled = at !== null;
+      box.onchange = () => tick(i, box);
+      const l = el("label", { class: "option pick", title: o.explain }, "");
+      l.appendChild(box);
+      l.appendChild(document.createTextNode(" " + o.label));
+      if (o.note) l.appendChild(el("span", { class: "note" }, o.note));
+      opts.appendChild(l);
+    });
+    go.disabled = at !== null || least > 0;
+    go.onclick = () => act("/play/choose?picks=" + ticked.join(","));
+    opts.appendChild(go);
+    opts.appendChild(order);
+  }
   v.options.forEach((o, i) => {
-    if (v.number) return;
+    if (v.number || v.several) return;
     if (o.place) { places.push(i); return; }
     const b = el("button", { class: "option", type: "button", "data-i": i, title: o.explain }, o.label);
     if (o.ends_turn) b.appendChild(el("span", { class: "ends" }, "ends your turn"));
