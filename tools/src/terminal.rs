@@ -131,8 +131,7 @@ impl<R: BufRead + Send, W: Write + Send> Agent for TablePlayer<R, W> {
     /// The seat is shown what it holds before the game takes its only option for it (as
     /// before any decision), unless nothing changed since it was last shown.
     fn only_choice(&mut self, pack: &Arc<Pack>, player: usize, prompt: &str, label: &str) {
-        if self.human.picking.front().is_some_and(|l| l == label) {
-            self.human.only_choice(pack, player, prompt, label);
+        if self.human.typed_pick(label) {
             return;
         }
         let status = self.opening(pack, player);

@@ -54,10 +54,7 @@ pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String
     // One pick of several (`choose_some`): the hooks weigh the options; the end of the
     // picking is worth 0 (a pick is made while one scores above that), and is not theirs
     // to weigh.
-    let options = match req.several.and_then(|s| s.done) {
-        Some(done) => &req.options[..done.min(req.options.len())],
-        None => req.options,
-    };
+    let options = &req.options[..req.offered().min(req.options.len())];
     let plan = match req.pack.bot_hook("greedy_plan") {
         Some(s) => {
             let args = vec![Dynamic::from(req.player as i64), prompt.clone(), Dynamic::from_array(options.to_vec())];

@@ -46,7 +46,7 @@ pub struct ChoiceRequest<'a> {
 pub struct Several {
     /// The labels picked so far, in order.
     pub picked: Vec<String>,
-    /// How many must be picked, and how many may.
+    /// How many must be picked, and how many may (never more than there are options).
     pub least: usize,
     pub most: usize,
     /// The index of the option that ends the picking ([`Several::DONE`]), once `least` are
@@ -57,9 +57,38 @@ pub struct Several {
 impl Several {
     /// The label of the option that ends the picking.
     pub const DONE: &'static str = "Done";
+
+    /// What is wrong with `picks` (options from 0, in the order picked) as a set picked
+    /// at once from `offered` options, `least` to `most` of them: the first problem found.
+    pub fn set_problem(picks: &[usize], offered: usize, least: usize, most: usize) -> Option<SetProblem> {
+        if let Some(&k) = picks.iter().find(|&&k| k >= offered) {
+            return Some(SetProblem::NoSuchOption(k));
+        }
+        if let Some((_, &k)) = picks.iter().enumerate().find(|(i, k)| picks[..*i].contains(k)) {
+            return Some(SetProblem::Twice(k));
+        }
+        (!(least..=most).contains(&picks.len())).then_some(SetProblem::Count(picks.len()))
+    }
+}
+
+/// Why a set of options picked at once cannot be taken ([`Several::set_problem`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetProblem {
+    /// Option `k` (from 0) is not offered.
+    NoSuchOption(usize),
+    /// Option `k` (from 0) is picked more than once.
+    Twice(usize),
+    /// This many are picked, outside the limits.
+    Count(usize),
 }
 
 impl ChoiceRequest<'_> {
+    /// How many of the options are the rules' own: all but the end of a picking
+    /// ([`Several::done`], always the last), what a table shows and a bot weighs.
+    pub fn offered(&self) -> usize {
+        self.several.and_then(|s| s.done).unwrap_or(self.count)
+    }
+
     /// The question to ask again before option `i` is taken, when the rules give the
     /// option a `confirm` text (resigning, a choice that ends the game). Bots ignore it.
     pub fn confirm(&self, i: usize) -> Option<String> {

@@ -20,7 +20,7 @@ use super::boards::{boards, placement, BoardView, PlaceView};
 pub use super::zones::{zones, CardView, ZoneView};
 use crown_engine::bots;
 use crown_engine::content::Pack;
-use crown_engine::game::agent::{Agent, ChoiceRequest, PlacementOption, Several};
+use crown_engine::game::agent::{Agent, ChoiceRequest, PlacementOption, SetProblem, Several};
 use crown_engine::game::narrate::Heard;
 use crown_engine::game::record::GameFile;
 use crown_engine::game::view::Table;
@@ -236,8 +236,7 @@ impl Agent for WebSeat {
         })
         .unwrap_or_default();
         // A pick of several shows its options without the end of the picking.
-        let shown = req.several.and_then(|s| s.done).unwrap_or(req.labels.len());
-        let options = req.labels[..shown]
+        let options = req.labels[..req.offered()]
             .iter()
             .enumerate()
             .map(|(i, l)| OptionView {
@@ -253,7 +252,7 @@ impl Agent for WebSeat {
             .collect();
         if let Ok(mut p) = self.pending.lock() {
             let number = req.number_range();
-            let several = req.several.map(|s| (s.least, s.most.min(shown)));
+            let several = req.several.map(|s| (s.least, s.most));
             let unavailable = req.unavailable.to_vec();
             *p = Some(Pending {
                 seat: req.player,
@@ -537,14 +536,11 @@ impl Session {
             return Err("this decision picks one option, not a set".into());
         };
         let n = view.options.len();
-        if let Some(k) = picks.iter().find(|&&k| k >= n) {
-            return Err(format!("option {} of {n}", k + 1));
-        }
-        if picks.iter().enumerate().any(|(i, k)| picks[..i].contains(k)) {
-            return Err("an option is picked twice".into());
-        }
-        if !(least..=most).contains(&picks.len()) {
-            return Err(format!("pick {least} to {most}, not {}", picks.len()));
+        match Several::set_problem(picks, n, least, most) {
+            Some(SetProblem::NoSuchOption(k)) => return Err(format!("option {} of {n}", k + 1)),
+            Some(SetProblem::Twice(_)) => return Err("an option is picked twice".into()),
+            Some(SetProblem::Count(c)) => return Err(format!("pick {least} to {most}, not {c}")),
+            None => {}
         }
         self.changed();
         // When every option must be picked, the game takes the last one left without

@@ -7,7 +7,7 @@ use std::io::{BufRead, Write};
 use std::sync::Arc;
 
 use crown_engine::content::Pack;
-use crown_engine::game::agent::{Agent, ChoiceRequest, Several};
+use crown_engine::game::agent::{Agent, ChoiceRequest, SetProblem, Several};
 
 /// A person choosing at the terminal: numbered options, re-asked on bad input; a few
 /// words ask for something else than an option (see [`HumanAgent::ask`]).
@@ -18,7 +18,7 @@ pub struct HumanAgent<R: BufRead + Send, W: Write + Send> {
     /// by the next menus while they fit them.
     ahead: std::collections::VecDeque<String>,
     /// The rest of a set picked at once (`choose_some`): the labels the next picks take.
-    pub(super) picking: std::collections::VecDeque<String>,
+    picking: std::collections::VecDeque<String>,
 }
 
 impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
@@ -30,6 +30,16 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
     /// what they typed, without asking or showing anything.
     pub(super) fn picks_on(&self, req: &ChoiceRequest<'_>) -> bool {
         req.several.is_some_and(|s| !s.picked.is_empty())
+    }
+
+    /// Whether `label`, taken as the only choice left, is the next pick of a set typed at
+    /// once (the last of it): then it is passed over, since the person picked it already.
+    pub(super) fn typed_pick(&mut self, label: &str) -> bool {
+        let next = self.picking.front().is_some_and(|l| l == label);
+        if next {
+            self.picking.pop_front();
+        }
+        next
     }
 
     /// The next pick of a set typed at once: the next label typed, then the end.
@@ -54,8 +64,7 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
             let _ = writeln!(self.output, "(the answers typed ahead are dropped: this question picks several)");
         }
         self.write_menu(req);
-        let n = several.done.unwrap_or(req.labels.len());
-        let (least, most) = (several.least, several.most.min(n));
+        let (n, least, most) = (req.offered(), several.least, several.most);
         let range = if least == most { format!("{least}") } else { format!("{least} to {most}") };
         loop {
             let _ = write!(self.output, "pick {range}> ");
@@ -65,7 +74,9 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
             if least == 0 && matches!(t.to_lowercase().as_str(), "none" | "done" | "0") {
                 return several.done.ok_or_else(|| "internal: none may be picked but no end is offered".into());
             }
-            let numbers: Option<Vec<usize>> = words.iter().map(|w| w.parse::<usize>().ok()).collect();
+            // Typed from 1; options from 0 (a 0 typed is no option).
+            let numbers: Option<Vec<usize>> =
+                words.iter().map(|w| w.parse::<usize>().ok().map(|k| k.wrapping_sub(1))).collect();
             let Some(numbers) = numbers.filter(|ns| !ns.is_empty()) else {
                 match command(&t.to_lowercase()) {
                     Some(text) => {
@@ -83,20 +94,16 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
                 }
                 continue;
             };
-            let wrong = numbers.iter().find(|&&k| !(1..=n).contains(&k));
-            let twice = numbers.iter().enumerate().find(|(i, k)| numbers[..*i].contains(k));
-            let problem = match (wrong, twice) {
-                (Some(k), _) => Some(format!("there is no option {k} (1 to {n})")),
-                (_, Some((_, k))) => Some(format!("option {k} is picked twice")),
-                _ if !(least..=most).contains(&numbers.len()) => Some(format!("pick {range}, not {}", numbers.len())),
-                _ => None,
+            let problem = match Several::set_problem(&numbers, n, least, most) {
+                Some(SetProblem::NoSuchOption(k)) => format!("there is no option {} (1 to {n})", k.wrapping_add(1)),
+                Some(SetProblem::Twice(k)) => format!("option {} is picked twice", k + 1),
+                Some(SetProblem::Count(c)) => format!("pick {range}, not {c}"),
+                None => {
+                    self.picking = numbers[1..].iter().map(|&k| req.labels[k].clone()).collect();
+                    return Ok(numbers[0]);
+                }
             };
-            if let Some(problem) = problem {
-                let _ = writeln!(self.output, "{problem}; pick again");
-                continue;
-            }
-            self.picking = numbers[1..].iter().map(|&k| req.labels[k - 1].clone()).collect();
-            return Ok(numbers[0] - 1);
+            let _ = writeln!(self.output, "{problem}; pick again");
         }
     }
 
@@ -126,11 +133,10 @@ impl<R: BufRead + Send, W: Write + Send> HumanAgent<R, W> {
             return;
         }
         // A pick of several lists the options without the end of the picking.
-        let shown = req.several.and_then(|s| s.done).unwrap_or(req.labels.len());
+        let shown = req.offered();
         match req.several {
             Some(s) => {
-                let most = s.most.min(shown);
-                let how = match (s.least, most) {
+                let how = match (s.least, s.most) {
                     (l, m) if l == m => format!("pick {l}"),
                     (0, m) => format!("pick up to {m}, or none"),
                     (l, m) => format!("pick {l} to {m}"),
@@ -299,9 +305,7 @@ impl<R: BufRead + Send, W: Write + Send> Agent for HumanAgent<R, W> {
         true
     }
     fn only_choice(&mut self, _pack: &Arc<Pack>, _player: usize, prompt: &str, label: &str) {
-        // The last of a set picked at once.
-        if self.picking.front().is_some_and(|l| l == label) {
-            self.picking.pop_front();
+        if self.typed_pick(label) {
             return;
         }
         let sep = if prompt.ends_with(['?', ':']) { "" } else { ":" };

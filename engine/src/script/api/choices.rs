@@ -33,7 +33,12 @@ pub(super) fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynam
     if options.is_empty() {
         return Err(format!("choose(\"{prompt}\") was given no options").into());
     }
-    let offer = listed("choose", &prompt, options)?;
+    let offer = listed(options)?;
+    if offer.labels.is_empty() {
+        return Err(
+            format!("choose(\"{prompt}\") was given no option that can be taken (every one is unavailable)").into()
+        );
+    }
     let (i, _) = ask(p, &prompt, &offer)?;
     Ok(offer.options[i].clone())
 }
@@ -47,7 +52,7 @@ pub(super) fn choose_some(p: i64, prompt: ImmutableString, options: Array, least
     if least < 0 || most < least {
         return Err(format!("{}: the limits must be 0 <= least <= most", call()).into());
     }
-    let all = listed("choose_some", &prompt, options)?;
+    let all = listed(options)?;
     if all.labels.iter().any(|l| l.as_str() == Several::DONE) {
         return Err(format!(
             "{}: an option is labelled \"{}\", the label of the end of the picking",
@@ -56,15 +61,15 @@ pub(super) fn choose_some(p: i64, prompt: ImmutableString, options: Array, least
         )
         .into());
     }
-    let (least, most) = (least as usize, (most as usize).min(all.labels.len()));
-    if least > all.labels.len() {
-        let n = all.labels.len();
+    let n = all.labels.len();
+    let (least, most) = (least as usize, (most as usize).min(n));
+    if least > n {
         let options = if n == 1 { "option" } else { "options" };
         return Err(
             format!("{}: there {} only {n} {options} to pick from", call(), if n == 1 { "is" } else { "are" }).into()
         );
     }
-    let mut left: Vec<usize> = (0..all.labels.len()).collect();
+    let mut left: Vec<usize> = (0..n).collect();
     let mut picked: Vec<usize> = Vec::new();
     while picked.len() < most {
         let done = (picked.len() >= least).then_some(left.len());
@@ -88,8 +93,8 @@ pub(super) fn choose_some(p: i64, prompt: ImmutableString, options: Array, least
 
 /// A choice's options as offered: options with the same label are the same choice, the
 /// first of each kept; options the rules mark `unavailable` are shown to a person, never
-/// offered. `call` names the function for an error.
-fn listed(call: &str, prompt: &str, options: Array) -> R<Listed> {
+/// offered.
+fn listed(options: Array) -> R<Listed> {
     let mut labels: Vec<ImmutableString> = Vec::with_capacity(options.len());
     let mut keep: Vec<usize> = Vec::with_capacity(options.len());
     let mut unavailable: Vec<(String, String)> = Vec::new();
@@ -103,11 +108,6 @@ fn listed(call: &str, prompt: &str, options: Array) -> R<Listed> {
             labels.push(l);
             keep.push(i);
         }
-    }
-    if keep.is_empty() && call == "choose" {
-        return Err(
-            format!("choose(\"{prompt}\") was given no option that can be taken (every one is unavailable)").into()
-        );
     }
     let options: Array =
         if keep.len() == options.len() { options } else { keep.iter().map(|&i| options[i].clone()).collect() };
