@@ -3,7 +3,8 @@
 //!
 //! - the top-level modules of `engine/src` and of `tools/src` import each other one way
 //!   only: the graph of their `crate::`/`super::` paths has no cycle (test code, which may
-//!   use anything in its crate, left out);
+//!   use anything in its crate, left out); between the files of one module too, but for the
+//!   pairs ARCHITECTURE.md lists with their reasons;
 //! - the engine's modules use only the layers ARCHITECTURE.md lists below them;
 //! - a command (`tools/src/commands/<cmd>.rs`) never imports another command, and no
 //!   service imports a command;
@@ -386,6 +387,90 @@ fn the_modules_of_each_crate_import_one_way() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// Edges between sibling modules, by their parent (`""` for the crate's top level): an
+/// import from `a::b::c` of `a::d::e` is an edge `a::b -> a::d` under `a`. A module and
+/// what it contains are not siblings (a `mod.rs` declares its files and they use it).
+fn sibling_graphs(c: &CrateSource) -> BTreeMap<String, BTreeMap<(String, String), Vec<String>>> {
+    let mut out: BTreeMap<String, BTreeMap<(String, String), Vec<String>>> = BTreeMap::new();
+    for (rel, paths) in &c.files {
+        let from = module_of(rel);
+        for p in paths {
+            let Some(to) = resolve(&c.modules, p) else { continue };
+            let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+            if common == from.len() || common == to.len() {
+                continue;
+            }
+            let parent = from[..common].join("::");
+            let key = |m: &[String]| m[..=common].join("::");
+            out.entry(parent).or_default().entry((key(&from), key(&to))).or_default().push(rel.clone());
+        }
+    }
+    out
+}
+
+/// The import circles between the files (and folders) of one module that ARCHITECTURE.md
+/// allows, each with its reason there: `crate: a <-> b` pairs.
+fn allowed_circles() -> BTreeSet<(String, String, String)> {
+    let map = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
+    let Some(start) = map.find(CIRCLES_HEADING) else { return BTreeSet::new() };
+    map[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let l = l.strip_prefix("- `")?;
+            let (pair, _) = l.split_once('`')?;
+            let (krate, pair) = pair.split_once(": ")?;
+            let (a, b) = pair.split_once(" <-> ")?;
+            let (a, b) = if a < b { (a, b) } else { (b, a) };
+            Some((krate.to_string(), a.to_string(), b.to_string()))
+        })
+        .collect()
+}
+
+/// Where ARCHITECTURE.md lists the allowed circles.
+const CIRCLES_HEADING: &str = "### Import circles inside a module";
+
+#[test]
+fn the_files_of_each_module_import_one_way_or_the_map_says_why() {
+    let allowed = allowed_circles();
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (krate, src) in [("engine", "engine/src"), ("tools", "tools/src")] {
+        let c = read_crate(&root().join(src));
+        for (parent, edges) in sibling_graphs(&c) {
+            if parent.is_empty() {
+                continue; // the top level: `the_modules_of_each_crate_import_one_way`
+            }
+            for cyc in cycles(&edges) {
+                // Every pair of the circle that imports both ways must be named.
+                let mut named = true;
+                for a in &cyc {
+                    for b in cyc.iter().filter(|b| a < *b) {
+                        let both =
+                            edges.contains_key(&(a.clone(), b.clone())) && edges.contains_key(&(b.clone(), a.clone()));
+                        let pair = (krate.to_string(), a.clone(), b.clone());
+                        if both {
+                            seen.insert(pair.clone());
+                            named &= allowed.contains(&pair);
+                        }
+                    }
+                }
+                let pairs_only = cyc.len() == 2;
+                if !named || !pairs_only {
+                    problems.push(format!("{src}: {}", describe(&edges, &cyc)));
+                }
+            }
+        }
+    }
+    for (krate, a, b) in allowed.difference(&seen) {
+        problems.push(format!(
+            "ARCHITECTURE.md allows `{krate}: {a} <-> {b}`, which no longer imports both ways: take it off"
+        ));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// The engine's layers, lowest first, as ARCHITECTURE.md lists them: a module may use
 /// only the modules of earlier layers.
 const ENGINE_LAYERS: &[&[&str]] = &[&["diag", "fsread"], &["content"], &["game"], &["script"], &["bots"], &["load"]];
@@ -522,6 +607,23 @@ fn the_checker_sees_imports_cycles_and_test_code() {
         edges.insert((a.to_string(), b.to_string()), vec![]);
     }
     assert_eq!(cycles(&edges), vec![vec!["x".to_string(), "y".into(), "z".into()]]);
+    // Files of one module: siblings by their parent; a module and its own files are not.
+    let path = |p: &str| p.split("::").map(str::to_string).collect::<Vec<String>>();
+    let files: BTreeMap<String, BTreeSet<Vec<String>>> = [
+        ("a/x.rs", vec!["a::y::f"]),
+        ("a/y.rs", vec!["a::x::g", "a::h"]),
+        ("a/mod.rs", vec!["a::x::g"]),
+        ("b.rs", vec!["a::x::g"]),
+    ]
+    .into_iter()
+    .map(|(f, ps)| (f.to_string(), ps.into_iter().map(path).collect()))
+    .collect();
+    let modules = ["a", "a::x", "a::y", "b"].into_iter().map(path).collect();
+    let graphs = sibling_graphs(&CrateSource { files, modules, code: BTreeMap::new() });
+    let pairs = |parent: &str| graphs[parent].keys().map(|(a, b)| format!("{a}>{b}")).collect::<Vec<_>>();
+    assert_eq!(graphs.keys().collect::<Vec<_>>(), ["", "a"]);
+    assert_eq!(pairs("a"), ["a::x>a::y", "a::y>a::x"]);
+    assert_eq!(pairs(""), ["b>a"]);
 }
 
 /// A constant written as a function of no arguments returning a literal (`fn SIDES() {

@@ -1,5 +1,6 @@
 //! Agents answer choices. This module holds the trait and the agents that need nothing but
-//! the choice: `random` (seeded), `first`, `scripted` (replays recorded labels). The bots
+//! the choice: `random` (seeded) and `first` (a recording replays through
+//! [`super::record::ScriptedAgent`]). The bots
 //! that run the rules' scripts to decide (`greedy`, `search`) are in [`crate::bots`]. A
 //! person at a terminal is an agent too, provided by the `crown` binary.
 
@@ -7,7 +8,6 @@ use std::sync::Arc;
 
 use rhai::Dynamic;
 
-use super::record::RecordedChoice;
 use super::rng::{derive_seed, GameRng};
 use super::ForkPoint;
 use crate::content::Pack;
@@ -298,43 +298,6 @@ impl Agent for FirstAgent {
     }
     fn reads_labels(&self, _step: u64) -> bool {
         false
-    }
-}
-
-/// Replays recorded choices by label.
-pub struct ScriptedAgent {
-    /// Every recorded choice of the seat, in order.
-    pub recorded: Arc<Vec<RecordedChoice>>,
-    pub next: usize,
-}
-
-impl Agent for ScriptedAgent {
-    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
-        let Some(c) = self.recorded.get(self.next) else {
-            return Err(format!(
-                "step {}: the recording has no more choices, but {} is asked \"{}\" with options [{}]",
-                req.step,
-                req.player_name,
-                req.prompt,
-                quote_list(req.labels)
-            ));
-        };
-        self.next += 1;
-        match req.find(c.key.as_deref(), &c.label) {
-            Some(i) => Ok(i),
-            None => Err(format!(
-                "step {}: recorded choice '{}'{} not among options [{}] ({} was asked \"{}\")",
-                req.step,
-                c.label,
-                c.key.as_ref().map(|k| format!(" (key '{k}')")).unwrap_or_default(),
-                quote_list(req.labels),
-                req.player_name,
-                req.prompt
-            )),
-        }
-    }
-    fn kind(&self) -> String {
-        "scripted".into()
     }
 }
 

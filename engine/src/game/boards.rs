@@ -6,30 +6,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::state::{Space, State};
+use super::state::{BoardInst, Space, State};
 use crate::content::model::{BoardKind, TileCell};
 
 /// The four facings of a tile, turning clockwise from the tile as printed (`north`).
 pub const FACINGS: [&str; 4] = ["north", "east", "south", "west"];
-
-/// One board of a `[[board]]` kind: its squares are the spaces `first..first + w * h`,
-/// row by row.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BoardInst {
-    pub kind: String,
-    /// What people call it ("Kingdom").
-    pub name: String,
-    /// The seat it belongs to; `None` for a shared board.
-    pub owner: Option<usize>,
-    pub w: i64,
-    pub h: i64,
-    pub first: u32,
-    /// For a board that grows: the width and height what is laid must fit in.
-    pub fit: Option<(i64, i64)>,
-    /// For a board that grows: how many squares past what is laid a tile can reach (the
-    /// longest tile of the pack), so drawings show that much room; `None`: all of it.
-    pub reach: Option<i64>,
-}
 
 /// One way to lay a tile: its first cell on square `at`, turned to `facing` (an index of
 /// [`FACINGS`]); `squares[i]` is the square cell `i` covers.

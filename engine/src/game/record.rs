@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use std::sync::Arc;
 
-use super::agent::{Agent, ScriptedAgent};
+use super::agent::{quote_list, Agent, ChoiceRequest};
 use super::{Choice, Game, Outcome, Status};
 
 /// A recorded game.
@@ -299,4 +299,41 @@ fn push_choices(s: &mut String, key: &str, choices: &[RecordedChoice]) {
 
 fn toml_str(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
+}
+
+/// Replays recorded choices by label.
+pub struct ScriptedAgent {
+    /// Every recorded choice of the seat, in order.
+    pub recorded: Arc<Vec<RecordedChoice>>,
+    pub next: usize,
+}
+
+impl Agent for ScriptedAgent {
+    fn choose(&mut self, req: &ChoiceRequest<'_>) -> Result<usize, String> {
+        let Some(c) = self.recorded.get(self.next) else {
+            return Err(format!(
+                "step {}: the recording has no more choices, but {} is asked \"{}\" with options [{}]",
+                req.step,
+                req.player_name,
+                req.prompt,
+                quote_list(req.labels)
+            ));
+        };
+        self.next += 1;
+        match req.find(c.key.as_deref(), &c.label) {
+            Some(i) => Ok(i),
+            None => Err(format!(
+                "step {}: recorded choice '{}'{} not among options [{}] ({} was asked \"{}\")",
+                req.step,
+                c.label,
+                c.key.as_ref().map(|k| format!(" (key '{k}')")).unwrap_or_default(),
+                quote_list(req.labels),
+                req.player_name,
+                req.prompt
+            )),
+        }
+    }
+    fn kind(&self) -> String {
+        "scripted".into()
+    }
 }

@@ -169,7 +169,7 @@ pub struct State {
     pub space_ids: BTreeMap<String, u32>,
     pub grid: Option<(i64, i64)>,
     /// The boards of board.toml's `[[board]]` kinds, shared or one for each seat.
-    pub boards: Vec<super::boards::BoardInst>,
+    pub boards: Vec<BoardInst>,
     pub pieces: Vec<Piece>,
     pub supplies: BTreeMap<String, i64>,
     pub rng: GameRng,
@@ -559,6 +559,25 @@ impl State {
         dist.remove(&from);
         dist
     }
+}
+
+/// One board of a `[[board]]` kind: its squares are the spaces `first..first + w * h`,
+/// row by row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardInst {
+    pub kind: String,
+    /// What people call it ("Kingdom").
+    pub name: String,
+    /// The seat it belongs to; `None` for a shared board.
+    pub owner: Option<usize>,
+    pub w: i64,
+    pub h: i64,
+    pub first: u32,
+    /// For a board that grows: the width and height what is laid must fit in.
+    pub fit: Option<(i64, i64)>,
+    /// For a board that grows: how many squares past what is laid a tile can reach (the
+    /// longest tile of the pack), so drawings show that much room; `None`: all of it.
+    pub reach: Option<i64>,
 }
 
 #[cfg(test)]

@@ -7,7 +7,6 @@ use std::path::Path;
 use toml::de::DeValue;
 use toml::Spanned;
 
-use super::files::{span_at, P};
 use super::{Ref, RefKind};
 use crate::content::model::{BoardFile, Definition};
 use crate::diag::{Diagnostic, SourceFile};
@@ -423,6 +422,23 @@ pub(super) fn board_space_ids(b: &BoardFile) -> BTreeSet<String> {
         }
     }
     ids
+}
+
+/// A step of a path into a TOML value.
+pub(super) enum P<'a> {
+    K(&'a str),
+    I(usize),
+}
+
+pub(super) fn span_at(v: &Spanned<DeValue<'_>>, path: &[P<'_>]) -> Option<Range<usize>> {
+    let mut cur = v;
+    for p in path {
+        cur = match p {
+            P::K(k) => cur.get_ref().get(*k)?,
+            P::I(i) => cur.get_ref().get(*i)?,
+        };
+    }
+    Some(cur.span())
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use super::checks::{check_board, check_definition, check_id, check_rel_path, collect_def_refs};
+use super::checks::{check_board, check_definition, check_id, check_rel_path, collect_def_refs, span_at, P};
 use super::{Cache, CachedFile, FileKind, FileOut, PackLoad, Ref, RefKind, ScriptRef};
 use crate::content::model::{BoardFile, Definition, PackManifest, Scenario};
 use crate::content::{hash_bytes, DefKind, Origin, ScenarioEntry};
@@ -597,7 +597,7 @@ fn parse_table(
                 }
             }
         }
-        _ => match table::read_workbook(bytes, format) {
+        _ => match super::workbook::read(bytes, format) {
             Ok(s) => s,
             Err(e) => {
                 out.diags.push(
@@ -709,21 +709,4 @@ fn serde_hint(msg: &str) -> (&'static str, Option<String>) {
     } else {
         ("invalid-value", None)
     }
-}
-
-/// A step of a path into a TOML value.
-pub(super) enum P<'a> {
-    K(&'a str),
-    I(usize),
-}
-
-pub(super) fn span_at(v: &Spanned<DeValue<'_>>, path: &[P<'_>]) -> Option<Range<usize>> {
-    let mut cur = v;
-    for p in path {
-        cur = match p {
-            P::K(k) => cur.get_ref().get(*k)?,
-            P::I(i) => cur.get_ref().get(*i)?,
-        };
-    }
-    Some(cur.span())
 }

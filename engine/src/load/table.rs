@@ -184,12 +184,6 @@ pub fn parse_csv(text: &str) -> Result<Sheet, (String, Range<usize>)> {
     Ok(Sheet { name: String::new(), shown: text.to_string(), rows })
 }
 
-/// Read the first sheet of an XLSX or ODS workbook, within the limits of
-/// [`super::workbook`] (which says how it is shown).
-pub fn read_workbook(bytes: &[u8], format: TableFormat) -> Result<Sheet, super::workbook::Unreadable> {
-    super::workbook::read(bytes, format)
-}
-
 /// How a column's cells become a field's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Type {
@@ -789,7 +783,7 @@ mod tests {
             formula: formula.map(String::from),
             bad: None,
         };
-        // As read_workbook shows it: the second row's count is `=2*2` with no result, the
+        // As workbook::read shows it: the second row's count is `=2*2` with no result, the
         // third's `=1+1` with its saved result 2.
         let shown = "id,count\na,=2*2\nb,2\n";
         let sheet = Sheet {

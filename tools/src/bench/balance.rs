@@ -13,8 +13,8 @@ use crate::sim::{play, play_pair};
 
 /// The figures: `(key, value, text)`.
 pub fn figures(project: &Project, games: u64, threads: usize) -> Result<Vec<(String, f64, String)>, String> {
-    let pack = session::load(project, super::suite::NATIVE_PACK)
-        .map_err(|_| format!("{} does not load", super::suite::NATIVE_PACK))?;
+    let pack =
+        session::load(project, super::NATIVE_PACK).map_err(|_| format!("{} does not load", super::NATIVE_PACK))?;
     let kinds = vec!["random".to_string(); 4];
     let plan = Plan::new(&pack, 11, 4, None, kinds, SeatOrder::Rotate, Characters::Game)?;
     let mut out = Vec::new();

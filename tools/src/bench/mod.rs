@@ -24,6 +24,11 @@ pub mod watch;
 #[cfg(feature = "bench-suite")]
 pub use project::{generate_project, load_time_ms, reload_time_ms};
 
+/// The pack the native copy plays: the suite's throughput figures and the balance
+/// figures are measured on it.
+#[cfg(feature = "bench-suite")]
+pub const NATIVE_PACK: &str = "take-the-kingdom";
+
 /// The figures of one run: each printed as it comes (for people) and kept under a stable
 /// key (for `--format json`).
 pub struct Figures {

@@ -8,11 +8,8 @@ use std::time::Instant;
 
 use crown_engine::load::Project;
 
-use super::Figures;
+use super::{Figures, NATIVE_PACK};
 use crate::{session, sim};
-
-/// The pack the native copy plays: the suite's throughput figures are measured on it.
-pub const NATIVE_PACK: &str = "take-the-kingdom";
 
 /// The suite's groups, as `crown bench --only` names them.
 pub const GROUPS: &[&str] = &["load", "ttk", "peer", "sim", "pdf", "watch", "memory"];

@@ -32,6 +32,7 @@ pub mod boards;
 pub mod cache;
 pub mod context;
 pub mod fonts;
+pub mod geometry;
 pub mod icons;
 pub mod layout;
 pub mod markup;
@@ -66,8 +67,9 @@ use rayon::prelude::*;
 use resvg::usvg;
 use serde::Serialize;
 
+pub use geometry::Geometry;
 pub use reference::{render_reference, ReferenceFormat};
-pub use render::{parse_svg, Geometry, Printer, Side};
+pub use render::{parse_svg, Printer, Side};
 pub use sheet::{Duplex, Grid, Layout, Orientation, PageSetup, Paper, Placement};
 pub use tts::TtsReport;
 

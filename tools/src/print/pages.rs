@@ -7,7 +7,8 @@
 use crown_engine::content::Def;
 use crown_engine::diag::Diagnostic;
 
-use super::render::{Geometry, Printer, Side};
+use super::geometry::Geometry;
+use super::render::{Printer, Side};
 use super::sheet::{Grid, PagePlan, PageSetup, Placement};
 use super::util;
 

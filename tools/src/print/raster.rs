@@ -4,7 +4,7 @@
 use resvg::tiny_skia::{Pixmap, PixmapPaint, Transform};
 use resvg::usvg;
 
-use super::render::Geometry;
+use super::geometry::Geometry;
 
 /// Pixels for a length in millimetres at `dpi`.
 pub fn px(mm: f64, dpi: u32) -> u32 {

@@ -17,7 +17,8 @@ use krilla_svg::{SurfaceExt, SvgSettings};
 use resvg::usvg;
 use serde::Serialize;
 
-use super::render::{Geometry, Side};
+use super::geometry::Geometry;
+use super::render::Side;
 
 /// Millimetres to PDF points.
 pub fn pt(mm: f64) -> f32 {

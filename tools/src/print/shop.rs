@@ -9,7 +9,7 @@ use crown_engine::content::model::Shop;
 use crown_engine::content::Pack;
 use crown_engine::diag::Diagnostic;
 
-use super::render::Geometry;
+use super::geometry::Geometry;
 use super::util::num;
 use super::Format;
 

@@ -13,8 +13,8 @@ use crown_engine::diag::Diagnostic;
 use serde_json::{json, Value};
 
 use super::context::{Colors, Rgb};
+use super::geometry::Geometry;
 use super::icons::IconSet;
-use super::render::Geometry;
 use super::util::label;
 
 /// Template units in a tile's square: the built-in tile templates are drawn for squares

@@ -25,7 +25,8 @@ use resvg::usvg;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::render::{Geometry, Printer, Side};
+use super::geometry::Geometry;
+use super::render::{Printer, Side};
 use super::{context, io_diag, raster, util};
 use crate::out;
 

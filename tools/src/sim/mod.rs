@@ -12,7 +12,6 @@ pub mod interval;
 pub mod keep;
 pub mod plan;
 pub mod report;
-pub mod rounds;
 pub mod shard;
 pub mod stats;
 pub mod summary;

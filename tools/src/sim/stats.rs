@@ -1,13 +1,14 @@
 //! Integer statistics over games. Merging is addition (plus sorted, bounded lists), so
 //! the order games are counted in, the thread count and the sharding never change them.
+//! Games played in rounds add [`RoundStats`]: how many rounds a game lasts, how long a
+//! round is, and, where the rules say who won each round (`win_round`), rounds won by seat
+//! and card win rates per round.
 
 use std::collections::BTreeMap;
 
 use crown_engine::content::Pack;
 use crown_engine::game::{Outcome, Status};
 use serde::{Deserialize, Serialize};
-
-use super::rounds::RoundStats;
 
 /// Games and wins of one group of player-games (a seat, a character, an agent kind).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -504,5 +505,79 @@ fn add_sums(a: &mut Vec<ScoreSum>, b: Vec<ScoreSum>) {
     }
     for (x, y) in a.iter_mut().zip(b) {
         x.add(y);
+    }
+}
+
+/// The rounds of a run's games.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoundStats {
+    /// Games (that did not fail) in which the rules began at least one round.
+    pub games: u64,
+    /// Rounds a game had → games.
+    pub per_game: BTreeMap<u64, u64>,
+    /// Rounds that came to their end, and their lengths: turns → rounds.
+    pub closed: u64,
+    pub lengths: BTreeMap<u64, u64>,
+    /// Rounds the rules said the winners of, and those won by nobody.
+    pub decided: u64,
+    pub no_winner: u64,
+    /// Rounds each seat won (alone or shared).
+    pub seat_wins: Vec<u64>,
+    /// Seat-rounds of the decided rounds and the wins among them: the card baseline.
+    pub seat_rounds: Tally,
+    /// Per card id, over seat-rounds of decided rounds.
+    pub cards: BTreeMap<String, CardTally>,
+}
+
+impl RoundStats {
+    /// Count the rounds of one game; card figures go to `cards` (by definition index).
+    pub fn add(&mut self, o: &Outcome, cards: &mut BTreeMap<u32, CardTally>) {
+        if o.rounds.is_empty() || matches!(o.status, Status::Failed(_)) {
+            return;
+        }
+        self.games += 1;
+        *self.per_game.entry(o.rounds.len() as u64).or_default() += 1;
+        let seats = o.scores.len().max(o.plays.len());
+        if self.seat_wins.len() < seats {
+            self.seat_wins.resize(seats, 0);
+        }
+        for r in &o.rounds {
+            if r.closed {
+                self.closed += 1;
+                *self.lengths.entry(r.turns).or_default() += 1;
+            }
+            let Some(winners) = &r.winners else { continue };
+            self.decided += 1;
+            if winners.is_empty() {
+                self.no_winner += 1;
+            }
+            for seat in 0..seats {
+                let won = winners.contains(&seat);
+                self.seat_wins[seat] += u64::from(won);
+                self.seat_rounds.add(Tally { games: 1, wins: u64::from(won) });
+                let plays = r.plays.get(seat).map_or(&[][..], Vec::as_slice);
+                let discards = r.discards.get(seat).map_or(&[][..], Vec::as_slice);
+                CardTally::count(cards, plays, discards, won);
+            }
+        }
+    }
+
+    pub fn merge(mut self, o: RoundStats) -> RoundStats {
+        self.games += o.games;
+        for (k, v) in o.per_game {
+            *self.per_game.entry(k).or_default() += v;
+        }
+        self.closed += o.closed;
+        for (k, v) in o.lengths {
+            *self.lengths.entry(k).or_default() += v;
+        }
+        self.decided += o.decided;
+        self.no_winner += o.no_winner;
+        add_vec(&mut self.seat_wins, &o.seat_wins);
+        self.seat_rounds.add(o.seat_rounds);
+        for (k, v) in o.cards {
+            self.cards.entry(k).or_default().add(&v);
+        }
+        self
     }
 }

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::interval::{each_of, newcombe, rate, wilson_z, z_for};
 use super::plan::SeatOrder;
-use super::stats::{CardTally, ScoreSum, Stats, Tally};
+use super::stats::{CardTally, RoundStats, ScoreSum, Stats, Tally};
 use crown_engine::content::Pack;
 
 /// What a run was: everything but the statistics. Shards of one run have equal `RunInfo`.
@@ -210,7 +210,7 @@ pub fn summary(run: &RunInfo, s: &Stats) -> Value {
         "discards_recorded": s.discards_recorded,
         "cards": cards,
         "cards_compared": comparisons(s.cards.len(), each),
-        "rounds": s.rounds.summary(&run.names, run.confidence, run.min_sample, s.discards_recorded),
+        "rounds": rounds_section(&s.rounds, &run.names, run.confidence, run.min_sample, s.discards_recorded),
     })
 }
 
@@ -443,7 +443,7 @@ pub fn print(v: &Value) {
         "player-games",
         v["drawn_recorded"].as_bool().unwrap_or(false),
     );
-    super::rounds::print(v, conf);
+    print_rounds(v, conf);
 }
 
 /// A table of cards' figures (see [`card_figures`]) against `base`, `unit` being what
@@ -511,4 +511,88 @@ pub fn print_cards(cards: &Value, compared: &Value, base: &Value, v: &Value, tit
             signed_ci(&c["improvement_played"]),
         );
     }
+}
+
+/// The summary's `rounds` section (null when no game kept rounds).
+fn rounds_section(
+    r: &RoundStats,
+    names: &BTreeMap<String, String>,
+    confidence: f64,
+    min_sample: u64,
+    discards: bool,
+) -> Value {
+    let z = z_for(confidence);
+    let each = each_of(confidence, r.cards.len());
+    let z_cards = z_for(each);
+    if r.games == 0 {
+        return Value::Null;
+    }
+    let seats: Vec<Value> = (r.seat_wins.iter().enumerate())
+        .map(|(i, &w)| {
+            let mut v = share(w, r.decided, z);
+            v["seat"] = json!(i + 1);
+            v
+        })
+        .collect();
+    let cards: serde_json::Map<String, Value> = (r.cards.iter())
+        .map(|(id, c)| (id.clone(), card_figures(names, id, c, r.seat_rounds, z_cards, min_sample, false, discards)))
+        .collect();
+    let rounds: u64 = r.per_game.iter().map(|(k, v)| k * v).sum();
+    json!({
+        "games": r.games,
+        "per_game": Histogram(&r.per_game).figures(rate(rounds, r.games)),
+        "closed": r.closed,
+        "length": Histogram(&r.lengths).figures(rate(r.lengths.iter().map(|(k, v)| k * v).sum(), r.closed)),
+        "decided": r.decided,
+        "no_winner": r.no_winner,
+        "seats": if r.decided > 0 { json!(seats) } else { json!([]) },
+        "seat_rounds": share(r.seat_rounds.wins, r.seat_rounds.games, z),
+        "cards": cards,
+        "cards_compared": comparisons(r.cards.len(), each),
+    })
+}
+
+/// The terminal lines of the `rounds` section.
+fn print_rounds(v: &Value, conf: f64) {
+    let r = &v["rounds"];
+    if r.is_null() {
+        return;
+    }
+    let per = &r["per_game"];
+    let len = &r["length"];
+    println!(
+        "\nrounds: {:.1} a game (from {} to {}); a round lasts {:.1} turns on average (median {}, from {} to {})",
+        per["mean"].as_f64().unwrap_or(0.0),
+        per["min"],
+        per["max"],
+        len["mean"].as_f64().unwrap_or(0.0),
+        len["median"],
+        len["min"],
+        len["max"],
+    );
+    let decided = r["decided"].as_u64().unwrap_or(0);
+    if decided == 0 {
+        println!("  the rules name no round winners (`win_round`): no rounds won by seat or cards per round");
+        return;
+    }
+    println!(
+        "\nrounds won by seat ({conf:.0}% intervals; of {decided} round{} with a result)",
+        crown_engine::diag::plural(decided)
+    );
+    for s in r["seats"].as_array().into_iter().flatten() {
+        println!("{}", share_row(&format!("seat {}", s["seat"]), s));
+    }
+    let nobody = r["no_winner"].as_u64().unwrap_or(0);
+    if nobody > 0 {
+        println!("  won by nobody: {nobody} round{}", crown_engine::diag::plural(nobody));
+    }
+    print_cards(
+        &r["cards"],
+        &r["cards_compared"],
+        &r["seat_rounds"],
+        v,
+        "cards, per seat-round: rate of rounds won when played in the round vs not played",
+        "seat-rounds",
+        false,
+    );
 }

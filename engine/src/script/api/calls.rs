@@ -6,10 +6,10 @@ use std::sync::Arc;
 use rhai::{Array, CallFnOptions, Dynamic, EvalAltResult, ImmutableString, Scope, AST};
 
 use super::args::def_idx;
-use super::failure::{to_failure_in, FAILURE};
+use super::failure::{take_failure, to_failure_in, FAILURE};
 use super::meter::CallMeter;
 use super::{with, R};
-use crate::game::Game;
+use crate::game::{Game, ScriptFailure};
 
 /// Host calls into scripts (`invoke`, `fold`) may nest this deep.
 const MAX_HOST_DEPTH: usize = 24;
@@ -146,4 +146,17 @@ pub(super) fn fold(hook: ImmutableString, value: Dynamic, args: Array) -> R<Dyna
         v = nested_call(&ast, &hook, a)?;
     }
     Ok(v)
+}
+
+/// Call a function of the rules script, if it defines it.
+pub(super) fn rules_call(name: &str, args: Vec<Dynamic>) -> Result<Dynamic, ScriptFailure> {
+    let ast = with(|g| {
+        let s = g.pack.rules_script().ok_or("the pack has no rules script")?;
+        Ok(g.pack.rules_define(name).then(|| s.ast.clone()))
+    })
+    .map_err(|e| ScriptFailure::plain(e.to_string()))?;
+    let Some(ast) = ast else {
+        return Ok(Dynamic::UNIT);
+    };
+    call_script_fn(&ast, name, args).map_err(|e| take_failure().unwrap_or_else(|| to_failure_in(&e, &ast, Some(name))))
 }

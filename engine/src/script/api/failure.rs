@@ -5,10 +5,9 @@ use std::cell::{Cell, RefCell};
 
 use rhai::{EvalAltResult, AST};
 
-use super::run::drive;
-use super::{with, with_installed};
+use super::with;
 use crate::content::Pack;
-use crate::game::{Game, ScriptFailure, Status};
+use crate::game::ScriptFailure;
 
 thread_local! {
     /// The innermost located failure of a nested call or an agent, which the game reports
@@ -47,48 +46,10 @@ pub(super) fn take_failure() -> Option<ScriptFailure> {
     FAILURE.with(|f| f.borrow_mut().take())
 }
 
-/// Whether a failure is a script hitting a limit (which Rhai reports at the call that
-/// started the script).
-fn hit_a_limit(f: &ScriptFailure) -> bool {
-    f.message.starts_with("the script ran more than")
-        || f.message.starts_with("calls nested more than")
-        || f.message.ends_with("grew past its limit")
-        || f.message.contains("Too many variables")
-}
-
-/// Put a limit failure at the statement that hit the limit: play the game again from its
-/// seed with its choices, noting statements (see [`crate::script::locate`]).
-pub(super) fn locate_limit(game: &mut Game, f: &mut ScriptFailure) {
-    if !hit_a_limit(f) || crate::script::locate::active() {
-        return;
-    }
-    let Some(mut cfg) = game.started.clone() else { return };
-    cfg.transcript = false;
-    let seats = game.state.players.len();
-    let file = crate::game::record::GameFile::from_game(game, vec!["human".to_string(); seats], String::new());
-    let Ok(again) = Game::new(game.pack.clone(), cfg, file.scripted_agents()) else { return };
-    let ((_, status), at) = crate::script::locate::last_statement(|| with_installed(again, drive));
-    if let (Status::Failed(f2), Some(at)) = (status, at) {
-        // Only the same failure is located (a pack reloaded mid-game may differ).
-        if f2.message == f.message {
-            let logged = format!("error: {f}");
-            // A rules function run from a card script carries the card script's name.
-            let script = defining_script(&game.pack, &at.source, &at.function).unwrap_or(at.source);
-            f.script = Some(script);
-            f.line = at.line;
-            f.column = at.column;
-            // The transcript's error line says the same.
-            if let Some(last) = game.transcript.as_mut().and_then(|t| t.iter_mut().rev().find(|l| **l == logged)) {
-                *last = format!("error: {f}");
-            }
-        }
-    }
-}
-
 /// The script (shown path) that defines `func` when the script named `source` does not
 /// but the rules or the bots' script does: Rhai names a function run inside a card's
 /// script (the rules' functions are merged under it) by the card's script.
-fn defining_script(pack: &Pack, source: &str, func: &str) -> Option<String> {
+pub(super) fn defining_script(pack: &Pack, source: &str, func: &str) -> Option<String> {
     let shown = |s: &crate::content::Script| s.path.to_string_lossy().replace('\\', "/");
     let own = pack.scripts.iter().find(|s| shown(s) == source)?;
     if own.functions.contains(func) {

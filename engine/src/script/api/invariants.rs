@@ -13,7 +13,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use super::run::rules_call;
+use super::calls::rules_call;
 use super::with;
 use crate::game::ScriptFailure;
 

@@ -1,12 +1,13 @@
 //! Running a game: `setup()`, then `turn()` until the game ends, hits its turn limit or
-//! pauses; playing a forked game on; calling the rules script's functions.
+//! pauses; playing a forked game on; a limit failure put at the statement that hit it, by
+//! playing the game again.
 
 use std::panic::AssertUnwindSafe;
 
 use rhai::Dynamic;
 
-use super::calls::call_script_fn;
-use super::failure::{locate_limit, panic_message, take_failure, to_failure_in, CATCHING, PANIC_AT};
+use super::calls::{call_script_fn, rules_call};
+use super::failure::{defining_script, panic_message, take_failure, to_failure_in, CATCHING, PANIC_AT};
 use super::{with, with_installed};
 use crate::game::{Game, Outcome, ScriptFailure, Status};
 
@@ -195,17 +196,42 @@ pub fn call_bot_fn(name: &str, args: Vec<Dynamic>) -> Option<Result<Dynamic, Scr
     )
 }
 
-/// Call a function of the rules script, if it defines it.
-pub(super) fn rules_call(name: &str, args: Vec<Dynamic>) -> Result<Dynamic, ScriptFailure> {
-    let ast = with(|g| {
-        let s = g.pack.rules_script().ok_or("the pack has no rules script")?;
-        Ok(g.pack.rules_define(name).then(|| s.ast.clone()))
-    })
-    .map_err(|e| ScriptFailure::plain(e.to_string()))?;
-    let Some(ast) = ast else {
-        return Ok(Dynamic::UNIT);
-    };
-    call_script_fn(&ast, name, args).map_err(|e| take_failure().unwrap_or_else(|| to_failure_in(&e, &ast, Some(name))))
+/// Whether a failure is a script hitting a limit (which Rhai reports at the call that
+/// started the script).
+fn hit_a_limit(f: &ScriptFailure) -> bool {
+    f.message.starts_with("the script ran more than")
+        || f.message.starts_with("calls nested more than")
+        || f.message.ends_with("grew past its limit")
+        || f.message.contains("Too many variables")
+}
+
+/// Put a limit failure at the statement that hit the limit: play the game again from its
+/// seed with its choices, noting statements (see [`crate::script::locate`]).
+pub(super) fn locate_limit(game: &mut Game, f: &mut ScriptFailure) {
+    if !hit_a_limit(f) || crate::script::locate::active() {
+        return;
+    }
+    let Some(mut cfg) = game.started.clone() else { return };
+    cfg.transcript = false;
+    let seats = game.state.players.len();
+    let file = crate::game::record::GameFile::from_game(game, vec!["human".to_string(); seats], String::new());
+    let Ok(again) = Game::new(game.pack.clone(), cfg, file.scripted_agents()) else { return };
+    let ((_, status), at) = crate::script::locate::last_statement(|| with_installed(again, drive));
+    if let (Status::Failed(f2), Some(at)) = (status, at) {
+        // Only the same failure is located (a pack reloaded mid-game may differ).
+        if f2.message == f.message {
+            let logged = format!("error: {f}");
+            // A rules function run from a card script carries the card script's name.
+            let script = defining_script(&game.pack, &at.source, &at.function).unwrap_or(at.source);
+            f.script = Some(script);
+            f.line = at.line;
+            f.column = at.column;
+            // The transcript's error line says the same.
+            if let Some(last) = game.transcript.as_mut().and_then(|t| t.iter_mut().rev().find(|l| **l == logged)) {
+                *last = format!("error: {f}");
+            }
+        }
+    }
 }
 
 impl Game {
