@@ -14,7 +14,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
-use crate::common::{chromium, copy_dir, crown_bin, repo_project};
+use crate::common::{chromium, copy_dir, crown_bin, load_pack, repo_project};
+use crown_engine::game::record::GameFile;
 use serde_json::{json, Value};
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
@@ -46,6 +47,8 @@ impl Browser {
                 "--disable-sync",
                 "--no-first-run",
                 "--no-default-browser-check",
+                // Screenshots in the colours the page asks for (see `screen_shows_the_state`).
+                "--force-color-profile=srgb",
                 "--remote-debugging-address=127.0.0.1",
                 "--remote-debugging-port=0",
             ])
@@ -574,10 +577,22 @@ fn a_tile_is_laid_by_clicking_its_square_and_turning_it() {
     assert_eq!(page.eval("document.getElementById('error').textContent"), json!(""));
 }
 
-/// A game of Kingdoms in Conflict played to its end in the page on the drawn board: the
-/// map has an SVG element for every space of board.toml, and each decision whose options
-/// name a square (a side's grey tiles, a tile to build or place on, a unit to move, the
-/// stockpile to feed from) is taken by clicking that square; the others by their buttons.
+/// The first element of the map some option names, as `[space or supply, its id, whether
+/// it names one option alone]` (one that does first), or null.
+const FIRST_NAMED: &str = "(() => { const all = [...document.querySelectorAll('#map g.choosable')]; \
+    const one = all.find(g => { const id = g.dataset.space || g.dataset.supply; \
+      return view.options.filter(o => o.spaces.includes(id) || o.supplies.includes(id)).length === 1; }); \
+    const g = one || all[0]; if (!g) return null; \
+    return [g.dataset.space ? 'space' : 'supply', g.dataset.space || g.dataset.supply, !!one]; })()";
+
+/// A game of Kingdoms in Conflict played to its end in the page on the drawn board, by
+/// clicks on the board alone: the map has an SVG element for every space of board.toml
+/// and one for every supply beneath it; a decision is taken by clicking the square, pile
+/// or supply its option names (a side by its grey tiles, a tile to build or place on, a
+/// unit, the stockpile to feed or pay from, the supply a purchase takes from), choosing
+/// among the options listed beside the map where a click names several, and from the
+/// list beside the map for what names nothing on it (passing, buying nothing). The
+/// option list of the left column is never used.
 #[test]
 fn kingdoms_in_conflict_is_played_on_the_drawn_board() {
     let server = Server::of_pack("kingdoms-in-conflict");
@@ -586,8 +601,10 @@ fn kingdoms_in_conflict_is_played_on_the_drawn_board() {
     page.eval("document.getElementById('seed').value = '2'; document.getElementById('agents').value = 'human,random'");
     click(&mut page, "document.getElementById('start')");
     page.wait_for("typeof view !== 'undefined' && view !== null && view.options.length > 0", LOAD);
-    // The grid's 100 tiles, the 32 stockpiles and the 4 sides, each drawn once.
+    // The grid's 100 tiles, the 32 stockpiles and the 4 sides, each drawn once, and the
+    // 14 supplies (6 resources, each ruler's walls and units).
     assert_eq!(page.eval("document.querySelectorAll('#map svg g.space').length"), json!(136));
+    assert_eq!(page.eval("document.querySelectorAll('#map svg g.supply').length"), json!(14));
     // An option previewed, as `preview N` at the terminal: what taking it would do.
     click(&mut page, "document.querySelector('#options button.preview')");
     let told = page.eval("document.getElementById('preview').textContent");
@@ -596,52 +613,199 @@ fn kingdoms_in_conflict_is_played_on_the_drawn_board() {
         "{told} {}",
         page.eval("document.getElementById('error').textContent")
     );
-    let (mut on_map, mut by_button, mut sets) = (0, 0, 0);
-    for _ in 0..800 {
+    // A click that changes the view, counted.
+    let press = |page: &mut Cdp, js: &str| {
+        let before = page.eval("window.crownPlayUpdates").as_u64().unwrap_or(0);
+        page.eval(js);
+        page.wait_for(&format!("window.crownPlayUpdates > {before}"), LOAD);
+    };
+    let click_element = "(e) => e.dispatchEvent(new MouseEvent('click', { bubbles: true }))";
+    let (mut alone, mut listed, mut off, mut supplies, mut sets, mut buys) = (0, 0, 0, 0, 0, 0);
+    for _ in 0..900 {
         if page.eval("view.over !== null || view.options.length === 0") == json!(true) {
             break;
         }
+        // The options as the board shows them: every one is named by an element of the
+        // map or listed beside it as naming nothing there.
+        let shown = page.eval(
+            "(() => { const off = [...document.querySelectorAll('#map-off button[data-i]')].map(b => Number(b.dataset.i)); \
+               return view.options.every((o, i) => o.spaces.length + o.supplies.length > 0 || off.includes(i)); })()",
+        );
+        assert_eq!(
+            shown,
+            json!(true),
+            "an option the board does not show: {}",
+            page.eval("JSON.stringify(view.options)")
+        );
         // A harvest picks its pawns as a set: the first pawn ticked by a click on its
-        // square, then the set taken.
+        // square, then the set taken beside the map.
         if page.eval("view.several !== null") == json!(true) {
             let id = page.eval("view.options[0].spaces[0]");
             let id = id.as_str().expect("a harvest option names its pawn's square");
-            page.eval(&format!(
-                "document.querySelector('#map g.space[data-space=\"{id}\"]').dispatchEvent(new MouseEvent('click', {{ bubbles: true }}))"
-            ));
+            page.eval(&format!("({click_element})(document.querySelector('#map g.space[data-space=\"{id}\"]'))"));
             assert_eq!(page.eval("document.querySelector('#options input.pick[data-i=\"0\"]').checked"), json!(true));
-            click(&mut page, "document.getElementById('several-go')");
+            press(&mut page, "document.getElementById('map-several-go').click()");
             sets += 1;
-            on_map += 1;
             continue;
         }
-        // The first square that one option alone names, if any.
-        let square = page.eval(
-            "(() => { for (const g of document.querySelectorAll('#map g.space.choosable')) { \
-               const id = g.getAttribute('data-space'); \
-               if (view.options.filter(o => o.spaces.includes(id)).length === 1) return id; } return null; })()",
-        );
-        if let Some(id) = square.as_str() {
-            let before = page.eval("window.crownPlayUpdates").as_u64().unwrap_or(0);
-            page.eval(&format!(
-                "document.querySelector('#map g.space[data-space=\"{id}\"]').dispatchEvent(new MouseEvent('click', {{ bubbles: true }}))"
-            ));
-            page.wait_for(&format!("window.crownPlayUpdates > {before}"), LOAD);
-            on_map += 1;
-        } else {
-            // The first option that ends nothing for good ("Buy nothing", "Pass").
-            click(&mut page, "[...document.querySelectorAll('#options button.option')].find(b => !view.options[Number(b.dataset.i)].confirm)");
-            by_button += 1;
+        // Every other buy phase, nothing is bought: from the list beside the map.
+        let buying = page.eval("view.prompt === 'Buy phase'") == json!(true);
+        buys += usize::from(buying);
+        let target = if buying && buys % 2 == 1 { json!(null) } else { page.eval(FIRST_NAMED) };
+        // The first element of the map that some option names: alone, it is taken by the
+        // click; with others, they are listed beside the map and the first is taken.
+        if let Some(t) = target.as_array() {
+            let (what, id, single) = (t[0].as_str().unwrap(), t[1].as_str().unwrap(), t[2] == json!(true));
+            let g = format!("document.querySelector('#map g.{what}[data-{what}=\"{id}\"]')");
+            supplies += usize::from(what == "supply");
+            if single && page.eval(&format!("(() => {{ const o = view.options.find(o => o.spaces.includes('{id}') || o.supplies.includes('{id}')); return !!o.confirm; }})()")) == json!(false) {
+                press(&mut page, &format!("({click_element})({g})"));
+                alone += 1;
+                continue;
+            }
+            page.eval(&format!("({click_element})({g})"));
+            // Listed beside the map (or, for one option that asks to be sure, asked there).
+            if page.eval("document.querySelector('#map-here .map-yes') !== null") == json!(true) {
+                press(&mut page, "document.querySelector('#map-here .map-yes').click()");
+            } else {
+                press(&mut page, "document.querySelector('#map-here button.map-option').click()");
+            }
+            listed += 1;
+            continue;
         }
+        // Nothing on the map: what names nothing there, beside it ("Buy nothing", "Pass"),
+        // confirmed there when it asks.
+        let first = "document.querySelector('#map-off button.map-option')";
+        if page.eval(&format!("!!view.options[Number({first}.dataset.i)].confirm")) == json!(true) {
+            page.eval(&format!("{first}.click()"));
+            press(&mut page, "document.querySelector('#map-here .map-yes').click()");
+        } else {
+            press(&mut page, &format!("{first}.click()"));
+        }
+        off += 1;
     }
     let over = page.eval("document.getElementById('over').textContent");
     assert!(over.as_str().unwrap().contains(" wins: "), "the game ended: {over}");
     assert_eq!(page.eval("document.getElementById('error').textContent"), json!(""));
-    assert!(on_map >= 10, "{on_map} decisions taken on the map, {by_button} by buttons");
+    let on_map = alone + listed + sets;
+    assert!(
+        on_map >= 10,
+        "{alone} decisions taken by one click, {listed} from the map's list, {sets} sets, {off} off the map"
+    );
+    assert!(
+        listed >= 1 && supplies >= 1 && off >= 1,
+        "{listed} taken from the map's list, {supplies} from a supply, {off} off the map"
+    );
     assert!(sets >= 1, "no harvest was picked as a set");
     // The board as it ends: the pieces the log placed are drawn on their squares.
     let walls = page.eval(
         "[...document.querySelectorAll('#map g.space title')].filter(t => t.textContent.includes('walls')).length",
     );
     assert!(walls.as_u64().unwrap() >= 2, "walls on the drawn board: {walls}");
+    // What the screen shows, against the state: the game saved, replayed here, and each
+    // square's colour and each piece's disc read off a screenshot of the map.
+    page.eval("document.getElementById('save-name').value = 'board-game'");
+    click(&mut page, "document.getElementById('save')");
+    page.wait_for("document.getElementById('saved').textContent.includes('board-game.game.toml')", LOAD);
+    let file = server.root.join("tests/golden/kingdoms-in-conflict/board-game.game.toml");
+    let file = GameFile::parse(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let pack = load_pack(&repo_project(), "kingdoms-in-conflict").unwrap();
+    let (game, _, _) = file.replay(pack.clone()).unwrap();
+    screen_shows_the_state(&mut page, &game);
+}
+
+/// A CSS colour as Kingdoms in Conflict's data writes them (`#b9dfa0`, `red`, `light
+/// grey`), as red, green and blue.
+fn rgb_of(colour: &str) -> [u8; 3] {
+    let named = colour.split_whitespace().collect::<String>().to_lowercase();
+    match named.as_str() {
+        "red" => [255, 0, 0],
+        "blue" => [0, 0, 255],
+        "green" => [0, 128, 0],
+        "yellow" => [255, 255, 0],
+        "brown" => [165, 42, 42],
+        "lightgrey" => [211, 211, 211],
+        "darkgrey" => [169, 169, 169],
+        hex => {
+            let h = hex.strip_prefix('#').unwrap_or_else(|| panic!("a colour the test knows: {colour}"));
+            let byte = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).unwrap();
+            [byte(0), byte(2), byte(4)]
+        }
+    }
+}
+
+/// A screenshot of the page's map compared with `game`'s state: every square of the grid
+/// shows its terrain's colour (pack.toml's `[colors]`), and every space shows one disc
+/// for each kind of piece the state has on it, in that supply's colour.
+fn screen_shows_the_state(page: &mut Cdp, game: &crown_engine::game::Game) {
+    // A wide screen, so that a piece's disc is some pixels across; then where the map and
+    // each space's shape and discs are, in the page's pixels.
+    page.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": 1800, "height": 1400, "deviceScaleFactor": 1, "mobile": false }),
+    );
+    page.eval("document.querySelector('#map svg').scrollIntoView()");
+    let layout = page.eval(
+        "(() => { const m = document.querySelector('#map svg').getBoundingClientRect(); \
+           const box = (e) => { const r = e.getBoundingClientRect(); return [r.left - m.left, r.top - m.top, r.width, r.height]; }; \
+           return { map: [m.left + window.scrollX, m.top + window.scrollY, m.width, m.height], \
+             spaces: [...document.querySelectorAll('#map g.space')].map(g => ({ id: g.dataset.space, \
+               shape: box(g.querySelector('rect, circle:not(.piece)')), discs: [...g.querySelectorAll('circle.piece')].map(box) })) }; })()",
+    );
+    let m = &layout["map"];
+    let clip = json!({ "x": m[0], "y": m[1], "width": m[2], "height": m[3], "scale": 1 });
+    let shot =
+        page.call("Page.captureScreenshot", json!({ "format": "png", "clip": clip, "captureBeyondViewport": true }));
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().unwrap()).unwrap();
+    let mut r = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
+    let info = r.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let at = |x: f64, y: f64| -> [u8; 3] {
+        let (x, y) = (x.round() as usize, y.round() as usize);
+        let i = (y * info.width as usize + x) * channels;
+        [buf[i], buf[i + 1], buf[i + 2]]
+    };
+    // A pixel is read as the colour of the map it is nearest to (the screen's colour
+    // management may shift a saturated colour by a few percent).
+    let mut palette: Vec<[u8; 3]> =
+        game.pack.manifest.colors.values().filter(|c| c.starts_with('#')).map(|c| rgb_of(c)).collect();
+    let board = &game.pack.board.as_ref().unwrap().0;
+    palette.extend(board.supply.iter().filter_map(|su| su.attrs.get("colour")).map(|c| rgb_of(c)));
+    palette.extend([[0xf4, 0xf1, 0xea], [0x22, 0x22, 0x22], [0xff, 0xff, 0xff]]);
+    let dist =
+        |a: [u8; 3], b: [u8; 3]| a.iter().zip(b).map(|(x, y)| (i32::from(*x) - i32::from(y)).pow(2)).sum::<i32>();
+    let near = |got: [u8; 3], want: [u8; 3]| {
+        palette.iter().min_by_key(|c| dist(got, **c)).is_some_and(|c| dist(*c, want) == 0)
+    };
+    let num = |v: &Value| v.as_f64().unwrap();
+    let on = game.pieces_by_space();
+    let (mut squares, mut discs) = (0, 0);
+    for sp in layout["spaces"].as_array().unwrap() {
+        let id = sp["id"].as_str().unwrap();
+        let i = game.state.space_ids[id] as usize;
+        let space = &game.state.spaces[i];
+        let shape = &sp["shape"];
+        if let Some(t) = space.attrs.get("terrain") {
+            // The square's inner corner, where no name, disc or number is drawn.
+            let want = rgb_of(&game.pack.manifest.colors[t]);
+            let got = at(num(&shape[0]) + 4.0, num(&shape[1]) + num(&shape[3]) - 5.0);
+            assert!(near(got, want), "{id}: the screen shows {got:?} where its terrain {t} is {want:?}");
+            squares += 1;
+        }
+        let kinds: Vec<&(String, i64)> = on.get(&i).map(|k| k.keys().collect()).unwrap_or_default();
+        let drawn = sp["discs"].as_array().unwrap();
+        assert_eq!(drawn.len(), kinds.len(), "{id}: the state has {kinds:?} there");
+        for (d, (kind, _)) in drawn.iter().zip(kinds) {
+            let su = game.supply_def(kind).unwrap();
+            let want = rgb_of(&su.attrs["colour"]);
+            // Inside the disc, above its count.
+            let got = at(num(&d[0]) + num(&d[2]) / 2.0, num(&d[1]) + num(&d[3]) * 0.15);
+            assert!(near(got, want), "{id}: the disc of {kind} {d} shows {got:?}, its supply's colour is {want:?}");
+            discs += 1;
+        }
+    }
+    assert_eq!(squares, 100, "the grid's squares compared");
+    assert!(discs >= 4, "{discs} pieces compared");
 }

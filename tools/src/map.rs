@@ -4,7 +4,8 @@
 //! `adjacent` are laid out from their links (a spring layout, the same for the same map);
 //! spaces with no place and no links (market slots, piles) stand in rows beneath. Each
 //! space shows its name, its terrain's colour (pack.toml's `[colors]`, else one made from
-//! the terrain's name), the pieces on it in their supply's colour, and its numbers.
+//! the terrain's name), the pieces on it in their supply's colour, and its numbers. In the
+//! page the board's supplies stand in a row beneath, each with how many are left.
 //! Everything on a map is public.
 
 use std::collections::BTreeMap;
@@ -69,7 +70,10 @@ impl Map {
 }
 
 /// The map of the game, or `None` when the board has no spaces beyond `[[board]]` squares.
-pub fn map(g: &Game) -> Option<Map> {
+/// With `supplies`, the board's supplies stand in a row beneath it (the page's table, where
+/// an option that takes from a supply is chosen by clicking it); a printed map leaves them
+/// out.
+pub fn map(g: &Game, supplies: bool) -> Option<Map> {
     let s = &g.state;
     let spaces: Vec<usize> = (0..s.spaces.len()).filter(|&i| s.spaces[i].board.is_none()).collect();
     if spaces.is_empty() {
@@ -100,22 +104,82 @@ pub fn map(g: &Game) -> Option<Map> {
             space(g, i, *sh, &on, &mut out);
         }
     }
+    let (mut w, mut h) = (w, h);
+    if supplies {
+        let defs = g.pack.board.as_ref().map_or(&[][..], |(b, _)| &b.supply[..]);
+        let per_row = ((w / (LOOSE.0 + 8.0)).floor() as usize).max(6);
+        let top = h + 16.0;
+        for (k, su) in defs.iter().enumerate() {
+            let (x, y) = ((k % per_row) as f64 * (LOOSE.0 + 8.0), top + (k / per_row) as f64 * (SUPPLY_H + 8.0));
+            supply(g, su, x, y, &mut out);
+            w = w.max(x + LOOSE.0);
+            h = h.max(y + SUPPLY_H);
+        }
+    }
     Some(Map { width: w, height: h, body: out })
+}
+
+/// Height of a supply in the row beneath the map.
+const SUPPLY_H: f64 = 34.0;
+
+/// One supply: a disc in its colour with its glyph, its name and how many are left, with
+/// the same in words as its title. What a supply holds is public.
+fn supply(g: &Game, su: &crown_engine::content::model::SupplyDef, x: f64, y: f64, out: &mut String) {
+    let left = g.state.supplies.get(&su.id).copied().unwrap_or(0);
+    let name = if su.name.is_empty() { &su.id } else { &su.name };
+    let colour = supply_colour(g, su);
+    let glyph = su.attrs.get("glyph").map_or("", String::as_str);
+    let _ = write!(
+        out,
+        "<g class=\"supply\" data-supply=\"{}\"><title>{}: {left} left of {}</title>\
+         <rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{}\" height=\"{SUPPLY_H}\" rx=\"6\" fill=\"#fffdf7\"{EDGE}/>\
+         <circle class=\"piece\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"10\" fill=\"{}\" stroke=\"#222\"/>\
+         <text class=\"count\" x=\"{:.1}\" y=\"{:.1}\"{TEXT} font-weight=\"bold\" fill=\"#fff\" stroke=\"#222\" \
+         stroke-width=\"0.6\">{}</text><text class=\"name\" x=\"{:.1}\" y=\"{:.1}\"{TEXT}>{}</text>\
+         <text class=\"left\" x=\"{:.1}\" y=\"{:.1}\"{TEXT}>{left} left</text></g>",
+        html_escape(&su.id),
+        html_escape(name),
+        su.count,
+        LOOSE.0,
+        x + 16.0,
+        y + SUPPLY_H / 2.0,
+        html_escape(&colour),
+        x + 16.0,
+        y + SUPPLY_H / 2.0 + 4.0,
+        html_escape(glyph),
+        x + 72.0,
+        y + 14.0,
+        html_escape(name),
+        x + 72.0,
+        y + 27.0,
+    );
+}
+
+/// The items of an option's field `name`: its value, or each item of a list; none when
+/// the option is not a map or has no such field.
+fn field_items(option: Option<&crown_engine::script::Dynamic>, name: &str) -> Vec<crown_engine::script::Dynamic> {
+    let Some(map) = option.and_then(|o| o.read_lock::<crown_engine::script::Map>()) else {
+        return Vec::new();
+    };
+    let Some(v) = map.get(name) else { return Vec::new() };
+    match v.read_lock::<Vec<crown_engine::script::Dynamic>>() {
+        Some(a) => a.clone(),
+        None => vec![v.clone()],
+    }
+}
+
+/// The supplies an option names through its `supply` field (a supply id, or a list of
+/// them): a click on such a supply beneath the map takes it. Ids that are no supply of
+/// board.toml are left out.
+pub fn named_supplies(g: &Game, option: Option<&crown_engine::script::Dynamic>) -> Vec<String> {
+    field_items(option, "supply").iter().map(|x| x.to_string()).filter(|id| g.supply_def(id).is_some()).collect()
 }
 
 /// The map spaces an option names through its `space` field (a space id, a space number,
 /// or a list of them), by id; none when it has no such field or names no map space.
 pub fn named_spaces(g: &Game, option: Option<&crown_engine::script::Dynamic>) -> Vec<String> {
-    let Some(map) = option.and_then(|o| o.read_lock::<crown_engine::script::Map>().map(|m| m.clone())) else {
-        return Vec::new();
-    };
-    let Some(v) = map.get("space") else { return Vec::new() };
-    let items: Vec<crown_engine::script::Dynamic> = match v.read_lock::<Vec<crown_engine::script::Dynamic>>() {
-        Some(a) => a.clone(),
-        None => vec![v.clone()],
-    };
     let s = &g.state;
-    items
+    field_items(option, "space")
         .iter()
         .filter_map(|x| match x.as_int() {
             Ok(i) => usize::try_from(i).ok().and_then(|i| s.spaces.get(i)),
@@ -232,6 +296,15 @@ fn color_of(g: &Game, name: &str) -> String {
     format!("hsl({h}, 45%, 82%)")
 }
 
+/// The colour a supply's pieces are drawn in: its `colour` attribute as written in words
+/// ("light grey" is CSS's `lightgrey`), else one made from its id.
+fn supply_colour(g: &Game, su: &crown_engine::content::model::SupplyDef) -> String {
+    match su.attrs.get("colour").or_else(|| su.attrs.get("color")) {
+        Some(c) => c.split_whitespace().collect::<String>().to_lowercase(),
+        None => color_of(g, &su.id),
+    }
+}
+
 /// One space: its shape, name, pieces and numbers, with everything in words as its title.
 fn space(g: &Game, i: usize, shape: Shape, on: &crown_engine::game::map::PiecesOn, out: &mut String) {
     let s = &g.state;
@@ -277,11 +350,7 @@ fn space(g: &Game, i: usize, shape: Shape, on: &crown_engine::game::map::PiecesO
     // Pieces: a disc each kind in its supply's colour, with the count on it.
     let n = pieces.len() as f64;
     for (k, ((kind, _), count)) in pieces.iter().enumerate() {
-        let colour = g
-            .supply_def(kind)
-            .and_then(|su| su.attrs.get("colour").or_else(|| su.attrs.get("color")))
-            .cloned()
-            .unwrap_or_else(|| color_of(g, kind));
+        let colour = g.supply_def(kind).map_or_else(|| color_of(g, kind), |su| supply_colour(g, su));
         let x = cx + (k as f64 - (n - 1.0) / 2.0) * 17.0;
         let _ = write!(
             out,

@@ -273,7 +273,7 @@ pub fn write_map(printer: &Printer<'_>, setup: &PageSetup, out_dir: &Path) -> Re
     let game =
         crown_engine::game::Game::new(Arc::new(pack.clone()), crown_engine::game::GameConfig::new(1, players), agents)
             .map_err(|e| Diagnostic::error("board-error", format!("the map cannot be set out: {e}")))?;
-    let Some(map) = crate::map::map(&game) else { return Ok(None) };
+    let Some(map) = crate::map::map(&game, false) else { return Ok(None) };
     let (a, b) = setup.paper.mm();
     let (pw, ph) = if map.width > map.height { (a.max(b), a.min(b)) } else { (a.min(b), a.max(b)) };
     let m = setup.margin_mm;

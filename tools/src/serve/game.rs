@@ -91,6 +91,9 @@ pub struct OptionView {
     /// The map spaces it names (its `space` field: a space id or number, or a list of
     /// them), by id: a click on such a space of the map takes it.
     pub spaces: Vec<String>,
+    /// The supplies it takes from (its `supply` field: a supply id or a list of them): a
+    /// click on such a supply beneath the map takes it.
+    pub supplies: Vec<String>,
 }
 
 /// A narrated line the seat was told, and how many of the person's decisions came before.
@@ -248,6 +251,7 @@ impl Agent for WebSeat {
                 explain: crate::explain::option_help(req.pack, req.options.get(i), l),
                 place: places.get(i).cloned().flatten(),
                 spaces: with_game(|g| crate::map::named_spaces(g, req.options.get(i))).unwrap_or_default(),
+                supplies: with_game(|g| crate::map::named_supplies(g, req.options.get(i))).unwrap_or_default(),
             })
             .collect();
         if let Ok(mut p) = self.pending.lock() {
@@ -495,7 +499,7 @@ impl Session {
             board: p.board,
             zones: p.zones,
             boards: p.boards,
-            map: crate::map::map(&game).map(|m| m.svg()),
+            map: crate::map::map(&game, true).map(|m| m.svg()),
             log,
             over,
             error,
@@ -649,6 +653,15 @@ mod tests {
             let map = v.map.unwrap_or_else(|| panic!("{id}: no map"));
             let spaces = g.state.spaces.iter().filter(|sp| sp.board.is_none()).count();
             assert_eq!(map.matches("<g class=\"space\"").count(), spaces, "{id}");
+            // Beneath it, every supply with how many are left.
+            let supplies = g.pack.board.as_ref().map_or(0, |(b, _)| b.supply.len());
+            assert_eq!(map.matches("<g class=\"supply\"").count(), supplies, "{id}");
+            for (kind, left) in &g.state.supplies {
+                assert!(
+                    map.contains(&format!("data-supply=\"{kind}\">")) && map.contains(&format!(">{left} left<")),
+                    "{kind}"
+                );
+            }
             assert!(map.matches("class=\"piece\"").count() >= pieces, "{id}: {map}");
             if id == "the-last-kingdom" {
                 assert!(map.contains("data-space=\"mercia\"") && map.contains("<line class=\"link\""), "{map}");
@@ -687,6 +700,49 @@ mod tests {
             let tile = o.label.strip_prefix("Wall on ").expect("a wall");
             assert_eq!(o.spaces, [tile], "{}", o.label);
             assert!(v.map.as_deref().unwrap().contains(&format!("data-space=\"{tile}\"")));
+        }
+    }
+
+    /// An option with a `supply` field names that supply, drawn beneath the map with how
+    /// many are left, for a click on it to take the option: Kingdoms in Conflict's
+    /// purchases by the supply of the wall or unit bought; its payments name the
+    /// stockpiles they take from.
+    #[test]
+    fn purchases_name_their_supply_and_payments_their_piles() {
+        let id = "kingdoms-in-conflict";
+        let setup = Setup { pack: id.into(), scenario: None, seed: 3, kinds: vec!["human".into(), "random".into()] };
+        let mut s = Session::new(setup, pack(id)).unwrap();
+        let mut v = s.replay(None).1;
+        for _ in 0..200 {
+            if v.prompt.as_deref() == Some("Buy phase") && v.options.len() > 1 {
+                break;
+            }
+            s.choose(0).unwrap();
+            v = s.replay(None).1;
+        }
+        assert_eq!(v.prompt.as_deref(), Some("Buy phase"), "{:?}", v.options);
+        let map = v.map.as_deref().unwrap();
+        for o in &v.options {
+            match o.label.as_str() {
+                "Buy nothing" => assert!(o.supplies.is_empty() && o.spaces.is_empty()),
+                l => {
+                    assert_eq!(o.supplies.len(), 1, "{l}");
+                    let su = &o.supplies[0];
+                    assert!(map.contains(&format!("<g class=\"supply\" data-supply=\"{su}\">")), "{su}");
+                }
+            }
+        }
+        let buy = v.options.iter().position(|o| !o.supplies.is_empty()).unwrap();
+        s.choose(buy).unwrap();
+        let v = s.replay(None).1;
+        assert!(v.prompt.as_deref().unwrap().starts_with("Pay for the "), "{:?}", v.prompt);
+        for o in &v.options {
+            assert!(
+                !o.spaces.is_empty() && o.spaces.iter().all(|p| p.starts_with("pile-")),
+                "{}: {:?}",
+                o.label,
+                o.spaces
+            );
         }
     }
 

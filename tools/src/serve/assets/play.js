@@ -138,11 +138,16 @@ function show(v) {
   $("board").textContent = v.board;
   $("board").hidden = !$("show-board").checked;
   // The map is drawn by the server from board.toml (an SVG made of escaped text only). A
-  // click on a space takes the option naming it; where several do, they are marked.
+  // click on a space, or on a supply beneath the map, takes the option naming it; where
+  // several do, they are listed beside the map to pick from. What names nothing on the
+  // map (passing, buying nothing) is listed there too, so a game is played on the board.
   $("map").innerHTML = v.map || "";
-  for (const g of document.querySelectorAll("#map .space")) {
-    const id = g.getAttribute("data-space");
-    const naming = v.options.map((o, i) => (o.spaces.includes(id) ? i : -1)).filter((i) => i >= 0);
+  const named = new Set();
+  for (const g of document.querySelectorAll("#map .space, #map .supply")) {
+    const supply = g.classList.contains("supply");
+    const id = g.getAttribute(supply ? "data-supply" : "data-space");
+    const naming = v.options.map((o, i) => ((supply ? o.supplies : o.spaces).includes(id) ? i : -1)).filter((i) => i >= 0);
+    naming.forEach((i) => named.add(i));
     if (!naming.length || at !== null) continue;
     g.classList.add("choosable");
     g.onclick = () => {
@@ -155,8 +160,11 @@ function show(v) {
       for (const b of document.querySelectorAll("#options .option")) {
         b.classList.toggle("marked", naming.includes(Number(b.getAttribute("data-i"))));
       }
+      mapChoices(v, g.querySelector("title").textContent.split(",")[0].split(":")[0], naming);
     };
   }
+  mapChoices(v, null, []);
+  mapOff(v, v.options.map((_, i) => i).filter((i) => !named.has(i)));
   $("over").textContent = v.over || "";
   $("error").textContent = v.error || failure;
   $("step").textContent = "decision " + v.step + " of " + v.total;
@@ -401,9 +409,56 @@ function pick(i) {
     chosen = i;
     $("confirm-text").textContent = o.confirm;
     $("confirm").hidden = false;
+    // Asked beside the map too, where the option may have been picked.
+    if (view.map) {
+      const here = $("map-here");
+      here.innerHTML = "";
+      here.appendChild(el("span", { class: "ask" }, o.confirm + " "));
+      const yes = el("button", { class: "map-yes", type: "button" }, "Yes");
+      yes.onclick = () => act("/play/choose?i=" + i);
+      const no = el("button", { class: "map-no", type: "button" }, "No");
+      no.onclick = () => { chosen = null; $("confirm").hidden = true; here.innerHTML = ""; };
+      here.appendChild(yes);
+      here.appendChild(no);
+    }
     return;
   }
   act("/play/choose?i=" + i);
+}
+
+// Beside the map: the options a click on one of its elements (`where`) names, to pick one.
+function mapChoices(v, where, naming) {
+  const here = $("map-here");
+  here.innerHTML = "";
+  if (!naming.length) return;
+  here.appendChild(el("span", { class: "head" }, where + ":"));
+  for (const i of naming) {
+    const b = el("button", { class: "map-option", type: "button", "data-i": i }, v.options[i].label);
+    b.onclick = () => pick(i);
+    here.appendChild(b);
+  }
+}
+
+// Beside the map: the options that name nothing on it (passing, buying nothing), and, in a
+// set to pick, the button that takes the set ticked.
+function mapOff(v, off) {
+  const d = $("map-off");
+  d.innerHTML = "";
+  d.hidden = !v.map || at !== null || v.number !== null;
+  if (d.hidden) return;
+  if (v.several) {
+    const go = el("button", { class: "map-option", id: "map-several-go", type: "button" }, "Take these");
+    go.onclick = () => $("several-go").click();
+    d.appendChild(go);
+    return;
+  }
+  if (!off.length) return;
+  d.appendChild(el("span", { class: "head" }, "Not on the board:"));
+  for (const i of off) {
+    const b = el("button", { class: "map-option", type: "button", "data-i": i }, v.options[i].label);
+    b.onclick = () => pick(i);
+    d.appendChild(b);
+  }
 }
 
 $("yes").onclick = () => { if (chosen !== null) act("/play/choose?i=" + chosen); };
