@@ -204,6 +204,21 @@ impl Server {
         Server::serve(dir, root, pack)
     }
 
+    /// `crown serve` on a copy of a shipped pack with more files (paths from the project's
+    /// root: a scenario of the test's own).
+    fn of_pack_with(pack: &str, files: &[(&str, &str)]) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let repo = repo_project();
+        for sub in ["content", "scripts"] {
+            copy_dir(&repo.root.join(sub).join(pack), &root.join(sub).join(pack)).unwrap();
+        }
+        for (rel, text) in files {
+            std::fs::write(root.join(rel), text).unwrap();
+        }
+        Server::serve(dir, root, pack)
+    }
+
     /// `crown serve` on a pack of the given files (paths from the project's root).
     fn start_with(pack: &str, files: &[(&str, &str)]) -> Server {
         let dir = tempfile::tempdir().unwrap();
@@ -613,90 +628,13 @@ fn kingdoms_in_conflict_is_played_on_the_drawn_board() {
         "{told} {}",
         page.eval("document.getElementById('error').textContent")
     );
-    // A click that changes the view, counted.
-    let press = |page: &mut Cdp, js: &str| {
-        let before = page.eval("window.crownPlayUpdates").as_u64().unwrap_or(0);
-        page.eval(js);
-        page.wait_for(&format!("window.crownPlayUpdates > {before}"), LOAD);
-    };
-    let click_element = "(e) => e.dispatchEvent(new MouseEvent('click', { bubbles: true }))";
-    let (mut alone, mut listed, mut off, mut supplies, mut sets, mut buys) = (0, 0, 0, 0, 0, 0);
-    for _ in 0..900 {
-        if page.eval("view.over !== null || view.options.length === 0") == json!(true) {
-            break;
-        }
-        // The options as the board shows them: every one is named by an element of the
-        // map or listed beside it as naming nothing there.
-        let shown = page.eval(
-            "(() => { const off = [...document.querySelectorAll('#map-off button[data-i]')].map(b => Number(b.dataset.i)); \
-               return view.options.every((o, i) => o.spaces.length + o.supplies.length > 0 || off.includes(i)); })()",
-        );
-        assert_eq!(
-            shown,
-            json!(true),
-            "an option the board does not show: {}",
-            page.eval("JSON.stringify(view.options)")
-        );
-        // A harvest picks its pawns as a set: the first pawn ticked by a click on its
-        // square, then the set taken beside the map.
-        if page.eval("view.several !== null") == json!(true) {
-            let id = page.eval("view.options[0].spaces[0]");
-            let id = id.as_str().expect("a harvest option names its pawn's square");
-            page.eval(&format!("({click_element})(document.querySelector('#map g.space[data-space=\"{id}\"]'))"));
-            assert_eq!(page.eval("document.querySelector('#options input.pick[data-i=\"0\"]').checked"), json!(true));
-            press(&mut page, "document.getElementById('map-several-go').click()");
-            sets += 1;
-            continue;
-        }
-        // Every other buy phase, nothing is bought: from the list beside the map.
-        let buying = page.eval("view.prompt === 'Buy phase'") == json!(true);
-        buys += usize::from(buying);
-        let target = if buying && buys % 2 == 1 { json!(null) } else { page.eval(FIRST_NAMED) };
-        // The first element of the map that some option names: alone, it is taken by the
-        // click; with others, they are listed beside the map and the first is taken.
-        if let Some(t) = target.as_array() {
-            let (what, id, single) = (t[0].as_str().unwrap(), t[1].as_str().unwrap(), t[2] == json!(true));
-            let g = format!("document.querySelector('#map g.{what}[data-{what}=\"{id}\"]')");
-            supplies += usize::from(what == "supply");
-            if single && page.eval(&format!("(() => {{ const o = view.options.find(o => o.spaces.includes('{id}') || o.supplies.includes('{id}')); return !!o.confirm; }})()")) == json!(false) {
-                press(&mut page, &format!("({click_element})({g})"));
-                alone += 1;
-                continue;
-            }
-            page.eval(&format!("({click_element})({g})"));
-            // Listed beside the map (or, for one option that asks to be sure, asked there).
-            if page.eval("document.querySelector('#map-here .map-yes') !== null") == json!(true) {
-                press(&mut page, "document.querySelector('#map-here .map-yes').click()");
-            } else {
-                press(&mut page, "document.querySelector('#map-here button.map-option').click()");
-            }
-            listed += 1;
-            continue;
-        }
-        // Nothing on the map: what names nothing there, beside it ("Buy nothing", "Pass"),
-        // confirmed there when it asks.
-        let first = "document.querySelector('#map-off button.map-option')";
-        if page.eval(&format!("!!view.options[Number({first}.dataset.i)].confirm")) == json!(true) {
-            page.eval(&format!("{first}.click()"));
-            press(&mut page, "document.querySelector('#map-here .map-yes').click()");
-        } else {
-            press(&mut page, &format!("{first}.click()"));
-        }
-        off += 1;
-    }
+    let played = play_on_the_board(&mut page, 3, 900);
     let over = page.eval("document.getElementById('over').textContent");
     assert!(over.as_str().unwrap().contains(" wins: "), "the game ended: {over}");
     assert_eq!(page.eval("document.getElementById('error').textContent"), json!(""));
-    let on_map = alone + listed + sets;
-    assert!(
-        on_map >= 10,
-        "{alone} decisions taken by one click, {listed} from the map's list, {sets} sets, {off} off the map"
-    );
-    assert!(
-        listed >= 1 && supplies >= 1 && off >= 1,
-        "{listed} taken from the map's list, {supplies} from a supply, {off} off the map"
-    );
-    assert!(sets >= 1, "no harvest was picked as a set");
+    let p = &played;
+    assert!(p.alone + p.listed + p.sets >= 10 && p.listed >= 1 && p.supplies >= 1 && p.off >= 1, "{p:?}");
+    assert!(p.sets >= 1, "no harvest was picked as a set: {p:?}");
     // The board as it ends: the pieces the log placed are drawn on their squares.
     let walls = page.eval(
         "[...document.querySelectorAll('#map g.space title')].filter(t => t.textContent.includes('walls')).length",
@@ -711,7 +649,142 @@ fn kingdoms_in_conflict_is_played_on_the_drawn_board() {
     let file = GameFile::parse(&std::fs::read_to_string(file).unwrap()).unwrap();
     let pack = load_pack(&repo_project(), "kingdoms-in-conflict").unwrap();
     let (game, _, _) = file.replay(pack.clone()).unwrap();
-    screen_shows_the_state(&mut page, &game);
+    let (squares, discs) = screen_shows_the_state(&mut page, &game);
+    assert_eq!(squares, 100, "the grid's squares compared");
+    assert!(discs >= 4, "{discs} pieces compared");
+}
+
+/// A game of Borderlands, a map of named territories laid out from their links, played to
+/// its end in the page by clicks on the board alone (a scenario of three rounds keeps it
+/// short): armies placed by a click on a territory, an attack or a fortifying move by a
+/// click on one of its two territories and a pick from the list beside the map, the end
+/// of attacks and of a turn from beside the map. A screenshot of the map then shows each
+/// territory's banner in its holder's colour, as the replayed state has it.
+#[test]
+fn borderlands_is_played_on_its_map_of_territories() {
+    let short = "id = \"short\"\nname = \"Short\"\ntext = \"Three rounds.\"\nplayers = { min = 2, max = 2 }\n\
+                 [options]\nround_cap = 3\n";
+    let server = Server::of_pack_with("borderlands", &[("content/borderlands/scenarios/short.toml", short)]);
+    let browser = Browser::start();
+    let mut page = open_play(&browser, &server);
+    page.wait_for("[...document.getElementById('scenario').options].some(o => o.value === 'short')", LOAD);
+    page.eval(
+        "document.getElementById('scenario').value = 'short'; document.getElementById('seed').value = '4'; \
+         document.getElementById('agents').value = 'human,random'",
+    );
+    click(&mut page, "document.getElementById('start')");
+    page.wait_for("typeof view !== 'undefined' && view !== null && view.options.length > 0", LOAD);
+    // 18 territories and 5 regions, the links between territories, the banners' supply.
+    assert_eq!(page.eval("document.querySelectorAll('#map svg g.space').length"), json!(23));
+    assert!(page.eval("document.querySelectorAll('#map svg line.link').length").as_u64().unwrap() >= 20);
+    let p = play_on_the_board(&mut page, 3, 1500);
+    let over = page.eval("document.getElementById('over').textContent");
+    assert!(over.as_str().unwrap().contains("win"), "the game ended: {over}");
+    assert_eq!(page.eval("document.getElementById('error').textContent"), json!(""));
+    assert!(p.alone >= 10 && p.listed >= 1 && p.off >= 1, "{p:?}");
+    page.eval("document.getElementById('save-name').value = 'board-game'");
+    click(&mut page, "document.getElementById('save')");
+    page.wait_for("document.getElementById('saved').textContent.includes('board-game.game.toml')", LOAD);
+    let file = server.root.join("tests/golden/borderlands/board-game.game.toml");
+    let file = GameFile::parse(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let pack = load_pack(&crown_engine::load::Project::new(&server.root), "borderlands").unwrap();
+    let (game, _, _) = file.replay(pack).unwrap();
+    let (_, discs) = screen_shows_the_state(&mut page, &game);
+    assert_eq!(discs, 18, "a banner on every territory compared");
+}
+
+/// How a game was played on the board ([`play_on_the_board`]): decisions taken by one
+/// click on the map, from the list beside it after a click, as sets, and from beside the
+/// map for what names nothing on it; and how many of the clicks were on supplies.
+#[derive(Debug, Default)]
+struct BoardPlay {
+    alone: usize,
+    listed: usize,
+    sets: usize,
+    off: usize,
+    supplies: usize,
+}
+
+/// Play the page's game to its end (at most `limit` decisions) by the board alone: each
+/// decision by a click on the first element of the map that an option names (one that
+/// names a single option first; where several are named, the first listed beside the
+/// map), a set by ticking its first option on the map, and every `off_every`th decision
+/// that offers something the map does not show by that (passing, buying nothing),
+/// confirmed beside the map when it asks. Checks at every decision that each option is
+/// named on the map or listed beside it. The option list of the left column is never used.
+fn play_on_the_board(page: &mut Cdp, off_every: usize, limit: usize) -> BoardPlay {
+    // A click that changes the view, counted.
+    let press = |page: &mut Cdp, js: &str| {
+        let before = page.eval("window.crownPlayUpdates").as_u64().unwrap_or(0);
+        page.eval(js);
+        page.wait_for(&format!("window.crownPlayUpdates > {before}"), LOAD);
+    };
+    let click_element = "(e) => e.dispatchEvent(new MouseEvent('click', { bubbles: true }))";
+    let mut played = BoardPlay::default();
+    let mut offered_off = 0;
+    for _ in 0..limit {
+        if page.eval("view.over !== null || view.options.length === 0") == json!(true) {
+            return played;
+        }
+        // The options as the board shows them: every one is named by an element of the
+        // map or listed beside it as naming nothing there.
+        let shown = page.eval(
+            "(() => { const off = [...document.querySelectorAll('#map-off button[data-i]')].map(b => Number(b.dataset.i)); \
+               return view.options.every((o, i) => o.spaces.length + o.supplies.length > 0 || off.includes(i)); })()",
+        );
+        assert_eq!(
+            shown,
+            json!(true),
+            "an option the board does not show: {}",
+            page.eval("JSON.stringify(view.options)")
+        );
+        // A set picks its first option by a click on what it names, then the set is
+        // taken beside the map.
+        if page.eval("view.several !== null") == json!(true) {
+            let id = page.eval("view.options[0].spaces[0]");
+            let id = id.as_str().expect("the set's first option names a space");
+            page.eval(&format!("({click_element})(document.querySelector('#map g.space[data-space=\"{id}\"]'))"));
+            assert_eq!(page.eval("document.querySelector('#options input.pick[data-i=\"0\"]').checked"), json!(true));
+            press(page, "document.getElementById('map-several-go').click()");
+            played.sets += 1;
+            continue;
+        }
+        let has_off = page.eval("document.querySelector('#map-off button.map-option') !== null") == json!(true);
+        offered_off += usize::from(has_off);
+        let target = if has_off && offered_off % off_every == 0 { json!(null) } else { page.eval(FIRST_NAMED) };
+        if let Some(t) = target.as_array() {
+            let (what, id, single) = (t[0].as_str().unwrap(), t[1].as_str().unwrap(), t[2] == json!(true));
+            let g = format!("document.querySelector('#map g.{what}[data-{what}=\"{id}\"]')");
+            played.supplies += usize::from(what == "supply");
+            let asks = format!(
+                "view.options.filter(o => o.spaces.includes('{id}') || o.supplies.includes('{id}')).some(o => !!o.confirm)"
+            );
+            if single && page.eval(&asks) == json!(false) {
+                press(page, &format!("({click_element})({g})"));
+                played.alone += 1;
+                continue;
+            }
+            page.eval(&format!("({click_element})({g})"));
+            // Listed beside the map (or, for one option that asks to be sure, asked there).
+            if page.eval("document.querySelector('#map-here .map-yes') !== null") == json!(true) {
+                press(page, "document.querySelector('#map-here .map-yes').click()");
+            } else {
+                press(page, "document.querySelector('#map-here button.map-option').click()");
+            }
+            played.listed += 1;
+            continue;
+        }
+        // What names nothing on the map, beside it, confirmed there when it asks.
+        let first = "document.querySelector('#map-off button.map-option')";
+        if page.eval(&format!("!!view.options[Number({first}.dataset.i)].confirm")) == json!(true) {
+            page.eval(&format!("{first}.click()"));
+            press(page, "document.querySelector('#map-here .map-yes').click()");
+        } else {
+            press(page, &format!("{first}.click()"));
+        }
+        played.off += 1;
+    }
+    panic!("the game did not end within {limit} decisions: {played:?}");
 }
 
 /// A CSS colour as Kingdoms in Conflict's data writes them (`#b9dfa0`, `red`, `light
@@ -736,8 +809,9 @@ fn rgb_of(colour: &str) -> [u8; 3] {
 
 /// A screenshot of the page's map compared with `game`'s state: every square of the grid
 /// shows its terrain's colour (pack.toml's `[colors]`), and every space shows one disc
-/// for each kind of piece the state has on it, in that supply's colour.
-fn screen_shows_the_state(page: &mut Cdp, game: &crown_engine::game::Game) {
+/// for each kind of piece (and owner) the state has on it, in its supply's colour or its
+/// owner's.
+fn screen_shows_the_state(page: &mut Cdp, game: &crown_engine::game::Game) -> (usize, usize) {
     // A wide screen, so that a piece's disc is some pixels across; then where the map and
     // each space's shape and discs are, in the page's pixels.
     page.call(
@@ -797,15 +871,19 @@ fn screen_shows_the_state(page: &mut Cdp, game: &crown_engine::game::Game) {
         let kinds: Vec<&(String, i64)> = on.get(&i).map(|k| k.keys().collect()).unwrap_or_default();
         let drawn = sp["discs"].as_array().unwrap();
         assert_eq!(drawn.len(), kinds.len(), "{id}: the state has {kinds:?} there");
-        for (d, (kind, _)) in drawn.iter().zip(kinds) {
-            let su = game.supply_def(kind).unwrap();
-            let want = rgb_of(&su.attrs["colour"]);
+        for (d, (kind, owner)) in drawn.iter().zip(kinds) {
+            // Its supply's colour, else (one supply for every seat) its owner's, from
+            // pack.toml's `[colors]`.
+            let colour = match game.supply_def(kind).unwrap().attrs.get("colour") {
+                Some(c) => c.clone(),
+                None => game.pack.manifest.colors[&format!("seat-{}", owner + 1)].clone(),
+            };
+            let want = rgb_of(&colour);
             // Inside the disc, above its count.
             let got = at(num(&d[0]) + num(&d[2]) / 2.0, num(&d[1]) + num(&d[3]) * 0.15);
-            assert!(near(got, want), "{id}: the disc of {kind} {d} shows {got:?}, its supply's colour is {want:?}");
+            assert!(near(got, want), "{id}: the disc of {kind} ({owner}) {d} shows {got:?}, its colour is {want:?}");
             discs += 1;
         }
     }
-    assert_eq!(squares, 100, "the grid's squares compared");
-    assert!(discs >= 4, "{discs} pieces compared");
+    (squares, discs)
 }

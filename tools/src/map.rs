@@ -305,6 +305,31 @@ fn supply_colour(g: &Game, su: &crown_engine::content::model::SupplyDef) -> Stri
     }
 }
 
+/// Seat colours where pack.toml's `[colors]` gives none (`seat-1 = "#c62828"`...): six
+/// that tell apart, then again.
+const SEAT_COLOURS: [&str; 6] = ["#c62828", "#1565c0", "#2e7d32", "#f9a825", "#6a1b9a", "#ef6c00"];
+
+/// The colour of seat `seat` (from 0): `seat-N` of pack.toml's `[colors]` (N from 1), else
+/// one of [`SEAT_COLOURS`].
+fn seat_colour(g: &Game, seat: usize) -> String {
+    match g.pack.manifest.colors.get(&format!("seat-{}", seat + 1)) {
+        Some(c) => c.clone(),
+        None => SEAT_COLOURS[seat % SEAT_COLOURS.len()].to_string(),
+    }
+}
+
+/// The colour a piece is drawn in: its supply's own (a supply of one seat's pieces, or of
+/// a resource), else its owner's (one supply shared by every seat, its pieces told apart by
+/// whose they are), else one made from the supply's id.
+fn piece_colour(g: &Game, kind: &str, owner: i64) -> String {
+    let own = g.supply_def(kind).filter(|su| su.attrs.contains_key("colour") || su.attrs.contains_key("color"));
+    match (own, usize::try_from(owner)) {
+        (Some(su), _) => supply_colour(g, su),
+        (None, Ok(seat)) => seat_colour(g, seat),
+        (None, Err(_)) => color_of(g, kind),
+    }
+}
+
 /// One space: its shape, name, pieces and numbers, with everything in words as its title.
 fn space(g: &Game, i: usize, shape: Shape, on: &crown_engine::game::map::PiecesOn, out: &mut String) {
     let s = &g.state;
@@ -349,8 +374,8 @@ fn space(g: &Game, i: usize, shape: Shape, on: &crown_engine::game::map::PiecesO
     let _ = write!(out, "<text class=\"name\" x=\"{cx:.1}\" y=\"{label_y:.1}\"{TEXT}>{}</text>", html_escape(&sp.name));
     // Pieces: a disc each kind in its supply's colour, with the count on it.
     let n = pieces.len() as f64;
-    for (k, ((kind, _), count)) in pieces.iter().enumerate() {
-        let colour = g.supply_def(kind).map_or_else(|| color_of(g, kind), |su| supply_colour(g, su));
+    for (k, ((kind, owner), count)) in pieces.iter().enumerate() {
+        let colour = piece_colour(g, kind, *owner);
         let x = cx + (k as f64 - (n - 1.0) / 2.0) * 17.0;
         let _ = write!(
             out,
