@@ -92,8 +92,7 @@ pub fn map(g: &Game, supplies: bool) -> Option<Map> {
         for &j in &s.spaces[i].adjacent {
             if let Some(Shape::Node(u, v)) = shapes.get(&(j as usize)).copied() {
                 if (j as usize) > i {
-                    let _ =
-                        write!(out, "<line class=\"link\" x1=\"{x:.1}\" y1=\"{y:.1}\" x2=\"{u:.1}\" y2=\"{v:.1}\" stroke=\"#888\" stroke-width=\"3\"/>");
+                    link(g, i, j as usize, [x, y, u, v], &mut out);
                 }
             }
         }
@@ -117,6 +116,29 @@ pub fn map(g: &Game, supplies: bool) -> Option<Map> {
         }
     }
     Some(Map { width: w, height: h, body: out })
+}
+
+/// A link between two spaces laid out from their links, `at` its two ends: a grey line,
+/// or, for a link that carries data (board.toml's `links`), a dashed one in the colour of
+/// its `kind` with what it carries as its title ("Ravenscar – Duskmoor: sea").
+fn link(g: &Game, i: usize, j: usize, at: [f64; 4], out: &mut String) {
+    let [x, y, u, v] = at;
+    let s = &g.state;
+    let Some(attrs) = s.links.get(&(i.min(j) as u32, i.max(j) as u32)) else {
+        let _ = write!(out, "<line class=\"link\" x1=\"{x:.1}\" y1=\"{y:.1}\" x2=\"{u:.1}\" y2=\"{v:.1}\" stroke=\"#888\" stroke-width=\"3\"/>");
+        return;
+    };
+    let colour = attrs.get("kind").map_or_else(|| "#555".to_string(), |k| color_of(g, k));
+    let said: Vec<&str> = attrs.values().map(String::as_str).collect();
+    let _ = write!(
+        out,
+        "<line class=\"link carries\" x1=\"{x:.1}\" y1=\"{y:.1}\" x2=\"{u:.1}\" y2=\"{v:.1}\" stroke=\"{}\" \
+         stroke-width=\"3\" stroke-dasharray=\"8 5\"><title>{} – {}: {}</title></line>",
+        html_escape(&colour),
+        html_escape(&s.spaces[i].name),
+        html_escape(&s.spaces[j].name),
+        html_escape(&said.join(", "))
+    );
 }
 
 /// Height of a supply in the row beneath the map.

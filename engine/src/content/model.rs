@@ -861,6 +861,11 @@ pub struct SpaceDef {
     pub name: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub adjacent: Vec<String>,
+    /// Neighbours joined by a link that carries data: adjacent as `adjacent` makes them
+    /// (both ways), with the link's `attrs` for the rules to read (`link_attr`) and the map
+    /// to draw (a sea route dashed, in the colour of its `kind`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkDef>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub values: BTreeMap<String, i64>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -888,6 +893,17 @@ impl SpaceDef {
     pub fn drawn_at(&self) -> Option<[i64; 2]> {
         self.at.filter(|a| a.iter().all(|n| Self::DRAWN_WITHIN.contains(n)))
     }
+}
+
+/// A link from a space to a neighbour that carries data: `{ to = "ravenscar", attrs = {
+/// kind = "sea" } }`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LinkDef {
+    /// The neighbour's id.
+    pub to: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attrs: BTreeMap<String, String>,
 }
 
 /// A limited supply of pieces or resources.

@@ -124,8 +124,16 @@ impl Game {
                 }
                 continue;
             }
-            let links: Vec<&str> =
-                sp.adjacent.iter().filter_map(|&j| s.spaces.get(j as usize)).map(|o| o.name.as_str()).collect();
+            // A link that carries data says it: "Ravenscar (sea)".
+            let links: Vec<String> = sp
+                .adjacent
+                .iter()
+                .filter_map(|&j| Some((j, s.spaces.get(j as usize)?)))
+                .map(|(j, o)| match s.links.get(&((i as u32).min(j), (i as u32).max(j))) {
+                    Some(attrs) => format!("{} ({})", o.name, attrs.values().cloned().collect::<Vec<_>>().join(", ")),
+                    None => o.name.clone(),
+                })
+                .collect();
             let what = if what.is_empty() { "empty".to_string() } else { what.join(", ") };
             out.push_str(&format!("{}: {what}; next to {}\n", self.space_title(i), links.join(", ")));
         }

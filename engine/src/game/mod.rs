@@ -382,13 +382,17 @@ impl Game {
             }
             for sd in &board.space {
                 let a = state.space_ids[&sd.id];
-                for adj in &sd.adjacent {
+                let linked = sd.links.iter().map(|l| (&l.to, Some(&l.attrs)));
+                for (adj, attrs) in sd.adjacent.iter().map(|id| (id, None)).chain(linked) {
                     if let Some(&b) = state.space_ids.get(adj) {
                         if !state.spaces[a as usize].adjacent.contains(&b) {
                             state.spaces[a as usize].adjacent.push(b);
                         }
                         if !state.spaces[b as usize].adjacent.contains(&a) {
                             state.spaces[b as usize].adjacent.push(a);
+                        }
+                        if let Some(attrs) = attrs.filter(|m| !m.is_empty()) {
+                            state.links.entry((a.min(b), a.max(b))).or_default().extend(attrs.clone());
                         }
                     }
                 }

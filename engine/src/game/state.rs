@@ -172,6 +172,9 @@ pub struct State {
     pub boards: Vec<BoardInst>,
     pub pieces: Vec<Piece>,
     pub supplies: BTreeMap<String, i64>,
+    /// What board.toml's links carry (`links = [{ to, attrs }]`), by the two spaces they
+    /// join, the lower number first.
+    pub links: BTreeMap<(u32, u32), BTreeMap<String, String>>,
     pub rng: GameRng,
     /// Calls of the rules' `turn()` so far.
     pub turn: u64,
@@ -293,6 +296,7 @@ impl State {
             boards: Vec::new(),
             pieces: Vec::new(),
             supplies: BTreeMap::new(),
+            links: BTreeMap::new(),
             rng: GameRng::new(seed),
             turn: 0,
             choices: 0,

@@ -292,6 +292,9 @@ pub(super) fn check_board(
     }
     let mut seen = BTreeMap::new();
     let mut drawn: BTreeMap<[i64; 2], &str> = BTreeMap::new();
+    // Each link that carries data, by its two spaces: what it carries and where it was written.
+    type Written = (BTreeMap<String, String>, Range<usize>);
+    let mut links: BTreeMap<(String, String), Written> = BTreeMap::new();
     let (grid_w, grid_h) = b.grid.as_ref().map_or((0, 0), |g| (g.width, g.height));
     for (i, s) in b.space.iter().enumerate() {
         if let Some([x, y]) = s.at {
@@ -331,6 +334,27 @@ pub(super) fn check_board(
                 file: shown.to_path_buf(),
                 span: at(&[P::K("space"), P::I(i), P::K("adjacent"), P::I(j)]),
             });
+        }
+        for (j, l) in s.links.iter().enumerate() {
+            let span = at(&[P::K("space"), P::I(i), P::K("links"), P::I(j), P::K("to")]);
+            refs.push(Ref { kind: RefKind::Space, id: l.to.clone(), file: shown.to_path_buf(), span: span.clone() });
+            // The same link written from both ends must say the same of it.
+            let pair = if s.id < l.to { (s.id.clone(), l.to.clone()) } else { (l.to.clone(), s.id.clone()) };
+            match links.get(&pair) {
+                Some((attrs, first)) if *attrs != l.attrs => diags.push(
+                    Diagnostic::error(
+                        "link-conflict",
+                        format!("the link between `{}` and `{}` is written twice, and says two things", pair.0, pair.1),
+                    )
+                    .at(src, span)
+                    .related(src, Range::clone(first), "written first here")
+                    .hint("write the link's attrs on one of its two spaces only"),
+                ),
+                Some(_) => {}
+                None => {
+                    links.insert(pair, (l.attrs.clone(), span));
+                }
+            }
         }
         for k in s.pieces.keys() {
             refs.push(Ref {

@@ -500,10 +500,19 @@ impl TomlFile<'_> {
         let value = self.value(table);
         match deserialize::<BoardFile>(value.clone(), self.src) {
             Ok(b) => {
-                let before = out.diags.len();
+                let (before, refs_before) = (out.diags.len(), out.refs.len());
                 check_board(&b, &value, self.shown, self.src, &mut out.diags, &mut out.refs);
                 if !out.diags[before..].iter().any(|d| d.severity == crate::diag::Severity::Error) {
                     out.board = Some((b, self.origin(self.root_span.clone(), 0..0)));
+                } else {
+                    // The board is left out until its errors are fixed; its spaces naming
+                    // one another would then each be reported as missing, so they are not.
+                    let own: std::collections::BTreeSet<&str> = b.space.iter().map(|sp| sp.id.as_str()).collect();
+                    let mut k = 0;
+                    out.refs.retain(|r| {
+                        k += 1;
+                        k <= refs_before || !(r.kind == RefKind::Space && own.contains(r.id.as_str()))
+                    });
                 }
             }
             Err(d) => out.diags.push(*d),

@@ -160,6 +160,7 @@ pub const API: &[Entry] = &[
     f("Board", "space_at(x, y) -> int", "The grid space at x, y, or -1 off the board."),
     f("Board", "grid_size() -> array", "The grid's `[width, height]` in spaces; an error when the board has no grid."),
     f("Board", "space_attr(s, k) -> string", "A space attribute (grid tiles have `terrain`)."),
+    f("Board", "link_attr(a, b, k) -> string", "An attribute of the link joining neighbours `a` and `b` (board.toml's `links = [{ to = \"b\", attrs = { kind = \"sea\" } }]`), either way round; \"\" when the link carries no such attribute. An error when no link joins them."),
     f("Board", "space_value(s, k) -> int", "A space's named number: its value in board.toml, or what a script set (0 if neither)."),
     f("Board", "set_space_value(s, k, n) -> int", "Set a named number on a space (the armies on a territory, its damage): one transcript line (`3,4 armies = 5`) when it changes, kept in saved games, shown on the drawn board. Returns it."),
     f("Board", "add_space_value(s, k, delta) -> int", "Add to a space's named number (saturating); logged as `set_space_value`. Returns the new value."),

@@ -676,6 +676,9 @@ mod tests {
         let held = g.state.spaces.iter().filter(|sp| sp.values.get("armies").is_some_and(|&n| n > 0)).count();
         assert!(held > 0 && map.matches("class=\"values\"").count() >= held, "{map}");
         assert!(map.contains(">armies ") || map.contains(", armies "), "{map}");
+        // A link that carries data (the southern road) is drawn dashed, saying what it is.
+        assert!(map.contains("<title>Marrowdown – Vinehollow: road</title>"), "{map}");
+        assert_eq!(map.matches("class=\"link carries\"").count(), 2, "{map}");
         let (_, v) = session().replay(None);
         assert_eq!(v.map, None, "Take the Kingdom has no map");
     }

@@ -29,6 +29,17 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(vec![Dynamic::from(w), Dynamic::from(h)])
         })
     });
+    e.register_fn("link_attr", |a: i64, b: i64, k: ImmutableString| {
+        read_layout(|g| {
+            let (a, b) = (sp(g, a)?, sp(g, b)?);
+            let s = &g.state;
+            if !s.spaces[a as usize].adjacent.contains(&b) {
+                let name = |i: u32| &s.spaces[i as usize].id;
+                return Err(format!("`{}` and `{}` are not neighbours: no link joins them", name(a), name(b)));
+            }
+            Ok(s.links.get(&(a.min(b), a.max(b))).and_then(|m| m.get(k.as_str())).cloned().unwrap_or_default())
+        })
+    });
     e.register_fn("space_attr", |s: i64, k: ImmutableString| {
         read_layout(|g| Ok(g.state.spaces[sp(g, s)? as usize].attrs.get(k.as_str()).cloned().unwrap_or_default()))
     });

@@ -128,7 +128,7 @@ values = { order = 1 }
 [[space]]
 id = "gate"
 name = "The Gate"
-adjacent = ["keep"]
+links = [{ to = "keep", attrs = { kind = "drawbridge" } }]
 
 [[supply]]
 id = "knight"

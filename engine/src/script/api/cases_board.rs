@@ -17,6 +17,7 @@ pub(super) const CASES: &[Case] = &[
             "space_at",
             "grid_size",
             "space_attr",
+            "link_attr",
             "space_value",
             "set_space_value",
             "add_space_value",
@@ -29,6 +30,12 @@ pub(super) const CASES: &[Case] = &[
         same(space_name(k), "The Keep", "space_name");
         same(adjacent(k), [g], "adjacent");
         same(space_attr(k, "kind"), "castle", "space_attr");
+        same(link_attr(k, g, "kind"), "drawbridge", "link_attr: what the link carries");
+        same(link_attr(g, k, "kind"), "drawbridge", "link_attr: either way");
+        same(link_attr(k, g, "width"), "", "link_attr: an attr the link does not carry");
+        let said = "";
+        try { link_attr(k, space_at(0, 0), "kind"); } catch (e) { said = `${e}`; }
+        expect(said.contains("not neighbours"), `link_attr of spaces no link joins: ${said}`);
         same(space_value(k, "order"), 1, "space_value");
         same(space_value(k, "armies"), 0, "an unset space value");
         let v = board_version();
