@@ -1,7 +1,9 @@
 //! The native baseline (the `crown-native` crate) against the scripted Take the Kingdom: for
 //! the same pack, scenario, seed, players and agents both must write the same transcript,
 //! byte for byte. A difference is a bug in one of them (differential testing of the
-//! scripted rules); the first differing line is shown with the lines before it.
+//! scripted rules); the first differing line is shown with the lines before it. Both play
+//! the frozen copy of the pack in `tests/fixtures/native` (see its README), the game the
+//! port was written from: the shipped pack may change on its own.
 //!
 //! More seeds: `NATIVE_SEEDS=1000 cargo test --release -p crown-tools --test integration native::`.
 
@@ -13,8 +15,13 @@ use crown_engine::game::record::transcript_text;
 use crown_engine::game::{agent, Game, GameConfig, Status};
 use crown_native as native;
 
+/// The project holding the port's frozen copy of the pack.
+fn native_project() -> crown_engine::load::Project {
+    crown_engine::load::Project::new(crate::common::repo_project().root.join("tests/fixtures/native"))
+}
+
 fn pack() -> Arc<Pack> {
-    crate::common::load_pack(&crate::common::repo_project(), "take-the-kingdom").expect("pack loads")
+    crate::common::load_pack(&native_project(), "take-the-kingdom").expect("pack loads")
 }
 
 fn seeds(default: u64) -> u64 {

@@ -2,7 +2,9 @@
 //! its own (`crown-native`): a benchmark and a test oracle, not part of the library a designer links.
 //!
 //! This crate is **the performance baseline and the differential oracle** for the
-//! scripted `take-the-kingdom` pack (`content/take-the-kingdom`, `scripts/take-the-kingdom`).
+//! scripted `take-the-kingdom` pack, as frozen for it in `tests/fixtures/native/` (a
+//! project of its own: the shipped pack in `content/` and `scripts/` may change without
+//! a Rust edit here).
 //! It is not how Crown plays games (packs are always played by their scripts); it exists to
 //!
 //! - measure how fast the same game can possibly run (`crown bench` compares the scripted

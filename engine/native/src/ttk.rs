@@ -1,5 +1,6 @@
-//! Take the Kingdom in plain Rust: a line-by-line port of `scripts/take-the-kingdom/rules.rhai`
-//! and its card and noble scripts, with its own compact state (see the module docs of
+//! Take the Kingdom in plain Rust: a line-by-line port of the rules script of the pack's
+//! frozen copy (`tests/fixtures/native/scripts/take-the-kingdom/rules.rhai`) and its card and
+//! noble scripts, with its own compact state (see the module docs of
 //! [`crate`]). Function names follow the script's, so the two can be read side by
 //! side; each state change writes the transcript line the matching host function writes.
 

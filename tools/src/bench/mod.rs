@@ -29,6 +29,25 @@ pub use project::{generate_project, load_time_ms, reload_time_ms};
 #[cfg(feature = "bench-suite")]
 pub const NATIVE_PACK: &str = "take-the-kingdom";
 
+/// Where the native copy's own frozen copy of [`NATIVE_PACK`] lies in Crown's repository
+/// (a project of its own): the port plays that copy, so the shipped pack may change
+/// without a Rust edit.
+#[cfg(feature = "bench-suite")]
+pub const NATIVE_FIXTURE: &str = "tests/fixtures/native";
+
+/// The project holding the native copy's frozen pack, under `project` (Crown's repository).
+#[cfg(feature = "bench-suite")]
+pub fn native_project(project: &crown_engine::load::Project) -> Result<crown_engine::load::Project, String> {
+    let root = project.root.join(NATIVE_FIXTURE);
+    if !root.join("content").join(NATIVE_PACK).is_dir() {
+        return Err(format!(
+            "the native baseline's copy of {NATIVE_PACK} is not at {} (it is part of Crown's own repository)",
+            root.display()
+        ));
+    }
+    Ok(crown_engine::load::Project::new(root))
+}
+
 /// The figures of one run: each printed as it comes (for people) and kept under a stable
 /// key (for `--format json`).
 pub struct Figures {

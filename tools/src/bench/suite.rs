@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use crown_engine::load::Project;
 
-use super::{Figures, NATIVE_PACK};
+use super::{native_project, Figures, NATIVE_PACK};
 use crate::{session, sim};
 
 /// The suite's groups, as `crown bench --only` names them.
@@ -170,9 +170,11 @@ pub struct TtkFigures {
 
 /// Take the Kingdom games/s on one thread, 4 random bots, transcripts off: the scripted
 /// pack and the native baseline (the `crown-native` crate), in alternating batches over the
-/// same seeds so that both see the same machine load.
+/// same seeds so that both see the same machine load. Both play the native copy's frozen
+/// pack ([`native_project`]), the game the port was written from.
 pub fn ttk_figures(project: &Project, games: u64) -> Result<TtkFigures, String> {
-    let pack = session::load(project, NATIVE_PACK).map_err(|_| "the pack does not load".to_string())?;
+    let frozen = native_project(project)?;
+    let pack = session::load(&frozen, NATIVE_PACK).map_err(|_| "the pack does not load".to_string())?;
     let kinds = vec!["random".to_string(); 4];
     let batch = (games / 10).max(1);
     let (mut scripted, mut native) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
@@ -203,10 +205,12 @@ pub fn ttk_figures(project: &Project, games: u64) -> Result<TtkFigures, String> 
     Ok(TtkFigures { games: played, scripted_gps, native: Some((native_gps, scripted_gps / native_gps)) })
 }
 
-/// Script steps (statements and expressions evaluated) per Take the Kingdom game, 4 random
-/// bots, counted by the profiler: a figure that does not move with the machine's load.
+/// Script steps (statements and expressions evaluated) per Take the Kingdom game (the
+/// native copy's frozen pack), 4 random bots, counted by the profiler: a figure that does
+/// not move with the machine's load.
 pub fn ttk_steps_per_game(project: &Project, games: u64) -> Result<f64, String> {
-    let pack = session::load(project, NATIVE_PACK).map_err(|_| "the pack does not load".to_string())?;
+    let frozen = native_project(project)?;
+    let pack = session::load(&frozen, NATIVE_PACK).map_err(|_| "the pack does not load".to_string())?;
     let kinds = vec!["random".to_string(); 4];
     crown_engine::script::profile::start(&pack);
     for i in 0..games {
