@@ -1076,7 +1076,7 @@ fn the_turn_limit_ends_the_game_without_a_winner() {
 
 /// The board at the terminal is the engine's map of board.toml (the supplies' glyphs on
 /// their tiles, each stockpile drawn outside its grey tile), the rulers' lines of
-/// `render()` beneath it.
+/// `render(viewer)` beneath it, the viewer's ruler first.
 #[test]
 fn the_board_is_the_engines_map_with_the_rulers_beneath() {
     let mut t = table("standard");
@@ -1087,8 +1087,9 @@ fn the_board_is_the_engines_map_with_the_rulers_beneath() {
         unit(0, 3, 4, 1);
         unit(1, 1, 5, 8);
         give(0, "grain", 3);
-        let r = render();
+        let r = render(1);
         expect(r.contains("Red (north edge): units 1, walls 1, upkeep 1 food; stock 0 livestock, 3 grain"), r);
+        expect(r.index_of("Blue") < r.index_of("Red"), `the viewer's ruler first: ${r}`);
         "#,
     );
     let map = t.game().map_text(100).expect("a map");

@@ -61,19 +61,11 @@ impl Renderer {
             ViewKind::Board => ("render", &mut self.failed_board),
         };
         let mut note = None;
-        if let (Some(arity), Some(rules)) = (hook_arity(pack, name), pack.rules_script()) {
-            let args = if arity == 1 { vec![Dynamic::from(viewer as i64)] } else { Vec::new() };
-            match call_script_fn(&rules.ast, name, args) {
+        if let (Some(1), Some(rules)) = (hook_arity(pack, name), pack.rules_script()) {
+            match call_script_fn(&rules.ast, name, vec![Dynamic::from(viewer as i64)]) {
                 Ok(v) => {
                     *failed = None;
                     let mut text = v.to_string().trim_end().to_string();
-                    // The older `render()` draws the public table only: the seat's own
-                    // cards follow, from the engine.
-                    if arity == 0 {
-                        if let Some(own) = with_game(|g| own_cards(g, viewer)) {
-                            text.push_str(&own);
-                        }
-                    }
                     // The rules' table adds to the drawn map; it never replaces it.
                     if let (ViewKind::Board, Some(width)) = (kind, self.map_width) {
                         if let Some(map) = with_game(|g| g.map_text(width)).flatten() {
@@ -100,15 +92,6 @@ impl Renderer {
         .unwrap_or_default();
         (plain.trim_end().to_string(), note)
     }
-}
-
-/// The seat's own cards, zone by zone (oldest first), as lines to add under a table.
-fn own_cards(g: &Game, viewer: usize) -> String {
-    let mut out = String::new();
-    for z in g.state.zones.iter().filter(|z| z.owner == Some(viewer as u8) && !z.cards.is_empty()) {
-        out.push_str(&format!("\nyour {}: {}", z.name, g.names_text(&z.cards, viewer)));
-    }
-    out
 }
 
 /// The narrated lines a person has been shown, newest last (for the `log` command and the

@@ -399,6 +399,38 @@ impl PackLoad<'_> {
         }
     }
 
+    /// A hook of the rules or bots' script written with parameters the engine does not
+    /// call it with (`fn render()` for `fn render(viewer)`): the engine calls it by name
+    /// and number of arguments, so it would never run.
+    pub(super) fn hook_forms(&mut self, scripts: &[Script], rules: &[usize], bots: Option<usize>) {
+        for &i in rules.iter().chain(bots.as_ref()) {
+            let sc = &scripts[i];
+            // (A script's syntax tree holds the rules' functions too: only its own count.)
+            for &(hook, arities, form) in crate::script::HOOK_FORMS.iter().filter(|(h, _, _)| sc.functions.contains(*h))
+            {
+                let written: Vec<usize> =
+                    sc.ast.iter_functions().filter(|f| f.name == hook).map(|f| f.params.len()).collect();
+                if written.is_empty() || written.iter().any(|n| arities.contains(n)) {
+                    continue;
+                }
+                let line = crate::script::api::fn_line_in(&self.sources, &sc.path, hook);
+                let d = Diagnostic::error(
+                    "hook-arity",
+                    format!(
+                        "`{hook}` takes {}, but this script's takes {}: the engine never calls it",
+                        count_params(arities[0]),
+                        count_params(written[0])
+                    ),
+                );
+                let d = match (self.sources.get(&sc.path), line) {
+                    (Some(src), Some(l)) => d.at_line_col(src, l, 1),
+                    _ => d.in_file(sc.path.clone()),
+                };
+                self.diags.push(d.hint(format!("write it `{form}`")));
+            }
+        }
+    }
+
     /// Check the names scripts spell out in strings against what the pack declares
     /// (leaving out what `[check.allow]` accepts, and the pack-wide checks while some
     /// script did not compile).
@@ -862,4 +894,13 @@ pub(super) fn span_in(text: &str, range: std::ops::Range<usize>, key: &str) -> O
         from = at + key.len();
     }
     None
+}
+
+/// "no parameter", "1 parameter", "3 parameters".
+fn count_params(n: usize) -> String {
+    match n {
+        0 => "no parameter".into(),
+        1 => "1 parameter".into(),
+        n => format!("{n} parameters"),
+    }
 }

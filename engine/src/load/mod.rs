@@ -544,6 +544,7 @@ impl PackLoad<'_> {
             self.unreachable_functions(&pack_defs, &scripts, missing_hooks, &reachable);
             let rule_files: Vec<usize> = rules_idx.into_iter().chain(rule_parts.iter().copied()).collect();
             self.misspelt_engine_hooks(&scripts, &rule_files, bots_idx, &reachable);
+            self.hook_forms(&scripts, &rule_files, bots_idx);
             self.lost_changes(&manifest, &scripts);
         }
 

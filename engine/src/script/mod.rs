@@ -81,6 +81,21 @@ pub const ENGINE_HOOKS: &[&str] = &[
     "render_status",
 ];
 
+/// How each hook the engine calls by name is written: the numbers of parameters it may
+/// take, and its form as the guide writes it (`greedy_score` with or without the plan).
+pub const HOOK_FORMS: &[(&str, &[usize], &str)] = &[
+    ("setup", &[0], "fn setup()"),
+    ("turn", &[0], "fn turn()"),
+    ("validate", &[1], "fn validate(id)"),
+    ("validate_pack", &[0], "fn validate_pack()"),
+    ("prepare", &[1], "fn prepare(id)"),
+    ("greedy_plan", &[3], "fn greedy_plan(p, prompt, options)"),
+    ("greedy_score", &[3, 4], "fn greedy_score(p, prompt, option, plan)"),
+    ("evaluate", &[1], "fn evaluate(p)"),
+    ("render", &[1], "fn render(viewer)"),
+    ("render_status", &[1], "fn render_status(viewer)"),
+];
+
 static ENGINE: OnceLock<Engine> = OnceLock::new();
 
 /// The shared engine, with Crown's API registered.
