@@ -97,6 +97,11 @@ pub struct PackManifest {
     /// and in the browser; a counter not listed is shown by its key.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub counter_names: BTreeMap<String, String>,
+    /// The values a counter may take (`coin = { min = 0 }`, `morale = { min = 0, max = 10 }`):
+    /// a rule that would set it outside stops the game with an error at that call, naming
+    /// the counter, the seat and the value, instead of an invariant written in a script.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counter_ranges: BTreeMap<String, CounterRange>,
     /// The card marks the table shows on a card anyone can see, each with how people are
     /// told it (`hp = "worth"` shows "worth 1" on a damaged wall in the browser).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -892,6 +897,34 @@ impl SpaceDef {
     /// `at`, where it lies within [`SpaceDef::DRAWN_WITHIN`].
     pub fn drawn_at(&self) -> Option<[i64; 2]> {
         self.at.filter(|a| a.iter().all(|n| Self::DRAWN_WITHIN.contains(n)))
+    }
+}
+
+/// The values a counter may take: `min` and `max`, either or both (`counter_ranges` in
+/// pack.toml).
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema, PartialEq, Eq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CounterRange {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<i64>,
+}
+
+impl CounterRange {
+    /// How the range reads in a message: "from 0", "up to 10", "from 0 to 10".
+    pub fn words(&self) -> String {
+        match (self.min, self.max) {
+            (Some(a), Some(b)) => format!("from {a} to {b}"),
+            (Some(a), None) => format!("from {a}"),
+            (None, Some(b)) => format!("up to {b}"),
+            (None, None) => "any value".into(),
+        }
+    }
+
+    /// Whether `v` lies in the range.
+    pub fn holds(&self, v: i64) -> bool {
+        self.min.is_none_or(|a| v >= a) && self.max.is_none_or(|b| v <= b)
     }
 }
 

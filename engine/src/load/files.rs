@@ -360,6 +360,21 @@ impl TomlFile<'_> {
                 if let Some(b) = &m.bots {
                     check_rel_path(b, spans.get("bots").cloned().unwrap_or(0..0), src, &mut out.diags);
                 }
+                for (k, r) in &m.counter_ranges {
+                    if let (Some(a), Some(b)) = (r.min, r.max) {
+                        if a > b {
+                            let at = span_at(&self.value(table.clone()), &[P::K("counter_ranges"), P::K(k)]);
+                            let d = Diagnostic::error(
+                                "out-of-range",
+                                format!("counter_ranges: `{k}` runs from {a} to {b}, which no value can be"),
+                            );
+                            out.diags.push(match at {
+                                Some(span) => d.at(src, span),
+                                None => d.in_file(self.shown.to_path_buf()),
+                            });
+                        }
+                    }
+                }
                 let id_span = spans.get("id").cloned().unwrap_or(0..0);
                 out.manifest = Some((m, self.origin(self.root_span.clone(), id_span), spans));
             }

@@ -54,6 +54,7 @@ pub(super) fn declared_names(
     }
     d.add(Names::Counter, manifest.show_counters.iter().cloned());
     d.add(Names::Counter, manifest.counter_names.keys().cloned());
+    d.add(Names::Counter, manifest.counter_ranges.keys().cloned());
     // So do the names the pack's vocabulary declares.
     for v in manifest.vocabulary.values() {
         d.add(Names::ValueKey, v.values.iter().flat_map(|m| m.keys().cloned()));

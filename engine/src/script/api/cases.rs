@@ -30,6 +30,7 @@ version = "1"
 players = { min = 2, max = 3 }
 show_counters = ["vp", "gold"]
 counter_names = { vp = "victory points" }
+counter_ranges = { gold = { min = 0, max = 9 } }
 phases = ["draft", "play"]
 round_names = ["the first round"]
 [options]
@@ -401,6 +402,15 @@ const CASES: &[Case] = &[
         let failed = false;
         try { set_score(0, [["walls", "two"]]); } catch { failed = true; }
         expect(failed, "a part is [name, points]");
+        // pack.toml's counter_ranges: gold from 0 to 9.
+        set_counter(0, "gold", 9);
+        let said = "";
+        try { add_counter(0, "gold", 1); } catch (e) { said = `${e}`; }
+        expect(said.contains("gold would be 10 (it is 9): pack.toml's counter_ranges holds it from 0 to 9"), said);
+        said = "";
+        try { set_counter(0, "gold", -1); } catch (e) { said = `${e}`; }
+        expect(said.contains("would be -1"), said);
+        same(counter(0, "gold"), 9, "a refused change changes nothing");
         "#,
     ),
     // ---- Zones

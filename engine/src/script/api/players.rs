@@ -139,6 +139,15 @@ fn set_counter(p: i64, k: &str, f: impl FnOnce(i64) -> i64) -> R<i64> {
         let p = pl(g, p)?;
         let old = g.state.players[p].counters.get(k).copied().unwrap_or(0);
         let new = f(old);
+        // The values pack.toml's `counter_ranges` allows it: a rule that would set it
+        // outside is a mistake in the rules, stopped where it is made.
+        if let Some(range) = g.pack.manifest.counter_ranges.get(k).filter(|r| !r.holds(new)) {
+            return Err(format!(
+                "{}'s {k} would be {new} (it is {old}): pack.toml's counter_ranges holds it {}",
+                g.state.players[p].name,
+                range.words()
+            ));
+        }
         if new != old {
             g.state.players[p].counters.insert(k, new);
             g.log(|s| format!("{} {k} {old} -> {new}", s.players[p].name));
