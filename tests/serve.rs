@@ -592,6 +592,42 @@ fn a_tile_is_laid_by_clicking_its_square_and_turning_it() {
     assert_eq!(page.eval("document.getElementById('error').textContent"), json!(""));
 }
 
+/// In a card game, a decision about a card is taken by clicking the card where it is shown
+/// (Take the Kingdom's hand): the card is marked, and the click takes its option.
+#[test]
+fn a_card_is_chosen_by_clicking_it() {
+    let server = Server::start();
+    let browser = Browser::start();
+    let mut page = open_play(&browser, &server);
+    page.eval("document.getElementById('seed').value = '1'; document.getElementById('agents').value = 'human,random'");
+    click(&mut page, "document.getElementById('start')");
+    page.wait_for("typeof view !== 'undefined' && view !== null && view.options.length > 0", LOAD);
+    for _ in 0..60 {
+        // The first card that one option alone is about.
+        let one = "[...document.querySelectorAll('#zones .card.choosable')].find(d => \
+                   view.options.filter(o => o.cards.includes(Number(d.dataset.card))).length === 1)";
+        if page.eval(&format!("!!({one})")) == json!(true) {
+            let label =
+                page.eval(&format!("view.options.find(o => o.cards.includes(Number(({one}).dataset.card))).label"));
+            let total = page.eval("view.total").as_u64().unwrap();
+            click(&mut page, one);
+            assert_eq!(page.eval("document.getElementById('error').textContent"), json!(""));
+            assert!(page.eval("view.total").as_u64().unwrap() > total, "the click took a decision");
+            let chosen = page.eval(&format!("view.chosen[{total}]"));
+            assert_eq!(chosen, label, "the decision taken is the card's option");
+            return;
+        }
+        if page.eval("view.over !== null") == json!(true) {
+            break;
+        }
+        click(
+            &mut page,
+            "[...document.querySelectorAll('#options button.option')].find(b => !view.options[Number(b.dataset.i)].confirm)",
+        );
+    }
+    panic!("no decision was about a card shown on the table");
+}
+
 /// The first element of the map some option names, as `[space or supply, its id, whether
 /// it names one option alone]` (one that does first), or null.
 const FIRST_NAMED: &str = "(() => { const all = [...document.querySelectorAll('#map g.choosable')]; \

@@ -197,6 +197,12 @@ pub fn named_supplies(g: &Game, option: Option<&crown_engine::script::Dynamic>) 
     field_items(option, "supply").iter().map(|x| x.to_string()).filter(|id| g.supply_def(id).is_some()).collect()
 }
 
+/// The cards an option is about through its `card` field (a card's number, or a list):
+/// the card a menu's `add_card` option carries, or one a script's option names.
+pub fn named_cards(option: Option<&crown_engine::script::Dynamic>) -> Vec<u32> {
+    field_items(option, "card").iter().filter_map(|x| x.as_int().ok().and_then(|c| u32::try_from(c).ok())).collect()
+}
+
 /// The map spaces an option names through its `space` field (a space id, a space number,
 /// or a list of them), by id; none when it has no such field or names no map space.
 pub fn named_spaces(g: &Game, option: Option<&crown_engine::script::Dynamic>) -> Vec<String> {

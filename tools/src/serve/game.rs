@@ -94,6 +94,9 @@ pub struct OptionView {
     /// The supplies it takes from (its `supply` field: a supply id or a list of them): a
     /// click on such a supply beneath the map takes it.
     pub supplies: Vec<String>,
+    /// The cards it is about that the seat sees (its `card` field: a card's number), by
+    /// number: a click on such a card takes it.
+    pub cards: Vec<u32>,
 }
 
 /// A narrated line the seat was told, and how many of the person's decisions came before.
@@ -252,6 +255,15 @@ impl Agent for WebSeat {
                 place: places.get(i).cloned().flatten(),
                 spaces: with_game(|g| crate::map::named_spaces(g, req.options.get(i))).unwrap_or_default(),
                 supplies: with_game(|g| crate::map::named_supplies(g, req.options.get(i))).unwrap_or_default(),
+                // Only cards the seat sees: a number would tell a face-down card apart.
+                cards: with_game(|g| {
+                    let named = crate::map::named_cards(req.options.get(i));
+                    named
+                        .into_iter()
+                        .filter(|&c| (c as usize) < g.state.cards.len() && g.can_see(req.player, c))
+                        .collect()
+                })
+                .unwrap_or_default(),
             })
             .collect();
         if let Ok(mut p) = self.pending.lock() {
@@ -704,6 +716,35 @@ mod tests {
             assert_eq!(o.spaces, [tile], "{}", o.label);
             assert!(v.map.as_deref().unwrap().contains(&format!("data-space=\"{tile}\"")));
         }
+    }
+
+    /// An option about a card (its `card` field: a menu's `add_card`) names that card, for
+    /// a click on it to take the option, and the card is drawn with its number; a card the
+    /// seat does not see is named by no option and drawn without one.
+    #[test]
+    fn options_name_the_cards_a_click_takes() {
+        let mut s = session();
+        let mut named = 0;
+        for _ in 0..40 {
+            let (g, v) = s.replay(None);
+            if v.over.is_some() {
+                break;
+            }
+            let drawn: Vec<u32> = v.zones.iter().flat_map(|z| &z.cards).filter_map(|c| c.card).collect();
+            for o in &v.options {
+                for c in &o.cards {
+                    assert!(g.can_see(v.seat, *c), "{}: a card the seat does not see", o.label);
+                    named += usize::from(drawn.contains(c));
+                }
+            }
+            for z in &v.zones {
+                for c in z.cards.iter().filter(|c| c.id.is_empty()) {
+                    assert_eq!(c.card, None, "a face-down card is drawn without its number");
+                }
+            }
+            s.choose(0).unwrap();
+        }
+        assert!(named >= 3, "options naming a card drawn on the table: {named}");
     }
 
     /// An option with a `supply` field names that supply, drawn beneath the map with how

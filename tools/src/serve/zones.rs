@@ -17,6 +17,9 @@ pub struct CardView {
     pub under: Vec<CardView>,
     /// Its marks the pack shows (`show_marks` in pack.toml), in words: "worth 1".
     pub marks: Vec<String>,
+    /// The card's number in the game (what an option's `card` field names), for a click
+    /// on it to take the option; none for a card the seat may not see.
+    pub card: Option<u32>,
 }
 
 /// A zone as the seat sees it.
@@ -62,11 +65,17 @@ fn card_view(g: &Game, viewer: usize, c: u32, depth: usize) -> CardView {
         Vec::new()
     };
     if !seen {
-        return CardView { id: String::new(), name: "a face-down card".into(), under, marks: Vec::new() };
+        return CardView { id: String::new(), name: "a face-down card".into(), under, marks: Vec::new(), card: None };
     }
     let card = &s.cards[c as usize];
     let marks = (g.pack.manifest.show_marks.iter())
         .filter_map(|(k, words)| card.marks.get(k).map(|v| format!("{words} {v}")))
         .collect();
-    CardView { id: g.pack.defs[card.def as usize].def.id.clone(), name: g.card_name(c).to_string(), under, marks }
+    CardView {
+        id: g.pack.defs[card.def as usize].def.id.clone(),
+        name: g.card_name(c).to_string(),
+        under,
+        marks,
+        card: Some(c),
+    }
 }

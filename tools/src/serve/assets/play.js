@@ -80,12 +80,25 @@ function load(counted) {
 
 function cardEl(c) {
   const d = el("div", { class: "card" });
+  // A card an option is about is taken by a click on it (where several are, they are
+  // listed beside the table); another card is enlarged.
+  const naming = c.card === null || at !== null ? [] : view.options.map((o, i) => (o.cards.includes(c.card) ? i : -1)).filter((i) => i >= 0);
+  if (c.card !== null) d.setAttribute("data-card", c.card);
   if (c.id) {
     const src = "/face/" + encodeURIComponent(view.pack) + "/" + encodeURIComponent(c.id) + ".svg";
-    const img = el("img", { src: src, alt: c.name, title: c.name + " (click to enlarge)" });
+    const img = el("img", { src: src, alt: c.name, title: c.name + (naming.length ? " (click to choose)" : " (click to enlarge)") });
     img.onerror = () => { img.remove(); };
     img.onclick = () => enlarge(src, c.name);
     d.appendChild(img);
+  }
+  if (naming.length && !view.several && !view.number) {
+    d.classList.add("choosable");
+    d.onclick = (e) => {
+      e.stopPropagation();
+      if (naming.length === 1) { pick(naming[0]); return; }
+      mapChoices(view, c.name, naming);
+    };
+    for (const img of d.querySelectorAll("img")) img.onclick = null;
   }
   d.appendChild(el("div", { class: "name" }, c.name));
   // The marks the pack shows ("worth 1"), as a badge on the card.
