@@ -370,8 +370,17 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         let secs = start.elapsed().as_secs_f64();
         if args.invariants {
             let spent = crown_engine::script::api::invariants::seconds_spent();
+            // The ranges pack.toml declares for counters are kept at every change, always.
+            let ranges: Vec<&String> = base.manifest.counter_ranges.keys().collect();
+            let kept = match ranges.len() {
+                0 => String::new(),
+                _ => format!(
+                    ", and the ranges of {} kept at every change",
+                    ranges.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                ),
+            };
             eprintln!(
-                "invariants ({}) checked in every game: {spent:.2} s of the run's {:.2} s of play on {threads} thread{}",
+                "invariants ({}) checked in every game{kept}: {spent:.2} s of the run's {:.2} s of play on {threads} thread{}",
                 base.invariants().join(", "),
                 secs * threads as f64,
                 plural(threads)
