@@ -195,13 +195,7 @@ impl Server {
 
     /// `crown serve` on a copy of a shipped pack.
     fn of_pack(pack: &str) -> Server {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let repo = repo_project();
-        for sub in ["content", "scripts"] {
-            copy_dir(&repo.root.join(sub).join(pack), &root.join(sub).join(pack)).unwrap();
-        }
-        Server::serve(dir, root, pack)
+        Server::of_pack_with(pack, &[])
     }
 
     /// `crown serve` on a copy of a shipped pack with more files (paths from the project's

@@ -106,10 +106,9 @@ pub fn map(g: &Game, supplies: bool) -> Option<Map> {
     let (mut w, mut h) = (w, h);
     if supplies {
         let defs = g.pack.board.as_ref().map_or(&[][..], |(b, _)| &b.supply[..]);
-        let per_row = ((w / (LOOSE.0 + 8.0)).floor() as usize).max(6);
         let top = h + 16.0;
         for (k, su) in defs.iter().enumerate() {
-            let (x, y) = ((k % per_row) as f64 * (LOOSE.0 + 8.0), top + (k / per_row) as f64 * (SUPPLY_H + 8.0));
+            let (x, y) = in_rows(k, w, top, SUPPLY_H);
             supply(g, su, x, y, &mut out);
             w = w.max(x + LOOSE.0);
             h = h.max(y + SUPPLY_H);
@@ -190,22 +189,47 @@ fn field_items(option: Option<&crown_engine::script::Dynamic>, name: &str) -> Ve
     }
 }
 
+/// What an option names that the page lets a person click to take it.
+#[derive(Debug, Default)]
+pub struct Named {
+    /// Map spaces, by id ([`named_spaces`]).
+    pub spaces: Vec<String>,
+    /// Supplies beneath the map, by id ([`named_supplies`]).
+    pub supplies: Vec<String>,
+    /// Cards seat `viewer` sees, by number ([`named_cards`]).
+    pub cards: Vec<u32>,
+}
+
+/// What `option` names for seat `viewer` to click: its spaces, supplies and cards.
+pub fn named(g: &Game, option: Option<&crown_engine::script::Dynamic>, viewer: usize) -> Named {
+    Named {
+        spaces: named_spaces(g, option),
+        supplies: named_supplies(g, option),
+        cards: named_cards(g, option, viewer),
+    }
+}
+
 /// The supplies an option names through its `supply` field (a supply id, or a list of
 /// them): a click on such a supply beneath the map takes it. Ids that are no supply of
 /// board.toml are left out.
-pub fn named_supplies(g: &Game, option: Option<&crown_engine::script::Dynamic>) -> Vec<String> {
+fn named_supplies(g: &Game, option: Option<&crown_engine::script::Dynamic>) -> Vec<String> {
     field_items(option, "supply").iter().map(|x| x.to_string()).filter(|id| g.supply_def(id).is_some()).collect()
 }
 
-/// The cards an option is about through its `card` field (a card's number, or a list):
-/// the card a menu's `add_card` option carries, or one a script's option names.
-pub fn named_cards(option: Option<&crown_engine::script::Dynamic>) -> Vec<u32> {
-    field_items(option, "card").iter().filter_map(|x| x.as_int().ok().and_then(|c| u32::try_from(c).ok())).collect()
+/// The cards an option is about through its `card` field (a card's number, or a list:
+/// the card a menu's `add_card` option carries) that seat `viewer` sees: a number would
+/// tell a face-down card apart.
+fn named_cards(g: &Game, option: Option<&crown_engine::script::Dynamic>, viewer: usize) -> Vec<u32> {
+    field_items(option, "card")
+        .iter()
+        .filter_map(|x| x.as_int().ok().and_then(|c| u32::try_from(c).ok()))
+        .filter(|&c| (c as usize) < g.state.cards.len() && g.can_see(viewer, c))
+        .collect()
 }
 
 /// The map spaces an option names through its `space` field (a space id, a space number,
 /// or a list of them), by id; none when it has no such field or names no map space.
-pub fn named_spaces(g: &Game, option: Option<&crown_engine::script::Dynamic>) -> Vec<String> {
+fn named_spaces(g: &Game, option: Option<&crown_engine::script::Dynamic>) -> Vec<String> {
     let s = &g.state;
     field_items(option, "space")
         .iter()
@@ -253,13 +277,19 @@ fn layout(g: &Game, spaces: &[usize]) -> BTreeMap<usize, Shape> {
         lowest = lowest.max(top + y + NODE);
     }
     // Spaces apart: rows as wide as the rest of the map (six at least).
-    let per_row = ((width / (LOOSE.0 + 8.0)).floor() as usize).max(6);
     let start = if lowest > 0.0 { lowest + 16.0 } else { 0.0 };
     for (k, i) in loose.iter().enumerate() {
-        let (col, row) = (k % per_row, k / per_row);
-        shapes.insert(*i, Shape::Box(col as f64 * (LOOSE.0 + 8.0), start + row as f64 * (LOOSE.1 + 8.0)));
+        let (x, y) = in_rows(k, width, start, LOOSE.1);
+        shapes.insert(*i, Shape::Box(x, y));
     }
     shapes
+}
+
+/// The top left corner of the `k`th box (`LOOSE.0` wide, `height` high) set in rows from
+/// `top` down, each row as wide as the rest of the map (`width`), six boxes at least.
+fn in_rows(k: usize, width: f64, top: f64, height: f64) -> (f64, f64) {
+    let per_row = ((width / (LOOSE.0 + 8.0)).floor() as usize).max(6);
+    ((k % per_row) as f64 * (LOOSE.0 + 8.0), top + (k / per_row) as f64 * (height + 8.0))
 }
 
 /// Centres for the spaces `linked` (joined by `adjacent`): a spring layout (linked
@@ -324,13 +354,16 @@ fn color_of(g: &Game, name: &str) -> String {
     format!("hsl({h}, 45%, 82%)")
 }
 
-/// The colour a supply's pieces are drawn in: its `colour` attribute as written in words
-/// ("light grey" is CSS's `lightgrey`), else one made from its id.
+/// A supply's own colour: its `colour` attribute as written in words ("light grey" is
+/// CSS's `lightgrey`), if it has one.
+fn own_colour(su: &crown_engine::content::model::SupplyDef) -> Option<String> {
+    let c = su.attrs.get("colour").or_else(|| su.attrs.get("color"))?;
+    Some(c.split_whitespace().collect::<String>().to_lowercase())
+}
+
+/// The colour a supply is drawn in beneath the map: its own, else one made from its id.
 fn supply_colour(g: &Game, su: &crown_engine::content::model::SupplyDef) -> String {
-    match su.attrs.get("colour").or_else(|| su.attrs.get("color")) {
-        Some(c) => c.split_whitespace().collect::<String>().to_lowercase(),
-        None => color_of(g, &su.id),
-    }
+    own_colour(su).unwrap_or_else(|| color_of(g, &su.id))
 }
 
 /// Seat colours where pack.toml's `[colors]` gives none (`seat-1 = "#c62828"`...): six
@@ -350,9 +383,8 @@ fn seat_colour(g: &Game, seat: usize) -> String {
 /// a resource), else its owner's (one supply shared by every seat, its pieces told apart by
 /// whose they are), else one made from the supply's id.
 fn piece_colour(g: &Game, kind: &str, owner: i64) -> String {
-    let own = g.supply_def(kind).filter(|su| su.attrs.contains_key("colour") || su.attrs.contains_key("color"));
-    match (own, usize::try_from(owner)) {
-        (Some(su), _) => supply_colour(g, su),
+    match (g.supply_def(kind).and_then(own_colour), usize::try_from(owner)) {
+        (Some(c), _) => c,
         (None, Ok(seat)) => seat_colour(g, seat),
         (None, Err(_)) => color_of(g, kind),
     }

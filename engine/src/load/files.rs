@@ -523,11 +523,10 @@ impl TomlFile<'_> {
                     // The board is left out until its errors are fixed; its spaces naming
                     // one another would then each be reported as missing, so they are not.
                     let own: std::collections::BTreeSet<&str> = b.space.iter().map(|sp| sp.id.as_str()).collect();
-                    let mut k = 0;
-                    out.refs.retain(|r| {
-                        k += 1;
-                        k <= refs_before || !(r.kind == RefKind::Space && own.contains(r.id.as_str()))
-                    });
+                    let added = out.refs.split_off(refs_before);
+                    out.refs.extend(
+                        added.into_iter().filter(|r| !(r.kind == RefKind::Space && own.contains(r.id.as_str()))),
+                    );
                 }
             }
             Err(d) => out.diags.push(*d),

@@ -371,13 +371,12 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         if args.invariants {
             let spent = crown_engine::script::api::invariants::seconds_spent();
             // The ranges pack.toml declares for counters are kept at every change, always.
-            let ranges: Vec<&String> = base.manifest.counter_ranges.keys().collect();
-            let kept = match ranges.len() {
-                0 => String::new(),
-                _ => format!(
-                    ", and the ranges of {} kept at every change",
-                    ranges.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-                ),
+            let ranges = &base.manifest.counter_ranges;
+            let kept = if ranges.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<String> = ranges.keys().map(|k| format!("`{k}`")).collect();
+                format!(", and the ranges of {} kept at every change", names.join(", "))
             };
             eprintln!(
                 "invariants ({}) checked in every game{kept}: {spent:.2} s of the run's {:.2} s of play on {threads} thread{}",

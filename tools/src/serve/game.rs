@@ -245,25 +245,20 @@ impl Agent for WebSeat {
         let options = req.labels[..req.offered()]
             .iter()
             .enumerate()
-            .map(|(i, l)| OptionView {
-                label: l.clone(),
-                confirm: req.confirm(i),
-                ends_turn: req.ends_turn(i),
-                note: req.note(i),
-                about: crate::explain::character_note(req.pack, req.options.get(i)),
-                explain: crate::explain::option_help(req.pack, req.options.get(i), l),
-                place: places.get(i).cloned().flatten(),
-                spaces: with_game(|g| crate::map::named_spaces(g, req.options.get(i))).unwrap_or_default(),
-                supplies: with_game(|g| crate::map::named_supplies(g, req.options.get(i))).unwrap_or_default(),
-                // Only cards the seat sees: a number would tell a face-down card apart.
-                cards: with_game(|g| {
-                    let named = crate::map::named_cards(req.options.get(i));
-                    named
-                        .into_iter()
-                        .filter(|&c| (c as usize) < g.state.cards.len() && g.can_see(req.player, c))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            .map(|(i, l)| {
+                let named = with_game(|g| crate::map::named(g, req.options.get(i), req.player)).unwrap_or_default();
+                OptionView {
+                    label: l.clone(),
+                    confirm: req.confirm(i),
+                    ends_turn: req.ends_turn(i),
+                    note: req.note(i),
+                    about: crate::explain::character_note(req.pack, req.options.get(i)),
+                    explain: crate::explain::option_help(req.pack, req.options.get(i), l),
+                    place: places.get(i).cloned().flatten(),
+                    spaces: named.spaces,
+                    supplies: named.supplies,
+                    cards: named.cards,
+                }
             })
             .collect();
         if let Ok(mut p) = self.pending.lock() {

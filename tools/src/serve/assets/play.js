@@ -88,7 +88,7 @@ function cardEl(c) {
     const src = "/face/" + encodeURIComponent(view.pack) + "/" + encodeURIComponent(c.id) + ".svg";
     const img = el("img", { src: src, alt: c.name, title: c.name + (naming.length ? " (click to choose)" : " (click to enlarge)") });
     img.onerror = () => { img.remove(); };
-    img.onclick = () => enlarge(src, c.name);
+    if (!naming.length) img.onclick = () => enlarge(src, c.name);
     d.appendChild(img);
   }
   if (naming.length && !view.several && !view.number) {
@@ -98,7 +98,6 @@ function cardEl(c) {
       if (naming.length === 1) { pick(naming[0]); return; }
       mapChoices(view, c.name, naming);
     };
-    for (const img of d.querySelectorAll("img")) img.onclick = null;
   }
   d.appendChild(el("div", { class: "name" }, c.name));
   // The marks the pack shows ("worth 1"), as a badge on the card.
@@ -445,11 +444,14 @@ function mapChoices(v, where, naming) {
   here.innerHTML = "";
   if (!naming.length) return;
   here.appendChild(el("span", { class: "head" }, where + ":"));
-  for (const i of naming) {
-    const b = el("button", { class: "map-option", type: "button", "data-i": i }, v.options[i].label);
-    b.onclick = () => pick(i);
-    here.appendChild(b);
-  }
+  for (const i of naming) here.appendChild(mapButton(v, i));
+}
+
+// A button beside the map that takes option `i`.
+function mapButton(v, i) {
+  const b = el("button", { class: "map-option", type: "button", "data-i": i }, v.options[i].label);
+  b.onclick = () => pick(i);
+  return b;
 }
 
 // Beside the map: the options that name nothing on it (passing, buying nothing), and, in a
@@ -467,11 +469,7 @@ function mapOff(v, off) {
   }
   if (!off.length) return;
   d.appendChild(el("span", { class: "head" }, "Not on the board:"));
-  for (const i of off) {
-    const b = el("button", { class: "map-option", type: "button", "data-i": i }, v.options[i].label);
-    b.onclick = () => pick(i);
-    d.appendChild(b);
-  }
+  for (const i of off) d.appendChild(mapButton(v, i));
 }
 
 $("yes").onclick = () => { if (chosen !== null) act("/play/choose?i=" + chosen); };
