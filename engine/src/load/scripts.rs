@@ -317,11 +317,11 @@ fn compile_text(
                 } else if declared_at_top(text, name) {
                     msg = format!(
                         "`{name}` is a variable of the script's top level, which functions do not see (each \
-                         function sees only its parameters and its own `let`s)"
+                         function sees its parameters, its own `let`s and the script's `const`s)"
                     );
                     hint = Some(format!(
-                        "make it a function, `fn {name}() {{ ... }}`, and call `{name}()`; or, for a number of the \
-                         game, put it in pack.toml's [options] and read it with `option(\"...\")`"
+                        "declare it `const {name} = ...;` (functions see the script's constants), or, for a \
+                         number of the game, put it in pack.toml's [options] and read it with `option(\"...\")`"
                     ));
                 }
             }
@@ -502,15 +502,13 @@ fn declared_in_a_function(text: &str, name: &str) -> bool {
         })
 }
 
-/// Whether `text` declares `name` with `let` or `const` at its top level (a line that
-/// starts, unindented, with the declaration).
+/// Whether `text` declares `name` with `let` at its top level (a line that starts,
+/// unindented, with the declaration). Functions see top-level `const`s, not `let`s.
 fn declared_at_top(text: &str, name: &str) -> bool {
     text.lines().any(|l| {
-        ["let ", "const "].iter().any(|kw| {
-            l.strip_prefix(kw).is_some_and(|rest| {
-                rest.trim_start().strip_prefix(name).is_some_and(|after| {
-                    after.trim_start().starts_with('=') || after.trim_start().starts_with(';') || after.is_empty()
-                })
+        l.strip_prefix("let ").is_some_and(|rest| {
+            rest.trim_start().strip_prefix(name).is_some_and(|after| {
+                after.trim_start().starts_with('=') || after.trim_start().starts_with(';') || after.is_empty()
             })
         })
     })
@@ -568,7 +566,7 @@ mod tests {
     #[test]
     fn top_level_declarations_are_found() {
         assert!(declared_at_top("// rules\nlet WIN = 7;\nfn f() { WIN }\n", "WIN"));
-        assert!(declared_at_top("const WIN=7;\n", "WIN"));
+        assert!(!declared_at_top("const WIN=7;\n", "WIN"));
         assert!(!declared_at_top("fn f() {\n    let WIN = 7;\n}\n", "WIN"));
         assert!(!declared_at_top("let WINNER = 7;\n", "WIN"));
     }

@@ -217,9 +217,11 @@ pub const API: &[Entry] = &[
     f("Choices and hooks", "choose_number(p, prompt, lo, hi) -> int", "Ask player `p`'s agent for a whole number from `lo` to `hi` (both included, at most 10,000 of them): how many armies move, how much to bid. A choice among the numbers, each its own label (`7`), so recordings replay it and bots weigh each number (`greedy_score` gets the number as its option); a person types the number instead of reading a list. A range of one number is taken without asking; an empty range is an error."),
     f("Choices and hooks", "unavailable(menu, label, why)", "Show an option a person cannot take now, and why (`m.unavailable(\"Build a wall\", \"needs 2 more wood\")`): listed greyed out after the menu's options, never offered, never seen by bots. In an array of options, a map with an `unavailable` text does the same."),
     f("Choices and hooks", "menu() -> Menu", "An empty action menu: a light list of options for `choose(p, prompt, menu)`, cheaper to build than an array of maps, whose labels may be functions called only when someone reads them."),
-    f("Choices and hooks", "add(menu, kind, label)", "`m.add(\"end\", \"End turn\")`: an option with a fixed label (an option whose label the menu already holds is left out). With a fourth argument, a map of more fields the chosen option carries (`#{ line: l, worth: 3 }`). The label may be a function of the option, made only when read: `m.add(\"target\", |o| `Attack ${name_of(o.line)}`, #{ line: l })` (such options are never merged: give each its own reading)."),
+    f("Choices and hooks", "add(menu, kind, label)", "`m.add(\"end\", \"End turn\")`: an option with a fixed label (an option whose label the menu already holds is left out)."),
+    f("Choices and hooks", "add(menu, kind, label, fields)", "The same with a map of more fields the chosen option carries (`#{ line: l, worth: 3 }`). The label may be a function of the option, made only when read: `m.add(\"target\", |o| `Attack ${name_of(o.line)}`, #{ line: l })` (such options are never merged: give each its own reading)."),
     f("Choices and hooks", "add_numbered(menu, kind, label, fields)", "As `add`, but a label the menu already holds is numbered instead of left out (`Fire Archers from your Land (2)`): for options that are distinct though they read the same."),
-    f("Choices and hooks", "add_card(menu, kind, c, label_fn)", "`m.add_card(\"play\", c, |o| `Play ${name_of(o.card)}`)`: an option about card `c`, labelled by `label_fn(option)` only when read (the option is a map of its `kind`, `card` and fields); one option per kind and card definition (a second copy of a card already offered is left out). With a fifth argument, a map of more fields the option carries (`#{ cost: 0, ends_turn: true }`)."),
+    f("Choices and hooks", "add_card(menu, kind, c, label_fn)", "`m.add_card(\"play\", c, |o| `Play ${name_of(o.card)}`)`: an option about card `c`, labelled by `label_fn(option)` only when read (the option is a map of its `kind`, `card` and fields); one option per kind and card definition (a second copy of a card already offered is left out)."),
+    f("Choices and hooks", "add_card(menu, kind, c, label_fn, fields)", "The same with a map of more fields the option carries (`#{ cost: 0, ends_turn: true }`)."),
     f("Choices and hooks", "offer(menu, kind, cards, hook, args, label_fn)", "For each card of `cards` (one per definition), call the card's `hook(args..., c)` and add the card (as `add_card`) when it returns true; a card whose script lacks the hook is left out. `m.offer(\"play\", cards(hand(p)), \"can_play\", [p], |o| `Play ${name_of(o.card)}`)`."),
     f("Choices and hooks", "note(menu, kind, note_fn)", "`m.note(\"target\", |o| `defended by ${defences(o.line)}`)`: what each option of `kind` costs or risks, made by `note_fn(option)` only for a person (the terminal prints it under the option, the browser beneath its button, `preview` above what changes); bots never make it. It may return `()` for no note. An option map says the same with a `note` text."),
     f("Choices and hooks", "ends_turn(menu)", "Mark the option added last as ending the seat's turn: the terminal and the browser say so beside it (an option map says the same with `ends_turn: true`)."),
@@ -327,7 +329,9 @@ Optional: `fn greedy_score(p, prompt, option) -> int` ranks options for the `gre
 counters, their hand in a stable order, the public state that matters) and `fn render(viewer) -> string` the \
 whole table as that seat sees it (asked for with `board`), both at the terminal and in the browser. Without \
 them the engine shows the seat's counters and own cards, and its plain view of the table. Top-level statements of scripts do \
-not run: put setup in `setup()` and constants in functions.\n\n\
+not run: put setup in `setup()`. A top-level `const NAME = value;` is worked out when the script is read \
+(from literals, operators, Rhai's own functions and the constants above it) and seen by every function \
+of its file.\n\n\
 **Card, noble, leader and plaque scripts** (named by `script = \"...\"` in a definition) define functions \
 the rules call with `invoke(card_or_id, \"on_play\", [args])`, or hooks consulted with `fold`. Every function \
 of the rules script is visible to them, so shared helpers live in `rules.rhai`.\n\n\
@@ -340,22 +344,58 @@ mod tests {
     use super::*;
     use std::collections::BTreeSet;
 
+    /// A signature's name and its number of parameters, a method's receiver counted:
+    /// `list.find(|x| ..., start) -> value` is `("find", 3)`, `eliminate(p: i64, told: &str)`
+    /// is `("eliminate", 2)`. A closure's own parameters (`|a, b|`) are not counted.
+    fn name_and_arity(signature: &str) -> (String, usize) {
+        let open = signature.find('(').expect("a signature has its parentheses");
+        let head = signature[..open].trim();
+        let (receiver, name) = match head.rsplit_once('.') {
+            Some((_, name)) => (1, name),
+            None => (0, head),
+        };
+        let mut depth = 0;
+        let mut in_closure = false;
+        let mut params = 0;
+        let mut empty = true;
+        for ch in signature[open + 1..].chars() {
+            match ch {
+                '|' => in_closure = !in_closure,
+                '(' | '[' | '{' | '<' if !in_closure => depth += 1,
+                ')' if depth == 0 && !in_closure => break,
+                ')' | ']' | '}' | '>' if !in_closure => depth -= 1,
+                ',' if depth == 0 && !in_closure => params += 1,
+                c if !c.is_whitespace() => empty = false,
+                _ => {}
+            }
+        }
+        (name.to_string(), receiver + if empty { 0 } else { params + 1 })
+    }
+
+    #[test]
+    fn arity_is_read_from_either_form_of_signature() {
+        assert_eq!(name_and_arity("eliminate(p, told)"), ("eliminate".into(), 2));
+        assert_eq!(name_and_arity("players() -> int"), ("players".into(), 0));
+        assert_eq!(name_and_arity("list.find(|x| ..., start) -> value"), ("find".into(), 3));
+        assert_eq!(name_and_arity("list.sort(|a, b| ...)"), ("sort".into(), 2));
+        assert_eq!(name_and_arity("eliminate(p: i64, told: &str)"), ("eliminate".into(), 2));
+        assert_eq!(name_and_arity("set_score(p: i64, parts: Array) -> ()"), ("set_score".into(), 2));
+    }
+
+    /// Every registered function is documented, at its arity: a new overload
+    /// (`eliminate(p, told)` beside `eliminate(p)`) needs its own entry, and an entry
+    /// whose parameters no registration takes is stale.
     #[test]
     fn every_registered_function_is_documented_and_docs_are_current() {
         let engine = crate::script::engine();
-        let registered: BTreeSet<String> = engine
-            .gen_fn_signatures(false)
-            .into_iter()
-            .map(|s| s.split('(').next().unwrap_or("").trim().to_string())
-            .collect();
-        let documented: BTreeSet<String> = API
-            .iter()
-            .map(|e| e.signature.split('(').next().unwrap_or("").trim().rsplit('.').next().unwrap_or("").to_string())
-            .collect();
-        let missing: Vec<_> = registered.difference(&documented).collect();
-        let stale: Vec<_> = documented.difference(&registered).collect();
-        assert!(missing.is_empty(), "registered but undocumented: {missing:?}");
-        assert!(stale.is_empty(), "documented but not registered: {stale:?}");
+        let registered: BTreeSet<(String, usize)> =
+            engine.gen_fn_signatures(false).iter().map(|s| name_and_arity(s)).collect();
+        let documented: BTreeSet<(String, usize)> = API.iter().map(|e| name_and_arity(e.signature)).collect();
+        let show = |set: Vec<&(String, usize)>| set.iter().map(|(n, a)| format!("{n}/{a}")).collect::<Vec<_>>();
+        let missing = show(registered.difference(&documented).collect());
+        let stale = show(documented.difference(&registered).collect());
+        assert!(missing.is_empty(), "registered but undocumented (name/arity): {missing:?}");
+        assert!(stale.is_empty(), "documented but not registered (name/arity): {stale:?}");
 
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/script-api.md");
         let want = markdown();

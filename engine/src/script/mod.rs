@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod compiled;
+mod constants;
 pub mod docs;
 pub mod lint;
 pub mod locate;
@@ -177,9 +178,13 @@ pub fn map_of(pairs: &[(&str, &str)]) -> Dynamic {
     Dynamic::from(m)
 }
 
-/// Compile a script's text; `name` becomes the source name errors report.
+/// Compile a script's text; `name` becomes the source name errors report. Its top-level
+/// constants are worked out first and written where its functions name them
+/// ([`constants`]).
 pub fn compile(name: &str, text: &str) -> Result<AST, ParseError> {
-    let mut ast = engine().compile(text)?;
+    let consts = constants::top_level(text)?;
+    let mut ast = if consts.is_empty() { engine().compile(text)? } else { constants::compile_with(engine(), &consts, text)? };
+    constants::check_parameters(&ast, &consts, text)?;
     ast.set_source(name);
     Ok(ast)
 }

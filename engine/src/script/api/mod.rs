@@ -173,14 +173,14 @@ fn read<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
 /// Change what a card shows (its side, stage, stickers, marks, whether it is face up) or
 /// make a card: as [`with`], and answers built on [`read_faces`] end too.
 fn with_faces<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
-    memo::fixtures_changed();
+    memo::faces_changed();
     with(f)
 }
 
 /// Change how the board is laid out (a space's attributes: a tile laid): as [`with`], and
 /// answers built on [`read_layout`] end too.
 fn with_layout<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
-    memo::fixtures_changed();
+    memo::layout_changed();
     with(f)
 }
 
@@ -188,15 +188,22 @@ fn with_layout<T>(f: impl FnOnce(&mut Game) -> Result<T, String>) -> R<T> {
 /// nothing of what stands on it: an answer built on such reads is kept until the layout
 /// changes ([`with_layout`]), however the pieces move and the numbers on spaces change.
 fn read_layout<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
-    memo::read_fixtures();
+    memo::read_layout();
     look(f)
+}
+
+/// Look at how the board is laid out and at a card (a tile's squares, to lay it): as
+/// [`read_layout`] and [`read_faces`] together.
+fn read_layout_and_faces<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
+    memo::read_faces();
+    read_layout(f)
 }
 
 /// Look at what cards show (their definition, side or stage, stickers, marks, whether
 /// face up), nothing of where they are: an answer built on such reads is kept until a
 /// card's face changes ([`with_faces`]), however the cards move.
 fn read_faces<T>(f: impl FnOnce(&Game) -> Result<T, String>) -> R<T> {
-    memo::read_fixtures();
+    memo::read_faces();
     look(f)
 }
 

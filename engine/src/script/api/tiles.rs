@@ -88,7 +88,7 @@ fn placement_options(opts: &Map) -> Result<bool, String> {
 /// square beside a filled one), then kept by `rule` when given (called with each, the game
 /// not held meanwhile).
 fn placements(ctx: Option<&NativeCallContext>, b: i64, c: i64, touching: bool, rule: Option<&FnPtr>) -> R<Array> {
-    let all: Vec<Map> = read_layout(|g| {
+    let all: Vec<Map> = read_layout_and_faces(|g| {
         let b = bd(g, b)?;
         let (c, cells) = tile_cells(g, c)?;
         let st = &g.state;

@@ -15,12 +15,13 @@
 //! - only what stays the same for a whole game (the pack's definitions, the game's
 //!   settings and seats: `api::settled`): until another game is installed on the thread
 //!   or the pack is reloaded;
-//! - what cards show and how the board is laid out (`api::read_faces`,
-//!   `api::read_layout`): until one of those fixtures changes;
+//! - what cards show (`api::read_faces`): until a card's face changes;
+//! - how the board is laid out (`api::read_layout`): until the layout changes (a tile
+//!   laid), however the cards' faces change (marks and stickers, a card turned);
 //! - the pieces on the board (`api::read_pieces`: where they stand, whose they are, their
-//!   values): until a piece changes or a fixture does;
-//! - the numbers on spaces (`api::read_values`): until one changes or a fixture does (an
-//!   answer that read pieces and numbers lasts until either changes);
+//!   values): until a piece changes or the layout does;
+//! - the numbers on spaces (`api::read_values`): until one changes or the layout does (an
+//!   answer that read several of these lasts until any of them changes);
 //! - the game's state (`api::read`): until the next change (any host call that may
 //!   change the game, and every install).
 //!
@@ -55,17 +56,21 @@ thread_local! {
     static TOLD: Cell<u64> = const { Cell::new(0) };
     /// Reads of the game's state (not of what stays the same for a game).
     static READS: Cell<u64> = const { Cell::new(0) };
-    /// Host calls that may have changed the fixtures of the table: what a card shows, how
-    /// the board is laid out (also counted in `CHANGES`).
-    static FIXTURE_CHANGES: Cell<u64> = const { Cell::new(0) };
-    /// Reads of the fixtures of the table.
-    static FIXTURE_READS: Cell<u64> = const { Cell::new(0) };
+    /// Host calls that may have changed what a card shows (also counted in `CHANGES`).
+    static FACE_CHANGES: Cell<u64> = const { Cell::new(0) };
+    /// Reads of what cards show.
+    static FACE_READS: Cell<u64> = const { Cell::new(0) };
+    /// Host calls that may have changed how the board is laid out (also counted in
+    /// `CHANGES`).
+    static LAYOUT_CHANGES: Cell<u64> = const { Cell::new(0) };
+    /// Reads of the board's layout.
+    static LAYOUT_READS: Cell<u64> = const { Cell::new(0) };
     /// Host calls that may have changed the pieces on the board (where they stand, whose
-    /// they are, their values), and fixture changes (also counted in `CHANGES`).
+    /// they are, their values), and layout changes (also counted in `CHANGES`).
     static PIECE_CHANGES: Cell<u64> = const { Cell::new(0) };
     /// Reads of the pieces on the board.
     static PIECE_READS: Cell<u64> = const { Cell::new(0) };
-    /// Host calls that may have changed the numbers on spaces, and fixture changes (also
+    /// Host calls that may have changed the numbers on spaces, and layout changes (also
     /// counted in `CHANGES`).
     static VALUE_CHANGES: Cell<u64> = const { Cell::new(0) };
     /// Reads of the numbers on spaces.
@@ -111,11 +116,18 @@ pub(crate) fn read_state() {
     bump(&READS);
 }
 
-/// A host call that may change a fixture of the table (and so the game: an answer built on
-/// the pieces may have read a fixture too).
+/// A host call that may change what a card shows (and so the game).
 #[inline]
-pub(crate) fn fixtures_changed() {
-    bump(&FIXTURE_CHANGES);
+pub(crate) fn faces_changed() {
+    bump(&FACE_CHANGES);
+    changed();
+}
+
+/// A host call that may change how the board is laid out (and so the game: what stands on
+/// a space and the numbers on it are read through the layout, so those answers end too).
+#[inline]
+pub(crate) fn layout_changed() {
+    bump(&LAYOUT_CHANGES);
     bump(&VALUE_CHANGES);
     pieces_changed();
 }
@@ -146,16 +158,23 @@ pub(crate) fn read_pieces() {
     bump(&PIECE_READS);
 }
 
-/// A host call reading a fixture of the table.
+/// A host call reading what cards show.
 #[inline]
-pub(crate) fn read_fixtures() {
-    bump(&FIXTURE_READS);
+pub(crate) fn read_faces() {
+    bump(&FACE_READS);
+}
+
+/// A host call reading how the board is laid out.
+#[inline]
+pub(crate) fn read_layout() {
+    bump(&LAYOUT_READS);
 }
 
 /// A game installed on this thread, or its pack reloaded: nothing remembered holds.
 pub(crate) fn new_game() {
     bump(&EPOCH);
-    fixtures_changed();
+    faces_changed();
+    layout_changed();
 }
 
 /// A script started from a host function (a callback on a machine of its own), or an
@@ -300,8 +319,8 @@ enum Lasts {
     /// For the game: it read only what stays the same for a game.
     Game,
     /// While what it read of the table stays as it was at these counts of changes: the
-    /// fixtures, the pieces, the numbers on spaces (`None`: not read).
-    Table { fixtures: Option<u64>, pieces: Option<u64>, values: Option<u64> },
+    /// cards' faces, the layout, the pieces, the numbers on spaces (`None`: not read).
+    Table { faces: Option<u64>, layout: Option<u64>, pieces: Option<u64>, values: Option<u64> },
     /// While the game stays as it was at this count of its changes.
     State(u64),
 }
@@ -311,8 +330,11 @@ impl Lasts {
         let same = |kept: Option<u64>, now: Count| kept.is_none_or(|n| now.with(Cell::get) == n);
         match self {
             Lasts::Game => true,
-            Lasts::Table { fixtures, pieces, values } => {
-                same(fixtures, &FIXTURE_CHANGES) && same(pieces, &PIECE_CHANGES) && same(values, &VALUE_CHANGES)
+            Lasts::Table { faces, layout, pieces, values } => {
+                same(faces, &FACE_CHANGES)
+                    && same(layout, &LAYOUT_CHANGES)
+                    && same(pieces, &PIECE_CHANGES)
+                    && same(values, &VALUE_CHANGES)
             }
             Lasts::State(n) => CHANGES.with(Cell::get) == n,
         }
@@ -322,9 +344,12 @@ impl Lasts {
     fn read_again(self) {
         match self {
             Lasts::Game => {}
-            Lasts::Table { fixtures, pieces, values } => {
-                if fixtures.is_some() {
-                    read_fixtures();
+            Lasts::Table { faces, layout, pieces, values } => {
+                if faces.is_some() {
+                    read_faces();
+                }
+                if layout.is_some() {
+                    read_layout();
                 }
                 if pieces.is_some() {
                     read_pieces();
@@ -418,12 +443,7 @@ pub(super) fn call(rt: &mut Rt, key: Key, pos: Position, run: impl FnOnce(&mut R
         return Ok(value);
     }
     let before = (CHANGES.with(Cell::get), MACHINES.with(Cell::get), EPOCH.with(Cell::get), TOLD.with(Cell::get));
-    let reads = (
-        READS.with(Cell::get),
-        PIECE_READS.with(Cell::get),
-        FIXTURE_READS.with(Cell::get),
-        VALUE_READS.with(Cell::get),
-    );
+    let reads = Reads::now();
     let ops = rt.ops;
     let outer = DEEPEST.with(|d| d.replace(base));
     let reached_before = REACHED.with(|r| r.replace(0));
@@ -453,20 +473,42 @@ pub(super) fn call(rt: &mut Rt, key: Key, pos: Position, run: impl FnOnce(&mut R
     r
 }
 
-/// How long an answer holds whose call started when the counts of reads were `before`
-/// (of the state, the pieces, the fixtures and the numbers on spaces).
-fn lasts(before: (u64, u64, u64, u64)) -> Lasts {
-    if READS.with(Cell::get) != before.0 {
+/// The counts of reads when a call starts: of the state, the cards' faces, the layout, the
+/// pieces and the numbers on spaces.
+struct Reads {
+    state: u64,
+    faces: u64,
+    layout: u64,
+    pieces: u64,
+    values: u64,
+}
+
+impl Reads {
+    fn now() -> Reads {
+        Reads {
+            state: READS.with(Cell::get),
+            faces: FACE_READS.with(Cell::get),
+            layout: LAYOUT_READS.with(Cell::get),
+            pieces: PIECE_READS.with(Cell::get),
+            values: VALUE_READS.with(Cell::get),
+        }
+    }
+}
+
+/// How long an answer holds whose call started when the counts of reads were `before`.
+fn lasts(before: Reads) -> Lasts {
+    if READS.with(Cell::get) != before.state {
         return Lasts::State(CHANGES.with(Cell::get));
     }
     let read = |reads: Count, was: u64, changes: Count| (reads.with(Cell::get) != was).then(|| changes.with(Cell::get));
-    let pieces = read(&PIECE_READS, before.1, &PIECE_CHANGES);
-    let fixtures = read(&FIXTURE_READS, before.2, &FIXTURE_CHANGES);
-    let values = read(&VALUE_READS, before.3, &VALUE_CHANGES);
-    if pieces.is_none() && fixtures.is_none() && values.is_none() {
+    let faces = read(&FACE_READS, before.faces, &FACE_CHANGES);
+    let layout = read(&LAYOUT_READS, before.layout, &LAYOUT_CHANGES);
+    let pieces = read(&PIECE_READS, before.pieces, &PIECE_CHANGES);
+    let values = read(&VALUE_READS, before.values, &VALUE_CHANGES);
+    if faces.is_none() && layout.is_none() && pieces.is_none() && values.is_none() {
         Lasts::Game
     } else {
-        Lasts::Table { fixtures, pieces, values }
+        Lasts::Table { faces, layout, pieces, values }
     }
 }
 
