@@ -86,7 +86,11 @@ pub(super) fn compile_with(engine: &Engine, consts: &Scope, text: &str) -> Resul
                 format!(
                     "`{name}` begins a chain of `.` or `[..]` in a {}: Crown cannot give it the constant's value \
                      there. Read it into a variable first (`{fix}`), or write the function's body on lines of its own",
-                    if f.starts_with("anon$") { "closure" } else { "function whose body starts on the line of its `{`" }
+                    if f.starts_with("anon$") {
+                        "closure"
+                    } else {
+                        "function whose body starts on the line of its `{`"
+                    }
                 ),
                 *at,
             ));

@@ -183,7 +183,8 @@ pub fn map_of(pairs: &[(&str, &str)]) -> Dynamic {
 /// ([`constants`]).
 pub fn compile(name: &str, text: &str) -> Result<AST, ParseError> {
     let consts = constants::top_level(text)?;
-    let mut ast = if consts.is_empty() { engine().compile(text)? } else { constants::compile_with(engine(), &consts, text)? };
+    let mut ast =
+        if consts.is_empty() { engine().compile(text)? } else { constants::compile_with(engine(), &consts, text)? };
     constants::check_parameters(&ast, &consts, text)?;
     ast.set_source(name);
     Ok(ast)
