@@ -21,8 +21,8 @@ use std::sync::Arc;
 
 use rhai::Dynamic;
 
-use crate::content::model::{Scalar, StagePosition};
-use crate::content::Pack;
+use crate::content::model::{BoardFile, Grid, Scalar, Seat, SpaceDef, StagePosition};
+use crate::content::{Pack, ScenarioEntry};
 use agent::Agent;
 use rng::{derive_seed, GameRng};
 use state::{Card, Piece, PlayerState, Space, State, NO_ZONE};
@@ -253,206 +253,22 @@ impl Game {
     /// Set up the table from the pack (board, supplies, players) without running scripts.
     pub fn new(pack: Arc<Pack>, cfg: GameConfig, agents: Vec<Box<dyn Agent>>) -> Result<Game, String> {
         let started = cfg.clone();
-        let scenario = match &cfg.scenario {
-            Some(s) => Some(pack.scenario(s).ok_or_else(|| {
-                let known: Vec<&str> = pack.scenarios.iter().map(|s| s.scenario.id.as_str()).collect();
-                format!("no scenario `{s}` in pack `{}` (scenarios: {})", pack.id(), known.join(", "))
-            })?),
-            None => pack.default_scenario(),
-        };
-        let range = scenario.and_then(|s| s.scenario.players).unwrap_or(pack.manifest.players);
+        let scenario = scenario_of(&pack, cfg.scenario.as_deref())?;
         let n = cfg.players;
-        if (n as i64) < range.min || (n as i64) > range.max {
-            return Err(format!(
-                "{} player{}: {} allows {} to {}",
-                n,
-                crate::diag::plural(n),
-                scenario.map_or_else(|| format!("pack `{}`", pack.id()), |s| format!("scenario `{}`", s.scenario.id)),
-                range.min,
-                range.max
-            ));
-        }
-        if n == 0 || n > MAX_SEATS {
-            return Err(format!("{n} players: a game seats 1 to {MAX_SEATS}"));
-        }
-        if agents.len() != n {
-            return Err(format!("{} agents for {} players", agents.len(), n));
-        }
-        if pack.rules.is_none() {
-            return Err(format!("pack `{}` has no rules script", pack.id()));
-        }
+        check_table(&pack, scenario, n, agents.len())?;
         let mut state = State::new(cfg.seed);
-        state.zone_seen = std::sync::Arc::new(
-            pack.manifest
-                .zones
-                .iter()
-                .map(|(name, seen)| {
-                    let v = match seen {
-                        crate::content::model::ZoneSeen::Owner => state::Visibility::Owner,
-                        crate::content::model::ZoneSeen::Everyone => state::Visibility::Public,
-                        crate::content::model::ZoneSeen::Nobody => state::Visibility::Hidden,
-                    };
-                    (name.clone(), v)
-                })
-                .collect(),
-        );
-        let mut seats = scenario.map(|s| s.scenario.seat.clone()).unwrap_or_default();
-        for (i, ch) in cfg.characters.iter().enumerate().take(n) {
-            if let Some(id) = ch {
-                match pack.get(id) {
-                    Some(d) if d.kind.is_character() => {}
-                    _ => {
-                        return Err(format!(
-                            "seat {}: `{id}` is not a character (noble or leader) of pack `{}`",
-                            i + 1,
-                            pack.id()
-                        ))
-                    }
-                }
-                if seats.len() <= i {
-                    seats.resize(i + 1, Default::default());
-                }
-                seats[i].character = Some(id.clone());
-            }
-        }
-        for i in 0..n {
-            let name = cfg
-                .names
-                .get(i)
-                .cloned()
-                .or_else(|| seats.get(i).and_then(|s| s.name.clone()))
-                .unwrap_or_else(|| format!("P{}", i + 1));
-            state.players.push(PlayerState {
-                name,
-                character: None,
-                counters: Default::default(),
-                hidden: Vec::new(),
-                out: false,
-                score: 0,
-            });
-        }
+        state.zone_seen = zone_visibility(&pack);
+        let seats = seats_of(&pack, scenario, &cfg.characters, n)?;
+        seat_players(&mut state, &cfg.names, &seats, n);
         if let Some((board, _)) = &pack.board {
-            for s in &board.supply {
-                state.supplies.insert(s.id.clone(), s.count);
-            }
-            if let Some(g) = &board.grid {
-                state.grid = Some((g.width, g.height));
-                for (y, row) in g.rows.iter().enumerate() {
-                    for (x, ch) in row.chars().enumerate() {
-                        let id = format!("{x},{y}");
-                        let mut attrs = BTreeMap::new();
-                        if let Some(t) = g.legend.get(&ch.to_string()) {
-                            attrs.insert("terrain".to_string(), t.clone());
-                        }
-                        state.space_ids.insert(id.clone(), state.spaces.len() as u32);
-                        state.spaces.push(Space {
-                            id: id.clone(),
-                            name: id,
-                            adjacent: Vec::new(),
-                            xy: Some((x as i64, y as i64)),
-                            attrs,
-                            values: BTreeMap::new(),
-                            board: None,
-                        });
-                    }
-                }
-            }
-            for sd in &board.space {
-                let idx = match state.space_ids.get(&sd.id) {
-                    Some(&i) => i,
-                    None => {
-                        let i = state.spaces.len() as u32;
-                        state.space_ids.insert(sd.id.clone(), i);
-                        state.spaces.push(Space {
-                            id: sd.id.clone(),
-                            name: sd.name.clone(),
-                            adjacent: Vec::new(),
-                            xy: None,
-                            attrs: BTreeMap::new(),
-                            values: BTreeMap::new(),
-                            board: None,
-                        });
-                        i
-                    }
-                };
-                let sp = &mut state.spaces[idx as usize];
-                sp.name = sd.name.clone();
-                sp.attrs.extend(sd.attrs.clone());
-                sp.values.extend(sd.values.clone());
-            }
-            for sd in &board.space {
-                let a = state.space_ids[&sd.id];
-                let linked = sd.links.iter().map(|l| (&l.to, Some(&l.attrs)));
-                for (adj, attrs) in sd.adjacent.iter().map(|id| (id, None)).chain(linked) {
-                    if let Some(&b) = state.space_ids.get(adj) {
-                        if !state.spaces[a as usize].adjacent.contains(&b) {
-                            state.spaces[a as usize].adjacent.push(b);
-                        }
-                        if !state.spaces[b as usize].adjacent.contains(&a) {
-                            state.spaces[b as usize].adjacent.push(a);
-                        }
-                        if let Some(attrs) = attrs.filter(|m| !m.is_empty()) {
-                            state.links.entry((a.min(b), a.max(b))).or_default().extend(attrs.clone());
-                        }
-                    }
-                }
-                for (kind, count) in &sd.pieces {
-                    for _ in 0..*count {
-                        let left = state.supplies.entry(kind.clone()).or_insert(0);
-                        if *left <= 0 {
-                            break;
-                        }
-                        *left -= 1;
-                        state.pieces.push(Piece {
-                            kind: kind.clone(),
-                            owner: -1,
-                            space: Some(a),
-                            attrs: BTreeMap::new(),
-                        });
-                    }
-                }
-            }
-            for sp in &mut state.spaces {
-                sp.adjacent.sort_unstable();
-            }
-            // The boards of each `[[board]]` kind: one shared, or one for each seat; drawn
-            // with as much room around what is laid as the longest tile reaches.
-            let reach = if board.board.is_empty() { None } else { boards::tile_reach(&pack) };
-            for kind in &board.board {
-                let seats: Vec<Option<usize>> =
-                    if kind.per_seat { (0..state.players.len()).map(Some).collect() } else { vec![None] };
-                for owner in seats {
-                    let b = state.add_board(kind, owner);
-                    state.boards[b].reach = reach;
-                }
-            }
+            lay_board(&mut state, &pack, board);
         }
         let mut agents: Vec<Option<Box<dyn Agent>>> = agents.into_iter().map(Some).collect();
         agents.shrink_to_fit();
         let max_turns = cfg.max_turns.or(pack.manifest.max_turns.map(u64::from)).unwrap_or(500);
-        let header = cfg.transcript.then(|| {
-            let mut t = Vec::with_capacity(512);
-            t.push(format!("# pack {} {}", pack.id(), pack.manifest.version));
-            t.push(format!("# scenario {}", scenario.map_or("-", |s| s.scenario.id.as_str())));
-            t.push(format!("# seed {}", cfg.seed));
-            let names: Vec<String> = state
-                .players
-                .iter()
-                .zip(&agents)
-                .map(|(p, a)| format!("{} ({})", p.name, a.as_ref().map_or("?".into(), |a| a.kind())))
-                .collect();
-            t.push(format!("# players {}", names.join(", ")));
-            t
-        });
+        let header = cfg.transcript.then(|| transcript_header(&pack, scenario, cfg.seed, &state, &agents));
         Ok(Game {
-            options: {
-                // The pack's settings, then the scenario's over them.
-                let mut o = pack.manifest.options.clone();
-                if let Some(s) = scenario {
-                    o.extend(s.scenario.options.iter().map(|(k, v)| (k.clone(), v.clone())));
-                }
-                o
-            },
+            options: options_of(&pack, scenario),
             scenario: scenario.map(|s| s.scenario.id.clone()),
             seats,
             pack,
@@ -694,6 +510,259 @@ impl Game {
         }
         t
     }
+}
+
+/// The scenario a game plays: the one named, or the pack's default (if any).
+fn scenario_of<'p>(pack: &'p Pack, name: Option<&str>) -> Result<Option<&'p ScenarioEntry>, String> {
+    Ok(match name {
+        Some(s) => Some(pack.scenario(s).ok_or_else(|| {
+            let known: Vec<&str> = pack.scenarios.iter().map(|s| s.scenario.id.as_str()).collect();
+            format!("no scenario `{s}` in pack `{}` (scenarios: {})", pack.id(), known.join(", "))
+        })?),
+        None => pack.default_scenario(),
+    })
+}
+
+/// Check that the pack (or the scenario) seats `n` players, that there is an agent for
+/// each, and that the pack has rules to play.
+fn check_table(pack: &Pack, scenario: Option<&ScenarioEntry>, n: usize, agents: usize) -> Result<(), String> {
+    let range = scenario.and_then(|s| s.scenario.players).unwrap_or(pack.manifest.players);
+    if (n as i64) < range.min || (n as i64) > range.max {
+        return Err(format!(
+            "{} player{}: {} allows {} to {}",
+            n,
+            crate::diag::plural(n),
+            scenario.map_or_else(|| format!("pack `{}`", pack.id()), |s| format!("scenario `{}`", s.scenario.id)),
+            range.min,
+            range.max
+        ));
+    }
+    if n == 0 || n > MAX_SEATS {
+        return Err(format!("{n} players: a game seats 1 to {MAX_SEATS}"));
+    }
+    if agents != n {
+        return Err(format!("{} agents for {} players", agents, n));
+    }
+    if pack.rules.is_none() {
+        return Err(format!("pack `{}` has no rules script", pack.id()));
+    }
+    Ok(())
+}
+
+/// Who sees the cards of each zone, as pack.toml's `[zones]` says.
+fn zone_visibility(pack: &Pack) -> Arc<Vec<(String, state::Visibility)>> {
+    Arc::new(
+        pack.manifest
+            .zones
+            .iter()
+            .map(|(name, seen)| {
+                let v = match seen {
+                    crate::content::model::ZoneSeen::Owner => state::Visibility::Owner,
+                    crate::content::model::ZoneSeen::Everyone => state::Visibility::Public,
+                    crate::content::model::ZoneSeen::Nobody => state::Visibility::Hidden,
+                };
+                (name.clone(), v)
+            })
+            .collect(),
+    )
+}
+
+/// The scenario's seats, with the characters the configuration gives the first `n` seats
+/// over the scenario's (each checked to be a character of the pack).
+fn seats_of(
+    pack: &Pack,
+    scenario: Option<&ScenarioEntry>,
+    characters: &[Option<String>],
+    n: usize,
+) -> Result<Vec<Seat>, String> {
+    let mut seats = scenario.map(|s| s.scenario.seat.clone()).unwrap_or_default();
+    for (i, ch) in characters.iter().enumerate().take(n) {
+        if let Some(id) = ch {
+            match pack.get(id) {
+                Some(d) if d.kind.is_character() => {}
+                _ => {
+                    return Err(format!(
+                        "seat {}: `{id}` is not a character (noble or leader) of pack `{}`",
+                        i + 1,
+                        pack.id()
+                    ))
+                }
+            }
+            if seats.len() <= i {
+                seats.resize(i + 1, Default::default());
+            }
+            seats[i].character = Some(id.clone());
+        }
+    }
+    Ok(seats)
+}
+
+/// Seat `n` players, named as the configuration says, else as their seat is, else `P1`,
+/// `P2`...
+fn seat_players(state: &mut State, names: &[String], seats: &[Seat], n: usize) {
+    for i in 0..n {
+        let name = names
+            .get(i)
+            .cloned()
+            .or_else(|| seats.get(i).and_then(|s| s.name.clone()))
+            .unwrap_or_else(|| format!("P{}", i + 1));
+        state.players.push(PlayerState {
+            name,
+            character: None,
+            counters: Default::default(),
+            hidden: Vec::new(),
+            out: false,
+            score: 0,
+        });
+    }
+}
+
+/// Lay out board.toml on the table: the supplies, the grid's squares and the named
+/// spaces, the links between spaces, the pieces that start on them, and the boards of
+/// each `[[board]]` kind.
+fn lay_board(state: &mut State, pack: &Pack, board: &BoardFile) {
+    for s in &board.supply {
+        state.supplies.insert(s.id.clone(), s.count);
+    }
+    if let Some(g) = &board.grid {
+        add_grid(state, g);
+    }
+    for sd in &board.space {
+        add_space(state, sd);
+    }
+    for sd in &board.space {
+        link_space(state, sd);
+        place_pieces(state, sd);
+    }
+    for sp in &mut state.spaces {
+        sp.adjacent.sort_unstable();
+    }
+    // The boards of each `[[board]]` kind: one shared, or one for each seat; drawn with as
+    // much room around what is laid as the longest tile reaches.
+    let reach = if board.board.is_empty() { None } else { boards::tile_reach(pack) };
+    for kind in &board.board {
+        let seats: Vec<Option<usize>> =
+            if kind.per_seat { (0..state.players.len()).map(Some).collect() } else { vec![None] };
+        for owner in seats {
+            let b = state.add_board(kind, owner);
+            state.boards[b].reach = reach;
+        }
+    }
+}
+
+/// A space for each square of the grid, named `x,y`, with its legend's terrain.
+fn add_grid(state: &mut State, g: &Grid) {
+    state.grid = Some((g.width, g.height));
+    for (y, row) in g.rows.iter().enumerate() {
+        for (x, ch) in row.chars().enumerate() {
+            let id = format!("{x},{y}");
+            let mut attrs = BTreeMap::new();
+            if let Some(t) = g.legend.get(&ch.to_string()) {
+                attrs.insert("terrain".to_string(), t.clone());
+            }
+            state.space_ids.insert(id.clone(), state.spaces.len() as u32);
+            state.spaces.push(Space {
+                id: id.clone(),
+                name: id,
+                adjacent: Vec::new(),
+                xy: Some((x as i64, y as i64)),
+                attrs,
+                values: BTreeMap::new(),
+                board: None,
+            });
+        }
+    }
+}
+
+/// A named space of board.toml: a new space, or what it says of a square of the grid.
+fn add_space(state: &mut State, sd: &SpaceDef) {
+    let idx = match state.space_ids.get(&sd.id) {
+        Some(&i) => i,
+        None => {
+            let i = state.spaces.len() as u32;
+            state.space_ids.insert(sd.id.clone(), i);
+            state.spaces.push(Space {
+                id: sd.id.clone(),
+                name: sd.name.clone(),
+                adjacent: Vec::new(),
+                xy: None,
+                attrs: BTreeMap::new(),
+                values: BTreeMap::new(),
+                board: None,
+            });
+            i
+        }
+    };
+    let sp = &mut state.spaces[idx as usize];
+    sp.name = sd.name.clone();
+    sp.attrs.extend(sd.attrs.clone());
+    sp.values.extend(sd.values.clone());
+}
+
+/// Join a space to the spaces it is adjacent or linked to, both ways; a link's
+/// attributes are kept with the pair.
+fn link_space(state: &mut State, sd: &SpaceDef) {
+    let a = state.space_ids[&sd.id];
+    let linked = sd.links.iter().map(|l| (&l.to, Some(&l.attrs)));
+    for (adj, attrs) in sd.adjacent.iter().map(|id| (id, None)).chain(linked) {
+        if let Some(&b) = state.space_ids.get(adj) {
+            if !state.spaces[a as usize].adjacent.contains(&b) {
+                state.spaces[a as usize].adjacent.push(b);
+            }
+            if !state.spaces[b as usize].adjacent.contains(&a) {
+                state.spaces[b as usize].adjacent.push(a);
+            }
+            if let Some(attrs) = attrs.filter(|m| !m.is_empty()) {
+                state.links.entry((a.min(b), a.max(b))).or_default().extend(attrs.clone());
+            }
+        }
+    }
+}
+
+/// Put the pieces a space starts with on it, taken from their supply while it lasts.
+fn place_pieces(state: &mut State, sd: &SpaceDef) {
+    let a = state.space_ids[&sd.id];
+    for (kind, count) in &sd.pieces {
+        for _ in 0..*count {
+            let left = state.supplies.entry(kind.clone()).or_insert(0);
+            if *left <= 0 {
+                break;
+            }
+            *left -= 1;
+            state.pieces.push(Piece { kind: kind.clone(), owner: -1, space: Some(a), attrs: BTreeMap::new() });
+        }
+    }
+}
+
+/// The first lines of a game's transcript: the pack, the scenario, the seed and who plays.
+fn transcript_header(
+    pack: &Pack,
+    scenario: Option<&ScenarioEntry>,
+    seed: u64,
+    state: &State,
+    agents: &[Option<Box<dyn Agent>>],
+) -> Vec<String> {
+    let mut t = Vec::with_capacity(512);
+    t.push(format!("# pack {} {}", pack.id(), pack.manifest.version));
+    t.push(format!("# scenario {}", scenario.map_or("-", |s| s.scenario.id.as_str())));
+    t.push(format!("# seed {seed}"));
+    let names: Vec<String> = state
+        .players
+        .iter()
+        .zip(agents)
+        .map(|(p, a)| format!("{} ({})", p.name, a.as_ref().map_or("?".into(), |a| a.kind())))
+        .collect();
+    t.push(format!("# players {}", names.join(", ")));
+    t
+}
+
+/// A game's options: the pack's settings, then the scenario's over them.
+fn options_of(pack: &Pack, scenario: Option<&ScenarioEntry>) -> BTreeMap<String, Scalar> {
+    let mut o = pack.manifest.options.clone();
+    if let Some(s) = scenario {
+        o.extend(s.scenario.options.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    o
 }
 
 /// `def-id#instance`.

@@ -44,8 +44,10 @@ pub(super) fn top_level(text: &str) -> Result<Scope<'static>, ParseError> {
         let name = decl.0.name.to_string();
         let one = AST::new([stmt.clone()], rhai::Module::new());
         if let Err(e) = reader().run_ast_with_scope(&mut scope, &one) {
-            let why = e.to_string();
-            let why = why.split(" (line ").next().unwrap_or(&why);
+            let why = match *e {
+                rhai::EvalAltResult::ErrorFunctionNotFound(sig, _) => format!("it calls `{}`", sig.replace(" (", "(")),
+                e => e.to_string().split(" (line ").next().unwrap_or_default().to_string(),
+            };
             return Err(error(
                 format!(
                     "the constant `{name}` cannot be worked out when the script is read: {why}. A constant is \
@@ -105,16 +107,19 @@ pub(super) fn compile_with(engine: &Engine, consts: &Scope, text: &str) -> Resul
         inserts.push((offset, decl));
     }
     let mut with = text.to_string();
-    inserts.sort_by(|a, b| b.0.cmp(&a.0));
+    inserts.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
     for (at, decl) in inserts {
         with.insert_str(at, &decl);
     }
     engine.compile_with_scope(consts, &with)
 }
 
-/// For each function naming a constant at the head of a chain: its name, the position of
-/// its body's opening brace, and each such constant with where it is named.
-fn chain_heads(ast: &AST, consts: &Scope) -> Vec<(String, Position, Vec<(String, Position)>)> {
+/// A function naming constants at the heads of chains: its name, the position of its
+/// body's opening brace, and each such constant with where it is named.
+type Heads = (String, Position, Vec<(String, Position)>);
+
+/// Every function naming a constant at the head of a chain.
+fn chain_heads(ast: &AST, consts: &Scope) -> Vec<Heads> {
     let mut out = Vec::new();
     for f in ast.iter_fn_def() {
         let mut lib = rhai::Module::new();

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use crown_engine::content::model::Shop;
+use crown_engine::content::Pack;
 use crown_engine::diag::{Diagnostic, SourceMap};
 use crown_engine::load::Project;
 
@@ -107,41 +108,12 @@ impl ShopArg {
 }
 
 pub fn run(project: &Project, args: &PrintArgs) -> Done {
-    let size_mm = match args.size.as_deref().map(parse_size).transpose() {
-        Ok(s) => s,
-        Err(d) => {
-            out::print_diagnostics(&[d], &SourceMap::default());
-            return Err(Failure::told(2));
-        }
-    };
+    let size_mm = card_size(args)?;
     let dpi = args.dpi.unwrap_or(300);
     if !(50..=1200).contains(&dpi) {
         return Err(Failure::usage(format!("--dpi must be between 50 and 1200, not {dpi}")));
     }
-    let Some(paper) = Paper::parse(&args.paper) else {
-        let d = Diagnostic::error("unknown-paper", format!("unknown paper `{}`", args.paper))
-            .maybe_hint(
-                crown_engine::diag::did_you_mean(&args.paper, ["a4", "letter", "a3", "tabloid"])
-                    .map(|n| format!("did you mean `{n}`?")),
-            )
-            .hint("use a4, letter, a3, tabloid or WxH in millimetres (50 to 2000 a side), e.g. 300x450");
-        out::print_diagnostics(&[d], &SourceMap::default());
-        return Err(Failure::told(2));
-    };
-    let page = PageSetup {
-        paper,
-        orientation: args.orientation,
-        margin_mm: args.margin,
-        gutter_mm: args.gutter,
-        duplex: args.duplex,
-        crop_marks: args.crop_marks,
-        guides: args.guides,
-        layout: args.layout.unwrap_or(Layout::Sheet),
-        ..PageSetup::default()
-    };
-    if let Err(m) = page.check() {
-        return Err(Failure::usage(m.to_string()));
-    }
+    let page = page_setup(args)?;
     let pack = session::load_printable(project, &args.pack)?;
     let out_dir = args.out.clone().unwrap_or_else(|| project.root.join("build").join("print").join(pack.id()));
     // The folder takes files, before anything is rendered.
@@ -161,67 +133,137 @@ pub fn run(project: &Project, args: &PrintArgs) -> Done {
         tts_url: args.tts_url.clone(),
         shop: None,
     };
-    let shop = match args.shop {
-        Some(a) => a.shop(),
-        None => pack.manifest.print.shop,
-    };
-    if let Some(shop) = shop {
-        let spec = shop::Spec::of(shop);
-        // What the shop sets is not also set by hand: one of the two would be silently lost.
-        let given: Vec<&str> =
-            [("--bleed", args.bleed.is_some()), ("--dpi", args.dpi.is_some()), ("--layout", args.layout.is_some())]
-                .into_iter()
-                .filter_map(|(name, set)| set.then_some(name))
-                .collect();
-        if !given.is_empty() {
-            let from = if args.shop.is_some() {
-                format!("--shop {}", shop.as_str())
-            } else {
-                format!("the pack's [print] shop = \"{}\"", shop.as_str())
-            };
-            return Err(Failure::usage(format!(
-                "{from} sets the bleed, resolution and layout {} asks for: leave out {} (or print with --shop none)",
-                spec.name,
-                given.join(", ")
-            )));
-        }
-        if let Err(d) = opts.apply_shop(&pack, shop) {
-            out::print_diagnostics(&[d], &SourceMap::default());
-            return Err(Failure::told(2));
-        }
-    }
+    apply_shop(&mut opts, &pack, args)?;
     if let Some(f) = &args.format {
         opts.formats = f.clone();
     }
     opts.formats.sort();
     opts.formats.dedup();
     let started = Instant::now();
-    let report = match render_pack(&pack, &opts) {
-        Ok(r) => r,
-        Err(diags) => {
-            out::print_diagnostics(&diags, &templates::with_template_sources(&project.root, &pack.sources, &diags));
-            // Option problems are usage errors; broken templates are content errors (the
-            // catalogue of codes says which is which).
-            let usage = diags.iter().any(|d| crown_engine::diag::codes::is_usage(d.code));
-            return Err(Failure::told(if usage { 2 } else { 1 }));
-        }
-    };
+    let report = render(project, &pack, &opts)?;
     out::print_diagnostics(&report.diagnostics, &pack.sources);
     let mut parts = Vec::new();
     if let Some(shop) = opts.shop {
-        let geom = geometry(&pack, &opts).map_err(|d| Failure::error(d.message))?;
-        let (fw, fh) = geom.full();
-        parts.push(format!(
-            "for {}: {}x{} mm cards with {} mm bleed, {}x{} px at {} dpi",
-            shop::Spec::of(shop).name,
-            util::num(geom.w),
-            util::num(geom.h),
-            util::num(geom.bleed),
-            raster::px(fw, opts.dpi),
-            raster::px(fh, opts.dpi),
-            opts.dpi
-        ));
+        parts.push(shop_part(&pack, &opts, shop)?);
     }
+    parts.extend(pdf_parts(&opts, &report));
+    parts.extend(file_parts(&opts, &report));
+    let errors = report.errors();
+    let warnings = report.diagnostics.len() - errors;
+    println!(
+        "{}: printed to {} in {:.2} s: {}; {errors} error{}, {warnings} warning{}",
+        pack.id(),
+        report.out.display(),
+        started.elapsed().as_secs_f64(),
+        parts.join("; "),
+        plural(errors),
+        plural(warnings)
+    );
+    out::fail_if(errors > 0)
+}
+
+/// Show a diagnostic about the options: the command stops as on a usage error.
+fn told_usage(d: Diagnostic) -> Failure {
+    out::print_diagnostics(&[d], &SourceMap::default());
+    Failure::told(2)
+}
+
+/// `--size`, read: `None` for the pack's card size.
+fn card_size(args: &PrintArgs) -> Result<Option<(f64, f64)>, Failure> {
+    args.size.as_deref().map(parse_size).transpose().map_err(told_usage)
+}
+
+/// The paper and how the cards are laid on it, from the options, checked.
+fn page_setup(args: &PrintArgs) -> Result<PageSetup, Failure> {
+    let Some(paper) = Paper::parse(&args.paper) else {
+        let d = Diagnostic::error("unknown-paper", format!("unknown paper `{}`", args.paper))
+            .maybe_hint(
+                crown_engine::diag::did_you_mean(&args.paper, ["a4", "letter", "a3", "tabloid"])
+                    .map(|n| format!("did you mean `{n}`?")),
+            )
+            .hint("use a4, letter, a3, tabloid or WxH in millimetres (50 to 2000 a side), e.g. 300x450");
+        return Err(told_usage(d));
+    };
+    let page = PageSetup {
+        paper,
+        orientation: args.orientation,
+        margin_mm: args.margin,
+        gutter_mm: args.gutter,
+        duplex: args.duplex,
+        crop_marks: args.crop_marks,
+        guides: args.guides,
+        layout: args.layout.unwrap_or(Layout::Sheet),
+        ..PageSetup::default()
+    };
+    if let Err(m) = page.check() {
+        return Err(Failure::usage(m.to_string()));
+    }
+    Ok(page)
+}
+
+/// Set the options a print shop asks for (`--shop`, else the pack's `[print] shop`),
+/// refusing the ones given by hand that it would override.
+fn apply_shop(opts: &mut PrintOptions, pack: &Pack, args: &PrintArgs) -> Done {
+    let shop = match args.shop {
+        Some(a) => a.shop(),
+        None => pack.manifest.print.shop,
+    };
+    let Some(shop) = shop else {
+        return Ok(());
+    };
+    let spec = shop::Spec::of(shop);
+    // What the shop sets is not also set by hand: one of the two would be silently lost.
+    let given: Vec<&str> =
+        [("--bleed", args.bleed.is_some()), ("--dpi", args.dpi.is_some()), ("--layout", args.layout.is_some())]
+            .into_iter()
+            .filter_map(|(name, set)| set.then_some(name))
+            .collect();
+    if !given.is_empty() {
+        let from = if args.shop.is_some() {
+            format!("--shop {}", shop.as_str())
+        } else {
+            format!("the pack's [print] shop = \"{}\"", shop.as_str())
+        };
+        return Err(Failure::usage(format!(
+            "{from} sets the bleed, resolution and layout {} asks for: leave out {} (or print with --shop none)",
+            spec.name,
+            given.join(", ")
+        )));
+    }
+    opts.apply_shop(pack, shop).map_err(told_usage)
+}
+
+/// Print the pack; when nothing could be printed, show why and stop.
+fn render(project: &Project, pack: &Pack, opts: &PrintOptions) -> Result<Report, Failure> {
+    render_pack(pack, opts).map_err(|diags| {
+        out::print_diagnostics(&diags, &templates::with_template_sources(&project.root, &pack.sources, &diags));
+        // Option problems are usage errors; broken templates are content errors (the
+        // catalogue of codes says which is which).
+        let usage = diags.iter().any(|d| crown_engine::diag::codes::is_usage(d.code));
+        Failure::told(if usage { 2 } else { 1 })
+    })
+}
+
+/// The summary's words on the shop's card: its size, bleed and pixels.
+fn shop_part(pack: &Pack, opts: &PrintOptions, shop: Shop) -> Result<String, Failure> {
+    let geom = geometry(pack, opts).map_err(|d| Failure::error(d.message))?;
+    let (fw, fh) = geom.full();
+    Ok(format!(
+        "for {}: {}x{} mm cards with {} mm bleed, {}x{} px at {} dpi",
+        shop::Spec::of(shop).name,
+        util::num(geom.w),
+        util::num(geom.h),
+        util::num(geom.bleed),
+        raster::px(fw, opts.dpi),
+        raster::px(fh, opts.dpi),
+        opts.dpi
+    ))
+}
+
+/// The summary's words on the PDFs written: a deck's PDF of a card a page, the sheets,
+/// the board sheets.
+fn pdf_parts(opts: &PrintOptions, report: &Report) -> Vec<String> {
+    let mut parts = Vec::new();
     for p in &report.card_pdfs {
         parts.push(format!(
             "{} ({} card{}, one a page, each followed by its back: {} page{})",
@@ -267,6 +309,13 @@ pub fn run(project: &Project, args: &PrintArgs) -> Done {
             plural(b.pages)
         ));
     }
+    parts
+}
+
+/// The summary's words on the other files: PNGs and SVGs (rendered and cached), the
+/// upload list, the faces that failed, the deck sheets.
+fn file_parts(opts: &PrintOptions, report: &Report) -> Vec<String> {
+    let mut parts = Vec::new();
     if opts.wants(Format::Png) {
         parts.push(format!(
             "{} PNG{} ({} rendered, {} cached)",
@@ -299,16 +348,5 @@ pub fn run(project: &Project, args: &PrintArgs) -> Done {
             t.manifest.display()
         ));
     }
-    let errors = report.errors();
-    let warnings = report.diagnostics.len() - errors;
-    println!(
-        "{}: printed to {} in {:.2} s: {}; {errors} error{}, {warnings} warning{}",
-        pack.id(),
-        report.out.display(),
-        started.elapsed().as_secs_f64(),
-        parts.join("; "),
-        plural(errors),
-        plural(warnings)
-    );
-    out::fail_if(errors > 0)
+    parts
 }

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use clap::Args;
 use crown_engine::content::set::Override;
+use crown_engine::content::Pack;
 use crown_engine::game::rng::derive_seed;
 use crown_engine::load::Project;
 
@@ -199,7 +200,57 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
     if let Some(SimCommand::Merge(m)) = &args.command {
         return run_merge(m);
     }
-    let (first, end) = match &args.shard {
+    let (first, end) = checked_range(args)?;
+    let Some(pack_name) = args.pack.clone() else {
+        return Err("crown sim: name the pack to simulate (crown sim PACK), or `crown sim merge FILES...`".into());
+    };
+    let (base, players, kinds) = match session::bot_table(project, &pack_name, &args.table, "sim") {
+        Ok(t) => t,
+        // A failure already told keeps its code; the others are usage errors.
+        Err(f) => return f.message.map_or(Ok(f.code), Err),
+    };
+    if first == end {
+        return Err(format!(
+            "--shard {}: this shard of {} games is empty (use fewer shards)",
+            args.shard.as_deref().unwrap_or(""),
+            args.games
+        ));
+    }
+    let (fixed, sweep) = overrides(&args.set)?;
+    check_sweep(args, sweep.is_some())?;
+    let plan = this_plan(args, &base, players, kinds.clone(), sweep.is_some())?;
+    let (other, other_plan) = other_side(project, args, &base, players, &plan)?;
+    let packs = packs_to_run(&base, &fixed, sweep.as_ref())?;
+    let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
+    let sim = Sim { args, first, end, base, players, kinds, plan, other, other_plan, threads };
+    let mut runs = Vec::new();
+    let mut code = 0;
+    for (set, pack) in packs {
+        let (v, run_code) = sim.play(&set, &pack)?;
+        code = code.max(run_code);
+        runs.push((set, v));
+    }
+    match sweep {
+        None => {
+            if let Some((_, v)) = runs.pop() {
+                sim.print_run(v)?;
+            }
+        }
+        Some((o, values)) => sim.print_sweep_runs(&o, &values, runs),
+    }
+    Ok(code)
+}
+
+/// A `--set` sweep (`A..B`): the override it varies and its values.
+type Sweep = (Override, Vec<String>);
+
+/// One run's overrides, and the pack they change.
+type Variant = (Vec<Override>, Arc<Pack>);
+
+/// The games this run plays, `first..end` (all of them, or one shard's), with the checks
+/// on `--shard`, `--games` and `--confidence`.
+fn checked_range(args: &SimArgs) -> Result<(u64, u64), String> {
+    let range = match &args.shard {
         Some(s) => {
             let (i, n) = shard::parse_shard(s)?;
             if args.out.is_none() {
@@ -217,32 +268,28 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
     if !(args.confidence > 0.5 && args.confidence < 1.0) {
         return Err(format!("--confidence {}: give a level between 0.5 and 1, e.g. 0.95", args.confidence));
     }
-    let Some(pack_name) = args.pack.clone() else {
-        return Err("crown sim: name the pack to simulate (crown sim PACK), or `crown sim merge FILES...`".into());
-    };
-    let table = &args.table;
-    let scenario = table.setup.scenario.as_deref();
-    let (base, players, kinds) = match session::bot_table(project, &pack_name, table, "sim") {
-        Ok(t) => t,
-        // A failure already told keeps its code; the others are usage errors.
-        Err(f) => return f.message.map_or(Ok(f.code), Err),
-    };
-    if first == end {
-        return Err(format!(
-            "--shard {}: this shard of {} games is empty (use fewer shards)",
-            args.shard.as_deref().unwrap_or(""),
-            args.games
-        ));
-    }
-    let (fixed, sweep) = overrides(&args.set)?;
-    if sweep.is_some() && args.report.is_some() {
+    Ok(range)
+}
+
+/// A `--set` sweep runs one simulation per value: refuse the options that take one run.
+fn check_sweep(args: &SimArgs, sweeping: bool) -> Result<(), String> {
+    if sweeping && args.report.is_some() {
         return Err("--report draws one run: give one --set value instead of a sweep".into());
     }
-    if sweep.is_some() && (args.shard.is_some() || args.out.is_some()) {
+    if sweeping && (args.shard.is_some() || args.out.is_some()) {
         return Err("a --set sweep (A..B) runs one simulation per value: it cannot be sharded or written with --out; shard each value's run instead".into());
     }
+    Ok(())
+}
+
+/// The plan of this side's games: seating and characters, the checks asked for
+/// (`--invariants`, `--audit-peeking`) and where the games kept as files go
+/// (`--transcripts`).
+fn this_plan(args: &SimArgs, base: &Pack, players: usize, kinds: Vec<String>, sweeping: bool) -> Result<Plan, String> {
     let characters = Characters::parse(&args.characters)?;
-    let mut plan = Plan::new(&base, table.setup.seed, players, scenario, kinds.clone(), args.seat_order, characters)?;
+    let setup = &args.table.setup;
+    let scenario = setup.scenario.as_deref();
+    let mut plan = Plan::new(base, setup.seed, players, scenario, kinds, args.seat_order, characters)?;
     plan.invariants = args.invariants;
     if args.audit_peeking {
         plan.audit = Some(Arc::default());
@@ -260,7 +307,7 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
                 plan.characters.label()
             ));
         }
-        if sweep.is_some() {
+        if sweeping {
             return Err("--transcripts keeps the games of one run: give one --set value instead of a sweep".into());
         }
         let only = match &args.only {
@@ -269,46 +316,56 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         };
         plan.keep = Some(Arc::new(crate::sim::keep::Keep::new(dir, args.every, only)?));
     }
+    Ok(plan)
+}
+
+/// The other side of a comparison, if any: OTHER's pack (`--compare`), and the plan of
+/// its games when it seats other bots (`--compare-agents`, on OTHER or on this same pack).
+fn other_side(
+    project: &Project,
+    args: &SimArgs,
+    base: &Arc<Pack>,
+    players: usize,
+    plan: &Plan,
+) -> Result<(Option<compare::Other>, Option<Plan>), String> {
     let mut other = match &args.compare {
         Some(o) => Some(compare::other(project, base.id(), o)?),
         None => None,
     };
-    // --compare-agents: the other side's bots (on OTHER, or on this same pack).
-    let other_plan = if args.compare_agents.is_empty() {
-        None
-    } else {
-        let side = other.get_or_insert_with(|| compare::Other::same(base.clone()));
-        let other_kinds = crate::seats::agent_kinds(&side.pack, scenario, players, &args.compare_agents, "random")
-            .map_err(|e| format!("--compare-agents: {e}"))?;
-        if other_kinds.iter().any(|k| k == "human") {
-            return Err("--compare-agents: `crown sim` plays bots only".into());
-        }
-        side.label = format!("{} with agents {}", side.label, other_kinds.join(","));
-        Some(Plan::new(
-            &side.pack,
-            table.setup.seed,
-            players,
-            scenario,
-            other_kinds,
-            args.seat_order,
-            plan.characters.clone(),
-        )?)
-    };
-    let values: Vec<Option<String>> = match &sweep {
+    if args.compare_agents.is_empty() {
+        return Ok((other, None));
+    }
+    let setup = &args.table.setup;
+    let scenario = setup.scenario.as_deref();
+    let side = other.get_or_insert_with(|| compare::Other::same(base.clone()));
+    let other_kinds = crate::seats::agent_kinds(&side.pack, scenario, players, &args.compare_agents, "random")
+        .map_err(|e| format!("--compare-agents: {e}"))?;
+    if other_kinds.iter().any(|k| k == "human") {
+        return Err("--compare-agents: `crown sim` plays bots only".into());
+    }
+    side.label = format!("{} with agents {}", side.label, other_kinds.join(","));
+    let other_plan =
+        Plan::new(&side.pack, setup.seed, players, scenario, other_kinds, args.seat_order, plan.characters.clone())?;
+    Ok((other, Some(other_plan)))
+}
+
+/// The pack of each run with its overrides: one run, or one per value of a sweep. Every
+/// value is checked before any game is played.
+fn packs_to_run(base: &Arc<Pack>, fixed: &[Override], sweep: Option<&Sweep>) -> Result<Vec<Variant>, String> {
+    let values: Vec<Option<String>> = match sweep {
         Some((_, v)) => v.iter().cloned().map(Some).collect(),
         None => vec![None],
     };
-    // Check every value before playing any game.
     let mut packs = Vec::new();
     for value in &values {
-        let mut set = fixed.clone();
-        if let (Some((o, _)), Some(v)) = (&sweep, value) {
+        let mut set = fixed.to_vec();
+        if let (Some((o, _)), Some(v)) = (sweep, value) {
             set.push(Override { value: v.clone(), ..o.clone() });
         }
         let pack = if set.is_empty() {
             base.clone()
         } else {
-            let mut p = (*base).clone();
+            let mut p = (**base).clone();
             for o in &set {
                 p.apply_override(o).map_err(|e| format!("--set {}={}: {e}", o.path(), o.value))?;
             }
@@ -316,152 +373,209 @@ fn run_inner(project: &Project, args: &SimArgs) -> Result<i32, String> {
         };
         packs.push((set, pack));
     }
-    let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
-    let mut runs = Vec::new();
-    let mut code = 0;
-    for (set, pack) in packs {
-        let mut names = RunInfo::names_of(&pack);
-        if let Some(o) = &other {
+    Ok(packs)
+}
+
+/// What every run of one `crown sim` shares: the options, the games it plays, the table
+/// and both sides of a comparison.
+struct Sim<'a> {
+    args: &'a SimArgs,
+    first: u64,
+    end: u64,
+    base: Arc<Pack>,
+    players: usize,
+    kinds: Vec<String>,
+    plan: Plan,
+    other: Option<compare::Other>,
+    other_plan: Option<Plan>,
+    threads: usize,
+}
+
+impl Sim<'_> {
+    /// Play one run on `pack` (changed by the overrides `set`), say what its checks found
+    /// and write its statistics when asked: its summary, and its exit code.
+    fn play(&self, set: &[Override], pack: &Arc<Pack>) -> Result<(serde_json::Value, i32), String> {
+        let args = self.args;
+        let run = self.run_info(pack, set);
+        let (played, secs) = self.play_games(pack)?;
+        if args.invariants {
+            self.tell_invariants(secs);
+        }
+        let mut code = self.tell_kept();
+        if let Some(out) = &args.out {
+            self.write_stats(out, &run, &played)?;
+        }
+        let mut v = full_summary(&run, &played.stats, played.other.as_ref(), played.paired.as_ref());
+        if let Some(log) = &self.plan.audit {
+            let log = log.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            v["peeking"] = peeking_json(&log);
+            code = code.max(tell_peeking(&log));
+        }
+        v["timing"] = timing(self.threads, played.stats.games * if self.other.is_some() { 2 } else { 1 }, secs);
+        let seed = args.table.setup.seed;
+        code = code.max(report_failures(&played.stats, seed, args.games, played.not_run));
+        if let Some(o) = &played.other {
+            code = code.max(report_failures(o, seed, args.games, played.not_run));
+        }
+        Ok((v, code))
+    }
+
+    /// What a run on `pack` is, as its summary and statistics file state it.
+    fn run_info(&self, pack: &Pack, set: &[Override]) -> RunInfo {
+        let (args, other) = (self.args, &self.other);
+        let setup = &args.table.setup;
+        let mut names = RunInfo::names_of(pack);
+        if let Some(o) = other {
             for (k, v) in RunInfo::names_of(&o.pack) {
                 names.entry(k).or_insert(v);
             }
         }
-        let run = RunInfo {
+        RunInfo {
             pack: pack.id().to_string(),
             version: pack.manifest.version.clone(),
-            content: match &other {
+            content: match other {
                 Some(o) => format!(
                     "{:016x} {:016x}",
-                    crate::validate::pack_digest(&pack),
+                    crate::validate::pack_digest(pack),
                     crate::validate::pack_digest(&o.pack)
                 ),
-                None => format!("{:016x}", crate::validate::pack_digest(&pack)),
+                None => format!("{:016x}", crate::validate::pack_digest(pack)),
             },
             crown: env!("CARGO_PKG_VERSION").to_string(),
             max_failures: args.max_failures,
-            scenario: table.setup.scenario.clone().or_else(|| pack.default_scenario().map(|s| s.scenario.id.clone())),
-            seed: table.setup.seed,
+            scenario: setup.scenario.clone().or_else(|| pack.default_scenario().map(|s| s.scenario.id.clone())),
+            seed: setup.seed,
             games: args.games,
-            players,
-            agents: kinds.clone(),
+            players: self.players,
+            agents: self.kinds.clone(),
             seat_order: args.seat_order,
-            characters: plan.characters.label(),
+            characters: self.plan.characters.label(),
             overrides: set.iter().map(|o| format!("{}={}", o.path(), o.value)).collect(),
             confidence: args.confidence,
             min_sample: args.min_sample,
             compare: other.as_ref().map(|o| o.label.clone()),
-            compare_agents: other_plan.as_ref().map(|p| p.kinds.clone()).unwrap_or_default(),
+            compare_agents: self.other_plan.as_ref().map(|p| p.kinds.clone()).unwrap_or_default(),
             names,
-        };
-        let bar = progress_bar(end - first, args.format.is_json());
+        }
+    }
+
+    /// Play the run's games (and the other side's) with a progress bar: what they came
+    /// to, and the seconds they took.
+    fn play_games(&self, pack: &Arc<Pack>) -> Result<(Played, f64), String> {
+        let bar = progress_bar(self.end - self.first, self.args.format.is_json());
         let start = Instant::now();
         let played = play_pair(
-            &pack,
-            other.as_ref().map(|o| (&o.pack, other_plan.as_ref().unwrap_or(&plan))),
-            &plan,
-            first..end,
-            Some(threads),
-            args.max_failures,
+            pack,
+            self.other.as_ref().map(|o| (&o.pack, self.other_plan.as_ref().unwrap_or(&self.plan))),
+            &self.plan,
+            self.first..self.end,
+            Some(self.threads),
+            self.args.max_failures,
             bar.as_ref(),
         )?;
         if let Some(pb) = &bar {
             pb.finish_and_clear();
         }
-        let secs = start.elapsed().as_secs_f64();
-        if args.invariants {
-            let spent = crown_engine::script::api::invariants::seconds_spent();
-            // The ranges pack.toml declares for counters are kept at every change, always.
-            let ranges = &base.manifest.counter_ranges;
-            let kept = if ranges.is_empty() {
-                String::new()
-            } else {
-                let names: Vec<String> = ranges.keys().map(|k| format!("`{k}`")).collect();
-                format!(", and the ranges of {} kept at every change", names.join(", "))
-            };
-            eprintln!(
-                "invariants ({}) checked in every game{kept}: {spent:.2} s of the run's {:.2} s of play on {threads} thread{}",
-                base.invariants().join(", "),
-                secs * threads as f64,
-                plural(threads)
-            );
-        }
-        if let Some(keep) = &plan.keep {
+        Ok((played, start.elapsed().as_secs_f64()))
+    }
+
+    /// Say which invariants were checked in every game and the time the checks took.
+    fn tell_invariants(&self, secs: f64) {
+        let threads = self.threads;
+        let spent = crown_engine::script::api::invariants::seconds_spent();
+        // The ranges pack.toml declares for counters are kept at every change, always.
+        let ranges = &self.base.manifest.counter_ranges;
+        let kept = if ranges.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = ranges.keys().map(|k| format!("`{k}`")).collect();
+            format!(", and the ranges of {} kept at every change", names.join(", "))
+        };
+        eprintln!(
+            "invariants ({}) checked in every game{kept}: {spent:.2} s of the run's {:.2} s of play on {threads} thread{}",
+            self.base.invariants().join(", "),
+            secs * threads as f64,
+            plural(threads)
+        );
+    }
+
+    /// Say what became of the games kept as files (`--transcripts`): 1 when they could
+    /// not all be written, else 0.
+    fn tell_kept(&self) -> i32 {
+        if let Some(keep) = &self.plan.keep {
             match keep.report() {
                 Ok(line) => eprintln!("{line}"),
                 Err(e) => {
                     eprintln!("error: {e}");
-                    code = code.max(1);
+                    return 1;
                 }
             }
         }
-        if let Some(out) = &args.out {
-            let file = shard::StatsFile {
-                format: shard::FORMAT.into(),
-                run: run.clone(),
-                ranges: vec![(first, end)],
-                not_run: played.not_run,
-                stats: played.stats.clone(),
-                other: played.other.clone(),
-                paired: played.paired.clone(),
-            };
-            shard::write(out, &file)?;
-            eprintln!("games {first}..{end} of {}: statistics written to {}", args.games, out.display());
-        }
-        let mut v = full_summary(&run, &played.stats, played.other.as_ref(), played.paired.as_ref());
-        if let Some(log) = &plan.audit {
-            let log = log.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            v["peeking"] = peeking_json(&log);
-            code = code.max(tell_peeking(&log));
-        }
-        v["timing"] = timing(threads, played.stats.games * if other.is_some() { 2 } else { 1 }, secs);
-        code = code.max(report_failures(&played.stats, table.setup.seed, args.games, played.not_run));
-        if let Some(o) = &played.other {
-            code = code.max(report_failures(o, table.setup.seed, args.games, played.not_run));
-        }
-        runs.push((set, v));
+        0
     }
-    match sweep {
-        None => {
-            let Some((_, mut v)) = runs.pop() else { return Ok(code) };
-            let t = v.as_object_mut().and_then(|m| m.remove("timing")).unwrap_or_default();
-            write_report(args.report.as_deref(), &v)?;
-            if args.format.is_json() {
-                if args.timing {
-                    v["timing"] = t;
-                }
-                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-            } else {
-                print_all(&v);
-                let gps = t["games_per_s"].as_f64().unwrap_or(0.0);
-                // A slow run (search bots) says how long a game takes, not "0 games/s".
-                let each = if gps > 0.0 && gps < 1.0 { format!(", {:.1} s a game", 1.0 / gps) } else { String::new() };
-                println!(
-                    "\n{} games/s on {threads} thread{} ({:.2} s{each})",
-                    t["games_per_s"],
-                    plural(threads),
-                    t["elapsed_s"].as_f64().unwrap_or(0.0)
-                );
+
+    /// Write the run's statistics for `crown sim merge` (`--out`).
+    fn write_stats(&self, out: &std::path::Path, run: &RunInfo, played: &Played) -> Result<(), String> {
+        let (first, end) = (self.first, self.end);
+        let file = shard::StatsFile {
+            format: shard::FORMAT.into(),
+            run: run.clone(),
+            ranges: vec![(first, end)],
+            not_run: played.not_run,
+            stats: played.stats.clone(),
+            other: played.other.clone(),
+            paired: played.paired.clone(),
+        };
+        shard::write(out, &file)?;
+        eprintln!("games {first}..{end} of {}: statistics written to {}", self.args.games, out.display());
+        Ok(())
+    }
+
+    /// Show the summary of one run: the JSON (with the timing when asked), or the tables
+    /// and the speed; and the HTML report when asked.
+    fn print_run(&self, mut v: serde_json::Value) -> Result<(), String> {
+        let args = self.args;
+        let threads = self.threads;
+        let t = v.as_object_mut().and_then(|m| m.remove("timing")).unwrap_or_default();
+        write_report(args.report.as_deref(), &v)?;
+        if args.format.is_json() {
+            if args.timing {
+                v["timing"] = t;
             }
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        } else {
+            print_all(&v);
+            let gps = t["games_per_s"].as_f64().unwrap_or(0.0);
+            // A slow run (search bots) says how long a game takes, not "0 games/s".
+            let each = if gps > 0.0 && gps < 1.0 { format!(", {:.1} s a game", 1.0 / gps) } else { String::new() };
+            println!(
+                "\n{} games/s on {threads} thread{} ({:.2} s{each})",
+                t["games_per_s"],
+                plural(threads),
+                t["elapsed_s"].as_f64().unwrap_or(0.0)
+            );
         }
-        Some((o, values)) => {
-            let mut list = Vec::new();
-            for (value, (_, mut v)) in values.iter().zip(runs) {
-                if !args.timing {
-                    if let Some(m) = v.as_object_mut() {
-                        m.remove("timing");
-                    }
+        Ok(())
+    }
+
+    /// Show the runs of a sweep, one per value of `o`: as JSON, or a row per value.
+    fn print_sweep_runs(&self, o: &Override, values: &[String], runs: Vec<(Vec<Override>, serde_json::Value)>) {
+        let mut list = Vec::new();
+        for (value, (_, mut v)) in values.iter().zip(runs) {
+            if !self.args.timing {
+                if let Some(m) = v.as_object_mut() {
+                    m.remove("timing");
                 }
-                list.push(serde_json::json!({ "value": value, "summary": v }));
             }
-            let v = serde_json::json!({ "sweep": o.path(), "runs": list });
-            if args.format.is_json() {
-                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-            } else {
-                print_sweep(&o, &v);
-            }
+            list.push(serde_json::json!({ "value": value, "summary": v }));
+        }
+        let v = serde_json::json!({ "sweep": o.path(), "runs": list });
+        if self.args.format.is_json() {
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        } else {
+            print_sweep(o, &v);
         }
     }
-    Ok(code)
 }
 
 /// Write the HTML report of a summary, when asked.
@@ -482,8 +596,7 @@ fn print_all(v: &serde_json::Value) {
 }
 
 /// `--set` arguments: the fixed overrides and the one sweep (`A..B`), if any.
-#[allow(clippy::type_complexity)]
-fn overrides(set: &[String]) -> Result<(Vec<Override>, Option<(Override, Vec<String>)>), String> {
+fn overrides(set: &[String]) -> Result<(Vec<Override>, Option<Sweep>), String> {
     let mut fixed = Vec::new();
     let mut sweep = None;
     for s in set {

@@ -66,140 +66,48 @@ pub fn run(project: &Project, args: &TestArgs) -> Done {
     }
     let start = Instant::now();
     let packs = packs_for(project, &cases);
-    let (mut unchanged, mut path_only, mut outcome, mut accepted) = (0, 0, 0, 0);
-    let mut broken: Vec<(String, String)> = Vec::new();
-    let mut left: Vec<String> = Vec::new();
-    let mut quit = false;
-    // Replayed in parallel (each game is independent), reported in order.
-    let verdicts: Vec<Option<Verdict>> = {
-        use rayon::prelude::*;
-        cases
-            .par_iter()
-            .map(|case| match packs.get(&case.pack) {
-                Some(Ok(pack)) => Some(check_case(case, pack, args.context)),
-                _ => None,
-            })
-            .collect()
-    };
-    // What each pack's definitions were when its games were last accepted, and what
-    // was edited since.
-    let mut edited: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    for (id, p) in &packs {
+    let verdicts = replay(&cases, &packs, args.context);
+    let mut run = Run { edited: edited_since_accepted(project, &packs), ..Run::default() };
+    for (case, verdict) in cases.iter().zip(verdicts) {
+        run.report(case, verdict, args);
+    }
+    note_accepted(project, args, &packs, &run.unsettled);
+    run.summary(&cases, args, start.elapsed().as_secs_f64());
+    out::fail_if(!run.left.is_empty() || !run.broken.is_empty())
+}
+
+/// Replay every game, in parallel (each game is independent), its verdict in the order of
+/// the games; `None` for a game whose pack does not load.
+fn replay(cases: &[Case], packs: &Packs, context: usize) -> Vec<Option<Verdict>> {
+    use rayon::prelude::*;
+    cases
+        .par_iter()
+        .map(|case| match packs.get(&case.pack) {
+            Some(Ok(pack)) => Some(check_case(case, pack, context)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What each pack's definitions were when its games were last accepted, and what was
+/// edited since, by pack.
+fn edited_since_accepted(project: &Project, packs: &Packs) -> BTreeMap<String, Vec<(String, String)>> {
+    let mut edited = BTreeMap::new();
+    for (id, p) in packs {
         if let Ok(p) = p {
             if let Some(old) = accepted::read(&accepted::path(project, id)) {
                 edited.insert(id.clone(), accepted::changes(&old, &accepted::state_of(p)));
             }
         }
     }
-    let mut told: BTreeSet<String> = BTreeSet::new();
-    // Packs with a game that is neither unchanged nor accepted.
-    let mut unsettled: BTreeSet<String> = BTreeSet::new();
-    for (case, verdict) in cases.iter().zip(verdicts) {
-        let Some(verdict) = verdict else {
-            println!("FAIL {}: pack `{}` does not load", case.name, case.pack);
-            broken.push((case.name.clone(), format!("fix the errors `crown check {}` shows", case.pack)));
-            unsettled.insert(case.pack.clone());
-            continue;
-        };
-        match verdict {
-            Verdict::Pass => {
-                unchanged += 1;
-                println!("ok   {}", case.name);
-            }
-            Verdict::Differs(change) => {
-                if change.outcome_changed {
-                    outcome += 1;
-                } else {
-                    path_only += 1;
-                }
-                let changes = edited.get(&case.pack).filter(|c| !c.is_empty());
-                if let Some(changes) = changes {
-                    if told.insert(case.pack.clone()) {
-                        println!("{}: edited since its golden games were accepted:", case.pack);
-                        for (_, line) in changes {
-                            println!("  {line}");
-                        }
-                    }
-                }
-                let what = if change.outcome_changed {
-                    "the outcome changed"
-                } else if change.diff.is_empty() {
-                    "the same transcript, but a person's seat is now played on by the fallback agent"
-                } else {
-                    "the path changed"
-                };
-                println!("CHANGED {}: {what}\n{}", case.name, change.report.trim_end());
-                if case.read_game_file().is_ok_and(|t| t.contains(crate::validate::EXAMPLE_MARK)) {
-                    println!(
-                        "  this game was recorded by `crown new` with its example cards: once yours replace them, accept it with `crown test --bless {}` (or record games of your own and delete it)",
-                        case.name
-                    );
-                }
-                if let Some(changes) = changes {
-                    let here: Vec<&str> =
-                        changes.iter().filter(|(id, _)| change.named.contains(id)).map(|(id, _)| id.as_str()).collect();
-                    if !here.is_empty() {
-                        println!("  edited definitions this game involves: {}", here.join(", "));
-                    }
-                }
-                if args.diff {
-                    for l in change.diff.lines() {
-                        println!("    {l}");
-                    }
-                } else if !args.review {
-                    println!("  (whole diff: crown test {} --diff)", case.name);
-                }
-                let take = if args.bless {
-                    true
-                } else if args.review && !quit {
-                    loop {
-                        match ask("accept this change? [y]es, [n]o, [d]iff, [q]uit:") {
-                            'y' => break true,
-                            'n' => break false,
-                            'd' => {
-                                for l in change.diff.lines() {
-                                    println!("    {l}");
-                                }
-                            }
-                            'q' => {
-                                quit = true;
-                                break false;
-                            }
-                            _ => {}
-                        }
-                    }
-                } else {
-                    false
-                };
-                if take {
-                    match accept(case, &change) {
-                        Ok(wrote) => {
-                            accepted += 1;
-                            let names: Vec<String> = wrote.iter().map(|p| p.display().to_string()).collect();
-                            println!("  accepted: wrote {}", names.join(", "));
-                        }
-                        Err(e) => {
-                            println!("  not accepted: {e}");
-                            left.push(case.name.clone());
-                            unsettled.insert(case.pack.clone());
-                        }
-                    }
-                } else {
-                    left.push(case.name.clone());
-                    unsettled.insert(case.pack.clone());
-                }
-            }
-            Verdict::Broken { report, fix } => {
-                println!("FAIL {}: could not replay: {report}", case.name);
-                broken.push((case.name.clone(), fix));
-                unsettled.insert(case.pack.clone());
-            }
-        }
-    }
-    // A pack whose games all agree (unchanged or accepted) was accepted as it is now; a
-    // run over only some of its games says nothing about the others.
+    edited
+}
+
+/// Note what each pack was accepted against when all its games agree (unchanged or
+/// accepted); a run over only some of its games says nothing about the others.
+fn note_accepted(project: &Project, args: &TestArgs, packs: &Packs, unsettled: &BTreeSet<String>) {
     let whole = targets_whole_packs(&args.targets);
-    for (id, p) in &packs {
+    for (id, p) in packs {
         if let (Ok(p), true, false) = (p, whole, unsettled.contains(id)) {
             let file = accepted::path(project, id);
             match accepted::write(&project.root, &file, &accepted::state_of(p)) {
@@ -209,27 +117,176 @@ pub fn run(project: &Project, args: &TestArgs) -> Done {
             }
         }
     }
-    let secs = start.elapsed().as_secs_f64();
-    println!(
-        "\n{} game{} in {secs:.2} s: {unchanged} unchanged, {path_only} changed path only, {outcome} changed outcome, {} could not replay",
-        cases.len(),
-        crown_engine::diag::plural(cases.len()),
-        broken.len()
-    );
-    if accepted > 0 {
-        println!("{accepted} accepted");
+}
+
+/// What a run has found so far, game by game.
+#[derive(Default)]
+struct Run {
+    unchanged: usize,
+    path_only: usize,
+    outcome: usize,
+    accepted: usize,
+    /// The games that could not be replayed, with what to do about each.
+    broken: Vec<(String, String)>,
+    /// The changed games left unaccepted.
+    left: Vec<String>,
+    /// The person reviewing the changes quit.
+    quit: bool,
+    /// What was edited in each pack since its games were last accepted.
+    edited: BTreeMap<String, Vec<(String, String)>>,
+    /// The packs whose edits were already listed.
+    told: BTreeSet<String>,
+    /// Packs with a game that is neither unchanged nor accepted.
+    unsettled: BTreeSet<String>,
+}
+
+impl Run {
+    /// Report one game's verdict (`None`: its pack does not load), and count it.
+    fn report(&mut self, case: &Case, verdict: Option<Verdict>, args: &TestArgs) {
+        let Some(verdict) = verdict else {
+            println!("FAIL {}: pack `{}` does not load", case.name, case.pack);
+            self.broken.push((case.name.clone(), format!("fix the errors `crown check {}` shows", case.pack)));
+            self.unsettled.insert(case.pack.clone());
+            return;
+        };
+        match verdict {
+            Verdict::Pass => {
+                self.unchanged += 1;
+                println!("ok   {}", case.name);
+            }
+            Verdict::Differs(change) => self.changed(case, &change, args),
+            Verdict::Broken { report, fix } => {
+                println!("FAIL {}: could not replay: {report}", case.name);
+                self.broken.push((case.name.clone(), fix));
+                self.unsettled.insert(case.pack.clone());
+            }
+        }
     }
-    if !left.is_empty() {
-        let all_changed = left.len() == cases.len() - unchanged - broken.len() && args.targets.is_empty();
-        let which = if all_changed { String::new() } else { format!(" {}", left.join(" ")) };
+
+    /// A changed game: say what changed (and what was edited in its pack, the first time),
+    /// then accept it, ask whether to, or leave it.
+    fn changed(&mut self, case: &Case, change: &Change, args: &TestArgs) {
+        if change.outcome_changed {
+            self.outcome += 1;
+        } else {
+            self.path_only += 1;
+        }
+        let changes = self.edited.get(&case.pack).filter(|c| !c.is_empty());
+        if let Some(changes) = changes {
+            if self.told.insert(case.pack.clone()) {
+                println!("{}: edited since its golden games were accepted:", case.pack);
+                for (_, line) in changes {
+                    println!("  {line}");
+                }
+            }
+        }
+        show_change(case, change, changes, args);
+        if self.wants_accepted(change, args) {
+            match accept(case, change) {
+                Ok(wrote) => {
+                    self.accepted += 1;
+                    let names: Vec<String> = wrote.iter().map(|p| p.display().to_string()).collect();
+                    println!("  accepted: wrote {}", names.join(", "));
+                }
+                Err(e) => {
+                    println!("  not accepted: {e}");
+                    self.leave(case);
+                }
+            }
+        } else {
+            self.leave(case);
+        }
+    }
+
+    /// Whether to accept a change: always with `--bless`; with `--review`, as the person
+    /// answers (until they quit); else never.
+    fn wants_accepted(&mut self, change: &Change, args: &TestArgs) -> bool {
+        if args.bless {
+            return true;
+        }
+        if !args.review || self.quit {
+            return false;
+        }
+        loop {
+            match ask("accept this change? [y]es, [n]o, [d]iff, [q]uit:") {
+                'y' => break true,
+                'n' => break false,
+                'd' => {
+                    for l in change.diff.lines() {
+                        println!("    {l}");
+                    }
+                }
+                'q' => {
+                    self.quit = true;
+                    break false;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A changed game stays unaccepted.
+    fn leave(&mut self, case: &Case) {
+        self.left.push(case.name.clone());
+        self.unsettled.insert(case.pack.clone());
+    }
+
+    /// The closing figures, how to accept what is left, and why each broken game failed.
+    fn summary(&self, cases: &[Case], args: &TestArgs, secs: f64) {
+        let (unchanged, path_only, outcome, broken) = (self.unchanged, self.path_only, self.outcome, &self.broken);
         println!(
-            "to accept the changes: `crown test --bless{which}` (or `crown test --review` to go through them one at a time)"
+            "\n{} game{} in {secs:.2} s: {unchanged} unchanged, {path_only} changed path only, {outcome} changed outcome, {} could not replay",
+            cases.len(),
+            crown_engine::diag::plural(cases.len()),
+            broken.len()
+        );
+        if self.accepted > 0 {
+            println!("{} accepted", self.accepted);
+        }
+        if !self.left.is_empty() {
+            let all_changed = self.left.len() == cases.len() - unchanged - broken.len() && args.targets.is_empty();
+            let which = if all_changed { String::new() } else { format!(" {}", self.left.join(" ")) };
+            println!(
+                "to accept the changes: `crown test --bless{which}` (or `crown test --review` to go through them one at a time)"
+            );
+        }
+        for (name, fix) in broken {
+            println!("could not replay {name}: {fix}");
+        }
+    }
+}
+
+/// Say how a game changed: the first difference, a note on a game recorded with the
+/// example cards, the edited definitions it involves, and the whole diff or how to see it.
+fn show_change(case: &Case, change: &Change, changes: Option<&Vec<(String, String)>>, args: &TestArgs) {
+    let what = if change.outcome_changed {
+        "the outcome changed"
+    } else if change.diff.is_empty() {
+        "the same transcript, but a person's seat is now played on by the fallback agent"
+    } else {
+        "the path changed"
+    };
+    println!("CHANGED {}: {what}\n{}", case.name, change.report.trim_end());
+    if case.read_game_file().is_ok_and(|t| t.contains(crate::validate::EXAMPLE_MARK)) {
+        println!(
+            "  this game was recorded by `crown new` with its example cards: once yours replace them, accept it with `crown test --bless {}` (or record games of your own and delete it)",
+            case.name
         );
     }
-    for (name, fix) in &broken {
-        println!("could not replay {name}: {fix}");
+    if let Some(changes) = changes {
+        let here: Vec<&str> =
+            changes.iter().filter(|(id, _)| change.named.contains(id)).map(|(id, _)| id.as_str()).collect();
+        if !here.is_empty() {
+            println!("  edited definitions this game involves: {}", here.join(", "));
+        }
     }
-    out::fail_if(!left.is_empty() || !broken.is_empty())
+    if args.diff {
+        for l in change.diff.lines() {
+            println!("    {l}");
+        }
+    } else if !args.review {
+        println!("  (whole diff: crown test {} --diff)", case.name);
+    }
 }
 
 fn explain(project: &Project, cases: &[Case], id: &str) -> Done {
@@ -262,8 +319,11 @@ fn explain(project: &Project, cases: &[Case], id: &str) -> Done {
     Ok(())
 }
 
+/// Each pack of the games, loaded (or why it does not load), by id.
+type Packs = BTreeMap<String, Result<Arc<Pack>, Failure>>;
+
 /// Load each pack once.
-fn packs_for(project: &Project, cases: &[Case]) -> BTreeMap<String, Result<Arc<Pack>, Failure>> {
+fn packs_for(project: &Project, cases: &[Case]) -> Packs {
     let mut packs = BTreeMap::new();
     for c in cases {
         if !packs.contains_key(&c.pack) {

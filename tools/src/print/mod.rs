@@ -10,6 +10,7 @@
 //! - `tiles`: definitions with `cells` printed as tiles of their shape, terrain colours,
 //!   and the piles (decks by kind, tiles by shape) pieces are printed in.
 //! - `pages`: which face goes on which PDF page, in groups of one size.
+//! - `outputs`: the files made from the rendered faces (PDFs, upload list, deck sheets).
 //! - `boards`: board sheets, one PDF per `[[board]]` kind, split over pages.
 //! - `sheet`: PDF pages (krilla + krilla-svg): paper, orientation, margins, gutters,
 //!   duplex, crop marks, guides; `raster`: PNGs and deck sheets (resvg).
@@ -36,6 +37,7 @@ pub mod geometry;
 pub mod icons;
 pub mod layout;
 pub mod markup;
+mod outputs;
 pub mod pages;
 pub mod raster;
 pub mod ref_doc;
@@ -74,6 +76,7 @@ pub use sheet::{Duplex, Grid, Layout, Orientation, PageSetup, Paper, Placement};
 pub use tts::TtsReport;
 
 use crate::out;
+use outputs::{write_boards, Faces};
 
 /// An output of `crown print`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum, Serialize)]
@@ -283,81 +286,18 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     // Cards, plaques, nobles and leaders by kind, then tiles by shape: each pile of one size.
     let piles = tiles::piles(&defs, geom, square);
     let sheets = opts.page.layout == Layout::Sheet;
-    // The groups of pieces laid out on one grid: on sheets, every piece of the cards' size
-    // together (as many kinds to a page as fit), then each shape of tile; a card a page,
-    // one group per pile.
-    let groups: Option<Vec<pages::Group<'_>>> = if opts.wants(Format::Pdf) {
-        opts.page.check().map_err(|m| vec![Diagnostic::error("bad-layout", m)])?;
-        let mut wanted: Vec<(Vec<&Def>, Geometry, String)> = Vec::new();
-        let cards: Vec<&Def> = defs.iter().copied().filter(|d| !tiles::is_tile(d)).collect();
-        // A pack with nothing to print is told so; its card size still has to fit.
-        if !cards.is_empty() || defs.is_empty() {
-            wanted.push((cards, geom, "card".into()));
-        }
-        for p in piles.iter().filter(|p| p.tiles) {
-            let shape = tiles::Shape::of(&p.defs[0].def.cells).name();
-            wanted.push((p.defs.clone(), p.geom, format!("{shape} tile")));
-        }
-        let mut groups = Vec::new();
-        let mut errors = Vec::new();
-        for (defs, geom, what) in wanted {
-            match pages::plan_grid(&opts.page, geom, &what) {
-                Ok(grid) => groups.push(pages::Group { defs, grid, geom }),
-                Err(d) => errors.push(d),
-            }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
-        Some(groups)
-    } else {
-        None
-    };
-    let (printer, mut diags) = Printer::new(pack, geom)?;
+    let groups = if opts.wants(Format::Pdf) { Some(pdf_groups(opts, &defs, &piles, geom)?) } else { None };
+    let (printer, diags) = Printer::new(pack, geom)?;
     if defs.is_empty() {
-        diags.push(
-            Diagnostic::warning(
-                "nothing-to-print",
-                format!("`{}` has no card, plaque, noble, leader or tile to print", pack.id()),
-            )
-            .hint("definitions with `count = 0` are not printed"),
-        );
-        return Ok(Report {
-            pack: pack.id().to_string(),
-            out: opts.out.clone(),
-            diagnostics: diags,
-            ..Report::default()
-        });
+        return Ok(nothing_to_print(pack, opts, diags));
     }
     let out_dir = &opts.out;
     std::fs::create_dir_all(out_dir).map_err(|e| vec![io_diag(out_dir, &e)])?;
     let mut cache = if opts.use_cache { cache::Cache::load(out_dir) } else { cache::Cache::default() };
-
-    // Faces: every front; the back of two-sided pieces; generic backs on request (and, for
-    // the deck sheets, one for the cards and one for each shape of tile).
-    let mut jobs: Vec<Job<'_>> = Vec::new();
-    let tts_back = if opts.wants(Format::Tts) {
-        defs.iter().find(|d| !Printer::two_sided(d) && !tiles::is_tile(d)).map(|d| d.def.id.clone())
-    } else {
-        None
-    };
-    let tile_backs: std::collections::BTreeSet<&str> = if opts.wants(Format::Tts) {
-        piles.iter().filter(|p| p.tiles).map(|p| p.defs[0].def.id.as_str()).collect()
-    } else {
-        Default::default()
-    };
+    let tts_back = tts_back(opts, &defs);
     // A card a page means fronts and backs.
     let backs = opts.backs || opts.page.layout == Layout::Card;
-    for d in &defs {
-        jobs.push(Job { def: d, side: Side::Front, key: 0, stem: d.def.id.clone(), files: true });
-        let own_back = Printer::two_sided(d) || backs;
-        let id = d.def.id.as_str();
-        if own_back || tts_back.as_deref() == Some(id) || tile_backs.contains(id) {
-            jobs.push(Job { def: d, side: Side::Back, key: 0, stem: format!("{id}.back"), files: own_back });
-        }
-    }
-    // Cache keys hash every definition: spread them over the cores too.
-    jobs.par_iter_mut().for_each(|j| j.key = printer.key(j.def, j.side));
+    let jobs = face_jobs(&printer, &defs, &piles, opts, backs, tts_back.as_deref());
     let need_trees = opts.wants(Format::Pdf) || opts.wants(Format::Tts);
     let face_index: BTreeMap<(&str, Side), usize> =
         jobs.iter().enumerate().map(|(i, j)| ((j.def.def.id.as_str(), j.side), i)).collect();
@@ -369,13 +309,146 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
     let pdf_job = plan.as_ref().map(|(_, (pages, ..))| PdfJob { pages, setup: &opts.page, title: &title });
     let (outs, pdf_result) = run_jobs(&printer, &jobs, opts, &cache, need_trees, pdf_job);
 
-    let mut report =
-        Report { pack: pack.id().to_string(), out: out_dir.clone(), faces: jobs.len(), ..Report::default() };
+    let mut report = Report {
+        pack: pack.id().to_string(),
+        out: out_dir.clone(),
+        faces: jobs.len(),
+        diagnostics: diags,
+        ..Report::default()
+    };
+    let (trees, keys) = tally_faces(&jobs, outs, opts, &mut cache, &mut report);
+    if opts.only.is_empty() {
+        remove_stale_faces(&jobs, opts, &mut cache);
+    }
+    let faces = Faces { pack, opts, piles: &piles, trees, keys, index_of: &index_of };
+    if let (Some((groups, paged)), Some(result)) = (plan, pdf_result) {
+        faces.write_sheets_pdf(groups, paged, result, &mut report)?;
+    }
+    if groups.is_some() && !sheets {
+        faces.write_card_pdfs(&mut report)?;
+    }
+    if opts.wants(Format::Pdf) && sheets && opts.only.is_empty() {
+        write_boards(&printer, opts, &mut report);
+    }
+    if let (Some(shop), true) = (opts.shop, opts.wants(Format::Png)) {
+        faces.write_upload_list(shop, &mut report)?;
+    }
+    if opts.wants(Format::Tts) {
+        faces.write_tts(geom, tts_back.as_deref(), &mut cache, &mut report);
+    }
+    if opts.use_cache {
+        if let Err(e) = cache.save(out_dir) {
+            report.diagnostics.push(io_diag(out_dir, &e));
+        }
+    }
+    let mut diags = std::mem::take(&mut report.diagnostics);
+    diags.sort_by_key(|d| d.severity);
+    report.diagnostics = printer.group_template_errors(diags);
+    Ok(report)
+}
+
+/// The groups of pieces laid out on one grid: on sheets, every piece of the cards' size
+/// together (as many kinds to a page as fit), then each shape of tile; a card a page,
+/// one group per pile. An error when the page setup is wrong or a group's pieces do not
+/// fit on the page.
+fn pdf_groups<'a>(
+    opts: &PrintOptions,
+    defs: &[&'a Def],
+    piles: &[tiles::Pile<'a>],
+    geom: Geometry,
+) -> Result<Vec<pages::Group<'a>>, Vec<Diagnostic>> {
+    opts.page.check().map_err(|m| vec![Diagnostic::error("bad-layout", m)])?;
+    let mut wanted: Vec<(Vec<&Def>, Geometry, String)> = Vec::new();
+    let cards: Vec<&Def> = defs.iter().copied().filter(|d| !tiles::is_tile(d)).collect();
+    // A pack with nothing to print is told so; its card size still has to fit.
+    if !cards.is_empty() || defs.is_empty() {
+        wanted.push((cards, geom, "card".into()));
+    }
+    for p in piles.iter().filter(|p| p.tiles) {
+        let shape = tiles::Shape::of(&p.defs[0].def.cells).name();
+        wanted.push((p.defs.clone(), p.geom, format!("{shape} tile")));
+    }
+    let mut groups = Vec::new();
+    let mut errors = Vec::new();
+    for (defs, geom, what) in wanted {
+        match pages::plan_grid(&opts.page, geom, &what) {
+            Ok(grid) => groups.push(pages::Group { defs, grid, geom }),
+            Err(d) => errors.push(d),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(groups)
+}
+
+/// The report of a pack with no piece to print: a warning, and no file written.
+fn nothing_to_print(pack: &Pack, opts: &PrintOptions, mut diags: Vec<Diagnostic>) -> Report {
+    diags.push(
+        Diagnostic::warning(
+            "nothing-to-print",
+            format!("`{}` has no card, plaque, noble, leader or tile to print", pack.id()),
+        )
+        .hint("definitions with `count = 0` are not printed"),
+    );
+    Report { pack: pack.id().to_string(), out: opts.out.clone(), diagnostics: diags, ..Report::default() }
+}
+
+/// The card whose back the deck sheets give every one-sided card, when they are wanted.
+fn tts_back(opts: &PrintOptions, defs: &[&Def]) -> Option<String> {
+    if opts.wants(Format::Tts) {
+        defs.iter().find(|d| !Printer::two_sided(d) && !tiles::is_tile(d)).map(|d| d.def.id.clone())
+    } else {
+        None
+    }
+}
+
+/// The faces to produce, each with its cache key: every front; the back of two-sided
+/// pieces; generic backs on request (and, for the deck sheets, one for the cards and one
+/// for each shape of tile).
+fn face_jobs<'a>(
+    printer: &Printer<'_>,
+    defs: &[&'a Def],
+    piles: &[tiles::Pile<'_>],
+    opts: &PrintOptions,
+    backs: bool,
+    tts_back: Option<&str>,
+) -> Vec<Job<'a>> {
+    let mut jobs: Vec<Job<'a>> = Vec::new();
+    let tile_backs: std::collections::BTreeSet<&str> = if opts.wants(Format::Tts) {
+        piles.iter().filter(|p| p.tiles).map(|p| p.defs[0].def.id.as_str()).collect()
+    } else {
+        Default::default()
+    };
+    for &d in defs {
+        jobs.push(Job { def: d, side: Side::Front, key: 0, stem: d.def.id.clone(), files: true });
+        let own_back = Printer::two_sided(d) || backs;
+        let id = d.def.id.as_str();
+        if own_back || tts_back == Some(id) || tile_backs.contains(id) {
+            jobs.push(Job { def: d, side: Side::Back, key: 0, stem: format!("{id}.back"), files: own_back });
+        }
+    }
+    // Cache keys hash every definition: spread them over the cores too.
+    jobs.par_iter_mut().for_each(|j| j.key = printer.key(j.def, j.side));
+    jobs
+}
+
+/// Take in what each face came to: its diagnostics and files into the report, which
+/// faces were rendered and which came from the cache, the cache keys of its files. Each
+/// face's tree, and its cache key with whether it rendered without a problem, in the
+/// order of the jobs.
+#[allow(clippy::type_complexity)]
+fn tally_faces(
+    jobs: &[Job<'_>],
+    outs: Vec<JobOut>,
+    opts: &PrintOptions,
+    cache: &mut cache::Cache,
+    report: &mut Report,
+) -> (Vec<Option<Arc<usvg::Tree>>>, Vec<(u64, bool)>) {
     let mut trees: Vec<Option<Arc<usvg::Tree>>> = Vec::with_capacity(outs.len());
-    // Each face's cache key, and whether it rendered without a problem.
-    let face_keys: Vec<(u64, bool)> = jobs.iter().zip(&outs).map(|(j, o)| (j.key, o.diags.is_empty())).collect();
+    let keys: Vec<(u64, bool)> = jobs.iter().zip(&outs).map(|(j, o)| (j.key, o.diags.is_empty())).collect();
     for (j, o) in jobs.iter().zip(outs) {
-        diags.extend(o.diags);
+        report.diagnostics.extend(o.diags);
         report.written.extend(o.written);
         if !j.files {
             trees.push(o.tree);
@@ -412,112 +485,17 @@ pub fn render_pack(pack: &Pack, opts: &PrintOptions) -> Result<Report, Vec<Diagn
         }
         trees.push(o.tree);
     }
-    if opts.only.is_empty() {
-        // A full print: faces of definitions that are gone (or lost their back) go too.
-        let keep: std::collections::BTreeSet<String> =
-            jobs.iter().filter(|j| j.files).map(|j| j.stem.clone()).collect();
-        for (fmt, ext) in [(Format::Svg, "svg"), (Format::Png, "png")] {
-            if opts.wants(fmt) {
-                remove_stale(&out_dir.join(ext), ext, &keep, &mut cache);
-            }
-        }
-    }
+    (trees, keys)
+}
 
-    if let (Some((groups, (pages, placements, fronts, backs))), Some(result)) = (plan, pdf_result) {
-        if pages.iter().flat_map(|p| p.slots.iter()).any(|(_, t)| trees[*t].is_none()) {
-            diags.push(Diagnostic::error(
-                "render-failed",
-                "some faces could not be rendered; the PDF leaves their places empty",
-            ));
-        }
-        let bytes =
-            result.map_err(|e| vec![Diagnostic::error("pdf-error", format!("could not write the PDF: {e}"))])?;
-        let path = out_dir.join(format!("{}.pdf", pack.id()));
-        out::write_atomic_in(out_dir, &path, &bytes).map_err(|e| vec![io_diag(&path, &e)])?;
-        report.written.push(path.clone());
-        let grids: Vec<Grid> = groups.iter().map(|g| g.grid).collect();
-        let grid = grids[0];
-        report.pdf = Some(PdfReport { path, deck: None, pages: pages.len(), fronts, backs, grid, grids, placements });
-    }
-    if groups.is_some() && !sheets {
-        for pile in &piles {
-            let deck = pile.name.clone();
-            let grid = Grid::one_card(pile.geom);
-            let group = pages::Group { defs: pile.defs.clone(), grid, geom: pile.geom };
-            let (pages, placements, fronts, back_pages) = pages::paginate(&[group], true, &index_of);
-            if pages.iter().flat_map(|p| p.slots.iter()).any(|(_, t)| trees[*t].is_none()) {
-                diags.push(Diagnostic::error(
-                    "render-failed",
-                    format!("some faces could not be rendered; the {deck} PDF leaves their pages blank"),
-                ));
-            }
-            let title = format!("{} {}: {deck}", pack.manifest.name, pack.manifest.version);
-            let bytes = sheet::write_pdf(&pages, &mut |i| trees[i].clone(), &opts.page, &title)
-                .map_err(|e| vec![Diagnostic::error("pdf-error", format!("could not write the {deck} PDF: {e}"))])?;
-            let path = out_dir.join(format!("{}-{deck}.pdf", pack.id()));
-            out::write_atomic_in(out_dir, &path, &bytes).map_err(|e| vec![io_diag(&path, &e)])?;
-            report.written.push(path.clone());
-            report.card_pdfs.push(PdfReport {
-                path,
-                deck: Some(deck),
-                pages: pages.len(),
-                fronts,
-                backs: back_pages,
-                grid,
-                grids: vec![grid],
-                placements,
-            });
+/// A full print: the faces of definitions that are gone (or lost their back) go too.
+fn remove_stale_faces(jobs: &[Job<'_>], opts: &PrintOptions, cache: &mut cache::Cache) {
+    let keep: std::collections::BTreeSet<String> = jobs.iter().filter(|j| j.files).map(|j| j.stem.clone()).collect();
+    for (fmt, ext) in [(Format::Svg, "svg"), (Format::Png, "png")] {
+        if opts.wants(fmt) {
+            remove_stale(&opts.out.join(ext), ext, &keep, cache);
         }
     }
-    if opts.wants(Format::Pdf) && sheets && opts.only.is_empty() {
-        let (boards, found) = boards::write(&printer, &opts.page, out_dir);
-        report.written.extend(boards.iter().map(|b| b.path.clone()));
-        report.boards = boards;
-        diags.extend(found);
-        match boards::write_map(&printer, &opts.page, out_dir) {
-            Ok(Some(path)) => {
-                report.written.push(path.clone());
-                report.map = Some(path);
-            }
-            Ok(None) => {}
-            Err(d) => diags.push(d),
-        }
-    }
-    if let (Some(shop), true) = (opts.shop, opts.wants(Format::Png)) {
-        if shop::Spec::of(shop).files == shop::Files::Png {
-            let has_back = |id: &str| index_of(id, Side::Back).is_some();
-            let path = shop::upload_list_path(out_dir, pack, shop);
-            let text = shop::upload_list(&piles, &has_back);
-            out::write_atomic_in(out_dir, &path, text.as_bytes()).map_err(|e| vec![io_diag(&path, &e)])?;
-            report.written.push(path.clone());
-            report.upload_list = Some(path);
-        }
-    }
-
-    if opts.wants(Format::Tts) {
-        let urls = match &opts.tts_url {
-            Some(u) => tts::Urls::Base(u.clone()),
-            None => tts::Urls::Local,
-        };
-        let faces = tts::Faces { trees: &trees, keys: &face_keys, index_of: &index_of };
-        match tts::write(pack, &piles, geom, &faces, out_dir, tts_back.as_deref(), &urls, &mut cache, opts.use_cache) {
-            Ok(t) => {
-                report.written.extend(t.sheets.iter().cloned());
-                report.written.extend(t.saved_objects.iter().cloned());
-                report.written.push(t.manifest.clone());
-                report.tts = Some(t);
-            }
-            Err(d) => diags.push(d),
-        }
-    }
-    if opts.use_cache {
-        if let Err(e) = cache.save(out_dir) {
-            diags.push(io_diag(out_dir, &e));
-        }
-    }
-    diags.sort_by_key(|d| d.severity);
-    report.diagnostics = printer.group_template_errors(diags);
-    Ok(report)
 }
 
 /// Remove `<dir>/*.<ext>` files an earlier print made whose stem is not in `keep`.
