@@ -363,6 +363,15 @@ fn a_full_sheet_of_cards_stays_within_ten_by_seven() {
     assert_eq!(sheets.len(), 2);
     assert_eq!((sheets[0]["cols"].as_u64(), sheets[0]["rows"].as_u64()), (Some(10), Some(7)));
     assert_eq!(sheets[0]["cards"].as_array().unwrap().len(), 69);
+    // Each slot says where it lies on its sheet, row by row: the 14th of ten a row is the
+    // fourth of the second row, the last the ninth of the seventh.
+    let place = |i: usize| {
+        let slot = &sheets[0]["cards"][i];
+        (slot["slot"].as_u64(), slot["row"].as_u64(), slot["col"].as_u64())
+    };
+    assert_eq!(place(13), (Some(13), Some(1), Some(3)));
+    assert_eq!(place(68), (Some(68), Some(6), Some(8)));
+    assert_eq!(place(9), (Some(9), Some(0), Some(9)));
     assert_eq!(png_size(&out.join("tts").join(sheets[0]["image"].as_str().unwrap())), (4090, 3997));
     assert_eq!(sheets[1]["cards"].as_array().unwrap().len(), 6);
     // Printed again, the sheets whose faces did not change are kept; after one card of

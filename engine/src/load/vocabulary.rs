@@ -546,6 +546,27 @@ mod tests {
             ]
         );
     }
+    /// A range's ends are inside it; one past either end is not.
+    #[test]
+    fn a_range_holds_its_ends_and_nothing_past_them() {
+        let v: Vocabulary = toml::from_str("values = { attack = [0, 3] }").unwrap();
+        let outside = |n: i64| {
+            let values = BTreeMap::from([("attack".to_string(), n)]);
+            let attrs = BTreeMap::new();
+            let face = FaceKeys {
+                name: String::new(),
+                values: &values,
+                attrs: &attrs,
+                keywords: &[],
+                costs: vec![],
+                terrains: vec![],
+            };
+            !face_problems(&v, &face, "card").is_empty()
+        };
+        assert!(!outside(0) && !outside(3), "the ends are inside");
+        assert!(outside(4) && outside(-1), "one past either end is outside");
+    }
+
     #[test]
     fn a_required_value_is_needed_on_every_face_that_can_be_up() {
         let v: Vocabulary =
