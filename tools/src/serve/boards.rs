@@ -147,3 +147,148 @@ mod tests {
         assert_eq!(value_words(1, "gold"), "1 gold");
     }
 }
+
+/// The map and what options name on it, as the page gets them from a session.
+#[cfg(test)]
+mod map_tests {
+    use crate::serve::game::tests::{pack, session};
+    use crate::serve::game::{Session, Setup};
+
+    /// The map is drawn from board.toml: one element per space that is not a `[[board]]`
+    /// square (Kingdoms in Conflict's grid and piles, The Last Kingdom's regions and
+    /// market), the pieces on them; a pack with no map draws none.
+    #[test]
+    fn the_map_draws_every_space_of_the_board() {
+        for (id, pieces) in [("kingdoms-in-conflict", 0), ("the-last-kingdom", 5)] {
+            let p = pack(id);
+            let setup =
+                Setup { pack: id.into(), scenario: None, seed: 3, kinds: vec!["human".into(), "random".into()] };
+            let (g, v) = Session::new(setup, p).unwrap().replay(None);
+            let map = v.map.unwrap_or_else(|| panic!("{id}: no map"));
+            let spaces = g.state.spaces.iter().filter(|sp| sp.board.is_none()).count();
+            assert_eq!(map.matches("<g class=\"space\"").count(), spaces, "{id}");
+            // Beneath it, every supply with how many are left.
+            let supplies = g.pack.board.as_ref().map_or(0, |(b, _)| b.supply.len());
+            assert_eq!(map.matches("<g class=\"supply\"").count(), supplies, "{id}");
+            for (kind, left) in &g.state.supplies {
+                assert!(
+                    map.contains(&format!("data-supply=\"{kind}\">")) && map.contains(&format!(">{left} left<")),
+                    "{kind}"
+                );
+            }
+            assert!(map.matches("class=\"piece\"").count() >= pieces, "{id}: {map}");
+            if id == "the-last-kingdom" {
+                assert!(map.contains("data-space=\"mercia\"") && map.contains("<line class=\"link\""), "{map}");
+            }
+        }
+        // Numbers on spaces (Borderlands' armies, one transcript line each when set) are
+        // drawn on their spaces.
+        let id = "borderlands";
+        let setup = Setup { pack: id.into(), scenario: None, seed: 3, kinds: vec!["human".into(), "random".into()] };
+        let (g, v) = Session::new(setup, pack(id)).unwrap().replay(None);
+        let map = v.map.expect("a map");
+        let held = g.state.spaces.iter().filter(|sp| sp.values.get("armies").is_some_and(|&n| n > 0)).count();
+        assert!(held > 0 && map.matches("class=\"values\"").count() >= held, "{map}");
+        assert!(map.contains(">armies ") || map.contains(", armies "), "{map}");
+        // A link that carries data (the southern road) is drawn dashed, saying what it is.
+        assert!(map.contains("<title>Marrowdown – Vinehollow: road</title>"), "{map}");
+        assert_eq!(map.matches("class=\"link carries\"").count(), 2, "{map}");
+        let (_, v) = session().replay(None);
+        assert_eq!(v.map, None, "Take the Kingdom has no map");
+    }
+
+    /// An option with a `space` field names that space of the map, for a click on it to
+    /// take the option: Kingdoms in Conflict's sides by their grey tiles, its walls each on
+    /// its grey tile.
+    #[test]
+    fn options_name_the_spaces_a_click_takes() {
+        let id = "kingdoms-in-conflict";
+        let setup = Setup { pack: id.into(), scenario: None, seed: 3, kinds: vec!["human".into(), "random".into()] };
+        let mut s = Session::new(setup, pack(id)).unwrap();
+        let (_, v) = s.replay(None);
+        // A side names its grey tiles: a click on any of them takes it.
+        let tiles: Vec<&String> = v.options.iter().flat_map(|o| &o.spaces).collect();
+        assert!(v.options.iter().all(|o| o.spaces.len() == 8), "{:?}", v.options);
+        assert_eq!(tiles.iter().collect::<std::collections::BTreeSet<_>>().len(), tiles.len(), "no tile twice");
+        s.choose(0).unwrap();
+        let (_, v) = s.replay(None);
+        assert_eq!(v.prompt.as_deref(), Some("Place starting wall 1 of 2"));
+        for o in &v.options {
+            let tile = o.label.strip_prefix("Wall on ").expect("a wall");
+            assert_eq!(o.spaces, [tile], "{}", o.label);
+            assert!(v.map.as_deref().unwrap().contains(&format!("data-space=\"{tile}\"")));
+        }
+    }
+
+    /// An option about a card (its `card` field: a menu's `add_card`) names that card, for
+    /// a click on it to take the option, and the card is drawn with its number; a card the
+    /// seat does not see is named by no option and drawn without one.
+    #[test]
+    fn options_name_the_cards_a_click_takes() {
+        let mut s = session();
+        let mut named = 0;
+        for _ in 0..40 {
+            let (g, v) = s.replay(None);
+            if v.over.is_some() {
+                break;
+            }
+            let drawn: Vec<u32> = v.zones.iter().flat_map(|z| &z.cards).filter_map(|c| c.card).collect();
+            for o in &v.options {
+                for c in &o.cards {
+                    assert!(g.can_see(v.seat, *c), "{}: a card the seat does not see", o.label);
+                    named += usize::from(drawn.contains(c));
+                }
+            }
+            for z in &v.zones {
+                for c in z.cards.iter().filter(|c| c.id.is_empty()) {
+                    assert_eq!(c.card, None, "a face-down card is drawn without its number");
+                }
+            }
+            s.choose(0).unwrap();
+        }
+        assert!(named >= 3, "options naming a card drawn on the table: {named}");
+    }
+
+    /// An option with a `supply` field names that supply, drawn beneath the map with how
+    /// many are left, for a click on it to take the option: Kingdoms in Conflict's
+    /// purchases by the supply of the wall or unit bought; its payments name the
+    /// stockpiles they take from.
+    #[test]
+    fn purchases_name_their_supply_and_payments_their_piles() {
+        let id = "kingdoms-in-conflict";
+        let setup = Setup { pack: id.into(), scenario: None, seed: 3, kinds: vec!["human".into(), "random".into()] };
+        let mut s = Session::new(setup, pack(id)).unwrap();
+        let mut v = s.replay(None).1;
+        for _ in 0..200 {
+            if v.prompt.as_deref() == Some("Buy phase") && v.options.len() > 1 {
+                break;
+            }
+            s.choose(0).unwrap();
+            v = s.replay(None).1;
+        }
+        assert_eq!(v.prompt.as_deref(), Some("Buy phase"), "{:?}", v.options);
+        let map = v.map.as_deref().unwrap();
+        for o in &v.options {
+            match o.label.as_str() {
+                "Buy nothing" => assert!(o.supplies.is_empty() && o.spaces.is_empty()),
+                l => {
+                    assert_eq!(o.supplies.len(), 1, "{l}");
+                    let su = &o.supplies[0];
+                    assert!(map.contains(&format!("<g class=\"supply\" data-supply=\"{su}\">")), "{su}");
+                }
+            }
+        }
+        let buy = v.options.iter().position(|o| !o.supplies.is_empty()).unwrap();
+        s.choose(buy).unwrap();
+        let v = s.replay(None).1;
+        assert!(v.prompt.as_deref().unwrap().starts_with("Pay for the "), "{:?}", v.prompt);
+        for o in &v.options {
+            assert!(
+                !o.spaces.is_empty() && o.spaces.iter().all(|p| p.starts_with("pile-")),
+                "{}: {:?}",
+                o.label,
+                o.spaces
+            );
+        }
+    }
+}

@@ -28,7 +28,7 @@ use serde_json::{json, Value};
 use super::geometry::Geometry;
 use super::render::{Printer, Side};
 use super::{context, io_diag, raster, util};
-use crate::out;
+use crate::files as out;
 
 /// What [`write`] wrote.
 #[derive(Debug, Clone, Serialize)]

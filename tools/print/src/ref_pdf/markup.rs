@@ -2,7 +2,7 @@
 //! cross-references printed as `Name (p. N)`, and a note's blocks flattened into lines.
 
 use super::Places;
-use crate::print::ref_doc::{Block, Span};
+use crate::ref_doc::{Block, Span};
 
 /// The text of inline content in layout markup, with cross-references as `Name (p. N)`;
 /// the links it holds are added to `links`.

@@ -8,7 +8,7 @@
 use super::icons::IconSet;
 use super::ref_doc::{Block, Doc, Entry, Rich, Span, Table};
 use super::templates::{escape_markdown, rich};
-use crate::out::html_escape;
+use crate::html_escape;
 
 /// HTML or Markdown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

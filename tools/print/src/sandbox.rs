@@ -443,7 +443,7 @@ mod tests {
     }
 
     fn draw(t: &Tera, name: &str) -> Result<String, String> {
-        render(t, name, &tera::Context::new()).map_err(|e| crate::print::templates::error_chain(&e))
+        render(t, name, &tera::Context::new()).map_err(|e| crate::templates::error_chain(&e))
     }
 
     #[test]

@@ -238,7 +238,7 @@ mod tests {
 #[cfg(test)]
 mod profile {
     use super::*;
-    use crate::print::{raster, render, Geometry, Printer, Side};
+    use crate::{raster, render, Geometry, Printer, Side};
 
     #[test]
     #[ignore = "profiling aid"]

@@ -6,7 +6,7 @@
 //! escaped on output (XML/HTML escaping for `.svg` and `.html`, Markdown escaping for
 //! `.md`); definition text is never parsed as a template.
 
-use crate::out::html_escape;
+use crate::html_escape;
 use crown_engine::fsread;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;

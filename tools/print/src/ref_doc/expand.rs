@@ -6,7 +6,7 @@ use crown_engine::diag::did_you_mean;
 use super::model::{cost, plain, Block, Rich, Row, Span, Table};
 use super::text::slug;
 use super::{link_name, Expander};
-use crate::print::rules_md::{self, Inline};
+use crate::rules_md::{self, Inline};
 
 impl Expander<'_> {
     pub(super) fn blocks(&mut self, md: &[rules_md::Block]) -> Vec<Block> {

@@ -242,7 +242,7 @@ pub fn write(printer: &Printer<'_>, setup: &PageSetup, out_dir: &Path) -> (Vec<B
         let title = format!("{} {}: board {}", pack.manifest.name, pack.manifest.version, k.name);
         let path = out_dir.join(format!("{}-board-{}.pdf", pack.id(), k.id));
         match super::sheet::write_pages(&pages, &title) {
-            Ok(bytes) => match crate::out::write_atomic_in(out_dir, &path, &bytes) {
+            Ok(bytes) => match crate::files::write_atomic_in(out_dir, &path, &bytes) {
                 Ok(()) => reports.push(BoardReport {
                     id: k.id.clone(),
                     path,
@@ -282,7 +282,7 @@ pub fn write_map(printer: &Printer<'_>, setup: &PageSetup, out_dir: &Path) -> Re
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{pw}mm\" height=\"{ph}mm\" viewBox=\"0 0 {pw} {ph}\">\
          <text x=\"{m}\" y=\"{}\" font-family=\"Liberation Sans\" font-weight=\"bold\" font-size=\"6\">{}</text>{}</svg>",
         m + 6.0,
-        crate::out::html_escape(&title),
+        crate::html_escape(&title),
         map.placed(m, m + TITLE_MM, pw - 2.0 * m, ph - 2.0 * m - TITLE_MM)
     );
     let tree =
@@ -290,7 +290,7 @@ pub fn write_map(printer: &Printer<'_>, setup: &PageSetup, out_dir: &Path) -> Re
     let path = out_dir.join(format!("{}-map.pdf", pack.id()));
     let bytes = super::sheet::write_pages(&[((pw, ph), Arc::new(tree))], &title)
         .map_err(|e| Diagnostic::error("pdf-error", format!("could not write the map: {e}")))?;
-    crate::out::write_atomic_in(out_dir, &path, &bytes).map_err(|e| super::io_diag(&path, &e))?;
+    crate::files::write_atomic_in(out_dir, &path, &bytes).map_err(|e| super::io_diag(&path, &e))?;
     Ok(Some(path))
 }
 
@@ -304,7 +304,7 @@ fn render_page(printer: &Printer<'_>, ctx: &Value) -> Result<usvg::Tree, String>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::print::sheet::Paper;
+    use crate::sheet::Paper;
 
     #[test]
     fn a_board_is_split_into_the_fewest_pages_of_whole_squares() {

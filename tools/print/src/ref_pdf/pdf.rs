@@ -6,13 +6,13 @@ use serde_json::json;
 
 use super::flow::flow;
 use super::{Places, PAGE_MARGIN};
-use crate::print::fonts::{self, FontId};
-use crate::print::icons::IconSet;
-use crate::print::layout::{Laid, Run};
-use crate::print::ref_doc::{plain, Block, Doc};
-use crate::print::render::parse_svg;
-use crate::print::sheet::{pt, Paper};
-use crate::print::templates::Templates;
+use crate::fonts::{self, FontId};
+use crate::icons::IconSet;
+use crate::layout::{Laid, Run};
+use crate::ref_doc::{plain, Block, Doc};
+use crate::render::parse_svg;
+use crate::sheet::{pt, Paper};
+use crate::templates::Templates;
 
 /// Where `label` is printed in a laid-out text: rectangles in mm (x, top, width, height).
 fn find_label(t: &Laid, label: &str) -> Vec<(f32, f32, f32, f32)> {

@@ -10,7 +10,7 @@ use crown_engine::diag::did_you_mean;
 use super::specs::{Args, Spec, PACK_FIELDS};
 use super::text::{players_text, scalar};
 use super::Expander;
-use crate::print::rules_md::{Arg, Placeholder};
+use crate::rules_md::{Arg, Placeholder};
 
 /// One face of a definition, as placeholders read it.
 struct Face<'p> {

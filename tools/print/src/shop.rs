@@ -201,7 +201,7 @@ pub fn upload_list_path(out: &Path, pack: &Pack, shop: Shop) -> std::path::PathB
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::print::raster::px;
+    use crate::raster::px;
 
     /// The pixel sizes each shop publishes, from the geometry Crown prints.
     #[test]

@@ -10,8 +10,8 @@ use crown_engine::diag::did_you_mean;
 
 use super::specs::Args;
 use super::Expander;
-use crate::print::context::print_kind;
-use crate::print::rules_md::Arg;
+use crate::context::print_kind;
+use crate::rules_md::Arg;
 
 /// Which definitions a list placeholder shows.
 pub(super) struct Selection<'p> {

@@ -8,8 +8,8 @@ use crown_engine::content::{Def, Pack};
 use super::model::{Entry, EntryPara, Span};
 use super::select::Columns;
 use super::text::{cost_text, numbers_text, stage_label};
-use crate::print::context::print_kind;
-use crate::print::util::label;
+use crate::context::print_kind;
+use crate::util::label;
 
 /// Printed twins folded together: same name, text, numbers and sides (in different decks,
 /// say) count as one entry whose count is their sum.

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crown_engine::diag::did_you_mean;
 
 use super::Expander;
-use crate::print::rules_md::{Arg, Placeholder};
+use crate::rules_md::{Arg, Placeholder};
 
 /// What a placeholder accepts.
 pub struct Spec {

@@ -2,10 +2,10 @@
 //! breaks, and the balancing of a region's columns; [`flow`] lays out a whole document.
 
 use super::{Item, Part, Places, COLUMN_KINDS, GUTTER, LINE, PAGE_MARGIN};
-use crate::print::fonts::FontId;
-use crate::print::icons::IconSet;
-use crate::print::layout::{self, Align, Laid, Request, Run, VAlign};
-use crate::print::ref_doc::Doc;
+use crate::fonts::FontId;
+use crate::icons::IconSet;
+use crate::layout::{self, Align, Laid, Request, Run, VAlign};
+use crate::ref_doc::Doc;
 
 /// The layout in progress: the pages so far, the column and the height the next block
 /// goes at.

@@ -64,7 +64,7 @@ impl Cache {
 
     pub fn save(&self, out: &Path) -> std::io::Result<()> {
         let text = serde_json::to_string_pretty(self).unwrap_or_default();
-        crate::out::write_atomic_in(out, &out.join(FILE), text.as_bytes())
+        crate::files::write_atomic_in(out, &out.join(FILE), text.as_bytes())
     }
 }
 

@@ -9,7 +9,7 @@ use crown_engine::diag::did_you_mean;
 use super::model::{Block, Row, Span, Table};
 use super::specs::Args;
 use super::Expander;
-use crate::print::util::label;
+use crate::util::label;
 
 /// How a board selection names what it selects, in its errors.
 struct BoardPick {

@@ -4,9 +4,9 @@
 use super::flow::{shift_line, Flow};
 use super::markup::{collect_note, markup};
 use super::{Item, Part, BODY, INDENT, INK, LINE, PAGE_MARGIN};
-use crate::print::fonts::{self, FontId};
-use crate::print::layout::{self, Align, Laid};
-use crate::print::ref_doc::{plain, Block, Doc, Entry};
+use crate::fonts::{self, FontId};
+use crate::layout::{self, Align, Laid};
+use crate::ref_doc::{plain, Block, Doc, Entry};
 
 impl Flow<'_> {
     pub(super) fn title(&mut self, doc: &Doc) {

@@ -14,9 +14,9 @@ use super::select::Columns;
 use super::specs::{Args, Spec};
 use super::text::{cost_text, players_phrase, players_text, scalar, slug};
 use super::Expander;
-use crate::print::context::{kind_color, print_kind, Colors};
-use crate::print::rules_md::Placeholder;
-use crate::print::util::label;
+use crate::context::{kind_color, print_kind, Colors};
+use crate::rules_md::Placeholder;
+use crate::util::label;
 
 impl<'p> Expander<'p> {
     pub(super) fn block_placeholder(&mut self, p: &Placeholder, spec: &Spec) -> Vec<Block> {

@@ -16,7 +16,7 @@ use resvg::usvg;
 
 use super::{boards, cache, io_diag, pages, sheet, shop, tiles, tts};
 use super::{Geometry, Grid, PdfReport, Placement, PrintOptions, Printer, Report, Side};
-use crate::out;
+use crate::files as out;
 
 /// The board sheets and the map page, into the report.
 pub(super) fn write_boards(printer: &Printer<'_>, opts: &PrintOptions, report: &mut Report) {

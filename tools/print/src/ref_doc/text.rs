@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crown_engine::content::model::{Scalar, StagePosition};
 
-use crate::print::util::label;
+use crate::util::label;
 
 /// `1 player`, `2–4 players`: a player count with its noun.
 pub fn players_phrase(min: i64, max: i64) -> String {

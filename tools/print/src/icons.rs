@@ -308,7 +308,7 @@ mod tests {
 
     #[test]
     fn used_symbols_are_attached_once() {
-        let (set, _) = IconSet::for_pack(&crate::print::layout::tests::test_pack());
+        let (set, _) = IconSet::for_pack(&crate::layout::tests::test_pack());
         let card = r##"<svg xmlns="http://www.w3.org/2000/svg"><use href="#icon-coin"/><use href="#icon-coin"/><use href="#icon-crown"/></svg>"##;
         let out = set.attach_symbols(card);
         assert_eq!(out.matches("<symbol id=\"icon-coin\"").count(), 1);

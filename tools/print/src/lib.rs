@@ -1,4 +1,5 @@
-//! `crown print` and `crown reference`: printable card sheets and rules references.
+//! `crown print` and `crown reference`: printable card sheets and rules references, the
+//! board map the browser and the board sheets draw, and the atomic writer.
 //!
 //! Code map:
 //! - `fonts`: the bundled fonts (the only ones ever used) and text measurement.
@@ -19,6 +20,9 @@
 //! - `cache`: which SVG/PNG outputs are still current.
 //! - `reference`: the rules reference (HTML, Markdown, PDF).
 //! - `bench`: the printing benchmark `crown bench` runs.
+//! - `map`: a board as SVG (spaces, links, pieces, supplies), for the browser and the board
+//!   sheets, and what an option names on it.
+//! - `files`: the atomic writer every file Crown writes goes through.
 //!
 //! Invariants: one usvg tree per face feeds both the PDF and the PNG; no system font and
 //! no file outside the pack is read while rendering (images arrive as `data:` URIs);
@@ -32,10 +36,12 @@ pub mod bench;
 pub mod boards;
 pub mod cache;
 pub mod context;
+pub mod files;
 pub mod fonts;
 pub mod geometry;
 pub mod icons;
 pub mod layout;
+pub mod map;
 pub mod markup;
 mod outputs;
 pub mod pages;
@@ -53,6 +59,12 @@ pub mod templates;
 pub mod tiles;
 pub mod tts;
 pub mod util;
+
+/// Text made safe inside HTML (tera's own escaping, so templates and pages built in Rust
+/// escape alike).
+pub fn html_escape(s: &str) -> String {
+    tera::escape_html(s)
+}
 
 use crown_engine::fsread;
 use std::collections::BTreeMap;
@@ -75,7 +87,7 @@ pub use render::{parse_svg, Printer, Side};
 pub use sheet::{Duplex, Grid, Layout, Orientation, PageSetup, Paper, Placement};
 pub use tts::TtsReport;
 
-use crate::out;
+use crate::files as out;
 use outputs::{write_boards, Faces};
 
 /// An output of `crown print`.

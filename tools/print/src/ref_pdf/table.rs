@@ -4,9 +4,9 @@
 use super::flow::Flow;
 use super::markup::markup;
 use super::{Cell, Item, Part, BODY, INK, PAGE_MARGIN};
-use crate::print::fonts::{self, FontId};
-use crate::print::layout::{self, Align, Request, VAlign};
-use crate::print::ref_doc::Table;
+use crate::fonts::{self, FontId};
+use crate::layout::{self, Align, Request, VAlign};
+use crate::ref_doc::Table;
 
 impl Flow<'_> {
     /// Column widths that share the page width by how much each column has to say.
