@@ -168,11 +168,8 @@ fn run_merge(args: &MergeArgs) -> Result<i32, String> {
     let mut v = full_summary(&merged.run, &merged.stats, merged.other.as_ref(), merged.paired.as_ref());
     if !missing.is_empty() {
         let covered: u64 = merged.ranges.iter().map(|(a, b)| b - a).sum();
-        v["partial"] = serde_json::json!({
-            "covered": covered,
-            "of": merged.run.games,
-            "missing": missing.iter().map(|&(a, b)| [a, b]).collect::<Vec<_>>(),
-        });
+        v.partial =
+            Some(Partial { covered, of: merged.run.games, missing: missing.iter().map(|&(a, b)| [a, b]).collect() });
         eprintln!(
             "partial: these figures cover {covered} of the run's {} games; missing game ranges: {}{}",
             merged.run.games,
@@ -182,9 +179,9 @@ fn run_merge(args: &MergeArgs) -> Result<i32, String> {
     }
     write_report(args.report.as_deref(), &v)?;
     if args.format.is_json() {
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        println!("{}", v.to_json_text());
     } else {
-        print_all(&v);
+        v.print();
     }
     // The failures of every shard count against one --max-failures, as in one run.
     if merged.stats.failed > merged.run.max_failures {
@@ -394,7 +391,7 @@ struct Sim<'a> {
 impl Sim<'_> {
     /// Play one run on `pack` (changed by the overrides `set`), say what its checks found
     /// and write its statistics when asked: its summary, and its exit code.
-    fn play(&self, set: &[Override], pack: &Arc<Pack>) -> Result<(serde_json::Value, i32), String> {
+    fn play(&self, set: &[Override], pack: &Arc<Pack>) -> Result<(FullSummary, i32), String> {
         let args = self.args;
         let run = self.run_info(pack, set);
         let (played, secs) = self.play_games(pack)?;
@@ -408,10 +405,10 @@ impl Sim<'_> {
         let mut v = full_summary(&run, &played.stats, played.other.as_ref(), played.paired.as_ref());
         if let Some(log) = &self.plan.audit {
             let log = log.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            v["peeking"] = peeking_json(&log);
+            v.peeking = Some(Peeking::of(&log));
             code = code.max(tell_peeking(&log));
         }
-        v["timing"] = timing(self.threads, played.stats.games * if self.other.is_some() { 2 } else { 1 }, secs);
+        v.timing = Some(timing(self.threads, played.stats.games * if self.other.is_some() { 2 } else { 1 }, secs));
         let seed = args.table.setup.seed;
         code = code.max(report_failures(&played.stats, seed, args.games, played.not_run));
         if let Some(o) = &played.other {
@@ -533,66 +530,71 @@ impl Sim<'_> {
 
     /// Show the summary of one run: the JSON (with the timing when asked), or the tables
     /// and the speed; and the HTML report when asked.
-    fn print_run(&self, mut v: serde_json::Value) -> Result<(), String> {
+    fn print_run(&self, mut v: FullSummary) -> Result<(), String> {
         let args = self.args;
         let threads = self.threads;
-        let t = v.as_object_mut().and_then(|m| m.remove("timing")).unwrap_or_default();
+        let t = v.timing.take();
         write_report(args.report.as_deref(), &v)?;
         if args.format.is_json() {
             if args.timing {
-                v["timing"] = t;
+                v.timing = t;
             }
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            println!("{}", v.to_json_text());
         } else {
-            print_all(&v);
-            let gps = t["games_per_s"].as_f64().unwrap_or(0.0);
+            v.print();
+            let (gps, elapsed) = t.map_or((0.0, 0.0), |t| (t.games_per_s, t.elapsed_s));
             // A slow run (search bots) says how long a game takes, not "0 games/s".
             let each = if gps > 0.0 && gps < 1.0 { format!(", {:.1} s a game", 1.0 / gps) } else { String::new() };
+            // The rate is written as the JSON writes it (`111.0`, `0.013`).
             println!(
-                "\n{} games/s on {threads} thread{} ({:.2} s{each})",
-                t["games_per_s"],
-                plural(threads),
-                t["elapsed_s"].as_f64().unwrap_or(0.0)
+                "\n{} games/s on {threads} thread{} ({elapsed:.2} s{each})",
+                serde_json::Value::from(gps),
+                plural(threads)
             );
         }
         Ok(())
     }
 
     /// Show the runs of a sweep, one per value of `o`: as JSON, or a row per value.
-    fn print_sweep_runs(&self, o: &Override, values: &[String], runs: Vec<(Vec<Override>, serde_json::Value)>) {
+    fn print_sweep_runs(&self, o: &Override, values: &[String], runs: Vec<(Vec<Override>, FullSummary)>) {
         let mut list = Vec::new();
         for (value, (_, mut v)) in values.iter().zip(runs) {
             if !self.args.timing {
-                if let Some(m) = v.as_object_mut() {
-                    m.remove("timing");
-                }
+                v.timing = None;
             }
-            list.push(serde_json::json!({ "value": value, "summary": v }));
+            list.push(SweepRun { value: value.clone(), summary: v });
         }
-        let v = serde_json::json!({ "sweep": o.path(), "runs": list });
+        let sweep = SweepRuns { sweep: o.path(), runs: list };
         if self.args.format.is_json() {
+            let v = serde_json::to_value(&sweep).unwrap_or_default();
             println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         } else {
-            print_sweep(o, &v);
+            print_sweep(o, &sweep);
         }
     }
 }
 
+/// The runs of a `--set` sweep, one per value of the override it varies.
+#[derive(serde::Serialize)]
+struct SweepRuns {
+    /// The override varied, as `KIND.ID.FIELD.KEY`.
+    sweep: String,
+    runs: Vec<SweepRun>,
+}
+
+#[derive(serde::Serialize)]
+struct SweepRun {
+    value: String,
+    summary: FullSummary,
+}
+
 /// Write the HTML report of a summary, when asked.
-fn write_report(path: Option<&std::path::Path>, v: &serde_json::Value) -> Result<(), String> {
+fn write_report(path: Option<&std::path::Path>, v: &FullSummary) -> Result<(), String> {
     if let Some(path) = path {
         crate::out::write_atomic(path, report::page(v).as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
         eprintln!("report written to {}", path.display());
     }
     Ok(())
-}
-
-/// The table, and the comparison when there is one.
-fn print_all(v: &serde_json::Value) {
-    summary::print(v);
-    if v.get("compare").is_some_and(|c| c.is_object()) {
-        compare::print(&v["compare"], v["confidence"].as_f64().unwrap_or(0.95));
-    }
 }
 
 /// `--set` arguments: the fixed overrides and the one sweep (`A..B`), if any.
@@ -620,18 +622,18 @@ fn overrides(set: &[String]) -> Result<(Vec<Override>, Option<Sweep>), String> {
 }
 
 /// One row per swept value.
-fn print_sweep(o: &Override, v: &serde_json::Value) {
-    let pct = |x: &serde_json::Value| format!("{:.1}%", 100.0 * x.as_f64().unwrap_or(0.0));
-    let first = &v["runs"][0]["summary"];
-    let players = first["players"].as_u64().unwrap_or(0) as usize;
+fn print_sweep(o: &Override, sweep: &SweepRuns) {
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    let Some(first) = sweep.runs.first().map(|r| &r.summary) else { return };
+    let players = first.summary.players;
     println!(
         "{} = each value: {} games of {} each ({} players, seed {}); win rates with {:.0}% intervals in --json",
         o.path(),
-        first["games"],
-        first["pack"].as_str().unwrap_or(""),
+        first.summary.games,
+        first.summary.pack,
         players,
-        first["seed"],
-        100.0 * first["confidence"].as_f64().unwrap_or(0.95)
+        first.summary.seed,
+        100.0 * first.summary.confidence
     );
     let mut head = format!("  {:>6}", "value");
     for s in 0..players {
@@ -642,60 +644,39 @@ fn print_sweep(o: &Override, v: &serde_json::Value) {
     if card {
         head.push_str(&format!("  {} IWP", o.id));
     }
-    if first.get("compare").is_some() {
+    if first.compare.is_some() {
         head.push_str("  (vs other: changes marked * are real)");
     }
     println!("{head}");
-    for r in v["runs"].as_array().into_iter().flatten() {
-        let s = &r["summary"];
-        let mut line = format!("  {:>6}", r["value"].as_str().unwrap_or(""));
+    for r in &sweep.runs {
+        let s = &r.summary;
+        let mut line = format!("  {:>6}", r.value);
         for k in 0..players + 3 {
-            let real = s["compare"]["outcomes"][k]["difference"]["real"].as_bool().unwrap_or(false);
-            line.push_str(&format!(" {:>7}{}", pct(&s["outcomes"][k]["rate"]), if real { "*" } else { " " }));
+            let real = s.compare.as_ref().and_then(|c| c.outcomes.get(k)).is_some_and(|o| o.difference.real);
+            let rate = s.summary.outcomes.get(k).map_or(0.0, |o| o.count.rate);
+            line.push_str(&format!(" {:>7}{}", pct(rate), if real { "*" } else { " " }));
         }
-        line.push_str(&format!(" {:>7.1}", s["length"]["mean"].as_f64().unwrap_or(0.0)));
+        line.push_str(&format!(" {:>7.1}", s.summary.length.mean));
         if card {
-            let c = &s["cards"][&o.id]["improvement_played"];
+            let c = s.summary.cards.get(&o.id).map(|c| c.improvement_played).unwrap_or_default();
             line.push_str(&format!(
                 "  {:+.1} [{:+.1}, {:+.1}]",
-                100.0 * c["value"].as_f64().unwrap_or(0.0),
-                100.0 * c["ci"][0].as_f64().unwrap_or(0.0),
-                100.0 * c["ci"][1].as_f64().unwrap_or(0.0)
+                100.0 * c.value_or_zero(),
+                100.0 * c.lo(),
+                100.0 * c.hi()
             ));
         }
         println!("{line}");
     }
 }
 
-fn timing(threads: usize, games: u64, secs: f64) -> serde_json::Value {
-    serde_json::json!({
-        "threads": threads,
-        "elapsed_s": summary::round4(secs),
-        "games_per_s": games_per_s(games as f64 / secs.max(1e-9)),
-        "peak_rss_mb": peak_rss_mb().map(|m| (m * 10.0).round() / 10.0),
-    })
-}
-
-/// Print the first failures; the exit code (1 when a game failed).
-/// The peeking audit in the summary: by bot kind, decisions audited and changed by a
-/// re-deal, with an example; and menus that changed.
-fn peeking_json(log: &crown_engine::bots::audit::AuditLog) -> serde_json::Value {
-    let kinds: serde_json::Map<String, serde_json::Value> = log
-        .kinds
-        .iter()
-        .map(|(k, (audited, changed, example))| {
-            (
-                k.clone(),
-                serde_json::json!({ "decisions": audited, "changed": changed, "passed": *changed == 0, "example": example }),
-            )
-        })
-        .collect();
-    serde_json::json!({
-        "redeals": crown_engine::bots::audit::REDEALS,
-        "bots": kinds,
-        "menus_changed": log.menus.0,
-        "menu_example": log.menus.1,
-    })
+fn timing(threads: usize, games: u64, secs: f64) -> Timing {
+    Timing {
+        threads,
+        elapsed_s: figures::round4(secs),
+        games_per_s: games_per_s(games as f64 / secs.max(1e-9)),
+        peak_rss_mb: peak_rss_mb().map(|m| (m * 10.0).round() / 10.0),
+    }
 }
 
 /// Tell the audit's verdict on standard error: 0 when every bot passed, else 1.
@@ -726,6 +707,7 @@ fn tell_peeking(log: &crown_engine::bots::audit::AuditLog) -> i32 {
     code
 }
 
+/// Print the first failures; the exit code (1 when a game failed).
 fn report_failures(stats: &Stats, seed: u64, games: u64, not_run: u64) -> i32 {
     for (i, f) in stats.failures.iter().take(5) {
         eprintln!("error: game {i} (seed {}): {f}", derive_seed(seed, *i));

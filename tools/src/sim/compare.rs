@@ -10,17 +10,19 @@
 //! played in game i on one side need not be played there on the other): their difference
 //! gets an unpaired Wald interval.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use crown_engine::content::Pack;
 use crown_engine::load::Project;
-use serde_json::{json, Value};
+use serde::Serialize;
 
+use super::figures::{outcome_label, round4, Diff};
 use super::interval::{mean_diff, paired, rate, z_for};
 use super::stats::{Paired, ScoreSum, Stats};
-use super::summary::{diff, outcome_label, round4, summary, RunInfo};
+use super::summary::{RunInfo, Summary};
 use crate::session;
 
 /// The other side of a comparison: its pack, a label, and the temporary folder holding a
@@ -164,160 +166,217 @@ fn card_sides(s: &Stats, id: &str, drawn: bool) -> [(u64, u64); 2] {
 }
 
 /// The comparison section: the other side's summary and every difference (this − other).
-pub fn section(run: &RunInfo, this: &Stats, other: &Stats, p: &Paired, label: &str) -> Value {
-    let z = z_for(run.confidence);
-    let n = run.players;
-    let get = |v: &Vec<u64>, k: usize| v.get(k).copied().unwrap_or(0);
-    let this_rows = this.outcome_counts(n);
-    let other_rows = other.outcome_counts(n);
-    let outcomes: Vec<Value> = (0..n + 4)
-        .map(|k| {
-            json!({
-                "outcome": outcome_label(k, n),
-                "this": round4(rate(this_rows[k], this.games)),
-                "other": round4(rate(other_rows[k], other.games)),
-                "difference": diff(paired(p.games, get(&p.outcome_b_only, k), get(&p.outcome_a_only, k), z)),
-            })
-        })
-        .collect();
-    let seats: Vec<Value> = (0..n)
-        .map(|s| {
-            json!({
-                "seat": s + 1,
-                "this": round4(rate(get(&this.seat_wins, s), this.games)),
-                "other": round4(rate(get(&other.seat_wins, s), other.games)),
-                "difference": diff(paired(p.games, get(&p.win_b_only, s), get(&p.win_a_only, s), z)),
-            })
-        })
-        .collect();
-    // Each seat's final score, game by game: the mean of the per-game differences.
-    let scores: Vec<Value> = (0..n)
-        .map(|s| {
-            let d = p.score_diff.get(s).copied().unwrap_or_default();
-            let mean = |x: &Vec<ScoreSum>| x.get(s).and_then(|t| t.mean_ci(z)).map(|m| round4(m.0));
-            json!({
-                "seat": s + 1,
-                "this": mean(&p.scores_b),
-                "other": mean(&p.scores_a),
-                "difference": d.mean_ci(z).map_or_else(|| json!({ "value": null, "ci": null, "real": false }), diff),
-                "games": d.n,
-            })
-        })
-        .collect();
-    let mut ids: Vec<&String> = this.cards.keys().chain(other.cards.keys()).collect();
-    ids.sort();
-    ids.dedup();
-    let drawn = this.drawn_recorded && other.drawn_recorded;
-    let cards: serde_json::Map<String, Value> = ids
-        .into_iter()
-        .map(|id| {
-            let d = |drawn: bool| {
-                improvement_diff(card_sides(other, id, drawn), card_sides(this, id, drawn), z)
-                    .map_or_else(|| json!({ "value": null, "ci": null, "real": false }), diff)
-            };
-            let mut v = json!({
-                "name": run.names.get(id).unwrap_or(id),
-                "played_in": [other.cards.get(id).map_or(0, |c| c.played_in), this.cards.get(id).map_or(0, |c| c.played_in)],
-                "improvement_played": d(false),
-            });
-            if drawn {
-                v["improvement_drawn"] = d(true);
-            }
-            (id.clone(), v)
-        })
-        .collect();
-    let mut other_run = run.clone();
-    other_run.overrides.clear();
-    if !run.compare_agents.is_empty() {
-        other_run.agents = run.compare_agents.clone();
-    }
-    other_run.compare_agents.clear();
-    json!({
-        "other": label,
-        "games": p.games,
-        "method": "paired by seed: Wald interval for paired proportions (McNemar) on outcomes and seat wins, mean of per-game differences for length and scores; unpaired Wald for card improvements",
-        "outcomes": outcomes,
-        "seats": seats,
-        "scores": scores,
-        "length": diff(mean_diff(p.length_games, p.length_diff_sum, p.length_diff_sq, z)),
-        "length_games": p.length_games,
-        "cards": cards,
-        "other_summary": summary(&other_run, other),
-    })
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// What the other side is.
+    pub other: String,
+    pub games: u64,
+    pub method: &'static str,
+    pub outcomes: Vec<OutcomeChange>,
+    pub seats: Vec<SeatChange>,
+    pub scores: Vec<ScoreChange>,
+    /// Game length (turns): the mean of the per-game differences.
+    pub length: Diff,
+    pub length_games: u64,
+    /// By card id.
+    pub cards: BTreeMap<String, CardChange>,
+    pub other_summary: Summary,
 }
 
-fn signed(v: &Value, scale: f64, unit: &str) -> String {
-    if v["value"].is_null() {
-        return "n/a".into();
-    }
-    let f = |x: &Value| scale * x.as_f64().unwrap_or(0.0);
-    format!(
-        "{:+.1}{unit} [{:+.1}, {:+.1}]{}",
-        f(&v["value"]),
-        f(&v["ci"][0]),
-        f(&v["ci"][1]),
-        if v["real"].as_bool().unwrap_or(false) { "  <- real" } else { "" }
-    )
+/// One outcome row on both sides: its rates and the paired difference.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutcomeChange {
+    pub outcome: String,
+    pub this: f64,
+    pub other: f64,
+    pub difference: Diff,
 }
 
-/// The comparison, for the terminal.
-pub fn print(c: &Value, confidence: f64) {
-    println!(
-        "\ncompared with {} on the same {} games (this − other; {:.0}% intervals; `real`: the interval excludes 0)",
-        c["other"].as_str().unwrap_or(""),
-        c["games"],
-        100.0 * confidence
-    );
-    for o in c["outcomes"].as_array().into_iter().flatten() {
-        println!(
-            "  {:<34} {:>6.1}% -> {:>6.1}%  {}",
-            o["outcome"].as_str().unwrap_or(""),
-            100.0 * o["other"].as_f64().unwrap_or(0.0),
-            100.0 * o["this"].as_f64().unwrap_or(0.0),
-            signed(&o["difference"], 100.0, " pts")
-        );
-    }
-    for s in c["seats"].as_array().into_iter().flatten() {
-        println!(
-            "  {:<34} {:>6.1}% -> {:>6.1}%  {}",
-            format!("seat {} wins (any)", s["seat"]),
-            100.0 * s["other"].as_f64().unwrap_or(0.0),
-            100.0 * s["this"].as_f64().unwrap_or(0.0),
-            signed(&s["difference"], 100.0, " pts")
-        );
-    }
-    for s in c["scores"].as_array().into_iter().flatten() {
-        println!(
-            "  {:<34} {:>6.1} -> {:>6.1}   {}",
-            format!("seat {} final score", s["seat"]),
-            s["other"].as_f64().unwrap_or(0.0),
-            s["this"].as_f64().unwrap_or(0.0),
-            signed(&s["difference"], 1.0, "")
-        );
-    }
-    println!(
-        "  {:<34} {:>6.1} -> {:>6.1}   {}",
-        "game length (turns)",
-        c["other_summary"]["length"]["mean"].as_f64().unwrap_or(0.0),
-        c["other_summary"]["length"]["mean"].as_f64().unwrap_or(0.0) + c["length"]["value"].as_f64().unwrap_or(0.0),
-        signed(&c["length"], 1.0, "")
-    );
-    let mut cards: Vec<(&String, &Value)> = c["cards"].as_object().map(|m| m.iter().collect()).unwrap_or_default();
-    cards.retain(|(_, v)| {
-        v["improvement_played"]["real"].as_bool().unwrap_or(false)
-            || v["improvement_drawn"]["real"].as_bool().unwrap_or(false)
-    });
-    if cards.is_empty() {
-        println!("  no card's improvement (when played or drawn) changed beyond its interval");
-    } else {
-        println!("  cards whose improvement changed (IWP / IWD, this − other):");
-        for (_, v) in cards {
-            println!(
-                "    {:<32} IWP {}   IWD {}",
-                v["name"].as_str().unwrap_or(""),
-                signed(&v["improvement_played"], 100.0, ""),
-                signed(&v["improvement_drawn"], 100.0, "")
-            );
+/// One seat's win rate (any win) on both sides and the paired difference.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeatChange {
+    pub seat: usize,
+    pub this: f64,
+    pub other: f64,
+    pub difference: Diff,
+}
+
+/// One seat's mean final score on both sides (none without games) and the mean of the
+/// per-game differences, over the games neither side failed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScoreChange {
+    pub seat: usize,
+    pub this: Option<f64>,
+    pub other: Option<f64>,
+    pub difference: Diff,
+    pub games: u64,
+}
+
+/// How one card's improvement changed (unpaired), and the player-games it was played in
+/// on each side (other, this).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CardChange {
+    pub name: String,
+    pub played_in: [u64; 2],
+    pub improvement_played: Diff,
+    /// Where both sides measured cards drawn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub improvement_drawn: Option<Diff>,
+}
+
+impl Comparison {
+    /// The comparison of `this` with `other`, paired game by game in `p`, the other side
+    /// being `label`.
+    pub fn of(run: &RunInfo, this: &Stats, other: &Stats, p: &Paired, label: &str) -> Comparison {
+        let z = z_for(run.confidence);
+        let n = run.players;
+        let get = |v: &Vec<u64>, k: usize| v.get(k).copied().unwrap_or(0);
+        let this_rows = this.outcome_counts(n);
+        let other_rows = other.outcome_counts(n);
+        let outcomes = (0..n + 4)
+            .map(|k| OutcomeChange {
+                outcome: outcome_label(k, n),
+                this: round4(rate(this_rows[k], this.games)),
+                other: round4(rate(other_rows[k], other.games)),
+                difference: Diff::of(paired(p.games, get(&p.outcome_b_only, k), get(&p.outcome_a_only, k), z)),
+            })
+            .collect();
+        let seats = (0..n)
+            .map(|s| SeatChange {
+                seat: s + 1,
+                this: round4(rate(get(&this.seat_wins, s), this.games)),
+                other: round4(rate(get(&other.seat_wins, s), other.games)),
+                difference: Diff::of(paired(p.games, get(&p.win_b_only, s), get(&p.win_a_only, s), z)),
+            })
+            .collect();
+        // Each seat's final score, game by game: the mean of the per-game differences.
+        let scores = (0..n)
+            .map(|s| {
+                let d = p.score_diff.get(s).copied().unwrap_or_default();
+                let mean = |x: &Vec<ScoreSum>| x.get(s).and_then(|t| t.mean_ci(z)).map(|m| round4(m.0));
+                ScoreChange {
+                    seat: s + 1,
+                    this: mean(&p.scores_b),
+                    other: mean(&p.scores_a),
+                    difference: Diff::of_some(d.mean_ci(z)),
+                    games: d.n,
+                }
+            })
+            .collect();
+        let mut ids: Vec<&String> = this.cards.keys().chain(other.cards.keys()).collect();
+        ids.sort();
+        ids.dedup();
+        let drawn = this.drawn_recorded && other.drawn_recorded;
+        let cards = ids
+            .into_iter()
+            .map(|id| {
+                let d = |drawn: bool| {
+                    Diff::of_some(improvement_diff(card_sides(other, id, drawn), card_sides(this, id, drawn), z))
+                };
+                let played_in = |s: &Stats| s.cards.get(id).map_or(0, |c| c.played_in);
+                let change = CardChange {
+                    name: run.names.get(id).unwrap_or(id).clone(),
+                    played_in: [played_in(other), played_in(this)],
+                    improvement_played: d(false),
+                    improvement_drawn: drawn.then(|| d(true)),
+                };
+                (id.clone(), change)
+            })
+            .collect();
+        let mut other_run = run.clone();
+        other_run.overrides.clear();
+        if !run.compare_agents.is_empty() {
+            other_run.agents = run.compare_agents.clone();
+        }
+        other_run.compare_agents.clear();
+        Comparison {
+            other: label.to_string(),
+            games: p.games,
+            method: "paired by seed: Wald interval for paired proportions (McNemar) on outcomes and seat wins, mean of per-game differences for length and scores; unpaired Wald for card improvements",
+            outcomes,
+            seats,
+            scores,
+            length: Diff::of(mean_diff(p.length_games, p.length_diff_sum, p.length_diff_sq, z)),
+            length_games: p.length_games,
+            cards,
+            other_summary: Summary::of(&other_run, other),
         }
     }
+
+    /// The comparison, for the terminal.
+    pub fn print(&self, confidence: f64) {
+        println!(
+            "\ncompared with {} on the same {} games (this − other; {:.0}% intervals; `real`: the interval excludes 0)",
+            self.other,
+            self.games,
+            100.0 * confidence
+        );
+        for o in &self.outcomes {
+            println!(
+                "  {:<34} {:>6.1}% -> {:>6.1}%  {}",
+                o.outcome,
+                100.0 * o.other,
+                100.0 * o.this,
+                signed(&o.difference, 100.0, " pts")
+            );
+        }
+        for s in &self.seats {
+            println!(
+                "  {:<34} {:>6.1}% -> {:>6.1}%  {}",
+                format!("seat {} wins (any)", s.seat),
+                100.0 * s.other,
+                100.0 * s.this,
+                signed(&s.difference, 100.0, " pts")
+            );
+        }
+        for s in &self.scores {
+            println!(
+                "  {:<34} {:>6.1} -> {:>6.1}   {}",
+                format!("seat {} final score", s.seat),
+                s.other.unwrap_or(0.0),
+                s.this.unwrap_or(0.0),
+                signed(&s.difference, 1.0, "")
+            );
+        }
+        let other_mean = self.other_summary.length.mean;
+        println!(
+            "  {:<34} {:>6.1} -> {:>6.1}   {}",
+            "game length (turns)",
+            other_mean,
+            other_mean + self.length.value_or_zero(),
+            signed(&self.length, 1.0, "")
+        );
+        let real = |d: Option<&Diff>| d.is_some_and(|d| d.real);
+        let cards: Vec<&CardChange> = (self.cards.values())
+            .filter(|c| real(Some(&c.improvement_played)) || real(c.improvement_drawn.as_ref()))
+            .collect();
+        if cards.is_empty() {
+            println!("  no card's improvement (when played or drawn) changed beyond its interval");
+        } else {
+            println!("  cards whose improvement changed (IWP / IWD, this − other):");
+            for c in cards {
+                println!(
+                    "    {:<32} IWP {}   IWD {}",
+                    c.name,
+                    signed(&c.improvement_played, 100.0, ""),
+                    c.improvement_drawn.as_ref().map_or_else(|| "n/a".into(), |d| signed(d, 100.0, ""))
+                );
+            }
+        }
+    }
+}
+
+/// A difference scaled (100: percentage points), with its unit and interval, marked when
+/// it is real.
+fn signed(d: &Diff, scale: f64, unit: &str) -> String {
+    if d.value.is_none() {
+        return "n/a".into();
+    }
+    format!(
+        "{:+.1}{unit} [{:+.1}, {:+.1}]{}",
+        scale * d.value_or_zero(),
+        scale * d.lo(),
+        scale * d.hi(),
+        if d.real { "  <- real" } else { "" }
+    )
 }

@@ -3,11 +3,17 @@
 //! Game `i` is seeded with `derive_seed(seed, i)` and set up by [`plan::Plan`] from the
 //! seed and `i` alone; statistics are integer sums ([`stats::Stats`]), so the result is
 //! the same for any thread count. The modules: `plan` (seating and characters), `stats`
-//! (what is counted), `interval` (Wilson, Newcombe and paired intervals), `summary` (the
-//! JSON every output is drawn from, and the terminal table), `shard` (statistics files,
-//! `--shard` and `crown sim merge`).
+//! (what is counted, folded game by game and merged), `interval` (Wilson, Newcombe and
+//! paired intervals), `figures` (the typed figures a summary is made of), `summary` (one
+//! side's [`summary::Summary`], built from the statistics), `table` (its terminal table),
+//! `compare` (the typed comparison of two sides), `shard` (statistics files, `--shard` and
+//! `crown sim merge`), `report` (the HTML page).
+//!
+//! Statistics travel as types: [`Stats`] (integer sums) becomes a [`FullSummary`] (the
+//! figures), which every output reads by field; it becomes JSON only when printed.
 
 pub mod compare;
+pub mod figures;
 pub mod interval;
 pub mod keep;
 pub mod plan;
@@ -15,6 +21,7 @@ pub mod report;
 pub mod shard;
 pub mod stats;
 pub mod summary;
+pub mod table;
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,12 +30,14 @@ use std::sync::Arc;
 use crown_engine::content::Pack;
 use crown_engine::game::{GameConfig, Outcome, ScriptFailure, Status};
 use rayon::prelude::*;
+use serde::Serialize;
 
+use compare::Comparison;
 pub use interval::wilson;
 use plan::{Characters, Plan, SeatOrder};
 pub use stats::Stats;
 use stats::{Acc, Paired};
-use summary::RunInfo;
+use summary::{RunInfo, Summary};
 
 /// The process's pool of `threads` game threads (0: one a core), made on first use and
 /// kept: the compiled script tier compiles a script once per thread, so a process that
@@ -202,13 +211,112 @@ pub fn config(seed: u64, players: usize, scenario: Option<&str>) -> GameConfig {
     c
 }
 
-/// The summary of this side, with the comparison section when there is another side.
-pub fn full_summary(run: &RunInfo, stats: &Stats, other: Option<&Stats>, paired: Option<&Paired>) -> serde_json::Value {
-    let mut v = summary::summary(run, stats);
-    if let (Some(o), Some(p)) = (other, paired) {
-        v["compare"] = compare::section(run, stats, o, p, run.compare.as_deref().unwrap_or("other"));
+/// Everything a run prints: this side's summary and, when there is one, the comparison
+/// with the other side, the peeking audit, the timing and the note of a partial merge.
+/// Its JSON (`--json`) is [`FullSummary::to_json`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FullSummary {
+    #[serde(flatten)]
+    pub summary: Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compare: Option<Comparison>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peeking: Option<Peeking>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Timing>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<Partial>,
+}
+
+impl FullSummary {
+    /// The summary JSON. It goes through a `serde_json::Value`, whose maps keep their keys
+    /// sorted, so every object's keys come out in alphabetical order whatever the order of
+    /// the fields.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
     }
-    v
+
+    /// The JSON as `--json` prints it.
+    pub fn to_json_text(&self) -> String {
+        serde_json::to_string_pretty(&self.to_json()).unwrap_or_default()
+    }
+
+    /// The terminal table, and the comparison when there is one.
+    pub fn print(&self) {
+        self.summary.print();
+        if let Some(c) = &self.compare {
+            c.print(self.summary.confidence);
+        }
+    }
+}
+
+/// The peeking audit (`--audit-peeking`): re-deals a decision was taken again on, by bot
+/// kind the decisions audited and changed, and the rules' menus that changed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Peeking {
+    pub redeals: u64,
+    pub bots: std::collections::BTreeMap<String, PeekingBot>,
+    pub menus_changed: u64,
+    pub menu_example: Option<String>,
+}
+
+/// One bot kind's audit: decisions audited, those whose choice changed with a re-deal,
+/// whether none did, and the first that did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PeekingBot {
+    pub decisions: u64,
+    pub changed: u64,
+    pub passed: bool,
+    pub example: Option<String>,
+}
+
+impl Peeking {
+    pub fn of(log: &crown_engine::bots::audit::AuditLog) -> Peeking {
+        let bots = (log.kinds.iter())
+            .map(|(k, (audited, changed, example))| {
+                let bot = PeekingBot {
+                    decisions: *audited,
+                    changed: *changed,
+                    passed: *changed == 0,
+                    example: example.clone(),
+                };
+                (k.clone(), bot)
+            })
+            .collect();
+        Peeking {
+            redeals: crown_engine::bots::audit::REDEALS,
+            bots,
+            menus_changed: log.menus.0,
+            menu_example: log.menus.1.clone(),
+        }
+    }
+}
+
+/// How long a run took (`--timing`): threads, seconds, games a second, peak memory (MB).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Timing {
+    pub threads: usize,
+    pub elapsed_s: f64,
+    pub games_per_s: f64,
+    pub peak_rss_mb: Option<f64>,
+}
+
+/// A merge of some of a run's shards (`crown sim merge --partial`): the games the figures
+/// cover, of the run's, and the game ranges missing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Partial {
+    pub covered: u64,
+    pub of: u64,
+    pub missing: Vec<[u64; 2]>,
+}
+
+/// The summary of this side, with the comparison section when there is another side.
+pub fn full_summary(run: &RunInfo, stats: &Stats, other: Option<&Stats>, paired: Option<&Paired>) -> FullSummary {
+    let compare = match (other, paired) {
+        (Some(o), Some(p)) => Some(Comparison::of(run, stats, o, p, run.compare.as_deref().unwrap_or("other"))),
+        _ => None,
+    };
+    FullSummary { summary: Summary::of(run, stats), compare, peeking: None, timing: None, partial: None }
 }
 
 /// This process's peak resident memory (VmHWM), in MB, where /proc tells it.

@@ -1,15 +1,14 @@
 //! `crown sim --report FILE`: one self-contained HTML page (inline SVG and CSS, no script,
-//! nothing fetched) drawn from the summary JSON: outcomes, win rates by seat, agent and
+//! nothing fetched) drawn from the typed summary: outcomes, win rates by seat, agent and
 //! character with interval bars, the game-length histogram, card impact, and the
 //! comparison when there is one.
 
-use serde_json::Value;
+use std::collections::BTreeMap;
 
+use super::figures::{or_null, CardFigures, Comparisons, Diff, Share};
+use super::summary::Summary;
+use super::FullSummary;
 use crate::out::html_escape as esc;
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or(0.0)
-}
 
 /// One row of an interval chart: label, estimate, interval, a note, whether to fade it.
 struct Row {
@@ -100,24 +99,22 @@ fn interval_chart(id: &str, rows: &[Row], min: f64, max: f64, reference: Option<
     s
 }
 
-fn share_rows<'a>(items: impl Iterator<Item = (String, &'a Value)>) -> Vec<Row> {
+fn share_rows<'a>(items: impl Iterator<Item = (String, &'a Share)>) -> Vec<Row> {
     items
         .map(|(label, v)| Row {
             label,
-            value: f(&v["rate"]),
-            lo: f(&v["ci"][0]),
-            hi: f(&v["ci"][1]),
-            note: format!("{}/{}", v["wins"].as_u64().or(v["games"].as_u64()).unwrap_or(0), v["games"]),
+            value: v.rate,
+            lo: v.ci[0],
+            hi: v.ci[1],
+            note: format!("{}/{}", v.wins, v.games),
             faded: false,
             strong: false,
         })
         .collect()
 }
 
-fn histogram(id: &str, hist: &[Value]) -> String {
+fn histogram(id: &str, points: &[(u64, u64)]) -> String {
     let (w, h, left, bottom) = (680.0, 220.0, 40.0, 30.0);
-    let points: Vec<(u64, u64)> =
-        hist.iter().map(|p| (p[0].as_u64().unwrap_or(0), p[1].as_u64().unwrap_or(0))).collect();
     let (Some(lo), Some(hi)) = (points.first().map(|p| p.0), points.last().map(|p| p.0)) else {
         return format!(
             r#"<svg class="chart" id="{id}" xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>"#
@@ -129,7 +126,7 @@ fn histogram(id: &str, hist: &[Value]) -> String {
     let mut s = format!(
         r#"<svg class="chart" id="{id}" role="img" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">"#
     );
-    for (t, g) in &points {
+    for (t, g) in points {
         let bh = (h - bottom - 10.0) * *g as f64 / top;
         let x = left + bw * (t - lo) as f64;
         s.push_str(&format!(
@@ -151,31 +148,31 @@ fn histogram(id: &str, hist: &[Value]) -> String {
 }
 
 /// The sentence saying how card intervals are corrected for their number.
-fn corrected(compared: &Value, v: &Value) -> String {
-    let n = compared["cards"].as_u64().unwrap_or(0);
+fn corrected(compared: &Comparisons, v: &Summary) -> String {
+    let n = compared.cards;
     if n < 2 {
         return String::new();
     }
     format!(
         " The {n} cards are compared at once: each interval is drawn at {:.2}%, so that all of them hold together at {:.0}% (Bonferroni).",
-        100.0 * compared["each"].as_f64().unwrap_or(0.0),
-        100.0 * v["confidence"].as_f64().unwrap_or(0.95)
+        100.0 * compared.each,
+        100.0 * v.confidence
     )
 }
 
-fn card_rows(cards: &Value, key: &str) -> Vec<Row> {
-    let mut rows: Vec<Row> = cards
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter(|(_, c)| !c[key]["value"].is_null())
-        .map(|(_, c)| Row {
-            label: c["name"].as_str().unwrap_or("").to_string(),
-            value: f(&c[key]["value"]) * 100.0,
-            lo: f(&c[key]["ci"][0]) * 100.0,
-            hi: f(&c[key]["ci"][1]) * 100.0,
-            note: if c["low_sample"].as_bool().unwrap_or(false) { "small sample".into() } else { String::new() },
-            faded: c["low_sample"].as_bool().unwrap_or(false),
+/// The cards' improvements (when drawn if `drawn`, else when played), in points, largest
+/// first; a card with no figure on a side is left out.
+fn card_rows(cards: &BTreeMap<String, CardFigures>, drawn: bool) -> Vec<Row> {
+    let mut rows: Vec<Row> = (cards.values())
+        .filter_map(|c| Some((c, c.improvement(drawn)?)))
+        .filter(|(_, d)| d.value.is_some())
+        .map(|(c, d)| Row {
+            label: c.name.clone(),
+            value: d.value_or_zero() * 100.0,
+            lo: d.lo() * 100.0,
+            hi: d.hi() * 100.0,
+            note: if c.low_sample { "small sample".into() } else { String::new() },
+            faded: c.low_sample,
             strong: false,
         })
         .collect();
@@ -183,15 +180,15 @@ fn card_rows(cards: &Value, key: &str) -> Vec<Row> {
     rows
 }
 
-fn diff_row(label: String, d: &Value, scale: f64) -> Row {
+fn diff_row(label: String, d: &Diff, scale: f64) -> Row {
     Row {
         label,
-        value: f(&d["value"]) * scale,
-        lo: f(&d["ci"][0]) * scale,
-        hi: f(&d["ci"][1]) * scale,
-        note: if d["real"].as_bool().unwrap_or(false) { "real".into() } else { String::new() },
+        value: d.value_or_zero() * scale,
+        lo: d.lo() * scale,
+        hi: d.hi() * scale,
+        note: if d.real { "real".into() } else { String::new() },
         faded: false,
-        strong: d["real"].as_bool().unwrap_or(false),
+        strong: d.real,
     }
 }
 
@@ -201,127 +198,108 @@ fn span(rows: &[Row]) -> (f64, f64) {
 }
 
 /// The page for one run's summary.
-pub fn page(v: &Value) -> String {
-    let players = v["players"].as_u64().unwrap_or(1).max(1);
-    let conf = 100.0 * v["confidence"].as_f64().unwrap_or(0.95);
-    let title =
-        format!("{} {}: {} games", v["pack"].as_str().unwrap_or(""), v["version"].as_str().unwrap_or(""), v["games"]);
+pub fn page(full: &FullSummary) -> String {
+    let v = &full.summary;
+    let players = (v.players as u64).max(1);
+    let conf = 100.0 * v.confidence;
+    let title = format!("{} {}: {} games", v.pack, v.version, v.games);
     let mut body = String::new();
     body.push_str(&format!(
         "<h1>{}</h1><p class=\"meta\">{} player{}, seed {}, agents {}, seats {}, characters {}{}. Every bar has its {conf:.0}% interval (whiskers).</p>",
         esc(&title),
         players,
         crown_engine::diag::plural(players),
-        v["seed"],
-        esc(&v["agents"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")).unwrap_or_default()),
-        esc(v["seat_order"].as_str().unwrap_or("")),
-        esc(v["characters_dealt"].as_str().unwrap_or("")),
-        match v["overrides"].as_array() {
-            Some(o) if !o.is_empty() =>
-                format!("; set {}", esc(&o.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "))),
-            _ => String::new(),
-        }
+        v.seed,
+        esc(&v.agents.join(", ")),
+        esc(v.seat_order),
+        esc(&v.characters_dealt),
+        if v.overrides.is_empty() { String::new() } else { format!("; set {}", esc(&v.overrides.join(" "))) }
     ));
-    let outcomes: Vec<Row> = v["outcomes"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let outcomes: Vec<Row> = (v.outcomes.iter())
         .map(|o| Row {
-            label: o["outcome"].as_str().unwrap_or("").to_string(),
-            value: f(&o["rate"]),
-            lo: f(&o["ci"][0]),
-            hi: f(&o["ci"][1]),
-            note: format!("{} games", o["games"]),
+            label: o.outcome.clone(),
+            value: o.count.rate,
+            lo: o.count.ci[0],
+            hi: o.count.ci[1],
+            note: format!("{} games", o.count.games),
             faded: false,
             strong: false,
         })
         .collect();
+    let by_players = Some((1.0 / players as f64, "1 / players"));
     body.push_str("<h2>How games ended</h2><p>The rows sum to all games.</p>");
-    body.push_str(&interval_chart("outcomes", &outcomes, 0.0, 1.0, Some((1.0 / players as f64, "1 / players")), true));
-    let seats = share_rows(v["seats"].as_array().into_iter().flatten().map(|s| {
-        (format!("seat {}{}", s["seat"], s["agent"].as_str().map(|a| format!(" ({a})")).unwrap_or_default()), s)
+    body.push_str(&interval_chart("outcomes", &outcomes, 0.0, 1.0, by_players, true));
+    let seats = share_rows(v.seats.iter().map(|s| {
+        let agent = match &s.agent {
+            Some(Some(a)) => format!(" ({a})"),
+            _ => String::new(),
+        };
+        (format!("seat {}{agent}", s.seat), &s.share)
     }));
     body.push_str("<h2>Win rate by seat</h2>");
-    body.push_str(&interval_chart("seats", &seats, 0.0, 1.0, Some((1.0 / players as f64, "1 / players")), true));
-    if let Some(a) = v["by_agent"].as_object().filter(|a| a.len() > 1) {
+    body.push_str(&interval_chart("seats", &seats, 0.0, 1.0, by_players, true));
+    if v.by_agent.len() > 1 {
         body.push_str("<h2>Win rate by agent</h2>");
-        let rows = share_rows(a.iter().map(|(k, s)| (k.clone(), s)));
-        body.push_str(&interval_chart("agents", &rows, 0.0, 1.0, Some((1.0 / players as f64, "1 / players")), true));
+        let rows = share_rows(v.by_agent.iter().map(|(k, s)| (k.clone(), s)));
+        body.push_str(&interval_chart("agents", &rows, 0.0, 1.0, by_players, true));
     }
-    if let Some(c) = v["characters"].as_object().filter(|c| !c.is_empty()) {
-        let mut rows = share_rows(c.values().map(|s| (s["name"].as_str().unwrap_or("").to_string(), s)));
+    if !v.characters.is_empty() {
+        let mut rows = share_rows(v.characters.values().map(|c| (c.name.clone(), &c.share)));
         rows.sort_by(|a, b| b.value.total_cmp(&a.value).then(a.label.cmp(&b.label)));
         body.push_str("<h2>Win rate by character</h2>");
-        body.push_str(&interval_chart(
-            "characters",
-            &rows,
-            0.0,
-            1.0,
-            Some((1.0 / players as f64, "1 / players")),
-            true,
-        ));
+        body.push_str(&interval_chart("characters", &rows, 0.0, 1.0, by_players, true));
     }
-    let l = &v["length"];
+    let l = &v.length;
     body.push_str(&format!(
         "<h2>Game length</h2><p>{:.1} turns on average, median {}, from {} to {}.</p>",
-        f(&l["mean"]),
-        l["median"],
-        l["min"],
-        l["max"]
+        l.mean,
+        l.median,
+        or_null(l.min),
+        or_null(l.max)
     ));
-    body.push_str(&histogram("lengths", l["histogram"].as_array().map(Vec::as_slice).unwrap_or(&[])));
-    let drawn = v["drawn_recorded"].as_bool().unwrap_or(false);
-    let key = if drawn { "improvement_drawn" } else { "improvement_played" };
-    let cards = card_rows(&v["cards"], key);
+    body.push_str(&histogram("lengths", &l.histogram));
+    let drawn = v.drawn_recorded;
+    let cards = card_rows(&v.cards, drawn);
     if !cards.is_empty() {
         body.push_str(&format!(
             "<h2>Card impact</h2><p>{}: the win rate of player-games in which the card was {} minus those in which it was not, in points. Grey: fewer than {} player-games on a side.{}</p>",
             if drawn { "Improvement when drawn (IWD)" } else { "Improvement when played (IWP)" },
             if drawn { "drawn (entered the hand)" } else { "played" },
-            v["min_sample"],
-            corrected(&v["cards_compared"], v)
+            v.min_sample,
+            corrected(&v.cards_compared, v)
         ));
         let (lo, hi) = span(&cards);
         body.push_str(&interval_chart("cards", &cards, lo, hi, Some((0.0, "0")), false));
     }
     rounds(v, players, &mut body);
-    if let Some(c) = v.get("compare").filter(|c| c.is_object()) {
+    if let Some(c) = &full.compare {
         body.push_str(&format!(
             "<h2>Compared with {}</h2><p>The same {} games on both sides (paired seeds); this minus other, in points; red: the interval excludes 0.</p>",
-            esc(c["other"].as_str().unwrap_or("")),
-            c["games"]
+            esc(&c.other),
+            c.games
         ));
-        let mut rows: Vec<Row> = c["outcomes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|o| diff_row(o["outcome"].as_str().unwrap_or("").to_string(), &o["difference"], 100.0))
-            .collect();
-        rows.extend(
-            c["seats"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|s| diff_row(format!("seat {} wins (any)", s["seat"]), &s["difference"], 100.0)),
-        );
+        let mut rows: Vec<Row> = c.outcomes.iter().map(|o| diff_row(o.outcome.clone(), &o.difference, 100.0)).collect();
+        rows.extend(c.seats.iter().map(|s| diff_row(format!("seat {} wins (any)", s.seat), &s.difference, 100.0)));
         let (lo, hi) = span(&rows);
         body.push_str(&interval_chart("compare", &rows, lo, hi, Some((0.0, "0")), false));
-        let mut len: Vec<Row> = c["scores"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|s| !s["difference"]["value"].is_null())
-            .map(|s| diff_row(format!("seat {} final score", s["seat"]), &s["difference"], 1.0))
+        let mut len: Vec<Row> = (c.scores.iter())
+            .filter(|s| s.difference.value.is_some())
+            .map(|s| diff_row(format!("seat {} final score", s.seat), &s.difference, 1.0))
             .collect();
-        len.push(diff_row("game length (turns)".into(), &c["length"], 1.0));
+        len.push(diff_row("game length (turns)".into(), &c.length, 1.0));
         let (lo, hi) = span(&len);
         body.push_str(&interval_chart("compare-length", &len, lo, hi, Some((0.0, "0")), false));
-        let mut cards: Vec<Row> = c["cards"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .filter(|(_, x)| !x[key]["value"].is_null())
-            .map(|(_, x)| diff_row(x["name"].as_str().unwrap_or("").to_string(), &x[key], 100.0))
+        let improvement = |x: &super::compare::CardChange| {
+            if drawn {
+                x.improvement_drawn
+            } else {
+                Some(x.improvement_played)
+            }
+        };
+        let mut cards: Vec<Row> = (c.cards.values())
+            .filter_map(|x| Some((x, improvement(x)?)))
+            .filter(|(_, d)| d.value.is_some())
+            .map(|(x, d)| diff_row(x.name.clone(), &d, 100.0))
             .collect();
         cards.sort_by(|a, b| b.value.total_cmp(&a.value).then(a.label.cmp(&b.label)));
         if !cards.is_empty() {
@@ -338,36 +316,33 @@ pub fn page(v: &Value) -> String {
 
 /// The rounds section, where the rules keep rounds: rounds a game, their length, and where
 /// the rules name round winners, rounds won by seat and card impact per round.
-fn rounds(v: &Value, players: u64, body: &mut String) {
-    let r = &v["rounds"];
-    if r.is_null() {
-        return;
-    }
-    let (per, len) = (&r["per_game"], &r["length"]);
+fn rounds(v: &Summary, players: u64, body: &mut String) {
+    let Some(r) = &v.rounds else { return };
+    let (per, len) = (&r.per_game, &r.length);
     body.push_str(&format!(
         "<h2>Rounds</h2><p>{:.1} rounds a game on average (from {} to {}); a round lasts {:.1} turns on average, median {}, from {} to {}.</p>",
-        f(&per["mean"]),
-        per["min"],
-        per["max"],
-        f(&len["mean"]),
-        len["median"],
-        len["min"],
-        len["max"]
+        per.mean,
+        or_null(per.min),
+        or_null(per.max),
+        len.mean,
+        len.median,
+        or_null(len.min),
+        or_null(len.max)
     ));
-    body.push_str(&histogram("round-lengths", len["histogram"].as_array().map(Vec::as_slice).unwrap_or(&[])));
-    if r["decided"].as_u64().unwrap_or(0) == 0 {
+    body.push_str(&histogram("round-lengths", &len.histogram));
+    if r.decided == 0 {
         body.push_str("<p>The rules name no round winners (<code>win_round</code>).</p>");
         return;
     }
-    let seats = share_rows(r["seats"].as_array().into_iter().flatten().map(|s| (format!("seat {}", s["seat"]), s)));
-    body.push_str(&format!("<h3>Rounds won by seat</h3><p>Of {} rounds with a result.</p>", r["decided"]));
+    let seats = share_rows(r.seats.iter().map(|s| (format!("seat {}", s.seat), &s.share)));
+    body.push_str(&format!("<h3>Rounds won by seat</h3><p>Of {} rounds with a result.</p>", r.decided));
     body.push_str(&interval_chart("round-seats", &seats, 0.0, 1.0, Some((1.0 / players as f64, "1 / players")), true));
-    let cards = card_rows(&r["cards"], "improvement_played");
+    let cards = card_rows(&r.cards, false);
     if !cards.is_empty() {
         body.push_str(&format!(
             "<h3>Card impact per round</h3><p>The rate of rounds won by a seat that played the card in the round minus the rate when it did not, in points. Grey: fewer than {} seat-rounds on a side.{}</p>",
-            v["min_sample"],
-            corrected(&r["cards_compared"], v)
+            v.min_sample,
+            corrected(&r.cards_compared, v)
         ));
         let (lo, hi) = span(&cards);
         body.push_str(&interval_chart("round-cards", &cards, lo, hi, Some((0.0, "0")), false));
