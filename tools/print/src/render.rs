@@ -619,7 +619,7 @@ pub fn tidy_numbers(svg: &str) -> String {
 /// reads no file and no system font.
 ///
 /// ```
-/// let t = crown_tools::print::parse_svg(r#"<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="20mm"/>"#).unwrap();
+/// let t = crown_print::parse_svg(r#"<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="20mm"/>"#).unwrap();
 /// assert!((t.size().height() / t.size().width() - 2.0).abs() < 1e-6);
 /// ```
 pub fn parse_svg(svg: &str) -> Result<usvg::Tree, String> {
