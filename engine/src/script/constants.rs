@@ -4,7 +4,6 @@
 //! functions and the constants above them), and compiling with them in scope writes each
 //! value where a function names it. Both runtimes then run the same syntax tree.
 
-use rhai::packages::{Package, StandardPackage};
 use rhai::{Engine, LexError, ParseError, ParseErrorType, Position, Scope, AST};
 use std::sync::OnceLock;
 
@@ -12,20 +11,7 @@ use std::sync::OnceLock;
 /// its constants: the script's functions may name constants it does not know yet.
 fn reader() -> &'static Engine {
     static READER: OnceLock<Engine> = OnceLock::new();
-    READER.get_or_init(|| {
-        let mut e = Engine::new_raw();
-        StandardPackage::new().register_into_engine(&mut e);
-        let l = super::LIMITS;
-        e.set_max_operations(l.operations)
-            .set_max_call_levels(l.call_levels)
-            .set_max_expr_depths(l.expr_depth.0, l.expr_depth.1)
-            .set_max_string_size(l.string_size)
-            .set_max_array_size(l.array_size)
-            .set_max_map_size(l.map_size)
-            .set_max_strings_interned(0);
-        e.disable_symbol("eval");
-        e
-    })
+    READER.get_or_init(super::sandboxed)
 }
 
 /// The constants `text` declares at its top level, in order, each with its value. A script

@@ -138,7 +138,10 @@ pub(crate) fn plain_engine() -> &'static Engine {
     ENGINE.get_or_init(build_engine)
 }
 
-fn build_engine() -> Engine {
+/// Rhai with its standard package and nothing of Crown's: every limit in [`LIMITS`], no
+/// string interner, no `eval`. The engine scripts run on is this with Crown's functions;
+/// reading a script's constants ([`constants`]) uses it bare.
+fn sandboxed() -> Engine {
     let mut e = Engine::new_raw();
     StandardPackage::new().register_into_engine(&mut e);
     let l = LIMITS;
@@ -153,10 +156,14 @@ fn build_engine() -> Engine {
         // No string interner: with a cap, every new string past the cap scans the whole
         // cache to evict one (11% of a Take the Kingdom game), and the interner sits
         // behind one lock shared by every thread. Interning never changes a value.
-        .set_max_strings_interned(0)
-        .set_fail_on_invalid_map_property(true)
-        .set_strict_variables(true);
+        .set_max_strings_interned(0);
     e.disable_symbol("eval");
+    e
+}
+
+fn build_engine() -> Engine {
+    let mut e = sandboxed();
+    e.set_fail_on_invalid_map_property(true).set_strict_variables(true);
     e.on_print(|s| api::log_print("print", s));
     e.on_debug(|s, _, _| api::log_print("debug", s));
     // The operation limit per call is checked by the engine itself; the callback (called

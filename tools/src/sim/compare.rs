@@ -311,41 +311,25 @@ impl Comparison {
             self.games,
             100.0 * confidence
         );
+        // A share's row in percent, a mean's as it is.
+        let share = |label: &str, other: f64, this: f64, d: &Diff| {
+            println!("  {label:<34} {:>6.1}% -> {:>6.1}%  {}", 100.0 * other, 100.0 * this, signed(d, 100.0, " pts"));
+        };
+        let mean = |label: &str, other: f64, this: f64, d: &Diff| {
+            println!("  {label:<34} {other:>6.1} -> {this:>6.1}   {}", signed(d, 1.0, ""));
+        };
         for o in &self.outcomes {
-            println!(
-                "  {:<34} {:>6.1}% -> {:>6.1}%  {}",
-                o.outcome,
-                100.0 * o.other,
-                100.0 * o.this,
-                signed(&o.difference, 100.0, " pts")
-            );
+            share(&o.outcome, o.other, o.this, &o.difference);
         }
         for s in &self.seats {
-            println!(
-                "  {:<34} {:>6.1}% -> {:>6.1}%  {}",
-                format!("seat {} wins (any)", s.seat),
-                100.0 * s.other,
-                100.0 * s.this,
-                signed(&s.difference, 100.0, " pts")
-            );
+            share(&format!("seat {} wins (any)", s.seat), s.other, s.this, &s.difference);
         }
         for s in &self.scores {
-            println!(
-                "  {:<34} {:>6.1} -> {:>6.1}   {}",
-                format!("seat {} final score", s.seat),
-                s.other.unwrap_or(0.0),
-                s.this.unwrap_or(0.0),
-                signed(&s.difference, 1.0, "")
-            );
+            let label = format!("seat {} final score", s.seat);
+            mean(&label, s.other.unwrap_or(0.0), s.this.unwrap_or(0.0), &s.difference);
         }
         let other_mean = self.other_summary.length.mean;
-        println!(
-            "  {:<34} {:>6.1} -> {:>6.1}   {}",
-            "game length (turns)",
-            other_mean,
-            other_mean + self.length.value_or_zero(),
-            signed(&self.length, 1.0, "")
-        );
+        mean("game length (turns)", other_mean, other_mean + self.length.value_or_zero(), &self.length);
         let real = |d: Option<&Diff>| d.is_some_and(|d| d.real);
         let cards: Vec<&CardChange> = (self.cards.values())
             .filter(|c| real(Some(&c.improvement_played)) || real(c.improvement_drawn.as_ref()))
