@@ -177,6 +177,15 @@ fn build_engine() -> Engine {
     e
 }
 
+/// The documentation of every host function, in the order registered, as each
+/// registration gives it (what `docs/script-api.md` is made of: [`docs::markdown`]).
+pub fn documented() -> Vec<docs::FnDoc> {
+    let mut e = Engine::new_raw();
+    let mut reg = compiled::Registrar::new(&mut e);
+    api::register(&mut reg);
+    reg.into_docs()
+}
+
 pub use rhai::{Dynamic, Map};
 
 /// A script map of text entries (for tools and tests that build options by hand).

@@ -8,7 +8,7 @@ use rhai::{Array, CallFnOptions, Dynamic, EvalAltResult, ImmutableString, Scope,
 use super::args::def_idx;
 use super::failure::{take_failure, to_failure_in, FAILURE};
 use super::meter::CallMeter;
-use super::{with, R};
+use super::{with, Registrar, R};
 use crate::game::{Game, ScriptFailure};
 
 /// Host calls into scripts (`invoke`, `fold`) may nest this deep.
@@ -92,14 +92,32 @@ pub(super) fn nested_call(ast: &AST, name: &str, args: Vec<Dynamic>) -> R<Dynami
     })
 }
 
-pub(super) fn invoke(target: Dynamic, name: ImmutableString, args: Array) -> R<Dynamic> {
+pub(super) fn register(e: &mut Registrar) {
+    e.section("Choices and hooks");
+    e.register_fn(
+        "invoke(target, name, args)",
+        "Call function `name` in the script of a card instance (int) or definition (id string) with an array of \
+         arguments; () when it has no such function.",
+        invoke,
+    );
+    e.register_fn("has_fn(target, name)", "Whether that script defines `name`.", has_fn);
+    e.register_fn(
+        "fold(hook, value, args)",
+        "Pass `value` through `hook(source, value, args...)` of every active source: each player's character \
+         (source = the player number), then cards in active zones and the cards under them (source = the card id). \
+         Returns the final value.",
+        fold,
+    );
+}
+
+fn invoke(target: Dynamic, name: ImmutableString, args: Array) -> R<Dynamic> {
     let Some(ast) = with(|g| target_fn(g, &target, &name))? else {
         return Ok(Dynamic::UNIT);
     };
     nested_call(&ast, &name, args)
 }
 
-pub(super) fn has_fn(target: Dynamic, name: ImmutableString) -> R<bool> {
+fn has_fn(target: Dynamic, name: ImmutableString) -> R<bool> {
     with(|g| Ok(target_script(g, &target)?.is_some_and(|i| g.pack.scripts[i].functions.contains(name.as_str()))))
 }
 
@@ -135,7 +153,7 @@ fn fold_sources(g: &Game, hook: &str) -> Vec<(Arc<AST>, Dynamic)> {
     out
 }
 
-pub(super) fn fold(hook: ImmutableString, value: Dynamic, args: Array) -> R<Dynamic> {
+fn fold(hook: ImmutableString, value: Dynamic, args: Array) -> R<Dynamic> {
     let sources = with(|g| Ok(fold_sources(g, &hook)))?;
     let mut v = value;
     for (ast, source) in sources {

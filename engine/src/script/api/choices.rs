@@ -7,7 +7,7 @@ use super::args::pl;
 use super::failure::FAILURE;
 use super::meter::deciding;
 use super::reload::maybe_reload;
-use super::{with, R};
+use super::{with, Registrar, R};
 use crate::game::agent::{option_key, ChoiceRequest, Several};
 use crate::game::{Choice, ScriptFailure};
 
@@ -29,7 +29,43 @@ fn unavailable_reason(opt: &Dynamic) -> Option<String> {
     opt.read_lock::<Map>()?.get("unavailable").map(|r| r.to_string())
 }
 
-pub(super) fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
+pub(super) fn register(e: &mut Registrar) {
+    e.section("Choices and hooks");
+    e.register_fn(
+        "choose(p, prompt, options)",
+        "Ask player `p`'s agent. Options are strings (their labels) or maps with a `label`; recorded games replay \
+         by label, or by the option's `key` (a text or number) when it has one, so a label that shows a changing \
+         value (a rank, a count) gives its option a `key`; options sharing a label count as one, and two options \
+         may not share a key. Returns the chosen option. A single option is taken without asking. A map's `confirm` \
+         text (e.g. on Resign) is asked again, yes or no, before a person at the terminal takes it; bots ignore it. \
+         A `space` field (a space id or number, or a list) or a `supply` field (a supply id, or a list) names what \
+         on the drawn map a click in the browser takes the option by.",
+        choose,
+    );
+    e.register_fn(
+        "choose_some(p, prompt, options, least, most)",
+        "Ask player `p`'s agent for `least` to `most` of `options` (labels or maps, as `choose` takes them), and \
+         return those picked in the order picked: which pawns harvest, which cards to discard. Asked one pick at a \
+         time, each pick a choice of its own among the options not yet picked (recorded, replayed and weighed by \
+         bots like any other), with `Done` among them once `least` are picked; the picking ends at `most` or when \
+         no option is left. A person picks the whole set at once (`1 3 4` at the terminal, boxes to tick in the \
+         browser). `greedy_score` weighs the options, never `Done`, which is worth 0: a greedy bot picks while an \
+         option scores above 0. Limits the wrong way round, `least` above the options' count, or an option labelled \
+         `Done` are errors.",
+        choose_some,
+    );
+    e.register_fn(
+        "choose_number(p, prompt, lo, hi)",
+        "Ask player `p`'s agent for a whole number from `lo` to `hi` (both included, at most 10,000 of them): how \
+         many armies move, how much to bid. A choice among the numbers, each its own label (`7`), so recordings \
+         replay it and bots weigh each number (`greedy_score` gets the number as its option); a person types the \
+         number instead of reading a list. A range of one number is taken without asking; an empty range is an \
+         error.",
+        choose_number,
+    );
+}
+
+fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynamic> {
     if options.is_empty() {
         return Err(format!("choose(\"{prompt}\") was given no options").into());
     }
@@ -47,7 +83,7 @@ pub(super) fn choose(p: i64, prompt: ImmutableString, options: Array) -> R<Dynam
 /// in the order picked. Asked one pick at a time ([`Several`]): each pick is a choice of
 /// its own among the options not yet picked, with [`Several::DONE`] among them once
 /// `least` are picked; the picking ends at `most`, or when none is left.
-pub(super) fn choose_some(p: i64, prompt: ImmutableString, options: Array, least: i64, most: i64) -> R<Array> {
+fn choose_some(p: i64, prompt: ImmutableString, options: Array, least: i64, most: i64) -> R<Array> {
     let call = || format!("choose_some(\"{prompt}\", {least}, {most})");
     if least < 0 || most < least {
         return Err(format!("{}: the limits must be 0 <= least <= most", call()).into());
@@ -120,7 +156,7 @@ const MOST_NUMBERS: i64 = 10_000;
 /// `choose_number(p, prompt, lo, hi)`: a number from `lo` to `hi`, both included. It is a
 /// choice among the numbers (each its own label), which tables show as one number to type
 /// ([`crate::game::agent::ChoiceRequest::number_range`]).
-pub(super) fn choose_number(p: i64, prompt: ImmutableString, lo: i64, hi: i64) -> R<i64> {
+fn choose_number(p: i64, prompt: ImmutableString, lo: i64, hi: i64) -> R<i64> {
     if hi < lo {
         return Err(format!("choose_number(\"{prompt}\", {lo}, {hi}): the range is empty ({hi} is below {lo})").into());
     }

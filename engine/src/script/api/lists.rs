@@ -206,6 +206,26 @@ fn split_off(ctx: &NativeCallContext, caller: &str, a: &mut Array, f: &FnPtr, ke
     Ok(out)
 }
 
+/// A sorted copy of `a` (`order`, `order_by`), `a` left as it is.
+fn sorted(ctx: &NativeCallContext, caller: &str, a: &Array, f: &FnPtr) -> R<Array> {
+    let mut copy = a.clone();
+    sort(ctx, caller, &mut copy, f)?;
+    Ok(copy)
+}
+
+/// The first value `f` returns for an item of `a` from `start` that is not `()`, or `()`.
+fn find_map(ctx: &NativeCallContext, a: &mut Array, f: &FnPtr, start: i64) -> R<Dynamic> {
+    let mut each = Each::new(ctx, f, 0);
+    let from = start_at(a.len(), start);
+    for (i, item) in a.iter_mut().enumerate().skip(from) {
+        let v = each.call("find_map", None, item, i)?;
+        if !v.is_unit() {
+            return Ok(v);
+        }
+    }
+    Ok(Dynamic::UNIT)
+}
+
 fn reduce(ctx: &NativeCallContext, a: &mut Array, f: &FnPtr, initial: Dynamic, backwards: bool) -> R<Dynamic> {
     let caller = if backwards { "reduce_rev" } else { "reduce" };
     let mut each = Each::new(ctx, f, 1);
@@ -219,132 +239,193 @@ fn reduce(ctx: &NativeCallContext, a: &mut Array, f: &FnPtr, initial: Dynamic, b
 }
 
 pub(super) fn register(e: &mut Registrar) {
-    for name in ["sort", "sort_by"] {
-        e.register_mutating(name, move |ctx: NativeCallContext, a: &mut Array, f: FnPtr| sort(&ctx, name, a, &f));
-    }
-    for name in ["order", "order_by"] {
-        e.register_fn(name, move |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<Array> {
-            let mut copy = a.clone();
-            sort(&ctx, name, &mut copy, &f)?;
-            Ok(copy)
-        });
-    }
-    e.register_fn("map", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<Array> {
-        let mut each = Each::new(&ctx, &f, 0);
-        let mut out = Array::with_capacity(a.len());
-        for (i, item) in a.iter_mut().enumerate() {
-            out.push(each.call("map", None, item, i)?);
-        }
-        Ok(out)
-    });
-    e.register_fn("filter", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<Array> {
-        let mut each = Each::new(&ctx, &f, 0);
-        let mut out = Array::new();
-        for (i, item) in a.iter_mut().enumerate() {
-            if truth(&ctx, "filter", each.call("filter", None, item, i)?)? {
-                out.push(item.clone());
-            }
-        }
-        Ok(out)
-    });
-    e.register_fn("reduce", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| {
-        reduce(&ctx, a, &f, Dynamic::UNIT, false)
-    });
-    e.register_fn("reduce", |ctx: NativeCallContext, a: &mut Array, f: FnPtr, initial: Dynamic| {
-        reduce(&ctx, a, &f, initial, false)
-    });
-    e.register_fn("reduce_rev", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| {
-        reduce(&ctx, a, &f, Dynamic::UNIT, true)
-    });
-    e.register_fn("reduce_rev", |ctx: NativeCallContext, a: &mut Array, f: FnPtr, initial: Dynamic| {
-        reduce(&ctx, a, &f, initial, true)
-    });
-    e.register_fn("some", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<bool> {
-        Ok(first_match(&ctx, "some", a, &f, 0)?.is_some())
-    });
-    e.register_fn("all", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<bool> {
-        let mut each = Each::new(&ctx, &f, 0);
-        for (i, item) in a.iter_mut().enumerate() {
-            if !truth(&ctx, "all", each.call("all", None, item, i)?)? {
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    });
+    e.section("Lists");
     let index = |r: Option<usize>| r.map_or(-1, |i| i64::try_from(i).unwrap_or(i64::MAX));
-    e.register_fn("index_of", move |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<i64> {
-        Ok(index(first_match(&ctx, "index_of", a, &f, 0)?))
-    });
-    e.register_fn("index_of", move |ctx: NativeCallContext, a: &mut Array, f: FnPtr, start: i64| -> R<i64> {
-        Ok(index(first_match(&ctx, "index_of", a, &f, start)?))
-    });
-    e.register_fn("find", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<Dynamic> {
-        Ok(first_match(&ctx, "find", a, &f, 0)?.map_or(Dynamic::UNIT, |i| a[i].clone()))
-    });
-    e.register_fn("find", |ctx: NativeCallContext, a: &mut Array, f: FnPtr, start: i64| -> R<Dynamic> {
-        Ok(first_match(&ctx, "find", a, &f, start)?.map_or(Dynamic::UNIT, |i| a[i].clone()))
-    });
-    for arity in [false, true] {
-        let find_map = move |ctx: &NativeCallContext, a: &mut Array, f: &FnPtr, start: i64| -> R<Dynamic> {
-            let mut each = Each::new(ctx, f, 0);
-            let from = start_at(a.len(), start);
-            for (i, item) in a.iter_mut().enumerate().skip(from) {
-                let v = each.call("find_map", None, item, i)?;
-                if !v.is_unit() {
-                    return Ok(v);
+    e.register_mutating(
+        "list.sort(|a, b| ...)",
+        "Sort the list in place (stable) by a comparison: a number below 0 puts `a` first, 0 keeps the order, above \
+         0 puts `b` first (`true`/`false` mean `a` first / `b` first): `hand.sort(|x, y| rank(x) - rank(y))`. \
+         Anything else it returns, an error inside it, or an order that contradicts itself stops the script at its \
+         line.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| sort(&ctx, "sort", a, &f),
+    );
+    e.register_mutating(
+        "list.sort_by(|a, b| ...)",
+        "The same as `sort`.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| sort(&ctx, "sort_by", a, &f),
+    );
+    e.register_fn(
+        "list.order(|a, b| ...)",
+        "A sorted copy of the list, the list left as it is.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| sorted(&ctx, "order", a, &f),
+    );
+    e.register_fn(
+        "list.order_by(|a, b| ...)",
+        "The same as `order`.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| sorted(&ctx, "order_by", a, &f),
+    );
+    e.register_fn(
+        "list.map(|x| ...)",
+        "A new list of what the function returns for each item. The function may take the item's index too: `|x, i| \
+         ...`; so may every function below that is handed items.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<Array> {
+            let mut each = Each::new(&ctx, &f, 0);
+            let mut out = Array::with_capacity(a.len());
+            for (i, item) in a.iter_mut().enumerate() {
+                out.push(each.call("map", None, item, i)?);
+            }
+            Ok(out)
+        },
+    );
+    e.register_fn(
+        "list.filter(|x| ...)",
+        "The items for which the function returns `true` (it must return `true` or `false`).",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<Array> {
+            let mut each = Each::new(&ctx, &f, 0);
+            let mut out = Array::new();
+            for (i, item) in a.iter_mut().enumerate() {
+                if truth(&ctx, "filter", each.call("filter", None, item, i)?)? {
+                    out.push(item.clone());
                 }
             }
-            Ok(Dynamic::UNIT)
-        };
-        if arity {
-            e.register_fn("find_map", move |ctx: NativeCallContext, a: &mut Array, f: FnPtr, start: i64| {
-                find_map(&ctx, a, &f, start)
+            Ok(out)
+        },
+    );
+    e.register_fn(
+        "list.reduce(|total, x| ...)",
+        "Fold the list from the front: `total` starts as `()` and becomes what the function returns.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| reduce(&ctx, a, &f, Dynamic::UNIT, false),
+    );
+    e.register_fn(
+        "list.reduce(|total, x| ..., start)",
+        "The same, `total` starting as `start`: `cards.reduce(|sum, c| sum + worth(c), 0)`.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr, initial: Dynamic| reduce(&ctx, a, &f, initial, false),
+    );
+    e.register_fn(
+        "list.reduce_rev(|total, x| ...)",
+        "`reduce` from the back.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| reduce(&ctx, a, &f, Dynamic::UNIT, true),
+    );
+    e.register_fn(
+        "list.reduce_rev(|total, x| ..., start)",
+        "`reduce` from the back, starting as `start`.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr, initial: Dynamic| reduce(&ctx, a, &f, initial, true),
+    );
+    e.register_fn(
+        "list.some(|x| ...)",
+        "Whether the function returns `true` for some item (it stops at the first).",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<bool> {
+            Ok(first_match(&ctx, "some", a, &f, 0)?.is_some())
+        },
+    );
+    e.register_fn(
+        "list.all(|x| ...)",
+        "Whether it returns `true` for every item (it stops at the first `false`).",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<bool> {
+            let mut each = Each::new(&ctx, &f, 0);
+            for (i, item) in a.iter_mut().enumerate() {
+                if !truth(&ctx, "all", each.call("all", None, item, i)?)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        },
+    );
+    e.register_fn(
+        "list.index_of(|x| ...)",
+        "The index of the first item for which it returns `true`, or -1. (`index_of(value)` finds a value.)",
+        move |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<i64> {
+            Ok(index(first_match(&ctx, "index_of", a, &f, 0)?))
+        },
+    );
+    e.register_fn(
+        "list.index_of(|x| ..., start)",
+        "The same from index `start` (from the back when negative).",
+        move |ctx: NativeCallContext, a: &mut Array, f: FnPtr, start: i64| -> R<i64> {
+            Ok(index(first_match(&ctx, "index_of", a, &f, start)?))
+        },
+    );
+    e.register_fn(
+        "list.find(|x| ...)",
+        "The first item for which it returns `true`, or `()`.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<Dynamic> {
+            Ok(first_match(&ctx, "find", a, &f, 0)?.map_or(Dynamic::UNIT, |i| a[i].clone()))
+        },
+    );
+    e.register_fn(
+        "list.find(|x| ..., start)",
+        "The same from index `start`.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr, start: i64| -> R<Dynamic> {
+            Ok(first_match(&ctx, "find", a, &f, start)?.map_or(Dynamic::UNIT, |i| a[i].clone()))
+        },
+    );
+    e.register_fn(
+        "list.find_map(|x| ...)",
+        "The first value the function returns that is not `()`, or `()`.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| find_map(&ctx, a, &f, 0),
+    );
+    e.register_fn(
+        "list.find_map(|x| ..., start)",
+        "The same from index `start`.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr, start: i64| find_map(&ctx, a, &f, start),
+    );
+    e.register_mutating(
+        "list.retain(|x| ...)",
+        "Keep the items for which it returns `true`; return the others, removed.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| split_off(&ctx, "retain", a, &f, true),
+    );
+    e.register_mutating(
+        "list.drain(|x| ...)",
+        "Remove the items for which it returns `true`, and return them.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| split_off(&ctx, "drain", a, &f, false),
+    );
+    e.register_mutating(
+        "list.dedup(|a, b| ...)",
+        "Remove each item the function calls the same (`true`) as the item kept before it.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<()> {
+            // Rhai's order: the later item first (`Vec::dedup_by` hands them so).
+            let mut failed: Option<Box<EvalAltResult>> = None;
+            let mut same = Callback::new(&ctx, &f, 2);
+            a.dedup_by(|x, y| {
+                if failed.is_some() {
+                    return false;
+                }
+                match same.call([y.clone(), x.clone()]).and_then(|v| truth(&ctx, "dedup", v)) {
+                    Ok(same) => same,
+                    Err(e) => {
+                        failed = Some(e);
+                        false
+                    }
+                }
             });
-        } else {
-            e.register_fn("find_map", move |ctx: NativeCallContext, a: &mut Array, f: FnPtr| find_map(&ctx, a, &f, 0));
-        }
-    }
-    e.register_mutating("retain", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| {
-        split_off(&ctx, "retain", a, &f, true)
-    });
-    e.register_mutating("drain", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| {
-        split_off(&ctx, "drain", a, &f, false)
-    });
-    e.register_mutating("dedup", |ctx: NativeCallContext, a: &mut Array, f: FnPtr| -> R<()> {
-        // Rhai's order: the later item first (`Vec::dedup_by` hands them so).
-        let mut failed: Option<Box<EvalAltResult>> = None;
-        let mut same = Callback::new(&ctx, &f, 2);
-        a.dedup_by(|x, y| {
-            if failed.is_some() {
-                return false;
+            failed.map_or(Ok(()), Err)
+        },
+    );
+    // Object maps: the function is handed `(key, value)`.
+    e.register_fn(
+        "map.map(|key, value| ...)",
+        "An object map of what the function returns for each entry.",
+        |ctx: NativeCallContext, m: &mut Map, f: FnPtr| -> R<Map> {
+            let mut each = Each::new(&ctx, &f, 1);
+            let mut out = Map::new();
+            for (k, v) in m.iter_mut() {
+                out.insert(k.clone(), each.call_entry("map", k, v)?);
             }
-            match same.call([y.clone(), x.clone()]).and_then(|v| truth(&ctx, "dedup", v)) {
-                Ok(same) => same,
-                Err(e) => {
-                    failed = Some(e);
-                    false
+            Ok(out)
+        },
+    );
+    e.register_fn(
+        "map.filter(|key, value| ...)",
+        "The entries for which it returns `true`.",
+        |ctx: NativeCallContext, m: &mut Map, f: FnPtr| -> R<Map> {
+            let mut each = Each::new(&ctx, &f, 1);
+            let mut out = Map::new();
+            for (k, v) in m.iter_mut() {
+                if truth(&ctx, "filter", each.call_entry("filter", k, v)?)? {
+                    out.insert(k.clone(), v.clone());
                 }
             }
-        });
-        failed.map_or(Ok(()), Err)
-    });
-    // Object maps: the function is handed `(key, value)`.
-    e.register_fn("map", |ctx: NativeCallContext, m: &mut Map, f: FnPtr| -> R<Map> {
-        let mut each = Each::new(&ctx, &f, 1);
-        let mut out = Map::new();
-        for (k, v) in m.iter_mut() {
-            out.insert(k.clone(), each.call_entry("map", k, v)?);
-        }
-        Ok(out)
-    });
-    e.register_fn("filter", |ctx: NativeCallContext, m: &mut Map, f: FnPtr| -> R<Map> {
-        let mut each = Each::new(&ctx, &f, 1);
-        let mut out = Map::new();
-        for (k, v) in m.iter_mut() {
-            if truth(&ctx, "filter", each.call_entry("filter", k, v)?)? {
-                out.insert(k.clone(), v.clone());
-            }
-        }
-        Ok(out)
-    });
+            Ok(out)
+        },
+    );
 }

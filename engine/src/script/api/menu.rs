@@ -153,43 +153,89 @@ fn def_of_card(c: i64) -> R<u32> {
 }
 
 pub(super) fn register(e: &mut Registrar) {
+    e.section("Choices and hooks");
     e.register_type_with_name::<Menu>("Menu");
-    e.register_fn("menu", Menu::default);
-    e.register_fn("len", |m: &mut Menu| m.items.len() as i64);
-    e.register_fn("add", |m: &mut Menu, kind: ImmutableString, label: ImmutableString| {
-        m.push_text(kind, label, Map::new());
-    });
-    e.register_fn("add", |m: &mut Menu, kind: ImmutableString, label: ImmutableString, fields: Map| {
-        m.push_text(kind, label, fields);
-    });
-    e.register_fn("add", |m: &mut Menu, kind: ImmutableString, label: FnPtr, fields: Map| {
-        // A label made when read: never merged with another option (its text is not known).
-        let card = fields.get("card").and_then(|c| c.as_int().ok()).unwrap_or(-1);
-        m.items.push(Item { kind, card, def: None, label: Label::Call(label), fields });
-    });
-    e.register_fn("add_numbered", |m: &mut Menu, kind: ImmutableString, label: ImmutableString, fields: Map| {
-        // `Fire Archers from your Land`, then `... (2)`, `... (3)` for more of the same.
-        let held = |l: &str| m.items.iter().any(|it| matches!(&it.label, Label::Text(t) if t.as_str() == l));
-        let mut text = label.to_string();
-        let mut k = 1;
-        while held(&text) {
-            k += 1;
-            text = format!("{label} ({k})");
-        }
-        m.push_text(kind, text.into(), fields);
-    });
-    e.register_fn("add_card", |m: &mut Menu, kind: ImmutableString, c: i64, label: FnPtr| -> R<()> {
-        let def = def_of_card(c)?;
-        m.push_card(kind, c, def, label, Map::new());
-        Ok(())
-    });
-    e.register_fn("add_card", |m: &mut Menu, kind: ImmutableString, c: i64, label: FnPtr, fields: Map| -> R<()> {
-        let def = def_of_card(c)?;
-        m.push_card(kind, c, def, label, fields);
-        Ok(())
-    });
     e.register_fn(
-        "offer",
+        "unavailable(menu, label, why)",
+        "Show an option a person cannot take now, and why (`m.unavailable(\"Build a wall\", \"needs 2 more \
+         wood\")`): listed greyed out after the menu's options, never offered, never seen by bots. In an array of \
+         options, a map with an `unavailable` text does the same.",
+        |m: &mut Menu, label: ImmutableString, why: ImmutableString| {
+            m.unavailable.push((label.to_string(), why.to_string()));
+        },
+    );
+    e.register_fn(
+        "menu()",
+        "An empty action menu: a light list of options for `choose(p, prompt, menu)`, cheaper to build than an \
+         array of maps, whose labels may be functions called only when someone reads them.",
+        Menu::default,
+    );
+    e.register_fn(
+        "add(menu, kind, label)",
+        "`m.add(\"end\", \"End turn\")`: an option with a fixed label (an option whose label the menu already holds \
+         is left out).",
+        |m: &mut Menu, kind: ImmutableString, label: ImmutableString| {
+            m.push_text(kind, label, Map::new());
+        },
+    );
+    e.register_fn(
+        "add(menu, kind, label, fields)",
+        "The same with a map of more fields the chosen option carries (`#{ line: l, worth: 3 }`).",
+        |m: &mut Menu, kind: ImmutableString, label: ImmutableString, fields: Map| {
+            m.push_text(kind, label, fields);
+        },
+    );
+    e.register_fn(
+        "add(menu, kind, label, fields)",
+        "The label may be a function of the option, made only when read: `m.add(\"target\", |o| `Attack \
+         ${name_of(o.line)}`, #{ line: l })` (such options are never merged: give each its own reading).",
+        |m: &mut Menu, kind: ImmutableString, label: FnPtr, fields: Map| {
+            // A label made when read: never merged with another option (its text is not known).
+            let card = fields.get("card").and_then(|c| c.as_int().ok()).unwrap_or(-1);
+            m.items.push(Item { kind, card, def: None, label: Label::Call(label), fields });
+        },
+    );
+    e.register_fn(
+        "add_numbered(menu, kind, label, fields)",
+        "As `add`, but a label the menu already holds is numbered instead of left out (`Fire Archers from your Land \
+         (2)`): for options that are distinct though they read the same.",
+        |m: &mut Menu, kind: ImmutableString, label: ImmutableString, fields: Map| {
+            // `Fire Archers from your Land`, then `... (2)`, `... (3)` for more of the same.
+            let held = |l: &str| m.items.iter().any(|it| matches!(&it.label, Label::Text(t) if t.as_str() == l));
+            let mut text = label.to_string();
+            let mut k = 1;
+            while held(&text) {
+                k += 1;
+                text = format!("{label} ({k})");
+            }
+            m.push_text(kind, text.into(), fields);
+        },
+    );
+    e.register_fn(
+        "add_card(menu, kind, c, label_fn)",
+        "`m.add_card(\"play\", c, |o| `Play ${name_of(o.card)}`)`: an option about card `c`, labelled by \
+         `label_fn(option)` only when read (the option is a map of its `kind`, `card` and fields); one option per \
+         kind and card definition (a second copy of a card already offered is left out).",
+        |m: &mut Menu, kind: ImmutableString, c: i64, label: FnPtr| -> R<()> {
+            let def = def_of_card(c)?;
+            m.push_card(kind, c, def, label, Map::new());
+            Ok(())
+        },
+    );
+    e.register_fn(
+        "add_card(menu, kind, c, label_fn, fields)",
+        "The same with a map of more fields the option carries (`#{ cost: 0, ends_turn: true }`).",
+        |m: &mut Menu, kind: ImmutableString, c: i64, label: FnPtr, fields: Map| -> R<()> {
+            let def = def_of_card(c)?;
+            m.push_card(kind, c, def, label, fields);
+            Ok(())
+        },
+    );
+    e.register_fn(
+        "offer(menu, kind, cards, hook, args, label_fn)",
+        "For each card of `cards` (one per definition), call the card's `hook(args..., c)` and add the card (as \
+         `add_card`) when it returns true; a card whose script lacks the hook is left out. `m.offer(\"play\", \
+         cards(hand(p)), \"can_play\", [p], |o| `Play ${name_of(o.card)}`)`.",
         |m: &mut Menu,
          kind: ImmutableString,
          cards: Array,
@@ -216,37 +262,68 @@ pub(super) fn register(e: &mut Registrar) {
             Ok(())
         },
     );
-    e.register_fn("note", |m: &mut Menu, kind: ImmutableString, f: FnPtr| {
-        // One note function a kind: the last one given.
-        m.notes.retain(|(k, _)| *k != kind);
-        m.notes.push((kind, f));
-    });
-    e.register_fn("unavailable", |m: &mut Menu, label: ImmutableString, why: ImmutableString| {
-        m.unavailable.push((label.to_string(), why.to_string()));
-    });
-    e.register_fn("ends_turn", |m: &mut Menu| -> R<()> {
-        let last = m.items.last_mut().ok_or("ends_turn: the menu has no option yet")?;
-        last.fields.insert("ends_turn".into(), Dynamic::TRUE);
-        Ok(())
-    });
-    e.register_fn("confirm", |m: &mut Menu, text: ImmutableString| -> R<()> {
-        let last = m.items.last_mut().ok_or("confirm: the menu has no option yet")?;
-        last.fields.insert("confirm".into(), Dynamic::from(text));
-        Ok(())
-    });
-    e.register_fn("labels", |ctx: NativeCallContext, m: &mut Menu| -> R<Array> {
-        let asked = Asked { ctx: &ctx, menu: m };
-        (0..asked.len()).map(|i| asked.label(i).map(Dynamic::from)).collect()
-    });
-    e.register_fn("options", |ctx: NativeCallContext, m: &mut Menu| -> R<Array> {
-        Ok(Asked { ctx: &ctx, menu: m }.read()?.1.into_iter().collect())
-    });
-    e.register_fn("choose", |ctx: NativeCallContext, p: i64, prompt: ImmutableString, m: Menu| -> R<Dynamic> {
-        if m.items.is_empty() {
-            return Err(format!("choose(\"{prompt}\") was given an empty menu").into());
-        }
-        let asked = Asked { ctx: &ctx, menu: &m };
-        let (i, label) = ask(p, &prompt, &asked)?;
-        Ok(asked.value(i, Some(&label)))
-    });
+    e.register_fn(
+        "note(menu, kind, note_fn)",
+        "`m.note(\"target\", |o| `defended by ${defences(o.line)}`)`: what each option of `kind` costs or risks, \
+         made by `note_fn(option)` only for a person (the terminal prints it under the option, the browser beneath \
+         its button, `preview` above what changes); bots never make it. It may return `()` for no note. An option \
+         map says the same with a `note` text.",
+        |m: &mut Menu, kind: ImmutableString, f: FnPtr| {
+            // One note function a kind: the last one given.
+            m.notes.retain(|(k, _)| *k != kind);
+            m.notes.push((kind, f));
+        },
+    );
+    e.register_fn(
+        "ends_turn(menu)",
+        "Mark the option added last as ending the seat's turn: the terminal and the browser say so beside it (an \
+         option map says the same with `ends_turn: true`).",
+        |m: &mut Menu| -> R<()> {
+            let last = m.items.last_mut().ok_or("ends_turn: the menu has no option yet")?;
+            last.fields.insert("ends_turn".into(), Dynamic::TRUE);
+            Ok(())
+        },
+    );
+    e.register_fn(
+        "confirm(menu, text)",
+        "Give the option added last a question a person at the table must answer yes to before it is taken (bots \
+         ignore it).",
+        |m: &mut Menu, text: ImmutableString| -> R<()> {
+            let last = m.items.last_mut().ok_or("confirm: the menu has no option yet")?;
+            last.fields.insert("confirm".into(), Dynamic::from(text));
+            Ok(())
+        },
+    );
+    e.register_fn("len(menu)", "How many options the menu holds.", |m: &mut Menu| m.items.len() as i64);
+    e.register_fn(
+        "labels(menu)",
+        "Every option's label, in order (label functions called): for tests and for rules that show a menu.",
+        |ctx: NativeCallContext, m: &mut Menu| -> R<Array> {
+            let asked = Asked { ctx: &ctx, menu: m };
+            (0..asked.len()).map(|i| asked.label(i).map(Dynamic::from)).collect()
+        },
+    );
+    e.register_fn(
+        "options(menu)",
+        "Every option as `choose` would return it (a map of its `kind`, `card`, `label` and fields), in order: for \
+         tests, and for rules that act on an option they pick themselves.",
+        |ctx: NativeCallContext, m: &mut Menu| -> R<Array> {
+            Ok(Asked { ctx: &ctx, menu: m }.read()?.1.into_iter().collect())
+        },
+    );
+    e.register_fn(
+        "choose(p, prompt, menu)",
+        "Ask player `p`'s agent to pick from an action menu; returns the chosen option as a map: `kind`, `card` (-1 \
+         for none), `label` and the fields it was given. Label functions must not change the game (they run only \
+         when someone reads them: a person, the transcript's chosen line, a bot whose scripts read `label`). A \
+         greedy bot whose scripts never read `label` gets the options without it.",
+        |ctx: NativeCallContext, p: i64, prompt: ImmutableString, m: Menu| -> R<Dynamic> {
+            if m.items.is_empty() {
+                return Err(format!("choose(\"{prompt}\") was given an empty menu").into());
+            }
+            let asked = Asked { ctx: &ctx, menu: &m };
+            let (i, label) = ask(p, &prompt, &asked)?;
+            Ok(asked.value(i, Some(&label)))
+        },
+    );
 }

@@ -3,15 +3,19 @@
 //! While a game runs, it sits in a thread-local slot; host functions borrow it for the
 //! length of one call and never hold the borrow while a script or an agent runs. The
 //! game is therefore implicit in scripts: `draw(zone("deck"), pzone(p, "hand"))`.
-//! Each function here is listed in [`super::docs::API`], from which
-//! `docs/script-api.md` is generated.
+//!
+//! Each host function is documented where it is registered: under a section of the
+//! reference (`e.section("Players")`), with its signature as a designer writes a call and
+//! what it does, `e.register_fn("player_name(p)", "The seat's name ...", |p: i64| ...)`.
+//! `docs/script-api.md` is generated from the registrations (see [`super::docs`]).
 //!
 //! This file holds the current game, registration and the helpers every host function
 //! uses; the rest is split by job: `run` (playing a game), `meter` (script time and
 //! memory), `failure` (errors and their messages), `args` (argument checks), `choices`
 //! (`choose` and asking agents), `calls` (calls into scripts, `invoke`/`fold`),
 //! `invariants` (the pack's own checks, run while a game is played) and `reload` (live
-//! pack reloading). The other files register the host functions by topic.
+//! pack reloading). The other files register the host functions by topic; `choices` and
+//! `calls` register the ones they define.
 
 use std::cell::RefCell;
 use std::panic::AssertUnwindSafe;
@@ -51,9 +55,8 @@ use self::args::{
     back_up, card_has_keyword, card_value, cd, def_idx, ints, pc, pl, sp, stage_of, strict_value, zn, zone_visibility,
 };
 pub use self::calls::call_script_fn;
-use self::calls::{fold, has_fn, invoke, nested_call, target_fn};
+use self::calls::{nested_call, target_fn};
 pub(super) use self::choices::{ask, Offer};
-use self::choices::{choose, choose_number, choose_some};
 pub(crate) use self::failure::{fn_line, fn_line_in};
 pub use self::failure::{note_caught_panic, note_failure, panic_is_caught, plain_words, to_failure, to_failure_in};
 use self::failure::{panic_message, FAILURE};
@@ -269,7 +272,8 @@ pub fn log_print(kind: &str, s: &str) {
 // ---- registration ----
 
 /// Register Crown's API on the engine (through `e`, which also keeps each function for
-/// the compiled tier).
+/// the compiled tier and its documentation for the reference). The reference lists the
+/// functions of a section in the order registered here.
 pub fn register(e: &mut Registrar) {
     players::register(e);
     turns::register(e);
@@ -278,9 +282,11 @@ pub fn register(e: &mut Registrar) {
     defs::register(e);
     board::register(e);
     tiles::register(e);
+    choices::register(e);
+    menu::register(e);
+    calls::register(e);
     game::register(e);
     table::register(e);
-    menu::register(e);
     lists::register(e);
 }
 

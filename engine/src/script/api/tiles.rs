@@ -118,49 +118,108 @@ fn placements(ctx: Option<&NativeCallContext>, b: i64, c: i64, touching: bool, r
 }
 
 pub(super) fn register(e: &mut Registrar) {
-    e.register_fn("board", |kind: ImmutableString| read_layout(|g| board_of_kind(g, None, &kind)));
-    e.register_fn("board", |p: i64, kind: ImmutableString| read_layout(|g| board_of_kind(g, Some(pl(g, p)?), &kind)));
-    e.register_fn("board_size", |b: i64| {
-        read_layout(|g| {
-            let bd = &g.state.boards[bd(g, b)?];
-            Ok(vec![Dynamic::from(bd.w), Dynamic::from(bd.h)])
-        })
+    e.section("Board");
+    e.register_fn(
+        "board(kind)",
+        "The shared board of a `[[board]]` kind in board.toml; an error for a kind each seat has its own of.",
+        |kind: ImmutableString| read_layout(|g| board_of_kind(g, None, &kind)),
+    );
+    e.register_fn(
+        "board(p, kind)",
+        "Seat `p`'s board of a `[[board]]` kind with `per_seat = true` (a kingdom each).",
+        |p: i64, kind: ImmutableString| read_layout(|g| board_of_kind(g, Some(pl(g, p)?), &kind)),
+    );
+    e.register_fn("board_owner(b)", "The seat a board belongs to, -1 for a shared one.", |b: i64| {
+        read_layout(|g| Ok(g.state.boards[bd(g, b)?].owner.map_or(-1, |p| p as i64)))
     });
-    e.register_fn("board_limit", |b: i64| {
-        read_layout(|g| {
-            let bd = &g.state.boards[bd(g, b)?];
-            let (w, h) = bd.fit.unwrap_or((bd.w, bd.h));
-            Ok(vec![Dynamic::from(w), Dynamic::from(h)])
-        })
-    });
-    e.register_fn("board_at", |b: i64, x: i64, y: i64| {
-        read_layout(|g| Ok(g.state.board_square(bd(g, b)?, x, y).map_or(-1, i64::from)))
-    });
-    e.register_fn("board_squares", |b: i64| {
+    e.register_fn(
+        "board_limit(b)",
+        "`[width, height]` that what is laid on the board must fit in: a growing board's `width` and `height` as \
+         board.toml gives them (a kingdom of 5 by 5), any other board's size.",
+        |b: i64| {
+            read_layout(|g| {
+                let bd = &g.state.boards[bd(g, b)?];
+                let (w, h) = bd.fit.unwrap_or((bd.w, bd.h));
+                Ok(vec![Dynamic::from(w), Dynamic::from(h)])
+            })
+        },
+    );
+    e.register_fn(
+        "board_size(b)",
+        "`[width, height]` of the board as kept (a growing board: twice its size less one, its start in the \
+         middle).",
+        |b: i64| {
+            read_layout(|g| {
+                let bd = &g.state.boards[bd(g, b)?];
+                Ok(vec![Dynamic::from(bd.w), Dynamic::from(bd.h)])
+            })
+        },
+    );
+    e.register_fn(
+        "board_at(b, x, y)",
+        "The square of board `b` at column `x`, row `y` (from 0), or -1 off it. Squares are spaces: every board \
+         function works on them, and `space_name` names them `c4` (column letter, row number).",
+        |b: i64, x: i64, y: i64| read_layout(|g| Ok(g.state.board_square(bd(g, b)?, x, y).map_or(-1, i64::from))),
+    );
+    e.register_fn("board_squares(b)", "Every square of a board, row by row.", |b: i64| {
         read_layout(|g| {
             let bd = &g.state.boards[bd(g, b)?];
             Ok(ints((bd.first..bd.first + (bd.w * bd.h) as u32).collect()))
         })
     });
-    e.register_fn("filled", |b: i64| read_layout(|g| Ok(ints(g.state.filled(bd(g, b)?)))));
-    e.register_fn("board_of", |s: i64| {
+    e.register_fn(
+        "filled(b)",
+        "The squares of a board that hold something (a `terrain`): the start square and the tiles laid.",
+        |b: i64| read_layout(|g| Ok(ints(g.state.filled(bd(g, b)?)))),
+    );
+    e.register_fn("board_of(s)", "The board a space is a square of, -1 for the map's spaces.", |s: i64| {
         read_layout(|g| Ok(g.state.spaces[sp(g, s)? as usize].board.map_or(-1, i64::from)))
     });
-    e.register_fn("board_owner", |b: i64| {
-        read_layout(|g| Ok(g.state.boards[bd(g, b)?].owner.map_or(-1, |p| p as i64)))
-    });
-    e.register_fn("board_text", |b: i64| {
-        read(|g| Ok(g.state.board_text(bd(g, b)?, &crate::game::boards::terrain_letters(&g.pack))))
-    });
-    e.register_fn("placements", |b: i64, c: i64| placements(None, b, c, false, None));
-    e.register_fn("placements", |ctx: NativeCallContext, b: i64, c: i64, rule: FnPtr| {
-        placements(Some(&ctx), b, c, false, Some(&rule))
-    });
-    e.register_fn("placements", |b: i64, c: i64, opts: Map| placements(None, b, c, placement_options(&opts)?, None));
-    e.register_fn("placements", |ctx: NativeCallContext, b: i64, c: i64, opts: Map, rule: FnPtr| {
-        placements(Some(&ctx), b, c, placement_options(&opts)?, Some(&rule))
-    });
-    e.register_fn("place_tile", |b: i64, c: i64, placement: Map| {
+    e.register_fn(
+        "board_text(b)",
+        "A board drawn as text: each square its terrain's letter (`.` when empty) and the sum of its values when it \
+         has any (`f2`), columns lettered, rows numbered, then a line saying what the letters and numbers stand \
+         for; a growing board shows the room it may still grow into. Terrains sharing a first letter get letters of \
+         their own (field `f`, forest `o`).",
+        |b: i64| read(|g| Ok(g.state.board_text(bd(g, b)?, &crate::game::boards::terrain_letters(&g.pack)))),
+    );
+    e.register_fn(
+        "placements(b, c)",
+        "Every way to lay tile `c` (a card whose definition has `cells`) on board `b`: each square for its first \
+         cell and each facing (where the tile's printed top points: `north` as printed, then `east`, `south`, \
+         `west`, turning clockwise about its first cell), every cell on an empty square and, on a growing board, \
+         all that is laid within its size; ways that leave the board the same are given once. Each is a map: `at`, \
+         `facing`, `squares` (the square each cell covers, in the order of `cells`), `terrains` (the terrain each \
+         of those squares would take), `label` (`d13 at c4, facing north`), ready for `choose`.",
+        |b: i64, c: i64| placements(None, b, c, false, None),
+    );
+    e.register_fn(
+        "placements(b, c, rule)",
+        "The same, kept by the rules' own test: `rule` is called with each placement and returns true to keep it \
+         (`|p| p.squares.some(|s| touches_like(s))`).",
+        |ctx: NativeCallContext, b: i64, c: i64, rule: FnPtr| placements(Some(&ctx), b, c, false, Some(&rule)),
+    );
+    e.register_fn(
+        "placements(b, c, options)",
+        "The same with options: `#{ touching: true }` keeps only the ways that lay a square beside (orthogonally) a \
+         filled one, before any rule is asked, so a rule that wants the tile next to something is called for those \
+         alone (an unknown option is an error naming the known ones).",
+        |b: i64, c: i64, opts: Map| placements(None, b, c, placement_options(&opts)?, None),
+    );
+    e.register_fn(
+        "placements(b, c, options, rule)",
+        "Options, then the rules' own test of each placement left (`placements(b, c, #{ touching: true }, |p| \
+         beside_like(p))`).",
+        |ctx: NativeCallContext, b: i64, c: i64, opts: Map, rule: FnPtr| {
+            placements(Some(&ctx), b, c, placement_options(&opts)?, Some(&rule))
+        },
+    );
+    e.register_fn(
+        "place_tile(b, c, placement)",
+        "Lay tile `c` as one of its placements says (`at` and `facing`): each square takes its cell's `terrain`, \
+         values and `tile` (the card); logged as `lay d13#5 on kingdom@Ann at c4, facing north`. An error where the \
+         tile cannot lie.",
+        |b: i64, c: i64, placement: Map| {
         with_layout(|g| {
             let b = bd(g, b)?;
             let (c, cells) = tile_cells(g, c)?;
@@ -184,5 +243,6 @@ pub(super) fn register(e: &mut Registrar) {
             g.log(|st| format!("lay {tile} on {} at {}, facing {}", board_label(st, b), square_name(x, y), FACINGS[f]));
             Ok(())
         })
-    });
+    },
+    );
 }

@@ -2,15 +2,18 @@
 //! the engine is also kept here, by name and parameter types, so that a call site finds
 //! its target once per argument types instead of at every call.
 //!
-//! [`Registrar`] stands between the API files and the engine: `e.register_fn(...)`
-//! registers the function on the engine exactly as before and keeps the same callable.
+//! [`Registrar`] stands between the API files and the engine: `e.register_fn(signature,
+//! text, func)` registers `func` on the engine as Rhai's `register_fn` does, keeps the
+//! same callable, and keeps its documentation for the script API reference
+//! (`script/docs.rs`).
 
 use std::any::TypeId;
 use std::collections::HashMap;
 
-use rhai::{Engine, Identifier, RhaiFunc, RhaiNativeFunc, Variant};
+use rhai::{Engine, RhaiFunc, RhaiNativeFunc, Variant};
 
 use super::glue::{Callable, Glue};
+use crate::script::docs::{FnDoc, SECTIONS};
 
 /// One registered host function.
 #[derive(Clone)]
@@ -164,41 +167,91 @@ impl HostTable {
     }
 }
 
-/// Registers host functions on an engine and keeps them in a [`HostTable`].
+/// Registers host functions on an engine, keeps them in a [`HostTable`] and keeps their
+/// documentation ([`FnDoc`]), each under the section of the reference named last
+/// ([`Registrar::section`]).
 pub struct Registrar<'e> {
     engine: &'e mut Engine,
     table: HostTable,
+    /// The section of the reference the functions registered now are listed in.
+    section: Option<&'static str>,
+    /// Every function's documentation, in the order registered.
+    docs: Vec<FnDoc>,
+    /// The engine's own types by the name they were registered under (`Menu`), for the
+    /// reference.
+    type_names: Vec<(TypeId, &'static str)>,
 }
 
 impl<'e> Registrar<'e> {
     pub fn new(engine: &'e mut Engine) -> Self {
-        Registrar { engine, table: HostTable::default() }
+        Registrar { engine, table: HostTable::default(), section: None, docs: Vec::new(), type_names: Vec::new() }
     }
 
-    /// Register `func` as `name` (as [`Engine::register_fn`]) and keep it. Up to 6
-    /// parameters (Crown's glue, [`Glue`], is implemented for that many).
+    /// List the functions registered from now on in this section of the script API
+    /// reference (one of [`SECTIONS`], which orders them).
+    pub fn section(&mut self, name: &'static str) -> &mut Self {
+        assert!(SECTIONS.contains(&name), "`{name}` is not a section of the reference (docs::SECTIONS lists them)");
+        self.section = Some(name);
+        self
+    }
+
+    /// Register `func` as a host function (as [`Engine::register_fn`]), keep it, and keep
+    /// its documentation: `signature` is how a designer writes a call, its parameters
+    /// named (`"player_name(p)"`; `"list.find(|x| ..., start)"` for a method called on
+    /// its first parameter, `|x| ...` standing for a closure), and `text` says what it
+    /// does. The reference adds the parameters' and the result's types, read from `func`.
+    /// Up to 6 parameters (Crown's glue, [`Glue`], is implemented for that many).
+    ///
+    /// Panics, naming the function, when the signature does not fit `func` (see
+    /// [`FnDoc::new`]) or no section was named first.
     pub fn register_fn<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool, G>(
         &mut self,
-        name: impl AsRef<str> + Into<Identifier>,
+        signature: &str,
+        text: &'static str,
         func: impl RhaiNativeFunc<A, N, X, R, F> + Glue<G> + Send + Sync + Clone + 'static,
     ) -> &mut Self {
-        let n = name.as_ref().to_string();
-        self.keep::<A, N, X, R, F, G, _>(&n, func.clone());
+        let name = self.document::<A, N, X, R, F, _>(signature, text, &func);
+        self.keep::<A, N, X, R, F, G, _>(&name, func.clone());
         self.engine.register_fn(name, func);
         self
     }
 
-    /// Register `func` as `name`, a method that changes the value it is called on (`&mut`
-    /// first parameter): not pure, so that calling it on a constant is an error, as it is
-    /// for Rhai's own `sort` or `retain`.
+    /// Register `func` as [`Registrar::register_fn`] does, a method that changes the value
+    /// it is called on (`&mut` first parameter): not pure, so that calling it on a
+    /// constant is an error, as it is for Rhai's own `sort` or `retain`.
     pub fn register_mutating<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool, G>(
         &mut self,
-        name: &str,
+        signature: &str,
+        text: &'static str,
         func: impl RhaiNativeFunc<A, N, X, R, F> + Glue<G> + Send + Sync + Clone + 'static,
     ) -> &mut Self {
-        self.keep_with::<A, N, X, R, F, G, _>(name, func.clone(), false);
+        let name = self.document::<A, N, X, R, F, _>(signature, text, &func);
+        self.keep_with::<A, N, X, R, F, G, _>(&name, func.clone(), false);
         rhai::FuncRegistration::new(name).with_purity(false).register_into_engine(self.engine, func);
         self
+    }
+
+    /// Keep the documentation of `func`, registered with `signature` and `text`, and
+    /// return the name it is registered under.
+    fn document<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool, FUNC>(
+        &mut self,
+        signature: &str,
+        text: &'static str,
+        _func: &FUNC,
+    ) -> String
+    where
+        FUNC: RhaiNativeFunc<A, N, X, R, F>,
+    {
+        let section = self.section.unwrap_or_else(|| {
+            panic!("host function `{signature}`: no section of the reference named before it (`e.section(...)`)")
+        });
+        let params: Vec<(TypeId, &'static str)> = FUNC::param_types().into_iter().zip(FUNC::param_names()).collect();
+        let returns = (TypeId::of::<R>(), std::any::type_name::<R>());
+        let doc = FnDoc::new(section, signature, text, &params, returns, &self.type_names)
+            .unwrap_or_else(|why| panic!("{why}"));
+        let name = doc.name.clone();
+        self.docs.push(doc);
+        name
     }
 
     fn keep<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool, G, FUNC>(
@@ -234,10 +287,17 @@ impl<'e> Registrar<'e> {
         self.table.by_name.entry((name.to_string(), N)).or_default().push(f);
     }
 
-    /// Register a custom type's name (as [`Engine::register_type_with_name`]).
-    pub fn register_type_with_name<T: Variant + Clone>(&mut self, name: &str) -> &mut Self {
+    /// Register a custom type's name (as [`Engine::register_type_with_name`]), which the
+    /// reference calls it by too.
+    pub fn register_type_with_name<T: Variant + Clone>(&mut self, name: &'static str) -> &mut Self {
         self.engine.register_type_with_name::<T>(name);
+        self.type_names.push((TypeId::of::<T>(), name));
         self
+    }
+
+    /// The documentation of every function registered, in the order registered.
+    pub(crate) fn into_docs(self) -> Vec<FnDoc> {
+        self.docs
     }
 
     pub(crate) fn finish(mut self) -> HostTable {
