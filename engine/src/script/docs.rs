@@ -177,7 +177,8 @@ pub fn type_word(t: TypeId, custom: &[(TypeId, &'static str)]) -> Option<&'stati
 }
 
 /// The Markdown reference: the introduction, then each section's functions in the order
-/// they are registered.
+/// they are registered. A `|` in a cell (a closure's shape, a closure in an example) is
+/// escaped so that it does not end the cell.
 pub fn markdown() -> String {
     let functions = super::documented();
     let mut out = String::new();
@@ -190,7 +191,8 @@ pub fn markdown() -> String {
     for section in SECTIONS {
         out.push_str(&format!("\n## {section}\n\n| function | what it does |\n|---|---|\n"));
         for f in functions.iter().filter(|f| f.section == *section) {
-            out.push_str(&format!("| `{}` | {} |\n", f.signature(), f.text.replace('|', "\\|")));
+            let (signature, text) = (f.signature().replace('|', "\\|"), f.text.replace('|', "\\|"));
+            out.push_str(&format!("| `{signature}` | {text} |\n"));
         }
     }
     out
