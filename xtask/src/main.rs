@@ -1,10 +1,10 @@
 //! The project's own tasks, run with `cargo xtask <task>` (an alias in `.cargo/config.toml`).
 //!
 //! - `cargo xtask test [ARGS...]`: install the outside programs the test suite drives
-//!   (when missing) and start a one-node Slurm cluster (when none answers, [`slurm`]),
-//!   then run `cargo test --workspace --features crown-tools/bench-suite ARGS...` (the
-//!   benchmark suite's own tests included). This is the README's test command and what CI
-//!   runs.
+//!   (when missing) and start a one-node Slurm cluster (when none answers, [`slurm`])
+//!   while the tests build, then run `cargo test --workspace --features
+//!   crown-tools/bench-suite ARGS...` (the benchmark suite's own tests included). This is
+//!   the README's test command and what CI runs.
 //! - `cargo xtask bench [ARGS...]`: `crown bench ARGS...` built in release mode with the
 //!   benchmark suite (the native baseline and the generated projects), which the `crown`
 //!   a designer installs leaves out.
@@ -73,10 +73,7 @@ const SLURM_TEST: &str =
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("test") => match provision() {
-            Ok(found) => run_tests(&args[1..], &found),
-            Err(e) => fail(&e),
-        },
+        Some("test") => test(&args[1..]),
         Some("provision") => match provision() {
             Ok(found) => {
                 for (env, path) in found {
@@ -381,11 +378,50 @@ fn run_bench(args: &[String]) -> ExitCode {
     }
 }
 
-fn run_tests(args: &[String], found: &[(&'static str, PathBuf)]) -> ExitCode {
+/// `cargo xtask test`: provision and build at once, then run the tests. On a fresh machine
+/// the download and installation of the outside programs (a minute or two, mostly waiting
+/// on the network and dpkg) overlap the test build (minutes of compiling), instead of
+/// coming before it. The build's own output comes first; provisioning says what it did
+/// when both are done.
+fn test(args: &[String]) -> ExitCode {
+    let provisioning = std::thread::spawn(provision);
+    let built = build_tests(args);
+    let found = match provisioning.join() {
+        Ok(Ok(found)) => found,
+        Ok(Err(e)) => return fail(&e),
+        Err(_) => return fail("provisioning stopped unexpectedly"),
+    };
+    if let Err(code) = built {
+        return code;
+    }
+    run_tests(args, &found)
+}
+
+/// `cargo test --no-run` with the cargo arguments of `args` (those before a `--`): every
+/// test binary built, none run. An error is the exit code to leave with.
+fn build_tests(args: &[String]) -> Result<(), ExitCode> {
+    let cargo_args = args.iter().take_while(|a| *a != "--");
+    let mut cmd = test_command();
+    cmd.args(cargo_args).arg("--no-run");
+    match cmd.status() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(ExitCode::from(s.code().map_or(1, |c| c.clamp(1, 255) as u8))),
+        Err(e) => Err(fail(&format!("could not run cargo test: {e}"))),
+    }
+}
+
+/// `cargo test --workspace --features crown-tools/bench-suite`, from the workspace's root.
+fn test_command() -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(&root).args(["test", "--workspace", "--features", "crown-tools/bench-suite"]).args(args);
+    cmd.current_dir(&root).args(["test", "--workspace", "--features", "crown-tools/bench-suite"]);
+    cmd
+}
+
+fn run_tests(args: &[String], found: &[(&'static str, PathBuf)]) -> ExitCode {
+    let mut cmd = test_command();
+    cmd.args(args);
     for (var, path) in found {
         cmd.env(var, path);
     }
