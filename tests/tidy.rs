@@ -183,15 +183,18 @@ fn without_tests(code: &str) -> (String, Vec<String>) {
     (out, test_mods)
 }
 
-/// The module paths a file's code names through `crate::` and `super::` (with `use`
-/// groups expanded one level: `crate::{a, b::c}` names `a` and `b`).
+/// The paths a file's code names through `crate::` and `super::`, whole: `crate::a::b::f`
+/// names `a::b::f`, and a `use` group names each of its entries, nested groups included
+/// (`crate::{a::b, c::{d, self}}` names `a::b`, `c::d` and `c`). [`resolve`] then finds the
+/// module each path is in, so that a file naming a function of another module's file is an
+/// edge to that file, not to the top of its crate.
 fn named_paths(code: &str, module: &[String]) -> BTreeSet<Vec<String>> {
     let mut out = BTreeSet::new();
     let b = code.as_bytes();
     let mut i = 0;
     while i < b.len() {
         let starts = |kw: &str| code[i..].starts_with(kw) && !ident_before(b, i);
-        let (mut base, mut j) = if starts("crate::") {
+        let (base, j) = if starts("crate::") {
             (Vec::new(), i + "crate::".len())
         } else if starts("super::") {
             // `super` of `a/b/c.rs` (module a::b::c) is a::b; of `a/b/mod.rs` (a::b) it is a.
@@ -206,61 +209,85 @@ fn named_paths(code: &str, module: &[String]) -> BTreeSet<Vec<String>> {
             i += 1;
             continue;
         };
-        if b.get(j) == Some(&b'{') {
-            // A group: its top-level entries.
-            let mut depth = 0;
-            let mut entry = String::new();
-            while j < b.len() {
-                let c = b[j] as char;
-                match c {
-                    '{' => {
-                        depth += 1;
-                        if depth == 1 {
-                            j += 1;
-                            continue;
-                        }
-                    }
-                    '}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            push_first(&mut out, &base, &entry);
-                            break;
-                        }
-                    }
-                    ',' if depth == 1 => {
-                        push_first(&mut out, &base, &entry);
-                        entry.clear();
-                        j += 1;
-                        continue;
-                    }
-                    _ => {}
-                }
-                if depth >= 1 {
-                    entry.push(c);
-                }
-                j += 1;
-            }
-        } else {
-            let name: String = code[j..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-            if !name.is_empty() {
-                base.push(name);
-                out.insert(base);
-            }
-        }
-        i = j.max(i + 1);
+        let end = read_path(code, j, base, &mut out);
+        i = end.max(i + 1);
     }
     out
 }
 
-fn push_first(out: &mut BTreeSet<Vec<String>>, base: &[String], entry: &str) {
-    let name: String = entry.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-    if !name.is_empty() && name != "self" {
-        let mut p = base.to_vec();
-        p.push(name);
-        out.insert(p);
-    } else if name == "self" && !base.is_empty() {
-        out.insert(base.to_vec());
+/// Read the path at byte `j` of `code` (segments `a::b::c`, perhaps ending in a group
+/// `{...}`), after `base`, into `out`; the byte where it ends.
+fn read_path(code: &str, mut j: usize, mut base: Vec<String>, out: &mut BTreeSet<Vec<String>>) -> usize {
+    loop {
+        if code[j..].starts_with('{') {
+            let close = group_end(code, j);
+            for entry in group_entries(&code[j + 1..close]) {
+                let entry = entry.trim();
+                if entry == "self" {
+                    if !base.is_empty() {
+                        out.insert(base.clone());
+                    }
+                } else {
+                    read_path(entry, 0, base.clone(), out);
+                }
+            }
+            return close + 1;
+        }
+        let name: String = code[j..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        if name.is_empty() {
+            if !base.is_empty() {
+                out.insert(base);
+            }
+            return j;
+        }
+        j += name.len();
+        base.push(name);
+        if code[j..].starts_with("::") {
+            j += "::".len();
+        } else {
+            out.insert(base);
+            return j;
+        }
     }
+}
+
+/// The byte of the `}` closing the group that opens at byte `open` (or the end of `code`).
+fn group_end(code: &str, open: usize) -> usize {
+    let mut depth = 0;
+    for (k, c) in code[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return open + k;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+/// The top-level entries of a group's inside (`a::b, c::{d, e}` gives `a::b` and
+/// `c::{d, e}`).
+fn group_entries(inside: &str) -> Vec<&str> {
+    let mut entries = Vec::new();
+    let mut depth = 0;
+    let mut from = 0;
+    for (k, c) in inside.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                entries.push(&inside[from..k]);
+                from = k + 1;
+            }
+            _ => {}
+        }
+    }
+    entries.push(&inside[from..]);
+    entries.into_iter().filter(|e| !e.trim().is_empty()).collect()
 }
 
 /// One crate's source: for each non-test file (relative to `src/`), the top-level
@@ -607,13 +634,15 @@ fn no_source_file_is_over_a_thousand_lines() {
 fn the_checker_sees_imports_cycles_and_test_code() {
     let code = code_only(
         "use crate::{a::b, c, self};\nuse super::super::d;\n// crate::nope\nlet s = \"crate::nope\";\n\
+         use crate::f::{g::{h, self}, i as j};\nlet k = crate::l::m::n(1);\nlet v = super::p::Q::<u8>::new();\n\
          #[cfg(test)]\nmod tests { use crate::e; }\n#[cfg(test)]\nmod cases;\nfn f<'a>(x: &'a str) -> char { 'x' }\n",
     );
     let (code, test_mods) = without_tests(&code);
     assert_eq!(test_mods, ["cases"]);
     let module: Vec<String> = ["m", "n", "o"].iter().map(|s| s.to_string()).collect();
     let got: Vec<String> = named_paths(&code, &module).into_iter().map(|p| p.join("::")).collect();
-    assert_eq!(got, ["a", "c", "m::d"]);
+    // Whole paths: a function of another module's file (`crate::l::m::n`) names that file.
+    assert_eq!(got, ["a::b", "c", "f::g", "f::g::h", "f::i", "l::m::n", "m::d", "m::n::p::Q"]);
     let mut edges = BTreeMap::new();
     for (a, b) in [("x", "y"), ("y", "z"), ("z", "x"), ("z", "w")] {
         edges.insert((a.to_string(), b.to_string()), vec![]);

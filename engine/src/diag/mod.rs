@@ -260,6 +260,13 @@ impl SourceMap {
         self.files.insert(file.path.clone(), file);
     }
 
+    /// The line (from 1) where `fn name(` is defined in the file at `path`.
+    pub fn fn_line(&self, path: &Path, name: &str) -> Option<usize> {
+        let file = self.get(path)?;
+        let needle = format!("fn {name}(");
+        file.text.lines().position(|l| l.trim_start().starts_with(&needle)).map(|i| i + 1)
+    }
+
     pub fn get(&self, path: &Path) -> Option<&SourceFile> {
         self.files.get(path)
     }

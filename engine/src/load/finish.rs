@@ -328,7 +328,7 @@ impl PackLoad<'_> {
                 }
                 // What it may have meant: a name hooks are invoked or declared by.
                 let near = did_you_mean(f, reachable.iter().map(String::as_str));
-                let line = crate::script::api::fn_line_in(&self.sources, &scripts[si].path, f);
+                let line = self.sources.fn_line(&scripts[si].path, f);
                 let mut d = Diagnostic::warning(
                     "unreachable-function",
                     format!(
@@ -383,7 +383,7 @@ impl PackLoad<'_> {
                     }
                     let missing = hooks.iter().copied().filter(|h| !defined(h));
                     let Some(hook) = did_you_mean(f, missing) else { continue };
-                    let line = crate::script::api::fn_line_in(&self.sources, &sc.path, f);
+                    let line = self.sources.fn_line(&sc.path, f);
                     // The engine never runs it: what it was for silently does not happen.
                     let d = Diagnostic::error(
                         "misspelt-hook",
@@ -413,7 +413,7 @@ impl PackLoad<'_> {
                 if written.is_empty() || written.iter().any(|n| arities.contains(n)) {
                     continue;
                 }
-                let line = crate::script::api::fn_line_in(&self.sources, &sc.path, hook);
+                let line = self.sources.fn_line(&sc.path, hook);
                 let d = Diagnostic::error(
                     "hook-arity",
                     format!(

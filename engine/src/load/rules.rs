@@ -71,7 +71,7 @@ impl PackLoad<'_> {
         for s in scripts {
             let own = s.ast.iter_functions().filter(|f| s.functions.contains(f.name));
             for f in own.filter(|f| f.name.starts_with("invariant_") && !f.params.is_empty()) {
-                let line = crate::script::api::fn_line_in(&self.sources, &s.path, f.name);
+                let line = self.sources.fn_line(&s.path, f.name);
                 let d = Diagnostic::error(
                     "invariant-with-parameters",
                     format!(
@@ -128,7 +128,7 @@ impl PackLoad<'_> {
                 };
                 let shown = |k: usize| self.shown(&self.project.scripts_dir(&parts[k].pack).join(&parts[k].rel));
                 let (here, there) = (shown(i), shown(j));
-                let line = crate::script::api::fn_line_in(&self.sources, &here, f.name);
+                let line = self.sources.fn_line(&here, f.name);
                 let d = Diagnostic::error(
                     "defined-twice",
                     format!(

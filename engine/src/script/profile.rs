@@ -177,13 +177,11 @@ pub fn start(pack: &Pack) {
     };
     PROFILER.with(|x| *x.borrow_mut() = Some(p));
     ON.with(|o| o.set(true));
-    super::compiled::forget_programs();
 }
 
 /// Stop profiling and report (function and line rows of `pack`'s scripts).
 pub fn finish(pack: &Pack) -> Report {
     ON.with(|o| o.set(false));
-    super::compiled::forget_programs();
     let Some(p) = PROFILER.with(|x| x.borrow_mut().take()) else {
         return Report::default();
     };
@@ -194,7 +192,10 @@ pub fn finish(pack: &Pack) -> Report {
             let script = p.scripts[*s as usize].clone();
             let closure = p.closure_lines.get(&(*s, name.clone()));
             FnRow {
-                line: closure.copied().or_else(|| super::api::fn_line(pack, &script, name)).unwrap_or(0),
+                line: closure
+                    .copied()
+                    .or_else(|| pack.sources.fn_line(std::path::Path::new(&script), name))
+                    .unwrap_or(0),
                 script,
                 name: if closure.is_some() { CLOSURE.to_string() } else { name.to_string() },
                 self_ns: a.self_ns,

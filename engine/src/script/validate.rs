@@ -35,8 +35,7 @@ pub const HOOK: &str = "validate";
 /// The name of the whole-pack hook.
 pub const PACK_HOOK: &str = "validate_pack";
 
-/// The name of the hook that works out per-definition data at load.
-pub const PREPARE_HOOK: &str = "prepare";
+pub use super::api::PREPARE_HOOK;
 
 /// Run `validate(id)` of the pack's rules script on every definition (nothing when the
 /// rules script has no such function).

@@ -3,6 +3,10 @@
 use super::cards::face_map;
 use super::*;
 
+/// The name of the rules' hook that works out per-definition data when the pack is loaded
+/// (`prepare(id)`, read back with `prepared`).
+pub const PREPARE_HOOK: &str = "prepare";
+
 pub(super) fn register(e: &mut Registrar) {
     /// Register a function of a definition's id that gives its field `f`.
     fn def_field<T: Clone + Send + Sync + 'static>(
@@ -256,7 +260,7 @@ fn with_entry<T>(
 fn prepared<'g>(g: &'g Game, id: &str) -> Result<&'g Dynamic, String> {
     def_idx(g, id)?;
     g.pack.prepared.get(id).ok_or_else(|| {
-        if g.pack.rules_define(crate::script::validate::PREPARE_HOOK) {
+        if g.pack.rules_define(PREPARE_HOOK) {
             format!("`prepare(\"{id}\")` has not run (the pack is being checked)")
         } else {
             "the rules define no `prepare(id)` to read from: define it to work out data once per definition".to_string()

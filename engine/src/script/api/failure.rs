@@ -138,7 +138,7 @@ pub fn to_failure_in(err: &EvalAltResult, ast: &AST, called: Option<&str>) -> Sc
     if line == 0 {
         // No position (operations or stack limits): point at the innermost function.
         if let (Some(src), Some(func)) = (source.as_deref(), trace.last()) {
-            if let Ok(Some(l)) = with(|g| Ok(fn_line(&g.pack, src, func))) {
+            if let Ok(Some(l)) = with(|g| Ok(g.pack.sources.fn_line(std::path::Path::new(src), func))) {
                 line = l;
                 column = 1;
             }
@@ -186,20 +186,6 @@ pub fn plain_words(msg: &str) -> String {
         rest = &rest[c.len_utf8()..];
     }
     out
-}
-
-/// The line where `fn name(` is defined in a script, from the loaded sources.
-pub(crate) fn fn_line_in(sources: &crate::diag::SourceMap, script: &std::path::Path, name: &str) -> Option<usize> {
-    let file = sources.get(script)?;
-    let needle = format!("fn {name}(");
-    file.text.lines().position(|l| l.trim_start().starts_with(&needle)).map(|i| i + 1)
-}
-
-/// The line where `fn name(` is defined in a script of the pack.
-pub(crate) fn fn_line(pack: &Pack, script: &str, name: &str) -> Option<usize> {
-    let file = pack.sources.get(std::path::Path::new(script))?;
-    let needle = format!("fn {name}(");
-    file.text.lines().position(|l| l.trim_start().starts_with(&needle)).map(|i| i + 1)
 }
 
 #[cfg(test)]

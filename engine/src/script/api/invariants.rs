@@ -77,7 +77,7 @@ fn broken(name: &str, said: &str, when: &str) -> ScriptFailure {
         let turn = g.state.turn;
         let last = g.transcript.as_ref().and_then(|t| t.last()).cloned();
         let script = g.pack.rule_files().find(|s| s.functions.contains(name)).map(|s| s.path.clone());
-        let line = script.as_ref().and_then(|p| super::fn_line_in(&g.pack.sources, p, name)).unwrap_or(0);
+        let line = script.as_ref().and_then(|p| g.pack.sources.fn_line(p, name)).unwrap_or(0);
         let mut message = format!("invariant `{name}` is broken {when} (turn {turn})");
         if !said.is_empty() {
             message.push_str(&format!(": {said}"));

@@ -57,7 +57,7 @@ use self::args::{
 pub use self::calls::call_script_fn;
 use self::calls::{nested_call, target_fn};
 pub(super) use self::choices::{ask, Offer};
-pub(crate) use self::failure::{fn_line, fn_line_in};
+pub use self::defs::PREPARE_HOOK;
 pub use self::failure::{note_caught_panic, note_failure, panic_is_caught, plain_words, to_failure, to_failure_in};
 use self::failure::{panic_message, FAILURE};
 pub use self::meter::game_ops;

@@ -284,15 +284,12 @@ thread_local! {
     static PROGRAMS: RefCell<HashMap<usize, Rc<Program>, ahash::RandomState>> = RefCell::new(HashMap::default());
 }
 
-/// Forget the scripts this thread has compiled (a profile begins or ends: the scripts are
-/// compiled again with or without its hooks).
-pub(crate) fn forget_programs() {
-    PROGRAMS.with(|p| p.borrow_mut().clear());
-}
-
-/// The script with function library `lib`, if this thread has compiled it.
+/// The script with function library `lib`, if this thread has compiled it, with the
+/// profiler's hooks when a profile is being taken and without them otherwise (when a
+/// profile begins or ends, each script is compiled again the next time it runs).
 fn compiled_program(lib: &Shared<rhai::Module>) -> Option<Rc<Program>> {
-    PROGRAMS.with(|p| p.borrow().get(&(Shared::as_ptr(lib) as usize)).cloned())
+    let profiled = crate::script::profile::active();
+    PROGRAMS.with(|p| p.borrow().get(&(Shared::as_ptr(lib) as usize)).filter(|x| x.profiled == profiled).cloned())
 }
 
 fn program(ast: &AST) -> Rc<Program> {
