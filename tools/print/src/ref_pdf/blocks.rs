@@ -201,6 +201,18 @@ impl Flow<'_> {
         self.y += 1.2;
     }
 
+    /// A box laid out by `build` (its parts and height, from a top edge) at the current
+    /// height, or whole in the next column when it does not fit below what this column
+    /// already holds.
+    fn laid_whole(&mut self, build: impl Fn(&Self, f32) -> (Vec<Part>, f32)) -> (Vec<Part>, f32) {
+        let (parts, h) = build(self, self.y);
+        if self.y + h > self.bottom() && self.y > self.region_top + 0.1 {
+            self.next_column();
+            return build(self, self.y);
+        }
+        (parts, h)
+    }
+
     /// A note: a shaded box in the column (moved whole to the next column if it does not fit).
     fn note(&mut self, paras: &[(String, Vec<(String, String)>)]) {
         let build = |f: &Flow<'_>, y0: f32| -> (Vec<Part>, f32) {
@@ -215,11 +227,7 @@ impl Flow<'_> {
             }
             (parts, y - y0 + 0.6)
         };
-        let (mut parts, mut h) = build(self, self.y);
-        if self.y + h > self.bottom() && self.y > self.region_top + 0.1 {
-            self.next_column();
-            (parts, h) = build(self, self.y);
-        }
+        let (parts, h) = self.laid_whole(build);
         let x = self.col_x();
         self.push(Item {
             kind: "note",
@@ -265,11 +273,7 @@ impl Flow<'_> {
             }
             (parts, y - y0 + 1.0)
         };
-        let (mut parts, mut h) = build(self, self.y);
-        if self.y + h > self.bottom() && self.y > self.region_top + 0.1 {
-            self.next_column();
-            (parts, h) = build(self, self.y);
-        }
+        let (parts, h) = self.laid_whole(build);
         let x = self.col_x();
         self.push(Item {
             kind: "entry",
