@@ -1,7 +1,7 @@
 //! The script profiler (`crown profile`): where time is charged, and that profiling a game
 //! never changes how it plays.
 
-use crate::common::{crown, load_pack, repo_project};
+use crate::common::{crown, crown_bin, load_pack, repo_project};
 use crown_engine::game::rng::derive_seed;
 use crown_engine::game::{Game, GameConfig, Outcome};
 use crown_engine::script::profile::{self, BUILT_IN};
@@ -74,6 +74,28 @@ fn crown_profile_runs_on_every_shipped_pack() {
     }
     assert_eq!(crown(&["--project", &root, "profile", "take-the-kingdom", "--games", "2", "--json"]), 0);
     assert_eq!(crown(&["--project", &root, "profile", "no-such-pack"]), 2);
+}
+
+#[test]
+fn the_profile_says_which_runtime_ran_the_scripts() {
+    let root = repo_project().root.display().to_string();
+    let said = |runtime: &str, json: bool| {
+        let mut args =
+            vec!["--project", &root, "--runtime", runtime, "profile", "oh-hell", "--games", "1", "--top", "1"];
+        if json {
+            args.push("--json");
+        }
+        let out = std::process::Command::new(crown_bin()).args(&args).output().expect("crown runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).expect("text")
+    };
+    let line = |text: String| text.lines().last().unwrap_or_default().to_string();
+    assert_eq!(line(said("rhai", false)), "Every script function ran on Rhai's interpreter (`--runtime rhai`).");
+    assert_eq!(line(said("compiled", false)), "Every script function runs compiled (`--runtime compiled`).");
+    for runtime in ["rhai", "compiled"] {
+        let v: serde_json::Value = serde_json::from_str(&said(runtime, true)).expect("JSON");
+        assert_eq!(v["runtime"], runtime);
+    }
 }
 
 /// The benchmark suite's step count (`cargo xtask bench`; `cargo xtask test` builds the suite).

@@ -7,6 +7,7 @@ use clap::Args;
 use crown_engine::game::rng::derive_seed;
 use crown_engine::game::{Game, Status};
 use crown_engine::load::Project;
+use crown_engine::script::compiled::{runtime, Runtime};
 use crown_engine::script::profile::{self, Report};
 
 use crate::cli::OutputFormat;
@@ -69,7 +70,7 @@ pub fn run(project: &Project, args: &ProfileArgs) -> Done {
         );
     } else {
         print_report(&report, args, &kinds, players, games, turns, wall);
-        print_interpreted(&interpreted);
+        print_interpreted(&interpreted, runtime());
     }
     for (i, f) in failed.iter().take(5) {
         eprintln!("error: game {i} (seed {}): {f}", derive_seed(args.table.setup.seed, *i));
@@ -78,8 +79,8 @@ pub fn run(project: &Project, args: &ProfileArgs) -> Done {
 }
 
 /// The functions the compiled runtime leaves to Rhai's interpreter, per script:
-/// `(script, function, why)`. (The profiler itself runs every script on the interpreter,
-/// for its step hooks; this says what `crown sim` and the others run there.)
+/// `(script, function, why)`. (The profile runs the scripts as `crown sim` does, on the
+/// runtime `--runtime` names: these ran on the interpreter under `compiled`.)
 fn interpreted(pack: &crown_engine::content::Pack) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -93,8 +94,12 @@ fn interpreted(pack: &crown_engine::content::Pack) -> Vec<(String, String, Strin
     out
 }
 
-fn print_interpreted(list: &[(String, String, String)]) {
+fn print_interpreted(list: &[(String, String, String)], runtime: Runtime) {
     println!();
+    if runtime == Runtime::Rhai {
+        println!("Every script function ran on Rhai's interpreter (`--runtime rhai`).");
+        return;
+    }
     if list.is_empty() {
         println!("Every script function runs compiled (`--runtime compiled`).");
         return;
@@ -165,6 +170,7 @@ fn to_json(
     use serde_json::json;
     let ms = |ns: u64| (ns as f64 / 1e4).round() / 100.0;
     json!({
+        "runtime": match runtime() { Runtime::Compiled => "compiled", Runtime::Rhai => "rhai" },
         "interpreted": interpreted.iter().map(|(s, f, why)| json!({ "script": s, "function": f, "why": why })).collect::<Vec<_>>(),
         "pack": args.pack,
         "games": args.games,

@@ -782,3 +782,29 @@ fn plain() { log("kept"); choose(1, "Pick", ["a", "b"]) }
     assert_eq!(call(Runtime::Rhai, true, "plain"), call(Runtime::Compiled, true, "plain"));
     assert_eq!(call(Runtime::Compiled, true, "plain").1, Some(2));
 }
+
+/// The runtime chosen is the one that runs: the differential tests above would pass with
+/// both sides on one runtime, so this pins the choice itself. Under `rhai` the compiled
+/// tier hands every call back to the interpreter; under `compiled` it runs it; a choice
+/// made for this thread is undone when its scope ends, and names are read exactly.
+#[test]
+fn the_runtime_chosen_is_the_one_that_runs() {
+    assert_eq!("compiled".parse::<Runtime>(), Ok(Runtime::Compiled));
+    assert_eq!("rhai".parse::<Runtime>(), Ok(Runtime::Rhai));
+    for wrong in ["", "Rhai", "interpreter", "compiled "] {
+        let e = wrong.parse::<Runtime>().expect_err(wrong);
+        assert!(e.contains(&format!("`{wrong}`")) && e.contains("compiled or rhai"), "{e}");
+    }
+    let ast = crate::script::compile("choice.rhai", "fn f(a) { a + 1 }").expect("the script");
+    let args = || vec![rhai::Dynamic::from_int(41)];
+    let handed_back = with_runtime(Runtime::Rhai, || super::call(&ast, "f", args()));
+    assert!(matches!(&handed_back, Err(a) if a.len() == 1 && a[0].as_int() == Ok(41)), "{handed_back:?}");
+    let ran = with_runtime(Runtime::Compiled, || super::call(&ast, "f", args()));
+    assert!(matches!(&ran, Ok(Ok(v)) if v.as_int() == Ok(42)), "{ran:?}");
+    // The same through the engine's entry point, on either runtime.
+    for r in [Runtime::Rhai, Runtime::Compiled] {
+        assert_eq!(run(r, &ast, "f", &[41]).0, "ok 42", "{r:?}");
+    }
+    let inner = with_runtime(Runtime::Rhai, || (with_runtime(Runtime::Compiled, super::runtime), super::runtime()));
+    assert_eq!(inner, (Runtime::Compiled, Runtime::Rhai));
+}
