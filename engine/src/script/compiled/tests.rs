@@ -808,3 +808,15 @@ fn the_runtime_chosen_is_the_one_that_runs() {
     let inner = with_runtime(Runtime::Rhai, || (with_runtime(Runtime::Compiled, super::runtime), super::runtime()));
     assert_eq!(inner, (Runtime::Compiled, Runtime::Rhai));
 }
+
+/// A chain that reads a built-in getter (Rhai's `len` of a text or a list, a function
+/// pointer's `name`) and goes on from its value: the getter's result is the next step's
+/// target, on both runtimes, errors included.
+#[test]
+fn getters_inside_chains_agree() {
+    same("fn f(a) { let p = Fn(\"f\"); p.name.len + a }", "f", &[2]);
+    same("fn f(a) { let x = [[1, 2], [3]]; x.len + x[0].len * a }", "f", &[3]);
+    same("fn f(a) { let s = \"abcd\"; s.len.foo + a }", "f", &[1]);
+    same("fn f(a) { let m = #{ s: \"abc\" }; m.s.len * a }", "f", &[4]);
+    same("fn f(a) { let m = #{ p: Fn(\"g\") }; m.p.name.len + a }", "f", &[5]);
+}
