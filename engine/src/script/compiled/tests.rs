@@ -751,6 +751,7 @@ fn text_no_one_reads_is_not_made() {
     let src = r#"
 fn boom() { throw "made"; }
 fn narrate() { log(`x ${boom()}`); log_to(0, `y ${boom()}`); 1 }
+fn narrate_seat() { let p = 0; log_to(p, `z ${boom()}`); 1 }
 fn ask() { choose(0, `Pick ${boom()}`, ["a", "b"]) }
 fn ask_seat() { let p = 1; choose(p, `Pick ${boom()}`, ["a", "b"]) }
 fn ask_nothing() { choose(0, `Pick ${boom()}`, []) }
@@ -765,7 +766,7 @@ fn plain() { log("kept"); choose(1, "Pick", ["a", "b"]) }
         let (game, out) = crate::script::api::with_installed(game, || run(r, &ast, name, &[]).0);
         (out, game.transcript.map(|t| t.iter().filter(|l| l.contains("kept") || l.contains("Pick")).count()))
     };
-    for name in ["narrate", "ask", "ask_seat", "ask_nothing"] {
+    for name in ["narrate", "narrate_seat", "ask", "ask_seat", "ask_nothing"] {
         for r in [Runtime::Rhai, Runtime::Compiled] {
             let (out, _) = call(r, true, name);
             assert!(out.starts_with("error") && out.contains("made"), "{name} on {r:?}, told: {out}");
@@ -774,6 +775,7 @@ fn plain() { log("kept"); choose(1, "Pick", ["a", "b"]) }
         assert!(out.starts_with("error") && out.contains("made"), "{name} on the interpreter: {out}");
     }
     assert_eq!(call(Runtime::Compiled, false, "narrate").0, "ok 1");
+    assert_eq!(call(Runtime::Compiled, false, "narrate_seat").0, "ok 1");
     assert_eq!(call(Runtime::Compiled, false, "ask").0, "ok \"a\"");
     assert_eq!(call(Runtime::Compiled, false, "ask_seat").0, "ok \"a\"");
     let (out, _) = call(Runtime::Compiled, false, "ask_nothing");
@@ -819,4 +821,30 @@ fn getters_inside_chains_agree() {
     same("fn f(a) { let s = \"abcd\"; s.len.foo + a }", "f", &[1]);
     same("fn f(a) { let m = #{ s: \"abc\" }; m.s.len * a }", "f", &[4]);
     same("fn f(a) { let m = #{ p: Fn(\"g\") }; m.p.name.len + a }", "f", &[5]);
+}
+
+/// Writing through an index: into a value that has none (a number) is an error at the same
+/// place on both runtimes; into a text, from either end, sets a character.
+#[test]
+fn an_index_written_on_a_number_agrees() {
+    same("fn f(a) { let x = 5; x[0] = a; x }", "f", &[1]);
+    same("fn f(a) { let s = \"abc\"; s[1] = 'x'; s[-1] = 'y'; s + a }", "f", &[1]);
+}
+
+/// A host function called as a method on a constant (top-level or local): both runtimes
+/// call it on the constant's value.
+#[test]
+fn a_host_method_on_a_constant_agrees() {
+    same("const W = [\"a\", \"b\"];\nfn f(a) {\n    W.words(\"none\") + a\n}", "f", &[1]);
+    same("const N = 3;\nfn f(a) {\n    N.count_words(\"card\") + a\n}", "f", &[2]);
+    same("fn f(a) { const W = [\"a\", \"b\"]; W.words(\"none\") + a }", "f", &[3]);
+}
+
+/// A unary operator the tier does not work out itself (`+n`) calls the operator's function
+/// a level down and comes back to the caller's level: many of them in one call leave the
+/// call-depth limit where it was.
+#[test]
+fn unary_operators_leave_the_call_depth_as_they_found_it() {
+    same("fn g(a) { a }\nfn f(a) { let n = 0; for i in 0..60 { n += g(+i) + -a; } n }", "f", &[2]);
+    same("fn g(a) { if a > 0 { g(a - 1) } else { +a } }\nfn f(a) { let n = +a; g(n) }", "f", &[40]);
 }
