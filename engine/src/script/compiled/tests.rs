@@ -848,3 +848,17 @@ fn unary_operators_leave_the_call_depth_as_they_found_it() {
     same("fn g(a) { a }\nfn f(a) { let n = 0; for i in 0..60 { n += g(+i) + -a; } n }", "f", &[2]);
     same("fn g(a) { if a > 0 { g(a - 1) } else { +a } }\nfn f(a) { let n = +a; g(n) }", "f", &[40]);
 }
+
+/// Integer powers at the edge of the exponents Rhai takes (up to `u32::MAX`, which only
+/// 0, 1 and -1 survive), and booleans combined in place.
+#[test]
+fn powers_at_the_largest_exponent_and_booleans_in_place_agree() {
+    same("fn f(a) { [a ** 4294967295, (a - 1) ** 4294967295, (-a) ** 4294967295] }", "f", &[1]);
+    same("fn f(a) { (a + 1) ** 4294967295 }", "f", &[1]);
+    same("fn f(a) { a ** 4294967296 }", "f", &[1]);
+    same(
+        "fn f(a) { let b = a > 0; let c = b; b ^= true; c ^= a > 5; let d = b; d &= c; d |= !c; [b, c, d] }",
+        "f",
+        &[3],
+    );
+}
