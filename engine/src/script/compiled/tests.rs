@@ -862,3 +862,26 @@ fn powers_at_the_largest_exponent_and_booleans_in_place_agree() {
         &[3],
     );
 }
+
+/// Sizes at the sandbox's limits, counted through lists, maps, texts and blobs inside other
+/// values: exactly at a limit passes, one past it fails, at the same place on both runtimes.
+#[test]
+fn sizes_at_their_limits_agree() {
+    // 2 lists + 2 x 9,999 items: 20,000 items in all, the limit; one more is past it.
+    same("fn f(a) { let x = [[], []]; x[0].pad(9999, a); x[1].pad(9999, a); x.len() }", "f", &[1]);
+    same("fn f(a) { let x = [[], []]; x[0].pad(9999, a); x[1].pad(9999, a); x.push(a); x.len() }", "f", &[1]);
+    // Map entries inside a list: 5,000 is the limit.
+    same("fn f(a) { let m = #{}; for i in 0..4999 { m[`k${i}`] = a; } let x = [m, #{ z: a }]; x.len() }", "f", &[1]);
+    same(
+        "fn f(a) { let m = #{}; for i in 0..4999 { m[`k${i}`] = a; } let x = [m, #{ y: a, z: a }]; x.len() }",
+        "f",
+        &[1],
+    );
+    // Text inside a map inside a list: 65,536 bytes is the limit.
+    same("fn f(a) { let s = \"\"; s.pad(65535, 'x'); let x = [#{ s: s }]; x[0].t = \"y\"; x.len() }", "f", &[1]);
+    same("fn f(a) { let s = \"\"; s.pad(65535, 'x'); let x = [#{ s: s }]; x[0].t = \"yz\"; x.len() }", "f", &[1]);
+    // A blob inside a list counts its bytes as items.
+    same("fn f(a) { let b = blob(3, a); let x = [b, [1, 2]]; x.push(a); x.len() }", "f", &[7]);
+    same("fn f(a) { let b = blob(19997, a); let x = [b]; x.push(a); x.len() }", "f", &[7]);
+    same("fn f(a) { let b = blob(19998, a); let x = [b]; x.len() }", "f", &[7]);
+}
