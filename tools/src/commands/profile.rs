@@ -170,7 +170,7 @@ fn to_json(
     use serde_json::json;
     let ms = |ns: u64| (ns as f64 / 1e4).round() / 100.0;
     json!({
-        "runtime": match runtime() { Runtime::Compiled => "compiled", Runtime::Rhai => "rhai" },
+        "runtime": runtime().name(),
         "interpreted": interpreted.iter().map(|(s, f, why)| json!({ "script": s, "function": f, "why": why })).collect::<Vec<_>>(),
         "pack": args.pack,
         "games": args.games,

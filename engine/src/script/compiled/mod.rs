@@ -48,14 +48,23 @@ pub enum Runtime {
     Rhai,
 }
 
+impl Runtime {
+    /// The runtime's name, as `--runtime` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Runtime::Compiled => "compiled",
+            Runtime::Rhai => "rhai",
+        }
+    }
+}
+
 impl std::str::FromStr for Runtime {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "compiled" => Ok(Runtime::Compiled),
-            "rhai" => Ok(Runtime::Rhai),
-            _ => Err(format!("unknown runtime `{s}` (compiled or rhai)")),
-        }
+        [Runtime::Compiled, Runtime::Rhai]
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| format!("unknown runtime `{s}` (compiled or rhai)"))
     }
 }
 
