@@ -399,27 +399,129 @@ pub fn plural<N: PartialEq + From<u8>>(n: N) -> &'static str {
 /// (English rules: `-s`, `-es` after s, x, z, ch, sh; `-ies` after a consonant and `y`),
 /// or the plural given.
 pub fn count_words(n: i64, word: &str, plural: Option<&str>) -> String {
+    let mut out = String::with_capacity(word.len() + 24);
+    write_count_words(&mut out, n, word, plural);
+    out
+}
+
+/// [`count_words`] written at the end of `out`. Scripts call it in the labels of every
+/// option they build, so it writes the number's digits itself and reads the word's ending
+/// without a lower-case copy: only a letter of ASCII lower-cases to one of the letters the
+/// rules look at.
+pub fn write_count_words(out: &mut String, n: i64, word: &str, plural: Option<&str>) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut m = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+    out.push(' ');
     if n == 1 || n == -1 {
-        return format!("{n} {word}");
+        out.push_str(word);
+        return;
     }
     if let Some(p) = plural {
-        return format!("{n} {p}");
+        out.push_str(p);
+        return;
     }
-    let lower = word.to_lowercase();
-    let consonant_y = lower.ends_with('y') && !lower[..lower.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
-    let p = if consonant_y && lower.len() > 1 {
-        format!("{}ies", &word[..word.len() - 1])
-    } else if ["s", "x", "z", "ch", "sh"].iter().any(|e| lower.ends_with(e)) {
-        format!("{word}es")
+    let mut ending = word.chars().rev().map(|c| c.to_ascii_lowercase());
+    let last = ending.next();
+    let before = ending.next();
+    let vowel = |c: Option<char>| matches!(c, Some('a' | 'e' | 'i' | 'o' | 'u'));
+    if last == Some('y') && before.is_some() && !vowel(before) {
+        out.push_str(&word[..word.len() - 1]);
+        out.push_str("ies");
+    } else if matches!(last, Some('s' | 'x' | 'z')) || (last == Some('h') && matches!(before, Some('c' | 's'))) {
+        out.push_str(word);
+        out.push_str("es");
     } else {
-        format!("{word}s")
-    };
-    format!("{n} {p}")
+        out.push_str(word);
+        out.push('s');
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rules as first written (a lower-case copy, `format!`): the written-out
+    /// [`count_words`] agrees with them on every word and number here.
+    fn count_words_as_written(n: i64, word: &str, plural: Option<&str>) -> String {
+        if n == 1 || n == -1 {
+            return format!("{n} {word}");
+        }
+        if let Some(p) = plural {
+            return format!("{n} {p}");
+        }
+        let lower = word.to_lowercase();
+        let consonant_y = lower.ends_with('y') && !lower[..lower.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
+        let p = if consonant_y && lower.len() > 1 {
+            format!("{}ies", &word[..word.len() - 1])
+        } else if ["s", "x", "z", "ch", "sh"].iter().any(|e| lower.ends_with(e)) {
+            format!("{word}es")
+        } else {
+            format!("{word}s")
+        };
+        format!("{n} {p}")
+    }
+
+    #[test]
+    fn count_words_agrees_with_the_rules_as_written() {
+        let words = [
+            "card",
+            "army",
+            "ARMY",
+            "day",
+            "DAY",
+            "y",
+            "Y",
+            "coach",
+            "COACH",
+            "bush",
+            "box",
+            "buzz",
+            "bus",
+            "moth",
+            "h",
+            "sh",
+            "ch",
+            "",
+            "ÿ",
+            "Éy",
+            "İy",
+            "\u{212A}y",
+            "ay",
+            "Ay",
+            "quay",
+            "fly",
+            "Ox",
+            "café",
+            "naïvety",
+            "straße",
+            "σ",
+            "knight",
+            "die",
+            "xs",
+            "ies",
+        ];
+        let numbers = [i64::MIN, i64::MIN + 1, -1_000_001, -2, -1, 0, 1, 2, 9, 10, 11, 99, 100, 1_234_567, i64::MAX];
+        for w in words {
+            for n in numbers {
+                for plural in [None, Some("Danes"), Some("")] {
+                    assert_eq!(count_words(n, w, plural), count_words_as_written(n, w, plural), "{n} {w:?} {plural:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn line_col_counts_characters() {

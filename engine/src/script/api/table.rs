@@ -70,13 +70,13 @@ pub(super) fn register(e: &mut Registrar) {
         "count_words(n, word)",
         "A number with its noun, plural unless it is one: `1 card`, `3 cards`, `0 armies`, `2 coaches` (English \
          rules).",
-        |n: i64, word: ImmutableString| count_words(n, &word, None),
+        |n: i64, word: ImmutableString| counted(n, &word, None),
     );
     e.register_fn(
         "count_words(n, word, plural)",
         "The same with the plural given, for any other: `count_words(n, \"Dane\", \"Danes\")`, `count_words(n, \
          \"sheep\", \"sheep\")`.",
-        |n: i64, word: ImmutableString, plural: ImmutableString| count_words(n, &word, Some(&plural)),
+        |n: i64, word: ImmutableString, plural: ImmutableString| counted(n, &word, Some(&plural)),
     );
     e.register_fn(
         "words(list)",
@@ -94,6 +94,19 @@ pub(super) fn register(e: &mut Registrar) {
 }
 
 pub use crate::diag::count_words;
+
+/// [`count_words`] as a script's text, written in a buffer the thread keeps (a label
+/// of a few words is then one allocation, the text itself).
+fn counted(n: i64, word: &str, plural: Option<&str>) -> ImmutableString {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    BUFFER.with_borrow_mut(|b| {
+        b.clear();
+        crate::diag::write_count_words(b, n, word, plural);
+        ImmutableString::from(b.as_str())
+    })
+}
 
 /// A list for a sentence: `a`, `a and b`, `a, b and c` (`or` for a choice); `none` when
 /// it is empty.

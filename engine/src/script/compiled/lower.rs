@@ -493,19 +493,31 @@ impl Lower<'_> {
             }
             Expr::Map(x, ..) => {
                 let template = x.1.clone();
-                let items: Vec<(ImmutableString, Code, Position)> =
-                    x.0.iter()
-                        .map(|(k, v)| Some((k.name.clone(), self.expr(v)?, v.position())))
-                        .collect::<Option<_>>()?;
+                let items: Vec<(Code, Position)> =
+                    x.0.iter().map(|(_, v)| Some((self.expr(v)?, v.position()))).collect::<Option<_>>()?;
+                // The template holds the keys in order (a key is written once: the parser
+                // refuses a second), so its values are filled in that order, each from the
+                // item it names, with no look-up: `order[j]` is the item of the j-th key.
+                let order: Option<Vec<usize>> = template
+                    .keys()
+                    .map(|k| x.0.iter().position(|(name, _)| name.name.as_str() == k.as_str()))
+                    .collect();
+                let Some(order) = order.filter(|o| o.len() == items.len()) else {
+                    unsupported!(self, "a map literal whose keys are not each written once");
+                };
                 Box::new(move |rt| {
-                    let mut map = template.clone();
+                    let mut values: Vec<Dynamic> = Vec::with_capacity(items.len());
                     let mut total = (0, 0, 0);
-                    for (k, c, p) in &items {
+                    for (c, p) in &items {
                         let v = c(rt)?;
                         let s = super::rt::item_sizes(&v);
                         total = (total.0 + s.0, total.1 + s.1 + 1, total.2 + s.2);
                         size_check(total, *p)?;
-                        *map.get_mut(k.as_str()).expect("the map literal's key") = v;
+                        values.push(v);
+                    }
+                    let mut map = template.clone();
+                    for (slot, &i) in map.values_mut().zip(&order) {
+                        *slot = std::mem::take(&mut values[i]);
                     }
                     Ok(Dynamic::from_map(map))
                 })

@@ -885,3 +885,32 @@ fn sizes_at_their_limits_agree() {
     same("fn f(a) { let b = blob(19997, a); let x = [b]; x.push(a); x.len() }", "f", &[7]);
     same("fn f(a) { let b = blob(19998, a); let x = [b]; x.len() }", "f", &[7]);
 }
+
+/// A map literal's values are worked out in the order written and land under their own
+/// keys, whatever the keys' order: side effects in that order, an error in a later value
+/// after the earlier ones ran, a key that sorts first written last, quoted keys, a map at
+/// the size limit built by a literal.
+#[test]
+fn map_literals_fill_every_key_in_the_order_written() {
+    let src = r#"
+fn note(log, x) { log.push(x); x }
+fn f(a) {
+    let log = [];
+    let m = #{ zeta: log.note(a), alpha: log.note(a * 2), "two words": log.note(`t${a}`), mid: [log.note(3), a] };
+    [m, log, m.keys(), m.values()]
+}
+fn g(a) {
+    let log = [];
+    let m = #{ z: log.note(1), b: 10 / a, a: log.note(2) };
+    m
+}
+fn h(a) { let s = ""; s.pad(65530, 'x'); #{ b: s, a: "x".pad(a, 'y') } }
+"#;
+    for a in [0, 1, 5, -2] {
+        same(src, "f", &[a]);
+        same(src, "g", &[a]);
+    }
+    for a in [1, 5, 6, 7] {
+        same(src, "h", &[a]);
+    }
+}
