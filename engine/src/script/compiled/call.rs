@@ -33,6 +33,9 @@ pub(crate) struct Call {
     pub known: Option<HostFn>,
     /// Text arguments not made where no one would read them.
     pub quiet: Option<Quiet>,
+    /// `push(list, item)` onto a variable: its sizes worked out from the last `push`'s
+    /// (see [`super::rt::KnownSizes`]).
+    pub appends: bool,
     pub pos: Position,
 }
 
@@ -198,12 +201,17 @@ impl Call {
             }
         }
         let mut by_value = true;
+        let mut appends = false;
         if let Some((place, _)) = by_ref {
             let v = rt.peek(place)?;
             let v = if v.is_read_only() {
                 rt.read(place)?
             } else {
                 by_value = false;
+                if let (true, Place::Slot(i)) = (self.appends, place) {
+                    rt.arm_push(i);
+                    appends = true;
+                }
                 rt.take(place)?
             };
             set(&mut values.as_mut()[0], v);
@@ -218,6 +226,9 @@ impl Call {
         };
         if let (false, Some((place, _))) = (by_value, by_ref) {
             rt.put(place, std::mem::take(&mut values.as_mut()[0]));
+        }
+        if appends {
+            rt.settle_push();
         }
         // (Most arguments were taken by the call, leaving unit.)
         values.into_iter().for_each(discard);

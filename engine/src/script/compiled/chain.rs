@@ -398,12 +398,24 @@ fn run_root(rt: &mut Rt, chain: &Chain, mut values: Values, new_val: Option<(Dyn
         Root::Place(place, vpos) => {
             rt.track(*vpos)?;
             let name = String::new();
+            let appends = match (place, &chain.steps[..]) {
+                (Place::Slot(i), [Step { kind: Kind::Method { site, args: 1, script: None }, .. }])
+                    if site.name.as_str() == "push" && !rt.peek(*place)?.is_read_only() =>
+                {
+                    rt.arm_push(*i);
+                    true
+                }
+                _ => false,
+            };
             let mut root = rt.take(*place)?;
             let r = {
                 let mut t = Target::RefMut(&mut root);
                 apply(rt, &mut t, chain, 0, &mut values, new_val, *vpos, &name)
             };
             rt.put(*place, root);
+            if appends {
+                rt.settle_push();
+            }
             Ok(r?.0)
         }
         Root::Expr(c) => {

@@ -772,7 +772,8 @@ impl Lower<'_> {
             ("choose", 3, _) => Some(Quiet::Prompt { at: 1 - off }),
             _ => None,
         };
-        Some(Call { track, by_ref, rest, script, site, type_of, moved, known, quiet, pos }.code())
+        let appends = script.is_none() && x.name.as_str() == "push" && n == 2;
+        Some(Call { track, by_ref, rest, script, site, type_of, moved, known, quiet, appends, pos }.code())
     }
 }
 

@@ -11,7 +11,7 @@ use rhai::{Dynamic, EvalAltResult, ImmutableString, Position};
 
 use super::glue::Callable;
 use super::host::{HostTable, Kind, Param};
-use super::rt::{boolean, check_size, copy, fill, int, Rt, R};
+use super::rt::{boolean, check_size, copy, fill, int, size_check, KnownSizes, Rt, Sizes, R};
 
 /// A standard function restated for speed (see [`intrinsic`]).
 type Intrinsic = fn(&mut [&mut Dynamic]) -> Dynamic;
@@ -180,6 +180,8 @@ impl Site {
 
     fn call_target(&self, rt: &mut Rt, target: &Resolved, args: &mut [&mut Dynamic], is_ref_mut: bool) -> R<Dynamic> {
         let pos = self.pos;
+        // A `push` onto a variable this call makes (none that it calls in turn).
+        let push = rt.push.take();
         match target {
             Resolved::Host(f, call) => self.call_host(rt, *f, call, args, is_ref_mut),
             Resolved::Intrinsic(f, pure, method, nested) => {
@@ -198,7 +200,12 @@ impl Site {
                 }
                 check_size(&r, pos)?;
                 if is_ref_mut && *method && !args.is_empty() {
-                    check_size(args[0], pos)?;
+                    match push {
+                        Some((at, before)) if self.name.as_str() == "push" && args.len() == 2 => {
+                            pushed(rt, at, before, args[0], pos)?
+                        }
+                        _ => check_size(args[0], pos)?,
+                    }
                 }
                 Ok(r)
             }
@@ -212,6 +219,26 @@ impl Site {
             Resolved::Engine => engine_call(rt, &self.name, pos, args, is_ref_mut),
         }
     }
+}
+
+/// The size check after the standard `push` onto the variable in stack slot `at`: the
+/// sizes known `before` it plus the item it added, or the whole list walked; what it
+/// finds is remembered for the next `push` ([`Rt::settle_push`]).
+fn pushed(rt: &mut Rt, at: usize, before: Option<Sizes>, list: &Dynamic, pos: Position) -> R<()> {
+    let Some((items, len)) = super::rt::list_at(list) else {
+        return check_size(list, pos);
+    };
+    let sizes = match before {
+        Some((a, m, s)) => {
+            let last = list.as_array_ref().ok().and_then(|l| l.last().map(super::rt::item_sizes));
+            let (x, y, z) = last.expect("the item just pushed");
+            (a + 1 + x, m + y, s + z)
+        }
+        None => super::rt::data_sizes(list),
+    };
+    size_check(sizes, pos)?;
+    rt.pushed = Some(KnownSizes { at, items, len, sizes });
+    Ok(())
 }
 
 /// A call site's target, as [`Site::resolve`] found it.

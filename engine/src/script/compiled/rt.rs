@@ -117,6 +117,32 @@ pub(crate) struct Rt {
     pub engine: &'static Engine,
     /// The buffer interpolated strings are written in (kept for the next one).
     pub text: String,
+    /// The sizes of the list a variable holds, as the last `push` onto it found them (see
+    /// [`Rt::arm_push`]).
+    known: Option<KnownSizes>,
+    /// A `push` onto a variable under way: where the variable lies, and its list's sizes
+    /// before it, when known.
+    pub(crate) push: Option<(usize, Option<Sizes>)>,
+    /// What that `push` found, kept once the variable has its list back.
+    pub(crate) pushed: Option<KnownSizes>,
+}
+
+/// Arrays, map entries and bytes of text inside a value (Rhai's `calc_data_sizes`).
+pub(crate) type Sizes = (usize, usize, usize);
+
+/// The sizes of the list in stack slot `at`, when it was `len` items long at `items`.
+///
+/// After each `push` the interpreter walks the whole list for its sizes, so building a
+/// list of n options walks n²/2 of them. Where the list stays in one variable and only
+/// `push` changes it, the sizes are known from the last walk plus the item added. Every
+/// other way to change the variable goes through [`Rt::slot`] (reading it, writing it,
+/// handing it to a call, moving it out) or drops it ([`Rt::pop_to`]), each of which
+/// forgets the sizes.
+pub(crate) struct KnownSizes {
+    pub at: usize,
+    pub items: *const Dynamic,
+    pub len: usize,
+    pub sizes: Sizes,
 }
 
 impl Rt {
@@ -137,6 +163,9 @@ impl Rt {
             global,
             engine: crate::script::plain_engine(),
             text: String::new(),
+            known: None,
+            push: None,
+            pushed: None,
         }
     }
 
@@ -240,6 +269,9 @@ impl Rt {
     /// Drop the locals above `len` (a block's or a function's, as it ends).
     #[inline]
     pub fn pop_to(&mut self, len: usize) {
+        if self.known.as_ref().is_some_and(|k| k.at >= len) {
+            self.known = None;
+        }
         while self.stack.len() > len {
             discard(self.stack.pop().expect("a local"));
         }
@@ -247,7 +279,33 @@ impl Rt {
 
     #[inline]
     pub fn slot(&mut self, i: usize) -> &mut Dynamic {
-        &mut self.stack[self.base + i]
+        let at = self.base + i;
+        if self.known.as_ref().is_some_and(|k| k.at == at) {
+            self.known = None;
+        }
+        &mut self.stack[at]
+    }
+
+    /// Before a `push` onto the variable in slot `i`: what its list's sizes are, if the
+    /// last `push` onto it left them known and it is still that list, as long.
+    pub fn arm_push(&mut self, i: usize) {
+        let at = self.base + i;
+        let known = match (self.known.take(), list_at(&self.stack[at])) {
+            (Some(k), Some((items, len))) if k.at == at && k.items == items && k.len == len => Some(k.sizes),
+            _ => None,
+        };
+        self.push = Some((at, known));
+        self.pushed = None;
+    }
+
+    /// After that `push`, the variable holding its list again: remember what it found.
+    pub fn settle_push(&mut self) {
+        self.push = None;
+        if let Some(k) = self.pushed.take() {
+            if list_at(&self.stack[k.at]).is_some_and(|(items, len)| items == k.items && len == k.len) {
+                self.known = Some(k);
+            }
+        }
     }
 
     /// Take the value a variable place holds (a local, or `this`), to hand it by
@@ -557,6 +615,13 @@ fn too_large((a, m, s): (usize, usize, usize), pos: Position) -> R<()> {
         return Ok(());
     };
     Err(EvalAltResult::ErrorDataTooLarge(what.to_string(), pos).into())
+}
+
+/// Where a list keeps its items, and how many: what a remembered size is checked
+/// against. (Values are never shared: the engine is built without closures' captured
+/// variables, so a list in a variable is that variable's alone.)
+pub(crate) fn list_at(v: &Dynamic) -> Option<(*const Dynamic, usize)> {
+    v.as_array_ref().ok().map(|a| (a.as_ptr(), a.len()))
 }
 
 /// Rhai's `check_data_size`.

@@ -914,3 +914,59 @@ fn h(a) { let s = ""; s.pad(65530, 'x'); #{ b: s, a: "x".pad(a, 'y') } }
         same(src, "h", &[a]);
     }
 }
+
+/// The sizes after a `push` onto a variable, worked out from the last `push`'s, agree
+/// with a whole walk: pushes alone up to each limit and one past it (in both call forms),
+/// and every other way the list changes between two pushes (an item's text grown in
+/// place, an item replaced, the list padded, handed to a function, assigned anew, moved
+/// out, its variable going out of scope and another taking its place).
+#[test]
+fn pushes_count_sizes_as_a_whole_walk_would() {
+    // Each function straddles a limit as `a` grows: the first values pass, the last fail.
+    let src = r#"
+fn grow(list) { list[0].s += "yy"; list }
+fn grow_this() { this[0].s += "yy"; }
+fn by_method(a) { let x = []; for i in 0..a { x.push(#{ n: i }); } x.len() }
+fn by_call(a) { let x = []; for i in 0..a { push(x, [i]); } x.len() }
+fn text(a) { let s = ""; s.pad(32764, 'x'); let x = []; x.push(s); x.push(s); let t = ""; t.pad(a, 'z'); x.push(t); x.len() }
+fn grown_in_place(a) { let s = ""; s.pad(65533, 'x'); let x = [#{ s: "" }]; x.push(1); x[0].s = s; x[0].s += "abcd".sub_string(0, a); x.push(2); x.len() }
+fn replaced(a) { let s = ""; s.pad(65530, 'x'); let x = []; x.push(1); x.push(2); x[0] = s; x[1] = "abcdefgh".sub_string(0, a); x.push(3); x.len() }
+fn padded(a) { let x = []; x.push(1); x.pad(19995 + a, 0); x.push(a); x.len() }
+fn handed(a) { let s = ""; s.pad(65529 + a, 'x'); let x = [#{ s: s }]; x.push(1); x = grow(x); x.push(a); x.len() }
+fn handed_as_method(a) { let s = ""; s.pad(65529 + a, 'x'); let x = [#{ s: s }]; x.push(1); x.grow_this(); x.push(2); x.len() }
+fn assigned(a) { let x = []; x.push(1); x = []; x.pad(19994 + a, 0); x.push(a); x.push(a); x.len() }
+fn scoped(a) {
+    let n = 0;
+    for r in 0..2 {
+        let x = [];
+        if r == 1 { x.pad(19994 + a, 0); }
+        x.push(a);
+        x.push(a);
+        n += x.len();
+    }
+    n
+}
+fn moved(a) { let x = []; x.push(1); let y = x; y.pad(19995 + a, 0); y.push(a); y.len() }
+"#;
+    for a in [0, 1, 2, 3, 4, 5, 6, 9] {
+        for f in [
+            "text",
+            "grown_in_place",
+            "replaced",
+            "padded",
+            "handed",
+            "handed_as_method",
+            "assigned",
+            "scoped",
+            "moved",
+        ] {
+            same(src, f, &[a]);
+        }
+    }
+    for a in [4_999, 5_000, 5_001] {
+        same(src, "by_method", &[a]);
+    }
+    for a in [9_999, 10_000, 10_001] {
+        same(src, "by_call", &[a]);
+    }
+}
