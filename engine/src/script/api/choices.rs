@@ -11,22 +11,27 @@ use super::{with, Registrar, R};
 use crate::game::agent::{option_key, ChoiceRequest, Several};
 use crate::game::{Choice, ScriptFailure};
 
-/// An option's label: shared with the script's text where it is text (no copy made).
-fn label_of(opt: &Dynamic) -> Result<ImmutableString, String> {
+/// An option's label (shared with the script's text where it is text: no copy made) and,
+/// when the rules show it but it cannot be taken, why (its `unavailable` text: "needs 2
+/// more wood"). A map's fields are read in one pass over it, a key told by its length
+/// before its letters (every choice reads every option).
+fn label_and_reason(opt: &Dynamic) -> Result<(ImmutableString, Option<String>), String> {
     let text = |v: &Dynamic| v.read_lock::<ImmutableString>().map_or_else(|| v.to_string().into(), |s| s.clone());
     if opt.is_map() {
         // Borrow the map in place (a clone would copy every option's fields).
         if let Some(m) = opt.read_lock::<Map>() {
-            return m.get("label").map(text).ok_or_else(|| "an option map needs a `label`".to_string());
+            let (mut label, mut why) = (None, None);
+            for (k, v) in m.iter() {
+                match k.as_str() {
+                    "label" => label = Some(text(v)),
+                    "unavailable" => why = Some(v.to_string()),
+                    _ => (),
+                }
+            }
+            return label.map(|l| (l, why)).ok_or_else(|| "an option map needs a `label`".to_string());
         }
     }
-    Ok(text(opt))
-}
-
-/// Why option `opt` cannot be taken, when the rules show it anyway (its `unavailable`
-/// text: "needs 2 more wood").
-fn unavailable_reason(opt: &Dynamic) -> Option<String> {
-    opt.read_lock::<Map>()?.get("unavailable").map(|r| r.to_string())
+    Ok((text(opt), None))
 }
 
 pub(super) fn register(e: &mut Registrar) {
@@ -135,8 +140,8 @@ fn listed(options: Array) -> R<Listed> {
     let mut keep: Vec<usize> = Vec::with_capacity(options.len());
     let mut unavailable: Vec<(String, String)> = Vec::new();
     for (i, o) in options.iter().enumerate() {
-        let l = label_of(o)?;
-        if let Some(why) = unavailable_reason(o) {
+        let (l, why) = label_and_reason(o)?;
+        if let Some(why) = why {
             unavailable.push((l.to_string(), why));
             continue;
         }
