@@ -133,7 +133,7 @@ impl Lower<'_> {
                     let v = e(rt)?;
                     match index {
                         Some(i) => *rt.slot(i) = v,
-                        None => rt.stack.push(v),
+                        None => rt.push_local(v),
                     }
                     Ok(Dynamic::UNIT)
                 }));
@@ -305,9 +305,9 @@ impl Lower<'_> {
                 })
             })?;
             if has_counter {
-                rt.stack.push(Dynamic::ZERO);
+                rt.push_local(Dynamic::ZERO);
             }
-            rt.stack.push(Dynamic::UNIT);
+            rt.push_local(Dynamic::UNIT);
             let r = (|| {
                 let Some(body) = &body else {
                     for _ in items {

@@ -516,10 +516,8 @@ fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: P
     let f = &prog.fns[i];
     enter(rt, pos)?;
     let body = f.body.get().and_then(Option::as_ref).expect("a compiled function");
-    let saved = rt.base;
-    rt.base = rt.stack.len();
-    rt.stack.extend(args);
-    debug_assert_eq!(rt.stack.len() - rt.base, f.params);
+    let saved = rt.enter_frame(args);
+    debug_assert_eq!(rt.scope_len(), f.params);
     let r = if prog.profiled {
         crate::script::profile::frame_enter(&prog.source, &f.name);
         let r = body(rt);

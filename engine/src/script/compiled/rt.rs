@@ -91,8 +91,10 @@ pub(crate) type Code = Box<dyn Fn(&mut Rt) -> X>;
 
 /// The machine one entry call runs on.
 pub(crate) struct Rt {
-    /// The locals of every running function; the running one's start at `base`.
-    pub stack: Vec<Dynamic>,
+    /// The locals of every running function; the running one's start at `base`. Private:
+    /// a local is reached through [`Rt::slot`] and friends, which keep [`KnownSizes`]
+    /// true, and added with [`Rt::push_local`] or [`Rt::enter_frame`].
+    stack: Vec<Dynamic>,
     pub base: usize,
     /// Operations so far in this entry call (the interpreter's `num_operations`).
     pub ops: u64,
@@ -275,6 +277,21 @@ impl Rt {
         while self.stack.len() > len {
             discard(self.stack.pop().expect("a local"));
         }
+    }
+
+    /// A new local, after the others.
+    #[inline]
+    pub fn push_local(&mut self, v: Dynamic) {
+        self.stack.push(v);
+    }
+
+    /// Start a function's locals with its arguments; returns the caller's `base`.
+    #[inline]
+    pub fn enter_frame(&mut self, args: impl IntoIterator<Item = Dynamic>) -> usize {
+        let saved = self.base;
+        self.base = self.stack.len();
+        self.stack.extend(args);
+        saved
     }
 
     #[inline]
