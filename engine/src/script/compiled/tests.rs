@@ -932,6 +932,8 @@ fn text(a) { let s = ""; s.pad(32764, 'x'); let x = []; x.push(s); x.push(s); le
 fn grown_in_place(a) { let s = ""; s.pad(65533, 'x'); let x = [#{ s: "" }]; x.push(1); x[0].s = s; x[0].s += "abcd".sub_string(0, a); x.push(2); x.len() }
 fn replaced(a) { let s = ""; s.pad(65530, 'x'); let x = []; x.push(1); x.push(2); x[0] = s; x[1] = "abcdefgh".sub_string(0, a); x.push(3); x.len() }
 fn padded(a) { let x = []; x.push(1); x.pad(19995 + a, 0); x.push(a); x.len() }
+fn grown_then_empty(a) { let s = ""; s.pad(32765, 'x'); let x = [s, s]; x.push(1); x[0] += "abcdef"; x.push(""); x.len() }
+fn grown_then_one(a) { let s = ""; s.pad(32765, 'x'); let x = [s, s]; x.push(1); x[0] += "abcdef"; x.push("z"); x.len() }
 fn handed(a) { let s = ""; s.pad(65529 + a, 'x'); let x = [#{ s: s }]; x.push(1); x = grow(x); x.push(a); x.len() }
 fn handed_as_method(a) { let s = ""; s.pad(65529 + a, 'x'); let x = [#{ s: s }]; x.push(1); x.grow_this(); x.push(2); x.len() }
 fn assigned(a) { let x = []; x.push(1); x = []; x.pad(19994 + a, 0); x.push(a); x.push(a); x.len() }
@@ -963,6 +965,9 @@ fn moved(a) { let x = []; x.push(1); let y = x; y.pad(19995 + a, 0); y.push(a); 
             same(src, f, &[a]);
         }
     }
+    // Between these two pushes only the list's own variable is touched.
+    same(src, "grown_then_empty", &[0]);
+    same(src, "grown_then_one", &[0]);
     for a in [4_999, 5_000, 5_001] {
         same(src, "by_method", &[a]);
     }
