@@ -315,13 +315,12 @@ impl Rt {
         self.pushed = None;
     }
 
-    /// After that `push`, the variable holding its list again: remember what it found.
+    /// After that `push`, the variable holding its list again: remember what it found
+    /// (checked against the list at the next `push`, in [`Rt::arm_push`]).
     pub fn settle_push(&mut self) {
         self.push = None;
         if let Some(k) = self.pushed.take() {
-            if list_at(&self.stack[k.at]).is_some_and(|(items, len)| items == k.items && len == k.len) {
-                self.known = Some(k);
-            }
+            self.known = Some(k);
         }
     }
 
