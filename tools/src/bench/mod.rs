@@ -154,6 +154,7 @@ pub fn rhai_costs() -> Result<Vec<(&'static str, &'static str, f64)>, String> {
 fn wrap(i) { abs(i) }
 fn loop_only(n) { let s = 0; for i in 0..n { s += i; } s }
 fn host(n) { let s = 0; for i in 0..n { s += abs(i); } s }
+fn engine(n) { let s = 0; for i in 0..n { s += parse_int("7"); } s }
 fn script(n) { let s = 0; for i in 0..n { s += wrap(i); } s }
 fn option(n) { let s = []; for i in 0..n { s.push(#{ label: `Play ${i}`, kind: "card", card: i }); if s.len() > 8 { s.clear(); } } s.len() }
 "#;
@@ -171,7 +172,16 @@ fn option(n) { let s = []; for i in 0..n { s.push(#{ label: `Play ${i}`, kind: "
     let base = time("loop_only")?;
     Ok(vec![
         ("rhai_loop_step_ns", "one loop pass adding to a variable", base),
-        ("rhai_host_call_ns", "one call of a built-in function, over that", time("host")? - base),
+        (
+            "rhai_host_call_ns",
+            "one call of a built-in function the compiled tier restates (`abs`), over that",
+            time("host")? - base,
+        ),
+        (
+            "rhai_engine_call_ns",
+            "one call of a built-in function left to Rhai's resolution (`parse_int`), over that",
+            time("engine")? - base,
+        ),
         ("rhai_script_call_ns", "one call of a one-line script function, over that", time("script")? - base),
         (
             "rhai_option_map_ns",

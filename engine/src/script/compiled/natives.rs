@@ -14,7 +14,7 @@ use super::host::{HostTable, Kind, Param};
 use super::rt::{boolean, check_size, copy, fill, int, size_check, KnownSizes, Rt, Sizes, R};
 
 /// A standard function restated for speed (see [`intrinsic`]).
-type Intrinsic = fn(&mut [&mut Dynamic]) -> Dynamic;
+type Intrinsic = fn(&mut [&mut Dynamic]) -> R<Dynamic>;
 
 /// What a call site with given argument types calls.
 #[derive(Clone)]
@@ -194,7 +194,7 @@ impl Site {
                     Nested::Once => true,
                     Nested::IfListHasItems => args[0].as_array_ref().is_ok_and(|a| !a.is_empty()),
                 };
-                let r = f(args);
+                let r = f(args).map_err(|e| fill(e, pos))?;
                 if nested {
                     rt.note_side(rt.ops + 1);
                 }
@@ -303,21 +303,21 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
     let first = args.first()?;
     Some(match (name, args.len()) {
         ("len", 1) if first.is_array() => {
-            (|a| Dynamic::from_int(a[0].as_array_ref().map_or(0, |x| x.len() as i64)), true, true)
+            (|a| Ok(Dynamic::from_int(a[0].as_array_ref().map_or(0, |x| x.len() as i64))), true, true)
         }
         ("len", 1) if first.is_map() => {
-            (|a| Dynamic::from_int(a[0].as_map_ref().map_or(0, |x| x.len() as i64)), true, true)
+            (|a| Ok(Dynamic::from_int(a[0].as_map_ref().map_or(0, |x| x.len() as i64))), true, true)
         }
         ("len", 1) if first.is_string() => (
-            |a| Dynamic::from_int(a[0].read_lock::<ImmutableString>().map_or(0, |s| s.chars().count() as i64)),
+            |a| Ok(Dynamic::from_int(a[0].read_lock::<ImmutableString>().map_or(0, |s| s.chars().count() as i64))),
             true,
             false,
         ),
         ("is_empty", 1) if first.is_array() => {
-            (|a| Dynamic::from_bool(a[0].as_array_ref().map_or(true, |x| x.is_empty())), true, true)
+            (|a| Ok(Dynamic::from_bool(a[0].as_array_ref().map_or(true, |x| x.is_empty()))), true, true)
         }
         ("is_empty", 1) if first.is_map() => {
-            (|a| Dynamic::from_bool(a[0].as_map_ref().map_or(true, |x| x.is_empty())), true, true)
+            (|a| Ok(Dynamic::from_bool(a[0].as_map_ref().map_or(true, |x| x.is_empty()))), true, true)
         }
         ("push", 2) if first.is_array() => (
             |a| {
@@ -325,7 +325,7 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
                 if let Some(mut arr) = a[0].write_lock::<rhai::Array>() {
                     arr.push(item);
                 }
-                Dynamic::UNIT
+                Ok(Dynamic::UNIT)
             },
             false,
             true,
@@ -333,7 +333,7 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
         ("contains", 2) if first.is_map() && args[1].is_string() => (
             |a| {
                 let key = a[1].read_lock::<ImmutableString>().map(|s| s.to_string()).unwrap_or_default();
-                Dynamic::from_bool(a[0].as_map_ref().is_ok_and(|m| m.contains_key(key.as_str())))
+                Ok(Dynamic::from_bool(a[0].as_map_ref().is_ok_and(|m| m.contains_key(key.as_str()))))
             },
             true,
             true,
@@ -343,7 +343,7 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
                 let keys = a[0]
                     .as_map_ref()
                     .map(|m| m.keys().map(|k| Dynamic::from(ImmutableString::from(k.as_str()))).collect());
-                Dynamic::from_array(keys.unwrap_or_default())
+                Ok(Dynamic::from_array(keys.unwrap_or_default()))
             },
             true,
             true,
@@ -356,13 +356,13 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
                 } else {
                     s.split(d.as_str()).map(|p| Dynamic::from(ImmutableString::from(p))).collect()
                 };
-                Dynamic::from_array(parts)
+                Ok(Dynamic::from_array(parts))
             },
             true,
             true,
         ),
         ("starts_with", 2) if first.is_string() && args[1].is_string() => {
-            (|a| Dynamic::from_bool(text(a[0]).starts_with(text(a[1]).as_str())), true, false)
+            (|a| Ok(Dynamic::from_bool(text(a[0]).starts_with(text(a[1]).as_str()))), true, false)
         }
         ("index_of", 2) if first.is_string() && args[1].is_string() => (
             |a| {
@@ -372,7 +372,7 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
                 } else {
                     s.find(f.as_str()).map_or(-1, |i| i64::try_from(s[..i].chars().count()).unwrap_or(-1))
                 };
-                Dynamic::from_int(at)
+                Ok(Dynamic::from_int(at))
             },
             true,
             false,
@@ -380,7 +380,7 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
         ("sub_string", 3) if first.is_string() && args[1].is_int() && args[2].is_int() => (
             |a| {
                 let (start, len) = (int(a[1]).unwrap_or(0), int(a[2]).unwrap_or(0));
-                Dynamic::from(sub_string(&text(a[0]), start, len))
+                Ok(Dynamic::from(sub_string(&text(a[0]), start, len)))
             },
             true,
             false,
@@ -390,7 +390,7 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
                 let s = text(a[0]);
                 // (To the end: as long as the text's bytes, as Rhai's `sub_string` has it.)
                 let len = i64::try_from(s.len()).unwrap_or(i64::MAX);
-                Dynamic::from(sub_string(&s, int(a[1]).unwrap_or(0), len))
+                Ok(Dynamic::from(sub_string(&s, int(a[1]).unwrap_or(0), len)))
             },
             true,
             false,
@@ -398,20 +398,52 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
         // Text and a number joined: Rhai's `+` prints the number with `to_string`, which
         // writes it as `Display` does (and text as it is).
         ("+", 2) if first.is_string() && args[1].is_int() || first.is_int() && args[1].is_string() => {
-            (|a| Dynamic::from(ImmutableString::from(format!("{}{}", a[0], a[1]))), true, true)
+            (|a| Ok(Dynamic::from(ImmutableString::from(format!("{}{}", a[0], a[1])))), true, true)
         }
         ("to_string", 1) if first.is_int() => {
-            (|a| Dynamic::from(ImmutableString::from(int(a[0]).unwrap_or(0).to_string())), true, false)
+            (|a| Ok(Dynamic::from(ImmutableString::from(int(a[0]).unwrap_or(0).to_string()))), true, false)
         }
         ("to_string", 1) if first.is_bool() => {
-            (|a| Dynamic::from(ImmutableString::from(boolean(a[0]).unwrap_or(false).to_string())), true, false)
+            (|a| Ok(Dynamic::from(ImmutableString::from(boolean(a[0]).unwrap_or(false).to_string()))), true, false)
         }
         ("contains", 2) if first.is_array() && (args[1].is_int() || args[1].is_string()) => {
-            (|a| Dynamic::from_bool(position(a).is_some()), true, true)
+            (|a| Ok(Dynamic::from_bool(position(a).is_some())), true, true)
         }
         ("index_of", 2) if first.is_array() && (args[1].is_int() || args[1].is_string()) => {
-            (|a| Dynamic::from_int(position(a).map_or(-1, |i| i64::try_from(i).unwrap_or(i64::MAX))), true, true)
+            (|a| Ok(Dynamic::from_int(position(a).map_or(-1, |i| i64::try_from(i).unwrap_or(i64::MAX)))), true, true)
         }
+        // Rhai's own `abs`, `sign`, `min` and `max` of integers (its arithmetic and logic
+        // packages): `abs` of the least integer is its overflow error.
+        ("abs", 1) if first.is_int() => (
+            |a| {
+                let x = int(a[0]).unwrap_or(0);
+                match x.checked_abs() {
+                    Some(v) => Ok(Dynamic::from_int(v)),
+                    None => {
+                        Err(EvalAltResult::ErrorArithmetic(format!("Negation overflow: -{x}"), Position::NONE).into())
+                    }
+                }
+            },
+            true,
+            false,
+        ),
+        ("sign", 1) if first.is_int() => (|a| Ok(Dynamic::from_int(int(a[0]).unwrap_or(0).signum())), true, false),
+        ("min", 2) if first.is_int() && args[1].is_int() => (
+            |a| {
+                let (x, y) = (int(a[0]).unwrap_or(0), int(a[1]).unwrap_or(0));
+                Ok(Dynamic::from_int(if x <= y { x } else { y }))
+            },
+            true,
+            false,
+        ),
+        ("max", 2) if first.is_int() && args[1].is_int() => (
+            |a| {
+                let (x, y) = (int(a[0]).unwrap_or(0), int(a[1]).unwrap_or(0));
+                Ok(Dynamic::from_int(if x >= y { x } else { y }))
+            },
+            true,
+            false,
+        ),
         _ => return None,
     })
 }

@@ -840,6 +840,20 @@ fn a_host_method_on_a_constant_agrees() {
     same("fn f(a) { const W = [\"a\", \"b\"]; W.words(\"none\") + a }", "f", &[3]);
 }
 
+/// Rhai's `abs`, `sign`, `min` and `max` of integers, which the tier restates: the
+/// integers' ends, `abs` of the least one (an overflow error), the method form, and other
+/// types, which the engine resolves.
+#[test]
+fn integer_abs_sign_min_and_max_agree() {
+    let src = "fn f(a) { [abs(a), sign(a), min(a, 3), max(a, 3), min(3, a), max(a, a), a.abs(), a.max(-1)] }\n\
+               fn g(a) { let b = a; -abs(b - 1) + max(min(a, 0), -5) }\nfn h(a) { min(\"b\", a) }";
+    for a in [0, 3, -3, 1, i64::MAX, i64::MIN + 1, i64::MIN] {
+        for f in ["f", "g", "h"] {
+            same(src, f, &[a]);
+        }
+    }
+}
+
 /// A unary operator the tier does not work out itself (`+n`) calls the operator's function
 /// a level down and comes back to the caller's level: many of them in one call leave the
 /// call-depth limit where it was.
