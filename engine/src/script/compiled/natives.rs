@@ -412,6 +412,26 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
         ("index_of", 2) if first.is_array() && (args[1].is_int() || args[1].is_string()) => {
             (|a| Ok(Dynamic::from_int(position(a).map_or(-1, |i| i64::try_from(i).unwrap_or(i64::MAX)))), true, true)
         }
+        ("pop", 1) if first.is_array() => {
+            (|a| Ok(a[0].write_lock::<rhai::Array>().and_then(|mut l| l.pop()).unwrap_or(Dynamic::UNIT)), false, true)
+        }
+        ("remove", 2) if first.is_map() && args[1].is_string() => (
+            |a| {
+                let key = text(a[1]);
+                Ok(a[0].write_lock::<rhai::Map>().and_then(|mut m| m.remove(key.as_str())).unwrap_or(Dynamic::UNIT))
+            },
+            false,
+            true,
+        ),
+        ("contains", 2) if first.is_string() && args[1].is_string() => {
+            (|a| Ok(Dynamic::from_bool(text(a[0]).contains(text(a[1]).as_str()))), true, false)
+        }
+        ("contains", 2) if first.is_string() && args[1].is_char() => {
+            (|a| Ok(Dynamic::from_bool(character(a[1]).is_some_and(|c| text(a[0]).contains(c)))), true, false)
+        }
+        ("ends_with", 2) if first.is_string() && args[1].is_string() => {
+            (|a| Ok(Dynamic::from_bool(text(a[0]).ends_with(text(a[1]).as_str()))), true, false)
+        }
         // Rhai's own `abs`, `sign`, `min` and `max` of integers (its arithmetic and logic
         // packages): `abs` of the least integer is its overflow error.
         ("abs", 1) if first.is_int() => (
@@ -483,6 +503,11 @@ fn position(a: &[&mut Dynamic]) -> Option<usize> {
                     == *v.read_lock::<ImmutableString>().expect("a string")
         }
     })
+}
+
+/// The character a value holds (the intrinsics are chosen for their argument types).
+fn character(v: &Dynamic) -> Option<char> {
+    v.as_char().ok()
 }
 
 /// The text a value holds (the intrinsics are chosen for their argument types).
