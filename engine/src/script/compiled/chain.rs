@@ -6,7 +6,7 @@ use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, ImmutableString, OpAssignment
 
 use super::lower::Lower;
 use super::natives::{engine_call, Site};
-use super::rt::{check_size, copy, fill, int, mismatch, Code, Ctl, Place, Rt, R, X};
+use super::rt::{calc_index, check_size, copy, fill, int, mismatch, Code, Ctl, Place, Rt, R, X};
 
 enum Kind {
     /// `[index]`: the index value is evaluated up front.
@@ -859,22 +859,4 @@ pub(crate) fn unsupported_at_run_time(what: &str, pos: Position) -> Box<EvalAltR
         pos,
     )
     .into()
-}
-
-/// Rhai's `calc_index`.
-fn calc_index(length: usize, index: i64, negative_from_end: bool) -> Option<usize> {
-    if length == 0 {
-        return None;
-    }
-    if index < 0 {
-        if negative_from_end {
-            let abs = usize::try_from(index.unsigned_abs()).ok()?;
-            if abs <= length {
-                return Some(length - abs);
-            }
-        }
-        return None;
-    }
-    let i = usize::try_from(index).ok()?;
-    (i < length).then_some(i)
 }

@@ -11,7 +11,7 @@ use rhai::{Dynamic, EvalAltResult, ImmutableString, Position};
 
 use super::glue::Callable;
 use super::host::{HostTable, Kind, Param};
-use super::rt::{boolean, check_size, copy, fill, int, size_check, KnownSizes, Rt, Sizes, R};
+use super::rt::{boolean, calc_index, check_size, copy, fill, int, size_check, KnownSizes, Rt, Sizes, R};
 
 /// A standard function restated for speed (see [`intrinsic`]).
 type Intrinsic = fn(&mut [&mut Dynamic]) -> R<Dynamic>;
@@ -415,6 +415,38 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
         ("pop", 1) if first.is_array() => {
             (|a| Ok(a[0].write_lock::<rhai::Array>().and_then(|mut l| l.pop()).unwrap_or(Dynamic::UNIT)), false, true)
         }
+        ("remove", 2) if first.is_array() && args[1].is_int() => (
+            |a| {
+                let i = int(a[1]).unwrap_or(0);
+                let mut list = a[0].write_lock::<rhai::Array>();
+                let removed = list.as_mut().and_then(|l| calc_index(l.len(), i, true).map(|at| l.remove(at)));
+                Ok(removed.unwrap_or(Dynamic::UNIT))
+            },
+            false,
+            true,
+        ),
+        ("clear", 1) if first.is_array() => (
+            |a| {
+                if let Some(mut l) = a[0].write_lock::<rhai::Array>() {
+                    l.clear();
+                }
+                Ok(Dynamic::UNIT)
+            },
+            false,
+            true,
+        ),
+        // Rhai's `truncate`: to no items at all when `len` is 0 or less.
+        ("truncate", 2) if first.is_array() && args[1].is_int() => (
+            |a| {
+                let len = usize::try_from(int(a[1]).unwrap_or(0)).unwrap_or(0);
+                if let Some(mut l) = a[0].write_lock::<rhai::Array>() {
+                    l.truncate(len);
+                }
+                Ok(Dynamic::UNIT)
+            },
+            false,
+            true,
+        ),
         ("remove", 2) if first.is_map() && args[1].is_string() => (
             |a| {
                 let key = text(a[1]);
@@ -534,4 +566,40 @@ fn sub_string(s: &str, start: i64, len: i64) -> ImmutableString {
     let left = chars.len() - offset;
     let len = usize::try_from(len).map_or(left, |len| len.min(left));
     chars[offset..offset + len].iter().collect::<String>().into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::same;
+
+    /// Standard functions the tier restates, on both runtimes: `abs`, `sign`, `min` and
+    /// `max` at the integers' ends, `abs` of the least one (an overflow error), the method
+    /// form, other types (which the engine resolves); `pop`, `clear`, `truncate` and
+    /// `remove` of a list at every kind of position; a map's `remove`, a text's `contains`
+    /// and `ends_with`, and `pop` of a constant (an error).
+    #[test]
+    fn restated_standard_functions_agree() {
+        let src = "fn f(a) { [abs(a), sign(a), min(a, 3), max(a, 3), min(3, a), max(a, a), a.abs(), a.max(-1)] }\n\
+                   fn g(a) { let b = a; -abs(b - 1) + max(min(a, 0), -5) }\nfn h(a) { min(\"b\", a) }";
+        for a in [0, 3, -3, 1, i64::MAX, i64::MIN + 1, i64::MIN] {
+            for f in ["f", "g", "h"] {
+                same(src, f, &[a]);
+            }
+        }
+        let src = "fn f(a) { let l = [1, \"x\"]; let m = #{ k: a, j: 2 }; let s = `ab${a}`;\n\
+                   [l.pop(), l.pop(), l.pop(), l, m.remove(\"k\"), m.remove(\"z\"), m, s.contains(\"b1\"), \
+                   s.contains('1'), s.contains(\"\"), s.ends_with(`${a}`), s.ends_with(\"\"), \"\".ends_with(\"a\")] }\n\
+                   const L = [1];\nfn g(a) {\n    L.pop() + a\n}";
+        for a in [1, 2] {
+            same(src, "f", &[a]);
+            same(src, "g", &[a]);
+        }
+        let src = "fn f(a) { let l = [1, 2, 3, 4]; let r = [l.remove(a), l.remove(-a), l.remove(9), l.remove(-9)];\n\
+                   r.push(l); let t = [5, 6, 7]; t.truncate(a); let u = [5, 6]; u.truncate(-a); r + [t, u, [].remove(0)] }\n\
+                   fn g(a) { let l = [a, a]; l.clear(); l.truncate(2); l.push(a); l }";
+        for a in [0, 1, 2, 4, 5, -1, i64::MAX, i64::MIN] {
+            same(src, "f", &[a]);
+            same(src, "g", &[a]);
+        }
+    }
 }

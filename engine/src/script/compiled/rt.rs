@@ -649,3 +649,21 @@ pub(crate) fn check_size(v: &Dynamic, pos: Position) -> R<()> {
         Ok(())
     }
 }
+
+/// Rhai's `calc_index`.
+pub(crate) fn calc_index(length: usize, index: i64, negative_from_end: bool) -> Option<usize> {
+    if length == 0 {
+        return None;
+    }
+    if index < 0 {
+        if negative_from_end {
+            let abs = usize::try_from(index.unsigned_abs()).ok()?;
+            if abs <= length {
+                return Some(length - abs);
+            }
+        }
+        return None;
+    }
+    let i = usize::try_from(index).ok()?;
+    (i < length).then_some(i)
+}

@@ -44,7 +44,7 @@ fn on_fixture_game(r: Runtime, ast: &AST, name: &str, args: &[i64]) -> (String, 
     crate::script::api::with_installed(game, || run(r, ast, name, args)).1
 }
 
-fn same(src: &str, name: &str, args: &[i64]) {
+pub(super) fn same(src: &str, name: &str, args: &[i64]) {
     let ast = crate::script::compile("diff.rhai", src).unwrap_or_else(|e| panic!("{e}\n{src}"));
     let a = run(Runtime::Rhai, &ast, name, args);
     let b = run(Runtime::Compiled, &ast, name, args);
@@ -838,29 +838,6 @@ fn a_host_method_on_a_constant_agrees() {
     same("const W = [\"a\", \"b\"];\nfn f(a) {\n    W.words(\"none\") + a\n}", "f", &[1]);
     same("const N = 3;\nfn f(a) {\n    N.count_words(\"card\") + a\n}", "f", &[2]);
     same("fn f(a) { const W = [\"a\", \"b\"]; W.words(\"none\") + a }", "f", &[3]);
-}
-
-/// Standard functions the tier restates: `abs`, `sign`, `min` and `max` at the integers'
-/// ends, `abs` of the least one (an overflow error), the method form, other types (which
-/// the engine resolves); `pop`, a map's `remove`, a text's `contains` and `ends_with`,
-/// and `pop` of a constant (an error).
-#[test]
-fn restated_standard_functions_agree() {
-    let src = "fn f(a) { [abs(a), sign(a), min(a, 3), max(a, 3), min(3, a), max(a, a), a.abs(), a.max(-1)] }\n\
-               fn g(a) { let b = a; -abs(b - 1) + max(min(a, 0), -5) }\nfn h(a) { min(\"b\", a) }";
-    for a in [0, 3, -3, 1, i64::MAX, i64::MIN + 1, i64::MIN] {
-        for f in ["f", "g", "h"] {
-            same(src, f, &[a]);
-        }
-    }
-    let src = "fn f(a) { let l = [1, \"x\"]; let m = #{ k: a, j: 2 }; let s = `ab${a}`;\n\
-               [l.pop(), l.pop(), l.pop(), l, m.remove(\"k\"), m.remove(\"z\"), m, s.contains(\"b1\"), \
-               s.contains('1'), s.contains(\"\"), s.ends_with(`${a}`), s.ends_with(\"\"), \"\".ends_with(\"a\")] }\n\
-               const L = [1];\nfn g(a) {\n    L.pop() + a\n}";
-    for a in [1, 2] {
-        same(src, "f", &[a]);
-        same(src, "g", &[a]);
-    }
 }
 
 /// A unary operator the tier does not work out itself (`+n`) calls the operator's function
