@@ -322,10 +322,7 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
         ("push", 2) if first.is_array() => (
             |a| {
                 let item = std::mem::take(a[1]);
-                if let Some(mut arr) = a[0].write_lock::<rhai::Array>() {
-                    arr.push(item);
-                }
-                Ok(Dynamic::UNIT)
+                change_list(a[0], |l| l.push(item))
             },
             false,
             true,
@@ -425,24 +422,12 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
             false,
             true,
         ),
-        ("clear", 1) if first.is_array() => (
-            |a| {
-                if let Some(mut l) = a[0].write_lock::<rhai::Array>() {
-                    l.clear();
-                }
-                Ok(Dynamic::UNIT)
-            },
-            false,
-            true,
-        ),
+        ("clear", 1) if first.is_array() => (|a| change_list(a[0], |l| l.clear()), false, true),
         // Rhai's `truncate`: to no items at all when `len` is 0 or less.
         ("truncate", 2) if first.is_array() && args[1].is_int() => (
             |a| {
                 let len = usize::try_from(int(a[1]).unwrap_or(0)).unwrap_or(0);
-                if let Some(mut l) = a[0].write_lock::<rhai::Array>() {
-                    l.truncate(len);
-                }
-                Ok(Dynamic::UNIT)
+                change_list(a[0], |l| l.truncate(len))
             },
             false,
             true,
@@ -459,7 +444,7 @@ fn intrinsic(name: &str, args: &[&mut Dynamic]) -> Option<(Intrinsic, bool, bool
             (|a| Ok(Dynamic::from_bool(text(a[0]).contains(text(a[1]).as_str()))), true, false)
         }
         ("contains", 2) if first.is_string() && args[1].is_char() => {
-            (|a| Ok(Dynamic::from_bool(character(a[1]).is_some_and(|c| text(a[0]).contains(c)))), true, false)
+            (|a| Ok(Dynamic::from_bool(a[1].as_char().ok().is_some_and(|c| text(a[0]).contains(c)))), true, false)
         }
         ("ends_with", 2) if first.is_string() && args[1].is_string() => {
             (|a| Ok(Dynamic::from_bool(text(a[0]).ends_with(text(a[1]).as_str()))), true, false)
@@ -537,9 +522,13 @@ fn position(a: &[&mut Dynamic]) -> Option<usize> {
     })
 }
 
-/// The character a value holds (the intrinsics are chosen for their argument types).
-fn character(v: &Dynamic) -> Option<char> {
-    v.as_char().ok()
+/// Change the list a value holds (the intrinsics are chosen for their argument types),
+/// giving `()`, as Rhai's list functions that change a list in place do.
+fn change_list(v: &mut Dynamic, f: impl FnOnce(&mut rhai::Array)) -> R<Dynamic> {
+    if let Some(mut l) = v.write_lock::<rhai::Array>() {
+        f(&mut l);
+    }
+    Ok(Dynamic::UNIT)
 }
 
 /// The text a value holds (the intrinsics are chosen for their argument types).
