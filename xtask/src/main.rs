@@ -3,8 +3,9 @@
 //! - `cargo xtask test [ARGS...]`: install the outside programs the test suite drives
 //!   (when missing) and start a one-node Slurm cluster (when none answers, [`slurm`])
 //!   while the tests build, then run `cargo test --workspace --features
-//!   crown-tools/bench-suite ARGS...` (the benchmark suite's own tests included). This is
-//!   the README's test command and what CI runs.
+//!   crown-tools/bench-suite ARGS...` (the benchmark suite's own tests included), the
+//!   engine's own unit tests built without optimisation ([`wrap_rustc`]). This is the
+//!   README's test command and what CI runs.
 //! - `cargo xtask bench [ARGS...]`: `crown bench ARGS...` built in release mode with the
 //!   benchmark suite (the native baseline and the generated projects), which the `crown`
 //!   a designer installs leaves out.
@@ -72,6 +73,9 @@ const SLURM_TEST: &str =
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if std::env::var_os(WRAPPING).is_some() {
+        return wrap_rustc(&args);
+    }
     match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
         Some("provision") => match provision() {
@@ -410,13 +414,72 @@ fn build_tests(args: &[String]) -> Result<(), ExitCode> {
     }
 }
 
-/// `cargo test --workspace --features crown-tools/bench-suite`, from the workspace's root.
+/// `cargo test --workspace --features crown-tools/bench-suite`, from the workspace's root,
+/// with this program as the compiler wrapper of the workspace's own crates
+/// ([`wrap_rustc`]).
 fn test_command() -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut cmd = Command::new(cargo);
     cmd.current_dir(&root).args(["test", "--workspace", "--features", "crown-tools/bench-suite"]);
+    match wrapper(&root) {
+        Ok(w) => {
+            cmd.env("RUSTC_WORKSPACE_WRAPPER", w).env(WRAPPING, "1");
+        }
+        // Without the wrapper the tests are the same; only the engine's unit tests build
+        // slower.
+        Err(e) => eprintln!("xtask: building the engine's unit tests optimised: {e}"),
+    }
     cmd
+}
+
+/// Set in the environment of the compiler wrapper (this program, run by cargo for each
+/// crate of the workspace).
+const WRAPPING: &str = "CROWN_XTASK_RUSTC_WRAPPER";
+
+/// A copy of this program for cargo to run as the compiler wrapper (a copy, so that a
+/// build of the xtask package never writes the file that is running), at the same path
+/// every time: cargo counts the wrapper's path in what decides a rebuild.
+fn wrapper(root: &Path) -> Result<PathBuf, String> {
+    let me = std::env::current_exe().map_err(|e| format!("cannot find xtask's own program: {e}"))?;
+    let dir = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let copy = dir.join("xtask-rustc-wrapper");
+    let same = |a: &Path, b: &Path| std::fs::read(a).ok().zip(std::fs::read(b).ok()).is_some_and(|(a, b)| a == b);
+    if !same(&me, &copy) {
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let part = dir.join("xtask-rustc-wrapper.part");
+        std::fs::copy(&me, &part).map_err(|e| format!("cannot copy xtask to {}: {e}", part.display()))?;
+        std::fs::rename(&part, &copy).map_err(|e| format!("cannot write {}: {e}", copy.display()))?;
+    }
+    Ok(copy)
+}
+
+/// The compiler wrapper: run the compiler (`args[0]`) with the rest of `args`, and build
+/// the engine's own unit tests (`--crate-name crown_engine --test`) without optimisation.
+///
+/// `cargo test` builds every unit with one profile, and the engine is optimised for the
+/// games the other tests play on it (Cargo.toml). Its unit-test copy is a second build of
+/// the whole engine that nothing links, which cargo schedules last, alone on one core;
+/// unoptimised it builds in a third of the time and its tests run a few seconds longer
+/// (docs/performance.md, "Building"). A profile cannot say this, and a separate
+/// `cargo test -p crown-engine` would resolve the dependencies' features for the engine
+/// alone and build them again.
+fn wrap_rustc(args: &[String]) -> ExitCode {
+    let Some((rustc, rest)) = args.split_first() else {
+        return fail("the compiler wrapper was run without a compiler");
+    };
+    let engine_tests =
+        rest.windows(2).any(|w| w[0] == "--crate-name" && w[1] == "crown_engine") && rest.iter().any(|a| a == "--test");
+    let mut cmd = Command::new(rustc);
+    cmd.args(rest);
+    if engine_tests {
+        cmd.args(["-C", "opt-level=0"]);
+    }
+    match cmd.status() {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(1, 255) as u8)),
+        Err(e) => fail(&format!("cannot run the compiler {rustc}: {e}")),
+    }
 }
 
 fn run_tests(args: &[String], found: &[(&'static str, PathBuf)]) -> ExitCode {

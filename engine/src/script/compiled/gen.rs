@@ -14,6 +14,9 @@ struct Gen {
     out: String,
     /// Variables in scope, with their kind.
     vars: Vec<(String, Kind)>,
+    /// The variables declared `const` (read, and handed to methods that may change them,
+    /// an error; never assigned, which Rhai refuses when it reads the script).
+    consts: Vec<String>,
     next: usize,
     depth: usize,
 }
@@ -29,7 +32,14 @@ enum Kind {
 
 /// A program: helper functions and `fn main(a, b)` (two integers).
 pub fn program(seed: u64) -> String {
-    let mut g = Gen { rng: ChaCha8Rng::seed_from_u64(seed), out: String::new(), vars: Vec::new(), next: 0, depth: 0 };
+    let mut g = Gen {
+        rng: ChaCha8Rng::seed_from_u64(seed),
+        out: String::new(),
+        vars: Vec::new(),
+        consts: Vec::new(),
+        next: 0,
+        depth: 0,
+    };
     g.out.push_str("fn twice(x) { x * 2 }\n");
     g.out.push_str("fn count_down(n) { if n <= 0 { return 0; } 1 + count_down(n - 1) }\n");
     g.out.push_str("fn label(m) { `${m.name}:${m.n}` }\n");
@@ -69,6 +79,12 @@ impl Gen {
         let vs: Vec<String> = self.vars.iter().filter(|(_, v)| *v == k).map(|(n, _)| n.clone()).collect();
         (!vs.is_empty()).then(|| vs[self.below(vs.len())].clone())
     }
+    /// A variable of kind `k` that may be assigned to (not a constant).
+    fn assignable(&mut self, k: Kind) -> Option<String> {
+        let vs: Vec<String> =
+            self.vars.iter().filter(|(n, v)| *v == k && !self.consts.contains(n)).map(|(n, _)| n.clone()).collect();
+        (!vs.is_empty()).then(|| vs[self.below(vs.len())].clone())
+    }
     fn fresh(&mut self) -> String {
         self.next += 1;
         format!("v{}", self.next)
@@ -82,11 +98,16 @@ impl Gen {
                 let k = self.pick_kind();
                 let e = self.expr(k, 0);
                 let v = self.fresh();
-                self.line(indent, &format!("let {v} = {e};"));
+                if self.chance(25) {
+                    self.line(indent, &format!("const {v} = {e};"));
+                    self.consts.push(v.clone());
+                } else {
+                    self.line(indent, &format!("let {v} = {e};"));
+                }
                 self.vars.push((v, k));
             }
             2 => {
-                if let Some(v) = self.var_of(Kind::Int) {
+                if let Some(v) = self.assignable(Kind::Int) {
                     let e = self.expr(Kind::Int, 1);
                     let op = ["=", "+=", "-=", "*="][self.below(4)];
                     self.line(indent, &format!("{v} {op} {e};"));
@@ -99,7 +120,7 @@ impl Gen {
                 }
             }
             4 => {
-                if let Some(v) = self.var_of(Kind::Map) {
+                if let Some(v) = self.assignable(Kind::Map) {
                     let key = ["n", "name", "extra"][self.below(3)];
                     let e = self.expr(Kind::Int, 1);
                     let op = if self.chance(50) { "=" } else { "+=" };
@@ -176,7 +197,7 @@ impl Gen {
                 }
             }
             _ => {
-                if let Some(v) = self.var_of(Kind::Arr) {
+                if let Some(v) = self.assignable(Kind::Arr) {
                     let i = self.expr(Kind::Int, 2);
                     let e = self.expr(Kind::Int, 2);
                     self.line(indent, &format!("{v}[{i}] = {e};"));

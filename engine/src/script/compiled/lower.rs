@@ -117,9 +117,11 @@ impl Lower<'_> {
             Stmt::Var(x, options, p) => {
                 let (name, e, index) = &**x;
                 let p = *p;
-                if options.contains(ASTFlags::CONSTANT) {
-                    unsupported!(self, "`const` (values that cannot change)");
-                }
+                // A `const` is a variable whose own value is marked read-only (Rhai's
+                // `push_entry`): a copy of it is not, and a function that would change it
+                // is refused at its call (`ErrorNonPureMethodCallOnConstant`), as for a
+                // constant `this`. Its reads are never moves (`moves.rs`).
+                let constant = options.contains(ASTFlags::CONSTANT);
                 let e = self.expr(e)?;
                 let index = index.map(|i| self.names.len() - i.get());
                 if index.is_none() {
@@ -130,7 +132,7 @@ impl Lower<'_> {
                     if index.is_none() && rt.scope_len() >= crate::script::LIMITS.variables {
                         return Err(Ctl::err(EvalAltResult::ErrorTooManyVariables(p).into()));
                     }
-                    let v = e(rt)?;
+                    let v = if constant { e(rt)?.into_read_only() } else { e(rt)? };
                     match index {
                         Some(i) => *rt.slot(i) = v,
                         None => rt.push_local(v),
@@ -871,4 +873,48 @@ fn hashable(v: &Dynamic) -> bool {
         return f.curry().iter().all(hashable);
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::same;
+
+    /// A `const` inside a function runs compiled, alike on both runtimes: read whole and
+    /// by item, copied into a variable that then changes, handed to a function that
+    /// changes its copy, declared again on every pass of a loop, and a changing method
+    /// called on it or on an item of it (an error), a script method reading it or changing
+    /// it (an error).
+    #[test]
+    fn local_constants_run_compiled_and_agree() {
+        let src = r#"
+fn read(a) { const N = 3; const L = [1, [2, 3], #{ x: 4 }]; N * a + L[1][0] + L[2].x + L.len() }
+fn copied(a) { const L = [1, 2]; let m = L; m.push(a); m.len() + L.len() }
+fn handed(a) { const L = [1]; grow(L, a) + L.len() }
+fn grow(l, a) { l.push(a); l.len() }
+fn looped(a) { let s = 0; for i in 0..a { const K = i * 2; s += K; } s }
+fn text(a) { const S = "abc"; `${S[a % 3]}${S.len()}` }
+fn pushed(a) { const L = [1, 2]; L.push(a); L.len() }
+fn inner(a) { const L = [[1], 2]; L[0].push(a); L[0].len() }
+fn last(a) { const L = [a]; L }
+fn last_pushed(a) { let r = last(a); r.push(1); r.len() }
+fn bumped(a) { const M = #{ n: a }; M.bump() }
+fn bump() { this.n += 1; this.n }
+fn peeked(a) { const M = #{ n: a }; M.peek() + M.n }
+fn peek() { this.n * 2 }
+"#;
+        let ast = crate::script::compile("diff.rhai", src).unwrap();
+        assert_eq!(super::super::not_compiled(&ast), Vec::<(String, String)>::new());
+        for f in
+            ["read", "copied", "handed", "looped", "text", "pushed", "inner", "last", "last_pushed", "bumped", "peeked"]
+        {
+            for a in [0, 1, 2] {
+                same(src, f, &[a]);
+            }
+        }
+        // The variable limit, reached by a constant.
+        for before in [997, 998, 999] {
+            let body: String = (0..before).map(|i| format!("let v{i} = {i};\n")).collect();
+            same(&format!("fn f(a) {{\n{body}const C = a;\nC + 1\n}}"), "f", &[1]);
+        }
+    }
 }

@@ -475,8 +475,9 @@ fn call_script_now(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic
     r
 }
 
-/// A script function called as a method: `target` is its `this` (changed in place
-/// unless it is a constant, whose copy the function gets).
+/// A script function called as a method: `target` is its `this`, changed in place; a
+/// constant stays as it is, and the function sees it read-only (changing it is an error,
+/// as where the interpreter's `this` points at the constant itself).
 pub(crate) fn call_script_this(
     rt: &mut Rt,
     i: usize,
@@ -489,7 +490,7 @@ pub(crate) fn call_script_this(
     }
     rt.level += 1;
     let (this, write_back) =
-        if target.is_read_only() { (target.clone(), false) } else { (std::mem::take(target), true) };
+        if target.is_read_only() { (target.clone().into_read_only(), false) } else { (std::mem::take(target), true) };
     let saved = rt.this.replace(this);
     let r = run_fn(rt, i, args, pos);
     let this = std::mem::replace(&mut rt.this, saved);

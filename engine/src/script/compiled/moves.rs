@@ -44,8 +44,13 @@ pub(crate) fn last_uses(one: &AST) -> HashSet<At> {
                     never.insert(v.1.to_string());
                 }
             },
-            Some(ASTNode::Stmt(Stmt::Var(x, ..))) => {
+            Some(ASTNode::Stmt(Stmt::Var(x, options, _))) => {
                 let name = x.0.name.to_string();
+                // A constant's own value is read-only, its copies are not: a move would
+                // hand on the mark.
+                if options.contains(rhai::ASTFlags::CONSTANT) {
+                    never.insert(name.clone());
+                }
                 match at(x.0.pos) {
                     Some(a) => mentions.entry(name).or_default().push((a, false, in_loop)),
                     None => {
