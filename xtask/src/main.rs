@@ -389,7 +389,9 @@ fn run_bench(args: &[String]) -> ExitCode {
 /// when both are done.
 fn test(args: &[String]) -> ExitCode {
     let provisioning = std::thread::spawn(provision);
+    let start = std::time::Instant::now();
     let built = build_tests(args);
+    eprintln!("xtask: the test build took {:.0} s", start.elapsed().as_secs_f64());
     let found = match provisioning.join() {
         Ok(Ok(found)) => found,
         Ok(Err(e)) => return fail(&e),
@@ -398,7 +400,10 @@ fn test(args: &[String]) -> ExitCode {
     if let Err(code) = built {
         return code;
     }
-    run_tests(args, &found)
+    let start = std::time::Instant::now();
+    let code = run_tests(args, &found);
+    eprintln!("xtask: the test run took {:.0} s", start.elapsed().as_secs_f64());
+    code
 }
 
 /// `cargo test --no-run` with the cargo arguments of `args` (those before a `--`): every
