@@ -473,17 +473,43 @@ fn wrap_rustc(args: &[String]) -> ExitCode {
     let Some((rustc, rest)) = args.split_first() else {
         return fail("the compiler wrapper was run without a compiler");
     };
-    let engine_tests =
-        rest.windows(2).any(|w| w[0] == "--crate-name" && w[1] == "crown_engine") && rest.iter().any(|a| a == "--test");
     let mut cmd = Command::new(rustc);
     cmd.args(rest);
-    if engine_tests {
+    if engine_unit_tests(rest) {
+        // (rustc takes the last of a repeated `-C` option: cargo's comes first.)
         cmd.args(["-C", "opt-level=0"]);
     }
     match cmd.status() {
         Ok(s) if s.success() => ExitCode::SUCCESS,
         Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(1, 255) as u8)),
         Err(e) => fail(&format!("cannot run the compiler {rustc}: {e}")),
+    }
+}
+
+/// Whether the compiler's arguments build the engine's own unit tests (its library with
+/// `--test`), not the engine library the other tests link, nor another crate's tests.
+fn engine_unit_tests(args: &[String]) -> bool {
+    args.windows(2).any(|w| w[0] == "--crate-name" && w[1] == "crown_engine") && args.iter().any(|a| a == "--test")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::engine_unit_tests;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split(' ').map(String::from).collect()
+    }
+
+    #[test]
+    fn only_the_engines_unit_tests_are_built_unoptimised() {
+        let test = "--crate-name crown_engine --edition=2021 engine/src/lib.rs --test -C opt-level=2";
+        assert!(engine_unit_tests(&args(test)));
+        let lib = "--crate-name crown_engine --edition=2021 engine/src/lib.rs --crate-type lib -C opt-level=2";
+        assert!(!engine_unit_tests(&args(lib)));
+        let other = "--crate-name crown_tools --edition=2021 tools/src/lib.rs --test -C opt-level=0";
+        assert!(!engine_unit_tests(&args(other)));
+        let named = "--crate-name integration --edition=2021 tests/integration.rs --test --extern crown_engine=x";
+        assert!(!engine_unit_tests(&args(named)));
     }
 }
 

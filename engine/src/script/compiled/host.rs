@@ -107,6 +107,8 @@ pub(crate) struct HostTable {
     by_name: HashMap<(String, usize), Vec<HostFn>>,
     /// Names and arities of the standard library's functions.
     pub(crate) std: std::collections::HashSet<(String, usize)>,
+    /// The standard library's functions' parameter types, by name and arity.
+    std_types: HashMap<(String, usize), Vec<Vec<TypeId>>>,
     std_module: Option<rhai::Shared<rhai::Module>>,
 }
 
@@ -139,28 +141,29 @@ impl HostTable {
         self.by_name.get(&(name.to_string(), n)).is_some_and(|fs| fs.iter().any(HostFn::takes_dynamic))
     }
 
-    /// The host function Rhai's resolution picks among those with `Dynamic` parameters:
-    /// the patterns in Rhai's order (bit `k - 1 - i` of the mask makes parameter `i`
-    /// `Dynamic`, masks counting up from 1). Only valid when the standard library has no
-    /// function of this name and arity (which would be searched at each pattern too).
+    /// The host function Rhai's resolution picks for arguments of types `args` when none
+    /// has exactly these types, or `None` when it picks something else (a standard
+    /// function, an operator, or nothing: the engine's resolution then decides). Rhai
+    /// tries the patterns in order, the arguments' own types first, then with `Dynamic`
+    /// in place of some (bit `k - 1 - i` of the mask makes parameter `i` `Dynamic`, masks
+    /// counting up), and at each pattern the engine's own functions before the standard
+    /// library's.
     pub(crate) fn dynamic(&self, name: &str, args: &[TypeId]) -> Option<&HostFn> {
-        let fs = self.by_name.get(&(name.to_string(), args.len()))?;
+        let key = (name.to_string(), args.len());
+        let fs = self.by_name.get(&key)?;
+        let std = self.std_types.get(&key).map_or(&[][..], Vec::as_slice);
         let k = args.len().min(16);
         let dynamic = TypeId::of::<rhai::Dynamic>();
-        for mask in 1usize..(1 << k) {
-            let pattern =
-                args.iter().enumerate().map(
-                    |(i, t)| {
-                        if i < k && mask & (1 << (k - i - 1)) != 0 {
-                            dynamic
-                        } else {
-                            *t
-                        }
-                    },
-                );
-            let pattern: Vec<TypeId> = pattern.collect();
+        let mut pattern = args.to_vec();
+        for mask in 0usize..(1 << k) {
+            for (i, t) in pattern.iter_mut().enumerate().take(k) {
+                *t = if mask & (1 << (k - i - 1)) != 0 { dynamic } else { args[i] };
+            }
             if let Some(f) = fs.iter().find(|f| f.has_types(&pattern)) {
                 return Some(f);
+            }
+            if std.contains(&pattern) {
+                return None;
             }
         }
         None
@@ -304,13 +307,67 @@ impl<'e> Registrar<'e> {
         use rhai::packages::Package;
         let std = rhai::packages::StandardPackage::new();
         self.table.std_module = Some(std.as_shared_module());
-        for sig in std.as_shared_module().gen_fn_signatures_with_mapper(|t| t.into()) {
-            // `name(a: T, b: U) -> R`
-            let Some((name, rest)) = sig.split_once('(') else { continue };
-            let params = rest.split(')').next().unwrap_or("");
-            let n = if params.trim().is_empty() { 0 } else { params.split(',').count() };
-            self.table.std.insert((name.trim().to_string(), n));
+        // The standard library's functions as an engine holding only them lists them.
+        let mut only_std = Engine::new_raw();
+        std.register_into_engine(&mut only_std);
+        let listed = only_std.collect_fn_metadata(
+            None,
+            |f| Some((f.metadata.name.to_string(), f.metadata.param_types.to_vec())),
+            true,
+        );
+        for (name, types) in listed {
+            self.table.std.insert((name.clone(), types.len()));
+            self.table.std_types.entry((name, types.len())).or_default().push(types);
         }
         self.table
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::any::TypeId;
+    use std::sync::Arc;
+
+    use rhai::{Array, Dynamic, FnPtr, INT};
+
+    use super::{HostFn, HostTable, Kind, Param};
+
+    /// A table of one host function `name(host)` beside a standard one `name(std)`.
+    fn table(name: &str, host: &[TypeId], std: &[TypeId]) -> HostTable {
+        let mut t = HostTable::default();
+        let f = HostFn {
+            params: host.iter().copied().map(Param::of).collect(),
+            kind: Kind { pure: true, method: false, context: false },
+            call: Arc::new(|_, _| Ok(Dynamic::UNIT)),
+        };
+        t.by_name.insert((name.to_string(), host.len()), vec![f]);
+        t.std.insert((name.to_string(), std.len()));
+        t.std_types.insert((name.to_string(), std.len()), vec![std.to_vec()]);
+        t
+    }
+
+    /// A call reaches a host function with `Dynamic` parameters only where Rhai's order
+    /// of patterns does: the arguments' own types first, then `Dynamic` in place of the
+    /// last ones first, and at each pattern the engine's own functions before the standard
+    /// library's.
+    #[test]
+    fn host_and_standard_functions_with_dynamic_parameters_are_reached_in_rhais_order() {
+        let (d, list, int) = (TypeId::of::<Dynamic>(), TypeId::of::<Array>(), TypeId::of::<INT>());
+        // The standard function has the arguments' own types: it comes first.
+        assert!(table("f", &[list, d], &[list, int]).dynamic("f", &[list, int]).is_none());
+        // `Dynamic` in place of the last argument comes before the first.
+        assert!(table("f", &[d, int], &[list, d]).dynamic("f", &[list, int]).is_none());
+        assert!(table("f", &[list, d], &[d, int]).dynamic("f", &[list, int]).is_some());
+        // At the same pattern, the host function comes first.
+        assert!(table("f", &[list, d], &[list, d]).dynamic("f", &[list, int]).is_some());
+        // Arguments no pattern fits reach neither.
+        assert!(table("f", &[list, d], &[list, d]).dynamic("f", &[int, int]).is_none());
+
+        // Crown's `reduce(list, f, start)` takes any start, as the standard one does: the
+        // engine's own is reached (a function named by text reaches the standard one).
+        let shipped = super::super::host_table();
+        let fnptr = TypeId::of::<FnPtr>();
+        assert!(shipped.dynamic("reduce", &[list, fnptr, int]).is_some());
+        assert!(shipped.dynamic("reduce", &[list, TypeId::of::<rhai::ImmutableString>(), int]).is_none());
     }
 }

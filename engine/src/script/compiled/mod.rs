@@ -106,11 +106,15 @@ pub(crate) fn keep_host_table(t: HostTable) {
     let _ = HOST.set(t);
 }
 
+/// The host table the engine kept when it was made (made now if it was not yet). Making
+/// the engine keeps it, so the engine is made outside `HOST`'s initialisation, which
+/// would otherwise wait on itself.
 pub(crate) fn host_table() -> &'static HostTable {
-    HOST.get_or_init(|| {
-        let _ = crate::script::plain_engine();
-        HostTable::default()
-    })
+    if let Some(t) = HOST.get() {
+        return t;
+    }
+    let _ = crate::script::plain_engine();
+    HOST.get_or_init(HostTable::default)
 }
 
 /// One script function, compiled when first needed.

@@ -41,15 +41,12 @@ pub(crate) struct Site {
     /// Whether Crown registers a function of this name and arity with `Dynamic`
     /// parameters (which a standard function restated here must never shadow).
     host_dynamic: bool,
-    /// Whether the standard library has a function of this name and arity.
-    in_std: bool,
 }
 
 impl Site {
     pub(crate) fn new(table: &HostTable, name: ImmutableString, arity: usize, pos: Position) -> Site {
         let host_dynamic = table.has_dynamic(&name, arity);
-        let in_std = table.std.contains(&(name.to_string(), arity));
-        Site { name, pos, first: OnceCell::new(), cache: RefCell::new(Vec::new()), host_dynamic, in_std }
+        Site { name, pos, first: OnceCell::new(), cache: RefCell::new(Vec::new()), host_dynamic }
     }
 
     fn resolve(&self, table: &HostTable, args: &[&mut Dynamic]) -> Target<'_> {
@@ -87,7 +84,7 @@ impl Site {
             Some(f) => Resolved::Host(f.kind, f.call.clone()),
             None => match (!self.host_dynamic).then(|| intrinsic(&self.name, args)).flatten() {
                 Some((f, pure, method)) => Resolved::Intrinsic(f, pure, method, Nested::of(&self.name)),
-                None if self.host_dynamic && !self.in_std => match table.dynamic(&self.name, types) {
+                None if self.host_dynamic => match table.dynamic(&self.name, types) {
                     Some(f) => Resolved::Host(f.kind, f.call.clone()),
                     None => Resolved::Engine,
                 },
