@@ -492,6 +492,19 @@ fn engine_unit_tests(args: &[String]) -> bool {
     args.windows(2).any(|w| w[0] == "--crate-name" && w[1] == "crown_engine") && args.iter().any(|a| a == "--test")
 }
 
+fn run_tests(args: &[String], found: &[(&'static str, PathBuf)]) -> ExitCode {
+    let mut cmd = test_command();
+    cmd.args(args);
+    for (var, path) in found {
+        cmd.env(var, path);
+    }
+    match cmd.status() {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(1, 255) as u8)),
+        Err(e) => fail(&format!("could not run cargo test: {e}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::engine_unit_tests;
@@ -510,18 +523,5 @@ mod tests {
         assert!(!engine_unit_tests(&args(other)));
         let named = "--crate-name integration --edition=2021 tests/integration.rs --test --extern crown_engine=x";
         assert!(!engine_unit_tests(&args(named)));
-    }
-}
-
-fn run_tests(args: &[String], found: &[(&'static str, PathBuf)]) -> ExitCode {
-    let mut cmd = test_command();
-    cmd.args(args);
-    for (var, path) in found {
-        cmd.env(var, path);
-    }
-    match cmd.status() {
-        Ok(s) if s.success() => ExitCode::SUCCESS,
-        Ok(s) => ExitCode::from(s.code().map_or(1, |c| c.clamp(1, 255) as u8)),
-        Err(e) => fail(&format!("could not run cargo test: {e}")),
     }
 }
