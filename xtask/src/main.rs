@@ -448,6 +448,8 @@ const WRAPPING: &str = "CROWN_XTASK_RUSTC_WRAPPER";
 fn wrapper(root: &Path) -> Result<PathBuf, String> {
     let me = std::env::current_exe().map_err(|e| format!("cannot find xtask's own program: {e}"))?;
     let dir = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    // (Absolute: cargo runs the wrapper from each crate's folder.)
+    let dir = std::path::absolute(&dir).map_err(|e| format!("cannot find {}: {e}", dir.display()))?;
     let copy = dir.join("xtask-rustc-wrapper");
     let same = |a: &Path, b: &Path| std::fs::read(a).ok().zip(std::fs::read(b).ok()).is_some_and(|(a, b)| a == b);
     if !same(&me, &copy) {
