@@ -76,13 +76,15 @@ impl Gen {
         self.out.push('\n');
     }
     fn var_of(&mut self, k: Kind) -> Option<String> {
-        let vs: Vec<String> = self.vars.iter().filter(|(_, v)| *v == k).map(|(n, _)| n.clone()).collect();
-        (!vs.is_empty()).then(|| vs[self.below(vs.len())].clone())
+        self.pick(k, false)
     }
     /// A variable of kind `k` that may be assigned to (not a constant).
     fn assignable(&mut self, k: Kind) -> Option<String> {
-        let vs: Vec<String> =
-            self.vars.iter().filter(|(n, v)| *v == k && !self.consts.contains(n)).map(|(n, _)| n.clone()).collect();
+        self.pick(k, true)
+    }
+    fn pick(&mut self, k: Kind, assignable: bool) -> Option<String> {
+        let fits = |(n, v): &&(String, Kind)| *v == k && !(assignable && self.consts.contains(n));
+        let vs: Vec<String> = self.vars.iter().filter(fits).map(|(n, _)| n.clone()).collect();
         (!vs.is_empty()).then(|| vs[self.below(vs.len())].clone())
     }
     fn fresh(&mut self) -> String {

@@ -105,8 +105,6 @@ impl Param {
 #[derive(Default)]
 pub(crate) struct HostTable {
     by_name: HashMap<(String, usize), Vec<HostFn>>,
-    /// Names and arities of the standard library's functions.
-    pub(crate) std: std::collections::HashSet<(String, usize)>,
     /// The standard library's functions' parameter types, by name and arity.
     std_types: HashMap<(String, usize), Vec<Vec<TypeId>>>,
     std_module: Option<rhai::Shared<rhai::Module>>,
@@ -126,7 +124,9 @@ impl HostTable {
     /// number. (Arguments of other types find no function at all.)
     pub(crate) fn only(&self, name: &str, n: usize) -> Option<&HostFn> {
         match self.by_name.get(&(name.to_string(), n))?.as_slice() {
-            [f] if !f.kind.method && !f.takes_dynamic() && !self.std.contains(&(name.to_string(), n)) => Some(f),
+            [f] if !f.kind.method && !f.takes_dynamic() && !self.std_types.contains_key(&(name.to_string(), n)) => {
+                Some(f)
+            }
             _ => None,
         }
     }
@@ -316,7 +316,6 @@ impl<'e> Registrar<'e> {
             true,
         );
         for (name, types) in listed {
-            self.table.std.insert((name.clone(), types.len()));
             self.table.std_types.entry((name, types.len())).or_default().push(types);
         }
         self.table
@@ -341,7 +340,6 @@ mod tests {
             call: Arc::new(|_, _| Ok(Dynamic::UNIT)),
         };
         t.by_name.insert((name.to_string(), host.len()), vec![f]);
-        t.std.insert((name.to_string(), std.len()));
         t.std_types.insert((name.to_string(), std.len()), vec![std.to_vec()]);
         t
     }
