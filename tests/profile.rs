@@ -1,7 +1,7 @@
 //! The script profiler (`crown profile`): where time is charged, and that profiling a game
 //! never changes how it plays.
 
-use crate::common::{crown, crown_bin, load_pack, repo_project};
+use crate::common::{crown, crown_bin, load_pack, project_copy, repo_project};
 use crown_engine::game::rng::derive_seed;
 use crown_engine::game::{Game, GameConfig, Outcome};
 use crown_engine::script::profile::{self, BUILT_IN};
@@ -138,4 +138,41 @@ fn a_closure_is_profiled_compiled_at_its_line() {
     assert!(closure.script.ends_with("oh-hell/rules.rhai") && closure.calls > 0, "{closure:?}");
     assert!(report.functions.iter().all(|f| !f.name.starts_with("anon$")));
     assert!(crown_engine::script::compiled::not_compiled(&pack.scripts[pack.rules.unwrap()].ast).is_empty());
+}
+
+/// A function the compiled runtime leaves to the interpreter (here one using `try`), and
+/// the function calling it, are named with their script's file and line and the reason;
+/// a `for` loop over `range` with a step runs compiled.
+#[test]
+fn the_profile_names_what_runs_on_the_interpreter_at_its_line() {
+    let dir = project_copy(&["content/oh-hell", "scripts/oh-hell"]);
+    let rules = dir.path().join("scripts/oh-hell/rules.rhai");
+    let text = std::fs::read_to_string(&rules).unwrap();
+    let text = text.replacen("fn turn() {\n", "fn turn() {\n    let checked = guarded(2) + stepped(6);\n", 1);
+    let text = text
+        + "\nfn guarded(n) {\n    let r = 0;\n    try { r = n; } catch (e) { r = -1; }\n    r\n}\n\nfn stepped(n) {\n    let k = 0;\n    for i in range(0, n, 2) { k += i; }\n    k\n}\n";
+    std::fs::write(&rules, &text).unwrap();
+    let line = |head: &str| text.lines().position(|l| l.starts_with(head)).expect(head) + 1;
+    let root = dir.path().display().to_string();
+    let out = std::process::Command::new(crown_bin())
+        .args(["--project", &root, "profile", "oh-hell", "--games", "1", "--top", "1"])
+        .output()
+        .expect("crown runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8(out.stdout).unwrap();
+    let tail: Vec<&str> =
+        said.lines().skip_while(|l| !l.starts_with("Script functions the compiled runtime")).collect();
+    let mut listed = tail[1..].to_vec();
+    listed.sort_unstable();
+    assert_eq!(
+        listed,
+        [
+            format!("  guarded  scripts/oh-hell/rules.rhai:{}: try/catch", line("fn guarded(")),
+            format!(
+                "  turn  scripts/oh-hell/rules.rhai:{}: calls `guarded`, which runs on the interpreter",
+                line("fn turn(")
+            ),
+        ],
+        "{said}"
+    );
 }

@@ -79,7 +79,8 @@ pub fn run(project: &Project, args: &ProfileArgs) -> Done {
 }
 
 /// The functions the compiled runtime leaves to Rhai's interpreter, per script:
-/// `(script, function, why)`. (The profile runs the scripts as `crown sim` does, on the
+/// `(where, function, why)`, where is the script and the function's line (a closure is
+/// named by its line already). (The profile runs the scripts as `crown sim` does, on the
 /// runtime `--runtime` names: these ran on the interpreter under `compiled`.)
 fn interpreted(pack: &crown_engine::content::Pack) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
@@ -87,7 +88,14 @@ fn interpreted(pack: &crown_engine::content::Pack) -> Vec<(String, String, Strin
     for s in &pack.scripts {
         for (f, why) in crown_engine::script::compiled::not_compiled(&s.ast) {
             if seen.insert(f.clone()) {
-                out.push((s.path.display().to_string(), f, why));
+                let at = match f.strip_prefix("closure at line ") {
+                    Some(line) => format!("{}:{line}", s.path.display()),
+                    None => match pack.sources.fn_line(&s.path, &f) {
+                        Some(line) => format!("{}:{line}", s.path.display()),
+                        None => s.path.display().to_string(),
+                    },
+                };
+                out.push((at, f, why));
             }
         }
     }

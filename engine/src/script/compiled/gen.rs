@@ -144,6 +144,10 @@ impl Gen {
                 let x = self.fresh();
                 let src = if self.chance(50) {
                     format!("0..{}", self.below(6))
+                } else if self.chance(25) {
+                    // A step of 0 is the call's error; a negative one walks down.
+                    let (from, to) = (self.below(8), self.below(8));
+                    format!("range({from}, {to}, {})", self.below(5) as i64 - 2)
                 } else {
                     self.var_of(Kind::Arr).unwrap_or_else(|| "[1, 2, 3]".into())
                 };

@@ -267,22 +267,18 @@ impl Lower<'_> {
         let var_pos = var.pos;
         let has_counter = counter.is_some();
         let iter_pos = fc.expr.start_position();
-        // Iterators Rhai makes of other types (`s.chars()`, `range(a, b, step)`, `n.bits()`)
-        // are not restated here.
-        let call_name = match &fc.expr {
-            Expr::FnCall(x, _) => Some(x.name.as_str()),
-            Expr::Dot(x, ..) => match &x.rhs {
-                Expr::MethodCall(m, _) => Some(m.name.as_str()),
-                _ => None,
-            },
-            _ => None,
-        };
-        if let Some(n @ ("chars" | "range" | "bits")) = call_name {
-            if self.why.is_none() {
-                self.why = Some(format!("a `for` loop over `{n}(...)`"));
+        // A head ending in a call that makes one of the iterators Rhai keeps to itself
+        // (`range(a, b, step)`, `s.chars()`, `n.bits()`): its arguments are kept while it
+        // runs (`iters.rs`), unless the script has a function of that name.
+        let restated = match head_call(&fc.expr) {
+            Some(n) if super::iters::NAMES.contains(&n) => {
+                if self.index.has(n) {
+                    unsupported!(self, "a `for` loop over `{n}(...)`, a function of the script")
+                }
+                true
             }
-            return None;
-        }
+            _ => false,
+        };
         let iter = self.expr(&fc.expr)?;
         let mark = self.names.len();
         if let Some(c) = counter {
@@ -298,8 +294,19 @@ impl Lower<'_> {
             if rt.scope_len() >= max {
                 return Err(Ctl::err(EvalAltResult::ErrorTooManyVariables(var_pos).into()));
             }
-            let obj = iter(rt)?;
-            let items = for_items(obj).map_err(|t| {
+            let (obj, head) = if restated {
+                let outer = rt.head.replace(Default::default());
+                let obj = iter(rt);
+                let head = std::mem::replace(&mut rt.head, outer);
+                (obj?, head)
+            } else {
+                (iter(rt)?, None)
+            };
+            let items = match head.as_ref().and_then(|h| super::iters::items(&obj, h)) {
+                Some(items) => Ok(items),
+                None => for_items(obj),
+            };
+            let items = items.map_err(|t| {
                 Ctl::err(if super::host_table().iterable(t) {
                     super::chain::unsupported_at_run_time("a `for` loop over this type", iter_pos)
                 } else {
@@ -824,6 +831,21 @@ fn literal(e: &Expr, pos: Position) -> Option<Code> {
             })
         }
     })
+}
+
+/// The name of the call a `for` loop's head ends in (`f(...)`, `x.f(...)`, `x[i].y.f`):
+/// none when it ends in an index or anything else.
+fn head_call(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::FnCall(x, _) => Some(x.name.as_str()),
+        Expr::Dot(x, ..) | Expr::Index(x, ..) => match &x.rhs {
+            Expr::MethodCall(m, _) if matches!(e, Expr::Dot(..)) => Some(m.name.as_str()),
+            Expr::Property(p, _) if matches!(e, Expr::Dot(..)) => Some(p.2.as_str()),
+            rest @ (Expr::Dot(..) | Expr::Index(..)) => head_call(rest),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The values a `for` loop runs over, for the types Rhai iterates.

@@ -18,6 +18,7 @@ mod fnptr;
 pub mod gen;
 mod glue;
 mod host;
+mod iters;
 mod lower;
 pub(crate) mod memo;
 mod moves;
@@ -149,6 +150,11 @@ impl FnIndex {
     /// Every function of the script.
     pub(crate) fn all(&self) -> impl Iterator<Item = usize> + '_ {
         self.0.values().flatten().map(|(_, i)| *i)
+    }
+
+    /// Whether the script has a function named `name`.
+    pub(crate) fn has(&self, name: &str) -> bool {
+        self.0.contains_key(name)
     }
 
     /// The function `name` with `n` parameters.

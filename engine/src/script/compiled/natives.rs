@@ -284,6 +284,9 @@ pub(crate) fn engine_call(
     // The engine's call adds a level of its own.
     rt.sync_global();
     rt.global.level = rt.level.saturating_sub(1);
+    if let Some(head) = rt.head.as_mut() {
+        head.heard(name, args);
+    }
     let machines = super::memo::machines();
     let r = rt.watching(|rt| rt.context(name, pos).call_native_fn_raw(name, is_ref_mut, args));
     // The engine counting the call's own operation is no script run; a script the native

@@ -127,6 +127,9 @@ pub(crate) struct Rt {
     pub(crate) push: Option<(usize, Option<Sizes>)>,
     /// What that `push` found, kept once the variable has its list back.
     pub(crate) pushed: Option<KnownSizes>,
+    /// A `for` loop's head under way that may end in an iterator Rhai keeps to itself
+    /// (see `iters.rs`).
+    pub(crate) head: Option<super::iters::Head>,
 }
 
 /// Arrays, map entries and bytes of text inside a value (Rhai's `calc_data_sizes`).
@@ -168,6 +171,7 @@ impl Rt {
             known: None,
             push: None,
             pushed: None,
+            head: None,
         }
     }
 
