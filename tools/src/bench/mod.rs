@@ -12,6 +12,11 @@ use crate::sim;
 
 pub mod search;
 
+/// The benchmark suite's groups (the `bench-suite` feature, `cargo xtask bench`), as
+/// `crown bench --only` names them: known to every `crown`, so one built without the suite
+/// can say where a group is measured.
+pub const SUITE_GROUPS: &[&str] = &["load", "ttk", "peer", "sim", "pdf", "watch", "memory"];
+
 #[cfg(feature = "bench-suite")]
 pub mod balance;
 #[cfg(feature = "bench-suite")]
@@ -218,5 +223,22 @@ pub fn cpu_seconds() -> f64 {
     match (f.get(11).and_then(|x| x.parse::<f64>().ok()), f.get(12).and_then(|x| x.parse::<f64>().ok())) {
         (Some(u), Some(s)) => (u + s) / 100.0,
         _ => wall(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `--only` takes every group the suite measures, and names no group it does not
+    /// (`peer` was measured but refused by `--only`).
+    #[test]
+    fn only_takes_every_group_the_suite_measures() {
+        let suite = include_str!("suite.rs");
+        let mut measured: Vec<&str> =
+            suite.split("wants(\"").skip(1).filter_map(|rest| rest.split('"').next()).collect();
+        measured.sort_unstable();
+        measured.dedup();
+        let mut groups = super::SUITE_GROUPS.to_vec();
+        groups.sort_unstable();
+        assert_eq!(measured, groups);
     }
 }

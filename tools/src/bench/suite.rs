@@ -11,9 +11,6 @@ use crown_engine::load::Project;
 use super::{native_project, Figures, NATIVE_PACK};
 use crate::{session, sim};
 
-/// The suite's groups, as `crown bench --only` names them.
-pub const GROUPS: &[&str] = &["load", "ttk", "peer", "sim", "pdf", "watch", "memory"];
-
 /// The example packs with a twin in plain Python (`tools/twins/`: the same rules and
 /// bots), the twin's file and the player counts measured.
 pub const PEERS: &[Peer] = &[

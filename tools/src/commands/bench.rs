@@ -22,16 +22,13 @@ pub struct BenchArgs {
     #[arg(long)]
     pub quick: bool,
     /// Only these groups, comma-separated: packs, bots, search, rhai, check, golden, campaign; and,
-    /// in the benchmark suite (`cargo xtask bench`): load, ttk, sim, pdf, watch, memory.
+    /// in the benchmark suite (`cargo xtask bench`): load, ttk, peer, sim, pdf, watch, memory.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
 }
 
 /// The groups every `crown` measures, on the packs of the project it is given.
 const GROUPS: &[&str] = &["packs", "bots", "search", "rhai", "check", "golden", "campaign"];
-
-/// The groups of the benchmark suite (the `bench-suite` feature, `cargo xtask bench`).
-const SUITE_GROUPS: &[&str] = &["load", "ttk", "sim", "pdf", "watch", "memory"];
 
 impl BenchArgs {
     fn wants(&self, group: &str) -> bool {
@@ -79,12 +76,14 @@ pub fn run(project: &Project, args: &BenchArgs) -> Done {
 /// Refuse an `--only` group that does not exist, and a group of the benchmark suite when
 /// this `crown` was built without it.
 fn check_groups(args: &BenchArgs) -> Done {
-    if let Some(g) = args.only.iter().find(|g| !GROUPS.contains(&g.as_str()) && !SUITE_GROUPS.contains(&g.as_str())) {
-        let all: Vec<&str> = GROUPS.iter().chain(SUITE_GROUPS).copied().collect();
+    if let Some(g) =
+        args.only.iter().find(|g| !GROUPS.contains(&g.as_str()) && !bench::SUITE_GROUPS.contains(&g.as_str()))
+    {
+        let all: Vec<&str> = GROUPS.iter().chain(bench::SUITE_GROUPS).copied().collect();
         return Err(Failure::usage(format!("no benchmark group `{g}` (groups: {})", all.join(", "))));
     }
     if cfg!(not(feature = "bench-suite")) {
-        if let Some(g) = args.only.iter().find(|g| SUITE_GROUPS.contains(&g.as_str())) {
+        if let Some(g) = args.only.iter().find(|g| bench::SUITE_GROUPS.contains(&g.as_str())) {
             return Err(Failure::usage(format!(
                 "the `{g}` group is in the benchmark suite, which this `crown` was built without: run it with `cargo xtask bench --only {g}` in Crown's repository"
             )));
