@@ -174,9 +174,10 @@ mod tests {
     /// A `for` loop over `range` with a step, a text's `chars` and a number's `bits`, in
     /// every form Rhai has, runs compiled and walks the same items as the interpreter:
     /// forwards, backwards, empty, up to an overflow, a step of zero (the call's error),
-    /// negative and out-of-range places, ranges of places, a property (`s.chars`), a
-    /// `break` out of an endless range, the loop's counter, and arguments of the wrong
-    /// type (the call's error).
+    /// negative and out-of-range places and lengths, ranges of places up to the largest
+    /// integer, a property (`s.chars`), a head at the end of a longer chain (`m.s.chars()`,
+    /// `m.l[0].chars()`), a `break` out of an endless range, the loop's counter, and
+    /// arguments of the wrong type (the call's error).
     #[test]
     fn loops_over_ranges_chars_and_bits_run_compiled_and_agree() {
         let src = r#"
@@ -189,10 +190,11 @@ fn counted(a) { let out = []; for (i, k) in range(1, 20, a + 1) { out.push(i * 1
 fn letters(a) { let s = "héllo, wörld"; let out = ""; for c in s.chars() { out += c; out += "|"; } out }
 fn from(a) { let out = []; for c in "abcdef".chars(a) { out.push(c); } out }
 fn part(a) { let out = []; for c in chars("abcdef", a, 2) { out.push(c); } out }
-fn spans(a) { let out = []; for c in "abcdef".chars(a..4) { out.push(c); } for c in "abcdef".chars(1..=a) { out.push(c); } out }
+fn spans(a) { let out = []; for c in "abcdef".chars(a..4) { out.push(c); } for c in "abcdef".chars(1..=a) { out.push(c); } for c in "abcdef".chars(a..=9223372036854775807) { out.push(c); } out }
 fn prop(a) { let s = "xyz"; let out = []; for c in s.chars { out.push(c); } for b in a.bits { if b { out.push(1); } } out }
-fn bitwise(a) { let out = []; for b in 11.bits(a) { out.push(b); } for b in bits(-1, a, 3) { out.push(b); } out }
+fn bitwise(a) { let out = []; for b in 11.bits(a) { out.push(b); } for b in bits(-1, a, 3) { out.push(b); } for b in 11.bits(1, a) { out.push(b); } out }
 fn bitspans(a) { let out = []; for b in 1000.bits(a..6) { out.push(b); } for b in 1000.bits(2..=a) { out.push(b); } out }
+fn nested(a) { let m = #{ s: "abc", l: ["de"] }; let out = []; for c in m.s.chars(a) { out.push(c); } for c in m.l[0].chars() { out.push(c); } for b in m.l.len().bits(0, a) { out.push(b); } out }
 fn wrong(a) { let out = []; for i in range(0, "x", a) { out.push(i); } out }
 fn empty(a) { let n = 0; for i in range(0, a, 1) { } for i in range(a, a, 1) { n += 1; } for i in range(a, a, -1) { n += 1; } n }
 "#;
@@ -200,7 +202,7 @@ fn empty(a) { let n = 0; for i in range(0, a, 1) { } for i in range(a, a, 1) { n
         assert_eq!(super::super::not_compiled(&ast), Vec::<(String, String)>::new());
         for f in [
             "walk", "down", "ranged", "edge", "endless", "counted", "letters", "from", "part", "spans", "prop",
-            "bitwise", "bitspans", "wrong", "empty",
+            "bitwise", "bitspans", "nested", "wrong", "empty",
         ] {
             for a in [-70, -7, -3, -1, 0, 1, 2, 3, 7, 64, 70] {
                 same(src, f, &[a]);
