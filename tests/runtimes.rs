@@ -60,8 +60,8 @@ fn every_shipped_function_is_compiled() {
     for pack in crate::common::SHIPPED_PACKS {
         let p = load_pack(&project, pack).unwrap_or_else(|e| panic!("{pack}: {e}"));
         for s in &p.scripts {
-            for (f, why) in crown_engine::script::compiled::not_compiled(&s.ast) {
-                left.push(format!("{}: `{f}`: {why}", s.path.display()));
+            for f in crown_engine::script::compiled::not_compiled(&s.ast) {
+                left.push(format!("{}: `{}`: {}", s.path.display(), f.name, f.why));
             }
         }
     }

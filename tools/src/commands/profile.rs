@@ -79,23 +79,19 @@ pub fn run(project: &Project, args: &ProfileArgs) -> Done {
 }
 
 /// The functions the compiled runtime leaves to Rhai's interpreter, per script:
-/// `(where, function, why)`, where is the script and the function's line (a closure is
-/// named by its line already). (The profile runs the scripts as `crown sim` does, on the
+/// `(where, function, why)`, where is the script and the function's line. (The profile runs the scripts as `crown sim` does, on the
 /// runtime `--runtime` names: these ran on the interpreter under `compiled`.)
 fn interpreted(pack: &crown_engine::content::Pack) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for s in &pack.scripts {
-        for (f, why) in crown_engine::script::compiled::not_compiled(&s.ast) {
-            if seen.insert(f.clone()) {
-                let at = match f.strip_prefix("closure at line ") {
+        for f in crown_engine::script::compiled::not_compiled(&s.ast) {
+            if seen.insert(f.name.clone()) {
+                let at = match f.closure_line.or_else(|| pack.sources.fn_line(&s.path, &f.name)) {
                     Some(line) => format!("{}:{line}", s.path.display()),
-                    None => match pack.sources.fn_line(&s.path, &f) {
-                        Some(line) => format!("{}:{line}", s.path.display()),
-                        None => s.path.display().to_string(),
-                    },
+                    None => s.path.display().to_string(),
                 };
-                out.push((at, f, why));
+                out.push((at, f.name, f.why));
             }
         }
     }

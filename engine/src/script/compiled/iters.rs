@@ -199,7 +199,7 @@ fn wrong(a) { let out = []; for i in range(0, "x", a) { out.push(i); } out }
 fn empty(a) { let n = 0; for i in range(0, a, 1) { } for i in range(a, a, 1) { n += 1; } for i in range(a, a, -1) { n += 1; } n }
 "#;
         let ast = crate::script::compile("diff.rhai", src).unwrap();
-        assert_eq!(super::super::not_compiled(&ast), Vec::<(String, String)>::new());
+        assert_eq!(super::super::not_compiled(&ast), []);
         for f in [
             "walk", "down", "ranged", "edge", "endless", "counted", "letters", "from", "part", "spans", "prop",
             "bitwise", "bitspans", "nested", "wrong", "empty",
@@ -216,7 +216,7 @@ fn empty(a) { let n = 0; for i in range(0, a, 1) { } for i in range(a, a, 1) { n
     fn a_script_function_of_the_same_name_is_left_to_the_interpreter() {
         let src = "fn range(a, b, c) { [a, b, c] }\nfn f(a) { let n = 0; for i in range(a, 2, 3) { n += i; } n }";
         let ast = crate::script::compile("diff.rhai", src).unwrap();
-        let left: Vec<String> = super::super::not_compiled(&ast).into_iter().map(|(f, _)| f).collect();
+        let left: Vec<String> = super::super::not_compiled(&ast).into_iter().map(|f| f.name).collect();
         assert_eq!(left, ["f"]);
         same(src, "f", &[1]);
     }

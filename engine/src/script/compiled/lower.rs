@@ -925,7 +925,7 @@ fn peeked(a) { const M = #{ n: a }; M.peek() + M.n }
 fn peek() { this.n * 2 }
 "#;
         let ast = crate::script::compile("diff.rhai", src).unwrap();
-        assert_eq!(super::super::not_compiled(&ast), Vec::<(String, String)>::new());
+        assert_eq!(super::super::not_compiled(&ast), []);
         for f in
             ["read", "copied", "handed", "looped", "text", "pushed", "inner", "last", "last_pushed", "bumped", "peeked"]
         {

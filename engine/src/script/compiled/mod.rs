@@ -327,20 +327,30 @@ fn program(ast: &AST) -> Rc<Program> {
     })
 }
 
+/// A function the compiled tier leaves to the interpreter ([`not_compiled`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interpreted {
+    /// Its name; a closure is named by its line (`closure at line 12`): its internal name
+    /// (`anon$` and a hash) means nothing to a reader.
+    pub name: String,
+    /// A closure's line in its script (a named function's is found by its name).
+    pub closure_line: Option<usize>,
+    /// Why it runs on the interpreter.
+    pub why: String,
+}
+
 /// The functions of `ast` the compiled tier leaves to the interpreter, with the reason.
-/// A closure is named by its line (`closure at line 12`): its internal name (`anon$` and
-/// a hash) means nothing to a reader.
-pub fn not_compiled(ast: &AST) -> Vec<(String, String)> {
+pub fn not_compiled(ast: &AST) -> Vec<Interpreted> {
     let p = program(ast);
     (0..p.fns.len())
         .filter_map(|i| {
             let f = &p.fns[i];
-            let name = if f.name.starts_with("anon$") {
-                format!("closure at line {}", f.def.body.start_position().line().unwrap_or(0))
-            } else {
-                f.name.to_string()
+            let closure_line = f.name.starts_with("anon$").then(|| f.def.body.start_position().line().unwrap_or(0));
+            let name = match closure_line {
+                Some(line) => format!("closure at line {line}"),
+                None => f.name.to_string(),
             };
-            p.why(i).map(|w| (name, w))
+            p.why(i).map(|why| Interpreted { name, closure_line, why })
         })
         .collect()
 }

@@ -14,7 +14,7 @@ const ARGS: [[i64; 2]; 5] = [[1, 2], [0, 0], [-5, 3], [i64::MAX, 2], [3, -1]];
 fn compare_program(seed: u64) -> (bool, u64) {
     let src = gen::program(seed);
     let ast = crate::script::compile("gen.rhai", &src).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
-    let compiled = !not_compiled(&ast).iter().any(|(f, _)| f == "main");
+    let compiled = !not_compiled(&ast).iter().any(|f| f.name == "main");
     let mut errors = 0;
     for args in ARGS {
         let a = run(Runtime::Rhai, &ast, "main", &args);
