@@ -9,7 +9,7 @@ use rhai::{Dynamic, EvalAltResult, ImmutableString, Position};
 
 use super::host::{HostFn, Param};
 use super::natives::Site;
-use super::rt::{copy, discard, Code, Ctl, Place, Rt, X};
+use super::rt::{copy, discard, Code, Ctl, Loans, Place, Rt, X};
 use crate::script::api;
 
 /// A compiled call by name.
@@ -36,7 +36,34 @@ pub(crate) struct Call {
     /// `push(list, item)` onto a variable: its sizes worked out from the last `push`'s
     /// (see [`super::rt::KnownSizes`]).
     pub appends: bool,
+    /// The arguments (bit `k` for the `k`-th) that are variables the script function
+    /// only reads: a list or map they hold is lent to it, not copied (see [`lent_args`]).
+    pub lend: u64,
     pub pos: Position,
+}
+
+/// The arguments of a call to a script function that lend their variable's value: those
+/// the function only reads (`params`, see `moves::lendable`), when the argument is a
+/// variable read that is not its last use (that one is moved) and no other argument
+/// mentions the variable (`shared`: the value is taken once every argument is made, and
+/// another argument could change it first), at most [`Loans::MAX`].
+pub(crate) fn lent_args(
+    params: u64,
+    by_ref: Option<(Place, Position)>,
+    moved: bool,
+    rest: &[Arg],
+    shared: &[bool],
+) -> u64 {
+    // Whether each argument is a variable, not moved.
+    let first = by_ref.map(|(place, _)| matches!(place, Place::Slot(_)) && !moved);
+    let vars = first.into_iter().chain(rest.iter().map(|a| matches!(a, Arg::Var(..))));
+    let mut mask = 0u64;
+    for (j, var) in vars.enumerate().take(64) {
+        if var && params >> j & 1 == 1 && !shared[j] && (mask.count_ones() as usize) < Loans::MAX {
+            mask |= 1 << j;
+        }
+    }
+    mask
 }
 
 /// A call to the host's narration or `choose` whose text arguments are made only where
@@ -79,6 +106,18 @@ impl Arg {
                 Ok(copy(rt.slot(*slot)))
             }
             Arg::Code(c) => c(rt),
+        }
+    }
+
+    /// A lent variable's operation, its value left where it is (unit in its place).
+    #[inline(always)]
+    fn track(&self, rt: &mut Rt) -> X {
+        match self {
+            Arg::Var(_, p) => {
+                rt.track(*p)?;
+                Ok(Dynamic::UNIT)
+            }
+            _ => self.eval(rt),
         }
     }
 }
@@ -156,7 +195,9 @@ impl Call {
                 set(&mut values.as_mut()[off + k], Dynamic::from(ImmutableString::new()));
                 continue;
             }
-            match a.eval(rt) {
+            // A variable lent is taken once every argument is made (below).
+            let lent = self.lend >> (off + k) & 1 == 1;
+            match if lent { a.track(rt) } else { a.eval(rt) } {
                 Ok(v) => set(&mut values.as_mut()[off + k], v),
                 Err(e) => {
                     values.into_iter().for_each(discard);
@@ -177,10 +218,11 @@ impl Call {
             }
         }
         if let Some(i) = self.script {
-            if let Some((place, _)) = by_ref {
+            if let (Some((place, _)), false) = (by_ref, self.lend & 1 == 1) {
                 set(&mut values.as_mut()[0], if self.moved { rt.take(place)? } else { rt.read(place)? });
             }
-            return Ok(super::call_script(rt, i, values, self.pos)?);
+            let loans = self.lend_values(rt, by_ref, values.as_mut());
+            return Ok(super::call_script(rt, i, values, self.pos, &loans)?);
         }
         if let Some(k) = &self.known {
             // Its first parameter is taken by value, so a variable handed first is copied
@@ -233,6 +275,47 @@ impl Call {
         // (Most arguments were taken by the call, leaving unit.)
         values.into_iter().for_each(discard);
         Ok(r?)
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Values lent on this thread (tests check that a loan was made).
+    pub(crate) static LENT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+impl Call {
+    /// The values of the lent arguments (`lend`), the others made: a list or map the
+    /// variable holds moves to the call and comes back when it ends; any other value (or
+    /// a constant's) is copied, as without a loan.
+    fn lend_values(&self, rt: &mut Rt, by_ref: Option<(Place, Position)>, values: &mut [Dynamic]) -> Loans {
+        let mut loans = Loans::default();
+        if self.lend == 0 {
+            return loans;
+        }
+        let off = usize::from(by_ref.is_some());
+        for (j, value) in values.iter_mut().enumerate().take(64) {
+            if self.lend >> j & 1 == 0 {
+                continue;
+            }
+            let slot = match (j, by_ref) {
+                (0, Some((Place::Slot(s), _))) => s,
+                _ => match self.rest[j - off] {
+                    Arg::Var(s, _) => s,
+                    _ => unreachable!("only variables are lent"),
+                },
+            };
+            let v = rt.slot(slot);
+            if (v.is_array() || v.is_map()) && !v.is_read_only() {
+                set(value, std::mem::take(v));
+                loans.push(j, rt.base + slot);
+                #[cfg(test)]
+                LENT.with(|n| n.set(n.get() + 1));
+            } else {
+                set(value, copy(v));
+            }
+        }
+        loans
     }
 }
 

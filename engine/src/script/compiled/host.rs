@@ -101,6 +101,30 @@ impl Param {
     }
 }
 
+/// Methods of Rhai's standard library that leave the list or map they are called on as
+/// it was (Rhai marks their list and map forms pure: a constant may call them). A name
+/// not listed here counts as one that may change it. Held to Rhai's marks by
+/// `tests::the_standard_readers_may_be_called_on_constants`.
+pub(crate) const STD_READERS: &[&str] = &[
+    "len",
+    "is_empty",
+    "contains",
+    "index_of",
+    "keys",
+    "values",
+    "filter",
+    "map",
+    "reduce",
+    "reduce_rev",
+    "all",
+    "some",
+    "find",
+    "find_map",
+    "zip",
+    "to_string",
+    "to_debug",
+];
+
 /// Host functions by name and number of parameters.
 #[derive(Default)]
 pub(crate) struct HostTable {
@@ -129,6 +153,19 @@ impl HostTable {
             }
             _ => None,
         }
+    }
+
+    /// Whether a method `name` with `n` arguments (the value it is called on first) leaves
+    /// a list or map it is called on as it was: some function has that name and number,
+    /// every host function of them is pure, and where the standard library has one, the
+    /// name is among [`STD_READERS`].
+    pub(crate) fn leaves_value(&self, name: &str, n: usize) -> bool {
+        let key = (name.to_string(), n);
+        let host = self.by_name.get(&key);
+        let std = self.std_types.contains_key(&key);
+        (host.is_some() || std)
+            && host.is_none_or(|fs| fs.iter().all(|f| f.kind.pure))
+            && (!std || STD_READERS.contains(&name))
     }
 
     /// Whether the standard library iterates values of this type.
@@ -342,6 +379,65 @@ mod tests {
         t.by_name.insert((name.to_string(), host.len()), vec![f]);
         t.std_types.insert((name.to_string(), std.len()), vec![std.to_vec()]);
         t
+    }
+
+    /// Every standard method counted as leaving its list or map as it was is one Rhai lets
+    /// a constant call (it refuses a method that may change the value: "Cannot modify
+    /// constant"), in its list and map forms, for every number of arguments it has.
+    #[test]
+    fn the_standard_readers_may_be_called_on_constants() {
+        let calls = [
+            "a.len()",
+            "m.len()",
+            "a.is_empty()",
+            "m.is_empty()",
+            "a.contains(2)",
+            "m.contains(\"x\")",
+            "a.index_of(2)",
+            "a.index_of(2, 1)",
+            "a.index_of(|v| v > 1)",
+            "a.index_of(|v| v > 1, 1)",
+            "m.keys()",
+            "m.values()",
+            "a.filter(|v| v > 1)",
+            "a.filter(Fn(\"big\"))",
+            "m.filter(|k, v| v > 1)",
+            "a.map(|v| v + 1)",
+            "a.map(Fn(\"big\"))",
+            "m.map(|k, v| v)",
+            "a.reduce(|s, v| v)",
+            "a.reduce(|s, v| s + v, 0)",
+            "a.reduce_rev(|s, v| v)",
+            "a.reduce_rev(|s, v| s + v, 0)",
+            "a.all(|v| v > 0)",
+            "a.all(Fn(\"big\"))",
+            "a.some(|v| v > 0)",
+            "a.find(|v| v > 1)",
+            "a.find(|v| v > 1, 1)",
+            "a.find_map(|v| v)",
+            "a.find_map(|v| v, 1)",
+            "a.zip([4, 5, 6], |x, y| x + y)",
+            "a.to_string()",
+            "m.to_string()",
+            "a.to_debug()",
+            "m.to_debug()",
+        ];
+        let mut named: Vec<&str> = calls.iter().map(|c| c[2..c.find('(').unwrap()].trim_start_matches('.')).collect();
+        named.sort_unstable();
+        named.dedup();
+        let mut listed = super::STD_READERS.to_vec();
+        listed.sort_unstable();
+        assert_eq!(named, listed, "every listed reader is called below, and only those");
+        let engine = crate::script::plain_engine();
+        for call in calls {
+            let src = format!("fn big(v) {{ v > 1 }} const a = [1, 2, 3]; const m = #{{ x: 1, y: 2 }}; {call}");
+            if let Err(e) = engine.eval::<Dynamic>(&src) {
+                panic!("`{call}` on a constant: {e}");
+            }
+        }
+        // (A method that may change its value is refused so.)
+        let e = engine.eval::<Dynamic>("const a = [1]; a.push(2)").expect_err("push on a constant");
+        assert!(e.to_string().contains("constant"), "{e}");
     }
 
     /// A call reaches a host function with `Dynamic` parameters only where Rhai's order

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, FnCallExpr, FnPtr, ImmutableString, Position, Stmt, Token};
 
-use super::call::{Arg, Call, Quiet};
+use super::call::{lent_args, Arg, Call, Quiet};
 use super::natives::Site;
 use super::rt::{bool_of, boolean, copy, discard, fill, int, mismatch, size_check, Code, Ctl, Place, Rt};
 use super::FnIndex;
@@ -19,6 +19,8 @@ pub(crate) struct Lower<'a> {
     pub names: Vec<ImmutableString>,
     /// Script functions by name and arity (index into the program).
     pub index: &'a FnIndex,
+    /// The parameters each script function only reads (see `moves::lendable`).
+    pub lends: &'a dyn Fn(usize) -> u64,
     /// Script functions this one calls.
     pub calls: Vec<usize>,
     pub why: Option<String>,
@@ -782,7 +784,17 @@ impl Lower<'_> {
             _ => None,
         };
         let appends = script.is_none() && x.name.as_str() == "push" && n == 2;
-        Some(Call { track, by_ref, rest, script, site, type_of, moved, known, quiet, appends, pos }.code())
+        // A variable some other argument mentions is not lent.
+        let shared: Vec<bool> = (0..n)
+            .map(|j| match &x.args[j] {
+                Expr::Variable(v, ..) => {
+                    x.args.iter().enumerate().any(|(m, a)| m != j && super::moves::mentions_name(a, &v.1))
+                }
+                _ => false,
+            })
+            .collect();
+        let lend = script.map_or(0, |i| lent_args((self.lends)(i), by_ref, moved, &rest, &shared));
+        Some(Call { track, by_ref, rest, script, site, type_of, moved, known, quiet, appends, lend, pos }.code())
     }
 }
 

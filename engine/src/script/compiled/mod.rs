@@ -38,7 +38,7 @@ use rhai::{Dynamic, EvalAltResult, FnPtr, ImmutableString, NativeCallContext, Po
 use self::host::HostTable;
 pub use self::host::Registrar;
 use self::lower::Lower;
-use self::rt::{Code, Ctl, Rt, R};
+use self::rt::{Code, Ctl, Loans, Rt, R};
 
 /// Which runtime runs scripts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +131,8 @@ struct Func {
     runnable: Cell<Option<bool>>,
     /// How remembering its calls has fared (see `memo.rs`).
     memo: Cell<memo::Record>,
+    /// The parameters it only reads, which callers lend it (see `moves::lendable`).
+    lends: OnceCell<u64>,
 }
 
 impl Func {
@@ -185,10 +187,9 @@ pub(crate) struct Program {
 /// that are last uses of their variable. (The AST is made of the one function, not
 /// filtered from a copy of the whole script's: a copy of every function for each function
 /// compiled made a script of many functions slow to compile.)
-fn body_of(f: &Shared<rhai::ScriptFuncDef>) -> (Vec<rhai::Stmt>, HashSet<moves::At>) {
-    let mut lib = rhai::Module::new();
-    lib.set_script_fn(f.clone());
-    let one = AST::new_from_module(lib);
+/// The parameters named by the bits of `lent` are never moved (their values are lent).
+fn body_of(f: &Shared<rhai::ScriptFuncDef>, lent: u64) -> (Vec<rhai::Stmt>, HashSet<moves::At>) {
+    let one = alone(f);
     let mut top: Vec<rhai::Stmt> = Vec::new();
     one.walk(&mut |path: &[rhai::ASTNode]| {
         if let [rhai::ASTNode::Stmt(s)] = path {
@@ -196,7 +197,29 @@ fn body_of(f: &Shared<rhai::ScriptFuncDef>) -> (Vec<rhai::Stmt>, HashSet<moves::
         }
         true
     });
-    (top, moves::last_uses(&one))
+    let lent: Vec<&str> =
+        f.params.iter().enumerate().filter(|(i, _)| lent >> i & 1 == 1).map(|(_, p)| p.as_str()).collect();
+    (top, moves::last_uses(&one, &lent))
+}
+
+/// An AST holding only the function `f`.
+fn alone(f: &Shared<rhai::ScriptFuncDef>) -> AST {
+    let mut lib = rhai::Module::new();
+    lib.set_script_fn(f.clone());
+    AST::new_from_module(lib)
+}
+
+/// What calls in a script can do to the values handed to them: its functions
+/// (`FnIndex`) and the host's ([`HostTable`]).
+struct ScriptCalls<'a>(&'a FnIndex);
+
+impl moves::Calls for ScriptCalls<'_> {
+    fn is_script(&self, name: &str, n: usize) -> bool {
+        self.0.find(name, n).is_some()
+    }
+    fn leaves_value(&self, name: &str, n: usize) -> bool {
+        !self.0.has(name) && host_table().leaves_value(name, n)
+    }
 }
 
 impl Program {
@@ -211,6 +234,7 @@ impl Program {
                 calls: OnceCell::new(),
                 runnable: Cell::new(None),
                 memo: Cell::new(memo::Record::default()),
+                lends: OnceCell::new(),
             })
             .collect();
         let mut index = FnIndex::default();
@@ -231,6 +255,15 @@ impl Program {
         }
     }
 
+    /// The parameters of function `i` its callers lend it (bit `k` for the `k`-th).
+    fn lends(&self, i: usize) -> u64 {
+        let f = &self.fns[i];
+        *f.lends.get_or_init(|| {
+            let params: Vec<&str> = f.def.params.iter().map(|p| p.as_str()).collect();
+            moves::lendable(&alone(&f.def), &params, &ScriptCalls(&self.index))
+        })
+    }
+
     /// Compile function `i` (not what it calls).
     fn lower(&self, i: usize) {
         let f = &self.fns[i];
@@ -240,6 +273,7 @@ impl Program {
         let mut l = Lower {
             names: f.def.params.to_vec(),
             index: &self.index,
+            lends: &|j| self.lends(j),
             calls: Vec::new(),
             why: None,
             moves: Default::default(),
@@ -249,7 +283,7 @@ impl Program {
             l.why = Some("a method of a type (`this`)".into());
             (None, false)
         } else {
-            let (b, moves) = body_of(&f.def);
+            let (b, moves) = body_of(&f.def, self.lends(i));
             l.moves = moves;
             (l.block(&b, false), b.is_empty())
         };
@@ -371,7 +405,7 @@ pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynami
     global.source.clone_from(&prog.global_source);
     global.lib.push(ast.shared_lib().clone());
     let mut rt = Rt::new(prog.clone(), global, 0);
-    let r = run_fn(&mut rt, i, args, Position::NONE);
+    let r = run_fn(&mut rt, i, args, Position::NONE, &Loans::default());
     crate::script::api::report_call_ops(rt.heard());
     // As `Engine::call_fn`: `exit` gives the call's value, and the entry function's own
     // wrapper comes off its error.
@@ -448,8 +482,11 @@ impl<'c, 'n> Callback<'c, 'n> {
         rt.restart(*ops, *level);
         let values = self.f.curry().iter().cloned().chain(args);
         let pos = self.ctx.call_position();
-        let r =
-            if rt.prog.fns[*i].empty() { enter(rt, pos).map(|()| Dynamic::UNIT) } else { run_fn(rt, *i, values, pos) };
+        let r = if rt.prog.fns[*i].empty() {
+            enter(rt, pos).map(|()| Dynamic::UNIT)
+        } else {
+            run_fn(rt, *i, values, pos, &Loans::default())
+        };
         memo::called_back(rt.ops);
         crate::script::api::report_call_ops(rt.heard());
         r
@@ -472,24 +509,39 @@ fn linked_compiled(ctx: &NativeCallContext, f: &FnPtr, n: usize) -> Option<(Rc<P
 
 /// A script function called from compiled code (`exec_fn_call` and `call_script_fn`).
 /// A call that changes nothing may be answered from memory (see `memo.rs`).
-pub(crate) fn call_script(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: Position) -> R<Dynamic> {
+/// `loans`: the caller's variables lent to it (see [`rt::Loans`]), given back when it ends
+/// (such a call holds a list or map, which no remembered call does).
+pub(crate) fn call_script(
+    rt: &mut Rt,
+    i: usize,
+    args: impl IntoIterator<Item = Dynamic>,
+    pos: Position,
+    loans: &Loans,
+) -> R<Dynamic> {
     if rt.prog.fns[i].empty() {
+        rt.give_back_unused(args, loans);
         return Ok(Dynamic::UNIT);
     }
-    if rt.prog.fns[i].memo.get().off() {
-        return call_script_now(rt, i, args, pos);
+    if !loans.is_empty() || rt.prog.fns[i].memo.get().off() {
+        return call_script_now(rt, i, args, pos, loans);
     }
     let args: rhai::FnArgsVec<Dynamic> = args.into_iter().collect();
     match memo::key(&rt.prog, i, &args) {
-        Some(key) => memo::call(rt, key, pos, |rt| call_script_now(rt, i, args, pos)),
-        None => call_script_now(rt, i, args, pos),
+        Some(key) => memo::call(rt, key, pos, |rt| call_script_now(rt, i, args, pos, &Loans::default())),
+        None => call_script_now(rt, i, args, pos, &Loans::default()),
     }
 }
 
-fn call_script_now(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: Position) -> R<Dynamic> {
+fn call_script_now(
+    rt: &mut Rt,
+    i: usize,
+    args: impl IntoIterator<Item = Dynamic>,
+    pos: Position,
+    loans: &Loans,
+) -> R<Dynamic> {
     rt.level += 1;
     let saved = rt.this.take();
-    let r = run_fn(rt, i, args, pos);
+    let r = run_fn(rt, i, args, pos, loans);
     rt.this = saved;
     rt.level -= 1;
     r
@@ -512,7 +564,7 @@ pub(crate) fn call_script_this(
     let (this, write_back) =
         if target.is_read_only() { (target.clone().into_read_only(), false) } else { (std::mem::take(target), true) };
     let saved = rt.this.replace(this);
-    let r = run_fn(rt, i, args, pos);
+    let r = run_fn(rt, i, args, pos, &Loans::default());
     let this = std::mem::replace(&mut rt.this, saved);
     if let (true, Some(v)) = (write_back, this) {
         *target = v;
@@ -532,10 +584,15 @@ fn enter(rt: &mut Rt, pos: Position) -> R<()> {
     Ok(())
 }
 
-fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: Position) -> R<Dynamic> {
+/// `loans`: the caller's variables lent to the call, given back when it ends however it
+/// ends.
+fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: Position, loans: &Loans) -> R<Dynamic> {
     let prog = rt.prog.clone();
     let f = &prog.fns[i];
-    enter(rt, pos)?;
+    if let Err(e) = enter(rt, pos) {
+        rt.give_back_unused(args, loans);
+        return Err(e);
+    }
     let body = f.body.get().and_then(Option::as_ref).expect("a compiled function");
     let saved = rt.enter_frame(args);
     debug_assert_eq!(rt.scope_len(), f.params);
@@ -547,6 +604,7 @@ fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: P
     } else {
         body(rt)
     };
+    rt.give_back(loans);
     rt.pop_to(rt.base);
     rt.base = saved;
     match r.or_else(Ctl::returned) {

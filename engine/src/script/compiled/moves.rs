@@ -28,11 +28,13 @@ fn at(p: Position) -> Option<At> {
     Some((p.line()?, p.position()?))
 }
 
-/// The reads of variables in `one` (an AST holding one function) that are last uses.
-pub(crate) fn last_uses(one: &AST) -> HashSet<At> {
+/// The reads of variables in `one` (an AST holding one function) that are last uses;
+/// the variables named in `lent` (parameters lent by their callers: see [`lendable`])
+/// are never moved.
+pub(crate) fn last_uses(one: &AST, lent: &[&str]) -> HashSet<At> {
     // Every mention of a name: where, whether a read, whether in a loop.
     let mut mentions: HashMap<String, Vec<(At, bool, bool)>> = HashMap::new();
-    let mut never: HashSet<String> = HashSet::new();
+    let mut never: HashSet<String> = lent.iter().map(|n| n.to_string()).collect();
     one.walk(&mut |path: &[ASTNode]| {
         let in_loop = path[..path.len() - 1]
             .iter()
@@ -92,6 +94,84 @@ pub(crate) fn last_uses(one: &AST) -> HashSet<At> {
         .collect()
 }
 
+/// What a function's text can do to a value through a call, for [`lendable`].
+pub(crate) trait Calls {
+    /// Whether `name` with `n` arguments (the value called on first) is a script
+    /// function of this script.
+    fn is_script(&self, name: &str, n: usize) -> bool;
+    /// Whether a method `name` with `n` arguments (the value called on first) leaves the
+    /// value it is called on as it was: some host function has that name and number, and
+    /// every one of them is pure, and no script function has that name (a script method
+    /// changes its `this`; so may a function pointer a map holds under that name).
+    fn leaves_value(&self, name: &str, n: usize) -> bool;
+}
+
+/// The parameters (bit `i` for the `i`-th) that the function in `one` only ever reads, so
+/// that a caller may lend it a variable's list or map instead of a copy and take it back
+/// when the call ends: the value is never assigned to, in whole or in part, nor moved,
+/// nor handed by reference to anything that may change it. Conservatively, a parameter is
+/// not lendable when its name is ever:
+/// - the root of an assignment's target (`p = ..`, `p += ..`, `p.x = ..`, `p[i] = ..`);
+/// - declared again (`let p`, `const p`, a `for` loop's variable or counter);
+/// - the root of a chain holding a method call that may change its value (see
+///   [`Calls::leaves_value`]; every method named anywhere in the chain counts, the
+///   arguments' own included);
+/// - handed first to a call by name other than a script function's (a native function
+///   gets it by reference) that may change it, or handed to `call` anywhere.
+pub(crate) fn lendable(one: &AST, params: &[&str], calls: &impl Calls) -> u64 {
+    let mut changed: HashSet<String> = HashSet::new();
+    one.walk(&mut |path: &[ASTNode]| {
+        match path.last() {
+            Some(ASTNode::Stmt(Stmt::Assignment(x))) => changed.extend(root_name(&x.1.lhs)),
+            Some(ASTNode::Stmt(Stmt::Var(x, ..))) => {
+                changed.insert(x.0.name.to_string());
+            }
+            Some(ASTNode::Stmt(Stmt::For(x, _))) => {
+                changed.insert(x.0.name.to_string());
+                changed.extend(x.1.as_ref().map(|c| c.name.to_string()));
+            }
+            Some(ASTNode::Expr(e @ (Expr::Dot(x, ..) | Expr::Index(x, ..)))) => {
+                if let Some(root) = root_name(e) {
+                    let mut leaves = true;
+                    x.rhs.walk(&mut Vec::new(), &mut |p: &[ASTNode]| {
+                        if let Some(ASTNode::Expr(Expr::MethodCall(m, _))) = p.last() {
+                            leaves &= m.name.as_str() != "call" && calls.leaves_value(&m.name, m.args.len() + 1);
+                        }
+                        leaves
+                    });
+                    if !leaves {
+                        changed.insert(root);
+                    }
+                }
+            }
+            Some(ASTNode::Stmt(Stmt::FnCall(x, _)) | ASTNode::Expr(Expr::FnCall(x, _) | Expr::MethodCall(x, _))) => {
+                let n = x.args.len();
+                if x.name.as_str() == "call" {
+                    changed.extend(x.args.iter().filter_map(root_name));
+                } else if let (true, Some(Expr::Variable(v, ..))) = (x.op_token.is_none(), x.args.first()) {
+                    let by_ref =
+                        matches!(path.last(), Some(ASTNode::Stmt(Stmt::FnCall(..)) | ASTNode::Expr(Expr::FnCall(..))));
+                    if by_ref && !calls.is_script(&x.name, n) && !calls.leaves_value(&x.name, n) {
+                        changed.insert(v.1.to_string());
+                    }
+                }
+            }
+            _ => (),
+        }
+        true
+    });
+    params.iter().enumerate().filter(|(i, p)| *i < 64 && !changed.contains(**p)).fold(0, |mask, (i, _)| mask | 1 << i)
+}
+
+/// The variable a chain (or a plain variable read) starts from.
+fn root_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Variable(v, ..) => Some(v.1.to_string()),
+        Expr::Dot(x, ..) | Expr::Index(x, ..) => root_name(&x.lhs),
+        _ => None,
+    }
+}
+
 /// The variables both `a` and `b` mention.
 fn shared_names(a: &Expr, b: &Expr) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
@@ -106,7 +186,7 @@ fn shared_names(a: &Expr, b: &Expr) -> Vec<String> {
 }
 
 /// Whether `e` mentions the variable `name` anywhere.
-fn mentions_name(e: &Expr, name: &str) -> bool {
+pub(crate) fn mentions_name(e: &Expr, name: &str) -> bool {
     let mut found = false;
     e.walk(&mut Vec::new(), &mut |path: &[ASTNode]| {
         if let Some(ASTNode::Expr(Expr::Variable(v, ..))) = path.last() {
@@ -120,11 +200,128 @@ fn mentions_name(e: &Expr, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::script::compiled::tests::same;
+
+    /// The parameters of function `name` of `src` its callers may lend it.
+    fn lent(src: &str, name: &str) -> u64 {
+        let ast = crate::script::compile("t.rhai", src).expect("the script");
+        let f = ast.iter_fn_def().find(|f| f.name.as_str() == name).expect("the function").clone();
+        let params: Vec<&str> = f.params.iter().map(|p| p.as_str()).collect();
+        let prog = crate::script::compiled::program(&ast);
+        lendable(&super::super::alone(&f), &params, &super::super::ScriptCalls(&prog.index))
+    }
+
+    #[test]
+    fn a_parameter_is_lendable_only_where_nothing_can_change_it() {
+        let src = r#"
+fn reads(p, q) { p.len() + q[0] + p.x.len() + q.index_of(2) + p.keys().len() }
+fn handed(p) { reads(p, p) + [p].len() }
+fn tested(p) { if 1 in p { 1 } else { 0 } }
+fn assigned(p) { p = 1 }
+fn field(p) { p.x = 1 }
+fn item(p) { p[0] += 1 }
+fn pushed(p) { p.push(1) }
+fn pushed_by_name(p) { push(p, 1) }
+fn inner(p) { p.x.push(1) }
+fn declared(p) { let p = 1; p }
+fn looped(p) { let s = 0; for p in [1, 2] { s += p; } s }
+fn counted(p) { let s = 0; for (x, p) in [1, 2] { s += p; } s }
+fn scripted(p) { p.bump() }
+fn bump() { this.n += 1 }
+fn called(p) { let f = Fn("push"); f.call(p, 1) }
+fn unknown(p) { p.no_such_method() }
+fn sorted(p) { p.sort() }
+fn got(p) { p.get(0) }
+fn mixed(p, q, r) { q.push(1); p.len() + r }
+"#;
+        assert_eq!(lent(src, "reads"), 0b11);
+        assert_eq!(lent(src, "handed"), 0b1);
+        assert_eq!(lent(src, "tested"), 0b1);
+        for f in [
+            "assigned",
+            "field",
+            "item",
+            "pushed",
+            "pushed_by_name",
+            "inner",
+            "declared",
+            "looped",
+            "counted",
+            "scripted",
+            "called",
+            "unknown",
+            "sorted",
+            "got",
+        ] {
+            assert_eq!(lent(src, f), 0, "`{f}` may change its parameter");
+        }
+        assert_eq!(lent(src, "mixed"), 0b101);
+    }
+
+    /// Lists and maps lent to functions that only read them give the values copies give,
+    /// on both runtimes: the caller changing its variable after the call, the callee
+    /// keeping or returning its parameter, lending it on, failing, recursing past the call
+    /// limit, an empty function, a variable another argument changes first (not lent), a
+    /// constant (copied), a function that changes its parameter (not lent).
+    #[test]
+    fn lent_values_read_as_the_interpreters_copies() {
+        let src = r#"
+fn reads(l, m) { l.len() * 100 + m.n + l[0] }
+fn lend(a) { let l = [a, 2, 3]; let m = #{ n: a }; let s = reads(l, m); l.push(s); m.n += 1; reads(l, m) + l.len() }
+fn stores(l) { #{ kept: l } }
+fn keep(a) { let l = [a]; let k = stores(l); l.push(5); k.kept.len() * 10 + l.len() }
+fn returns(l) { l }
+fn back(a) { let l = [a]; let r = returns(l); r.push(1); l.len() * 10 + r.len() }
+fn deep(l, n) { if n == 0 { l.len() } else { deep(l, n - 1) + l[0] } }
+fn nested(a) { let l = [a, a]; deep(l, 3) + l.len() }
+fn fails(l) { l[10] }
+fn failing(a) { let l = [a]; fails(l) }
+fn two(x, y) { x.len() * 10 + y }
+fn popped(a) { let l = [a, 2]; two(l, l.pop()) }
+fn both(x, y) { x.len() + y.len() }
+fn twice(a) { let l = [a]; both(l, l) }
+fn empty(l) { }
+fn to_empty(a) { let l = [a]; empty(l); l.len() }
+fn changes(l) { l.push(1); l.len() }
+fn not_lent(a) { let l = [a]; changes(l) + l.len() }
+fn constant(a) { const L = [1, 2]; reads(L, #{ n: a }) }
+fn too_deep(l, n) { too_deep(l, n + 1) }
+fn overflow(a) { let l = [a]; too_deep(l, 0) }
+fn in_loop(a) { let l = [a, 1]; let s = 0; for i in 0..3 { s += reads(l, #{ n: i }); } s + l.len() }
+fn has(l, x) { x in l }
+fn tested(a) { let l = [1, 2, a]; has(l, 2) }
+"#;
+        let ast = crate::script::compile("diff.rhai", src).unwrap();
+        assert_eq!(crate::script::compiled::not_compiled(&ast), []);
+        for f in [
+            "lend", "keep", "back", "nested", "failing", "popped", "twice", "to_empty", "not_lent", "constant",
+            "overflow", "in_loop", "tested",
+        ] {
+            for a in [0, 1, 5] {
+                same(src, f, &[a]);
+            }
+        }
+        // Loans were made where the functions only read, and not elsewhere.
+        let loans = |f: &str| {
+            let before = crate::script::compiled::call::LENT.with(|n| n.get());
+            crate::script::compiled::with_runtime(crate::script::compiled::Runtime::Compiled, || {
+                let _ = crate::script::api::call_script_fn(&ast, f, vec![1.into()]);
+            });
+            crate::script::compiled::call::LENT.with(|n| n.get()) - before
+        };
+        // (`m` at its last use is moved, not lent.)
+        assert_eq!(loans("lend"), 3);
+        assert_eq!(loans("nested"), 4);
+        assert_eq!(loans("in_loop"), 3);
+        for f in ["popped", "twice", "not_lent", "constant"] {
+            assert_eq!(loans(f), 0, "`{f}` lends nothing");
+        }
+    }
 
     /// The last uses found in function `f` of `src`, as (line, column).
     fn found(src: &str) -> Vec<At> {
         let ast = crate::script::compile("t.rhai", src).expect("the script");
-        let mut v: Vec<At> = last_uses(&ast).into_iter().collect();
+        let mut v: Vec<At> = last_uses(&ast, &[]).into_iter().collect();
         v.sort();
         v
     }

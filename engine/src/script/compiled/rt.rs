@@ -375,6 +375,63 @@ impl Rt {
     }
 }
 
+/// Variables of a caller lent to the script function it calls: its parameter `k` holds
+/// the list or map of the caller's slot at `at` (an index into the whole stack, below the
+/// callee's frame), which holds unit meanwhile, until the call ends and gives it back
+/// ([`Rt::give_back`]). The function only reads such a parameter (`moves::lendable`),
+/// and nothing else reads the caller's locals while it runs, so the values are those of a
+/// copy, without making one.
+#[derive(Default)]
+pub(crate) struct Loans {
+    len: usize,
+    loans: [(usize, usize); Loans::MAX],
+}
+
+impl Loans {
+    /// The most variables one call lends (the others are copied).
+    pub const MAX: usize = 8;
+
+    pub fn push(&mut self, param: usize, at: usize) {
+        self.loans[self.len] = (param, at);
+        self.len += 1;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Rt {
+    /// At the end of a call (its frame still on the stack), give each value lent to it
+    /// back to the caller's variable.
+    #[inline]
+    pub fn give_back(&mut self, loans: &Loans) {
+        for &(param, at) in &loans.loans[..loans.len] {
+            let here = self.base + param;
+            if self.known.as_ref().is_some_and(|k| k.at == here || k.at == at) {
+                self.known = None;
+            }
+            self.stack.swap(here, at);
+        }
+    }
+
+    /// Give the values lent to a call back from its arguments, `args`, when it ends before
+    /// they were its frame (the others are dropped).
+    pub fn give_back_unused(&mut self, args: impl IntoIterator<Item = Dynamic>, loans: &Loans) {
+        for (k, v) in args.into_iter().enumerate() {
+            match loans.loans[..loans.len].iter().find(|l| l.0 == k) {
+                Some(&(_, at)) => {
+                    if self.known.as_ref().is_some_and(|known| known.at == at) {
+                        self.known = None;
+                    }
+                    discard(std::mem::replace(&mut self.stack[at], v));
+                }
+                None => discard(v),
+            }
+        }
+    }
+}
+
 thread_local! {
     /// The stacks of machines that have finished, for the next ones (a host function
     /// calling a script makes a machine for each call).
