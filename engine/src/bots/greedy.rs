@@ -55,7 +55,7 @@ pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String
     // picking is worth 0 (a pick is made while one scores above that), and is not theirs
     // to weigh.
     let options = &req.options[..req.offered().min(req.options.len())];
-    let plan = match req.pack.bot_hook("greedy_plan") {
+    let mut plan = match req.pack.bot_hook("greedy_plan") {
         Some(s) => {
             let args = vec![Dynamic::from(req.player as i64), prompt.clone(), Dynamic::from_array(options.to_vec())];
             Some(
@@ -67,11 +67,9 @@ pub fn greedy_scores(req: &ChoiceRequest<'_>) -> Result<Option<Vec<i64>>, String
     };
     let mut scores = Vec::with_capacity(req.options.len());
     for opt in options {
-        let mut args = vec![Dynamic::from(req.player as i64), prompt.clone(), opt.clone()];
-        if let Some(plan) = &plan {
-            args.push(plan.clone());
-        }
-        let v = crate::script::api::call_script_fn(&ast, "greedy_score", args)
+        // (The plan is lent to each score, where `greedy_score` only reads it.)
+        let args = vec![Dynamic::from(req.player as i64), prompt.clone(), opt.clone()];
+        let v = crate::script::api::call_script_fn_lending(&ast, "greedy_score", args, plan.as_mut())
             .map_err(|e| failed(&e, &ast, "greedy_score"))?;
         scores.push(v.as_int().map_err(|t| format!("greedy_score returned {t} where an integer was expected"))?);
     }

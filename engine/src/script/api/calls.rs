@@ -17,6 +17,12 @@ const MAX_HOST_DEPTH: usize = 24;
 /// Call `name` in a compiled script with the shared engine (the script's top-level code
 /// is not run).
 pub fn call_script_fn(ast: &AST, name: &str, args: Vec<Dynamic>) -> R<Dynamic> {
+    call_script_fn_lending(ast, name, args, None)
+}
+
+/// [`call_script_fn`] with one more argument, `last`, lent to the function where it only
+/// reads it (see `compiled::call_lending`): the same value comes back in `last`.
+pub fn call_script_fn_lending(ast: &AST, name: &str, args: Vec<Dynamic>, last: Option<&mut Dynamic>) -> R<Dynamic> {
     let mut scope = Scope::new();
     let opts = CallFnOptions::new().eval_ast(false).rewind_scope(false);
     let profiling = crate::script::profile::active();
@@ -24,8 +30,13 @@ pub fn call_script_fn(ast: &AST, name: &str, args: Vec<Dynamic>) -> R<Dynamic> {
         crate::script::profile::enter(ast.source(), name);
     }
     let meter = CallMeter::start();
-    let compiled =
-        if crate::script::locate::active() { Err(args) } else { crate::script::compiled::call(ast, name, args) };
+    let compiled = if crate::script::locate::active() {
+        let mut args = args;
+        args.extend(last.map(|v| v.clone()));
+        Err(args)
+    } else {
+        crate::script::compiled::call_lending(ast, name, args, last)
+    };
     let r = match compiled {
         Ok(r) => r,
         Err(args) => crate::script::engine().call_fn_with_options::<Dynamic>(opts, &mut scope, ast, name, args),

@@ -54,7 +54,7 @@ mod zones;
 use self::args::{
     back_up, card_has_keyword, card_value, cd, def_idx, ints, pc, pl, sp, stage_of, strict_value, zn, zone_visibility,
 };
-pub use self::calls::call_script_fn;
+pub use self::calls::{call_script_fn, call_script_fn_lending};
 use self::calls::{nested_call, target_fn};
 pub(super) use self::choices::{ask, Offer};
 pub use self::defs::PREPARE_HOOK;

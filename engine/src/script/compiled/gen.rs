@@ -45,6 +45,9 @@ pub fn program(seed: u64) -> String {
     g.out.push_str("fn label(m) { `${m.name}:${m.n}` }\n");
     g.out.push_str("fn bump() { this.n += 1; this.n }\n");
     g.out.push_str("fn pair(x, y) { x - y * 3 }\n");
+    // Functions that only read a list: a variable handed to them is lent (`moves::lendable`).
+    g.out.push_str("fn total(l, k) { l.len() * k + if l.len() > 0 { l[0] } else { 0 } }\n");
+    g.out.push_str("fn relay(l) { total(l, 2) + l.len() }\n");
     g.out.push_str("fn main(a, b) {\n");
     g.vars = vec![("a".into(), Kind::Int), ("b".into(), Kind::Int)];
     let n = 2 + g.below(6);
@@ -225,7 +228,7 @@ impl Gen {
                     };
                 }
                 let (l, r) = (self.expr(Kind::Int, depth + 1), self.expr(Kind::Int, depth + 1));
-                match self.below(12) {
+                match self.below(13) {
                     0 => format!("({l} + {r})"),
                     1 => format!("({l} - {r})"),
                     2 => format!("({l} * {r})"),
@@ -237,6 +240,8 @@ impl Gen {
                     8 => format!("{}[{r}]", self.var_of(Kind::Arr).unwrap_or_else(|| "[4, 5, 6]".into())),
                     9 => format!("{}.n", recv(self.expr(Kind::Map, depth + 1))),
                     10 => format!("pair({l}, {{ let t = {r}; t + 1 }})"),
+                    11 if self.chance(50) => format!("total({}, {l})", self.expr(Kind::Arr, depth + 1)),
+                    11 => format!("relay({})", self.expr(Kind::Arr, depth + 1)),
                     _ => format!("if {} {{ {l} }} else {{ {r} }}", self.expr(Kind::Bool, depth + 1)),
                 }
             }

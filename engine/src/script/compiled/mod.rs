@@ -390,22 +390,50 @@ pub fn not_compiled(ast: &AST) -> Vec<Interpreted> {
 }
 
 /// Call `name` of `ast` on the compiled tier, if the tier runs it (else the arguments
-/// come back, to run it on the interpreter).
-pub(crate) fn call(ast: &AST, name: &str, args: Vec<Dynamic>) -> Result<R<Dynamic>, Vec<Dynamic>> {
-    if runtime() == Runtime::Rhai {
+/// come back, to run it on the interpreter), with one more argument when `last` is some,
+/// lent where the function only reads that parameter (a bot's plan, handed to the score
+/// of every option): a list or map moves in and is back in `last` when the call ends.
+/// Otherwise (and for the interpreter) a copy goes.
+pub(crate) fn call_lending(
+    ast: &AST,
+    name: &str,
+    mut args: Vec<Dynamic>,
+    last: Option<&mut Dynamic>,
+) -> Result<R<Dynamic>, Vec<Dynamic>> {
+    let found = (runtime() == Runtime::Compiled)
+        .then(|| program(ast))
+        .and_then(|prog| Some((prog.index.find(name, args.len() + usize::from(last.is_some()))?, prog)))
+        .filter(|(i, prog)| prog.runnable(*i));
+    let Some((i, prog)) = found else {
+        args.extend(last.map(|v| v.clone()));
         return Err(args);
-    }
-    let prog = program(ast);
-    let Some(i) = prog.index.find(name, args.len()) else { return Err(args) };
-    if !prog.runnable(i) {
-        return Err(args);
-    }
+    };
     let engine = crate::script::plain_engine();
     let mut global = engine.new_global_runtime_state();
     global.source.clone_from(&prog.global_source);
     global.lib.push(ast.shared_lib().clone());
-    let mut rt = Rt::new(prog.clone(), global, 0);
-    let r = run_fn(&mut rt, i, args, Position::NONE, &Loans::default());
+    let lent = prog.lends(i) >> args.len() & 1 == 1;
+    let mut rt = Rt::new(prog, global, 0);
+    // A value lent comes back below the frame, where a caller's variable would lie.
+    let mut loans = Loans::default();
+    let last = match last {
+        Some(v) if lent && (v.is_array() || v.is_map()) && !v.is_read_only() => {
+            rt.push_local(Dynamic::UNIT);
+            loans.push(args.len(), 0);
+            #[cfg(test)]
+            call::LENT.with(|n| n.set(n.get() + 1));
+            args.push(std::mem::take(v));
+            Some(v)
+        }
+        other => {
+            args.extend(other.map(|v| v.clone()));
+            None
+        }
+    };
+    let r = run_fn(&mut rt, i, args, Position::NONE, &loans);
+    if let Some(v) = last {
+        *v = std::mem::take(rt.slot(0));
+    }
     crate::script::api::report_call_ops(rt.heard());
     // As `Engine::call_fn`: `exit` gives the call's value, and the entry function's own
     // wrapper comes off its error.

@@ -318,6 +318,29 @@ fn tested(a) { let l = [1, 2, a]; has(l, 2) }
         }
     }
 
+    /// The host lends a value (a bot's plan) to a function that only reads it, and gets
+    /// it back as it was; a function that changes it gets a copy. Alike on both runtimes.
+    #[test]
+    fn the_host_lends_a_value_only_to_a_function_that_reads_it() {
+        use crate::script::compiled::{call::LENT, with_runtime, Runtime};
+        let src = "fn score(a, plan) { plan.n + a }\nfn change(a, plan) { plan.n += a; plan.n }";
+        let ast = crate::script::compile("lend.rhai", src).unwrap();
+        for r in [Runtime::Rhai, Runtime::Compiled] {
+            for (f, lent) in [("score", 1), ("change", 0)] {
+                let mut plan =
+                    rhai::Dynamic::from_map([("n".into(), rhai::Dynamic::from_int(1))].into_iter().collect());
+                let before = LENT.with(|n| n.get());
+                let v = with_runtime(r, || {
+                    crate::script::api::call_script_fn_lending(&ast, f, vec![2.into()], Some(&mut plan))
+                });
+                assert_eq!(v.unwrap().as_int(), Ok(3), "{f} on {r:?}");
+                assert_eq!(plan.to_string(), "#{\"n\": 1}", "{f} on {r:?}: the plan comes back as it was");
+                let expected = if r == Runtime::Compiled { lent } else { 0 };
+                assert_eq!(LENT.with(|n| n.get()) - before, expected, "{f} on {r:?}");
+            }
+        }
+    }
+
     /// The last uses found in function `f` of `src`, as (line, column).
     fn found(src: &str) -> Vec<At> {
         let ast = crate::script::compile("t.rhai", src).expect("the script");

@@ -799,9 +799,9 @@ fn the_runtime_chosen_is_the_one_that_runs() {
     }
     let ast = crate::script::compile("choice.rhai", "fn f(a) { a + 1 }").expect("the script");
     let args = || vec![rhai::Dynamic::from_int(41)];
-    let handed_back = with_runtime(Runtime::Rhai, || super::call(&ast, "f", args()));
+    let handed_back = with_runtime(Runtime::Rhai, || super::call_lending(&ast, "f", args(), None));
     assert!(matches!(&handed_back, Err(a) if a.len() == 1 && a[0].as_int() == Ok(41)), "{handed_back:?}");
-    let ran = with_runtime(Runtime::Compiled, || super::call(&ast, "f", args()));
+    let ran = with_runtime(Runtime::Compiled, || super::call_lending(&ast, "f", args(), None));
     assert!(matches!(&ran, Ok(Ok(v)) if v.as_int() == Ok(42)), "{ran:?}");
     // The same through the engine's entry point, on either runtime.
     for r in [Runtime::Rhai, Runtime::Compiled] {
