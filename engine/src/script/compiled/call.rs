@@ -219,7 +219,11 @@ impl Call {
         }
         if let Some(i) = self.script {
             if let (Some((place, _)), false) = (by_ref, self.lend & 1 == 1) {
-                set(&mut values.as_mut()[0], if self.moved { rt.take(place)? } else { rt.read(place)? });
+                let v = match (self.moved, place) {
+                    (true, Place::Slot(i)) => rt.take_last(i),
+                    _ => rt.read(place)?,
+                };
+                set(&mut values.as_mut()[0], v);
             }
             let loans = self.lend_values(rt, by_ref, values.as_mut());
             return Ok(super::call_script(rt, i, values, self.pos, &loans)?);

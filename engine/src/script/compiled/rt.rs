@@ -130,6 +130,9 @@ pub(crate) struct Rt {
     /// A `for` loop's head under way that may end in an iterator Rhai keeps to itself
     /// (see `iters.rs`).
     pub(crate) head: Option<super::iters::Head>,
+    /// The parameters of the running function that its caller lent it (bit `k` for the
+    /// `k`-th, see [`Loans`]): read at their last use, they are copied, not moved.
+    pub(crate) lent: u64,
 }
 
 /// Arrays, map entries and bytes of text inside a value (Rhai's `calc_data_sizes`).
@@ -172,6 +175,7 @@ impl Rt {
             push: None,
             pushed: None,
             head: None,
+            lent: 0,
         }
     }
 
@@ -355,6 +359,19 @@ impl Rt {
         }
     }
 
+    /// The value of local `i` at its last use: moved out, or copied where it is a
+    /// parameter lent to the running function (the caller gets it back as it was).
+    #[inline(always)]
+    pub fn take_last(&mut self, i: usize) -> Dynamic {
+        let lent = i < 64 && self.lent >> i & 1 == 1;
+        let v = self.slot(i);
+        if lent {
+            copy(v)
+        } else {
+            std::mem::take(v)
+        }
+    }
+
     /// A copy of the value of a variable place.
     #[inline(always)]
     pub fn read(&mut self, place: Place) -> Result<Dynamic, Ctl> {
@@ -398,6 +415,11 @@ impl Loans {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The parameters lent (bit `k` for the `k`-th).
+    pub fn params(&self) -> u64 {
+        self.loans[..self.len].iter().fold(0, |m, &(k, _)| m | 1 << k)
     }
 }
 
