@@ -109,13 +109,20 @@ impl Arg {
         }
     }
 
-    /// A lent variable's operation, its value left where it is (unit in its place).
+    /// An argument that may lend (argument `j`, a variable): a list or map it holds is
+    /// left where it is (marked in `lending`, unit given), any other value copied.
     #[inline(always)]
-    fn track(&self, rt: &mut Rt) -> X {
+    fn eval_or_lend(&self, rt: &mut Rt, lending: &mut u64, j: usize) -> X {
         match self {
-            Arg::Var(_, p) => {
+            Arg::Var(slot, p) => {
                 rt.track(*p)?;
-                Ok(Dynamic::UNIT)
+                let v = rt.slot(*slot);
+                if lendable(v) {
+                    *lending |= 1 << j;
+                    Ok(Dynamic::UNIT)
+                } else {
+                    Ok(copy(v))
+                }
             }
             _ => self.eval(rt),
         }
@@ -175,6 +182,8 @@ impl Call {
         // as the interpreter does).
         let off = usize::from(by_ref.is_some());
         let mut values = V::units(off + self.rest.len());
+        // The arguments that lend their variable's list or map (a subset of `lend`).
+        let mut lending = 0u64;
         let mut unread = match self.quiet {
             Some(Quiet::Narration { from }) if api::nobody_reads(None) => from..usize::MAX,
             _ => 0..0,
@@ -195,9 +204,10 @@ impl Call {
                 set(&mut values.as_mut()[off + k], Dynamic::from(ImmutableString::new()));
                 continue;
             }
-            // A variable lent is taken once every argument is made (below).
-            let lent = self.lend >> (off + k) & 1 == 1;
-            match if lent { a.track(rt) } else { a.eval(rt) } {
+            // A list or map a variable lends is taken once every argument is made (below).
+            let v =
+                if self.lend >> (off + k) & 1 == 1 { a.eval_or_lend(rt, &mut lending, off + k) } else { a.eval(rt) };
+            match v {
                 Ok(v) => set(&mut values.as_mut()[off + k], v),
                 Err(e) => {
                     values.into_iter().for_each(discard);
@@ -218,14 +228,21 @@ impl Call {
             }
         }
         if let Some(i) = self.script {
-            if let (Some((place, _)), false) = (by_ref, self.lend & 1 == 1) {
-                let v = match (self.moved, place) {
-                    (true, Place::Slot(i)) => rt.take_last(i),
-                    _ => rt.read(place)?,
-                };
-                set(&mut values.as_mut()[0], v);
+            if let Some((place, _)) = by_ref {
+                if self.lend & 1 == 1 && lendable(rt.peek(place)?) {
+                    lending |= 1;
+                } else {
+                    let v = match (self.moved, place) {
+                        (true, Place::Slot(i)) => rt.take_last(i),
+                        _ => rt.read(place)?,
+                    };
+                    set(&mut values.as_mut()[0], v);
+                }
             }
-            let loans = self.lend_values(rt, by_ref, values.as_mut());
+            if lending == 0 {
+                return Ok(super::call_script(rt, i, values, self.pos, &Loans::NONE)?);
+            }
+            let loans = self.lend_values(rt, lending, by_ref, values.as_mut());
             return Ok(super::call_script(rt, i, values, self.pos, &loans)?);
         }
         if let Some(k) = &self.known {
@@ -289,38 +306,42 @@ thread_local! {
 }
 
 impl Call {
-    /// The values of the lent arguments (`lend`), the others made: a list or map the
-    /// variable holds moves to the call and comes back when it ends; any other value (or
-    /// a constant's) is copied, as without a loan.
-    fn lend_values(&self, rt: &mut Rt, by_ref: Option<(Place, Position)>, values: &mut [Dynamic]) -> Loans {
+    /// The values of the arguments that lend (`lending`: variables holding a list or a
+    /// map, not a constant's): each moves to the call and comes back when it ends.
+    fn lend_values(
+        &self,
+        rt: &mut Rt,
+        lending: u64,
+        by_ref: Option<(Place, Position)>,
+        values: &mut [Dynamic],
+    ) -> Loans {
         let mut loans = Loans::default();
-        if self.lend == 0 {
-            return loans;
-        }
         let off = usize::from(by_ref.is_some());
-        for (j, value) in values.iter_mut().enumerate().take(64) {
-            if self.lend >> j & 1 == 0 {
-                continue;
-            }
+        let mut bits = lending;
+        while bits != 0 {
+            let j = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
             let slot = match (j, by_ref) {
                 (0, Some((Place::Slot(s), _))) => s,
                 _ => match self.rest[j - off] {
                     Arg::Var(s, _) => s,
-                    _ => unreachable!("only variables are lent"),
+                    _ => unreachable!("only variables lend"),
                 },
             };
-            let v = rt.slot(slot);
-            if (v.is_array() || v.is_map()) && !v.is_read_only() {
-                set(value, std::mem::take(v));
-                loans.push(j, rt.base + slot);
-                #[cfg(test)]
-                LENT.with(|n| n.set(n.get() + 1));
-            } else {
-                set(value, copy(v));
-            }
+            set(&mut values[j], std::mem::take(rt.slot(slot)));
+            loans.push(j, rt.base + slot);
+            #[cfg(test)]
+            LENT.with(|n| n.set(n.get() + 1));
         }
         loans
     }
+}
+
+/// Whether a variable's value is lent rather than copied: a list or a map (a copy of
+/// anything else is cheap), not a constant's (a copy is never read-only).
+#[inline(always)]
+fn lendable(v: &Dynamic) -> bool {
+    (v.is_array() || v.is_map()) && !v.is_read_only()
 }
 
 /// Whether the arguments (`first`, when it is still where it lies, then `rest`) have the

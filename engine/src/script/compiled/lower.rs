@@ -26,7 +26,7 @@ pub(crate) struct Lower<'a> {
     pub why: Option<String>,
     /// The reads that are last uses of their variable (`moves.rs`): the value is moved
     /// out of its slot, not copied.
-    pub moves: std::collections::HashSet<super::moves::At>,
+    pub moves: &'a std::collections::HashSet<super::moves::At>,
     /// Each statement tells the profiler its line (see `Program::profiled`).
     pub profiled: bool,
 }
@@ -436,7 +436,7 @@ impl Lower<'_> {
                 if self.last_use(pos) {
                     return Some(Box::new(move |rt| {
                         rt.track(pos)?;
-                        Ok(std::mem::take(rt.slot(slot)))
+                        Ok(rt.take_last(slot))
                     }));
                 }
                 return Some(Box::new(move |rt| {

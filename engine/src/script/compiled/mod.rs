@@ -133,6 +133,9 @@ struct Func {
     memo: Cell<memo::Record>,
     /// The parameters it only reads, which callers lend it (see `moves::lendable`).
     lends: OnceCell<u64>,
+    /// The reads that are last uses of their variable (`moves::last_uses`), worked out
+    /// once for its callers' loans and its own compile.
+    last: OnceCell<HashSet<moves::At>>,
 }
 
 impl Func {
@@ -183,13 +186,11 @@ pub(crate) struct Program {
 
 /// The statements of a function body. Rhai does not name the type of a body outside the
 /// crate, but `AST::walk` visits bodies: walked alone (an AST holding only that function),
-/// a function's top-level statements are the walk's top-level nodes. With them, the reads
-/// that are last uses of their variable. (The AST is made of the one function, not
+/// a function's top-level statements are the walk's top-level nodes. (The AST is made of
+/// the one function (see [`alone`]), not
 /// filtered from a copy of the whole script's: a copy of every function for each function
 /// compiled made a script of many functions slow to compile.)
-/// The parameters named by the bits of `lent` are never moved (their values are lent).
-fn body_of(f: &Shared<rhai::ScriptFuncDef>, lent: u64) -> (Vec<rhai::Stmt>, HashSet<moves::At>) {
-    let one = alone(f);
+fn body_of(one: &AST) -> Vec<rhai::Stmt> {
     let mut top: Vec<rhai::Stmt> = Vec::new();
     one.walk(&mut |path: &[rhai::ASTNode]| {
         if let [rhai::ASTNode::Stmt(s)] = path {
@@ -197,9 +198,7 @@ fn body_of(f: &Shared<rhai::ScriptFuncDef>, lent: u64) -> (Vec<rhai::Stmt>, Hash
         }
         true
     });
-    let lent: Vec<&str> =
-        f.params.iter().enumerate().filter(|(i, _)| lent >> i & 1 == 1).map(|(_, p)| p.as_str()).collect();
-    (top, moves::last_uses(&one, &lent))
+    top
 }
 
 /// An AST holding only the function `f`.
@@ -235,6 +234,7 @@ impl Program {
                 runnable: Cell::new(None),
                 memo: Cell::new(memo::Record::default()),
                 lends: OnceCell::new(),
+                last: OnceCell::new(),
             })
             .collect();
         let mut index = FnIndex::default();
@@ -260,8 +260,15 @@ impl Program {
         let f = &self.fns[i];
         *f.lends.get_or_init(|| {
             let params: Vec<&str> = f.def.params.iter().map(|p| p.as_str()).collect();
-            moves::lendable(&alone(&f.def), &params, &ScriptCalls(&self.index))
+            let (one, calls) = (alone(&f.def), ScriptCalls(&self.index));
+            moves::lendable(&one, &params, &calls) & !moves::moved_params(&one, self.last_uses(i), &params, &calls)
         })
+    }
+
+    /// The reads of function `i` that are last uses of their variable.
+    fn last_uses(&self, i: usize) -> &HashSet<moves::At> {
+        let f = &self.fns[i];
+        f.last.get_or_init(|| moves::last_uses(&alone(&f.def)))
     }
 
     /// Compile function `i` (not what it calls).
@@ -276,15 +283,14 @@ impl Program {
             lends: &|j| self.lends(j),
             calls: Vec::new(),
             why: None,
-            moves: Default::default(),
+            moves: self.last_uses(i),
             profiled: self.profiled,
         };
         let (body, empty) = if f.def.this_type.is_some() {
             l.why = Some("a method of a type (`this`)".into());
             (None, false)
         } else {
-            let (b, moves) = body_of(&f.def, self.lends(i));
-            l.moves = moves;
+            let b = body_of(&alone(&f.def));
             (l.block(&b, false), b.is_empty())
         };
         let why = body.is_none().then(|| l.why.take().unwrap_or_else(|| "a construct not compiled".into()));
@@ -513,7 +519,7 @@ impl<'c, 'n> Callback<'c, 'n> {
         let r = if rt.prog.fns[*i].empty() {
             enter(rt, pos).map(|()| Dynamic::UNIT)
         } else {
-            run_fn(rt, *i, values, pos, &Loans::default())
+            run_fn(rt, *i, values, pos, &Loans::NONE)
         };
         memo::called_back(rt.ops);
         crate::script::api::report_call_ops(rt.heard());
@@ -555,8 +561,8 @@ pub(crate) fn call_script(
     }
     let args: rhai::FnArgsVec<Dynamic> = args.into_iter().collect();
     match memo::key(&rt.prog, i, &args) {
-        Some(key) => memo::call(rt, key, pos, |rt| call_script_now(rt, i, args, pos, &Loans::default())),
-        None => call_script_now(rt, i, args, pos, &Loans::default()),
+        Some(key) => memo::call(rt, key, pos, |rt| call_script_now(rt, i, args, pos, &Loans::NONE)),
+        None => call_script_now(rt, i, args, pos, &Loans::NONE),
     }
 }
 
@@ -592,7 +598,7 @@ pub(crate) fn call_script_this(
     let (this, write_back) =
         if target.is_read_only() { (target.clone().into_read_only(), false) } else { (std::mem::take(target), true) };
     let saved = rt.this.replace(this);
-    let r = run_fn(rt, i, args, pos, &Loans::default());
+    let r = run_fn(rt, i, args, pos, &Loans::NONE);
     let this = std::mem::replace(&mut rt.this, saved);
     if let (true, Some(v)) = (write_back, this) {
         *target = v;
@@ -623,6 +629,7 @@ fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: P
     }
     let body = f.body.get().and_then(Option::as_ref).expect("a compiled function");
     let saved = rt.enter_frame(args);
+    let saved_lent = std::mem::replace(&mut rt.lent, loans.params());
     debug_assert_eq!(rt.scope_len(), f.params);
     let r = if prog.profiled {
         crate::script::profile::frame_enter(&prog.source, &f.name);
@@ -633,6 +640,7 @@ fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: P
         body(rt)
     };
     rt.give_back(loans);
+    rt.lent = saved_lent;
     rt.pop_to(rt.base);
     rt.base = saved;
     match r.or_else(Ctl::returned) {

@@ -28,13 +28,12 @@ fn at(p: Position) -> Option<At> {
     Some((p.line()?, p.position()?))
 }
 
-/// The reads of variables in `one` (an AST holding one function) that are last uses;
-/// the variables named in `lent` (parameters lent by their callers: see [`lendable`])
-/// are never moved.
-pub(crate) fn last_uses(one: &AST, lent: &[&str]) -> HashSet<At> {
+/// The reads of variables in `one` (an AST holding one function) that are last uses. (A
+/// parameter lent to the call is copied there instead: see `Rt::take_last`.)
+pub(crate) fn last_uses(one: &AST) -> HashSet<At> {
     // Every mention of a name: where, whether a read, whether in a loop.
     let mut mentions: HashMap<String, Vec<(At, bool, bool)>> = HashMap::new();
-    let mut never: HashSet<String> = lent.iter().map(|n| n.to_string()).collect();
+    let mut never: HashSet<String> = HashSet::new();
     one.walk(&mut |path: &[ASTNode]| {
         let in_loop = path[..path.len() - 1]
             .iter()
@@ -108,8 +107,8 @@ pub(crate) trait Calls {
 
 /// The parameters (bit `i` for the `i`-th) that the function in `one` only ever reads, so
 /// that a caller may lend it a variable's list or map instead of a copy and take it back
-/// when the call ends: the value is never assigned to, in whole or in part, nor moved,
-/// nor handed by reference to anything that may change it. Conservatively, a parameter is
+/// when the call ends: the value is never assigned to, in whole or in part, nor handed by
+/// reference to anything that may change it. Conservatively, a parameter is
 /// not lendable when its name is ever:
 /// - the root of an assignment's target (`p = ..`, `p += ..`, `p.x = ..`, `p[i] = ..`);
 /// - declared again (`let p`, `const p`, a `for` loop's variable or counter);
@@ -161,6 +160,35 @@ pub(crate) fn lendable(one: &AST, params: &[&str], calls: &impl Calls) -> u64 {
         true
     });
     params.iter().enumerate().filter(|(i, p)| *i < 64 && !changed.contains(**p)).fold(0, |mask, (i, _)| mask | 1 << i)
+}
+
+/// The parameters (bit `i` for the `i`-th) the function moves somewhere at their last use
+/// (`for x in p`, `return p`, `g(p)`, `let q = p`): a lent one would be copied there, the
+/// copy a loan saves its caller, so such a parameter is not worth lending. A chain's root
+/// (`p.x`, `p[i]`, `p.len()`) and a variable handed first to a native function are read
+/// where they lie, not moved.
+pub(crate) fn moved_params(one: &AST, last: &HashSet<At>, params: &[&str], calls: &impl Calls) -> u64 {
+    let mut moved = 0u64;
+    one.walk(&mut |path: &[ASTNode]| {
+        let Some(ASTNode::Expr(Expr::Variable(v, _, pos))) = path.last() else { return true };
+        let (Some(i), Some(a)) = (params.iter().position(|p| *p == v.1.as_str()), at(*pos)) else { return true };
+        if i >= 64 || !last.contains(&a) {
+            return true;
+        }
+        let is_this = |e: &Expr| matches!(e, Expr::Variable(_, _, p) if p == pos);
+        let in_place = match path.len().checked_sub(2).map(|k| &path[k]) {
+            Some(ASTNode::Expr(Expr::Dot(x, ..) | Expr::Index(x, ..))) => is_this(&x.lhs),
+            Some(ASTNode::Expr(Expr::FnCall(x, _)) | ASTNode::Stmt(Stmt::FnCall(x, _))) => {
+                x.op_token.is_none() && x.args.first().is_some_and(is_this) && !calls.is_script(&x.name, x.args.len())
+            }
+            _ => false,
+        };
+        if !in_place {
+            moved |= 1 << i;
+        }
+        true
+    });
+    moved
 }
 
 /// The variable a chain (or a plain variable read) starts from.
@@ -344,7 +372,7 @@ fn tested(a) { let l = [1, 2, a]; has(l, 2) }
     /// The last uses found in function `f` of `src`, as (line, column).
     fn found(src: &str) -> Vec<At> {
         let ast = crate::script::compile("t.rhai", src).expect("the script");
-        let mut v: Vec<At> = last_uses(&ast, &[]).into_iter().collect();
+        let mut v: Vec<At> = last_uses(&ast).into_iter().collect();
         v.sort();
         v
     }

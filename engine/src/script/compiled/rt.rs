@@ -401,6 +401,8 @@ impl Rt {
 #[derive(Default)]
 pub(crate) struct Loans {
     len: usize,
+    /// The parameters lent (bit `k` for the `k`-th).
+    params: u64,
     loans: [(usize, usize); Loans::MAX],
 }
 
@@ -408,25 +410,31 @@ impl Loans {
     /// The most variables one call lends (the others are copied).
     pub const MAX: usize = 8;
 
+    /// No loan (most calls).
+    pub const NONE: Loans = Loans { len: 0, params: 0, loans: [(0, 0); Loans::MAX] };
+
     pub fn push(&mut self, param: usize, at: usize) {
         self.loans[self.len] = (param, at);
         self.len += 1;
+        self.params |= 1 << param;
     }
 
+    #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The parameters lent (bit `k` for the `k`-th).
+    #[inline(always)]
     pub fn params(&self) -> u64 {
-        self.loans[..self.len].iter().fold(0, |m, &(k, _)| m | 1 << k)
+        self.params
     }
 }
 
 impl Rt {
     /// At the end of a call (its frame still on the stack), give each value lent to it
     /// back to the caller's variable.
-    #[inline]
+    #[inline(always)]
     pub fn give_back(&mut self, loans: &Loans) {
         for &(param, at) in &loans.loans[..loans.len] {
             let here = self.base + param;
