@@ -22,6 +22,7 @@ pub fn call_script_fn(ast: &AST, name: &str, args: Vec<Dynamic>) -> R<Dynamic> {
 
 /// [`call_script_fn`] with one more argument, `last`, lent to the function where it only
 /// reads it (see `compiled::call_lending`): the same value comes back in `last`.
+#[inline]
 pub fn call_script_fn_lending(ast: &AST, name: &str, args: Vec<Dynamic>, last: Option<&mut Dynamic>) -> R<Dynamic> {
     let mut scope = Scope::new();
     let opts = CallFnOptions::new().eval_ast(false).rewind_scope(false);

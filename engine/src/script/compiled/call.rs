@@ -42,25 +42,36 @@ pub(crate) struct Call {
     pub pos: Position,
 }
 
-/// The arguments of a call to a script function that lend their variable's value: those
-/// the function only reads (`params`, see `moves::lendable`), when the argument is a
-/// variable read that is not its last use (that one is moved) and no other argument
-/// mentions the variable (`shared`: the value is taken once every argument is made, and
-/// another argument could change it first), at most [`Loans::MAX`].
-pub(crate) fn lent_args(
+/// The arguments of a call to a script function that lend their variable's value (bit
+/// `k` for the `k`-th, the variable handed first included), made `Arg::Lend`: those the
+/// function only reads (`params`, see `moves::lendable`), when the argument is a variable
+/// read that is not its last use (that one is moved) and no other argument mentions the
+/// variable (`shared`: the value is taken once every argument is made, and another
+/// argument could change it first), at most [`Loans::MAX`].
+pub(crate) fn lend_args(
     params: u64,
     by_ref: Option<(Place, Position)>,
     moved: bool,
-    rest: &[Arg],
+    rest: &mut [Arg],
     shared: &[bool],
 ) -> u64 {
-    // Whether each argument is a variable, not moved.
-    let first = by_ref.map(|(place, _)| matches!(place, Place::Slot(_)) && !moved);
-    let vars = first.into_iter().chain(rest.iter().map(|a| matches!(a, Arg::Var(..))));
+    let off = usize::from(by_ref.is_some());
     let mut mask = 0u64;
-    for (j, var) in vars.enumerate().take(64) {
-        if var && params >> j & 1 == 1 && !shared[j] && (mask.count_ones() as usize) < Loans::MAX {
+    let mut lends = |j: usize, var: bool| {
+        let lend = var && j < 64 && params >> j & 1 == 1 && !shared[j] && (mask.count_ones() as usize) < Loans::MAX;
+        if lend {
             mask |= 1 << j;
+        }
+        lend
+    };
+    if let Some((place, _)) = by_ref {
+        lends(0, matches!(place, Place::Slot(_)) && !moved);
+    }
+    for (k, a) in rest.iter_mut().enumerate() {
+        if let Arg::Var(s, p) = *a {
+            if lends(off + k, true) {
+                *a = Arg::Lend(s, p);
+            }
         }
     }
     mask
@@ -86,13 +97,28 @@ pub(crate) enum Arg {
     Text(ImmutableString, Position),
     Int(i64, Position),
     Var(usize, Position),
+    /// A variable read that lends a list or map it holds to the script function called
+    /// (see [`lend_args`]); any other value is copied, as by `Var`.
+    Lend(usize, Position),
     Code(Code),
 }
 
 impl Arg {
+    /// Argument `j`'s value; a list or map it lends is left where it is (unit given, its
+    /// bit set in `lending`).
     #[inline(always)]
-    fn eval(&self, rt: &mut Rt) -> X {
+    fn eval(&self, rt: &mut Rt, lending: &mut u64, j: usize) -> X {
         match self {
+            Arg::Lend(slot, p) => {
+                rt.track(*p)?;
+                let v = rt.slot(*slot);
+                if lendable(v) {
+                    *lending |= 1 << j;
+                    Ok(Dynamic::UNIT)
+                } else {
+                    Ok(copy(v))
+                }
+            }
             Arg::Text(s, p) => {
                 rt.track(*p)?;
                 Ok(Dynamic::from(s.clone()))
@@ -106,25 +132,6 @@ impl Arg {
                 Ok(copy(rt.slot(*slot)))
             }
             Arg::Code(c) => c(rt),
-        }
-    }
-
-    /// An argument that may lend (argument `j`, a variable): a list or map it holds is
-    /// left where it is (marked in `lending`, unit given), any other value copied.
-    #[inline(always)]
-    fn eval_or_lend(&self, rt: &mut Rt, lending: &mut u64, j: usize) -> X {
-        match self {
-            Arg::Var(slot, p) => {
-                rt.track(*p)?;
-                let v = rt.slot(*slot);
-                if lendable(v) {
-                    *lending |= 1 << j;
-                    Ok(Dynamic::UNIT)
-                } else {
-                    Ok(copy(v))
-                }
-            }
-            _ => self.eval(rt),
         }
     }
 }
@@ -204,10 +211,8 @@ impl Call {
                 set(&mut values.as_mut()[off + k], Dynamic::from(ImmutableString::new()));
                 continue;
             }
-            // A list or map a variable lends is taken once every argument is made (below).
-            let v =
-                if self.lend >> (off + k) & 1 == 1 { a.eval_or_lend(rt, &mut lending, off + k) } else { a.eval(rt) };
-            match v {
+            // (A list or map a variable lends is taken once every argument is made.)
+            match a.eval(rt, &mut lending, off + k) {
                 Ok(v) => set(&mut values.as_mut()[off + k], v),
                 Err(e) => {
                     values.into_iter().for_each(discard);
@@ -218,7 +223,7 @@ impl Call {
         // A prompt left unmade is made after all where `choose` will quote it.
         if let Some(Quiet::Prompt { at }) = self.quiet {
             if unread.contains(&at) && !values.as_mut().get(off + at + 1).is_some_and(api::offers_something) {
-                match self.rest[at].eval(rt) {
+                match self.rest[at].eval(rt, &mut lending, off + at) {
                     Ok(v) => set(&mut values.as_mut()[off + at], v),
                     Err(e) => {
                         values.into_iter().for_each(discard);
@@ -240,10 +245,10 @@ impl Call {
                 }
             }
             if lending == 0 {
-                return Ok(super::call_script(rt, i, values, self.pos, &Loans::NONE)?);
+                return Ok(super::call_script(rt, i, values, self.pos)?);
             }
             let loans = self.lend_values(rt, lending, by_ref, values.as_mut());
-            return Ok(super::call_script(rt, i, values, self.pos, &loans)?);
+            return Ok(super::call_script_lent(rt, i, values, self.pos, &loans)?);
         }
         if let Some(k) = &self.known {
             // Its first parameter is taken by value, so a variable handed first is copied
@@ -324,7 +329,7 @@ impl Call {
             let slot = match (j, by_ref) {
                 (0, Some((Place::Slot(s), _))) => s,
                 _ => match self.rest[j - off] {
-                    Arg::Var(s, _) => s,
+                    Arg::Lend(s, _) => s,
                     _ => unreachable!("only variables lend"),
                 },
             };

@@ -43,7 +43,7 @@ pub(crate) fn curry_method(rt: &Rt, f: &Dynamic, values: FnArgsVec<Dynamic>, pos
 pub(crate) fn call(rt: &mut Rt, f: &FnPtr, args: FnArgsVec<Dynamic>, pos: Position) -> R<Dynamic> {
     let values: FnArgsVec<Dynamic> = f.curry().iter().cloned().chain(args).collect();
     if let Some(i) = rt.prog.index.find(f.fn_name(), values.len()) {
-        return super::call_script(rt, i, values, pos, &super::rt::Loans::NONE);
+        return super::call_script(rt, i, values, pos);
     }
     native(rt, f.fn_name(), values, pos)
 }
@@ -59,7 +59,7 @@ pub(crate) fn call_by_name(
 ) -> R<Dynamic> {
     let values: FnArgsVec<Dynamic> = f.curry().iter().cloned().chain(args).collect();
     if let Some(i) = rt.prog.index.find(f.fn_name(), values.len()) {
-        return super::call_script(rt, i, values, pos, &super::rt::Loans::NONE);
+        return super::call_script(rt, i, values, pos);
     }
     let mut values = values;
     let site = Site::new(super::host_table(), f.fn_name().into(), values.len(), pos);

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use rhai::{ASTFlags, Dynamic, EvalAltResult, Expr, FnCallExpr, FnPtr, ImmutableString, Position, Stmt, Token};
 
-use super::call::{lent_args, Arg, Call, Quiet};
+use super::call::{lend_args, Arg, Call, Quiet};
 use super::natives::Site;
 use super::rt::{bool_of, boolean, copy, discard, fill, int, mismatch, size_check, Code, Ctl, Place, Rt};
 use super::FnIndex;
@@ -766,7 +766,7 @@ impl Lower<'_> {
             Some(Expr::ThisPtr(p)) => Some((Place::This(*p), *p)),
             _ => None,
         };
-        let rest: Vec<Arg> =
+        let mut rest: Vec<Arg> =
             x.args.iter().skip(usize::from(by_ref.is_some())).map(|a| self.call_arg(a)).collect::<Option<_>>()?;
         let site = Site::new(super::host_table(), x.name.clone(), n, pos);
         let type_of = x.name.as_str() == "type_of" && n == 1;
@@ -793,7 +793,7 @@ impl Lower<'_> {
                 _ => false,
             })
             .collect();
-        let lend = script.map_or(0, |i| lent_args((self.lends)(i), by_ref, moved, &rest, &shared));
+        let lend = script.map_or(0, |i| lend_args((self.lends)(i), by_ref, moved, &mut rest, &shared));
         Some(Call { track, by_ref, rest, script, site, type_of, moved, known, quiet, appends, lend, pos }.code())
     }
 }

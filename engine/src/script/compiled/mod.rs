@@ -436,7 +436,11 @@ pub(crate) fn call_lending(
             None
         }
     };
-    let r = run_fn(&mut rt, i, args, Position::NONE, &loans);
+    let r = if loans.is_empty() {
+        run_fn::<false>(&mut rt, i, args, Position::NONE, &loans)
+    } else {
+        run_fn::<true>(&mut rt, i, args, Position::NONE, &loans)
+    };
     if let Some(v) = last {
         *v = std::mem::take(rt.slot(0));
     }
@@ -519,7 +523,7 @@ impl<'c, 'n> Callback<'c, 'n> {
         let r = if rt.prog.fns[*i].empty() {
             enter(rt, pos).map(|()| Dynamic::UNIT)
         } else {
-            run_fn(rt, *i, values, pos, &Loans::NONE)
+            run_fn::<false>(rt, *i, values, pos, &Loans::NONE)
         };
         memo::called_back(rt.ops);
         crate::script::api::report_call_ops(rt.heard());
@@ -543,9 +547,24 @@ fn linked_compiled(ctx: &NativeCallContext, f: &FnPtr, n: usize) -> Option<(Rc<P
 
 /// A script function called from compiled code (`exec_fn_call` and `call_script_fn`).
 /// A call that changes nothing may be answered from memory (see `memo.rs`).
-/// `loans`: the caller's variables lent to it (see [`rt::Loans`]), given back when it ends
-/// (such a call holds a list or map, which no remembered call does).
-pub(crate) fn call_script(
+pub(crate) fn call_script(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: Position) -> R<Dynamic> {
+    if rt.prog.fns[i].empty() {
+        return Ok(Dynamic::UNIT);
+    }
+    if rt.prog.fns[i].memo.get().off() {
+        return call_script_now::<false>(rt, i, args, pos, &Loans::NONE);
+    }
+    let args: rhai::FnArgsVec<Dynamic> = args.into_iter().collect();
+    match memo::key(&rt.prog, i, &args) {
+        Some(key) => memo::call(rt, key, pos, |rt| call_script_now::<false>(rt, i, args, pos, &Loans::NONE)),
+        None => call_script_now::<false>(rt, i, args, pos, &Loans::NONE),
+    }
+}
+
+/// [`call_script`] with the caller's variables `loans` lent to it (see [`rt::Loans`]),
+/// given back when it ends. (Such a call holds a list or map, which no remembered call
+/// does.)
+pub(crate) fn call_script_lent(
     rt: &mut Rt,
     i: usize,
     args: impl IntoIterator<Item = Dynamic>,
@@ -556,17 +575,10 @@ pub(crate) fn call_script(
         rt.give_back_unused(args, loans);
         return Ok(Dynamic::UNIT);
     }
-    if !loans.is_empty() || rt.prog.fns[i].memo.get().off() {
-        return call_script_now(rt, i, args, pos, loans);
-    }
-    let args: rhai::FnArgsVec<Dynamic> = args.into_iter().collect();
-    match memo::key(&rt.prog, i, &args) {
-        Some(key) => memo::call(rt, key, pos, |rt| call_script_now(rt, i, args, pos, &Loans::NONE)),
-        None => call_script_now(rt, i, args, pos, &Loans::NONE),
-    }
+    call_script_now::<true>(rt, i, args, pos, loans)
 }
 
-fn call_script_now(
+fn call_script_now<const LENT: bool>(
     rt: &mut Rt,
     i: usize,
     args: impl IntoIterator<Item = Dynamic>,
@@ -575,7 +587,7 @@ fn call_script_now(
 ) -> R<Dynamic> {
     rt.level += 1;
     let saved = rt.this.take();
-    let r = run_fn(rt, i, args, pos, loans);
+    let r = run_fn::<LENT>(rt, i, args, pos, loans);
     rt.this = saved;
     rt.level -= 1;
     r
@@ -598,7 +610,7 @@ pub(crate) fn call_script_this(
     let (this, write_back) =
         if target.is_read_only() { (target.clone().into_read_only(), false) } else { (std::mem::take(target), true) };
     let saved = rt.this.replace(this);
-    let r = run_fn(rt, i, args, pos, &Loans::NONE);
+    let r = run_fn::<false>(rt, i, args, pos, &Loans::NONE);
     let this = std::mem::replace(&mut rt.this, saved);
     if let (true, Some(v)) = (write_back, this) {
         *target = v;
@@ -618,18 +630,26 @@ fn enter(rt: &mut Rt, pos: Position) -> R<()> {
     Ok(())
 }
 
-/// `loans`: the caller's variables lent to the call, given back when it ends however it
-/// ends.
-fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: Position, loans: &Loans) -> R<Dynamic> {
+/// `LENT`: the caller lends the call its variables `loans`, given back when it ends
+/// however it ends (without, `loans` is not looked at).
+fn run_fn<const LENT: bool>(
+    rt: &mut Rt,
+    i: usize,
+    args: impl IntoIterator<Item = Dynamic>,
+    pos: Position,
+    loans: &Loans,
+) -> R<Dynamic> {
     let prog = rt.prog.clone();
     let f = &prog.fns[i];
     if let Err(e) = enter(rt, pos) {
-        rt.give_back_unused(args, loans);
+        if LENT {
+            rt.give_back_unused(args, loans);
+        }
         return Err(e);
     }
     let body = f.body.get().and_then(Option::as_ref).expect("a compiled function");
     let saved = rt.enter_frame(args);
-    let saved_lent = std::mem::replace(&mut rt.lent, loans.params());
+    let saved_lent = std::mem::replace(&mut rt.lent, if LENT { loans.params() } else { 0 });
     debug_assert_eq!(rt.scope_len(), f.params);
     let r = if prog.profiled {
         crate::script::profile::frame_enter(&prog.source, &f.name);
@@ -639,7 +659,9 @@ fn run_fn(rt: &mut Rt, i: usize, args: impl IntoIterator<Item = Dynamic>, pos: P
     } else {
         body(rt)
     };
-    rt.give_back(loans);
+    if LENT {
+        rt.give_back(loans);
+    }
     rt.lent = saved_lent;
     rt.pop_to(rt.base);
     rt.base = saved;

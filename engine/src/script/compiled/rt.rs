@@ -447,6 +447,7 @@ impl Rt {
 
     /// Give the values lent to a call back from its arguments, `args`, when it ends before
     /// they were its frame (the others are dropped).
+    #[cold]
     pub fn give_back_unused(&mut self, args: impl IntoIterator<Item = Dynamic>, loans: &Loans) {
         for (k, v) in args.into_iter().enumerate() {
             match loans.loans[..loans.len].iter().find(|l| l.0 == k) {
