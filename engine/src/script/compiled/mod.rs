@@ -649,6 +649,7 @@ fn run_fn<const LENT: bool>(
     }
     let body = f.body.get().and_then(Option::as_ref).expect("a compiled function");
     let saved = rt.enter_frame(args);
+    #[cfg(debug_assertions)]
     let saved_lent = std::mem::replace(&mut rt.lent, if LENT { loans.params() } else { 0 });
     debug_assert_eq!(rt.scope_len(), f.params);
     let r = if prog.profiled {
@@ -662,7 +663,10 @@ fn run_fn<const LENT: bool>(
     if LENT {
         rt.give_back(loans);
     }
-    rt.lent = saved_lent;
+    #[cfg(debug_assertions)]
+    {
+        rt.lent = saved_lent;
+    }
     rt.pop_to(rt.base);
     rt.base = saved;
     match r.or_else(Ctl::returned) {

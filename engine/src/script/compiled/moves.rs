@@ -163,7 +163,7 @@ pub(crate) fn lendable(one: &AST, params: &[&str], calls: &impl Calls) -> u64 {
 }
 
 /// The parameters (bit `i` for the `i`-th) the function moves somewhere at their last use
-/// (`for x in p`, `return p`, `g(p)`, `let q = p`): a lent one would be copied there, the
+/// (`return p`, `g(p)`, `let q = p`): a lent one would be copied there, the
 /// copy a loan saves its caller, so such a parameter is not worth lending. A chain's root
 /// (`p.x`, `p[i]`, `p.len()`) and a variable handed first to a native function are read
 /// where they lie, not moved.
@@ -284,6 +284,46 @@ fn mixed(p, q, r) { q.push(1); p.len() + r }
             assert_eq!(lent(src, f), 0, "`{f}` may change its parameter");
         }
         assert_eq!(lent(src, "mixed"), 0b101);
+    }
+
+    /// A parameter moved at its last use (so not worth lending) is one read there whole:
+    /// returned, handed to a script function or an operator, kept; not one read where it
+    /// lies (a chain's root, handed first to a native function) nor a loop's head.
+    #[test]
+    fn a_parameter_is_moved_where_its_last_use_takes_it_whole() {
+        let src = r#"
+fn returned(p) { p }
+fn looped(p) { let s = 0; for x in p { s += x; } s }
+fn handed(p) { g(p) }
+fn g(q) { q.len() }
+fn compared(p) { p == [1] }
+fn kept(p) { let q = p; q.len() }
+fn read(p, q) { p.len() + q[0] + p.x }
+fn native(p) { contains(p, 1) }
+fn earlier(p) { let n = g(p); n + p.len() }
+"#;
+        let ast = crate::script::compile("t.rhai", src).expect("the script");
+        let prog = crate::script::compiled::program(&ast);
+        let moved = |name: &str| {
+            let i = prog.index.find(name, ast.iter_fn_def().find(|f| f.name.as_str() == name).unwrap().params.len());
+            let f = &prog.fns[i.unwrap()];
+            let params: Vec<&str> = f.def.params.iter().map(|p| p.as_str()).collect();
+            moved_params(
+                &super::super::alone(&f.def),
+                prog.last_uses(i.unwrap()),
+                &params,
+                &super::super::ScriptCalls(&prog.index),
+            )
+        };
+        for f in ["returned", "handed", "compared", "kept"] {
+            assert_eq!(moved(f), 1, "`{f}` moves its parameter");
+        }
+        assert_eq!(moved("read"), 0);
+        assert_eq!(moved("native"), 0);
+        // (A loop's head is never moved: it is part of the loop.)
+        assert_eq!(moved("looped"), 0);
+        // (Handed on before its last use, which reads it in place.)
+        assert_eq!(moved("earlier"), 0);
     }
 
     /// Lists and maps lent to functions that only read them give the values copies give,

@@ -131,7 +131,8 @@ pub(crate) struct Rt {
     /// (see `iters.rs`).
     pub(crate) head: Option<super::iters::Head>,
     /// The parameters of the running function that its caller lent it (bit `k` for the
-    /// `k`-th, see [`Loans`]): read at their last use, they are copied, not moved.
+    /// `k`-th, see [`Loans`]), kept where debug assertions check that none is moved.
+    #[cfg(debug_assertions)]
     pub(crate) lent: u64,
 }
 
@@ -175,6 +176,7 @@ impl Rt {
             push: None,
             pushed: None,
             head: None,
+            #[cfg(debug_assertions)]
             lent: 0,
         }
     }
@@ -359,17 +361,13 @@ impl Rt {
         }
     }
 
-    /// The value of local `i` at its last use: moved out, or copied where it is a
-    /// parameter lent to the running function (the caller gets it back as it was).
+    /// The value of local `i` at its last use, moved out. A parameter moved anywhere is
+    /// never lent (`moves::moved_params`), which debug builds check here.
     #[inline(always)]
     pub fn take_last(&mut self, i: usize) -> Dynamic {
-        let lent = i < 64 && self.lent >> i & 1 == 1;
-        let v = self.slot(i);
-        if lent {
-            copy(v)
-        } else {
-            std::mem::take(v)
-        }
+        #[cfg(debug_assertions)]
+        assert!(i >= 64 || self.lent >> i & 1 == 0, "parameter {i}, lent to the call, is moved at its last use");
+        std::mem::take(self.slot(i))
     }
 
     /// A copy of the value of a variable place.
@@ -425,7 +423,7 @@ impl Loans {
     }
 
     /// The parameters lent (bit `k` for the `k`-th).
-    #[inline(always)]
+    #[cfg(debug_assertions)]
     pub fn params(&self) -> u64 {
         self.params
     }

@@ -408,6 +408,7 @@ fn fuzz_runtimes() {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs())
     });
     let until = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    let lent_before = super::call::LENT.with(|n| n.get());
     let (mut programs, mut errors, mut calls) = (0u64, 0u64, 0u64);
     let mut seed = start_seed;
     while std::time::Instant::now() < until {
@@ -417,8 +418,10 @@ fn fuzz_runtimes() {
         seed = seed.wrapping_add(1);
     }
     println!(
-        "fuzz: {programs} programs from seed {start_seed}, {calls} calls, {:.0}% ended in an error, all equal",
-        100.0 * errors as f64 / calls.max(1) as f64
+        "fuzz: {programs} programs from seed {start_seed}, {calls} calls, {:.0}% ended in an error, {} values lent, \
+         all equal",
+        100.0 * errors as f64 / calls.max(1) as f64,
+        super::call::LENT.with(|n| n.get()) - lent_before
     );
 }
 
