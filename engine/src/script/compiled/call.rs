@@ -104,20 +104,15 @@ pub(crate) enum Arg {
 }
 
 impl Arg {
-    /// Argument `j`'s value; a list or map it lends is left where it is (unit given, its
-    /// bit set in `lending`).
+    /// The argument's value; a list or map it lends is left where it is (unit given:
+    /// [`Call::lend_values`] takes it once every argument is made).
     #[inline(always)]
-    fn eval(&self, rt: &mut Rt, lending: &mut u64, j: usize) -> X {
+    fn eval(&self, rt: &mut Rt) -> X {
         match self {
             Arg::Lend(slot, p) => {
                 rt.track(*p)?;
                 let v = rt.slot(*slot);
-                if lendable(v) {
-                    *lending |= 1 << j;
-                    Ok(Dynamic::UNIT)
-                } else {
-                    Ok(copy(v))
-                }
+                Ok(if lendable(v) { Dynamic::UNIT } else { copy(v) })
             }
             Arg::Text(s, p) => {
                 rt.track(*p)?;
@@ -189,8 +184,6 @@ impl Call {
         // as the interpreter does).
         let off = usize::from(by_ref.is_some());
         let mut values = V::units(off + self.rest.len());
-        // The arguments that lend their variable's list or map (a subset of `lend`).
-        let mut lending = 0u64;
         let mut unread = match self.quiet {
             Some(Quiet::Narration { from }) if api::nobody_reads(None) => from..usize::MAX,
             _ => 0..0,
@@ -211,8 +204,7 @@ impl Call {
                 set(&mut values.as_mut()[off + k], Dynamic::from(ImmutableString::new()));
                 continue;
             }
-            // (A list or map a variable lends is taken once every argument is made.)
-            match a.eval(rt, &mut lending, off + k) {
+            match a.eval(rt) {
                 Ok(v) => set(&mut values.as_mut()[off + k], v),
                 Err(e) => {
                     values.into_iter().for_each(discard);
@@ -223,7 +215,7 @@ impl Call {
         // A prompt left unmade is made after all where `choose` will quote it.
         if let Some(Quiet::Prompt { at }) = self.quiet {
             if unread.contains(&at) && !values.as_mut().get(off + at + 1).is_some_and(api::offers_something) {
-                match self.rest[at].eval(rt, &mut lending, off + at) {
+                match self.rest[at].eval(rt) {
                     Ok(v) => set(&mut values.as_mut()[off + at], v),
                     Err(e) => {
                         values.into_iter().for_each(discard);
@@ -234,9 +226,7 @@ impl Call {
         }
         if let Some(i) = self.script {
             if let Some((place, _)) = by_ref {
-                if self.lend & 1 == 1 && lendable(rt.peek(place)?) {
-                    lending |= 1;
-                } else {
+                if self.lend & 1 == 0 || !lendable(rt.peek(place)?) {
                     let v = match (self.moved, place) {
                         (true, Place::Slot(i)) => rt.take_last(i),
                         _ => rt.read(place)?,
@@ -244,11 +234,13 @@ impl Call {
                     set(&mut values.as_mut()[0], v);
                 }
             }
-            if lending == 0 {
-                return Ok(super::call_script(rt, i, values, self.pos)?);
+            if self.lend != 0 {
+                let loans = self.lend_values(rt, by_ref, values.as_mut());
+                if !loans.is_empty() {
+                    return Ok(super::call_script_lent(rt, i, values, self.pos, &loans)?);
+                }
             }
-            let loans = self.lend_values(rt, lending, by_ref, values.as_mut());
-            return Ok(super::call_script_lent(rt, i, values, self.pos, &loans)?);
+            return Ok(super::call_script(rt, i, values, self.pos)?);
         }
         if let Some(k) = &self.known {
             // Its first parameter is taken by value, so a variable handed first is copied
@@ -311,18 +303,13 @@ thread_local! {
 }
 
 impl Call {
-    /// The values of the arguments that lend (`lending`: variables holding a list or a
-    /// map, not a constant's): each moves to the call and comes back when it ends.
-    fn lend_values(
-        &self,
-        rt: &mut Rt,
-        lending: u64,
-        by_ref: Option<(Place, Position)>,
-        values: &mut [Dynamic],
-    ) -> Loans {
+    /// The values of the arguments that lend (`lend`) and hold a list or a map, not a
+    /// constant's: each moves to the call and comes back when it ends. (Their places hold
+    /// unit: the others were copied as each argument was made.)
+    fn lend_values(&self, rt: &mut Rt, by_ref: Option<(Place, Position)>, values: &mut [Dynamic]) -> Loans {
         let mut loans = Loans::default();
         let off = usize::from(by_ref.is_some());
-        let mut bits = lending;
+        let mut bits = self.lend;
         while bits != 0 {
             let j = bits.trailing_zeros() as usize;
             bits &= bits - 1;
@@ -333,10 +320,13 @@ impl Call {
                     _ => unreachable!("only variables lend"),
                 },
             };
-            set(&mut values[j], std::mem::take(rt.slot(slot)));
-            loans.push(j, rt.base + slot);
-            #[cfg(test)]
-            LENT.with(|n| n.set(n.get() + 1));
+            let v = rt.slot(slot);
+            if lendable(v) {
+                set(&mut values[j], std::mem::take(v));
+                loans.push(j, rt.base + slot);
+                #[cfg(test)]
+                LENT.with(|n| n.set(n.get() + 1));
+            }
         }
         loans
     }
