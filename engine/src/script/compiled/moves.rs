@@ -284,6 +284,10 @@ fn mixed(p, q, r) { q.push(1); p.len() + r }
             assert_eq!(lent(src, f), 0, "`{f}` may change its parameter");
         }
         assert_eq!(lent(src, "mixed"), 0b101);
+        // Past the 64th parameter nothing is lent (the mask has 64 bits).
+        let params: Vec<String> = (0..66).map(|i| format!("p{i}")).collect();
+        let many = format!("fn many({}) {{ p0.len() + p64.len() + p65.len() }}", params.join(", "));
+        assert_eq!(lent(&many, "many"), u64::MAX);
     }
 
     /// A parameter moved at its last use (so not worth lending) is one read there whole:
@@ -301,6 +305,7 @@ fn kept(p) { let q = p; q.len() }
 fn read(p, q) { p.len() + q[0] + p.x }
 fn native(p) { contains(p, 1) }
 fn earlier(p) { let n = g(p); n + p.len() }
+fn second(a, p) { a.len() + g(p) }
 "#;
         let ast = crate::script::compile("t.rhai", src).expect("the script");
         let prog = crate::script::compiled::program(&ast);
@@ -320,6 +325,7 @@ fn earlier(p) { let n = g(p); n + p.len() }
         }
         assert_eq!(moved("read"), 0);
         assert_eq!(moved("native"), 0);
+        assert_eq!(moved("second"), 0b10);
         // (A loop's head is never moved: it is part of the loop.)
         assert_eq!(moved("looped"), 0);
         // (Handed on before its last use, which reads it in place.)
