@@ -336,7 +336,8 @@ fn second(a, p) { a.len() + g(p) }
     /// on both runtimes: the caller changing its variable after the call, the callee
     /// keeping or returning its parameter, lending it on, failing, recursing past the call
     /// limit, an empty function, a variable another argument changes first (not lent), a
-    /// constant (copied), a function that changes its parameter (not lent).
+    /// constant (copied), a function that changes its parameter (not lent), the third
+    /// argument, more variables than one call lends, `this` handed first (copied).
     #[test]
     fn lent_values_read_as_the_interpreters_copies() {
         let src = r#"
@@ -364,12 +365,18 @@ fn overflow(a) { let l = [a]; too_deep(l, 0) }
 fn in_loop(a) { let l = [a, 1]; let s = 0; for i in 0..3 { s += reads(l, #{ n: i }); } s + l.len() }
 fn has(l, x) { x in l }
 fn tested(a) { let l = [1, 2, a]; has(l, 2) }
+fn three(n, l, m) { n + l.len() * 10 + m.n }
+fn third(a) { let l = [a]; let m = #{ n: a }; let r = three(a, l, m); r + l.len() + m.n }
+fn nine(a, b, c, d, e, f, g, h, i) { a.len() + b.len() + c.len() + d.len() + e.len() + f.len() + g.len() + h.len() + i.len() }
+fn many(x) { let a = [x]; let b = [1]; let c = [2]; let d = [3]; let e = [4]; let f = [5]; let g = [6]; let h = [7]; let i = [8, 9]; let n = nine(a, b, c, d, e, f, g, h, i); n + nine(a, b, c, d, e, f, g, h, i) }
+fn on_this() { reads(this, #{ n: 1 }) }
+fn via_this(a) { let l = [a, 2]; l.on_this() + l.len() }
 "#;
         let ast = crate::script::compile("diff.rhai", src).unwrap();
         assert_eq!(crate::script::compiled::not_compiled(&ast), []);
         for f in [
             "lend", "keep", "back", "nested", "failing", "popped", "twice", "to_empty", "not_lent", "constant",
-            "overflow", "in_loop", "tested",
+            "overflow", "in_loop", "tested", "third", "many", "via_this",
         ] {
             for a in [0, 1, 5] {
                 same(src, f, &[a]);
@@ -387,6 +394,13 @@ fn tested(a) { let l = [1, 2, a]; has(l, 2) }
         assert_eq!(loans("lend"), 3);
         assert_eq!(loans("nested"), 4);
         assert_eq!(loans("in_loop"), 3);
+        // The third argument, after a variable handed first that holds a number.
+        assert_eq!(loans("third"), 2);
+        // At most eight a call (`Loans::MAX`): the ninth is copied (the second call moves
+        // every variable, at its last use).
+        assert_eq!(loans("many"), 8);
+        // `this` handed first is copied, never lent.
+        assert_eq!(loans("via_this"), 0);
         for f in ["popped", "twice", "not_lent", "constant"] {
             assert_eq!(loans(f), 0, "`{f}` lends nothing");
         }
