@@ -335,7 +335,7 @@ impl Call {
 /// Whether a variable's value is lent rather than copied: a list or a map (a copy of
 /// anything else is cheap), not a constant's (a copy is never read-only).
 #[inline(always)]
-fn lendable(v: &Dynamic) -> bool {
+pub(crate) fn lendable(v: &Dynamic) -> bool {
     (v.is_array() || v.is_map()) && !v.is_read_only()
 }
 

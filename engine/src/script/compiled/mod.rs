@@ -423,7 +423,7 @@ pub(crate) fn call_lending(
     // A value lent comes back below the frame, where a caller's variable would lie.
     let mut loans = Loans::default();
     let last = match last {
-        Some(v) if lent && (v.is_array() || v.is_map()) && !v.is_read_only() => {
+        Some(v) if lent && call::lendable(v) => {
             rt.push_local(Dynamic::UNIT);
             loans.push(args.len(), 0);
             #[cfg(test)]

@@ -399,8 +399,6 @@ impl Rt {
 #[derive(Default)]
 pub(crate) struct Loans {
     len: usize,
-    /// The parameters lent (bit `k` for the `k`-th).
-    params: u64,
     loans: [(usize, usize); Loans::MAX],
 }
 
@@ -409,12 +407,11 @@ impl Loans {
     pub const MAX: usize = 8;
 
     /// No loan (most calls).
-    pub const NONE: Loans = Loans { len: 0, params: 0, loans: [(0, 0); Loans::MAX] };
+    pub const NONE: Loans = Loans { len: 0, loans: [(0, 0); Loans::MAX] };
 
     pub fn push(&mut self, param: usize, at: usize) {
         self.loans[self.len] = (param, at);
         self.len += 1;
-        self.params |= 1 << param;
     }
 
     #[inline(always)]
@@ -425,7 +422,7 @@ impl Loans {
     /// The parameters lent (bit `k` for the `k`-th).
     #[cfg(debug_assertions)]
     pub fn params(&self) -> u64 {
-        self.params
+        self.loans[..self.len].iter().fold(0, |m, &(k, _)| m | 1 << k)
     }
 }
 
