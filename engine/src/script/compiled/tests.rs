@@ -922,7 +922,8 @@ fn h(a) { let s = ""; s.pad(65530, 'x'); #{ b: s, a: "x".pad(a, 'y') } }
 /// with a whole walk: pushes alone up to each limit and one past it (in both call forms),
 /// and every other way the list changes between two pushes (an item's text grown in
 /// place, an item replaced, the list padded, handed to a function, assigned anew, moved
-/// out, its variable going out of scope and another taking its place).
+/// out, its variable going out of scope and another taking its place), with other lists
+/// pushed onto between.
 #[test]
 fn pushes_count_sizes_as_a_whole_walk_would() {
     // Each function straddles a limit as `a` grows: the first values pass, the last fail.
@@ -952,6 +953,11 @@ fn scoped(a) {
     n
 }
 fn moved(a) { let x = []; x.push(1); let y = x; y.pad(19995 + a, 0); y.push(a); y.len() }
+fn side_by_side(a) { let s = ""; s.pad(65530, 'x'); let x = [""]; let y = []; x.push(1); y.push(1); x[0] = s; y.push(2); x.push("abcdefgh".sub_string(0, a)); x.len() }
+fn lent(a) { let x = [""]; let y = []; x.push(1); y.push(1); let n = reads(x, y); y.pad(19996 + a, 0); x.push(n); y.push(n); y.len() }
+fn reads(x, y) { x.len() + y.len() }
+fn five(a) { let p = []; let q = []; let r = []; let s = []; let t = []; p.pad(19990, 0); for i in 0..a { p.push(i); q.push(i); r.push(i); s.push(i); t.push(i); } p.len() }
+fn nested(a) { let w = []; let h = []; for i in 0..a { h.push(i); w.push(h); } w.len() }
 "#;
     for a in [0, 1, 2, 3, 4, 5, 6, 9] {
         for f in [
@@ -964,6 +970,8 @@ fn moved(a) { let x = []; x.push(1); let y = x; y.pad(19995 + a, 0); y.push(a); 
             "assigned",
             "scoped",
             "moved",
+            "side_by_side",
+            "lent",
         ] {
             same(src, f, &[a]);
         }
@@ -976,5 +984,12 @@ fn moved(a) { let x = []; x.push(1); let y = x; y.pad(19995 + a, 0); y.push(a); 
     }
     for a in [9_999, 10_000, 10_001] {
         same(src, "by_call", &[a]);
+    }
+    // Five lists pushed onto in turn, more than the sizes kept; lists pushed into a list.
+    for a in [9, 10, 11] {
+        same(src, "five", &[a]);
+    }
+    for a in [197, 198, 199] {
+        same(src, "nested", &[a]);
     }
 }
