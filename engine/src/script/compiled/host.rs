@@ -272,7 +272,8 @@ impl<'e> Registrar<'e> {
     }
 
     /// Keep the documentation of `func`, registered with `signature` and `text`, and
-    /// return the name it is registered under.
+    /// return the name it is registered under. (Only the types are read here, once for
+    /// each function type; the rest is [`Registrar::document_types`], built once.)
     fn document<A: 'static, const N: usize, const X: bool, R: Variant + Clone, const F: bool, FUNC>(
         &mut self,
         signature: &str,
@@ -282,11 +283,22 @@ impl<'e> Registrar<'e> {
     where
         FUNC: RhaiNativeFunc<A, N, X, R, F>,
     {
+        let (types, names) = (FUNC::param_types(), FUNC::param_names());
+        self.document_types(signature, text, &types, &names, (TypeId::of::<R>(), std::any::type_name::<R>()))
+    }
+
+    fn document_types(
+        &mut self,
+        signature: &str,
+        text: &'static str,
+        types: &[TypeId],
+        names: &[&'static str],
+        returns: (TypeId, &'static str),
+    ) -> String {
         let section = self.section.unwrap_or_else(|| {
             panic!("host function `{signature}`: no section of the reference named before it (`e.section(...)`)")
         });
-        let params: Vec<(TypeId, &'static str)> = FUNC::param_types().into_iter().zip(FUNC::param_names()).collect();
-        let returns = (TypeId::of::<R>(), std::any::type_name::<R>());
+        let params: Vec<(TypeId, &'static str)> = types.iter().copied().zip(names.iter().copied()).collect();
         let doc = FnDoc::new(section, signature, text, &params, returns, &self.type_names)
             .unwrap_or_else(|why| panic!("{why}"));
         let name = doc.name.clone();
@@ -314,17 +326,22 @@ impl<'e> Registrar<'e> {
     ) where
         FUNC: RhaiNativeFunc<A, N, X, R, F> + Glue<G> + Clone + Send + Sync + 'static,
     {
+        let call = func.clone().callable();
+        let kind = Kind::of(&func.into_rhai_function(is_pure, false));
+        self.keep_fn(name, &FUNC::param_types(), kind, call);
+    }
+
+    /// Keep a host function of parameter types `types` in the table.
+    fn keep_fn(&mut self, name: &str, types: &[TypeId], kind: Kind, call: Callable) {
         // (Crown's glue reads text as `ImmutableString` or `String`; a `&str` parameter,
         // which Rhai's glue borrows from the argument, would not convert.)
         assert!(
-            !FUNC::param_types().contains(&TypeId::of::<&str>()),
+            !types.contains(&TypeId::of::<&str>()),
             "host function `{name}`: take text as `ImmutableString`, not `&str`"
         );
-        let call = func.clone().callable();
-        let params = FUNC::param_types().iter().copied().map(Param::of).collect();
-        let kind = Kind::of(&func.into_rhai_function(is_pure, false));
+        let params = types.iter().copied().map(Param::of).collect();
         let f = HostFn { params, kind, call };
-        self.table.by_name.entry((name.to_string(), N)).or_default().push(f);
+        self.table.by_name.entry((name.to_string(), types.len())).or_default().push(f);
     }
 
     /// Register a custom type's name (as [`Engine::register_type_with_name`]), which the
