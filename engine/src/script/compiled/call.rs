@@ -307,7 +307,7 @@ impl Call {
     /// constant's: each moves to the call and comes back when it ends. (Their places hold
     /// unit: the others were copied as each argument was made.)
     fn lend_values(&self, rt: &mut Rt, by_ref: Option<(Place, Position)>, values: &mut [Dynamic]) -> Loans {
-        let mut loans = Loans::default();
+        let mut loans = Loans::NONE;
         let off = usize::from(by_ref.is_some());
         let mut bits = self.lend;
         while bits != 0 {

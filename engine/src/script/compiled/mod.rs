@@ -421,7 +421,7 @@ pub(crate) fn call_lending(
     let lent = prog.lends(i) >> args.len() & 1 == 1;
     let mut rt = Rt::new(prog, global, 0);
     // A value lent comes back below the frame, where a caller's variable would lie.
-    let mut loans = Loans::default();
+    let mut loans = Loans::NONE;
     let last = match last {
         Some(v) if lent && call::lendable(v) => {
             rt.push_local(Dynamic::UNIT);

@@ -396,7 +396,6 @@ impl Rt {
 /// ([`Rt::give_back`]). The function only reads such a parameter (`moves::lendable`),
 /// and nothing else reads the caller's locals while it runs, so the values are those of a
 /// copy, without making one.
-#[derive(Default)]
 pub(crate) struct Loans {
     len: usize,
     loans: [(usize, usize); Loans::MAX],
@@ -406,7 +405,7 @@ impl Loans {
     /// The most variables one call lends (the others are copied).
     pub const MAX: usize = 8;
 
-    /// No loan (most calls).
+    /// No loan (most calls), and where a call's loans start.
     pub const NONE: Loans = Loans { len: 0, loans: [(0, 0); Loans::MAX] };
 
     pub fn push(&mut self, param: usize, at: usize) {
