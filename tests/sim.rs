@@ -660,3 +660,31 @@ fn sim_json_follows_its_schema() {
         assert!(problems.is_empty(), "crown sim {args:?}:\n{}", problems.join("\n"));
     }
 }
+
+/// `crown bench --only bots` on a project of one pack: greedy against random on the same
+/// seeds, and the greedy games replayed from their picks, each figure under its key.
+#[test]
+fn bench_bots_splits_deciding_from_the_games() {
+    let dir = crate::common::project_copy(&["content/crownfields", "scripts/crownfields"]);
+    let o = std::process::Command::new(crown_bin())
+        .args(["--project", &dir.path().to_string_lossy(), "bench", "--only", "bots", "--quick", "--format", "json"])
+        .output()
+        .unwrap();
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success() && err.is_empty(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let f = |k: &str| v[format!("crownfields_{k}")].as_f64().unwrap_or_else(|| panic!("no {k} in {out}"));
+    for k in
+        ["random_bots_gps_1t", "greedy_bots_gps_1t", "greedy_replayed_gps_1t", "bots_ratio", "bots_free_deciding_ratio"]
+    {
+        assert!(f(k) > 0.0, "{k}: {out}");
+    }
+    let share = f("bots_deciding_share");
+    assert!((0.0..1.0).contains(&share), "{out}");
+    assert!((f("bots_ratio") - f("greedy_bots_gps_1t") / f("random_bots_gps_1t")).abs() < 0.01, "{out}");
+    assert!(
+        (f("bots_free_deciding_ratio") - f("greedy_replayed_gps_1t") / f("random_bots_gps_1t")).abs() < 0.01,
+        "{out}"
+    );
+    assert_eq!(v.as_object().unwrap().len(), 7, "one pack's figures and no other: {out}");
+}

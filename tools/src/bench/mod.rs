@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use crate::sim;
 
+pub mod bots;
 pub mod search;
 
 /// The benchmark suite's groups (the `bench-suite` feature, `cargo xtask bench`), as
@@ -100,56 +101,6 @@ pub fn timed_sim(
         batch = (batch * 2).min(4096);
     }
     Ok((played, played as f64 / start.elapsed().as_secs_f64()))
-}
-
-/// Games of one kind of bot: how many, their turns, and the best time they took.
-pub struct BotRun {
-    pub games: u64,
-    pub turns: u64,
-    pub secs: f64,
-}
-
-impl BotRun {
-    pub fn gps(&self) -> f64 {
-        self.games as f64 / self.secs.max(1e-9)
-    }
-
-    /// Turns a second.
-    pub fn tps(&self) -> f64 {
-        self.turns as f64 / self.secs.max(1e-9)
-    }
-
-    pub fn turns_per_game(&self) -> f64 {
-        self.turns as f64 / self.games.max(1) as f64
-    }
-}
-
-/// The default bots against random ones, on one thread: the same `games` games (the same
-/// seeds), every seat random, then every seat greedy, three times each in turn; the best
-/// time of each kind (the machine's load only ever adds).
-pub struct BotSpeeds {
-    pub random: BotRun,
-    pub greedy: BotRun,
-}
-
-pub fn bot_speeds(pack: &Arc<crown_engine::content::Pack>, games: u64) -> Result<BotSpeeds, String> {
-    let players = crate::seats::player_count(pack, None, None);
-    let run = |agent: &str| -> Result<BotRun, String> {
-        let kinds = crate::seats::agent_kinds(pack, None, players, &[agent.to_string()], agent)?;
-        let start = Instant::now();
-        let s = sim::simulate(pack, &kinds, None, 1, games, Some(1), 10, None)?;
-        if s.failed > 0 {
-            return Err(format!("{} of {games} {agent} games failed: {:?}", s.failed, s.failures.first()));
-        }
-        Ok(BotRun { games, turns: s.turns, secs: start.elapsed().as_secs_f64() })
-    };
-    let (mut random, mut greedy) = (run("random")?, run("greedy")?);
-    for _ in 0..2 {
-        let (r, g) = (run("random")?, run("greedy")?);
-        random.secs = random.secs.min(r.secs);
-        greedy.secs = greedy.secs.min(g.secs);
-    }
-    Ok(BotSpeeds { random, greedy })
 }
 
 /// What the script interpreter charges for the commonest things rules do, in ns: the

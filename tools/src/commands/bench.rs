@@ -130,19 +130,20 @@ fn bench_bots(project: &Project, quick: bool, f: &mut Figures) {
         let Ok(pack) = session::load(project, &pack_id) else {
             continue;
         };
-        match bench::bot_speeds(&pack, if quick { 10 } else { 60 }) {
+        match bench::bots::bot_speeds(&pack, if quick { 10 } else { 60 }) {
             Ok(b) => {
                 let key = pack_id.replace('-', "_");
                 f.say(&format!("{key}_random_bots_gps_1t"), b.random.gps(), "");
                 f.say(&format!("{key}_greedy_bots_gps_1t"), b.greedy.gps(), "");
+                f.say(&format!("{key}_greedy_replayed_gps_1t"), b.replayed.gps(), "");
                 f.say(
                     &format!("{key}_bots_ratio"),
-                    b.greedy.gps() / b.random.gps(),
+                    b.ratio(),
                     format!(
                         "{pack_id}: greedy bots {:.1} games/s, random {:.1}, on one thread, the same seeds: {:.2} of random's rate",
                         b.greedy.gps(),
                         b.random.gps(),
-                        b.greedy.gps() / b.random.gps()
+                        b.ratio()
                     ),
                 );
                 f.say(
@@ -153,6 +154,17 @@ fn bench_bots(project: &Project, quick: bool, f: &mut Figures) {
                         b.greedy.turns_per_game(),
                         b.random.turns_per_game(),
                         b.greedy.tps() / b.random.tps()
+                    ),
+                );
+                f.say(&format!("{key}_bots_deciding_share"), b.deciding_share(), "");
+                f.say(
+                    &format!("{key}_bots_free_deciding_ratio"),
+                    b.free_deciding_ratio(),
+                    format!(
+                        "{pack_id}: the greedy games replayed from their picks (the rules alone) {:.1} games/s: deciding is {:.0}% of a greedy game, and greedy bots that decided for free would play at {:.2} of random's rate",
+                        b.replayed.gps(),
+                        100.0 * b.deciding_share(),
+                        b.free_deciding_ratio()
                     ),
                 );
             }

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use crown_engine::content::Pack;
+use crown_engine::game::agent::Agent;
 use crown_engine::game::rng::{derive_seed, GameRng};
 use crown_engine::game::{Game, GameConfig};
 
@@ -199,6 +200,22 @@ impl Plan {
 
     /// Game `i`, set up, and the role of each seat.
     pub fn game(&self, pack: &Arc<Pack>, i: u64) -> Result<(Game, Vec<usize>), String> {
+        self.game_with(pack, i, |seat, a| match &self.audit {
+            Some(log) => {
+                Box::new(crown_engine::bots::audit::PeekAudit::new(a, derive_seed(self.seed, i), seat, log.clone()))
+            }
+            None => a,
+        })
+    }
+
+    /// Game `i` as [`Plan::game`] sets it up, each seat's bot given to `seat_agent` (with
+    /// the seat's number), which may wrap it or play in its place.
+    pub fn game_with(
+        &self,
+        pack: &Arc<Pack>,
+        i: u64,
+        seat_agent: impl Fn(usize, Box<dyn Agent>) -> Box<dyn Agent>,
+    ) -> Result<(Game, Vec<usize>), String> {
         let gs = derive_seed(self.seed, i);
         let roles = self.seating(i);
         let kinds: Vec<String> = roles.iter().map(|&r| self.kinds[r].clone()).collect();
@@ -206,17 +223,8 @@ impl Plan {
         cfg.characters = self.characters_of(i, &roles);
         cfg.transcript = self.keep.as_ref().is_some_and(|k| k.keeps(i));
         cfg.invariants = self.invariants;
-        let mut agents = crate::seats::bots(&kinds, gs);
-        if let Some(log) = &self.audit {
-            agents = agents
-                .into_iter()
-                .enumerate()
-                .map(|(seat, a)| {
-                    Box::new(crown_engine::bots::audit::PeekAudit::new(a, gs, seat, log.clone()))
-                        as Box<dyn crown_engine::game::agent::Agent>
-                })
-                .collect();
-        }
+        let agents =
+            crate::seats::bots(&kinds, gs).into_iter().enumerate().map(|(seat, a)| seat_agent(seat, a)).collect();
         Ok((Game::new(pack.clone(), cfg, agents)?, roles))
     }
 
