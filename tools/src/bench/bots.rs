@@ -13,27 +13,28 @@ use crown_engine::content::Pack;
 use crown_engine::game::agent::{Agent, ChoiceRequest};
 use crown_engine::game::Outcome;
 
+use super::median;
 use crate::sim;
 use crate::sim::plan::{Characters, Plan, SeatOrder};
 
 /// The seed of every run: game `i` is the same game for each kind of bot.
 const SEED: u64 = 1;
 
-/// Games of one kind of bot: how many, their turns, and the best time they took.
+/// Games of one kind of bot: how many, their turns, and the time each round took.
 pub struct BotRun {
     pub games: u64,
     pub turns: u64,
-    pub secs: f64,
+    pub times: Vec<f64>,
 }
 
 impl BotRun {
-    pub fn gps(&self) -> f64 {
-        self.games as f64 / self.secs.max(1e-9)
+    /// The median round's seconds.
+    pub fn secs(&self) -> f64 {
+        median(&self.times)
     }
 
-    /// Turns a second.
-    pub fn tps(&self) -> f64 {
-        self.turns as f64 / self.secs.max(1e-9)
+    pub fn gps(&self) -> f64 {
+        self.games as f64 / self.secs().max(1e-9)
     }
 
     pub fn turns_per_game(&self) -> f64 {
@@ -41,9 +42,14 @@ impl BotRun {
     }
 }
 
+/// How many times each kind of game is timed, in turn.
+const ROUNDS: usize = 5;
+
 /// The default bots against random ones, on one thread: the same games (the same seeds),
-/// every seat random, every seat greedy, and the greedy games replayed; three times each
-/// in turn, the best time of each (the machine's load only ever adds).
+/// every seat random, every seat greedy, and the greedy games replayed; each kind in turn,
+/// [`ROUNDS`] times. Each figure is the median of its rounds, and each ratio the median of
+/// the rounds' own ratios: a round's runs are a few seconds apart, so they see the same
+/// machine (its speed drifts by a fifth from one minute to the next here).
 pub struct BotSpeeds {
     pub random: BotRun,
     pub greedy: BotRun,
@@ -52,50 +58,67 @@ pub struct BotSpeeds {
 }
 
 impl BotSpeeds {
+    /// The median over the rounds of `f(random, greedy, replayed)` seconds.
+    fn per_round(&self, f: impl Fn(f64, f64, f64) -> f64) -> f64 {
+        let rounds: Vec<f64> = (0..self.random.times.len())
+            .map(|i| f(self.random.times[i], self.greedy.times[i], self.replayed.times[i]))
+            .collect();
+        median(&rounds)
+    }
+
     /// Greedy games a second over random games a second.
     pub fn ratio(&self) -> f64 {
-        self.greedy.gps() / self.random.gps()
+        self.per_round(|random, greedy, _| random / greedy.max(1e-9))
+    }
+
+    /// Greedy turns a second over random turns a second (the cost of a turn, where the
+    /// bots make games of different lengths).
+    pub fn turn_ratio(&self) -> f64 {
+        self.ratio() * self.greedy.turns as f64 / self.random.turns.max(1) as f64
     }
 
     /// The part of a greedy game's time its bots spend deciding.
     pub fn deciding_share(&self) -> f64 {
-        (1.0 - self.replayed.secs / self.greedy.secs.max(1e-9)).max(0.0)
+        self.per_round(|_, greedy, replayed| (1.0 - replayed / greedy.max(1e-9)).max(0.0))
     }
 
     /// The ratio bots that decided as the greedy ones do, at no cost, would reach: the
     /// greedy games' rules alone against the random games.
     pub fn free_deciding_ratio(&self) -> f64 {
-        self.replayed.gps() / self.random.gps()
+        self.per_round(|random, _, replayed| random / replayed.max(1e-9))
     }
 }
 
 pub fn bot_speeds(pack: &Arc<Pack>, games: u64) -> Result<BotSpeeds, String> {
     let players = crate::seats::player_count(pack, None, None);
     let kinds = |agent: &str| crate::seats::agent_kinds(pack, None, players, &[agent.to_string()], agent);
-    let run = |agent: &str| -> Result<BotRun, String> {
-        let kinds = kinds(agent)?;
+    let (random, greedy) = (kinds("random")?, kinds("greedy")?);
+    let run = |kinds: &[String]| -> Result<(u64, f64), String> {
         let start = Instant::now();
-        let s = sim::simulate(pack, &kinds, None, SEED, games, Some(1), 10, None)?;
+        let s = sim::simulate(pack, kinds, None, SEED, games, Some(1), 10, None)?;
         if s.failed > 0 {
-            return Err(format!("{} of {games} {agent} games failed: {:?}", s.failed, s.failures.first()));
+            return Err(format!("{} of {games} {} games failed: {:?}", s.failed, kinds[0], s.failures.first()));
         }
-        Ok(BotRun { games, turns: s.turns, secs: start.elapsed().as_secs_f64() })
+        Ok((s.turns, start.elapsed().as_secs_f64()))
     };
-    let plan = Plan::new(pack, SEED, players, None, kinds("greedy")?, SeatOrder::Fixed, Characters::Game)?;
+    let plan = Plan::new(pack, SEED, players, None, greedy.clone(), SeatOrder::Fixed, Characters::Game)?;
     let recorded = (0..games).map(|i| record(pack, &plan, i)).collect::<Result<Vec<_>, _>>()?;
-    let replay = || -> Result<BotRun, String> {
+    let replay = || -> Result<(u64, f64), String> {
         let start = Instant::now();
         let turns = replay_all(pack, &plan, &recorded)?;
-        Ok(BotRun { games, turns, secs: start.elapsed().as_secs_f64() })
+        Ok((turns, start.elapsed().as_secs_f64()))
     };
-    let (mut random, mut greedy, mut replayed) = (run("random")?, run("greedy")?, replay()?);
-    for _ in 0..2 {
-        let (r, g, p) = (run("random")?, run("greedy")?, replay()?);
-        random.secs = random.secs.min(r.secs);
-        greedy.secs = greedy.secs.min(g.secs);
-        replayed.secs = replayed.secs.min(p.secs);
+    let empty = || BotRun { games, turns: 0, times: Vec::with_capacity(ROUNDS) };
+    let mut b = BotSpeeds { random: empty(), greedy: empty(), replayed: empty() };
+    for _ in 0..ROUNDS {
+        for (into, (turns, secs)) in
+            [(&mut b.random, run(&random)?), (&mut b.greedy, run(&greedy)?), (&mut b.replayed, replay()?)]
+        {
+            into.turns = turns;
+            into.times.push(secs);
+        }
     }
-    Ok(BotSpeeds { random, greedy, replayed })
+    Ok(b)
 }
 
 /// A greedy game as played: each seat's picks, and how it ended.
@@ -264,13 +287,20 @@ mod tests {
     }
 
     #[test]
-    fn the_figures_read_off_the_three_runs() {
-        let run = |secs| BotRun { games: 10, turns: 100, secs };
-        let b = BotSpeeds { random: run(1.0), greedy: run(4.0), replayed: run(2.0) };
-        assert_eq!(b.ratio(), 0.25);
+    fn the_figures_are_medians_of_the_rounds() {
+        let run = |times: &[f64]| BotRun { games: 10, turns: 100, times: times.to_vec() };
+        let b =
+            BotSpeeds { random: run(&[1.0, 1.0, 2.0]), greedy: run(&[4.0, 3.0, 4.0]), replayed: run(&[2.0, 3.0, 1.0]) };
+        assert_eq!(b.random.secs(), 1.0);
+        assert_eq!(b.greedy.gps(), 2.5);
+        // Round by round: greedy / random 1/4, 1/3, 1/2; deciding 1/2, 0, 3/4; free 1/2, 1/3, 2.
+        assert_eq!(b.ratio(), 1.0 / 3.0);
         assert_eq!(b.deciding_share(), 0.5);
         assert_eq!(b.free_deciding_ratio(), 0.5);
-        let quick = BotSpeeds { random: run(1.0), greedy: run(1.0), replayed: run(1.2) };
+        assert!((b.turn_ratio() - 1.0 / 3.0).abs() < 1e-12);
+        let quick = BotSpeeds { random: run(&[1.0]), greedy: run(&[1.0]), replayed: run(&[1.2]) };
         assert_eq!(quick.deciding_share(), 0.0, "the clock's noise never makes deciding cost less than nothing");
+        assert_eq!(median(&[3.0, 1.0, 4.0, 2.0]), 2.5);
+        assert_eq!(median(&[]), 0.0);
     }
 }

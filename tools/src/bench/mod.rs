@@ -103,6 +103,17 @@ pub fn timed_sim(
     Ok((played, played as f64 / start.elapsed().as_secs_f64()))
 }
 
+/// The median of `xs` (the mean of the middle two for an even count; 0 for none).
+pub fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
 /// What the script interpreter charges for the commonest things rules do, in ns: the
 /// floor under any scripted game on this machine.
 pub fn rhai_costs() -> Result<Vec<(&'static str, &'static str, f64)>, String> {

@@ -10,7 +10,7 @@ use std::time::Instant;
 use crown_engine::content::Pack;
 use crown_engine::load::Project;
 
-use super::{native_project, Figures, NATIVE_PACK};
+use super::{median, native_project, Figures, NATIVE_PACK};
 use crate::{session, sim};
 
 /// The example packs with a twin in plain Python (`tools/twins/`: the same rules and
@@ -247,7 +247,7 @@ pub fn sim_peak_mb(project: &Project, games: u64) -> Result<f64, String> {
 /// another pack's `peer_{pack}_{players}p_...`.
 fn peer(project: &Project, peer: &Peer, quick: bool, f: &mut Figures) {
     let id = peer.pack;
-    let games: u64 = if quick { 60 } else { 400 };
+    let (games, rounds): (u64, usize) = if quick { (60, 3) } else { (400, 5) };
     let pack = match session::load(project, id) {
         Ok(p) => p,
         Err(_) => return eprintln!("{id}: the pack does not load"),
@@ -264,41 +264,40 @@ fn peer(project: &Project, peer: &Peer, quick: bool, f: &mut Figures) {
             } else {
                 format!("peer_{}_{players}p_{agent}", id.replace('-', "_"))
             };
-            // Each side three times, alternated, and the best of each: the machine's load
-            // only ever adds, and it moves by a fifth from one run to the next here.
-            let (mut crown, mut py, mut twin_failed) = (0.0f64, None::<f64>, !python);
-            for _ in 0..PEER_ROUNDS {
+            // The two sides timed in turn, `rounds` pairs: each side's figure is the
+            // median of its runs and the ratio the median of the pairs' own ratios, since
+            // the machine's speed drifts by a fifth from one minute to the next here.
+            let (mut crown, mut py, mut twin_failed) = (Vec::new(), Vec::new(), !python);
+            for _ in 0..rounds {
                 match crown_gps(&pack, agent, players, games) {
-                    Ok(gps) => crown = crown.max(gps),
+                    Ok(gps) => crown.push(gps),
                     Err(e) => return eprintln!("{id}: {e}"),
                 }
                 if !twin_failed {
                     match twin_gps(&twin, agent, players, games) {
-                        Ok(gps) => py = Some(py.map_or(gps, |b| b.max(gps))),
+                        Ok(gps) => py.push(gps),
                         Err(e) => {
                             eprintln!("peer: the Python twin failed: {e}");
-                            (py, twin_failed) = (None, true);
+                            twin_failed = true;
                         }
                     }
                 }
             }
+            let c = median(&crown);
             f.say(
                 &format!("{key}_crown_gps"),
-                crown,
-                format!(
-                    "{id}, {players} {agent} bots: Crown {crown:.0} games per CPU-second ({games} games, best of {PEER_ROUNDS})"
-                ),
+                c,
+                format!("{id}, {players} {agent} bots: Crown {c:.0} games per CPU-second ({games} games, median of {rounds})"),
             );
-            if let Some(py) = py {
-                f.say(&format!("{key}_python_gps"), py, format!("   its Python twin: {py:.0} games per CPU-second"));
-                f.say(&format!("{key}_ratio"), crown / py, format!("   Crown / Python: {:.3}", crown / py));
+            if !twin_failed {
+                let p = median(&py);
+                let ratio = median(&crown.iter().zip(&py).map(|(c, p)| c / p).collect::<Vec<_>>());
+                f.say(&format!("{key}_python_gps"), p, format!("   its Python twin: {p:.0} games per CPU-second"));
+                f.say(&format!("{key}_ratio"), ratio, format!("   Crown / Python: {ratio:.3} (the median pair)"));
             }
         }
     }
 }
-
-/// How many times each side of a peer figure is timed, alternated.
-const PEER_ROUNDS: usize = 3;
 
 /// Crown's games per CPU-second of `games` games of `pack` on one thread, every seat `agent`.
 fn crown_gps(pack: &Arc<Pack>, agent: &str, players: usize, games: u64) -> Result<f64, String> {

@@ -148,12 +148,12 @@ fn bench_bots(project: &Project, quick: bool, f: &mut Figures) {
                 );
                 f.say(
                     &format!("{key}_bots_turn_ratio"),
-                    b.greedy.tps() / b.random.tps(),
+                    b.turn_ratio(),
                     format!(
                         "{pack_id}: a greedy game lasts {:.1} turns, a random one {:.1}: turns a second, greedy {:.2} of random's",
                         b.greedy.turns_per_game(),
                         b.random.turns_per_game(),
-                        b.greedy.tps() / b.random.tps()
+                        b.turn_ratio()
                     ),
                 );
                 f.say(&format!("{key}_bots_deciding_share"), b.deciding_share(), "");
