@@ -681,10 +681,7 @@ fn bench_bots_splits_deciding_from_the_games() {
     }
     let share = f("bots_deciding_share");
     assert!((0.0..1.0).contains(&share), "{out}");
-    assert!((f("bots_ratio") - f("greedy_bots_gps_1t") / f("random_bots_gps_1t")).abs() < 0.01, "{out}");
-    assert!(
-        (f("bots_free_deciding_ratio") - f("greedy_replayed_gps_1t") / f("random_bots_gps_1t")).abs() < 0.01,
-        "{out}"
-    );
+    // Crownfields' games last 24 turns whoever plays: turns a second compare as games do.
+    assert_eq!(f("bots_turn_ratio"), f("bots_ratio"), "{out}");
     assert_eq!(v.as_object().unwrap().len(), 7, "one pack's figures and no other: {out}");
 }
