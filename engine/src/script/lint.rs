@@ -304,8 +304,21 @@ pub fn references(ast: &AST) -> References {
 /// The methods that grow, reorder or filter an array or map in place, called for that
 /// (taking items out, `remove`, `pop`, `clear`..., is how a function works through a copy
 /// of its own, and is not reported).
-const CHANGES_IN_PLACE: &[&str] =
-    &["push", "append", "insert", "pad", "reverse", "sort", "sort_desc", "dedup", "retain", "fill_with", "mixin"];
+const CHANGES_IN_PLACE: &[&str] = &[
+    "push",
+    "append",
+    "insert",
+    "pad",
+    "reverse",
+    "sort",
+    "sort_by",
+    "sort_by_key",
+    "sort_desc",
+    "dedup",
+    "retain",
+    "fill_with",
+    "mixin",
+];
 
 /// The variable a chain of indexing and properties starts from (`a` of `a[i].x`).
 fn chain_root(e: &Expr) -> Option<&str> {
@@ -806,6 +819,7 @@ mod tests {
         let flood =
             "fn flood(k, seen) {\n  seen.push(k);\n  for n in [k + 1] { if !seen.contains(n) { flood(n, seen); } }\n}";
         assert_eq!(lost(flood), vec!["2:8 flood(seen) push"]);
+        assert_eq!(lost("fn tidy(hand) {\n  hand.sort_by_key(|c| c);\n}"), vec!["2:8 tidy(hand) sort_by_key"]);
         let index = "fn mark(grid, x, y) {\n  grid[y][x] = 1;\n}\nfn name(m) {\n  m.name = \"x\";\n  let n = 1;\n}";
         assert_eq!(lost(index), vec!["2:3 mark(grid) [...] =", "5:3 name(m) . ="]);
         // Deep in a chain, through an index that is itself a parameter.

@@ -199,6 +199,8 @@ const CASES: &[Case] = &[
             "sort_by",
             "order",
             "order_by",
+            "sort_by_key",
+            "order_by_key",
             "map",
             "filter",
             "reduce",
@@ -222,6 +224,15 @@ const CASES: &[Case] = &[
         same(x, [3, 2, 1], "order leaves the list");
         same(x.order_by(|a, b| b - a), [3, 2, 1], "order_by");
         let failed = "";
+        let words = ["pear", "fig", "apple", "kiwi"];
+        same(words.order_by_key(|w| w.len()), ["fig", "pear", "kiwi", "apple"], "order_by_key, stable");
+        words.sort_by_key(|w, i| [w.len() % 2, -i]);
+        same(words, ["kiwi", "pear", "apple", "fig"], "sort_by_key: a list as the key, the index too");
+        same(["b", "a", ""].order_by_key(|w| w), ["", "a", "b"], "texts as keys");
+        failed = "";
+        try { [1, "a"].sort_by_key(|v| v); } catch (e) { failed = `${e}`; }
+        expect(failed.contains("of one kind") && failed.contains("int"), `keys of two kinds: ${failed}`);
+        failed = "";
         try { x.sort(|a, b| { throw "no order" }); } catch (e) { failed = `${e}`; }
         expect(failed.contains("no order"), `an error inside a comparison stops the sort: ${failed}`);
         failed = "";

@@ -176,6 +176,64 @@ fn sort(ctx: &NativeCallContext, caller: &str, a: &mut Array, f: &FnPtr) -> R<()
     }
 }
 
+/// Sort `a` in place by the key `f` gives each item (`sort_by_key`, `order_by_key`): `f`
+/// is called once for each item, in order, and the items are ordered by their keys (a
+/// stable sort). Keys are numbers, texts, characters or true/false, or lists of these,
+/// compared item by item (a list that is the start of another comes first); two keys of
+/// different kinds at one place are an error.
+fn sort_by_key(ctx: &NativeCallContext, caller: &str, a: &mut Array, f: &FnPtr) -> R<()> {
+    let mut each = Each::new(ctx, f, 0);
+    let mut keyed = Vec::with_capacity(a.len());
+    for (i, mut item) in std::mem::take(a).into_iter().enumerate() {
+        keyed.push((each.call(caller, None, &mut item, i)?, item));
+    }
+    let mut failed: Option<(Dynamic, Dynamic)> = None;
+    keyed.sort_by(|(x, _), (y, _)| {
+        key_order(x, y).unwrap_or_else(|pair| {
+            failed.get_or_insert(pair);
+            Ordering::Equal
+        })
+    });
+    if let Some((x, y)) = failed {
+        return Err(wrong(
+            ctx,
+            format!(
+                "the keys given to `{caller}` must be of one kind to be compared: {} and {}",
+                type_words(ctx, &x),
+                type_words(ctx, &y)
+            ),
+        ));
+    }
+    a.extend(keyed.into_iter().map(|(_, item)| item));
+    Ok(())
+}
+
+/// How two sort keys compare, or the two values at the first place where they cannot.
+fn key_order(x: &Dynamic, y: &Dynamic) -> Result<Ordering, (Dynamic, Dynamic)> {
+    if let (Ok(a), Ok(b)) = (x.as_int(), y.as_int()) {
+        return Ok(a.cmp(&b));
+    }
+    if let (Some(a), Some(b)) = (x.read_lock::<ImmutableString>(), y.read_lock::<ImmutableString>()) {
+        return Ok(a.as_str().cmp(b.as_str()));
+    }
+    if let (Ok(a), Ok(b)) = (x.as_char(), y.as_char()) {
+        return Ok(a.cmp(&b));
+    }
+    if let (Ok(a), Ok(b)) = (x.as_bool(), y.as_bool()) {
+        return Ok(a.cmp(&b));
+    }
+    if let (Some(a), Some(b)) = (x.read_lock::<Array>(), y.read_lock::<Array>()) {
+        for (p, q) in a.iter().zip(b.iter()) {
+            match key_order(p, q)? {
+                Ordering::Equal => continue,
+                o => return Ok(o),
+            }
+        }
+        return Ok(a.len().cmp(&b.len()));
+    }
+    Err((x.clone(), y.clone()))
+}
+
 /// The items of `a` from `start` for which `f` holds, by index.
 fn first_match(ctx: &NativeCallContext, caller: &str, a: &mut Array, f: &FnPtr, start: i64) -> R<Option<usize>> {
     let mut each = Each::new(ctx, f, 0);
@@ -263,6 +321,22 @@ pub(super) fn register(e: &mut Registrar) {
         "list.order_by(|a, b| ...)",
         "The same as `order`.",
         |ctx: NativeCallContext, a: &mut Array, f: FnPtr| sorted(&ctx, "order_by", a, &f),
+    );
+    e.register_mutating(
+        "list.sort_by_key(|x| ...)",
+        "Sort the list in place (stable) by a key the function gives each item, called once per item: \
+         `hand.sort_by_key(|c| card_order(c))`. Keys are numbers, texts, characters or true/false, or lists of \
+         these compared item by item (`|c| [suit_of(c), rank_of(c)]`); keys of two kinds, or an error inside the \
+         function, stop the script at its line.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| sort_by_key(&ctx, "sort_by_key", a, &f),
+    );
+    e.register_fn(
+        "list.order_by_key(|x| ...)",
+        "A copy of the list sorted as `sort_by_key` sorts it, the list left as it is.",
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| {
+            let mut copy = a.clone();
+            sort_by_key(&ctx, "order_by_key", &mut copy, &f).map(|()| copy)
+        },
     );
     e.register_fn(
         "list.map(|x| ...)",

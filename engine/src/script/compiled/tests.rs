@@ -447,7 +447,7 @@ fn closures_handed_to_list_functions_agree_and_run_compiled() {
 fn rank(c) { c % 13 }
 fn sorted(a) { let x = [5, 3, a, 1, 14, 27]; x.sort(|p, q| rank(p) - rank(q)); x }
 fn sorted_bool(a) { let x = [a, 9, 2, 7]; x.sort(|p, q| p > q); x }
-fn ordered(a) { let x = [a, 9, 2]; let y = x.order(|p, q| p - q); [x, y] }
+fn ordered(a) { let x = [a, 9, 2]; let y = x.order(|p, q| p - q); let z = x.order_by_key(|v| [v % 3, -v]); x.sort_by_key(|v, i| v * i); [x, y, z] }
 fn mapped(a) { [1, 2, a].map(|v| v * 2) + [4, 5].map(|v, i| v * i) }
 fn filtered(a) { let least = a; [1, 5, 3, 8].filter((|least, v| v >= least).curry(least)) }
 fn filtered_index(a) { [1, 5, 3, 8].filter((|a, v, i| v > i + a).curry(a)) }
@@ -508,8 +508,11 @@ fn not_a_truth(a) { [1, 2].filter(|v| v) }
 fn map_error(a) { [1, 0].map(|v| 10 / v) }
 fn dedup_error(a) { let x = [1, 1]; x.dedup(|p, q| p.nope()); x }
 fn constant(a) { const X = [2, 1]; X.sort(|p, q| p - q); X }
+fn mixed_keys(a) { [1, 2, a].order_by_key(|v| if v > 1 { `${v}` } else { v }) }
+fn runaway_key(a) { let x = [3, 1, 2]; x.sort_by_key(|v| { loop { } }); x }
 "#;
-    for f in ["throws", "text_order", "runaway", "deep", "not_a_truth", "map_error", "dedup_error", "constant"] {
+    // Every function of the source, each of which must fail.
+    for f in src.lines().filter_map(|l| l.strip_prefix("fn ")?.split('(').next()) {
         same(src, f, &[1]);
         let ast = crate::script::compile("diff.rhai", src).unwrap();
         let (out, _) = run(Runtime::Compiled, &ast, f, &[1]);
