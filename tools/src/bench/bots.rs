@@ -286,6 +286,18 @@ mod tests {
         assert!(e.contains("no more picks"), "{e}");
     }
 
+    /// A replay of other picks that the game accepts to the end is not taken for the game
+    /// recorded: an Oh Hell bid changed moves the scores, not the options.
+    #[test]
+    fn a_replay_that_ends_otherwise_is_an_error() {
+        let pack = shipped("oh-hell");
+        let plan = greedy_plan(&pack);
+        let mut r = record(&pack, &plan, 0).unwrap();
+        r.picks[0][0] = 1 - r.picks[0][0];
+        let e = replay_all(&pack, &plan, &[r]).unwrap_err();
+        assert!(e.contains("greedy game 0 replayed from its choices ended otherwise"), "{e}");
+    }
+
     #[test]
     fn the_figures_are_medians_of_the_rounds() {
         let run = |times: &[f64]| BotRun { games: 10, turns: 100, times: times.to_vec() };

@@ -229,6 +229,7 @@ const CASES: &[Case] = &[
         words.sort_by_key(|w, i| [w.len() % 2, -i]);
         same(words, ["kiwi", "pear", "apple", "fig"], "sort_by_key: a list as the key, the index too");
         same(["b", "a", ""].order_by_key(|w| w), ["", "a", "b"], "texts as keys");
+        same([[1, 2], [1], [0, 5]].order_by_key(|k| k), [[0, 5], [1], [1, 2]], "a list that starts another first");
         failed = "";
         try { [1, "a"].sort_by_key(|v| v); } catch (e) { failed = `${e}`; }
         expect(failed.contains("of one kind") && failed.contains("int"), `keys of two kinds: ${failed}`);
