@@ -18,7 +18,7 @@ use crate::{golden, session};
 pub struct BenchArgs {
     #[command(flatten)]
     pub format: OutputFormat,
-    /// Smaller workloads (under a minute).
+    /// Smaller workloads: about 4 minutes for every group on 2 cores, most of it the search bot (`--only` picks groups).
     #[arg(long)]
     pub quick: bool,
     /// Only these groups, comma-separated: packs, bots, search, rhai, check, golden, campaign; and,
