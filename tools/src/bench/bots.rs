@@ -147,13 +147,15 @@ fn replay_all(pack: &Arc<Pack>, plan: &Plan, recorded: &[Recorded]) -> Result<u6
             Box::new(Replaying { picks: r.picks[seat].clone(), next: 0 }) as Box<dyn Agent>
         })?;
         let (_, o) = game.run();
-        let ended =
-            |o: &Outcome| format!("{:?}, {} turns, winners {:?}, scores {:?}", o.status, o.turns, o.winners, o.scores);
-        if ended(&o) != ended(&r.outcome) {
+        let p = &r.outcome;
+        if (&o.status, o.turns, &o.winners, &o.scores) != (&p.status, p.turns, &p.winners, &p.scores) {
+            let ended = |o: &Outcome| {
+                format!("{:?}, {} turns, winners {:?}, scores {:?}", o.status, o.turns, o.winners, o.scores)
+            };
             return Err(format!(
                 "greedy game {i} replayed from its choices ended otherwise: {} (played: {})",
                 ended(&o),
-                ended(&r.outcome)
+                ended(p)
             ));
         }
         turns += o.turns;

@@ -264,10 +264,17 @@ fn split_off(ctx: &NativeCallContext, caller: &str, a: &mut Array, f: &FnPtr, ke
     Ok(out)
 }
 
-/// A sorted copy of `a` (`order`, `order_by`), `a` left as it is.
-fn sorted(ctx: &NativeCallContext, caller: &str, a: &Array, f: &FnPtr) -> R<Array> {
+/// A copy of `a` sorted in place by `how` (`order`, `order_by` with `sort`; `order_by_key`
+/// with `sort_by_key`), `a` left as it is.
+fn sorted(
+    ctx: &NativeCallContext,
+    caller: &str,
+    a: &Array,
+    f: &FnPtr,
+    how: fn(&NativeCallContext, &str, &mut Array, &FnPtr) -> R<()>,
+) -> R<Array> {
     let mut copy = a.clone();
-    sort(ctx, caller, &mut copy, f)?;
+    how(ctx, caller, &mut copy, f)?;
     Ok(copy)
 }
 
@@ -315,12 +322,12 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_fn(
         "list.order(|a, b| ...)",
         "A sorted copy of the list, the list left as it is.",
-        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| sorted(&ctx, "order", a, &f),
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| sorted(&ctx, "order", a, &f, sort),
     );
     e.register_fn(
         "list.order_by(|a, b| ...)",
         "The same as `order`.",
-        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| sorted(&ctx, "order_by", a, &f),
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| sorted(&ctx, "order_by", a, &f, sort),
     );
     e.register_mutating(
         "list.sort_by_key(|x| ...)",
@@ -333,10 +340,7 @@ pub(super) fn register(e: &mut Registrar) {
     e.register_fn(
         "list.order_by_key(|x| ...)",
         "A copy of the list sorted as `sort_by_key` sorts it, the list left as it is.",
-        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| {
-            let mut copy = a.clone();
-            sort_by_key(&ctx, "order_by_key", &mut copy, &f).map(|()| copy)
-        },
+        |ctx: NativeCallContext, a: &mut Array, f: FnPtr| sorted(&ctx, "order_by_key", a, &f, sort_by_key),
     );
     e.register_fn(
         "list.map(|x| ...)",
